@@ -1,0 +1,36 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { NotFoundError } from '../core/errors.js';
+import type { ApiDeps } from './deps.js';
+import { errorMiddleware } from './middleware/errors.js';
+import { jsonBody } from './middleware/json-body.js';
+import { projectContext } from './middleware/project.js';
+import { healthRouter } from './routes/health.js';
+import { scoresRouter } from './routes/scores.js';
+import { spansRouter } from './routes/spans.js';
+import { tracesRouter } from './routes/traces.js';
+
+/** Builds the Koa app (it does not listen): health, then OTLP/HTTP, then the project-scoped API. */
+export function createApp(deps: ApiDeps): Koa {
+  const app = new Koa();
+  app.proxy = true;
+  // Koa would log every thrown error to stderr; the error middleware logs what matters.
+  app.silent = true;
+
+  app.use(errorMiddleware(deps.logger));
+  const health = healthRouter(deps);
+  app.use(health.routes());
+  if (deps.otlpRouter) app.use(deps.otlpRouter.routes()).use(deps.otlpRouter.allowedMethods());
+
+  const api = new Router();
+  api.use(jsonBody(deps.config.maxBodyBytes));
+  api.use(projectContext);
+  for (const router of [tracesRouter(deps), scoresRouter(deps), spansRouter(deps)]) {
+    api.use(router.routes(), router.allowedMethods());
+  }
+  app.use(api.routes()).use(api.allowedMethods());
+  app.use(async (ctx) => {
+    if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}`, 'ROUTE_NOT_FOUND');
+  });
+  return app;
+}

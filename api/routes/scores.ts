@@ -1,0 +1,32 @@
+import Router from '@koa/router';
+import { BadRequestError } from '../../core/errors.js';
+import { CreateScoreSchema } from '../../core/model/score.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+import { validate } from '../validate.js';
+
+function missing(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+export function scoresRouter(deps: ApiDeps): Router {
+  const router = new Router({ prefix: '/api/scores' });
+
+  router.post('/', operation('create score'), async (ctx) => {
+    const raw = ctx.request.body as Record<string, unknown> | undefined;
+    // The SPEC names this one 400 text for the score's key field.
+    if (!raw || typeof raw !== 'object' || missing(raw.trace_id)) throw new BadRequestError('trace_id is required', 'TRACE_ID_REQUIRED');
+    const input = validate(CreateScoreSchema, raw);
+    const score = await deps.analytics.insertScore(ctx.state.projectId, input);
+    ctx.status = 201;
+    ctx.body = score;
+  });
+
+  router.get('/', operation('fetch scores'), async (ctx) => {
+    const traceId = typeof ctx.query.trace_id === 'string' ? ctx.query.trace_id : '';
+    if (!traceId) throw new BadRequestError('trace_id is required', 'TRACE_ID_REQUIRED');
+    ctx.body = { scores: await deps.analytics.listScores(ctx.state.projectId, traceId) };
+  });
+
+  return router;
+}

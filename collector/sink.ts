@@ -1,0 +1,25 @@
+import type { WriteBatch } from '../core/model/span.js';
+
+/** What a sink reports about itself, for /api/health and metrics. */
+export interface SinkStats {
+  kind: 'direct' | 'batcher' | 'kafka';
+  /** Spans accepted but not yet durable (buffered in memory). */
+  pendingSpans: number;
+  pendingBytes: number;
+  /** Kafka only: consumer lag of the ingester group, when known. */
+  consumerLag?: number;
+}
+
+/**
+ * The one write path. The collector and `/api/traces/ingest` hand normalized batches to a sink;
+ * `write` resolves only once the data is durable (in ClickHouse, or acknowledged by Kafka), and
+ * rejects with a BackpressureError when the sink is full.
+ */
+export interface SpanSink {
+  write(batch: WriteBatch): Promise<void>;
+  /** Stop accepting, flush what is buffered, release resources. */
+  close(): Promise<void>;
+  stats(): SinkStats;
+}
+
+export type { BatchWriter } from '../core/store/analytics.js';

@@ -1,0 +1,118 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The one typed view of the environment (STYLE 7): parsed once at start, every problem listed,
+ * frozen and passed down. `process.env` is read here and nowhere else.
+ */
+
+const port = z.coerce.number().int().min(0).max(65535);
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.string().url().optional())
+  .optional();
+const optionalText = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+const ROLES = ['api', 'collector', 'worker', 'ingester'] as const;
+export type Role = (typeof ROLES)[number];
+
+const EnvSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  OTLP_GRPC_PORT: port.default(4317),
+  OTLP_HTTP_PORT: port.default(4318),
+  AGENT_EVAL_DATA_DIR: z.string().default('./.agent-eval'),
+  CLICKHOUSE_URL: optionalUrl,
+  DATABASE_URL: optionalText,
+  TEMPORAL_ADDRESS: optionalText,
+  KAFKA_BROKERS: optionalText,
+  KAFKA_TOPIC: z.string().default('agent-eval.spans'),
+  KAFKA_DLQ_TOPIC: z.string().default('agent-eval.spans.dlq'),
+  KAFKA_GROUP_ID: z.string().default('agent-eval-ingester'),
+  RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+  OTLP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  BATCH_MAX_SPANS: z.coerce.number().int().min(1).default(10_000),
+  BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(50),
+  BATCH_MAX_PENDING_BYTES: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
+  AGENT_EVAL_ROLES: z
+    .string()
+    .default(ROLES.join(','))
+    .transform((v, ctx) => {
+      const roles = v.split(',').map((r) => r.trim()).filter(Boolean);
+      for (const r of roles) {
+        if (!(ROLES as readonly string[]).includes(r)) {
+          ctx.addIssue({ code: 'custom', message: `unknown role '${r}' (use ${ROLES.join(', ')})` });
+        }
+      }
+      return roles as Role[];
+    }),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  otlpGrpcPort: number;
+  otlpHttpPort: number;
+  dataDir: string;
+  clickhouseUrl?: string;
+  databaseUrl?: string;
+  temporalAddress?: string;
+  kafka?: { brokers: string[]; topic: string; deadLetterTopic: string; groupId: string };
+  retentionDays: number;
+  logLevel: string;
+  maxBodyBytes: number;
+  otlpMaxMessageBytes: number;
+  batch: { maxSpans: number; maxWaitMs: number; maxPendingBytes: number };
+  roles: Role[];
+  version: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws a ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || 'env'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const config: Config = {
+    port: e.PORT,
+    host: e.HOST,
+    otlpGrpcPort: e.OTLP_GRPC_PORT,
+    otlpHttpPort: e.OTLP_HTTP_PORT,
+    dataDir: path.resolve(e.AGENT_EVAL_DATA_DIR),
+    clickhouseUrl: e.CLICKHOUSE_URL,
+    databaseUrl: e.DATABASE_URL,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    kafka: e.KAFKA_BROKERS
+      ? {
+          brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+          topic: e.KAFKA_TOPIC,
+          deadLetterTopic: e.KAFKA_DLQ_TOPIC,
+          groupId: e.KAFKA_GROUP_ID,
+        }
+      : undefined,
+    retentionDays: e.RETENTION_DAYS,
+    logLevel: e.LOG_LEVEL,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    otlpMaxMessageBytes: e.OTLP_MAX_MESSAGE_BYTES,
+    batch: { maxSpans: e.BATCH_MAX_SPANS, maxWaitMs: e.BATCH_MAX_WAIT_MS, maxPendingBytes: e.BATCH_MAX_PENDING_BYTES },
+    roles: e.AGENT_EVAL_ROLES,
+    version: env.npm_package_version ?? PACKAGE_VERSION,
+    ...overrides,
+  };
+  return Object.freeze(config);
+}
+
+/** Kept equal to package.json's version by test/unit/config.test.ts. */
+export const PACKAGE_VERSION = '0.1.0';

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** The SPEC's span kinds: the four stored types and the SDK's component kinds. */
+export const SPAN_KINDS = ['span', 'generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'] as const;
+
+/** Most spans one request may carry (the SPEC leaves it open; see docs/api.md). */
+export const MAX_SPANS_PER_REQUEST = 10_000;
+
+/** ISO 8601 text or epoch milliseconds, to epoch milliseconds. */
+export const Timestamp = z.union([
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 timestamp')
+    .transform((v, ctx) => {
+      const ms = Date.parse(v);
+      if (Number.isNaN(ms)) ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp' });
+      return ms;
+    }),
+  z.number().int().nonnegative(),
+]);
+
+const AttributeMap = z.record(z.string(), z.json());
+const Id = z.string().min(1).max(128);
+
+export const SpanInputSchema = z.object({
+  span_id: Id,
+  parent_span_id: Id.nullish(),
+  name: z.string().min(1).max(1024),
+  type: z.enum(SPAN_KINDS),
+  start_time: Timestamp,
+  end_time: Timestamp.optional(),
+  status: z.enum(['ok', 'error']).optional(),
+  status_message: z.string().optional(),
+  attributes: AttributeMap.default({}),
+  // Conveniences: the SPEC puts these in attributes; top-level values are merged there.
+  model: z.string().optional(),
+  input: z.json().optional(),
+  output: z.json().optional(),
+  input_tokens: z.number().int().nonnegative().optional(),
+  output_tokens: z.number().int().nonnegative().optional(),
+});
+export type SpanInput = z.infer<typeof SpanInputSchema>;
+
+/** POST /api/traces/ingest. */
+export const IngestTraceSchema = z.object({
+  trace_id: Id,
+  name: z.string().min(1).max(1024),
+  status: z.enum(['ok', 'error']),
+  duration_ms: z.number().nonnegative(),
+  start_time: Timestamp.optional(),
+  attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  spans: z.array(SpanInputSchema).max(MAX_SPANS_PER_REQUEST).default([]),
+});
+export type IngestTrace = z.infer<typeof IngestTraceSchema>;
+
+/** POST /api/spans: several spans of one trace, or one span with its trace_id. */
+export const CreateSpansSchema = z.union([
+  z.object({ trace_id: Id, spans: z.array(SpanInputSchema).min(1).max(MAX_SPANS_PER_REQUEST) }),
+  SpanInputSchema.extend({ trace_id: Id }),
+]);
+export type CreateSpans = z.infer<typeof CreateSpansSchema>;

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+export const SCORE_TYPES = ['numeric', 'categorical', 'boolean'] as const;
+export const SCORE_SOURCES = ['api', 'sdk', 'annotation', 'eval', 'temporal'] as const;
+
+/** POST /api/scores body. `trace_id` is checked first so its absence gives the SPEC's 400 text. */
+export const CreateScoreSchema = z.object({
+  trace_id: z.string().min(1).max(128),
+  span_id: z.string().min(1).max(128).nullish(),
+  name: z.string().min(1).max(256),
+  value: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1'),
+  score_type: z.enum(SCORE_TYPES).default('numeric'),
+  source: z.enum(SCORE_SOURCES).default('api'),
+  scorer_name: z.string().max(256).nullish(),
+  reason: z.string().max(65_536).nullish(),
+  evidence: z.array(z.string().max(65_536)).max(1000).default([]),
+});
+export type CreateScore = z.infer<typeof CreateScoreSchema>;
+
+export interface Score {
+  id: string;
+  trace_id: string;
+  span_id: string | null;
+  name: string;
+  value: number;
+  score_type: (typeof SCORE_TYPES)[number];
+  source: (typeof SCORE_SOURCES)[number];
+  scorer_name: string | null;
+  reason: string | null;
+  evidence: string[];
+  created_at: string;
+}

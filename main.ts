@@ -1,0 +1,50 @@
+import { Command } from 'commander';
+import { ConfigError, loadConfig, PACKAGE_VERSION } from './core/config.js';
+import { createLogger } from './core/logger.js';
+import { startService } from './runtime/service.js';
+import { runMigrations } from './runtime/migrate.js';
+
+/** The `agent-eval` command: `serve` (default) and `migrate`. */
+const program = new Command('agent-eval').version(PACKAGE_VERSION);
+
+program
+  .command('serve', { isDefault: true })
+  .description('run the service (all roles by default)')
+  .option('--roles <roles>', 'comma-separated roles to run: api,collector,worker,ingester')
+  .action(async (opts: { roles?: string }) => {
+    const config = loadConfig(opts.roles ? { ...process.env, AGENT_EVAL_ROLES: opts.roles } : process.env);
+    const logger = createLogger(config.logLevel);
+    const service = await startService(config, logger);
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      service.stop().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    logger.info({ roles: config.roles, project_id: service.defaultProjectId, api: service.apiUrl }, 'agent-eval ready');
+  });
+
+program
+  .command('migrate')
+  .description('apply pending ClickHouse and PostgreSQL migrations, then exit')
+  .action(async () => {
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel);
+    const applied = await runMigrations(config, logger);
+    logger.info({ applied }, 'migrations up to date');
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else process.stderr.write(`agent-eval: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../core/config.js';
+import type { Logger } from '../core/logger.js';
+import { createApp } from '../api/app.js';
+import { createBatcher } from '../collector/batcher.js';
+import { createIngest } from '../collector/ingest.js';
+import type { SpanSink } from '../collector/sink.js';
+import { listen } from './http-server.js';
+import { openStores, runCleanups } from './stores.js';
+
+export interface RunningService {
+  apiUrl?: string;
+  otlpHttpUrl?: string;
+  otlpGrpcAddress?: string;
+  defaultProjectId: string;
+  sink: SpanSink;
+  stop(): Promise<void>;
+}
+
+/** `$AGENT_EVAL_DATA_DIR/credentials.json`: what a local user needs to send traces. */
+function writeCredentials(dataDir: string, projectId: string): void {
+  const file = path.join(dataDir, 'credentials.json');
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ project_id: projectId }, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * Starts the roles of `config.roles` in this process, wired to real stores (STYLE 3: the only
+ * place that does). `stop()` drains in order: stop accepting, flush the write path, close stores.
+ */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const stores = await openStores(config, logger);
+  const cleanups: Array<() => Promise<void>> = [() => stores.close()];
+  try {
+    const project = await stores.metadata.ensureDefaultProject();
+    writeCredentials(config.dataDir, project.id);
+
+    const sink = createBatcher({
+      writer: stores.analytics,
+      maxSpans: config.batch.maxSpans,
+      maxWaitMs: config.batch.maxWaitMs,
+      maxPendingBytes: config.batch.maxPendingBytes,
+      logger,
+    });
+    cleanups.push(() => sink.close());
+    const ingest = createIngest(sink);
+
+    const roles = new Set(config.roles);
+    const result: RunningService = { defaultProjectId: project.id, sink, stop: () => runCleanups(cleanups, logger) };
+
+    if (roles.has('api')) {
+      const app = createApp({ config, logger, analytics: stores.analytics, metadata: stores.metadata, ingest, sinkStats: () => sink.stats() });
+      const server = await listen(app, config.port, config.host);
+      cleanups.push(() => server.close());
+      result.apiUrl = `http://127.0.0.1:${server.port}`;
+      logger.info({ port: server.port }, 'API listening');
+    }
+    return result;
+  } catch (err) {
+    await runCleanups(cleanups, logger);
+    throw err;
+  }
+}

@@ -1,0 +1,57 @@
+import type { Config } from '../core/config.js';
+import type { Logger } from '../core/logger.js';
+import type { AnalyticsStore } from '../core/store/analytics.js';
+import { createAnalyticsStore } from '../core/store/clickhouse/analytics-store.js';
+import { connectClickHouse } from '../core/store/clickhouse/client.js';
+import { applyRetention, clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
+import { migrate } from '../core/store/migrations.js';
+import { startEmbeddedPostgres } from '../core/store/postgres/embedded-postgres.js';
+import { createMetadataStore, createPool, type MetadataStore } from '../core/store/postgres/metadata-store.js';
+import { postgresMigrationTarget } from '../core/store/postgres/migration-target.js';
+
+export interface Stores {
+  analytics: AnalyticsStore;
+  metadata: MetadataStore;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens both stores, embedded or external by config, and applies pending migrations.
+ * Embedded PostgreSQL is a child process and is stopped by `close()`.
+ */
+export async function openStores(config: Config, logger: Logger): Promise<Stores> {
+  const clickhouse = await connectClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir });
+  const cleanups: Array<() => Promise<void>> = [() => clickhouse.close()];
+  try {
+    await migrate(clickhouseMigrationTarget(clickhouse), logger);
+    await applyRetention(clickhouse, config.retentionDays);
+    let connectionString = config.databaseUrl;
+    if (!connectionString) {
+      const embedded = await startEmbeddedPostgres(config.dataDir, logger);
+      cleanups.push(() => embedded.stop());
+      connectionString = embedded.connectionString;
+    }
+    const pool = createPool(connectionString);
+    cleanups.push(() => pool.end());
+    await migrate(postgresMigrationTarget(pool), logger);
+    return {
+      analytics: createAnalyticsStore(clickhouse),
+      metadata: createMetadataStore(pool),
+      close: () => runCleanups(cleanups, logger),
+    };
+  } catch (err) {
+    await runCleanups(cleanups, logger);
+    throw err;
+  }
+}
+
+/** Runs cleanups last-opened first; one failing does not stop the others. */
+export async function runCleanups(cleanups: Array<() => Promise<void>>, logger: Logger): Promise<void> {
+  for (const cleanup of [...cleanups].reverse()) {
+    try {
+      await cleanup();
+    } catch (err) {
+      logger.warn({ err }, 'cleanup failed');
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Integration tests start real PostgreSQL, chDB and Kafka processes; give them room.
+    testTimeout: 120_000,
+    hookTimeout: 240_000,
+    // chDB binds one data dir per process: each test file gets its own worker process.
+    pool: 'forks',
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});
