@@ -65,21 +65,22 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
     if (inFlight || buffer.waiters.length === 0) return;
     const current = buffer;
     buffer = emptyBuffer();
-    inFlight = opts.writer
-      .writeBatch(current.batch)
-      .then(
-        () => current.waiters.forEach((w) => w.resolve()),
-        (err: unknown) => {
+    const settle = (outcome: () => void) => {
+      // Free the bound before waking writers, so a writer retrying at once finds room.
+      pendingBytes -= current.bytes;
+      inFlight = null;
+      outcome();
+      // Writes that arrived during the insert already waited; flush them without lingering.
+      if (buffer.waiters.length) flush();
+    };
+    inFlight = opts.writer.writeBatch(current.batch).then(
+      () => settle(() => current.waiters.forEach((w) => w.resolve())),
+      (err: unknown) =>
+        settle(() => {
           opts.logger.error({ err, spans: current.batch.spans.length }, 'batch insert failed; writers will retry');
           current.waiters.forEach((w) => w.reject(err));
-        },
-      )
-      .finally(() => {
-        pendingBytes -= current.bytes;
-        inFlight = null;
-        // Writes that arrived during the insert already waited; flush them without lingering.
-        if (buffer.waiters.length) flush();
-      });
+        }),
+    );
   }
 
   return {

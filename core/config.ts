@@ -108,7 +108,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     otlpMaxMessageBytes: e.OTLP_MAX_MESSAGE_BYTES,
     batch: { maxSpans: e.BATCH_MAX_SPANS, maxWaitMs: e.BATCH_MAX_WAIT_MS, maxPendingBytes: e.BATCH_MAX_PENDING_BYTES },
     roles: e.AGENT_EVAL_ROLES,
-    version: env.npm_package_version ?? PACKAGE_VERSION,
+    version: PACKAGE_VERSION,
     ...overrides,
   };
   return Object.freeze(config);

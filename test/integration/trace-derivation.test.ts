@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../core/logger.js';
+import type { SpanRecord, SpanType } from '../../core/model/span.js';
+import type { AnalyticsStore } from '../../core/store/analytics.js';
+import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
+import { connectClickHouse } from '../../core/store/clickhouse/client.js';
+import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
+import { migrate } from '../../core/store/migrations.js';
+import { makeDataDir } from '../helpers/data-dir.js';
+
+// Trace-level fields are derived inside ClickHouse (chDB), so this runs against the real engine.
+let store: AnalyticsStore;
+
+beforeAll(async () => {
+  const client = await connectClickHouse({ dataDir: makeDataDir() });
+  await migrate(clickhouseMigrationTarget(client), createLogger('silent'));
+  store = createAnalyticsStore(client);
+});
+afterAll(async () => {
+  await store?.close();
+});
+
+// Recent: rows older than the retention (TTL) are dropped by ClickHouse on insert.
+const T0 = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
+
+function span(trace: string, id: string, parent: string | null, type: SpanType, start: number, end: number, extra: Partial<SpanRecord> = {}): SpanRecord {
+  return {
+    project_id: 'p', trace_id: trace, span_id: id, parent_span_id: parent, name: `op-${id}`, span_type: type,
+    component_type: type === 'span' ? null : type, convention: 'spec', kind: '', status: 'ok', status_message: '',
+    start_time: T0 + start, end_time: T0 + end, duration_ms: end - start, model: null, input: '', output: '',
+    input_tokens: type === 'generation' ? 100 : 0, output_tokens: type === 'generation' ? 10 : 0,
+    attributes: {}, resource_attributes: { 'service.name': 'agent' }, scope_name: '', scope_version: '', events: '[]', ...extra,
+  };
+}
+
+const write = (spans: SpanRecord[]) => store.writeBatch({ spans, traces: [] });
+
+describe('trace derivation', () => {
+  it('derives name, times, counts and tokens whatever order spans arrive in', async () => {
+    await write([span('d1', 'tool', 'root', 'tool', 300, 400)]);
+    await write([span('d1', 'llm2', 'root', 'generation', 500, 900, { status: 'error', status_message: 'rate limited' })]);
+    await write([span('d1', 'root', null, 'span', 0, 1000), span('d1', 'llm1', 'root', 'generation', 100, 200)]);
+    const trace = await store.getTrace('p', 'd1');
+    expect(trace).toMatchObject({
+      name: 'op-root',
+      status: 'error',
+      duration_ms: 1000,
+      span_count: 4,
+      error_count: 1,
+      llm_call_count: 2,
+      tool_call_count: 1,
+      total_input_tokens: 200,
+      total_output_tokens: 20,
+      attributes: { 'service.name': 'agent' },
+    });
+    expect(trace?.start_time).toBe(new Date(T0).toISOString());
+  });
+
+  it('counts a span delivered twice once, and takes its newest version', async () => {
+    const first = span('d2', 'llm', null, 'generation', 0, 100);
+    await write([first]);
+    await write([first, { ...first, output_tokens: 55 }]);
+    const trace = await store.getTrace('p', 'd2');
+    expect(trace).toMatchObject({ span_count: 1, llm_call_count: 1, total_input_tokens: 100 });
+    expect(trace?.spans).toHaveLength(1);
+  });
+
+  it('does not count wrapper spans\' tokens: only generation spans add up', async () => {
+    await write([span('d3', 'wrapper', null, 'span', 0, 100, { input_tokens: 100, output_tokens: 10 }), span('d3', 'call', 'wrapper', 'generation', 10, 90)]);
+    expect(await store.getTrace('p', 'd3')).toMatchObject({ total_input_tokens: 100, total_output_tokens: 10, llm_call_count: 1 });
+  });
+
+  it('combines an explicit trace header with spans: header name wins, the time range widens', async () => {
+    await store.writeBatch({
+      spans: [span('d4', 'root', null, 'span', 100, 300)],
+      traces: [{ project_id: 'p', trace_id: 'd4', name: 'checkout', status: 'ok', start_time: T0, duration_ms: 2000, attributes: { user: 'u7' } }],
+    });
+    expect(await store.getTrace('p', 'd4')).toMatchObject({ name: 'checkout', duration_ms: 2000, span_count: 1, attributes: { 'service.name': 'agent', user: 'u7' } });
+  });
+
+  it('keeps projects apart', async () => {
+    await write([span('shared-id', 'a', null, 'span', 0, 10)]);
+    await store.writeBatch({ spans: [{ ...span('shared-id', 'b', null, 'span', 0, 10), project_id: 'q' }], traces: [] });
+    expect((await store.getTrace('p', 'shared-id'))?.spans.map((s) => s.span_id)).toEqual(['a']);
+    expect((await store.getTrace('q', 'shared-id'))?.spans.map((s) => s.span_id)).toEqual(['b']);
+    expect(await store.getTrace('r', 'shared-id')).toBeNull();
+  });
+});

@@ -1,0 +1,51 @@
+import { createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app.js';
+import { createBatcher } from '../../collector/batcher.js';
+import { createIngest } from '../../collector/ingest.js';
+import { createLogger } from '../../core/logger.js';
+import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
+import { createMetadataStore, createPool } from '../../core/store/postgres/metadata-store.js';
+import { listen, type RunningServer } from '../../runtime/http-server.js';
+import { sampleTrace } from '../helpers/server.js';
+
+// Real clients pointed at ports where nothing listens: the stores are genuinely unreachable.
+let server: RunningServer;
+let base: string;
+
+beforeAll(async () => {
+  const logger = createLogger('silent');
+  const analytics = createAnalyticsStore(createClient({ url: 'http://127.0.0.1:9', request_timeout: 2_000 }));
+  const metadata = createMetadataStore(createPool('postgres://u:p@127.0.0.1:9/db'));
+  const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
+  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, ingest: createIngest(sink) });
+  server = await listen(app, 0, '127.0.0.1');
+  base = `http://127.0.0.1:${server.port}`;
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const headers = { 'x-project-id': 'p', 'content-type': 'application/json' };
+
+describe('unreachable stores', () => {
+  it('answers reads with 503 and the SPEC message', async () => {
+    const res = await fetch(`${base}/api/traces`, { headers });
+    expect(res.status).toBe(503);
+    const body = await res.json();
+    expect(body).toMatchObject({ error: 'Analytical store service unavailable', status: 503 });
+    expect(body.details).toMatch(/ECONNREFUSED|connect/i);
+  });
+
+  it('answers ingest with 503 + Retry-After, so clients retry', async () => {
+    const res = await fetch(`${base}/api/traces/ingest`, { method: 'POST', headers, body: JSON.stringify(sampleTrace('t-down')) });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBeTruthy();
+  });
+
+  it('reports unhealthy with 503 when no store answers', async () => {
+    const res = await fetch(`${base}/api/health`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ status: 'unhealthy', services: { analytical_store: 'unavailable', metadata_store: 'unavailable' } });
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { createBatcher } from '../../collector/batcher.js';
+import { BackpressureError } from '../../core/errors.js';
+import { createLogger } from '../../core/logger.js';
+import type { SpanRecord, WriteBatch } from '../../core/model/span.js';
+
+const logger = createLogger('silent');
+
+function span(id: string, bytes = 10): SpanRecord {
+  return {
+    project_id: 'p', trace_id: 't', span_id: id, parent_span_id: null, name: 'n', span_type: 'span', component_type: null,
+    convention: 'none', kind: '', status: 'ok', status_message: '', start_time: 1, end_time: 2, duration_ms: 1, model: null,
+    input: 'x'.repeat(bytes), output: '', input_tokens: 0, output_tokens: 0, attributes: {}, resource_attributes: {},
+    scope_name: '', scope_version: '', events: '[]',
+  };
+}
+
+/** A writer whose inserts finish when the test says so (the batcher is what is under test here). */
+function gatedWriter() {
+  const batches: WriteBatch[] = [];
+  const gates: Array<{ open(): void; fail(e: Error): void }> = [];
+  return {
+    batches,
+    gates,
+    writeBatch(batch: WriteBatch) {
+      batches.push(batch);
+      return new Promise<void>((resolve, reject) => gates.push({ open: resolve, fail: reject }));
+    },
+  };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe('batcher', () => {
+  it('groups writes that arrive during an insert into the next insert and resolves each after its insert', async () => {
+    const writer = gatedWriter();
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
+    let firstDone = false;
+    const first = sink.write({ spans: [span('a')], traces: [] }).then(() => (firstDone = true));
+    await tick();
+    const rest = [sink.write({ spans: [span('b')], traces: [] }), sink.write({ spans: [span('c')], traces: [] })];
+    await tick();
+    expect(writer.batches).toHaveLength(1);
+    expect(firstDone).toBe(false);
+    writer.gates[0].open();
+    await first;
+    await tick();
+    expect(writer.batches).toHaveLength(2);
+    expect(writer.batches[1].spans.map((s) => s.span_id)).toEqual(['b', 'c']);
+    writer.gates[1].open();
+    await Promise.all(rest);
+  });
+
+  it('rejects every write of a failed insert so the clients retry', async () => {
+    const writer = gatedWriter();
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
+    const p = sink.write({ spans: [span('a')], traces: [] });
+    await tick();
+    writer.gates[0].fail(new Error('disk full'));
+    await expect(p).rejects.toThrow('disk full');
+    expect(sink.stats().pendingBytes).toBe(0);
+  });
+
+  it('refuses writes beyond the memory bound with 429 + retry-after, and accepts again once flushed', async () => {
+    const writer = gatedWriter();
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 2_000, logger });
+    const accepted = sink.write({ spans: [span('a', 1_500)], traces: [] });
+    const refused = await sink.write({ spans: [span('b', 1_500)], traces: [] }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(BackpressureError);
+    expect(refused).toMatchObject({ status: 429, retryAfterSeconds: 1 });
+    await tick();
+    writer.gates[0].open();
+    await accepted;
+    const again = sink.write({ spans: [span('c', 1_500)], traces: [] });
+    await tick();
+    writer.gates[1].open();
+    await again;
+  });
+
+  it('lingers up to maxWaitMs when idle so concurrent writes share one insert', async () => {
+    const writer = gatedWriter();
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 30, maxPendingBytes: 1 << 20, logger });
+    const writes = [sink.write({ spans: [span('a')], traces: [] }), sink.write({ spans: [span('b')], traces: [] })];
+    await new Promise((r) => setTimeout(r, 60));
+    expect(writer.batches).toHaveLength(1);
+    expect(writer.batches[0].spans).toHaveLength(2);
+    writer.gates[0].open();
+    await Promise.all(writes);
+  });
+
+  it('flushes what is buffered on close and refuses new writes', async () => {
+    const writer = gatedWriter();
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 10_000, maxPendingBytes: 1 << 20, logger });
+    const pending = sink.write({ spans: [span('a')], traces: [] });
+    const closed = sink.close();
+    await tick();
+    expect(writer.batches).toHaveLength(1);
+    writer.gates[0].open();
+    await Promise.all([pending, closed]);
+    await expect(sink.write({ spans: [span('z')], traces: [] })).rejects.toMatchObject({ status: 503 });
+  });
+});

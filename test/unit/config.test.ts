@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, PACKAGE_VERSION } from '../../core/config.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, otlpGrpcPort: 4317, otlpHttpPort: 4318, retentionDays: 90, logLevel: 'info', kafka: undefined });
+    expect(c.dataDir.endsWith('.agent-eval')).toBe(true);
+    expect(c.roles).toEqual(['api', 'collector', 'worker', 'ingester']);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('lists every problem at once', () => {
+    expect(() => loadConfig({ PORT: 'abc', RETENTION_DAYS: '0', LOG_LEVEL: 'loud', AGENT_EVAL_ROLES: 'api,chef' })).toThrowError(ConfigError);
+    try {
+      loadConfig({ PORT: 'abc', RETENTION_DAYS: '0', LOG_LEVEL: 'loud', AGENT_EVAL_ROLES: 'api,chef' });
+    } catch (err) {
+      const text = (err as Error).message;
+      for (const name of ['PORT', 'RETENTION_DAYS', 'LOG_LEVEL', 'AGENT_EVAL_ROLES']) expect(text).toContain(name);
+    }
+  });
+
+  it('reads Kafka brokers and roles', () => {
+    const c = loadConfig({ KAFKA_BROKERS: 'a:9092, b:9092', AGENT_EVAL_ROLES: 'collector,ingester' });
+    expect(c.kafka?.brokers).toEqual(['a:9092', 'b:9092']);
+    expect(c.roles).toEqual(['collector', 'ingester']);
+  });
+
+  it('reports the package version', () => {
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(PACKAGE_VERSION).toBe(pkg.version);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { decodeIngestBody } from '../../collector/json/ingest-body.js';
+import { IngestTraceSchema } from '../../core/model/ingest-body.js';
+
+describe('decodeIngestBody', () => {
+  const parse = (body: unknown) => IngestTraceSchema.parse(body);
+
+  it('turns spans into RawSpans carrying the declared type and the convenience fields as attributes', () => {
+    const { spans, header } = decodeIngestBody(
+      parse({
+        trace_id: 't1',
+        name: 'run',
+        status: 'error',
+        duration_ms: 1200,
+        attributes: { user: 'u1', retries: 2 },
+        spans: [{ span_id: 's1', name: 'llm', type: 'generation', start_time: 1000, end_time: 1500, model: 'gpt', input_tokens: 3, attributes: { temperature: 0.2 } }],
+      }),
+    );
+    expect(spans[0]).toMatchObject({
+      traceId: 't1',
+      spanId: 's1',
+      parentSpanId: null,
+      declaredType: 'generation',
+      startTimeMs: 1000,
+      endTimeMs: 1500,
+      attributes: { temperature: 0.2, model: 'gpt', input_tokens: 3 },
+      status: { code: 'unset' },
+    });
+    expect(header).toEqual({ trace_id: 't1', name: 'run', status: 'error', start_time: 1000, duration_ms: 1200, attributes: { user: 'u1', retries: '2' } });
+  });
+
+  it('starts a span-less trace so that it ends now', () => {
+    const { header } = decodeIngestBody(parse({ trace_id: 't', name: 'n', status: 'ok', duration_ms: 250 }), 10_000);
+    expect(header.start_time).toBe(9_750);
+  });
+
+  it('never lets a span end before it starts', () => {
+    const { spans } = decodeIngestBody(parse({ trace_id: 't', name: 'n', status: 'ok', duration_ms: 1, spans: [{ span_id: 's', name: 'n', type: 'span', start_time: 2000, end_time: 1000 }] }));
+    expect(spans[0].endTimeMs).toBe(2000);
+  });
+});
