@@ -12,7 +12,7 @@ export function fieldName(path: ReadonlyArray<PropertyKey>): string {
 }
 
 function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
-  if (issue.code === 'invalid_type' && input === undefined) return 'is required';
+  if (input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_union')) return 'is required';
   if (issue.code === 'invalid_value' && 'values' in issue) return `must be one of: ${issue.values.map(String).join(', ')}`;
   return issue.message;
 }

@@ -68,8 +68,8 @@ export async function spawnService(dataDir: string, env: Record<string, string> 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
+  child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
   const ready = await new Promise<{ api: string; project_id: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${out}`)), 90_000);
     const onData = () => {

@@ -1,0 +1,33 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchIngest } from './ingest.js';
+
+/** `npm run bench -- [scenario] [--quick]`: runs the benchmarks and writes bench/results/<scenario>-<time>.json. */
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false } } });
+const scenario = positionals[0] ?? 'ingest';
+const quick = values.quick;
+
+const scenarios: Record<string, () => Promise<unknown>> = {
+  ingest: () =>
+    benchIngest({
+      concurrency: 32,
+      seconds: quick ? 5 : 20,
+      spansPerTrace: 10,
+      targetSpans: quick ? 50_000 : 1_000_000,
+      reads: quick ? 100 : 500,
+    }),
+};
+
+const run = scenarios[scenario];
+if (!run) {
+  console.error(`unknown scenario '${scenario}'; one of: ${Object.keys(scenarios).join(', ')}`);
+  process.exit(2);
+}
+const result = await run();
+const dir = path.join(import.meta.dirname, 'results');
+fs.mkdirSync(dir, { recursive: true });
+const file = path.join(dir, `${scenario}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+fs.writeFileSync(file, JSON.stringify({ scenario, quick, result }, null, 2));
+console.log(`results: ${file}`);
+process.exit(0);

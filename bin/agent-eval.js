@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// The `agent-eval` command: runs the TypeScript entry point through tsx's loader.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../main.ts');
