@@ -1,4 +1,4 @@
-import type { RawSpan } from '../../core/model/raw-span.js';
+import type { Attributes, RawSpan } from '../../core/model/raw-span.js';
 import type { TraceHeader } from '../../core/model/span.js';
 import type { IngestTrace, SpanInput } from '../../core/model/ingest-body.js';
 
@@ -6,10 +6,10 @@ const CONVENIENCE_FIELDS = ['model', 'input', 'output', 'input_tokens', 'output_
 
 /** One span of the JSON body as a RawSpan; `type` becomes the declared kind the `spec` convention reads. */
 export function spanInputToRaw(traceId: string, s: SpanInput): RawSpan {
-  const attributes = { ...s.attributes };
+  const declaredFields: Attributes = {};
   for (const field of CONVENIENCE_FIELDS) {
     const value = s[field];
-    if (value !== undefined && attributes[field] === undefined) attributes[field] = value;
+    if (value !== undefined) declaredFields[field] = value;
   }
   return {
     traceId,
@@ -18,7 +18,8 @@ export function spanInputToRaw(traceId: string, s: SpanInput): RawSpan {
     name: s.name,
     startTimeMs: s.start_time,
     endTimeMs: Math.max(s.end_time ?? s.start_time, s.start_time),
-    attributes,
+    attributes: s.attributes,
+    declaredFields,
     events: [],
     status: s.status ? { code: s.status, message: s.status_message } : { code: 'unset' },
     resource: {},

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AttrValue } from './raw-span.js';
 
 /** The SPEC's span kinds: the four stored types and the SDK's component kinds. */
 export const SPAN_KINDS = ['span', 'generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'] as const;
@@ -19,7 +20,12 @@ export const Timestamp = z.union([
   z.number().int().nonnegative(),
 ]);
 
-const AttributeMap = z.record(z.string(), z.json());
+/**
+ * Attribute values are whatever JSON holds. The body comes from JSON.parse, so every value is
+ * already JSON: checking it again value by value (z.json()) would cost more than the insert.
+ */
+const JsonValue = z.custom<AttrValue>((v) => v !== undefined, 'must be a JSON value');
+const AttributeMap = z.record(z.string(), JsonValue);
 const Id = z.string().min(1).max(128);
 
 export const SpanInputSchema = z.object({
@@ -34,8 +40,8 @@ export const SpanInputSchema = z.object({
   attributes: AttributeMap.default({}),
   // Conveniences: the SPEC puts these in attributes; top-level values are merged there.
   model: z.string().optional(),
-  input: z.json().optional(),
-  output: z.json().optional(),
+  input: JsonValue.optional(),
+  output: JsonValue.optional(),
   input_tokens: z.number().int().nonnegative().optional(),
   output_tokens: z.number().int().nonnegative().optional(),
 });

@@ -39,4 +39,10 @@ export interface RawSpan {
   scope: { name: string; version: string };
   /** The SPEC's own span `type` / kind, when the JSON ingest body declared one. */
   declaredType?: string;
+  /**
+   * Fields the JSON body gave at the span's top level (model, input, output, input_tokens,
+   * output_tokens). The `spec` convention reads them before attributes; they are not copied
+   * into the stored attributes, so a large input is stored once, in the input column.
+   */
+  declaredFields?: Attributes;
 }

@@ -23,7 +23,8 @@ describe('decodeIngestBody', () => {
       declaredType: 'generation',
       startTimeMs: 1000,
       endTimeMs: 1500,
-      attributes: { temperature: 0.2, model: 'gpt', input_tokens: 3 },
+      attributes: { temperature: 0.2 },
+      declaredFields: { model: 'gpt', input_tokens: 3 },
       status: { code: 'unset' },
     });
     expect(header).toEqual({ trace_id: 't1', name: 'run', status: 'error', start_time: 1000, duration_ms: 1200, attributes: { user: 'u1', retries: '2' } });

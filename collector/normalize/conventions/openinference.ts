@@ -1,0 +1,94 @@
+import type { Attributes } from '../../../core/model/raw-span.js';
+import type { ComponentType, SpanType } from '../../../core/model/span.js';
+import { indexedList } from '../flat-list.js';
+import { attrsOf, type Classification, type ConventionModule } from '../types.js';
+import { firstIdent, firstTokens, get, safeJson, text, withTotal } from '../values.js';
+
+/** OpenInference (Arize Phoenix): `openinference.span.kind` plus flattened llm.* / retrieval.* keys. */
+
+type Kind = readonly [SpanType, ComponentType | null];
+
+/**
+ * Span kinds. EMBEDDING is a model call (counted like the GenAI `embeddings` operation).
+ * RERANKER scores documents for retrieval. AGENT and CHAIN wrap the real LLM spans and often
+ * carry their children's token totals, so they stay plain spans; GUARDRAIL and EVALUATOR are
+ * checks, not components the SPEC names. PROMPT is template rendering: the `prompt` component.
+ */
+const KINDS: Record<string, Kind> = {
+  LLM: ['generation', 'generation'],
+  EMBEDDING: ['generation', 'generation'],
+  TOOL: ['tool', 'tool'],
+  RETRIEVER: ['retrieval', 'retrieval'],
+  RERANKER: ['retrieval', 'retrieval'],
+  PROMPT: ['span', 'prompt'],
+  CHAIN: ['span', null],
+  AGENT: ['span', null],
+  GUARDRAIL: ['span', null],
+  EVALUATOR: ['span', null],
+};
+
+function spanKind(attrs: Attributes): string | null {
+  const v = get(attrs, 'openinference.span.kind');
+  return typeof v === 'string' && v.trim() !== '' ? v.trim().toUpperCase() : null;
+}
+
+function list(attrs: Attributes, prefix: string, unwrap: string): string | null {
+  const items = indexedList(attrs, prefix, unwrap);
+  return items.length > 0 ? safeJson(items) : null;
+}
+
+function inputOf(kind: string, a: Attributes): string | null {
+  const value = text(get(a, 'input.value'));
+  switch (kind) {
+    // Messages are the prompt itself; input.value is often the whole provider request body.
+    case 'LLM':
+      return list(a, 'llm.input_messages', 'message') ?? value;
+    case 'EMBEDDING':
+      return value ?? list(a, 'embedding.embeddings', 'embedding');
+    // tool.parameters is the tool's declared parameter schema: only a fallback for the call's arguments.
+    case 'TOOL':
+      return value ?? text(get(a, 'tool.parameters'));
+    case 'RERANKER':
+      return text(get(a, 'reranker.query')) ?? value;
+    default:
+      return value;
+  }
+}
+
+function outputOf(kind: string, a: Attributes): string | null {
+  const value = text(get(a, 'output.value'));
+  switch (kind) {
+    case 'LLM':
+      return list(a, 'llm.output_messages', 'message') ?? value;
+    case 'RETRIEVER':
+      return list(a, 'retrieval.documents', 'document') ?? value;
+    case 'RERANKER':
+      return list(a, 'reranker.output_documents', 'document') ?? value;
+    default:
+      return value;
+  }
+}
+
+export const openinference: ConventionModule = {
+  name: 'openinference',
+  detect: (raw) => spanKind(attrsOf(raw)) !== null,
+  classify(raw): Classification {
+    const a = attrsOf(raw);
+    const kind = spanKind(a) ?? 'UNKNOWN';
+    const [span_type, component_type] = Object.prototype.hasOwnProperty.call(KINDS, kind) ? KINDS[kind] : (['span', null] as const);
+    const tokens = withTotal(
+      firstTokens(a, ['llm.token_count.prompt']),
+      firstTokens(a, ['llm.token_count.completion']),
+      firstTokens(a, ['llm.token_count.total']),
+    );
+    return {
+      span_type,
+      component_type,
+      model: firstIdent(get(a, 'llm.model_name'), get(a, 'embedding.model_name'), get(a, 'reranker.model_name')),
+      input: inputOf(kind, a),
+      output: outputOf(kind, a),
+      input_tokens: tokens.input,
+      output_tokens: tokens.output,
+    };
+  },
+};

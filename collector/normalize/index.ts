@@ -1,0 +1,111 @@
+import type { RawSpan } from '../../core/model/raw-span.js';
+import type { Convention, SpanRecord } from '../../core/model/span.js';
+import { genai } from './conventions/genai.js';
+import { openinference } from './conventions/openinference.js';
+import { openllmetry } from './conventions/openllmetry.js';
+import { specAttributes, specDeclared } from './conventions/spec.js';
+import { vercelAi } from './conventions/vercel-ai.js';
+import { eventsJson, statusOf, stringifyAttributes } from './span-fields.js';
+import { attrsOf, type Classification, type ConventionModule } from './types.js';
+
+export type { Classification, ConventionModule } from './types.js';
+
+/**
+ * Which convention classifies a span that carries several (docs/conventions.md explains each):
+ * 1. spec (declared type): the client stated the type in the SPEC's JSON body.
+ * 2. openinference: `openinference.span.kind` is an explicit per-span verdict, also added by
+ *    OpenInference processors on top of other SDKs' spans.
+ * 3. vercel-ai: `ai.operationId` tells the wrapper from the provider call, which gen_ai.* alone
+ *    cannot (the SDK copies gen_ai.* onto its calls, and AI SDK 7 onto its wrappers).
+ * 4. openllmetry: `traceloop.span.kind` / `llm.request.type` mark spans that also carry gen_ai.*.
+ * 5. genai: the OpenTelemetry standard, the common denominator of the SDKs above.
+ * 6. spec (attributes): bare names such as `model` or `tool_name` are generic, so they decide
+ *    only when nothing more specific is present.
+ */
+export const PRECEDENCE: readonly ConventionModule[] = [specDeclared, openinference, vercelAi, openllmetry, genai, specAttributes];
+
+/** What a detector and classifier said, or null; a convention that throws simply does not apply. */
+function tryModule(m: ConventionModule, raw: RawSpan): Classification | null {
+  try {
+    return m.detect(raw) ? m.classify(raw) : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface SpanClassification extends Classification {
+  convention: Convention;
+}
+
+/**
+ * The first detecting convention decides span_type, component_type and `convention`; fields it
+ * left unknown (null) are filled from the other conventions the span carries, in precedence order.
+ * Tokens are kept only on generations: they mean "tokens this span's own model call used", so
+ * wrappers that report their children's totals cannot be double counted by any sum over spans.
+ */
+export function classifySpan(raw: RawSpan): SpanClassification {
+  const hits: Array<{ name: Convention; c: Classification }> = [];
+  for (const m of PRECEDENCE) {
+    const c = tryModule(m, raw);
+    if (c) hits.push({ name: m.name, c });
+  }
+  if (hits.length === 0) {
+    return { convention: 'none', span_type: 'span', component_type: null, model: null, input: null, output: null, input_tokens: 0, output_tokens: 0 };
+  }
+  const merged: SpanClassification = { ...hits[0].c, convention: hits[0].name };
+  for (const { c } of hits.slice(1)) {
+    merged.model ??= c.model;
+    merged.input ??= c.input;
+    merged.output ??= c.output;
+    merged.input_tokens ??= c.input_tokens;
+    merged.output_tokens ??= c.output_tokens;
+  }
+  const generation = merged.span_type === 'generation';
+  return {
+    ...merged,
+    input_tokens: generation ? (merged.input_tokens ?? 0) : 0,
+    output_tokens: generation ? (merged.output_tokens ?? 0) : 0,
+  };
+}
+
+const finiteOr = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+
+/**
+ * A decoded span as the stored SpanRecord. Pure, and total over attribute shapes: odd values
+ * degrade to empty fields rather than errors, because one bad attribute must not lose a batch.
+ */
+export function normalizeSpan(raw: RawSpan, projectId: string): SpanRecord {
+  const c = classifySpan(raw);
+  const start = finiteOr(raw.startTimeMs, 0);
+  const end = finiteOr(raw.endTimeMs, start);
+  const scope: unknown = raw.scope;
+  const scopeField = (k: 'name' | 'version'): string => {
+    const v = scope !== null && typeof scope === 'object' ? (scope as Record<string, unknown>)[k] : undefined;
+    return typeof v === 'string' ? v : '';
+  };
+  return {
+    project_id: projectId,
+    trace_id: raw.traceId,
+    span_id: raw.spanId,
+    parent_span_id: typeof raw.parentSpanId === 'string' && raw.parentSpanId !== '' ? raw.parentSpanId : null,
+    name: typeof raw.name === 'string' ? raw.name : '',
+    span_type: c.span_type,
+    component_type: c.component_type,
+    convention: c.convention,
+    kind: typeof raw.kind === 'string' ? raw.kind : '',
+    ...statusOf(raw, attrsOf(raw)),
+    start_time: start,
+    end_time: end,
+    duration_ms: Math.max(0, Math.round(end - start)),
+    model: c.model,
+    input: c.input ?? '',
+    output: c.output ?? '',
+    input_tokens: c.input_tokens ?? 0,
+    output_tokens: c.output_tokens ?? 0,
+    attributes: stringifyAttributes(raw.attributes),
+    resource_attributes: stringifyAttributes(raw.resource),
+    scope_name: scopeField('name'),
+    scope_version: scopeField('version'),
+    events: eventsJson(raw),
+  };
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { decodeJsonRequest, OtlpDecodeError, requestToRawSpans } from '../../../collector/otlp/index.js';
+
+const TRACE_ID = '5B8EFFF798038103D269B633813FC60C';
+const SPAN_ID = 'EEE19B7EC3C1B174';
+
+/** An OTLP/JSON body as the spec's example and OTel SDKs write it (lowerCamelCase, hex ids). */
+const camelCase = {
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] },
+      scopeSpans: [
+        {
+          scope: { name: 'ai', version: '4.0.0' },
+          spans: [
+            {
+              traceId: TRACE_ID,
+              spanId: SPAN_ID,
+              parentSpanId: '',
+              name: 'ai.generateText',
+              kind: 2,
+              startTimeUnixNano: '1544712660000000000',
+              endTimeUnixNano: 1544712661000000000,
+              attributes: [
+                { key: 'ai.usage.promptTokens', value: { intValue: '12' } },
+                { key: 'n', value: { intValue: 7 } },
+                { key: 'huge', value: { intValue: '-9223372036854775808' } },
+                { key: 'd', value: { doubleValue: '1.5' } },
+                { key: 'inf', value: { doubleValue: 'Infinity' } },
+                { key: 'b', value: { boolValue: true } },
+                { key: 'bytes', value: { bytesValue: 'AQL/' } },
+                { key: 'arr', value: { arrayValue: { values: [{ stringValue: 'x' }, { doubleValue: 2.5 }] } } },
+                { key: 'kv', value: { kvlistValue: { values: [{ key: 'a', value: { intValue: '1' } }] } } },
+              ],
+              events: [{ timeUnixNano: '1544712660500000000', name: 'ev', attributes: [] }],
+              status: { code: 'STATUS_CODE_OK' },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+/** The same request with proto field names, as generic protobuf JSON printers can emit. */
+const snakeCase = {
+  resource_spans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { string_value: 'agent' } }] },
+      scope_spans: [
+        {
+          scope: { name: 'ai', version: '4.0.0' },
+          spans: [
+            {
+              trace_id: TRACE_ID,
+              span_id: SPAN_ID,
+              parent_span_id: '',
+              name: 'ai.generateText',
+              kind: 'SPAN_KIND_SERVER',
+              start_time_unix_nano: 1544712660000000000,
+              end_time_unix_nano: '1544712661000000000',
+              attributes: [
+                { key: 'ai.usage.promptTokens', value: { int_value: 12 } },
+                { key: 'n', value: { int_value: '7' } },
+                { key: 'huge', value: { int_value: '-9223372036854775808' } },
+                { key: 'd', value: { double_value: 1.5 } },
+                { key: 'inf', value: { double_value: 'Infinity' } },
+                { key: 'b', value: { bool_value: true } },
+                { key: 'bytes', value: { bytes_value: 'AQL/' } },
+                { key: 'arr', value: { array_value: { values: [{ string_value: 'x' }, { double_value: 2.5 }] } } },
+                { key: 'kv', value: { kvlist_value: { values: [{ key: 'a', value: { int_value: 1 } }] } } },
+              ],
+              events: [{ time_unix_nano: 1544712660500000000, name: 'ev' }],
+              status: { code: 1 },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+const expected = {
+  traceId: TRACE_ID.toLowerCase(),
+  spanId: SPAN_ID.toLowerCase(),
+  parentSpanId: null,
+  name: 'ai.generateText',
+  kind: 'server',
+  startTimeMs: 1544712660000,
+  endTimeMs: 1544712661000,
+  attributes: {
+    'ai.usage.promptTokens': 12,
+    n: 7,
+    huge: '-9223372036854775808',
+    d: 1.5,
+    inf: 'Infinity',
+    b: true,
+    bytes: 'AQL/',
+    arr: ['x', 2.5],
+    kv: { a: 1 },
+  },
+  events: [{ name: 'ev', timeMs: 1544712660500, attributes: {} }],
+  status: { code: 'ok' },
+  resource: { 'service.name': 'agent' },
+  scope: { name: 'ai', version: '4.0.0' },
+};
+
+describe('decodeJsonRequest', () => {
+  it('decodes lowerCamelCase OTLP/JSON with string and number integers', () => {
+    expect(decodeJsonRequest(JSON.stringify(camelCase))).toEqual([expected]);
+  });
+
+  it('decodes snake_case field names and enum names the same way', () => {
+    expect(decodeJsonRequest(Buffer.from(JSON.stringify(snakeCase)))).toEqual([expected]);
+  });
+
+  it('tolerates base64 ids from generic proto3 JSON encoders', () => {
+    const span = { traceId: Buffer.from(TRACE_ID, 'hex').toString('base64'), spanId: Buffer.from(SPAN_ID, 'hex').toString('base64') };
+    const [out] = requestToRawSpans({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] });
+    expect(out).toMatchObject({ traceId: expected.traceId, spanId: expected.spanId, parentSpanId: null });
+  });
+
+  it('accepts status codes and kinds as names, numbers or numeric strings', () => {
+    const decode = (status: unknown, kind: unknown) =>
+      requestToRawSpans({ resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: '01', status, kind }] }] }] })[0];
+    expect(decode({ code: 'STATUS_CODE_ERROR', message: 'm' }, 'SPAN_KIND_CONSUMER')).toMatchObject({ status: { code: 'error', message: 'm' }, kind: 'consumer' });
+    expect(decode({ code: 2 }, '4')).toMatchObject({ status: { code: 'error' }, kind: 'producer' });
+    expect(decode({}, 'SPAN_KIND_UNSPECIFIED')).toMatchObject({ status: { code: 'unset' } });
+    expect(decode({ code: 'NOT_A_CODE' }, 'NOT_A_KIND')).toMatchObject({ status: { code: 'unset' } });
+  });
+
+  it('reads the legacy instrumentationLibrarySpans shape', () => {
+    const [span] = requestToRawSpans({
+      resourceSpans: [{ instrumentationLibrarySpans: [{ instrumentationLibrary: { name: 'old', version: '0.1' }, spans: [{ spanId: '01' }] }] }],
+    });
+    expect(span.scope).toEqual({ name: 'old', version: '0.1' });
+  });
+
+  it('treats absent collections and an empty object as no spans', () => {
+    expect(decodeJsonRequest('{}')).toEqual([]);
+    expect(decodeJsonRequest('{"resourceSpans":[{}]}')).toEqual([]);
+    expect(decodeJsonRequest('{"resourceSpans":[{"scopeSpans":[{"spans":null}]}]}')).toEqual([]);
+  });
+
+  it('throws a typed error with the location for undecodable input', () => {
+    expect(() => decodeJsonRequest('{"resourceSpans": [')).toThrow(OtlpDecodeError);
+    expect(() => decodeJsonRequest('null')).toThrow(OtlpDecodeError);
+    expect(() => decodeJsonRequest('{"resourceSpans": "nope"}')).toThrow(/resourceSpans/);
+    const badId = { resourceSpans: [{ scopeSpans: [{ spans: [{}, { traceId: 'not an id!' }] }] }] };
+    expect(() => requestToRawSpans(badId)).toThrow('resourceSpans[0].scopeSpans[0].spans[1]: traceId is neither hex nor base64');
+    const badAttr = { resourceSpans: [{ scopeSpans: [{ spans: [{ attributes: [{ key: 'a', value: { intValue: 'x' } }] }] }] }] };
+    expect(() => requestToRawSpans(badAttr)).toThrow('resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value: expected intValue to be an integer');
+  });
+});

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { decodeProtobufRequest, OtlpDecodeError, otlpTypes } from '../../../collector/otlp/index.js';
+
+const TRACE_ID = '5b8efff798038103d269b633813fc60c';
+const SPAN_ID = 'eee19b7ec3c1b174';
+const PARENT_ID = 'eee19b7ec3c1b173';
+
+function encode(request: Record<string, unknown>): Uint8Array {
+  const { ExportTraceServiceRequest } = otlpTypes();
+  return ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(request)).finish();
+}
+
+function hex(id: string): Buffer {
+  return Buffer.from(id, 'hex');
+}
+
+const sampleRequest = {
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout-agent' } }] },
+      scopeSpans: [
+        {
+          scope: { name: 'my.library', version: '1.0.0' },
+          spans: [
+            {
+              traceId: hex(TRACE_ID),
+              spanId: hex(SPAN_ID),
+              parentSpanId: hex(PARENT_ID),
+              name: 'chat gpt-4o',
+              kind: 3,
+              startTimeUnixNano: '1700000000123456789',
+              endTimeUnixNano: '1700000001123456789',
+              attributes: [
+                { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
+                { key: 'gen_ai.usage.input_tokens', value: { intValue: 42 } },
+                { key: 'big', value: { intValue: '9223372036854775807' } },
+                { key: 'neg', value: { intValue: '-17' } },
+                { key: 'temperature', value: { doubleValue: 0.25 } },
+                { key: 'stream', value: { boolValue: false } },
+                { key: 'empty', value: { stringValue: '' } },
+                { key: 'unset', value: {} },
+                { key: 'raw', value: { bytesValue: Buffer.from([1, 2, 255]) } },
+                { key: 'list', value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 1 }, { arrayValue: { values: [] } }] } } },
+                { key: 'map', value: { kvlistValue: { values: [{ key: 'k', value: { kvlistValue: { values: [{ key: 'deep', value: { boolValue: true } }] } } }] } } },
+              ],
+              events: [
+                { name: 'gen_ai.content.prompt', timeUnixNano: '1700000000500000000', attributes: [{ key: 'gen_ai.prompt', value: { stringValue: 'hi' } }] },
+              ],
+              status: { code: 2, message: 'boom' },
+            },
+            { traceId: hex(TRACE_ID), spanId: hex(PARENT_ID), name: 'root', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000002000000000' },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+describe('decodeProtobufRequest', () => {
+  it('decodes ids, times, kind, status, resource and scope', () => {
+    const [span, root] = decodeProtobufRequest(encode(sampleRequest));
+    expect(span).toMatchObject({
+      traceId: TRACE_ID,
+      spanId: SPAN_ID,
+      parentSpanId: PARENT_ID,
+      name: 'chat gpt-4o',
+      kind: 'client',
+      startTimeMs: 1700000000123.457,
+      endTimeMs: 1700000001123.457,
+      status: { code: 'error', message: 'boom' },
+      resource: { 'service.name': 'checkout-agent' },
+      scope: { name: 'my.library', version: '1.0.0' },
+    });
+    expect(root.kind).toBeUndefined();
+    expect(root).toMatchObject({ parentSpanId: null, status: { code: 'unset' }, events: [], attributes: {} });
+    expect(root.resource).toBe(span.resource);
+  });
+
+  it('decodes every AnyValue shape', () => {
+    const [span] = decodeProtobufRequest(encode(sampleRequest));
+    expect(span.attributes).toEqual({
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 42,
+      big: '9223372036854775807',
+      neg: -17,
+      temperature: 0.25,
+      stream: false,
+      empty: '',
+      unset: null,
+      raw: Buffer.from([1, 2, 255]).toString('base64'),
+      list: ['a', 1, []],
+      map: { k: { deep: true } },
+    });
+  });
+
+  it('decodes events with their times', () => {
+    const [span] = decodeProtobufRequest(encode(sampleRequest));
+    expect(span.events).toEqual([{ name: 'gen_ai.content.prompt', timeMs: 1700000000500, attributes: { 'gen_ai.prompt': 'hi' } }]);
+  });
+
+  it('keeps request order across resources and scopes', () => {
+    const spanIn = (id: string) => ({ traceId: hex(TRACE_ID), spanId: hex(id), startTimeUnixNano: '1' });
+    const spans = decodeProtobufRequest(
+      encode({
+        resourceSpans: [
+          { scopeSpans: [{ scope: { name: 'a' }, spans: [spanIn('01'), spanIn('02')] }, { scope: { name: 'b' }, spans: [spanIn('03')] }] },
+          { resource: { attributes: [{ key: 'r', value: { intValue: 2 } }] }, scopeSpans: [{ spans: [spanIn('04')] }] },
+        ],
+      }),
+    );
+    expect(spans.map((s) => [s.spanId, s.scope.name, s.resource])).toEqual([
+      ['01', 'a', {}],
+      ['02', 'a', {}],
+      ['03', 'b', {}],
+      ['04', '', { r: 2 }],
+    ]);
+  });
+
+  it('maps every span kind and leaves UNSPECIFIED and unknown kinds undefined', () => {
+    const kinds = [0, 1, 2, 3, 4, 5, 9].map(
+      (kind) => decodeProtobufRequest(encode({ resourceSpans: [{ scopeSpans: [{ spans: [{ kind, spanId: hex('01') }] }] }] }))[0].kind,
+    );
+    expect(kinds).toEqual([undefined, 'internal', 'server', 'client', 'producer', 'consumer', undefined]);
+  });
+
+  it('decodes an empty request to no spans', () => {
+    expect(decodeProtobufRequest(new Uint8Array())).toEqual([]);
+  });
+
+  it('throws a typed error for bytes that are not a request', () => {
+    expect(() => decodeProtobufRequest(Buffer.from('this is not protobuf'))).toThrow(OtlpDecodeError);
+    const truncated = encode(sampleRequest).subarray(0, 40);
+    expect(() => decodeProtobufRequest(truncated)).toThrow(/invalid protobuf/);
+  });
+
+  it('ignores fields it does not use (links, flags, trace_state, dropped counts)', () => {
+    const [span] = decodeProtobufRequest(
+      encode({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: hex(TRACE_ID),
+                    spanId: hex(SPAN_ID),
+                    traceState: 'a=b',
+                    flags: 0x301,
+                    droppedAttributesCount: 3,
+                    links: [{ traceId: hex(TRACE_ID), spanId: hex(PARENT_ID), flags: 1 }],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(span).toMatchObject({ traceId: TRACE_ID, spanId: SPAN_ID });
+  });
+});
