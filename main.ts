@@ -30,7 +30,10 @@ program
     };
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
-    logger.info({ roles: config.roles, project_id: service.defaultProjectId, api: service.apiUrl }, 'agent-eval ready');
+    logger.info(
+      { roles: config.roles, project_id: service.defaultProjectId, api: service.apiUrl, otlp_http: service.otlpHttpUrl, otlp_grpc: service.otlpGrpcAddress },
+      'agent-eval ready',
+    );
   });
 
 program

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Koa from 'koa';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import { createApp } from '../api/app.js';
 import { createBatcher } from '../collector/batcher.js';
 import { createIngest } from '../collector/ingest.js';
+import { createOtlpHttpRouter, startOtlpGrpcServer } from '../collector/otlp/index.js';
 import type { SpanSink } from '../collector/sink.js';
 import { listen } from './http-server.js';
 import { openStores, runCleanups } from './stores.js';
@@ -49,8 +51,40 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const roles = new Set(config.roles);
     const result: RunningService = { defaultProjectId: project.id, sink, stop: () => runCleanups(cleanups, logger) };
 
+    const otlpRouter = () =>
+      createOtlpHttpRouter({ ingest, maxBodyBytes: config.otlpMaxMessageBytes, defaultProjectId: project.id, logger });
+
+    if (roles.has('collector')) {
+      const grpc = await startOtlpGrpcServer({
+        ingest,
+        port: config.otlpGrpcPort,
+        host: config.host,
+        maxMessageBytes: config.otlpMaxMessageBytes,
+        defaultProjectId: project.id,
+        logger,
+      });
+      cleanups.push(() => grpc.close());
+      result.otlpGrpcAddress = `127.0.0.1:${grpc.port}`;
+      const otlpApp = new Koa();
+      otlpApp.silent = true;
+      const router = otlpRouter();
+      otlpApp.use(router.routes()).use(router.allowedMethods());
+      const http = await listen(otlpApp, config.otlpHttpPort, config.host);
+      cleanups.push(() => http.close());
+      result.otlpHttpUrl = `http://127.0.0.1:${http.port}`;
+      logger.info({ grpc: grpc.port, http: http.port }, 'OTLP receivers listening');
+    }
+
     if (roles.has('api')) {
-      const app = createApp({ config, logger, analytics: stores.analytics, metadata: stores.metadata, ingest, sinkStats: () => sink.stats() });
+      const app = createApp({
+        config,
+        logger,
+        analytics: stores.analytics,
+        metadata: stores.metadata,
+        ingest,
+        sinkStats: () => sink.stats(),
+        otlpRouter: otlpRouter(),
+      });
       const server = await listen(app, config.port, config.host);
       cleanups.push(() => server.close());
       result.apiUrl = `http://127.0.0.1:${server.port}`;

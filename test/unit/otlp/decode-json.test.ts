@@ -138,6 +138,7 @@ describe('decodeJsonRequest', () => {
 
   it('treats absent collections and an empty object as no spans', () => {
     expect(decodeJsonRequest('{}')).toEqual([]);
+    expect(decodeJsonRequest('\uFEFF{}')).toEqual([]);
     expect(decodeJsonRequest('{"resourceSpans":[{}]}')).toEqual([]);
     expect(decodeJsonRequest('{"resourceSpans":[{"scopeSpans":[{"spans":null}]}]}')).toEqual([]);
   });

@@ -1,0 +1,49 @@
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import protobuf from 'protobufjs';
+
+/** The repo's `proto/` directory, resolved from this module so it works from any cwd. */
+export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
+
+const FILES = [
+  'opentelemetry/proto/collector/trace/v1/trace_service.proto',
+  'google/rpc/status.proto',
+  'google/rpc/error_details.proto',
+];
+
+/** The protobufjs types the receivers encode and decode. */
+export interface OtlpTypes {
+  root: protobuf.Root;
+  ExportTraceServiceRequest: protobuf.Type;
+  ExportTraceServiceResponse: protobuf.Type;
+  Status: protobuf.Type;
+  RetryInfo: protobuf.Type;
+  Any: protobuf.Type;
+}
+
+let loaded: OtlpTypes | undefined;
+
+function load(): OtlpTypes {
+  const root = new protobuf.Root();
+  // google/protobuf/*.proto (Any, Duration) are bundled with protobufjs; everything else is ours.
+  root.resolvePath = (_origin, target) => (target.startsWith('google/protobuf/') ? target : path.join(PROTO_DIR, target));
+  root.loadSync(FILES, { keepCase: false });
+  root.resolveAll();
+  return {
+    root,
+    ExportTraceServiceRequest: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
+    ExportTraceServiceResponse: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
+    Status: root.lookupType('google.rpc.Status'),
+    RetryInfo: root.lookupType('google.rpc.RetryInfo'),
+    Any: root.lookupType('google.protobuf.Any'),
+  };
+}
+
+/**
+ * The OTLP trace types, parsed from the .proto files on first use and then reused: the schema
+ * is constant, so this is a cache of a pure computation, not shared mutable state.
+ */
+export function otlpTypes(): OtlpTypes {
+  loaded ??= load();
+  return loaded;
+}
