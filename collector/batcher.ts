@@ -12,6 +12,11 @@ export interface BatcherOptions {
   maxWaitMs: number;
   /** Bound on buffered + in-flight bytes; beyond it writes are refused with 429 + Retry-After. */
   maxPendingBytes: number;
+  /**
+   * Inserts allowed to run at once (default 2): one batch's trace derivation overlaps the next
+   * batch's insert. Safe because derivation recomputes from stored rows (docs/architecture.md).
+   */
+  maxConcurrentFlushes?: number;
   logger: Logger;
 }
 
@@ -38,19 +43,20 @@ export function estimateSpanBytes(s: SpanRecord): number {
 
 /**
  * The embedded write path: groups spans of concurrent requests into large ClickHouse inserts.
- * Group commit: while one insert runs, writes gather for the next; an idle batcher waits
- * `maxWaitMs` at most. Each write resolves when its insert completed (durable), or rejects with
+ * Group commit: while the insert slots are busy, writes gather for the next insert; with a free
+ * slot the batcher lingers `maxWaitMs` at most. Each write resolves when its insert completed (durable), or rejects with
  * the insert's error so the client retries. Memory is bounded by `maxPendingBytes`.
  */
 export function createBatcher(opts: BatcherOptions): SpanSink {
   let buffer = emptyBuffer();
   let pendingBytes = 0;
-  let inFlight: Promise<void> | null = null;
+  const inFlight = new Set<Promise<void>>();
+  const slots = opts.maxConcurrentFlushes ?? 2;
   let timer: NodeJS.Timeout | null = null;
   let closing = false;
 
   function schedule(): void {
-    if (inFlight || buffer.waiters.length === 0) return;
+    if (inFlight.size >= slots || buffer.waiters.length === 0) return;
     const full = buffer.batch.spans.length >= opts.maxSpans;
     if (full || opts.maxWaitMs === 0) {
       flush();
@@ -62,18 +68,18 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (inFlight || buffer.waiters.length === 0) return;
+    if (inFlight.size >= slots || buffer.waiters.length === 0) return;
     const current = buffer;
     buffer = emptyBuffer();
     const settle = (outcome: () => void) => {
       // Free the bound before waking writers, so a writer retrying at once finds room.
       pendingBytes -= current.bytes;
-      inFlight = null;
+      inFlight.delete(flight);
       outcome();
       // Writes that arrived during the insert already waited; flush them without lingering.
       if (buffer.waiters.length) flush();
     };
-    inFlight = opts.writer.writeBatch(current.batch).then(
+    const flight: Promise<void> = opts.writer.writeBatch(current.batch).then(
       () => settle(() => current.waiters.forEach((w) => w.resolve())),
       (err: unknown) =>
         settle(() => {
@@ -81,6 +87,7 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
           current.waiters.forEach((w) => w.reject(err));
         }),
     );
+    inFlight.add(flight);
   }
 
   return {
@@ -105,9 +112,9 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
 
     async close() {
       closing = true;
-      while (inFlight || buffer.waiters.length) {
+      while (inFlight.size || buffer.waiters.length) {
         flush();
-        if (inFlight) await inFlight;
+        if (inFlight.size) await Promise.race(inFlight);
       }
     },
 

@@ -32,9 +32,9 @@ function gatedWriter() {
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
 describe('batcher', () => {
-  it('groups writes that arrive during an insert into the next insert and resolves each after its insert', async () => {
+  it('groups writes that arrive while the insert slots are busy into the next insert and resolves each after its insert', async () => {
     const writer = gatedWriter();
-    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger, maxConcurrentFlushes: 1 });
     let firstDone = false;
     const first = sink.write({ spans: [span('a')], traces: [] }).then(() => (firstDone = true));
     await tick();
@@ -49,6 +49,27 @@ describe('batcher', () => {
     expect(writer.batches[1].spans.map((s) => s.span_id)).toEqual(['b', 'c']);
     writer.gates[1].open();
     await Promise.all(rest);
+  });
+
+  it('runs up to maxConcurrentFlushes inserts at once', async () => {
+    const writer = gatedWriter();
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger, maxConcurrentFlushes: 2 });
+    const writes = ['a', 'b', 'c', 'd'].map(async (id) => {
+      const p = sink.write({ spans: [span(id)], traces: [] });
+      await tick();
+      return p;
+    });
+    await tick();
+    await tick();
+    await tick();
+    expect(writer.batches).toHaveLength(2);
+    writer.gates[0].open();
+    await tick();
+    expect(writer.batches).toHaveLength(3);
+    expect(writer.batches[2].spans.map((s) => s.span_id)).toEqual(['c', 'd']);
+    writer.gates[1].open();
+    writer.gates[2].open();
+    await Promise.all(writes);
   });
 
   it('rejects every write of a failed insert so the clients retry', async () => {
