@@ -1,55 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { WriteBatch } from '../../model/span.js';
 import type { CreateScore, Score } from '../../model/score.js';
 import type { TraceListQuery } from '../../model/trace.js';
 import type { AnalyticsStore } from '../analytics.js';
+import { createBatchWriter } from './batch-writer.js';
 import {
   scoreView,
-  spanRow,
   spanView,
   toClickHouseTime,
-  traceHeaderRow,
   traceSummary,
   type ScoreRow,
   type SpanRow,
   type TraceRow,
 } from './rows.js';
-import { countTracesSql, DERIVE_TRACES, GET_SPAN, GET_TRACE, GET_TRACE_SPANS, listTracesSql, TRACE_FILTERS } from './trace-sql.js';
+import { countTracesSql, GET_SPAN, GET_TRACE, GET_TRACE_SPANS, listTracesSql, TRACE_FILTERS } from './trace-sql.js';
 
 /** ClickHouse implementation of the analytical store; every read goes through `rows()`. */
 export function createAnalyticsStore(client: ClickHouseClient): AnalyticsStore {
   async function rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
     const rs = await client.query({ query, query_params: params, format: 'JSONEachRow' });
     return rs.json<T>();
-  }
-
-  async function writeBatch(batch: WriteBatch): Promise<void> {
-    if (batch.spans.length === 0 && batch.traces.length === 0) return;
-    const inserts: Promise<unknown>[] = [];
-    if (batch.spans.length) {
-      inserts.push(
-        client.insert({ table: 'agent_eval.spans', values: batch.spans.map(spanRow), format: 'JSONEachRow' }),
-      );
-    }
-    if (batch.traces.length) {
-      inserts.push(
-        client.insert({ table: 'agent_eval.trace_headers', values: batch.traces.map(traceHeaderRow), format: 'JSONEachRow' }),
-      );
-    }
-    await Promise.all(inserts);
-    const keys = new Set<string>();
-    const projects = new Set<string>();
-    const traces = new Set<string>();
-    for (const item of [...batch.spans, ...batch.traces]) {
-      keys.add(`${item.project_id}/${item.trace_id}`);
-      projects.add(item.project_id);
-      traces.add(item.trace_id);
-    }
-    await client.command({
-      query: DERIVE_TRACES,
-      query_params: { keys: [...keys], projects: [...projects], traces: [...traces] },
-    });
   }
 
   async function listTraces(projectId: string, q: TraceListQuery) {
@@ -74,7 +44,7 @@ export function createAnalyticsStore(client: ClickHouseClient): AnalyticsStore {
   }
 
   return {
-    writeBatch,
+    writeBatch: createBatchWriter(client).writeBatch,
     listTraces,
 
     async getTrace(projectId, traceId) {

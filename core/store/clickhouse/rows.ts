@@ -12,6 +12,12 @@ export function toClickHouseTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
 }
 
+/** µs since epoch -> ClickHouse DateTime64(6) text in UTC. */
+export function toClickHouseMicros(us: number): string {
+  const ms = Math.floor(us / 1000);
+  return `${toClickHouseTime(ms)}${String(us % 1000).padStart(3, '0')}`;
+}
+
 /** ClickHouse DateTime64 text (UTC) -> ISO 8601. */
 export function fromClickHouseTime(value: string): string {
   return `${value.replace(' ', 'T')}Z`;

@@ -12,56 +12,32 @@ const LATEST_SPANS = `
   LIMIT 1 BY project_id, trace_id, span_id`;
 
 /**
- * Re-derives the trace rows of the given (project, trace) keys from all their stored spans and
- * their latest explicit header. Runs after every write of those traces, so trace fields are
- * right whatever order spans arrive in; sums read the newest row per span, so a re-sent span
- * never counts twice. Tokens and LLM calls count generation spans only (see docs/conventions.md).
+ * Per-trace aggregates of the stored spans of the given traces, newest row per span, so a
+ * re-sent span never counts twice. Tokens and LLM calls count generation spans only.
  */
-export const DERIVE_TRACES = `
-INSERT INTO agent_eval.traces (project_id, trace_id, name, status, start_time, end_time, duration_ms,
-  total_input_tokens, total_output_tokens, tool_call_count, llm_call_count, span_count, error_count, attributes, version)
-WITH
-  s AS (
-    SELECT project_id, trace_id, 1 AS has_s,
-      min(start_time) AS s_start, max(end_time) AS s_end,
-      argMinIf(name, start_time, parent_span_id = '') AS root_name,
-      argMin(name, start_time) AS first_name,
-      argMinIf(resource_attributes, start_time, parent_span_id = '') AS root_resource,
-      sumIf(input_tokens, span_type = 'generation') AS in_tokens,
-      sumIf(output_tokens, span_type = 'generation') AS out_tokens,
-      countIf(span_type = 'tool') AS tools,
-      countIf(span_type = 'generation') AS llms,
-      count() AS spans,
-      countIf(status = 'error') AS errors
-    FROM (${LATEST_SPANS})
-    GROUP BY project_id, trace_id
-  ),
-  h AS (
-    SELECT project_id, trace_id, 1 AS has_h, name AS h_name, status AS h_status,
-      start_time AS h_start, duration_ms AS h_duration, attributes AS h_attributes
-    FROM agent_eval.trace_headers
-    WHERE project_id IN {projects:Array(String)} AND trace_id IN {traces:Array(String)}
-    ORDER BY ingested_at DESC
-    LIMIT 1 BY project_id, trace_id
-  )
-SELECT
-  project_id,
-  trace_id,
-  if(has_h = 1 AND h_name != '', h_name, if(root_name != '', root_name, first_name)),
-  if(errors > 0 OR h_status = 'error', 'error', 'ok'),
-  multiIf(has_s = 1 AND has_h = 1, least(s_start, h_start), has_s = 1, s_start, h_start) AS t_start,
-  greatest(if(has_s = 1, s_end, t_start), if(has_h = 1, h_start + toIntervalMillisecond(h_duration), t_start)) AS t_end,
-  toUInt64(greatest(0, dateDiff('millisecond', t_start, t_end))),
-  in_tokens,
-  out_tokens,
-  tools,
-  llms,
-  spans,
-  errors,
-  mapUpdate(root_resource, h_attributes),
-  now64(6)
-FROM s FULL OUTER JOIN h USING (project_id, trace_id)
-WHERE has({keys:Array(String)}, concat(project_id, '/', trace_id))`;
+export const SPAN_AGGREGATES = `
+SELECT project_id, trace_id,
+  toUnixTimestamp64Milli(min(start_time)) AS start_ms,
+  toUnixTimestamp64Milli(max(end_time)) AS end_ms,
+  argMinIf(name, start_time, parent_span_id = '') AS root_name,
+  argMin(name, start_time) AS first_name,
+  argMinIf(resource_attributes, start_time, parent_span_id = '') AS root_resource,
+  sumIf(input_tokens, span_type = 'generation') AS input_tokens,
+  sumIf(output_tokens, span_type = 'generation') AS output_tokens,
+  countIf(span_type = 'tool') AS tool_calls,
+  countIf(span_type = 'generation') AS llm_calls,
+  count() AS spans,
+  countIf(status = 'error') AS errors
+FROM (${LATEST_SPANS})
+GROUP BY project_id, trace_id`;
+
+/** The newest explicit header of each of the given traces. */
+export const LATEST_HEADERS = `
+SELECT project_id, trace_id, name, status, toUnixTimestamp64Milli(start_time) AS start_ms, duration_ms, attributes
+FROM agent_eval.trace_headers
+WHERE project_id IN {projects:Array(String)} AND trace_id IN {traces:Array(String)}
+ORDER BY ingested_at DESC
+LIMIT 1 BY project_id, trace_id`;
 
 const TRACE_COLUMNS = `trace_id, name, status, start_time, end_time, duration_ms, span_count, error_count,
   total_input_tokens, total_output_tokens, tool_call_count, llm_call_count, attributes`;
