@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.agent-eval/**', 'dist/**', 'bin/**'] },
+  { ignores: ['node_modules/**', '.agent-eval/**', 'dist/**', 'bin/**', 'scratch/**', 'eslint.config.js'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

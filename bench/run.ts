@@ -4,14 +4,14 @@ import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.js';
 
 /** `npm run bench -- [scenario] [--quick]`: runs the benchmarks and writes bench/results/<scenario>-<time>.json. */
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false } } });
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, concurrency: { type: 'string' } } });
 const scenario = positionals[0] ?? 'ingest';
 const quick = values.quick;
 
 const scenarios: Record<string, () => Promise<unknown>> = {
   ingest: () =>
     benchIngest({
-      concurrency: 32,
+      concurrency: Number(values.concurrency ?? 64),
       seconds: quick ? 5 : 20,
       spansPerTrace: 10,
       targetSpans: quick ? 50_000 : 1_000_000,
