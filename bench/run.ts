@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.js';
+import { benchOtlp, type Transport } from './otlp.js';
 
 /** `npm run bench -- [scenario] [--quick]`: runs the benchmarks and writes bench/results/<scenario>-<time>.json. */
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, concurrency: { type: 'string' } } });
@@ -17,7 +18,15 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       targetSpans: quick ? 50_000 : 1_000_000,
       reads: quick ? 100 : 500,
     }),
+  otlp: () => otlp(['http', 'grpc']),
+  'otlp-http': () => otlp(['http']),
+  'otlp-grpc': () => otlp(['grpc']),
 };
+
+function otlp(transports: Transport[]) {
+  const concurrency = Number(values.concurrency ?? 8);
+  return benchOtlp({ transports, concurrency, seconds: quick ? 5 : 30, spansPerPayload: 512, spansPerTrace: 16, poolSize: 16, grpcChannels: 4, visibleTimeoutSeconds: 120 });
+}
 
 const run = scenarios[scenario];
 if (!run) {

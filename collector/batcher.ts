@@ -79,8 +79,13 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
       // Writes that arrived during the insert already waited; flush them without lingering.
       if (buffer.waiters.length) flush();
     };
+    const started = performance.now();
     const flight: Promise<void> = opts.writer.writeBatch(current.batch).then(
-      () => settle(() => current.waiters.forEach((w) => w.resolve())),
+      () =>
+        settle(() => {
+          opts.logger.debug({ spans: current.batch.spans.length, writes: current.waiters.length, ms: Math.round(performance.now() - started) }, 'batch written');
+          current.waiters.forEach((w) => w.resolve());
+        }),
       (err: unknown) =>
         settle(() => {
           opts.logger.error({ err, spans: current.batch.spans.length }, 'batch insert failed; writers will retry');

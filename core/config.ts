@@ -41,6 +41,7 @@ const EnvSchema = z.object({
   OTLP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
   BATCH_MAX_SPANS: z.coerce.number().int().min(1).default(10_000),
   BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(10),
+  BATCH_MAX_CONCURRENT_FLUSHES: z.coerce.number().int().min(1).max(16).default(2),
   BATCH_MAX_PENDING_BYTES: z.coerce.number().int().min(1024).default(256 * 1024 * 1024),
   AGENT_EVAL_ROLES: z
     .string()
@@ -70,7 +71,7 @@ export interface Config {
   logLevel: string;
   maxBodyBytes: number;
   otlpMaxMessageBytes: number;
-  batch: { maxSpans: number; maxWaitMs: number; maxPendingBytes: number };
+  batch: { maxSpans: number; maxWaitMs: number; maxPendingBytes: number; maxConcurrentFlushes: number };
   roles: Role[];
   version: string;
 }
@@ -106,7 +107,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     maxBodyBytes: e.MAX_BODY_BYTES,
     otlpMaxMessageBytes: e.OTLP_MAX_MESSAGE_BYTES,
-    batch: { maxSpans: e.BATCH_MAX_SPANS, maxWaitMs: e.BATCH_MAX_WAIT_MS, maxPendingBytes: e.BATCH_MAX_PENDING_BYTES },
+    batch: {
+      maxSpans: e.BATCH_MAX_SPANS,
+      maxWaitMs: e.BATCH_MAX_WAIT_MS,
+      maxPendingBytes: e.BATCH_MAX_PENDING_BYTES,
+      maxConcurrentFlushes: e.BATCH_MAX_CONCURRENT_FLUSHES,
+    },
     roles: e.AGENT_EVAL_ROLES,
     version: PACKAGE_VERSION,
     ...overrides,

@@ -43,6 +43,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       maxSpans: config.batch.maxSpans,
       maxWaitMs: config.batch.maxWaitMs,
       maxPendingBytes: config.batch.maxPendingBytes,
+      maxConcurrentFlushes: config.batch.maxConcurrentFlushes,
       logger,
     });
     cleanups.push(() => sink.close());
