@@ -6,11 +6,12 @@ import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
 import { projectContext } from './middleware/project.js';
 import { healthRouter } from './routes/health.js';
+import { metricsRouter } from './routes/metrics.js';
 import { scoresRouter } from './routes/scores.js';
 import { spansRouter } from './routes/spans.js';
 import { tracesRouter } from './routes/traces.js';
 
-/** Builds the Koa app (it does not listen): health, then OTLP/HTTP, then the project-scoped API. */
+/** Builds the Koa app (it does not listen): health and metrics, then OTLP/HTTP, then the project-scoped API. */
 export function createApp(deps: ApiDeps): Koa {
   const app = new Koa();
   app.proxy = true;
@@ -18,8 +19,7 @@ export function createApp(deps: ApiDeps): Koa {
   app.silent = true;
 
   app.use(errorMiddleware(deps.logger));
-  const health = healthRouter(deps);
-  app.use(health.routes());
+  for (const open of [healthRouter(deps), metricsRouter(deps)]) app.use(open.routes());
   if (deps.otlpRouter) app.use(deps.otlpRouter.routes()).use(deps.otlpRouter.allowedMethods());
 
   const api = new Router();

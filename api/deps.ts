@@ -14,7 +14,7 @@ export interface ApiDeps {
   metadata: MetadataStore;
   ingest: Ingest;
   /** Write-path state for /api/health (buffer, Kafka lag). */
-  sinkStats?: () => Promise<SinkStats> | SinkStats;
+  sinkStats?: () => Promise<SinkStats | undefined>;
   /** The OTLP/HTTP route, so one port can serve everything. */
   otlpRouter?: Router;
 }

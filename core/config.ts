@@ -35,6 +35,7 @@ const EnvSchema = z.object({
   KAFKA_TOPIC: z.string().default('agent-eval.spans'),
   KAFKA_DLQ_TOPIC: z.string().default('agent-eval.spans.dlq'),
   KAFKA_GROUP_ID: z.string().default('agent-eval-ingester'),
+  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
@@ -66,7 +67,7 @@ export interface Config {
   clickhouseUrl?: string;
   databaseUrl?: string;
   temporalAddress?: string;
-  kafka?: { brokers: string[]; topic: string; deadLetterTopic: string; groupId: string };
+  kafka?: { brokers: string[]; topic: string; deadLetterTopic: string; groupId: string; partitions: number };
   retentionDays: number;
   logLevel: string;
   maxBodyBytes: number;
@@ -101,6 +102,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           topic: e.KAFKA_TOPIC,
           deadLetterTopic: e.KAFKA_DLQ_TOPIC,
           groupId: e.KAFKA_GROUP_ID,
+          partitions: e.KAFKA_PARTITIONS,
         }
       : undefined,
     retentionDays: e.RETENTION_DAYS,

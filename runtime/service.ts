@@ -4,19 +4,18 @@ import Koa from 'koa';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import { createApp } from '../api/app.js';
-import { createBatcher } from '../collector/batcher.js';
 import { createIngest } from '../collector/ingest.js';
 import { createOtlpHttpRouter, startOtlpGrpcServer } from '../collector/otlp/index.js';
-import type { SpanSink } from '../collector/sink.js';
 import { listen } from './http-server.js';
 import { openStores, runCleanups } from './stores.js';
+import { openWritePath, type WritePath } from './write-path.js';
 
 export interface RunningService {
   apiUrl?: string;
   otlpHttpUrl?: string;
   otlpGrpcAddress?: string;
   defaultProjectId: string;
-  sink: SpanSink;
+  writePath: WritePath;
   stop(): Promise<void>;
 }
 
@@ -29,7 +28,8 @@ function writeCredentials(dataDir: string, projectId: string): void {
 
 /**
  * Starts the roles of `config.roles` in this process, wired to real stores (STYLE 3: the only
- * place that does). `stop()` drains in order: stop accepting, flush the write path, close stores.
+ * place that does). `stop()` drains in reverse order of start: listeners stop accepting, the
+ * write path flushes (and the ingester commits), then the stores close.
  */
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const stores = await openStores(config, logger);
@@ -38,24 +38,16 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     const project = await stores.metadata.ensureDefaultProject();
     writeCredentials(config.dataDir, project.id);
 
-    const sink = createBatcher({
-      writer: stores.analytics,
-      maxSpans: config.batch.maxSpans,
-      maxWaitMs: config.batch.maxWaitMs,
-      maxPendingBytes: config.batch.maxPendingBytes,
-      maxConcurrentFlushes: config.batch.maxConcurrentFlushes,
-      logger,
-    });
-    cleanups.push(() => sink.close());
+    const writePath = await openWritePath(config, stores.analytics, logger);
+    cleanups.push(() => writePath.close());
+    const result: RunningService = { defaultProjectId: project.id, writePath, stop: () => runCleanups(cleanups, logger) };
+    const sink = writePath.sink;
+    if (!sink) return result;
+
     const ingest = createIngest(sink);
+    const otlpRouter = () => createOtlpHttpRouter({ ingest, maxBodyBytes: config.otlpMaxMessageBytes, defaultProjectId: project.id, logger });
 
-    const roles = new Set(config.roles);
-    const result: RunningService = { defaultProjectId: project.id, sink, stop: () => runCleanups(cleanups, logger) };
-
-    const otlpRouter = () =>
-      createOtlpHttpRouter({ ingest, maxBodyBytes: config.otlpMaxMessageBytes, defaultProjectId: project.id, logger });
-
-    if (roles.has('collector')) {
+    if (config.roles.includes('collector')) {
       const grpc = await startOtlpGrpcServer({
         ingest,
         port: config.otlpGrpcPort,
@@ -76,14 +68,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       logger.info({ grpc: grpc.port, http: http.port }, 'OTLP receivers listening');
     }
 
-    if (roles.has('api')) {
+    if (config.roles.includes('api')) {
       const app = createApp({
         config,
         logger,
         analytics: stores.analytics,
         metadata: stores.metadata,
         ingest,
-        sinkStats: () => sink.stats(),
+        sinkStats: () => writePath.stats(),
         otlpRouter: otlpRouter(),
       });
       const server = await listen(app, config.port, config.host);

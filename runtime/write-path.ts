@@ -1,0 +1,63 @@
+import type { Config } from '../core/config.js';
+import type { Logger } from '../core/logger.js';
+import type { AnalyticsStore } from '../core/store/analytics.js';
+import { createBatcher } from '../collector/batcher.js';
+import { createKafkaClient } from '../collector/kafka/client.js';
+import { createKafkaSink } from '../collector/kafka/kafka-sink.js';
+import { startIngester, type Ingester } from '../collector/kafka/ingester.js';
+import { ensureTopics } from '../collector/kafka/topics.js';
+import type { SinkStats, SpanSink } from '../collector/sink.js';
+
+export interface WritePath {
+  /** Present when this process accepts spans (api or collector role). */
+  sink?: SpanSink;
+  /** Present when this process runs the Kafka ingester role. */
+  ingester?: Ingester;
+  stats(): Promise<SinkStats | undefined>;
+  /** Drains in order: the sink flushes, then the ingester commits and leaves its group. */
+  close(): Promise<void>;
+}
+
+/**
+ * Embedded: the in-process batcher writes to ClickHouse. With KAFKA_BROKERS: receivers produce
+ * to Kafka, and the ingester role consumes into ClickHouse (the sink interface hides which).
+ */
+export async function openWritePath(config: Config, analytics: AnalyticsStore, logger: Logger): Promise<WritePath> {
+  const accepts = config.roles.includes('api') || config.roles.includes('collector');
+  if (!config.kafka) {
+    const sink = createBatcher({ writer: analytics, logger, ...config.batch });
+    return { sink, stats: async () => sink.stats(), close: () => sink.close() };
+  }
+  const kafka = createKafkaClient(config.kafka.brokers, logger);
+  await ensureTopics({ kafka, logger, spansTopic: config.kafka.topic, deadLetterTopic: config.kafka.deadLetterTopic, partitions: config.kafka.partitions });
+  const sink = accepts ? await createKafkaSink({ kafka, topic: config.kafka.topic, logger }) : undefined;
+  let ingester: Ingester | undefined;
+  try {
+    if (config.roles.includes('ingester')) {
+      ingester = await startIngester({
+        kafka,
+        topic: config.kafka.topic,
+        deadLetterTopic: config.kafka.deadLetterTopic,
+        groupId: config.kafka.groupId,
+        writer: analytics,
+        logger,
+      });
+    }
+  } catch (err) {
+    await sink?.close();
+    throw err;
+  }
+  return {
+    sink,
+    ingester,
+    async stats() {
+      const base: SinkStats = sink?.stats() ?? { kind: 'kafka', pendingSpans: 0, pendingBytes: 0 };
+      if (!ingester) return base;
+      return { ...base, consumerLag: await ingester.lag() };
+    },
+    async close() {
+      await sink?.close();
+      await ingester?.stop();
+    },
+  };
+}
