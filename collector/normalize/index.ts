@@ -68,6 +68,31 @@ export function classifySpan(raw: RawSpan): SpanClassification {
   };
 }
 
+/** Attribute values at least this long that became the span's input or output are stored once. */
+export const MOVED_VALUE_MIN_LENGTH = 256;
+
+/**
+ * Drops a large attribute whose value was taken verbatim as the span's input or output (e.g.
+ * `gen_ai.input.messages`, `input.value`): it is stored once, in that column, and
+ * `agent_eval.input_source` / `agent_eval.output_source` name the attribute it came from.
+ * Prompts are the bulk of agent spans; storing them twice doubled insert and merge work.
+ */
+function withoutMovedValues(attributes: Record<string, string>, input: string, output: string): Record<string, string> {
+  if (input.length < MOVED_VALUE_MIN_LENGTH && output.length < MOVED_VALUE_MIN_LENGTH) return attributes;
+  for (const key of Object.keys(attributes)) {
+    const value = attributes[key];
+    if (value.length < MOVED_VALUE_MIN_LENGTH) continue;
+    if (value === input) {
+      delete attributes[key];
+      attributes['agent_eval.input_source'] = key;
+    } else if (value === output) {
+      delete attributes[key];
+      attributes['agent_eval.output_source'] = key;
+    }
+  }
+  return attributes;
+}
+
 const finiteOr = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 
 /**
@@ -76,6 +101,8 @@ const finiteOr = (v: unknown, fallback: number): number => (typeof v === 'number
  */
 export function normalizeSpan(raw: RawSpan, projectId: string): SpanRecord {
   const c = classifySpan(raw);
+  const input = c.input ?? '';
+  const output = c.output ?? '';
   const start = finiteOr(raw.startTimeMs, 0);
   const end = finiteOr(raw.endTimeMs, start);
   const scope: unknown = raw.scope;
@@ -98,11 +125,11 @@ export function normalizeSpan(raw: RawSpan, projectId: string): SpanRecord {
     end_time: end,
     duration_ms: Math.max(0, Math.round(end - start)),
     model: c.model,
-    input: c.input ?? '',
-    output: c.output ?? '',
+    input,
+    output,
     input_tokens: c.input_tokens ?? 0,
     output_tokens: c.output_tokens ?? 0,
-    attributes: stringifyAttributes(raw.attributes),
+    attributes: withoutMovedValues(stringifyAttributes(raw.attributes), input, output),
     resource_attributes: stringifyAttributes(raw.resource),
     scope_name: scopeField('name'),
     scope_version: scopeField('version'),
