@@ -42,8 +42,8 @@ program
   .action(async () => {
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
-    const applied = await runMigrations(config, logger);
-    logger.info({ applied }, 'migrations up to date');
+    await runMigrations(config, logger);
+    logger.info('migrations up to date');
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

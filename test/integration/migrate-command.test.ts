@@ -1,0 +1,30 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { makeDataDir } from '../helpers/data-dir.js';
+import { REPO_ROOT } from '../helpers/server.js';
+
+const run = promisify(execFile);
+
+async function migrate(dataDir: string) {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'main.ts', 'migrate'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, AGENT_EVAL_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    timeout: 120_000,
+  });
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { msg: string; store?: string; migration?: string });
+}
+
+describe('agent-eval migrate', () => {
+  it('applies every numbered migration of both stores once, in order, and records them', async () => {
+    const dir = makeDataDir('agent-eval-migrate-');
+    const first = await migrate(dir);
+    const applied = first.filter((l) => l.msg === 'applying migration').map((l) => `${l.store}:${l.migration}`);
+    expect(applied).toEqual(['clickhouse:001_spans_traces_scores', 'postgres:001_projects']);
+    const second = await migrate(dir);
+    expect(second.filter((l) => l.msg === 'applying migration')).toEqual([]);
+  });
+});
