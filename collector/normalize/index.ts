@@ -104,7 +104,8 @@ export function normalizeSpan(raw: RawSpan, projectId: string): SpanRecord {
   const input = c.input ?? '';
   const output = c.output ?? '';
   const start = finiteOr(raw.startTimeMs, 0);
-  const end = finiteOr(raw.endTimeMs, start);
+  // A missing end (OTLP sends 0) or one before the start means an instantaneous span.
+  const end = Math.max(start, finiteOr(raw.endTimeMs, start));
   const scope: unknown = raw.scope;
   const scopeField = (k: 'name' | 'version'): string => {
     const v = scope !== null && typeof scope === 'object' ? (scope as Record<string, unknown>)[k] : undefined;
