@@ -95,7 +95,14 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
     inFlight.add(flight);
   }
 
+  const refuse = () => new BackpressureError(1, 429, 'Ingestion buffer is full, retry later');
+
   return {
+    admit() {
+      if (closing) throw new BackpressureError(5, 503, 'Server is shutting down, retry later');
+      if (pendingBytes >= opts.maxPendingBytes) throw refuse();
+    },
+
     write(batch) {
       if (closing) return Promise.reject(new BackpressureError(5, 503, 'Server is shutting down, retry later'));
       let bytes = 64 * batch.traces.length;
@@ -103,7 +110,7 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
       // One request larger than the whole bound is still taken when nothing else is pending,
       // otherwise it could never be written; the body limit caps its size.
       if (pendingBytes > 0 && pendingBytes + bytes > opts.maxPendingBytes) {
-        return Promise.reject(new BackpressureError(1, 429, 'Ingestion buffer is full, retry later'));
+        return Promise.reject(refuse());
       }
       pendingBytes += bytes;
       return new Promise<void>((resolve, reject) => {

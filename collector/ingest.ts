@@ -23,7 +23,11 @@ export type IngestOutcome =
 /** Trace headers come without project; ingest stamps the caller's project on everything. */
 export type TraceHeaderInput = Omit<TraceHeader, 'project_id'>;
 
-export type Ingest = (projectId: string, spans: RawSpan[], traces?: TraceHeaderInput[]) => Promise<IngestOutcome>;
+export interface Ingest {
+  (projectId: string, spans: RawSpan[], traces?: TraceHeaderInput[]): Promise<IngestOutcome>;
+  /** Throws a BackpressureError when the write path is full; call before reading a request body. */
+  admit?(): void;
+}
 
 const MAX_ID_LENGTH = 128;
 const MIN_TIME_MS = Date.UTC(1970, 0, 2);
@@ -48,7 +52,7 @@ export function invalidSpanReason(span: RawSpan): string | null {
  * protobuf and JSON, the JSON ingest body, POST /api/spans) calls the function this returns.
  */
 export function createIngest(sink: SpanSink): Ingest {
-  return async function ingest(projectId, rawSpans, traces = []) {
+  const ingest: Ingest = async function ingest(projectId, rawSpans, traces = []) {
     const records: SpanRecord[] = [];
     const rejected: RejectedSpan[] = [];
     rawSpans.forEach((raw, index) => {
@@ -62,4 +66,6 @@ export function createIngest(sink: SpanSink): Ingest {
     if (rejected.length === 0) return { kind: 'ok', accepted: records.length, traceIds };
     return { kind: 'partial', accepted: records.length, traceIds, rejected };
   };
+  ingest.admit = () => sink.admit();
+  return ingest;
 }

@@ -17,6 +17,11 @@ export interface SinkStats {
  */
 export interface SpanSink {
   write(batch: WriteBatch): Promise<void>;
+  /**
+   * Throws a BackpressureError when the sink is already full. Receivers call it before reading
+   * and decoding a request, so a refusal under overload costs (almost) nothing.
+   */
+  admit(): void;
   /** Stop accepting, flush what is buffered, release resources. */
   close(): Promise<void>;
   stats(): SinkStats;

@@ -20,6 +20,7 @@ export function spansRouter(deps: ApiDeps): Router {
 
   /** Adds spans to a trace: `{trace_id, spans: [...]}`, or one span object with its `trace_id`. */
   router.post('/', operation('insert span'), async (ctx) => {
+    deps.ingest.admit?.();
     const body = ctx.request.body as Record<string, unknown> | undefined;
     const many = body !== null && typeof body === 'object' && 'spans' in body;
     const { trace_id: traceId, spans } = many ? validate(ManySpans, body) : oneSpan(validate(OneSpan, body));

@@ -23,6 +23,7 @@ export function tracesRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/traces' });
 
   router.post('/ingest', operation('ingest trace'), async (ctx) => {
+    deps.ingest.admit?.();
     const body = validate(IngestTraceSchema, ctx.request.body);
     const { spans, header } = decodeIngestBody(body);
     const outcome = await deps.ingest(ctx.state.projectId, spans, [header]);

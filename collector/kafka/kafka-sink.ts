@@ -128,7 +128,14 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
     });
   }
 
+  const full = () => new BackpressureError(1, 429, 'Ingestion buffer is full, retry later');
+
   return {
+    admit() {
+      if (closing) throw new BackpressureError(retryAfter, 503, 'Server is shutting down, retry later');
+      if (pendingBytes >= maxInFlightBytes) throw full();
+    },
+
     write(batch: WriteBatch): Promise<void> {
       if (closing) return Promise.reject(new BackpressureError(retryAfter, 503, 'Server is shutting down, retry later'));
       let messages: TraceMessage[];
@@ -142,7 +149,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
       // As in the batcher: one write larger than the bound is still taken when nothing else is
       // pending, otherwise it could never be written; the request body limit caps its size.
       if (pendingBytes > 0 && pendingBytes + bytes > maxInFlightBytes) {
-        return Promise.reject(new BackpressureError(1, 429, 'Ingestion buffer is full, retry later'));
+        return Promise.reject(full());
       }
       pendingBytes += bytes;
       return new Promise<void>((resolve, reject) => {

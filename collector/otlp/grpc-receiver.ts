@@ -87,6 +87,7 @@ function exportHandler(deps: OtlpGrpcDeps): grpc.handleUnaryCall<Buffer, Buffer>
   return (call, callback) => {
     const run = async (): Promise<Buffer> => {
       const projectId = exportProjectId(metadataHeaders(call.metadata), {}, deps.defaultProjectId);
+      deps.ingest.admit?.();
       const spans = decodeProtobufRequest(call.request);
       const outcome = spans.length > 0 ? await deps.ingest(projectId, spans) : undefined;
       const partial = outcome && partialSuccessOf(outcome);

@@ -70,6 +70,7 @@ export function createOtlpHttpRouter(deps: OtlpHttpDeps): Router {
       const coding = contentCoding(ctx);
       if (!coding) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding must be gzip or identity');
       const projectId = exportProjectId(ctx.headers, ctx.query, deps.defaultProjectId);
+      deps.ingest.admit?.();
       const body = await readBody(ctx.req, { limitBytes: deps.maxBodyBytes, gzip: coding === 'gzip', declaredLength: declaredLength(ctx) });
       const spans = encoding === 'json' ? decodeJsonRequest(body) : decodeProtobufRequest(body);
       const outcome = spans.length > 0 ? await deps.ingest(projectId, spans) : undefined;

@@ -98,6 +98,20 @@ describe('batcher', () => {
     await again;
   });
 
+  it('admit() refuses up front once the bound is reached, and while shutting down', async () => {
+    const writer = gatedWriter();
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 2_000, logger });
+    expect(() => sink.admit()).not.toThrow();
+    const accepted = sink.write({ spans: [span('a', 2_500)], traces: [] });
+    expect(() => sink.admit()).toThrowError(BackpressureError);
+    await tick();
+    writer.gates[0].open();
+    await accepted;
+    expect(() => sink.admit()).not.toThrow();
+    await sink.close();
+    expect(() => sink.admit()).toThrow(/shutting down/);
+  });
+
   it('lingers up to maxWaitMs when idle so concurrent writes share one insert', async () => {
     const writer = gatedWriter();
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 30, maxPendingBytes: 1 << 20, logger });
