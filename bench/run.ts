@@ -3,9 +3,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.js';
 import { benchOtlp, type Transport } from './otlp.js';
+import { benchWritePath, type WritePathKind } from './write-path.js';
 
 /** `npm run bench -- [scenario] [--quick]`: runs the benchmarks and writes bench/results/<scenario>-<time>.json. */
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, concurrency: { type: 'string' } } });
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, concurrency: { type: 'string' }, paths: { type: 'string' }, probes: { type: 'string' } } });
 const scenario = positionals[0] ?? 'ingest';
 const quick = values.quick;
 
@@ -21,6 +22,23 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   otlp: () => otlp(['http', 'grpc']),
   'otlp-http': () => otlp(['http']),
   'otlp-grpc': () => otlp(['grpc']),
+  // --paths embedded,kafka (default both); --probes N: latency probes pending at once (default 1)
+  'write-path': () =>
+    benchWritePath({
+      paths: (values.paths ?? 'embedded,kafka').split(',') as WritePathKind[],
+      concurrency: Number(values.concurrency ?? 8),
+      seconds: quick ? 8 : 30,
+      spansPerPayload: 512,
+      spansPerTrace: 16,
+      poolSize: 16,
+      probeIntervalMs: 200,
+      probePollMs: 20,
+      probeInFlight: Number(values.probes ?? 1),
+      probeTimeoutMs: 60_000,
+      burstConcurrency: 32,
+      burstSeconds: 5,
+      visibleTimeoutSeconds: 120,
+    }),
 };
 
 function otlp(transports: Transport[]) {
