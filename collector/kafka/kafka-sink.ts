@@ -1,4 +1,4 @@
-import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { WriteBatch } from '../../core/model/span.js';
 import { AppError, BackpressureError, PayloadTooLargeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
@@ -62,6 +62,9 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
+    // The Java client's murmur2 partitioner (kafkajs' default since 2.0), named so kafkajs does
+    // not warn; keys `project/trace` then map to the same partition from any client.
+    createPartitioner: Partitioners.DefaultPartitioner,
   });
   await producer.connect();
 
