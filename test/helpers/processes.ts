@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { REPO_ROOT } from './server.js';
+
+/**
+ * `agent-eval serve` as a child OS process, for tests that split roles across processes, kill
+ * them or watch their memory. Unlike `spawnService` it reports every listener of the ready line
+ * (a `collector`-only or `ingester`-only process has no API port: `apiUrl` is then undefined).
+ */
+export interface ServiceProcess {
+  child: ChildProcess;
+  dataDir: string;
+  roles: string[];
+  projectId: string;
+  apiUrl?: string;
+  otlpHttpUrl?: string;
+  /** host:port of the OTLP/gRPC receiver. */
+  otlpGrpcAddress?: string;
+  /** Everything the process wrote to stdout/stderr so far (last 400 kB). */
+  output(): string;
+}
+
+interface ReadyLine {
+  roles: string[];
+  project_id: string;
+  api?: string;
+  otlp_http?: string;
+  otlp_grpc?: string;
+}
+
+const live = new Set<ChildProcess>();
+// A crashed test worker must not leave servers (and their chDB / PostgreSQL) behind.
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+export async function spawnServiceProcess(dataDir: string, env: Record<string, string> = {}, startTimeoutMs = 90_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', 'serve'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      PORT: '0',
+      OTLP_GRPC_PORT: '0',
+      OTLP_HTTP_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      AGENT_EVAL_DATA_DIR: dataDir,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  let out = '';
+  const append = (d: Buffer) => (out = (out + d.toString()).slice(-400_000));
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+
+  const ready = await new Promise<ReadyLine>((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start within ${startTimeoutMs} ms:\n${out.slice(-8000)}`));
+    }, startTimeoutMs);
+    const onData = (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.includes('"agent-eval ready"')) continue;
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.off('exit', onExit);
+        resolve(JSON.parse(line) as ReadyLine);
+        return;
+      }
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited (${code ?? signal}) before it was ready:\n${out.slice(-8000)}`));
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', onExit);
+  });
+  return {
+    child,
+    dataDir,
+    roles: ready.roles,
+    projectId: ready.project_id,
+    apiUrl: ready.api,
+    otlpHttpUrl: ready.otlp_http,
+    otlpGrpcAddress: ready.otlp_grpc,
+    output: () => out,
+  };
+}
+
+/** Resolves with the exit code (null when killed by a signal); rejects after `timeoutMs`. */
+export function exited(child: ChildProcess, timeoutMs = 60_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`process ${child.pid} did not exit within ${timeoutMs} ms`)), timeoutMs);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal });
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL when it does not exit in time; for cleanup after a failed test. */
+export async function stopProcess(p: ServiceProcess | undefined, timeoutMs = 60_000): Promise<void> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGTERM');
+  try {
+    await exited(p.child, timeoutMs);
+  } catch {
+    p.child.kill('SIGKILL');
+    await exited(p.child, 10_000).catch(() => undefined);
+  }
+}
+
+export function removeDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Calls `probe` every `intervalMs` until it returns something other than undefined, and returns
+ * that. After `timeoutMs` it throws with `what` and the last value `describe` gave.
+ */
+export async function pollUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  opts: { timeoutMs?: number; intervalMs?: number; describe?: () => string } = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const detail = opts.describe?.() ?? (lastError ? String(lastError) : '');
+      throw new Error(`timed out after ${opts.timeoutMs ?? 60_000} ms waiting for ${what}${detail ? `: ${detail}` : ''}`);
+    }
+    await sleep(opts.intervalMs ?? 250);
+  }
+}
+
+/** Runs `worker` for items 0..count-1 with at most `concurrency` at once. */
+export async function forEachConcurrently(count: number, concurrency: number, worker: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await worker(next++);
+    }),
+  );
+}
