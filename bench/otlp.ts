@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { request } from 'undici';
-import type { ChildService } from '../test/helpers/server.js';
+import type { BenchService } from './service.js';
 import { agent, cpuSeconds, getJson, rssMb, summarize } from './lib.js';
 import { buildPool, stamp, type PayloadTemplate } from './otlp-payloads.js';
 import { startBenchService } from './service.js';
@@ -30,11 +30,8 @@ export interface OtlpBenchOptions {
 }
 
 /** `otlp_http` / `otlp_grpc` from the service's 'agent-eval ready' log line. */
-export function otlpAddresses(svc: ChildService): { http: string; grpc: string } {
-  const line = svc.output().split('\n').find((l) => l.includes('agent-eval ready'));
-  const ready = line ? (JSON.parse(line) as { otlp_http?: string; otlp_grpc?: string }) : {};
-  if (!ready.otlp_http || !ready.otlp_grpc) throw new Error('service announced no OTLP addresses');
-  return { http: ready.otlp_http, grpc: ready.otlp_grpc };
+export function otlpAddresses(svc: BenchService): { http: string; grpc: string } {
+  return { http: svc.otlpHttpUrl, grpc: svc.otlpGrpcAddress };
 }
 
 /** One attempt: acknowledged, refused with a retry hint (ms, if the server gave one), or failed. */
@@ -133,7 +130,7 @@ async function load(send: Sender['send'], pool: PayloadTemplate[], opts: OtlpBen
 }
 
 /** Polls the trace total until `traces` are visible; the time they were, or undefined on timeout. */
-async function waitVisible(svc: ChildService, traces: number, timeoutS: number): Promise<{ at?: number; visible: number }> {
+async function waitVisible(svc: BenchService, traces: number, timeoutS: number): Promise<{ at?: number; visible: number }> {
   const headers = { 'x-project-id': svc.projectId };
   const until = performance.now() + timeoutS * 1000;
   let visible = 0;

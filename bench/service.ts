@@ -1,14 +1,12 @@
-import { spawnService, waitForExit, type ChildService } from '../test/helpers/server.js';
+import { spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
 
+/** The service under benchmark: all roles, so it has an API and OTLP listeners. */
+export type BenchService = ServiceProcess & { apiUrl: string; otlpHttpUrl: string; otlpGrpcAddress: string; stop(): Promise<void> };
+
 /** The service under test as its own process, so its CPU and RSS can be read from /proc. */
-export async function startBenchService(env: Record<string, string> = {}): Promise<ChildService & { stop(): Promise<void> }> {
-  const svc = await spawnService(makeDataDir('agent-eval-bench-'), env);
-  return {
-    ...svc,
-    async stop() {
-      svc.child.kill('SIGTERM');
-      await waitForExit(svc.child, 120_000).catch(() => svc.child.kill('SIGKILL'));
-    },
-  };
+export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
+  const svc = await spawnServiceProcess(makeDataDir('agent-eval-bench-'), env);
+  if (!svc.apiUrl || !svc.otlpHttpUrl || !svc.otlpGrpcAddress) throw new Error('bench service started without its listeners');
+  return { ...svc, apiUrl: svc.apiUrl, otlpHttpUrl: svc.otlpHttpUrl, otlpGrpcAddress: svc.otlpGrpcAddress, stop: () => stopProcess(svc, 120_000) };
 }

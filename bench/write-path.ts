@@ -1,10 +1,9 @@
 import { request } from 'undici';
 import { startKafka } from '../test/helpers/kafka.js';
-import type { ChildService } from '../test/helpers/server.js';
 import { agent, getJson, rssMb, summarize } from './lib.js';
 import { otlpAddresses } from './otlp.js';
 import { buildPayload, buildPool, stamp, type PayloadTemplate } from './otlp-payloads.js';
-import { startBenchService } from './service.js';
+import { startBenchService, type BenchService } from './service.js';
 
 /**
  * Embedded batcher vs Kafka (KAFKA_BROKERS; receivers produce, the ingester role consumes), each
@@ -89,7 +88,7 @@ async function load(url: string, projectId: string, pool: PayloadTemplate[], con
 }
 
 /** Sequential probes until `stop()`: send one small trace, poll until all its spans are queryable. */
-function startProbes(svc: ChildService, url: string, tpl: PayloadTemplate, opts: WritePathBenchOptions) {
+function startProbes(svc: BenchService, url: string, tpl: PayloadTemplate, opts: WritePathBenchOptions) {
   const headers = { 'x-project-id': svc.projectId };
   const [latencies, acks, afterAck, polls]: number[][] = [[], [], [], []];
   const outcomes: Record<string, number> = {};
@@ -135,7 +134,7 @@ function startProbes(svc: ChildService, url: string, tpl: PayloadTemplate, opts:
 }
 
 /** Polls the trace total until `traces` are visible; when they were, or undefined on timeout. */
-async function waitVisible(svc: ChildService, traces: number, timeoutS: number): Promise<{ at?: number; visible: number }> {
+async function waitVisible(svc: BenchService, traces: number, timeoutS: number): Promise<{ at?: number; visible: number }> {
   const until = performance.now() + timeoutS * 1000;
   let visible = 0;
   while (performance.now() < until) {
@@ -148,7 +147,7 @@ async function waitVisible(svc: ChildService, traces: number, timeoutS: number):
 }
 
 /** Warnings and errors the service logged (pino JSON lines), with a few distinct messages. */
-function serviceLog(svc: ChildService) {
+function serviceLog(svc: BenchService) {
   const lines = svc.output().split('\n').flatMap((l) => {
     try {
       return [JSON.parse(l) as { level?: number; msg?: string }];

@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { REPO_ROOT } from './server.js';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * `agent-eval serve` as a child OS process, for tests that split roles across processes, kill
- * them or watch their memory. Unlike `spawnService` it reports every listener of the ready line
- * (a `collector`-only or `ingester`-only process has no API port: `apiUrl` is then undefined).
+ * them or watch their memory. It reports every listener of the ready line (a `collector`-only
+ * or `ingester`-only process has no API port: `apiUrl` is then undefined).
  */
 export interface ServiceProcess {
   child: ChildProcess;

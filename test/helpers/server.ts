@@ -1,11 +1,9 @@
 import { makeDataDir } from './data-dir.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { startService, type RunningService } from '../../runtime/service.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { REPO_ROOT } from './processes.js';
 
 export { makeDataDir };
 
@@ -50,56 +48,6 @@ export function apiFetch(
     body = JSON.stringify(init.json);
   }
   return fetch(`${baseUrl}${pathname}`, { ...init, headers, body });
-}
-
-export interface ChildService {
-  child: ChildProcess;
-  apiUrl: string;
-  projectId: string;
-  /** Everything the process wrote to stdout/stderr so far. */
-  output(): string;
-}
-
-/** `agent-eval serve` as a separate OS process (for kill -9 and SIGTERM tests). */
-export async function spawnService(dataDir: string, env: Record<string, string> = {}): Promise<ChildService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', 'serve'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', OTLP_GRPC_PORT: '0', OTLP_HTTP_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', AGENT_EVAL_DATA_DIR: dataDir, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
-  child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
-  const ready = await new Promise<{ api: string; project_id: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${out}`)), 90_000);
-    const onData = () => {
-      // Only whole lines: a chunk may end in the middle of the ready line.
-      for (const line of out.split('\n').slice(0, -1)) {
-        if (!line.includes('agent-eval ready')) continue;
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve(JSON.parse(line) as { api: string; project_id: string });
-        return;
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`service exited with ${code} before it was ready:\n${out}`));
-    });
-  });
-  return { child, apiUrl: ready.api, projectId: ready.project_id, output: () => out };
-}
-
-export function waitForExit(child: ChildProcess, timeoutMs = 30_000): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('process did not exit in time')), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
 }
 
 /** A JSON ingest body of one trace with `spanCount` spans under one root. */

@@ -1,21 +1,20 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiFetch, makeDataDir, sampleTrace, spawnService, waitForExit, type ChildService } from '../helpers/server.js';
+import { exited, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
+import { apiFetch, makeDataDir, sampleTrace } from '../helpers/server.js';
 
 // The server runs as its own OS process so it can be killed with SIGKILL.
-let current: ChildService | undefined;
+let current: ServiceProcess | undefined;
 
 afterAll(async () => {
-  if (current && current.child.exitCode === null) {
-    current.child.kill('SIGTERM');
-    await waitForExit(current.child, 60_000).catch(() => current?.child.kill('SIGKILL'));
-  }
+  await stopProcess(current);
 });
 
 describe('acknowledged writes survive kill -9', () => {
   it('keeps every trace that got a 201 when the server is SIGKILLed right after', async () => {
     const dataDir = makeDataDir('agent-eval-durability-');
-    current = await spawnService(dataDir);
-    const { apiUrl, projectId } = current;
+    current = await spawnServiceProcess(dataDir);
+    const apiUrl = current.apiUrl!;
+    const projectId = current.projectId;
 
     const acked: string[] = [];
     const sends = Array.from({ length: 40 }, (_, i) => `dur-${i}`).map(async (id) => {
@@ -26,25 +25,25 @@ describe('acknowledged writes survive kill -9', () => {
     expect(acked).toHaveLength(40);
 
     current.child.kill('SIGKILL');
-    await waitForExit(current.child);
+    await exited(current.child);
 
-    current = await spawnService(dataDir);
+    current = await spawnServiceProcess(dataDir);
     expect(current.projectId).toBe(projectId);
     for (const id of acked) {
-      const res = await apiFetch(current.apiUrl, projectId, `/api/traces/${id}`);
+      const res = await apiFetch(current.apiUrl!, projectId, `/api/traces/${id}`);
       expect(res.status, id).toBe(200);
       const trace = await res.json();
       expect(trace.spans).toHaveLength(4);
       expect(trace).toMatchObject({ span_count: 4, llm_call_count: 2, tool_call_count: 1 });
     }
-    const list = await (await apiFetch(current.apiUrl, projectId, '/api/traces?limit=100')).json();
+    const list = await (await apiFetch(current.apiUrl!, projectId, '/api/traces?limit=100')).json();
     expect(list.total).toBe(40);
   });
 
   it('shuts down cleanly on SIGTERM, stopping its PostgreSQL', async () => {
     expect(current).toBeDefined();
     current!.child.kill('SIGTERM');
-    expect(await waitForExit(current!.child, 60_000)).toBe(0);
+    expect(await exited(current!.child, 60_000)).toEqual({ code: 0, signal: null });
     expect(current!.output()).toMatch(/shutting down/);
   });
 });
