@@ -19,7 +19,7 @@ export interface IngesterOptions {
   fetchMaxWaitMs?: number;
   /** Bytes a fetch waits for (up to fetchMaxWaitMs), so inserts are large. Default 256 KiB. */
   fetchMinBytes?: number;
-  /** Partitions written concurrently by this process. Default 1. */
+  /** Partitions written concurrently by this process. Default 2: one insert derives traces while the next parses. */
   partitionsConsumedConcurrently?: number;
   /** Backoff after an infrastructure failure: doubles from `min` to `max` ms. Default 250..10 000. */
   retryBackoffMs?: { min: number; max: number };
@@ -186,7 +186,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
+    partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 2,
     eachBatch,
   });
   log.info('ingester started');
