@@ -49,3 +49,24 @@ describe('unreachable stores', () => {
     expect(await res.json()).toMatchObject({ status: 'unhealthy', services: { analytical_store: 'unavailable', metadata_store: 'unavailable' } });
   });
 });
+
+describe('workflow engine in health', () => {
+  it('reports a configured but unreachable workflow engine as unavailable, and one that listens as ok', async () => {
+    const net = await import('node:net');
+    const listener = net.createServer((s) => s.destroy());
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
+    const port = (listener.address() as { port: number }).port;
+    const logger = createLogger('silent');
+    const analytics = createAnalyticsStore(createClient({ url: 'http://127.0.0.1:9', request_timeout: 1_000 }));
+    const metadata = createMetadataStore(createPool('postgres://u:p@127.0.0.1:9/db'));
+    const sink = createBatcher({ writer: analytics, maxSpans: 10, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
+    for (const [address, expected] of [[`127.0.0.1:${port}`, 'ok'], ['127.0.0.1:9', 'unavailable']] as const) {
+      const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test', temporalAddress: address }, logger, analytics, metadata, ingest: createIngest(sink) });
+      const s = await listen(app, 0, '127.0.0.1');
+      const body = await (await fetch(`http://127.0.0.1:${s.port}/api/health`)).json();
+      expect(body.services.workflow_engine).toBe(expected);
+      await s.close();
+    }
+    listener.close();
+  });
+});
