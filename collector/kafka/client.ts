@@ -1,4 +1,4 @@
-import { Kafka, logLevel as KafkaLogLevel, type LogEntry } from 'kafkajs';
+import { Kafka, Partitioners, logLevel as KafkaLogLevel, type LogEntry, type Producer } from 'kafkajs';
 import type { Logger } from '../../core/logger.js';
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -23,4 +23,22 @@ export function createKafkaClient(brokers: string[], logger: Logger, clientId = 
       },
     retry: { retries: 5, initialRetryTime: 200, maxRetryTime: 5_000 },
   });
+}
+
+/**
+ * The producer every agent-eval topic is written with. Idempotence makes kafkajs' internal
+ * retries safe (no duplicates, no reordering within a partition); kafkajs requires
+ * maxInFlightRequests 1 and acks -1 for it. The Java client's murmur2 partitioner (kafkajs'
+ * default since 2.0) is named so kafkajs does not warn; keys then map to the same partition
+ * from any client. Topics are created by ensureTopics, never implicitly.
+ */
+export async function connectIdempotentProducer(kafka: Kafka): Promise<Producer> {
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  await producer.connect();
+  return producer;
 }

@@ -1,4 +1,5 @@
-import { Partitioners, type IHeaders, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import type { IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { connectIdempotentProducer } from './client.js';
 
 /** Headers a dead letter carries next to the original key, value and headers. */
 export const DEAD_LETTER_HEADERS = {
@@ -27,13 +28,7 @@ export interface DeadLetterPublisher {
  * person) can replay them onto the spans topic unchanged; the reason and origin ride in headers.
  */
 export async function createDeadLetterPublisher(opts: { kafka: Kafka; topic: string; groupId: string }): Promise<DeadLetterPublisher> {
-  const producer: Producer = opts.kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
-  await producer.connect();
+  const producer: Producer = await connectIdempotentProducer(opts.kafka);
   return {
     async publish(source, letters) {
       if (letters.length === 0) return;

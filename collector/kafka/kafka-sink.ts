@@ -1,4 +1,5 @@
-import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+import { connectIdempotentProducer } from './client.js';
 import type { WriteBatch } from '../../core/model/span.js';
 import { AppError, BackpressureError, PayloadTooLargeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
@@ -56,17 +57,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
   const compression = opts.compression === 'none' ? CompressionTypes.None : CompressionTypes.GZIP;
   const log = opts.logger.child({ component: 'kafka-sink', topic: opts.topic });
 
-  // Idempotence makes kafkajs' internal retries safe (no duplicates, no reordering within a
-  // partition); kafkajs requires maxInFlightRequests 1 and acks -1 for it.
-  const producer: Producer = opts.kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    // The Java client's murmur2 partitioner (kafkajs' default since 2.0), named so kafkajs does
-    // not warn; keys `project/trace` then map to the same partition from any client.
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
-  await producer.connect();
+  const producer: Producer = await connectIdempotentProducer(opts.kafka);
 
   const queue: Queued[] = [];
   let pendingBytes = 0;
