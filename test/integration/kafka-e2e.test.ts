@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { committedOffsets, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { apiFetch, makeDataDir, sampleTrace, startTestService, type TestService } from '../helpers/server.js';
-import { exportSpans, makeExporter, recordSpans, type ExporterKind } from '../fixtures/otlp/sdk.js';
+import { agentTrace, exportSpans, makeExporter, recordSpans, type ExporterKind } from '../fixtures/otlp/sdk.js';
 import {
   exited,
   forEachConcurrently,
@@ -109,35 +109,6 @@ async function healthOf(apiUrl: string): Promise<{ status: string; ingest?: { ki
   return res.json();
 }
 
-/**
- * The fixture's agent trace (a server root and a failing LLM call with an event), with the root
- * passed as the parent explicitly: the SDK has no context manager here, so the fixture's
- * startActiveSpan would leave the LLM span a root of a trace of its own.
- */
-function sdkAgentTrace(): Promise<ReadableSpan[]> {
-  return recordSpans((tracer) => {
-    const root = tracer.startSpan('invoke_agent', { kind: SpanKind.SERVER });
-    const llm = tracer.startSpan(
-      'chat gpt-4o',
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          'gen_ai.operation.name': 'chat',
-          'gen_ai.request.model': 'gpt-4o',
-          'gen_ai.usage.input_tokens': 42,
-          'gen_ai.request.temperature': 0.5,
-          'gen_ai.request.stream': true,
-          'gen_ai.response.finish_reasons': ['stop', 'length'],
-        },
-      },
-      trace.setSpan(context.active(), root),
-    );
-    llm.addEvent('gen_ai.content.prompt', { 'gen_ai.prompt': 'hello' });
-    llm.setStatus({ code: SpanStatusCode.ERROR, message: 'rate limited' });
-    llm.end();
-    root.end();
-  });
-}
 
 /** A trace of the real SDK: a root and `children` tool calls parented to it (context passed explicitly). */
 function sdkTrace(children: number): Promise<ReadableSpan[]> {
@@ -206,7 +177,7 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
   });
 
   it.each<ExporterKind>(['http/protobuf', 'grpc', 'http/json'])('real OTel %s exporter: spans, types and attributes read back as sent', async (kind) => {
-    const sent = await sdkAgentTrace();
+    const sent = await recordSpans((tracer) => agentTrace(tracer));
     const traceId = sent[0].spanContext().traceId;
     const target = kind === 'grpc' ? `http://${svc.otlpGrpcAddress}` : svc.otlpHttpUrl!;
     const exporter = makeExporter(kind, target, PROJECT);
