@@ -11,6 +11,9 @@ import { scoresRouter } from './routes/scores.js';
 import { spansRouter } from './routes/spans.js';
 import { tracesRouter } from './routes/traces.js';
 
+/** The JSON routes that write spans. */
+const INGEST_PATHS = new Set(['/api/traces/ingest', '/api/spans']);
+
 /** Builds the Koa app (it does not listen): health and metrics, then OTLP/HTTP, then the project-scoped API. */
 export function createApp(deps: ApiDeps): Koa {
   const app = new Koa();
@@ -23,8 +26,13 @@ export function createApp(deps: ApiDeps): Koa {
   if (deps.otlpRouter) app.use(deps.otlpRouter.routes()).use(deps.otlpRouter.allowedMethods());
 
   const api = new Router();
-  api.use(jsonBody(deps.config.maxBodyBytes));
   api.use(projectContext);
+  // A full write path refuses ingest before its body is read (as the OTLP receivers do).
+  api.use(async (ctx, next) => {
+    if (ctx.method === 'POST' && INGEST_PATHS.has(ctx.path)) deps.collector.admit();
+    await next();
+  });
+  api.use(jsonBody(deps.config.maxBodyBytes));
   for (const router of [tracesRouter(deps), scoresRouter(deps), spansRouter(deps)]) {
     api.use(router.routes(), router.allowedMethods());
   }

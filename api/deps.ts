@@ -3,8 +3,7 @@ import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
 import type { MetadataStore } from '../core/store/postgres/metadata-store.js';
-import type { Ingest } from '../collector/ingest.js';
-import type { SinkStats } from '../collector/sink.js';
+import type { Collector, SinkStats } from '../collector/index.js';
 
 /** Everything the API needs, passed in by the entry point (STYLE 3). */
 export interface ApiDeps {
@@ -12,9 +11,14 @@ export interface ApiDeps {
   logger: Logger;
   analytics: AnalyticsStore;
   metadata: MetadataStore;
-  ingest: Ingest;
-  /** Write-path state for /api/health (buffer, Kafka lag). */
-  sinkStats?: () => Promise<SinkStats | undefined>;
+  collector: Collector;
+  /** Write-path buffer state for /api/health and /metrics: local, answers at once. */
+  sinkStats?: () => SinkStats | undefined;
+  /**
+   * The Kafka consumer group's lag, where this process runs the ingester: a round trip to Kafka,
+   * so health and metrics bound it and report Kafka down when it does not answer in time.
+   */
+  consumerLag?: () => Promise<number>;
   /** The OTLP/HTTP route, so one port can serve everything. */
   otlpRouter?: Router;
 }

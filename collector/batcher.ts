@@ -1,7 +1,8 @@
-import type { SpanRecord, WriteBatch } from '../core/model/span.js';
+import type { RowBatch } from '../core/model/span.js';
 import type { BatchWriter } from '../core/store/analytics.js';
-import { BackpressureError } from '../core/errors.js';
+import { failureKind } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { createByteBudget, rowBytes } from './admission.js';
 import type { SinkStats, SpanSink } from './sink.js';
 
 export interface BatcherOptions {
@@ -13,125 +14,117 @@ export interface BatcherOptions {
   /** Bound on buffered + in-flight bytes; beyond it writes are refused with 429 + Retry-After. */
   maxPendingBytes: number;
   /**
-   * Inserts allowed to run at once (default 2): one batch's trace derivation overlaps the next
-   * batch's insert. Safe because derivation recomputes from stored rows (docs/architecture.md).
+   * Inserts allowed to run at once (default 2): one batch is parsed by ClickHouse while the next
+   * gathers. Safe because inserts are idempotent and trace summaries are order-independent states.
    */
   maxConcurrentFlushes?: number;
   logger: Logger;
 }
 
+/** One write waiting in a batch: its own rows, so a failed batch can be split by writer. */
 interface Waiter {
+  rows: RowBatch;
   resolve(): void;
   reject(err: unknown): void;
 }
 
-interface Buffer {
-  batch: WriteBatch;
-  bytes: number;
-  waiters: Waiter[];
-}
-
-const emptyBuffer = (): Buffer => ({ batch: { spans: [], traces: [] }, bytes: 0, waiters: [] });
-
-/** A cheap size estimate: the large fields dominate, JSON.stringify would cost more than the insert. */
-export function estimateSpanBytes(s: SpanRecord): number {
-  let bytes = 256 + s.name.length + s.input.length + s.output.length + s.events.length + s.status_message.length;
-  for (const k in s.attributes) bytes += k.length + s.attributes[k].length;
-  for (const k in s.resource_attributes) bytes += k.length + s.resource_attributes[k].length;
-  return bytes;
-}
+const concat = (waiters: Waiter[]): RowBatch => {
+  const out: RowBatch = { spans: [], traces: [] };
+  for (const w of waiters) {
+    for (const s of w.rows.spans) out.spans.push(s);
+    for (const t of w.rows.traces) out.traces.push(t);
+  }
+  return out;
+};
 
 /**
- * The embedded write path: groups spans of concurrent requests into large ClickHouse inserts.
+ * The embedded write path: groups rows of concurrent requests into large ClickHouse inserts.
  * Group commit: while the insert slots are busy, writes gather for the next insert; with a free
- * slot the batcher lingers `maxWaitMs` at most. Each write resolves when its insert completed (durable), or rejects with
- * the insert's error so the client retries. Memory is bounded by `maxPendingBytes`.
+ * slot the batcher lingers `maxWaitMs` at most. Each write resolves when its insert completed
+ * (durable and queryable), or rejects so the client retries. Memory is bounded by a byte budget.
+ *
+ * One request's data can never fail another's: when the store refuses a shared insert for a data
+ * reason, the writers are split in halves and retried until the offending ones are alone, and
+ * only they get the error. A transient failure rejects every writer with a retryable 503.
  */
 export function createBatcher(opts: BatcherOptions): SpanSink {
-  let buffer = emptyBuffer();
-  let pendingBytes = 0;
+  const budget = createByteBudget(opts.maxPendingBytes);
+  let buffer: Waiter[] = [];
+  let bufferedSpans = 0;
   const inFlight = new Set<Promise<void>>();
   const slots = opts.maxConcurrentFlushes ?? 2;
   let timer: NodeJS.Timeout | null = null;
-  let closing = false;
 
   function schedule(): void {
-    if (inFlight.size >= slots || buffer.waiters.length === 0) return;
-    const full = buffer.batch.spans.length >= opts.maxSpans;
-    if (full || opts.maxWaitMs === 0) {
-      flush();
-    } else if (!timer) {
-      timer = setTimeout(flush, opts.maxWaitMs);
+    if (inFlight.size >= slots || buffer.length === 0) return;
+    if (bufferedSpans >= opts.maxSpans || opts.maxWaitMs === 0) flush();
+    else timer ??= setTimeout(flush, opts.maxWaitMs);
+  }
+
+  /** Inserts the writers' rows; on a data failure, bisects so only the writers at fault fail. */
+  async function insert(waiters: Waiter[]): Promise<void> {
+    const started = performance.now();
+    try {
+      const rows = concat(waiters);
+      await opts.writer.writeRows(rows);
+      opts.logger.debug({ spans: rows.spans.length, writes: waiters.length, ms: Math.round(performance.now() - started) }, 'batch written');
+      for (const w of waiters) w.resolve();
+    } catch (err) {
+      if (failureKind(err) === 'permanent' && waiters.length > 1) {
+        opts.logger.warn({ err, writes: waiters.length }, 'store refused a shared batch; splitting it to isolate the writes at fault');
+        const half = Math.ceil(waiters.length / 2);
+        await insert(waiters.slice(0, half));
+        await insert(waiters.slice(half));
+        return;
+      }
+      opts.logger.warn({ err, writes: waiters.length }, 'batch insert failed; its writers get the error');
+      for (const w of waiters) w.reject(err);
     }
   }
 
   function flush(): void {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (inFlight.size >= slots || buffer.waiters.length === 0) return;
-    const current = buffer;
-    buffer = emptyBuffer();
-    const settle = (outcome: () => void) => {
-      // Free the bound before waking writers, so a writer retrying at once finds room.
-      pendingBytes -= current.bytes;
+    if (inFlight.size >= slots || buffer.length === 0) return;
+    const waiters = buffer;
+    buffer = [];
+    bufferedSpans = 0;
+    const flight: Promise<void> = insert(waiters).finally(() => {
       inFlight.delete(flight);
-      outcome();
       // Writes that arrived during the insert already waited; flush them without lingering.
-      if (buffer.waiters.length) flush();
-    };
-    const started = performance.now();
-    const flight: Promise<void> = opts.writer.writeBatch(current.batch).then(
-      () =>
-        settle(() => {
-          opts.logger.debug({ spans: current.batch.spans.length, writes: current.waiters.length, ms: Math.round(performance.now() - started) }, 'batch written');
-          current.waiters.forEach((w) => w.resolve());
-        }),
-      (err: unknown) =>
-        settle(() => {
-          opts.logger.error({ err, spans: current.batch.spans.length }, 'batch insert failed; writers will retry');
-          current.waiters.forEach((w) => w.reject(err));
-        }),
-    );
+      if (buffer.length) flush();
+    });
     inFlight.add(flight);
   }
 
-  const refuse = () => new BackpressureError(1, 429, 'Ingestion buffer is full, retry later');
-
   return {
-    admit() {
-      if (closing) throw new BackpressureError(5, 503, 'Server is shutting down, retry later');
-      if (pendingBytes >= opts.maxPendingBytes) throw refuse();
-    },
+    admit: () => budget.admit(),
 
-    write(batch) {
-      if (closing) return Promise.reject(new BackpressureError(5, 503, 'Server is shutting down, retry later'));
-      let bytes = 64 * batch.traces.length;
-      for (const s of batch.spans) bytes += estimateSpanBytes(s);
-      // One request larger than the whole bound is still taken when nothing else is pending,
-      // otherwise it could never be written; the body limit caps its size.
-      if (pendingBytes > 0 && pendingBytes + bytes > opts.maxPendingBytes) {
-        return Promise.reject(refuse());
+    write(rows) {
+      let release: () => void;
+      try {
+        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.traces));
+      } catch (err) {
+        return Promise.reject(err);
       }
-      pendingBytes += bytes;
       return new Promise<void>((resolve, reject) => {
-        for (const s of batch.spans) buffer.batch.spans.push(s);
-        for (const t of batch.traces) buffer.batch.traces.push(t);
-        buffer.bytes += bytes;
-        buffer.waiters.push({ resolve, reject });
+        // Free the budget before waking the writer, so a writer retrying at once finds room.
+        buffer.push({ rows, resolve: () => (release(), resolve()), reject: (err) => (release(), reject(err)) });
+        bufferedSpans += rows.spans.length;
         schedule();
       });
     },
 
     async close() {
-      closing = true;
-      while (inFlight.size || buffer.waiters.length) {
+      budget.close();
+      while (inFlight.size || buffer.length) {
         flush();
         if (inFlight.size) await Promise.race(inFlight);
       }
     },
 
     stats(): SinkStats {
-      return { kind: 'batcher', pendingSpans: buffer.batch.spans.length, pendingBytes };
+      return { kind: 'batcher', pendingSpans: bufferedSpans, pendingBytes: budget.used };
     },
   };
 }

@@ -1,5 +1,8 @@
 import type { RawSpan } from '../core/model/raw-span.js';
-import type { SpanRecord, TraceHeader } from '../core/model/span.js';
+import type { RowBatch, TraceHeader } from '../core/model/span.js';
+import { isAcceptedTime, MAX_ID_LENGTH, MAX_TIME_MS } from '../core/model/limits.js';
+import { encodeSpanRow, encodeTraceHeaderRow } from '../core/store/clickhouse/rows.js';
+import { ValidationError } from '../core/errors.js';
 import type { SpanSink } from './sink.js';
 import { normalizeSpan } from './normalize/index.js';
 
@@ -23,49 +26,91 @@ export type IngestOutcome =
 /** Trace headers come without project; ingest stamps the caller's project on everything. */
 export type TraceHeaderInput = Omit<TraceHeader, 'project_id'>;
 
-export interface Ingest {
-  (projectId: string, spans: RawSpan[], traces?: TraceHeaderInput[]): Promise<IngestOutcome>;
-  /** Throws a BackpressureError when the write path is full; call before reading a request body. */
-  admit?(): void;
+export interface IngestOptions {
+  /**
+   * Refuse the whole request (422 naming each span) when any span cannot be stored, instead of
+   * storing the rest: the JSON API's contract. OTLP stores the rest (partial_success).
+   */
+  atomic?: boolean;
 }
 
-const MAX_ID_LENGTH = 128;
-const MIN_TIME_MS = Date.UTC(1970, 0, 2);
-const MAX_TIME_MS = Date.UTC(2200, 0, 1);
+export interface Ingest {
+  (projectId: string, spans: RawSpan[], traces?: TraceHeaderInput[], options?: IngestOptions): Promise<IngestOutcome>;
+  /** Throws a BackpressureError when the write path is full; call before reading a request body. */
+  admit(): void;
+}
+
+export interface IngestLimits {
+  /** Largest encoded span row (MAX_SPAN_BYTES): the same in every write path, so both accept the same spans. */
+  maxSpanBytes: number;
+}
+
+const ALL_ZEROES = /^0+$/;
 
 /** Why a decoded span cannot be stored, or null when it can. */
 export function invalidSpanReason(span: RawSpan): string | null {
   if (!span.traceId) return 'trace_id is empty';
   if (!span.spanId) return 'span_id is empty';
   if (span.traceId.length > MAX_ID_LENGTH || span.spanId.length > MAX_ID_LENGTH) return `ids must be at most ${MAX_ID_LENGTH} characters`;
-  if (/^0+$/.test(span.traceId)) return 'trace_id is all zeroes';
-  if (/^0+$/.test(span.spanId)) return 'span_id is all zeroes';
-  if (!Number.isFinite(span.startTimeMs) || span.startTimeMs < MIN_TIME_MS || span.startTimeMs > MAX_TIME_MS) {
-    return 'start time is missing or out of range';
-  }
+  if (ALL_ZEROES.test(span.traceId)) return 'trace_id is all zeroes';
+  if (ALL_ZEROES.test(span.spanId)) return 'span_id is all zeroes';
+  if (!span.traceId.isWellFormed() || !span.spanId.isWellFormed()) return 'ids must be well-formed Unicode';
+  if (!isAcceptedTime(span.startTimeMs)) return 'start time is missing or out of range';
+  // An end of 0 (OTLP's unset) or before the start is an instantaneous span (normalizeSpan).
   if (!Number.isFinite(span.endTimeMs) || span.endTimeMs > MAX_TIME_MS) return 'end time is out of range';
   return null;
 }
 
+/** UTF-8 size of a row, without scanning it when it is clearly small (UTF-8 needs at most 3 bytes per UTF-16 unit). */
+function rowBytesOver(line: string, max: number): number | null {
+  if (line.length * 3 <= max) return null;
+  const bytes = Buffer.byteLength(line);
+  return bytes > max ? bytes : null;
+}
+
+const tooLarge = (bytes: number, max: number) => `span is ${bytes} bytes once stored; the limit is ${max} (MAX_SPAN_BYTES)`;
+
 /**
- * The one ingest path: validate -> normalize -> sink. Every receiver (OTLP gRPC, OTLP HTTP
- * protobuf and JSON, the JSON ingest body, POST /api/spans) calls the function this returns.
+ * The one ingest path: validate -> normalize -> encode -> sink. Every receiver (OTLP gRPC, OTLP
+ * HTTP protobuf and JSON, the JSON ingest body, POST /api/spans) calls the function this returns.
+ * Every value is validated and every row encoded before it joins a write shared with other
+ * requests, so one client's data can never fail another's.
  */
-export function createIngest(sink: SpanSink): Ingest {
-  const ingest: Ingest = async function ingest(projectId, rawSpans, traces = []) {
-    const records: SpanRecord[] = [];
+export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
+  const ingest = async function ingest(projectId: string, rawSpans: RawSpan[], traces: TraceHeaderInput[] = [], options: IngestOptions = {}): Promise<IngestOutcome> {
+    const rows: RowBatch = { spans: [], traces: [] };
     const rejected: RejectedSpan[] = [];
-    rawSpans.forEach((raw, index) => {
-      const reason = invalidSpanReason(raw);
-      if (reason) rejected.push({ index, spanId: raw.spanId, reason });
-      else records.push(normalizeSpan(raw, projectId));
-    });
-    const headers: TraceHeader[] = traces.map((t) => ({ ...t, project_id: projectId }));
-    if (records.length > 0 || headers.length > 0) await sink.write({ spans: records, traces: headers });
-    const traceIds = [...new Set([...headers.map((t) => t.trace_id), ...records.map((s) => s.trace_id)])];
-    if (rejected.length === 0) return { kind: 'ok', accepted: records.length, traceIds };
-    return { kind: 'partial', accepted: records.length, traceIds, rejected };
-  };
+    const traceIds = new Set<string>();
+    for (let index = 0; index < rawSpans.length; index++) {
+      const raw = rawSpans[index];
+      let reason = invalidSpanReason(raw);
+      if (!reason) {
+        const line = encodeSpanRow(normalizeSpan(raw, projectId));
+        const over = rowBytesOver(line, limits.maxSpanBytes);
+        if (over === null) {
+          rows.spans.push(line);
+          traceIds.add(raw.traceId);
+          continue;
+        }
+        reason = tooLarge(over, limits.maxSpanBytes);
+      }
+      rejected.push({ index, spanId: raw.spanId, reason });
+    }
+    for (const t of traces) {
+      const line = encodeTraceHeaderRow({ ...t, project_id: projectId });
+      const over = rowBytesOver(line, limits.maxSpanBytes);
+      if (over !== null) throw new ValidationError([{ field: 'attributes', message: `trace header is ${over} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
+      rows.traces.push(line);
+      traceIds.add(t.trace_id);
+    }
+    if (options.atomic && rejected.length > 0) {
+      throw new ValidationError(rejected.map((r) => ({ field: `spans[${r.index}]`, message: r.reason })));
+    }
+    if (rows.spans.length > 0 || rows.traces.length > 0) await sink.write(rows);
+    const accepted = rows.spans.length;
+    if (rejected.length === 0) return { kind: 'ok', accepted, traceIds: [...traceIds] };
+    return { kind: 'partial', accepted, traceIds: [...traceIds], rejected };
+  } as Ingest;
   ingest.admit = () => sink.admit();
   return ingest;
 }

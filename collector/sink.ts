@@ -1,4 +1,4 @@
-import type { WriteBatch } from '../core/model/span.js';
+import type { RowBatch } from '../core/model/span.js';
 
 /** What a sink reports about itself, for /api/health and metrics. */
 export interface SinkStats {
@@ -16,7 +16,7 @@ export interface SinkStats {
  * rejects with a BackpressureError when the sink is full.
  */
 export interface SpanSink {
-  write(batch: WriteBatch): Promise<void>;
+  write(rows: RowBatch): Promise<void>;
   /**
    * Throws a BackpressureError when the sink is already full. Receivers call it before reading
    * and decoding a request, so a refusal under overload costs (almost) nothing.

@@ -20,6 +20,22 @@ const optionalText = z
   .optional();
 
 const ROLES = ['api', 'collector', 'worker', 'ingester'] as const;
+
+/**
+ * Kafka's defaults, in one place (config and the Kafka code both read them). A message holds at
+ * least one span of MAX_SPAN_BYTES; 1,004,096 stays under the broker's default
+ * `message.max.bytes` (1,048,588), which applies to a whole record batch.
+ */
+export const KAFKA_DEFAULTS = {
+  topic: 'agent-eval.spans',
+  deadLetterTopic: 'agent-eval.spans.dlq',
+  groupId: 'agent-eval-ingester',
+  partitions: 6,
+  maxMessageBytes: 1_004_096,
+} as const;
+
+/** Room a Kafka message keeps beyond its largest row. */
+const KAFKA_MESSAGE_HEADROOM = 4096;
 export type Role = (typeof ROLES)[number];
 
 const EnvSchema = z.object({
@@ -32,14 +48,16 @@ const EnvSchema = z.object({
   DATABASE_URL: optionalText,
   TEMPORAL_ADDRESS: optionalText,
   KAFKA_BROKERS: optionalText,
-  KAFKA_TOPIC: z.string().default('agent-eval.spans'),
-  KAFKA_DLQ_TOPIC: z.string().default('agent-eval.spans.dlq'),
-  KAFKA_GROUP_ID: z.string().default('agent-eval-ingester'),
-  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(6),
+  KAFKA_TOPIC: z.string().default(KAFKA_DEFAULTS.topic),
+  KAFKA_DLQ_TOPIC: z.string().default(KAFKA_DEFAULTS.deadLetterTopic),
+  KAFKA_GROUP_ID: z.string().default(KAFKA_DEFAULTS.groupId),
+  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1000).default(KAFKA_DEFAULTS.partitions),
+  KAFKA_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(KAFKA_DEFAULTS.maxMessageBytes),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   OTLP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  MAX_SPAN_BYTES: z.coerce.number().int().min(4096).default(1_000_000),
   BATCH_MAX_SPANS: z.coerce.number().int().min(1).default(10_000),
   BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(10),
   BATCH_MAX_CONCURRENT_FLUSHES: z.coerce.number().int().min(1).max(16).default(2),
@@ -67,11 +85,13 @@ export interface Config {
   clickhouseUrl?: string;
   databaseUrl?: string;
   temporalAddress?: string;
-  kafka?: { brokers: string[]; topic: string; deadLetterTopic: string; groupId: string; partitions: number };
+  kafka?: { brokers: string[]; topic: string; deadLetterTopic: string; groupId: string; partitions: number; maxMessageBytes: number };
   retentionDays: number;
   logLevel: string;
   maxBodyBytes: number;
   otlpMaxMessageBytes: number;
+  /** Largest span row accepted, in every write path (a larger span is refused alone). */
+  maxSpanBytes: number;
   batch: { maxSpans: number; maxWaitMs: number; maxPendingBytes: number; maxConcurrentFlushes: number };
   roles: Role[];
   version: string;
@@ -87,6 +107,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.KAFKA_BROKERS && e.KAFKA_MAX_MESSAGE_BYTES < e.MAX_SPAN_BYTES + KAFKA_MESSAGE_HEADROOM) {
+    throw new ConfigError(
+      `Invalid configuration:\n  KAFKA_MAX_MESSAGE_BYTES: must be at least MAX_SPAN_BYTES + ${KAFKA_MESSAGE_HEADROOM} (${e.MAX_SPAN_BYTES + KAFKA_MESSAGE_HEADROOM}), so every accepted span fits a message`,
+    );
+  }
   const config: Config = {
     port: e.PORT,
     host: e.HOST,
@@ -103,12 +128,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           deadLetterTopic: e.KAFKA_DLQ_TOPIC,
           groupId: e.KAFKA_GROUP_ID,
           partitions: e.KAFKA_PARTITIONS,
+          maxMessageBytes: e.KAFKA_MAX_MESSAGE_BYTES,
         }
       : undefined,
     retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     maxBodyBytes: e.MAX_BODY_BYTES,
     otlpMaxMessageBytes: e.OTLP_MAX_MESSAGE_BYTES,
+    maxSpanBytes: e.MAX_SPAN_BYTES,
     batch: {
       maxSpans: e.BATCH_MAX_SPANS,
       maxWaitMs: e.BATCH_MAX_WAIT_MS,

@@ -70,13 +70,17 @@ const UNAVAILABLE_MESSAGES: Record<StoreKind, string> = {
   workflow: 'Workflow engine service unavailable',
 };
 
-/** 503: a dependency is unreachable. */
+/** Retry-After sent with a 503 for a store that is down or overloaded, which carries no delay of its own. */
+export const STORE_DOWN_RETRY_AFTER_SECONDS = 5;
+
+/** 503: a dependency is unreachable, timing out or overloaded; the client should retry. */
 export class ServiceUnavailableError extends AppError {
+  readonly retryAfterSeconds = STORE_DOWN_RETRY_AFTER_SECONDS;
   constructor(
     readonly store: StoreKind,
     cause?: unknown,
   ) {
-    super(503, 'SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGES[store], errorMessage(cause), { cause });
+    super(503, 'SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGES[store], cause === undefined ? undefined : errorMessage(cause), { cause });
   }
 }
 
@@ -92,19 +96,73 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
-const INFRA_PATTERN = /ECONNREFUSED|ETIMEDOUT|UNAVAILABLE|ECONNRESET|EHOSTUNREACH|ENOTFOUND|connect error|connection (refused|terminated)|Connection terminated|socket hang up/i;
+/** 400: the store refused the data itself; sending it again can never succeed. */
+export class DataRejectedError extends AppError {
+  constructor(reason: string, cause?: unknown) {
+    super(400, 'DATA_REJECTED', `The analytical store rejected the data: ${reason}`, undefined, { cause });
+  }
+}
 
-/** The SPEC's rule: an exception whose message names ECONNREFUSED, ETIMEDOUT, UNAVAILABLE or a connect error is an infrastructure failure. */
+const INFRA_PATTERN = /ECONNREFUSED|ETIMEDOUT|UNAVAILABLE|ECONNRESET|EHOSTUNREACH|ENOTFOUND|EPIPE|connect error|connection (refused|terminated)|Connection terminated|socket hang up|Timeout error/i;
+
+/**
+ * ClickHouse error types that are the data's fault: the same rows fail the same way every time
+ * (parse errors, values out of a type's range, malformed UTF-8 escapes, oversized values).
+ */
+const DATA_FAULT_TYPES = new Set([
+  'CANNOT_PARSE_TEXT', 'CANNOT_PARSE_ESCAPE_SEQUENCE', 'CANNOT_PARSE_QUOTED_STRING', 'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
+  'CANNOT_PARSE_DATE', 'CANNOT_PARSE_DATETIME', 'CANNOT_PARSE_NUMBER', 'CANNOT_PARSE_BOOL', 'CANNOT_PARSE_UUID',
+  'CANNOT_READ_ARRAY_FROM_TEXT', 'CANNOT_READ_MAP_FROM_TEXT', 'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+  'ARGUMENT_OUT_OF_BOUND', 'TOO_LARGE_STRING_SIZE', 'TOO_LARGE_ARRAY_SIZE', 'DECIMAL_OVERFLOW', 'INCORRECT_NUMBER_OF_COLUMNS',
+  'SIZES_OF_ARRAYS_DONT_MATCH', 'CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN', 'ATTEMPT_TO_READ_AFTER_EOF', 'UNKNOWN_FIELD',
+]);
+
+/** The ClickHouse error type (`CANNOT_PARSE_TEXT`...), from @clickhouse/client's ClickHouseError or chDB's message. */
+function clickhouseType(err: unknown): string | undefined {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (typeof type === 'string' && /^[A-Z_]+$/.test(type)) return type;
+  return /\(([A-Z][A-Z_]+)\)\s*$/.exec(errorMessage(err))?.[1];
+}
+
+/**
+ * How a failed store call bears on the data it carried, decided once where the store is called:
+ * `permanent` when the store says the data itself is bad (it can never be written), otherwise
+ * `transient` (OpenTelemetry Collector receivers' rule: default to retryable), so an outage,
+ * a timeout or an overload (TOO_MANY_PARTS, MEMORY_LIMIT_EXCEEDED, ...) never looks like bad data.
+ */
+export function failureKind(err: unknown): 'permanent' | 'transient' {
+  if (err instanceof AppError) return err.status >= 500 || err.status === 429 ? 'transient' : 'permanent';
+  const type = clickhouseType(err);
+  return type !== undefined && DATA_FAULT_TYPES.has(type) ? 'permanent' : 'transient';
+}
+
+/** A failed write, as the client must see it: 400 for data the store refuses, else 503 (retry). */
+export function writeFailure(store: StoreKind, err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (failureKind(err) === 'permanent') return new DataRejectedError(errorMessage(err).split('\n')[0].slice(0, 500), err);
+  return new ServiceUnavailableError(store, err);
+}
+
+/** ClickHouse error types that mean the store is overloaded or slow, not that a query is wrong. */
+const OVERLOAD_TYPES = new Set([
+  'TOO_MANY_PARTS', 'MEMORY_LIMIT_EXCEEDED', 'TOO_MANY_SIMULTANEOUS_QUERIES', 'TIMEOUT_EXCEEDED', 'SOCKET_TIMEOUT',
+  'NETWORK_ERROR', 'ALL_CONNECTION_TRIES_FAILED', 'TABLE_IS_READ_ONLY', 'NOT_ENOUGH_SPACE', 'QUERY_WAS_CANCELLED',
+  'ABORTED', 'KEEPER_EXCEPTION', 'ALL_REPLICAS_ARE_STALE', 'TOO_MANY_QUERIES_FOR_USER', 'UNKNOWN_TABLE', 'UNKNOWN_DATABASE',
+]);
+
+/** The SPEC's rule: an exception whose message names ECONNREFUSED, ETIMEDOUT, UNAVAILABLE or a connect error is an infrastructure failure; so is a store that says it is overloaded. */
 export function isInfrastructureFailure(err: unknown): boolean {
   if (err instanceof ServiceUnavailableError) return true;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && INFRA_PATTERN.test(code)) return true;
   if (err instanceof AggregateError) return err.errors.some(isInfrastructureFailure);
+  const type = clickhouseType(err);
+  if (type !== undefined && OVERLOAD_TYPES.has(type)) return true;
   return INFRA_PATTERN.test(errorMessage(err));
 }
 
 /**
- * Wraps a store call: infrastructure failures become 503 for that store, anything else a 500
+ * A failed read: an unreachable or overloaded store is a 503 for that store, anything else a 500
  * with the operation's fixed text. AppErrors pass through unchanged.
  */
 export function classifyStoreError(store: StoreKind, operation: string, err: unknown): AppError {

@@ -4,9 +4,9 @@ import Koa from 'koa';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import { createApp } from '../api/app.js';
-import { createIngest } from '../collector/ingest.js';
-import { createOtlpHttpRouter, startOtlpGrpcServer } from '../collector/otlp/index.js';
+import { createCollector, createOtlpHttpRouter, startOtlpGrpcServer } from '../collector/index.js';
 import { listen } from './http-server.js';
+import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { openStores, runCleanups } from './stores.js';
 import { openWritePath, type WritePath } from './write-path.js';
 
@@ -16,6 +16,8 @@ export interface RunningService {
   otlpGrpcAddress?: string;
   defaultProjectId: string;
   writePath: WritePath;
+  /** The analytical store's client (see Stores.clickhouse). */
+  clickhouse: ClickHouseClient;
   stop(): Promise<void>;
 }
 
@@ -40,16 +42,16 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
 
     const writePath = await openWritePath(config, stores.analytics, logger);
     cleanups.push(() => writePath.close());
-    const result: RunningService = { defaultProjectId: project.id, writePath, stop: () => runCleanups(cleanups, logger) };
+    const result: RunningService = { defaultProjectId: project.id, writePath, clickhouse: stores.clickhouse, stop: () => runCleanups(cleanups, logger) };
     const sink = writePath.sink;
     if (!sink) return result;
 
-    const ingest = createIngest(sink);
-    const otlpRouter = () => createOtlpHttpRouter({ ingest, maxBodyBytes: config.otlpMaxMessageBytes, defaultProjectId: project.id, logger });
+    const collector = createCollector({ sink, maxSpanBytes: config.maxSpanBytes });
+    const otlpRouter = () => createOtlpHttpRouter({ collector, maxBodyBytes: config.otlpMaxMessageBytes, defaultProjectId: project.id, logger });
 
     if (config.roles.includes('collector')) {
       const grpc = await startOtlpGrpcServer({
-        ingest,
+        collector,
         port: config.otlpGrpcPort,
         host: config.host,
         maxMessageBytes: config.otlpMaxMessageBytes,
@@ -74,8 +76,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         logger,
         analytics: stores.analytics,
         metadata: stores.metadata,
-        ingest,
+        collector,
         sinkStats: () => writePath.stats(),
+        consumerLag: writePath.consumerLag,
         otlpRouter: otlpRouter(),
       });
       const server = await listen(app, config.port, config.host);

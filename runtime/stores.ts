@@ -2,7 +2,7 @@ import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
 import { createAnalyticsStore } from '../core/store/clickhouse/analytics-store.js';
-import { connectClickHouse } from '../core/store/clickhouse/client.js';
+import { connectClickHouse, type ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { applyRetention, clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
 import { migrate } from '../core/store/migrations.js';
 import { startEmbeddedPostgres } from '../core/store/postgres/embedded-postgres.js';
@@ -11,6 +11,8 @@ import { postgresMigrationTarget } from '../core/store/postgres/migration-target
 
 export interface Stores {
   analytics: AnalyticsStore;
+  /** The analytical store's client, for operator tools and tests that act on the store itself. */
+  clickhouse: ClickHouseClient;
   metadata: MetadataStore;
   close(): Promise<void>;
 }
@@ -23,8 +25,8 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
   const clickhouse = await connectClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir });
   const cleanups: Array<() => Promise<void>> = [() => clickhouse.close()];
   try {
-    await migrate(clickhouseMigrationTarget(clickhouse), logger);
-    await applyRetention(clickhouse, config.retentionDays);
+    await migrate(clickhouseMigrationTarget(clickhouse.client), logger);
+    await applyRetention(clickhouse.client, config.retentionDays);
     let connectionString = config.databaseUrl;
     if (!connectionString) {
       const embedded = await startEmbeddedPostgres(config.dataDir, logger);
@@ -36,6 +38,7 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
     await migrate(postgresMigrationTarget(pool), logger);
     return {
       analytics: createAnalyticsStore(clickhouse),
+      clickhouse: clickhouse.client,
       metadata: createMetadataStore(pool),
       close: () => runCleanups(cleanups, logger),
     };

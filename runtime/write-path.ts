@@ -13,7 +13,10 @@ export interface WritePath {
   sink?: SpanSink;
   /** Present when this process runs the Kafka ingester role. */
   ingester?: Ingester;
-  stats(): Promise<SinkStats | undefined>;
+  /** Buffered and in-flight spans of this process's sink: local, answers at once. */
+  stats(): SinkStats | undefined;
+  /** With the ingester role: the group's consumer lag, a Kafka round trip that may hang with Kafka. */
+  consumerLag?: () => Promise<number>;
   /** Drains in order: the sink flushes, then the ingester commits and leaves its group. */
   close(): Promise<void>;
 }
@@ -26,11 +29,11 @@ export async function openWritePath(config: Config, analytics: AnalyticsStore, l
   const accepts = config.roles.includes('api') || config.roles.includes('collector');
   if (!config.kafka) {
     const sink = createBatcher({ writer: analytics, logger, ...config.batch });
-    return { sink, stats: async () => sink.stats(), close: () => sink.close() };
+    return { sink, stats: () => sink.stats(), close: () => sink.close() };
   }
   const kafka = createKafkaClient(config.kafka.brokers, logger);
   await ensureTopics({ kafka, logger, spansTopic: config.kafka.topic, deadLetterTopic: config.kafka.deadLetterTopic, partitions: config.kafka.partitions });
-  const sink = accepts ? await createKafkaSink({ kafka, topic: config.kafka.topic, logger }) : undefined;
+  const sink = accepts ? await createKafkaSink({ kafka, topic: config.kafka.topic, maxMessageBytes: config.kafka.maxMessageBytes, logger }) : undefined;
   let ingester: Ingester | undefined;
   try {
     if (config.roles.includes('ingester')) {
@@ -47,14 +50,12 @@ export async function openWritePath(config: Config, analytics: AnalyticsStore, l
     await sink?.close();
     throw err;
   }
+  const running = ingester;
   return {
     sink,
     ingester,
-    async stats() {
-      const base: SinkStats = sink?.stats() ?? { kind: 'kafka', pendingSpans: 0, pendingBytes: 0 };
-      if (!ingester) return base;
-      return { ...base, consumerLag: await ingester.lag() };
-    },
+    stats: () => sink?.stats() ?? { kind: 'kafka', pendingSpans: 0, pendingBytes: 0 },
+    consumerLag: running && (() => running.lag()),
     async close() {
       await sink?.close();
       await ingester?.stop();

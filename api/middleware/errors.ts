@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { AppError, BackpressureError, classifyStoreError, ValidationError, type StoreKind } from '../../core/errors.js';
+import { toWireError } from '../../core/wire-error.js';
 import type { Logger } from '../../core/logger.js';
 
 /** What a route does, so an unexpected failure gets the SPEC's `Failed to <verb> <object>` text. */
@@ -36,13 +37,13 @@ export function errorMiddleware(logger: Logger) {
     try {
       await next();
     } catch (thrown) {
-      const op = ctx.state.operation as Operation | undefined;
-      const err = thrown instanceof AppError ? thrown : classifyStoreError(op?.store ?? 'analytics', op?.name ?? 'process request', thrown);
+      const op = ctx.state.operation;
+      const wire = toWireError(thrown instanceof AppError ? thrown : classifyStoreError(op?.store ?? 'analytics', op?.name ?? 'process request', thrown));
+      const err = wire.error;
       if (err.status >= 500) logger.error({ err: thrown, path: ctx.path, method: ctx.method }, err.message);
-      ctx.status = err.status;
+      ctx.status = wire.httpStatus;
       ctx.body = body(err);
-      if (err instanceof BackpressureError) ctx.set('Retry-After', String(err.retryAfterSeconds));
-      if (err.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', '5');
+      if (wire.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(wire.retryAfterSeconds)));
     }
   };
 }

@@ -1,23 +1,14 @@
 import net from 'node:net';
 import Router from '@koa/router';
 import type { ApiDeps } from '../deps.js';
+import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
 
 type ServiceStatus = 'ok' | 'unavailable' | 'not_configured';
 
-const PING_TIMEOUT_MS = 2_000;
-
+/** A dependency that fails, says no, or does not answer within DEPENDENCY_TIMEOUT_MS is down. */
 async function check(ping: () => Promise<boolean>): Promise<ServiceStatus> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
-  });
-  try {
-    return (await Promise.race([ping(), timeout])) ? 'ok' : 'unavailable';
-  } catch {
-    return 'unavailable';
-  } finally {
-    clearTimeout(timer);
-  }
+  const result = await withDeadline(ping, DEPENDENCY_TIMEOUT_MS);
+  return result.ok && result.value ? 'ok' : 'unavailable';
 }
 
 /**
@@ -34,7 +25,8 @@ function tcpReachable(address: string): Promise<boolean> {
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(PING_TIMEOUT_MS, () => done(false));
+    // The deadline already answers; this only frees the socket of a host that never replies.
+    socket.setTimeout(DEPENDENCY_TIMEOUT_MS, () => done(false));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
@@ -42,23 +34,30 @@ function tcpReachable(address: string): Promise<boolean> {
 
 /**
  * GET /api/health: 200 `healthy` when the required stores answer, 200 `degraded` when one of
- * them does not, 503 `unhealthy` when none does. The workflow engine is reported, not required.
+ * them does not, 503 `unhealthy` when none does. The workflow engine and Kafka are reported, not
+ * required. Every dependency is asked at once and given DEPENDENCY_TIMEOUT_MS, so a hung one
+ * makes the answer `unavailable` for it, never a slow health check.
  */
 export function healthRouter(deps: ApiDeps): Router {
   const router = new Router();
   router.get('/api/health', async (ctx) => {
     const temporal = deps.config.temporalAddress;
-    const [analytics, metadata, workflow, ingest] = await Promise.all([
+    const consumerLag = deps.consumerLag;
+    const [analytics, metadata, workflow, lag] = await Promise.all([
       check(() => deps.analytics.ping()),
       check(() => deps.metadata.ping()),
       temporal ? check(() => tcpReachable(temporal)) : Promise.resolve<ServiceStatus>('not_configured'),
-      Promise.resolve(deps.sinkStats?.()).catch(() => undefined),
+      consumerLag ? withDeadline(consumerLag, DEPENDENCY_TIMEOUT_MS) : undefined,
     ]);
     const services: Record<string, ServiceStatus> = {
       analytical_store: analytics,
       metadata_store: metadata,
       workflow_engine: workflow,
     };
+    // Kafka is reported where this process reads it (the ingester's consumer lag).
+    if (lag) services.streaming_buffer = lag.ok ? 'ok' : 'unavailable';
+    const stats = deps.sinkStats?.();
+    const ingest = stats && { ...stats, ...(lag?.ok ? { consumerLag: lag.value } : {}) };
     const required = [analytics, metadata];
     const up = required.filter((s) => s === 'ok').length;
     const status = up === required.length ? 'healthy' : up === 0 ? 'unhealthy' : 'degraded';

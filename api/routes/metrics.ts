@@ -1,24 +1,23 @@
 import Router from '@koa/router';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiDeps } from '../deps.js';
+import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
 
 /**
  * GET /metrics in the Prometheus text format: the write path's buffer and, with Kafka, the
- * ingester group's consumer lag, plus the process's default metrics.
+ * ingester group's consumer lag, plus the process's default metrics. Kafka is given
+ * DEPENDENCY_TIMEOUT_MS: a hung broker shows as lag -1 (unknown), and the scrape still succeeds.
  */
 export function metricsRouter(deps: ApiDeps): Router {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'agent_eval_' });
-  let last: Awaited<ReturnType<NonNullable<ApiDeps['sinkStats']>>>;
-  const refresh = async () => {
-    last = await deps.sinkStats?.().catch(() => undefined);
-  };
+  let consumerLag = -1;
   new Gauge({
     name: 'agent_eval_ingest_pending_spans',
     help: 'Spans accepted but not yet durable in the write path',
     registers: [registry],
     collect() {
-      this.set(last?.pendingSpans ?? 0);
+      this.set(deps.sinkStats?.()?.pendingSpans ?? 0);
     },
   });
   new Gauge({
@@ -26,21 +25,22 @@ export function metricsRouter(deps: ApiDeps): Router {
     help: 'Estimated bytes buffered or in flight in the write path',
     registers: [registry],
     collect() {
-      this.set(last?.pendingBytes ?? 0);
+      this.set(deps.sinkStats?.()?.pendingBytes ?? 0);
     },
   });
   new Gauge({
     name: 'agent_eval_kafka_consumer_lag',
-    help: 'Messages on the spans topic not yet committed by the ingester group (-1 without Kafka)',
+    help: 'Messages on the spans topic not yet committed by the ingester group (-1: no Kafka, or Kafka did not answer in time)',
     registers: [registry],
     collect() {
-      this.set(last?.consumerLag ?? -1);
+      this.set(consumerLag);
     },
   });
 
   const router = new Router();
   router.get('/metrics', async (ctx) => {
-    await refresh();
+    const lag = deps.consumerLag ? await withDeadline(deps.consumerLag, DEPENDENCY_TIMEOUT_MS) : undefined;
+    consumerLag = lag?.ok ? lag.value : -1;
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   });

@@ -3,7 +3,7 @@ import { BadRequestError } from '../../core/errors.js';
 import { CreateScoreSchema } from '../../core/model/score.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
-import { validate } from '../validate.js';
+import { validate } from '../../core/validate.js';
 
 function missing(value: unknown): boolean {
   return value === undefined || value === null || value === '';

@@ -1,11 +1,12 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
-import { IngestTraceSchema, Timestamp } from '../../core/model/ingest-body.js';
-import { decodeIngestBody } from '../../collector/json/ingest-body.js';
+import { Timestamp } from '../../core/model/ingest-body.js';
+import { decodeTraceCursor } from '../../core/store/clickhouse/trace-reads.js';
+import { DEFAULT_SPANS_PAGE, decodeSpanCursor, MAX_SPANS_PAGE } from '../../core/model/span-page.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
-import { validate } from '../validate.js';
+import { validate } from '../../core/validate.js';
 
 /** Largest page of GET /api/traces (the SPEC leaves it open). */
 export const MAX_TRACE_PAGE = 1000;
@@ -17,22 +18,38 @@ const ListQuerySchema = z.object({
   name: z.string().min(1).max(1024).optional(),
   start_time: Timestamp.optional(),
   end_time: Timestamp.optional(),
+  /** Keyset paging: the `next_cursor` of the previous page. */
+  cursor: z
+    .string()
+    .max(1024)
+    .transform((v, ctx) => {
+      const cursor = decodeTraceCursor(v);
+      if (!cursor) ctx.addIssue({ code: 'custom', message: 'must be a next_cursor of this endpoint' });
+      return cursor;
+    })
+    .optional(),
+});
+
+/** GET /api/traces/{id}: a page of the trace's spans, after the span a cursor names. */
+const TraceQuerySchema = z.object({
+  spans_limit: z.coerce.number().int().min(1).max(MAX_SPANS_PAGE).default(DEFAULT_SPANS_PAGE),
+  spans_cursor: z
+    .string()
+    .max(1024)
+    .transform((v, ctx) => {
+      const key = decodeSpanCursor(v);
+      if (!key) ctx.addIssue({ code: 'custom', message: 'must be a spans_next_cursor of this endpoint' });
+      return key;
+    })
+    .optional(),
 });
 
 export function tracesRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/traces' });
 
   router.post('/ingest', operation('ingest trace'), async (ctx) => {
-    deps.ingest.admit?.();
-    const body = validate(IngestTraceSchema, ctx.request.body);
-    const { spans, header } = decodeIngestBody(body);
-    const outcome = await deps.ingest(ctx.state.projectId, spans, [header]);
+    ctx.body = await deps.collector.ingestTrace(ctx.state.projectId, ctx.request.body);
     ctx.status = 201;
-    const accepted = { trace_id: body.trace_id, ingested: true, spans_accepted: outcome.accepted };
-    ctx.body = accepted;
-    if (outcome.kind === 'partial') {
-      ctx.body = { ...accepted, rejected_spans: outcome.rejected.map((r) => ({ field: `spans[${r.index}]`, span_id: r.spanId, message: r.reason })) };
-    }
   });
 
   router.get('/', operation('fetch traces'), async (ctx) => {
@@ -44,12 +61,14 @@ export function tracesRouter(deps: ApiDeps): Router {
       name: q.name,
       startTime: q.start_time === undefined ? undefined : new Date(q.start_time),
       endTime: q.end_time === undefined ? undefined : new Date(q.end_time),
+      cursor: q.cursor,
     });
   });
 
   router.get('/:traceId', operation('fetch trace'), async (ctx) => {
     const traceId = ctx.params.traceId;
-    const trace = await deps.analytics.getTrace(ctx.state.projectId, traceId);
+    const q = validate(TraceQuerySchema, ctx.query);
+    const trace = await deps.analytics.getTrace(ctx.state.projectId, traceId, { limit: q.spans_limit, after: q.spans_cursor });
     if (!trace) throw new NotFoundError(`Trace with ID '${traceId}' not found`, 'TRACE_NOT_FOUND');
     ctx.body = trace;
   });

@@ -1,22 +1,32 @@
 import { z } from 'zod';
+import type { IHeaders, KafkaMessage } from 'kafkajs';
 import {
   COMPONENT_TYPES,
   CONVENTIONS,
   SPAN_TYPES,
+  type RowBatch,
   type SpanRecord,
   type TraceHeader,
-  type WriteBatch,
 } from '../../core/model/span.js';
-import { PayloadTooLargeError } from '../../core/errors.js';
+import { encodeSpanRow, encodeTraceHeaderRow } from '../../core/store/clickhouse/rows.js';
 
 /**
- * The Kafka message format of the write path: one message per (project, trace), keyed
- * `${project_id}/${trace_id}` so every span of a trace lands in one partition and keeps its
- * order, valued with a versioned JSON envelope `{v, spans, traces}`.
+ * The Kafka message format of the write path (format 2): a message's value is JSONEachRow lines
+ * of one table, exactly the rows the collector encoded at ingest, and its headers name the
+ * format and the table. The ingester inserts values as they are, without parsing them in JS.
+ * Trace summaries are order-independent states (migrations/clickhouse/002), so messages need no
+ * per-trace key: they spread over partitions round-robin.
+ *
+ * Format 1 (a JSON envelope `{v: 1, spans, traces}` of model objects, one message per trace)
+ * is still read, so messages produced before an upgrade are not lost.
  */
-export const ENVELOPE_VERSION = 1;
+export const ROWS_FORMAT = '2';
+export const MESSAGE_HEADERS = { format: 'agent-eval-format', table: 'agent-eval-table' } as const;
+export type RowTable = 'spans' | 'trace_headers';
 
-/** Typed against the model's interfaces: the compiler rejects any drift between the two. */
+const ENVELOPE_V1 = 1;
+
+/** Format 1, typed against the model's interfaces: the compiler rejects any drift between the two. */
 const stringMap = z.record(z.string(), z.string());
 const spanSchema: z.ZodType<SpanRecord> = z.object({
   project_id: z.string().min(1),
@@ -54,72 +64,51 @@ const traceHeaderSchema: z.ZodType<TraceHeader> = z.object({
   attributes: stringMap,
 });
 const envelopeSchema = z.object({
-  v: z.literal(ENVELOPE_VERSION),
+  v: z.literal(ENVELOPE_V1),
   spans: z.array(spanSchema),
   traces: z.array(traceHeaderSchema),
 });
 
-/** One encoded Kafka message: its key, JSON value, and what it carries. */
-export interface TraceMessage {
-  key: string;
+/** One Kafka message of encoded rows: its value and what it carries. */
+export interface RowMessage {
+  table: RowTable;
   value: string;
   /** UTF-8 size of `value`, what the broker's message size limit is checked against (before compression). */
   bytes: number;
-  spans: number;
+  rows: number;
 }
 
-/** The partition key: a trace never spans partitions, so its spans arrive in order. */
-export function traceKey(projectId: string, traceId: string): string {
-  return `${projectId}/${traceId}`;
+/** The headers of a format-2 message. */
+export function rowHeaders(table: RowTable): IHeaders {
+  return { [MESSAGE_HEADERS.format]: ROWS_FORMAT, [MESSAGE_HEADERS.table]: table };
 }
 
-interface TraceGroup {
-  spans: string[];
-  traces: string[];
+function pack(table: RowTable, lines: string[], maxMessageBytes: number, out: RowMessage[]): void {
+  let value: string[] = [];
+  let bytes = 0;
+  const emit = () => {
+    out.push({ table, value: value.join('\n'), bytes: Math.max(0, bytes - 1), rows: value.length });
+    value = [];
+    bytes = 0;
+  };
+  for (const line of lines) {
+    const size = Buffer.byteLength(line) + 1;
+    if (value.length > 0 && bytes + size > maxMessageBytes) emit();
+    value.push(line);
+    bytes += size;
+  }
+  if (value.length > 0) emit();
 }
-
-// `{"v":1,"spans":[],"traces":[]}` plus a margin for the version digits.
-const ENVELOPE_OVERHEAD = 40;
 
 /**
- * Splits a batch into one message per (project_id, trace_id). A trace larger than
- * `maxMessageBytes` becomes several messages with the same key, so it still stays in one
- * partition; a single span above the limit can never be produced and is refused with 413.
+ * Packs a batch's rows into messages of at most `maxMessageBytes`. Every row already passed the
+ * span size limit at ingest (MAX_SPAN_BYTES, below the message limit), so every row fits.
  */
-export function encodeTraceMessages(batch: WriteBatch, maxMessageBytes: number): TraceMessage[] {
-  const groups = new Map<string, TraceGroup>();
-  const groupOf = (projectId: string, traceId: string): TraceGroup => {
-    const key = traceKey(projectId, traceId);
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = { spans: [], traces: [] }));
-    return group;
-  };
-  for (const t of batch.traces) groupOf(t.project_id, t.trace_id).traces.push(JSON.stringify(t));
-  for (const s of batch.spans) groupOf(s.project_id, s.trace_id).spans.push(JSON.stringify(s));
-
-  const messages: TraceMessage[] = [];
-  for (const [key, group] of groups) {
-    // Trace headers are small and ride in the first message of their trace.
-    let traces = group.traces;
-    let spans: string[] = [];
-    let bytes = ENVELOPE_OVERHEAD + traces.reduce((n, t) => n + Buffer.byteLength(t) + 1, 0);
-    const emit = (): void => {
-      const value = `{"v":${ENVELOPE_VERSION},"spans":[${spans.join(',')}],"traces":[${traces.join(',')}]}`;
-      messages.push({ key, value, bytes: Buffer.byteLength(value), spans: spans.length });
-      traces = [];
-      spans = [];
-      bytes = ENVELOPE_OVERHEAD;
-    };
-    for (const span of group.spans) {
-      const size = Buffer.byteLength(span) + 1;
-      if (ENVELOPE_OVERHEAD + size > maxMessageBytes) throw new PayloadTooLargeError(maxMessageBytes);
-      if (bytes + size > maxMessageBytes && (spans.length > 0 || traces.length > 0)) emit();
-      spans.push(span);
-      bytes += size;
-    }
-    if (spans.length > 0 || traces.length > 0) emit();
-  }
-  return messages;
+export function packRowMessages(rows: RowBatch, maxMessageBytes: number): RowMessage[] {
+  const out: RowMessage[] = [];
+  pack('spans', rows.spans, maxMessageBytes, out);
+  pack('trace_headers', rows.traces, maxMessageBytes, out);
+  return out;
 }
 
 /** Why a message can never be written: it goes to the dead-letter topic with this reason. */
@@ -130,9 +119,35 @@ export class EnvelopeError extends Error {
   }
 }
 
-/** Parses and validates one message value; throws EnvelopeError when it is not a valid envelope. */
-export function decodeEnvelope(value: Buffer | null): WriteBatch {
+function header(message: KafkaMessage, name: string): string | undefined {
+  const v = message.headers?.[name];
+  const first = Array.isArray(v) ? v[0] : v;
+  return first === undefined ? undefined : first.toString();
+}
+
+/**
+ * A consumed message as rows to insert: a format-2 value is one chunk of lines, passed on as is
+ * (a malformed line fails its insert and is isolated then); a format-1 envelope is validated and
+ * encoded. Throws EnvelopeError for anything else.
+ */
+export function decodeMessage(message: KafkaMessage): RowBatch {
+  const value = message.value;
   if (!value || value.length === 0) throw new EnvelopeError('empty message value');
+  const format = header(message, MESSAGE_HEADERS.format);
+  if (format === ROWS_FORMAT) {
+    const table = header(message, MESSAGE_HEADERS.table);
+    const chunk = value.toString('utf8');
+    if (table === 'spans') return { spans: [chunk], traces: [] };
+    if (table === 'trace_headers') return { spans: [], traces: [chunk] };
+    throw new EnvelopeError(`unknown table ${JSON.stringify(table ?? null)} in a format ${ROWS_FORMAT} message`);
+  }
+  if (format !== undefined) throw new EnvelopeError(`unsupported message format: ${JSON.stringify(format)}`);
+  const v1 = decodeEnvelopeV1(value);
+  return { spans: v1.spans.map(encodeSpanRow), traces: v1.traces.map(encodeTraceHeaderRow) };
+}
+
+/** Parses and validates a format-1 envelope; throws EnvelopeError when it is not one. */
+function decodeEnvelopeV1(value: Buffer): { spans: SpanRecord[]; traces: TraceHeader[] } {
   let json: unknown;
   try {
     json = JSON.parse(value.toString('utf8'));
@@ -140,7 +155,7 @@ export function decodeEnvelope(value: Buffer | null): WriteBatch {
     throw new EnvelopeError(`undecodable JSON: ${(err as Error).message}`);
   }
   const version = (json as { v?: unknown } | null)?.v;
-  if (version !== ENVELOPE_VERSION) {
+  if (version !== ENVELOPE_V1) {
     throw new EnvelopeError(`unsupported envelope version: ${JSON.stringify(version) ?? 'missing'}`);
   }
   const parsed = envelopeSchema.safeParse(json);
@@ -151,5 +166,5 @@ export function decodeEnvelope(value: Buffer | null): WriteBatch {
       .join('; ');
     throw new EnvelopeError(`schema-invalid envelope: ${issues}`);
   }
-  return { spans: parsed.data.spans, traces: parsed.data.traces };
+  return parsed.data;
 }

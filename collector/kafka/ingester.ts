@@ -1,9 +1,9 @@
 import type { Admin, Batch, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import type { WriteBatch } from '../../core/model/span.js';
+import type { RowBatch } from '../../core/model/span.js';
 import type { BatchWriter } from '../../core/store/analytics.js';
-import { errorMessage, isInfrastructureFailure } from '../../core/errors.js';
+import { errorMessage, failureKind } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { decodeEnvelope, EnvelopeError } from './envelope.js';
+import { decodeMessage, EnvelopeError } from './envelope.js';
 import { createDeadLetterPublisher, type DeadLetter } from './dead-letter.js';
 
 export interface IngesterOptions {
@@ -13,7 +13,7 @@ export interface IngesterOptions {
   groupId: string;
   writer: BatchWriter;
   logger: Logger;
-  /** Most spans per `writeBatch` call; a larger fetch is written (and committed) in parts. Default 20 000. */
+  /** Most spans (rows) per insert; a larger fetch is written (and committed) in parts. Default 20 000. */
   maxBatchSpans?: number;
   /** How long the broker may hold a fetch to fill it; also bounds how long `stop()` waits for one. Default 500 ms. */
   fetchMaxWaitMs?: number;
@@ -35,9 +35,9 @@ export interface Ingester {
   lag(): Promise<number>;
 }
 
-/** A consumed message, decoded into a batch or with the reason it never can be. */
-type Decoded = { message: KafkaMessage; batch: WriteBatch } | { message: KafkaMessage; reason: string };
-type Writable = Extract<Decoded, { batch: WriteBatch }>;
+/** A consumed message, decoded into rows or with the reason it never can be. */
+type Decoded = { message: KafkaMessage; batch: RowBatch; rows: number } | { message: KafkaMessage; reason: string };
+type Writable = Extract<Decoded, { batch: RowBatch }>;
 
 /** Whether a retried step ended: done, rejected for its data, or given up because the partition is no longer ours to commit. */
 type Outcome = { kind: 'ok' } | { kind: 'data-error'; error: unknown } | { kind: 'aborted' };
@@ -47,12 +47,13 @@ type Control = Pick<EachBatchPayload, 'heartbeat' | 'isRunning' | 'isStale'>;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The ingester role: a consumer group that moves span messages from Kafka into the analytical
- * store. Offsets are committed only after `writer.writeBatch` succeeded (at-least-once; the store
- * treats a re-delivered span as the same row). A message that can never be written (bad JSON,
- * invalid envelope, or rejected by the writer when written alone) goes to the dead-letter topic
- * with the reason, then its offset is committed: nothing is dropped silently. Infrastructure
- * failures are retried with backoff and never dead-lettered.
+ * The ingester role: a consumer group that moves row messages from Kafka into the analytical
+ * store. Offsets are committed only after `writer.writeRows` succeeded (at-least-once; the store
+ * treats a re-delivered span as the same row). A message that can never be written (unknown
+ * format, invalid envelope, or refused by the store for its data when written alone) goes to the
+ * dead-letter topic with the reason, then its offset is committed: nothing is dropped silently.
+ * Every other failure is transient (the default: an outage, a timeout, an overloaded store) and
+ * is retried with backoff while the partition waits, uncommitted; it never dead-letters good data.
  */
 export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
   const log = opts.logger.child({ component: 'kafka-ingester', topic: opts.topic, groupId: opts.groupId });
@@ -76,7 +77,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
   });
   consumer.on(consumer.events.CRASH, (e) => log.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed'));
 
-  /** Runs `step` until it succeeds, retrying infrastructure failures (or every failure, for `retryAll`). */
+  /** Runs `step` until it succeeds, retrying transient failures (or every failure, for `retryAll`). */
   async function retrying(ctl: Control, what: string, step: () => Promise<void>, retryAll = false): Promise<Outcome> {
     let delay = backoff.min;
     for (;;) {
@@ -89,7 +90,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
         await step();
         return { kind: 'ok' };
       } catch (error) {
-        if (!retryAll && !isInfrastructureFailure(error)) return { kind: 'data-error', error };
+        if (!retryAll && failureKind(error) === 'permanent') return { kind: 'data-error', error };
         log.warn({ err: error, retryInMs: delay }, `${what} failed; retrying, offsets not committed`);
       } finally {
         clearInterval(ticker);
@@ -114,6 +115,23 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
     return true;
   }
 
+  /**
+   * Inserts the messages' rows; when the store refuses them for their data, bisects until the
+   * messages at fault are alone and adds them to `letters`. False when aborted.
+   */
+  async function insertIsolating(ctl: Control, messages: Writable[], letters: DeadLetter[]): Promise<boolean> {
+    const outcome = await retrying(ctl, 'insert', () => opts.writer.writeRows(merge(messages)));
+    if (outcome.kind === 'aborted') return false;
+    if (outcome.kind === 'ok') return true;
+    if (messages.length === 1) {
+      letters.push({ message: messages[0].message, reason: `rejected by the store: ${errorMessage(outcome.error)}` });
+      return true;
+    }
+    log.warn({ err: outcome.error, messages: messages.length }, 'insert refused for its data; splitting to isolate the messages at fault');
+    const half = Math.ceil(messages.length / 2);
+    return (await insertIsolating(ctl, messages.slice(0, half), letters)) && insertIsolating(ctl, messages.slice(half), letters);
+  }
+
   /** Writes one part of a fetched batch and dead-letters what can never be written; false when aborted. */
   async function processPart(ctl: Control, batch: Batch, part: Decoded[]): Promise<boolean> {
     const letters: DeadLetter[] = [];
@@ -122,18 +140,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
       if ('batch' in d) good.push(d);
       else letters.push({ message: d.message, reason: d.reason });
     }
-    if (good.length > 0) {
-      const outcome = await retrying(ctl, 'insert', () => opts.writer.writeBatch(merge(good)));
-      if (outcome.kind === 'aborted') return false;
-      if (outcome.kind === 'data-error') {
-        log.warn({ err: outcome.error, messages: good.length }, 'insert rejected; writing messages one by one to isolate the bad ones');
-        for (const d of good) {
-          const single = await retrying(ctl, 'insert', () => opts.writer.writeBatch(d.batch));
-          if (single.kind === 'aborted') return false;
-          if (single.kind === 'data-error') letters.push({ message: d.message, reason: `rejected by the store: ${errorMessage(single.error)}` });
-        }
-      }
-    }
+    if (good.length > 0 && !(await insertIsolating(ctl, good, letters))) return false;
     if (letters.length > 0) {
       letters.sort((a, b) => Number(BigInt(a.message.offset) - BigInt(b.message.offset)));
       const source = { topic: batch.topic, partition: batch.partition };
@@ -175,7 +182,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
     for (const message of batch.messages) {
       const decoded = decode(message);
       part.push(decoded);
-      if ('batch' in decoded) spans += decoded.batch.spans.length;
+      if ('batch' in decoded) spans += decoded.rows;
       if (spans >= maxBatchSpans && !(await flush(false))) return;
     }
     if (part.length > 0) await flush(true);
@@ -223,14 +230,22 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
 
 function decode(message: KafkaMessage): Decoded {
   try {
-    return { message, batch: decodeEnvelope(message.value) };
+    return { message, batch: decodeMessage(message), rows: countLines(message.value) };
   } catch (err) {
     return { message, reason: err instanceof EnvelopeError ? err.reason : `undecodable: ${errorMessage(err)}` };
   }
 }
 
-function merge(parts: Writable[]): WriteBatch {
-  const merged: WriteBatch = { spans: [], traces: [] };
+/** Rows in a message value: its lines (a native scan for newlines). */
+function countLines(value: Buffer | null): number {
+  if (!value || value.length === 0) return 0;
+  let lines = 1;
+  for (let at = value.indexOf(10); at !== -1; at = value.indexOf(10, at + 1)) lines++;
+  return lines;
+}
+
+function merge(parts: Writable[]): RowBatch {
+  const merged: RowBatch = { spans: [], traces: [] };
   for (const d of parts) {
     for (const s of d.batch.spans) merged.spans.push(s);
     for (const t of d.batch.traces) merged.traces.push(t);

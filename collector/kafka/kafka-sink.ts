@@ -1,10 +1,11 @@
 import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
 import { connectIdempotentProducer } from './client.js';
-import type { WriteBatch } from '../../core/model/span.js';
+import type { RowBatch } from '../../core/model/span.js';
 import { AppError, BackpressureError, PayloadTooLargeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { createByteBudget, rowBytes } from '../admission.js';
 import type { SinkStats, SpanSink } from '../sink.js';
-import { encodeTraceMessages, type TraceMessage } from './envelope.js';
+import { packRowMessages, rowHeaders, type RowMessage } from './envelope.js';
 
 export interface KafkaSinkOptions {
   /** A kafkajs client; its `retry` settings bound how long a send keeps trying before it fails. */
@@ -14,10 +15,11 @@ export interface KafkaSinkOptions {
   /** Bound on bytes accepted but not yet acknowledged; beyond it writes get 429 + Retry-After. Default 64 MiB. */
   maxInFlightBytes?: number;
   /**
-   * Largest message value (and largest produce request) in bytes. Default 900 000, under the
-   * broker's default `message.max.bytes` (1 MiB), which applies to a whole record batch.
+   * Largest message value (and largest produce request) in bytes, at least the largest span row
+   * (MAX_SPAN_BYTES) so every accepted span fits (config checks it). Must stay under the broker's
+   * `message.max.bytes` (default 1 MiB), which applies to a whole record batch.
    */
-  maxMessageBytes?: number;
+  maxMessageBytes: number;
   /** Default gzip: span JSON compresses ~5-10x, and the broker's size limit applies after compression. */
   compression?: 'gzip' | 'none';
   /** Retry-After sent to exporters when Kafka cannot take writes. Default 5 s. */
@@ -26,19 +28,19 @@ export interface KafkaSinkOptions {
 
 interface PendingWrite {
   remaining: number;
-  bytes: number;
   settled: boolean;
+  release(): void;
   resolve(): void;
   reject(err: unknown): void;
 }
 
 interface Queued {
-  message: TraceMessage;
+  message: RowMessage;
   write: PendingWrite;
 }
 
 /**
- * The distributed write path: each write becomes one message per trace on `topic`, and resolves
+ * The distributed write path: each write's encoded rows become messages on `topic`, and it resolves
  * once Kafka acknowledged every one of them (acks = all in-sync replicas), so a 200 to the
  * exporter means the spans are durable in Kafka. The ingester role moves them to ClickHouse.
  *
@@ -48,11 +50,12 @@ interface Queued {
  * broker's limit.
  *
  * Failures: Kafka unreachable or timing out rejects the write with BackpressureError(503,
- * Retry-After), the status OTel exporters retry; a span too large for any message gets 413.
+ * Retry-After), the status OTel exporters retry. Spans too large for a message never get here:
+ * ingest refuses them alone (MAX_SPAN_BYTES), exactly as in the embedded path.
  */
 export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink> {
-  const maxInFlightBytes = opts.maxInFlightBytes ?? 64 * 1024 * 1024;
-  const maxMessageBytes = opts.maxMessageBytes ?? 900_000;
+  const budget = createByteBudget(opts.maxInFlightBytes ?? 64 * 1024 * 1024);
+  const maxMessageBytes = opts.maxMessageBytes;
   const retryAfter = opts.retryAfterSeconds ?? 5;
   const compression = opts.compression === 'none' ? CompressionTypes.None : CompressionTypes.GZIP;
   const log = opts.logger.child({ component: 'kafka-sink', topic: opts.topic });
@@ -60,18 +63,18 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
   const producer: Producer = await connectIdempotentProducer(opts.kafka);
 
   const queue: Queued[] = [];
-  let pendingBytes = 0;
   let pendingSpans = 0;
   let pumping: Promise<void> | null = null;
-  let closing = false;
 
   function settle(write: PendingWrite, err?: unknown): void {
     if (write.settled) return;
     write.settled = true;
-    pendingBytes -= write.bytes;
+    write.release();
     if (err === undefined) write.resolve();
     else write.reject(err);
   }
+
+  const countSpans = (m: RowMessage) => (m.table === 'spans' ? m.rows : 0);
 
   /** Takes queued messages up to one request's worth; messages of already failed writes are dropped. */
   function takeRequest(): Queued[] {
@@ -81,7 +84,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
       const next = queue[0];
       if (next.write.settled) {
         queue.shift();
-        pendingSpans -= next.message.spans;
+        pendingSpans -= countSpans(next.message);
         continue;
       }
       if (taken.length > 0 && bytes + next.message.bytes > maxMessageBytes) break;
@@ -99,7 +102,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
           topic: opts.topic,
           acks: -1,
           compression,
-          messages: request.map((q) => ({ key: q.message.key, value: q.message.value })),
+          messages: request.map((q) => ({ value: q.message.value, headers: rowHeaders(q.message.table) })),
         });
         for (const q of request) {
           if (--q.write.remaining === 0) settle(q.write);
@@ -109,7 +112,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
         log.warn({ err, messages: request.length }, 'produce failed; writers will retry');
         for (const q of request) settle(q.write, mapped);
       } finally {
-        for (const q of request) pendingSpans -= q.message.spans;
+        for (const q of request) pendingSpans -= countSpans(q.message);
       }
     }
   }
@@ -122,48 +125,39 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
     });
   }
 
-  const full = () => new BackpressureError(1, 429, 'Ingestion buffer is full, retry later');
-
   return {
-    admit() {
-      if (closing) throw new BackpressureError(retryAfter, 503, 'Server is shutting down, retry later');
-      if (pendingBytes >= maxInFlightBytes) throw full();
-    },
+    admit: () => budget.admit(),
 
-    write(batch: WriteBatch): Promise<void> {
-      if (closing) return Promise.reject(new BackpressureError(retryAfter, 503, 'Server is shutting down, retry later'));
-      let messages: TraceMessage[];
+    write(rows: RowBatch): Promise<void> {
+      let release: () => void;
       try {
-        messages = encodeTraceMessages(batch, maxMessageBytes);
+        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.traces));
       } catch (err) {
         return Promise.reject(err);
       }
-      if (messages.length === 0) return Promise.resolve();
-      const bytes = messages.reduce((n, m) => n + m.bytes, 0);
-      // As in the batcher: one write larger than the bound is still taken when nothing else is
-      // pending, otherwise it could never be written; the request body limit caps its size.
-      if (pendingBytes > 0 && pendingBytes + bytes > maxInFlightBytes) {
-        return Promise.reject(full());
+      const messages = packRowMessages(rows, maxMessageBytes);
+      if (messages.length === 0) {
+        release();
+        return Promise.resolve();
       }
-      pendingBytes += bytes;
       return new Promise<void>((resolve, reject) => {
-        const write: PendingWrite = { remaining: messages.length, bytes, settled: false, resolve, reject };
+        const write: PendingWrite = { remaining: messages.length, settled: false, release, resolve, reject };
         for (const message of messages) {
           queue.push({ message, write });
-          pendingSpans += message.spans;
+          pendingSpans += countSpans(message);
         }
         pump();
       });
     },
 
     async close(): Promise<void> {
-      closing = true;
+      budget.close();
       while (pumping) await pumping;
       await producer.disconnect();
     },
 
     stats(): SinkStats {
-      return { kind: 'kafka', pendingSpans, pendingBytes };
+      return { kind: 'kafka', pendingSpans, pendingBytes: budget.used };
     },
   };
 }

@@ -1,17 +1,13 @@
 import type { ITopicConfig, Kafka } from 'kafkajs';
+import { KAFKA_DEFAULTS } from '../../core/config.js';
 import type { Logger } from '../../core/logger.js';
-
-/** Topic of normalized span messages (config `KAFKA_TOPIC`). */
-export const DEFAULT_SPANS_TOPIC = 'agent-eval.spans';
-/** Dead-letter topic of messages that can never be written (config `KAFKA_DLQ_TOPIC`). */
-export const DEFAULT_DEAD_LETTER_TOPIC = 'agent-eval.spans.dlq';
 
 export interface EnsureTopicsOptions {
   kafka: Kafka;
   logger: Logger;
   spansTopic?: string;
   deadLetterTopic?: string;
-  /** Partitions of the spans topic: the ingesters' parallelism ceiling. Default 6. */
+  /** Partitions of the spans topic: the ingesters' parallelism ceiling. */
   partitions?: number;
   /** Default: the broker's `default.replication.factor`. */
   replicationFactor?: number;
@@ -25,9 +21,9 @@ const DAY_MS = 86_400_000;
  * the requested one is only logged: changing it would move keys, and traces, between partitions).
  */
 export async function ensureTopics(opts: EnsureTopicsOptions): Promise<void> {
-  const spansTopic = opts.spansTopic ?? DEFAULT_SPANS_TOPIC;
-  const deadLetterTopic = opts.deadLetterTopic ?? DEFAULT_DEAD_LETTER_TOPIC;
-  const partitions = opts.partitions ?? 6;
+  const spansTopic = opts.spansTopic ?? KAFKA_DEFAULTS.topic;
+  const deadLetterTopic = opts.deadLetterTopic ?? KAFKA_DEFAULTS.deadLetterTopic;
+  const partitions = opts.partitions ?? KAFKA_DEFAULTS.partitions;
   const replicationFactor = opts.replicationFactor ?? -1;
   const wanted: ITopicConfig[] = [
     { topic: spansTopic, numPartitions: partitions, replicationFactor },

@@ -1,15 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { HeaderBag } from '../../core/project-context.js';
-import type { Ingest } from '../ingest.js';
-import { decodeProtobufRequest } from './decode.js';
-import { classifyExportFailure, GrpcCode, OtlpDecodeError } from './errors.js';
+import type { Collector } from '../collector.js';
+import { GrpcCode, toWireError } from '../../core/wire-error.js';
+import { OtlpDecodeError } from './errors.js';
 import { exportProjectId } from './project.js';
 import { encodeExportResponse, encodeStatus, partialSuccessOf } from './response.js';
 
 /** What the OTLP/gRPC receiver needs (STYLE 3: dependencies come in). */
 export interface OtlpGrpcDeps {
-  ingest: Ingest;
+  collector: Pick<Collector, 'admit' | 'ingestOtlp'>;
   /** 0 picks a free port; the bound one is returned. */
   port: number;
   /** Interface to bind; default all IPv4 interfaces. */
@@ -65,7 +65,7 @@ function metadataHeaders(metadata: grpc.Metadata): HeaderBag {
  * (the spec's throttling signal), bad input INVALID_ARGUMENT, anything else INTERNAL.
  */
 function errorStatus(err: unknown): Partial<grpc.StatusObject> {
-  const failure = classifyExportFailure(err);
+  const failure = toWireError(err);
   const metadata = new grpc.Metadata();
   if (failure.retryAfterSeconds !== undefined) {
     metadata.set('grpc-status-details-bin', encodeStatus(failure.grpcCode, failure.message, 'protobuf', failure.retryAfterSeconds));
@@ -75,7 +75,7 @@ function errorStatus(err: unknown): Partial<grpc.StatusObject> {
 }
 
 function logFailure(logger: Logger, err: unknown): void {
-  const { grpcCode } = classifyExportFailure(err);
+  const { grpcCode } = toWireError(err);
   if (grpcCode === GrpcCode.INTERNAL) logger.error({ err }, 'OTLP/gRPC export failed');
   else if (grpcCode === GrpcCode.UNAVAILABLE || grpcCode === GrpcCode.RESOURCE_EXHAUSTED) {
     logger.warn({ code: grpcCode, reason: (err as Error).message }, 'OTLP/gRPC export refused, client should retry');
@@ -87,9 +87,8 @@ function exportHandler(deps: OtlpGrpcDeps): grpc.handleUnaryCall<Buffer, Buffer>
   return (call, callback) => {
     const run = async (): Promise<Buffer> => {
       const projectId = exportProjectId(metadataHeaders(call.metadata), {}, deps.defaultProjectId);
-      deps.ingest.admit?.();
-      const spans = decodeProtobufRequest(call.request);
-      const outcome = spans.length > 0 ? await deps.ingest(projectId, spans) : undefined;
+      deps.collector.admit();
+      const outcome = await deps.collector.ingestOtlp(projectId, call.request, 'protobuf');
       const partial = outcome && partialSuccessOf(outcome);
       if (partial) deps.logger.debug({ projectId, rejected: partial.rejectedSpans }, 'OTLP/gRPC export partially accepted');
       // Partial success is still OK, with partial_success set (OTLP spec, "Partial Success").

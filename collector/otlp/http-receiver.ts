@@ -2,16 +2,16 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { AppError } from '../../core/errors.js';
-import type { Ingest } from '../ingest.js';
-import { decodeJsonRequest, decodeProtobufRequest } from './decode.js';
-import { classifyExportFailure, OtlpDecodeError } from './errors.js';
+import type { Collector } from '../collector.js';
+import { toWireError } from '../../core/wire-error.js';
+import { OtlpDecodeError } from './errors.js';
 import { exportProjectId } from './project.js';
 import { readBody } from './read-body.js';
 import { encodeExportResponse, encodeStatus, partialSuccessOf, type OtlpEncoding } from './response.js';
 
 /** What the OTLP/HTTP receiver needs (STYLE 3: dependencies come in). */
 export interface OtlpHttpDeps {
-  ingest: Ingest;
+  collector: Pick<Collector, 'admit' | 'ingestOtlp'>;
   /** Limit on the request body, on the wire and again after gunzip. */
   maxBodyBytes: number;
   /** Project for exports that name none (e.g. the dedicated OTLP port of a single-project setup). */
@@ -70,15 +70,14 @@ export function createOtlpHttpRouter(deps: OtlpHttpDeps): Router {
       const coding = contentCoding(ctx);
       if (!coding) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding must be gzip or identity');
       const projectId = exportProjectId(ctx.headers, ctx.query, deps.defaultProjectId);
-      deps.ingest.admit?.();
+      deps.collector.admit();
       const body = await readBody(ctx.req, { limitBytes: deps.maxBodyBytes, gzip: coding === 'gzip', declaredLength: declaredLength(ctx) });
-      const spans = encoding === 'json' ? decodeJsonRequest(body) : decodeProtobufRequest(body);
-      const outcome = spans.length > 0 ? await deps.ingest(projectId, spans) : undefined;
+      const outcome = await deps.collector.ingestOtlp(projectId, body, encoding);
       const partial = outcome && partialSuccessOf(outcome);
       if (partial) deps.logger.debug({ projectId, rejected: partial.rejectedSpans }, 'OTLP/HTTP export partially accepted');
       reply(ctx, 200, encoding, encodeExportResponse(partial, encoding));
     } catch (err) {
-      const failure = classifyExportFailure(err);
+      const failure = toWireError(err);
       logFailure(deps.logger, err, failure.httpStatus);
       reply(ctx, failure.httpStatus, errorEncoding, encodeStatus(failure.grpcCode, failure.message, errorEncoding));
       if (failure.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(failure.retryAfterSeconds)));

@@ -5,6 +5,6 @@
 export { createOtlpHttpRouter, OTLP_HTTP_TRACES_PATH, type OtlpHttpDeps } from './http-receiver.js';
 export { startOtlpGrpcServer, TRACE_EXPORT_PATH, type OtlpGrpcDeps, type OtlpGrpcServer } from './grpc-receiver.js';
 export { decodeJsonRequest, decodeProtobufRequest, requestToRawSpans } from './decode.js';
-export { OtlpDecodeError, classifyExportFailure, GrpcCode, type ExportFailure } from './errors.js';
+export { OtlpDecodeError } from './errors.js';
 export { otlpTypes, PROTO_DIR, type OtlpTypes } from './proto.js';
 export { encodeExportResponse, encodeStatus, partialSuccessOf, type OtlpEncoding, type PartialSuccess } from './response.js';

@@ -23,12 +23,32 @@ export interface OtlpTypes {
 
 let loaded: OtlpTypes | undefined;
 
+/**
+ * proto3 strings must be UTF-8 and protobufjs refuses a message that breaks the rule, but
+ * OTel JS SDKs encode a JS string's lone surrogate (a truncated emoji in an LLM answer) as
+ * invalid UTF-8: refusing would lose the whole export for one character. Decoded leniently, such
+ * text becomes a lone surrogate, which the row encoder stores as U+FFFD (core/store/clickhouse/rows.ts).
+ */
+function acceptInvalidUtf8(ns: protobuf.NamespaceBase): void {
+  for (const nested of ns.nestedArray) {
+    if (nested instanceof protobuf.Type) {
+      for (const field of nested.fieldsArray) {
+        // protobufjs keeps resolved edition features on `_features`; its decoder reads utf8_validation there.
+        const features = (field as unknown as { _features?: Record<string, unknown> })._features;
+        if (field.type === 'string' && features) features.utf8_validation = 'NONE';
+      }
+    }
+    if (nested instanceof protobuf.Namespace) acceptInvalidUtf8(nested);
+  }
+}
+
 function load(): OtlpTypes {
   const root = new protobuf.Root();
   // google/protobuf/*.proto (Any, Duration) are bundled with protobufjs; everything else is ours.
   root.resolvePath = (_origin, target) => (target.startsWith('google/protobuf/') ? target : path.join(PROTO_DIR, target));
   root.loadSync(FILES, { keepCase: false });
   root.resolveAll();
+  acceptInvalidUtf8(root);
   return {
     root,
     ExportTraceServiceRequest: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),

@@ -1,5 +1,5 @@
 import type { IngestOutcome } from '../ingest.js';
-import type { GrpcCode } from './errors.js';
+import type { GrpcCode } from '../../core/wire-error.js';
 import { otlpTypes } from './proto.js';
 
 /** The two OTLP/HTTP encodings; a response uses the request's (OTLP spec, "OTLP/HTTP Response"). */

@@ -67,8 +67,12 @@ export interface TraceHeader {
   attributes: Record<string, string>;
 }
 
-/** One unit of work for the write path: spans and trace headers, possibly of several projects. */
-export interface WriteBatch {
-  spans: SpanRecord[];
-  traces: TraceHeader[];
+/**
+ * One unit of work for the write path: rows encoded once, at ingest, as JSONEachRow lines of the
+ * `spans` and `trace_headers` tables (core/store/clickhouse/rows.ts). The batcher concatenates
+ * them into one insert, Kafka messages carry them, and the ingester inserts them as they are.
+ */
+export interface RowBatch {
+  spans: string[];
+  traces: string[];
 }

@@ -44,8 +44,17 @@ export interface SpanView {
   events: Array<{ name: string; time: number; attributes: Record<string, unknown> }>;
 }
 
+/** A span in the trace view: `input` and `output` cut to SPAN_TEXT_CAP (core/model/span-page.ts), flagged when cut. */
+export interface TraceSpanView extends SpanView {
+  input_truncated: boolean;
+  output_truncated: boolean;
+}
+
+/** GET /api/traces/{id}: the summary and one page of spans in (start_time, span_id) order. */
 export interface TraceDetail extends TraceSummary {
-  spans: SpanView[];
+  spans: TraceSpanView[];
+  /** Pass as `spans_cursor` for the next page; null on the last page. */
+  spans_next_cursor: string | null;
 }
 
 export interface TraceListQuery {
@@ -56,6 +65,8 @@ export interface TraceListQuery {
   name?: string;
   startTime?: Date;
   endTime?: Date;
+  /** Keyset position: only traces after this one (newest first). */
+  cursor?: { startMs: number; traceId: string };
 }
 
 export interface TraceList {
@@ -63,4 +74,6 @@ export interface TraceList {
   total: number;
   limit: number;
   offset: number;
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
 }

@@ -1,16 +1,21 @@
-import type { WriteBatch } from '../model/span.js';
+import type { RowBatch } from '../model/span.js';
 import type { CreateScore, Score } from '../model/score.js';
+import type { SpanPageQuery } from '../model/span-page.js';
 import type { SpanView, TraceDetail, TraceList, TraceListQuery } from '../model/trace.js';
 
-/** The store-side writer every sink ends in: an idempotent insert of spans and trace headers. */
+/** The store-side writer every sink ends in: an idempotent insert of encoded span and trace-header rows. */
 export interface BatchWriter {
-  /** Resolves once the rows are written to disk and the affected traces re-derived. */
-  writeBatch(batch: WriteBatch): Promise<void>;
+  /**
+   * Resolves once the rows are on disk and their traces' summaries updated. Rejects with a
+   * DataRejectedError (400: the data itself is refused) or a ServiceUnavailableError (503: retry).
+   */
+  writeRows(batch: RowBatch): Promise<void>;
 }
 
 /** The analytical store (ClickHouse): traces, spans, scores. Every read filters by project. */
 export interface AnalyticsStore extends BatchWriter {
-  getTrace(projectId: string, traceId: string): Promise<TraceDetail | null>;
+  /** The trace's summary and one page of its spans; the first page of DEFAULT_SPANS_PAGE when `page` is absent. */
+  getTrace(projectId: string, traceId: string, page?: SpanPageQuery): Promise<TraceDetail | null>;
   listTraces(projectId: string, query: TraceListQuery): Promise<TraceList>;
   getSpan(projectId: string, spanId: string): Promise<SpanView | null>;
   insertScore(projectId: string, score: CreateScore): Promise<Score>;

@@ -17,6 +17,8 @@ export interface KafkaBroker {
   version: string;
   /** The broker's stdout/stderr, for debugging a failing test. */
   logFile: string;
+  /** The broker JVM's pid (scripts/kafka.sh execs java), e.g. to SIGSTOP it and see a hung broker. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export async function startKafka(opts: StartKafkaOptions = {}): Promise<KafkaBro
     await stop();
     throw new Error(`Kafka ${version} did not start: ${(err as Error).message}\n--- broker log (tail) ---\n${log}`);
   }
-  return { brokers, version, logFile, stop };
+  return { brokers, version, logFile, pid: child.pid!, stop };
 }
 
 /** A message as read back by a test. */
@@ -70,6 +72,7 @@ export interface TopicMessage {
   key: string;
   value: string;
   partition: number;
+  offset: string;
   headers: Record<string, string>;
 }
 
@@ -84,7 +87,7 @@ export async function readTopic(kafka: Kafka, topic: string, count: number, time
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ partition, message }) => {
-        got.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', partition, headers: text(message.headers) });
+        got.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', partition, offset: message.offset, headers: text(message.headers) });
       },
     });
     const deadline = Date.now() + timeoutMs;

@@ -1,20 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/logger.js';
-import type { SpanRecord, SpanType } from '../../core/model/span.js';
+import type { SpanRecord, SpanType, TraceHeader } from '../../core/model/span.js';
 import type { AnalyticsStore } from '../../core/store/analytics.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
-import { connectClickHouse } from '../../core/store/clickhouse/client.js';
+import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
+import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
+import { encodeSpanRow, encodeTraceHeaderRow } from '../../core/store/clickhouse/rows.js';
 import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
 import { migrate } from '../../core/store/migrations.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 
 // Trace-level fields are derived inside ClickHouse (chDB), so this runs against the real engine.
+let ch: ClickHouse;
 let store: AnalyticsStore;
 
 beforeAll(async () => {
-  const client = await connectClickHouse({ dataDir: makeDataDir() });
-  await migrate(clickhouseMigrationTarget(client), createLogger('silent'));
-  store = createAnalyticsStore(client);
+  ch = await connectClickHouse({ dataDir: makeDataDir() });
+  await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
+  store = createAnalyticsStore(ch);
 });
 afterAll(async () => {
   await store?.close();
@@ -33,7 +36,8 @@ function span(trace: string, id: string, parent: string | null, type: SpanType, 
   };
 }
 
-const write = (spans: SpanRecord[]) => store.writeBatch({ spans, traces: [] });
+const rows = (spans: SpanRecord[], traces: TraceHeader[] = []) => ({ spans: spans.map(encodeSpanRow), traces: traces.map(encodeTraceHeaderRow) });
+const write = (spans: SpanRecord[]) => store.writeRows(rows(spans));
 
 describe('trace derivation', () => {
   it('derives name, times, counts and tokens whatever order spans arrive in', async () => {
@@ -71,18 +75,41 @@ describe('trace derivation', () => {
   });
 
   it('combines an explicit trace header with spans: header name wins, the time range widens', async () => {
-    await store.writeBatch({
-      spans: [span('d4', 'root', null, 'span', 100, 300)],
-      traces: [{ project_id: 'p', trace_id: 'd4', name: 'checkout', status: 'ok', start_time: T0, duration_ms: 2000, attributes: { user: 'u7' } }],
-    });
+    await store.writeRows(
+      rows([span('d4', 'root', null, 'span', 100, 300)], [{ project_id: 'p', trace_id: 'd4', name: 'checkout', status: 'ok', start_time: T0, duration_ms: 2000, attributes: { user: 'u7' } }]),
+    );
     expect(await store.getTrace('p', 'd4')).toMatchObject({ name: 'checkout', duration_ms: 2000, span_count: 1, attributes: { 'service.name': 'agent', user: 'u7' } });
   });
 
   it('keeps projects apart', async () => {
     await write([span('shared-id', 'a', null, 'span', 0, 10)]);
-    await store.writeBatch({ spans: [{ ...span('shared-id', 'b', null, 'span', 0, 10), project_id: 'q' }], traces: [] });
+    await store.writeRows(rows([{ ...span('shared-id', 'b', null, 'span', 0, 10), project_id: 'q' }]));
     expect((await store.getTrace('p', 'shared-id'))?.spans.map((s) => s.span_id)).toEqual(['a']);
     expect((await store.getTrace('q', 'shared-id'))?.spans.map((s) => s.span_id)).toEqual(['b']);
     expect(await store.getTrace('r', 'shared-id')).toBeNull();
+  });
+
+  it('two writers interleaving batches of one trace, one of them late with an older subset, converge on the whole trace', async () => {
+    // Two independent batch writers, as two collectors or ingesters on one store. Nothing they
+    // write carries a version: the summary is a merge of states, so no order can lose a span.
+    const [a, b] = [createBatchWriter(ch), createBatchWriter(ch)];
+    const all = Array.from({ length: 40 }, (_, i) =>
+      i === 0 ? span('w1', 'root', null, 'span', 0, 5000) : span('w1', `s${i}`, 'root', i % 2 ? 'generation' : 'tool', i * 10, i * 10 + 5, i === 7 ? { status: 'error' } : {}),
+    );
+    const batches = Array.from({ length: 8 }, (_, k) => all.filter((_, i) => i % 8 === k));
+    await Promise.all(batches.map((batch, k) => (k % 2 ? a : b).writeRows(rows(batch))));
+    // The late writer re-sends what it had seen long ago: the first three batches only.
+    await a.writeRows(rows(batches.slice(0, 3).flat()));
+    expect(await store.getTrace('p', 'w1')).toMatchObject({
+      name: 'op-root',
+      status: 'error',
+      duration_ms: 5000,
+      span_count: 40,
+      error_count: 1,
+      llm_call_count: 20,
+      tool_call_count: 19,
+      total_input_tokens: 2000,
+      total_output_tokens: 200,
+    });
   });
 });

@@ -2,9 +2,10 @@ import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.js';
 import { createBatcher } from '../../collector/batcher.js';
-import { createIngest } from '../../collector/ingest.js';
+import { createCollector } from '../../collector/index.js';
 import { createLogger } from '../../core/logger.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
+import { httpClickHouse } from '../../core/store/clickhouse/client.js';
 import { createMetadataStore, createPool } from '../../core/store/postgres/metadata-store.js';
 import { listen, type RunningServer } from '../../runtime/http-server.js';
 import { sampleTrace } from '../helpers/server.js';
@@ -15,10 +16,10 @@ let base: string;
 
 beforeAll(async () => {
   const logger = createLogger('silent');
-  const analytics = createAnalyticsStore(createClient({ url: 'http://127.0.0.1:9', request_timeout: 2_000 }));
+  const analytics = createAnalyticsStore(httpClickHouse(createClient({ url: 'http://127.0.0.1:9', request_timeout: 2_000 })));
   const metadata = createMetadataStore(createPool('postgres://u:p@127.0.0.1:9/db'));
   const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
-  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, ingest: createIngest(sink) });
+  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, collector: createCollector({ sink, maxSpanBytes: 1_000_000 }) });
   server = await listen(app, 0, '127.0.0.1');
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -57,11 +58,11 @@ describe('workflow engine in health', () => {
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
     const port = (listener.address() as { port: number }).port;
     const logger = createLogger('silent');
-    const analytics = createAnalyticsStore(createClient({ url: 'http://127.0.0.1:9', request_timeout: 1_000 }));
+    const analytics = createAnalyticsStore(httpClickHouse(createClient({ url: 'http://127.0.0.1:9', request_timeout: 1_000 })));
     const metadata = createMetadataStore(createPool('postgres://u:p@127.0.0.1:9/db'));
     const sink = createBatcher({ writer: analytics, maxSpans: 10, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
     for (const [address, expected] of [[`127.0.0.1:${port}`, 'ok'], ['127.0.0.1:9', 'unavailable']] as const) {
-      const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test', temporalAddress: address }, logger, analytics, metadata, ingest: createIngest(sink) });
+      const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test', temporalAddress: address }, logger, analytics, metadata, collector: createCollector({ sink, maxSpanBytes: 1_000_000 }) });
       const s = await listen(app, 0, '127.0.0.1');
       const body = await (await fetch(`http://127.0.0.1:${s.port}/api/health`)).json();
       expect(body.services.workflow_engine).toBe(expected);

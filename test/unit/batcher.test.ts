@@ -1,28 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { createBatcher } from '../../collector/batcher.js';
-import { BackpressureError } from '../../core/errors.js';
+import { BackpressureError, DataRejectedError } from '../../core/errors.js';
 import { createLogger } from '../../core/logger.js';
-import type { SpanRecord, WriteBatch } from '../../core/model/span.js';
+import type { RowBatch } from '../../core/model/span.js';
+import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
 
 const logger = createLogger('silent');
 
-function span(id: string, bytes = 10): SpanRecord {
-  return {
+function span(id: string, bytes = 10): string {
+  return encodeSpanRow({
     project_id: 'p', trace_id: 't', span_id: id, parent_span_id: null, name: 'n', span_type: 'span', component_type: null,
     convention: 'none', kind: '', status: 'ok', status_message: '', start_time: 1, end_time: 2, duration_ms: 1, model: null,
     input: 'x'.repeat(bytes), output: '', input_tokens: 0, output_tokens: 0, attributes: {}, resource_attributes: {},
     scope_name: '', scope_version: '', events: '[]',
-  };
+  });
 }
+
+const ids = (batch: RowBatch) => batch.spans.map((s) => (JSON.parse(s) as { span_id: string }).span_id);
 
 /** A writer whose inserts finish when the test says so (the batcher is what is under test here). */
 function gatedWriter() {
-  const batches: WriteBatch[] = [];
+  const batches: RowBatch[] = [];
   const gates: Array<{ open(): void; fail(e: Error): void }> = [];
   return {
     batches,
     gates,
-    writeBatch(batch: WriteBatch) {
+    writeRows(batch: RowBatch) {
       batches.push(batch);
       return new Promise<void>((resolve, reject) => gates.push({ open: resolve, fail: reject }));
     },
@@ -46,7 +49,7 @@ describe('batcher', () => {
     await first;
     await tick();
     expect(writer.batches).toHaveLength(2);
-    expect(writer.batches[1].spans.map((s) => s.span_id)).toEqual(['b', 'c']);
+    expect(ids(writer.batches[1])).toEqual(['b', 'c']);
     writer.gates[1].open();
     await Promise.all(rest);
   });
@@ -66,7 +69,7 @@ describe('batcher', () => {
     writer.gates[0].open();
     await tick();
     expect(writer.batches).toHaveLength(3);
-    expect(writer.batches[2].spans.map((s) => s.span_id)).toEqual(['c', 'd']);
+    expect(ids(writer.batches[2])).toEqual(['c', 'd']);
     writer.gates[1].open();
     writer.gates[2].open();
     await Promise.all(writes);
@@ -79,6 +82,28 @@ describe('batcher', () => {
     await tick();
     writer.gates[0].fail(new Error('disk full'));
     await expect(p).rejects.toThrow('disk full');
+    expect(sink.stats().pendingBytes).toBe(0);
+  });
+
+  it('splits a batch the store refuses for its data until only the writes at fault fail; the others are stored', async () => {
+    const stored: string[] = [];
+    let inserts = 0;
+    // A store that refuses any insert holding the poison row, as ClickHouse refuses unparsable data.
+    const writer = {
+      async writeRows(batch: RowBatch) {
+        inserts++;
+        if (ids(batch).includes('poison')) throw new DataRejectedError('Cannot parse input');
+        stored.push(...ids(batch));
+      },
+    };
+    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 20, maxPendingBytes: 1 << 20, logger, maxConcurrentFlushes: 1 });
+    const names = ['a', 'b', 'c', 'poison', 'd', 'e', 'f'];
+    const results = await Promise.allSettled(names.map((id) => sink.write({ spans: [span(id)], traces: [] })));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ status: 400, code: 'DATA_REJECTED' });
+    expect(stored.sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+    // Bisection: a handful of inserts, not one per write.
+    expect(inserts).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(names.length)) + 1);
     expect(sink.stats().pendingBytes).toBe(0);
   });
 

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { decodeIngestBody } from '../../collector/json/ingest-body.js';
 import { IngestTraceSchema } from '../../core/model/ingest-body.js';
 
+// Times must lie in the accepted range (1970-01-02 .. 2200): T is a recent instant.
+const T = 1_700_000_000_000;
+
 describe('decodeIngestBody', () => {
   const parse = (body: unknown) => IngestTraceSchema.parse(body);
 
@@ -13,7 +16,7 @@ describe('decodeIngestBody', () => {
         status: 'error',
         duration_ms: 1200,
         attributes: { user: 'u1', retries: 2 },
-        spans: [{ span_id: 's1', name: 'llm', type: 'generation', start_time: 1000, end_time: 1500, model: 'gpt', input_tokens: 3, attributes: { temperature: 0.2 } }],
+        spans: [{ span_id: 's1', name: 'llm', type: 'generation', start_time: T + 1000, end_time: T + 1500, model: 'gpt', input_tokens: 3, attributes: { temperature: 0.2 } }],
       }),
     );
     expect(spans[0]).toMatchObject({
@@ -21,13 +24,13 @@ describe('decodeIngestBody', () => {
       spanId: 's1',
       parentSpanId: null,
       declaredType: 'generation',
-      startTimeMs: 1000,
-      endTimeMs: 1500,
+      startTimeMs: T + 1000,
+      endTimeMs: T + 1500,
       attributes: { temperature: 0.2 },
       declaredFields: { model: 'gpt', input_tokens: 3 },
       status: { code: 'unset' },
     });
-    expect(header).toEqual({ trace_id: 't1', name: 'run', status: 'error', start_time: 1000, duration_ms: 1200, attributes: { user: 'u1', retries: '2' } });
+    expect(header).toEqual({ trace_id: 't1', name: 'run', status: 'error', start_time: T + 1000, duration_ms: 1200, attributes: { user: 'u1', retries: '2' } });
   });
 
   it('starts a span-less trace so that it ends now', () => {
@@ -36,7 +39,7 @@ describe('decodeIngestBody', () => {
   });
 
   it('never lets a span end before it starts', () => {
-    const { spans } = decodeIngestBody(parse({ trace_id: 't', name: 'n', status: 'ok', duration_ms: 1, spans: [{ span_id: 's', name: 'n', type: 'span', start_time: 2000, end_time: 1000 }] }));
-    expect(spans[0].endTimeMs).toBe(2000);
+    const { spans } = decodeIngestBody(parse({ trace_id: 't', name: 'n', status: 'ok', duration_ms: 1, spans: [{ span_id: 's', name: 'n', type: 'span', start_time: T + 2000, end_time: T + 1000 }] }));
+    expect(spans[0].endTimeMs).toBe(T + 2000);
   });
 });

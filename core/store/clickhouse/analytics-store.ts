@@ -1,58 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import type { ClickHouseClient } from '@clickhouse/client';
 import type { CreateScore, Score } from '../../model/score.js';
-import type { TraceListQuery } from '../../model/trace.js';
+import { DEFAULT_SPANS_PAGE } from '../../model/span-page.js';
 import type { AnalyticsStore } from '../analytics.js';
 import { createBatchWriter } from './batch-writer.js';
+import type { ClickHouse } from './client.js';
+import { createTraceReads } from './trace-reads.js';
 import {
   scoreView,
   spanView,
   toClickHouseTime,
-  traceSummary,
   type ScoreRow,
   type SpanRow,
-  type TraceRow,
 } from './rows.js';
-import { countTracesSql, GET_SPAN, GET_TRACE, GET_TRACE_SPANS, listTracesSql, TRACE_FILTERS } from './trace-sql.js';
+import { GET_SPAN } from './trace-sql.js';
+import { readSpanPage } from './span-page.js';
 
 /** ClickHouse implementation of the analytical store; every read goes through `rows()`. */
-export function createAnalyticsStore(client: ClickHouseClient): AnalyticsStore {
+export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
+  const client = ch.client;
   async function rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
     const rs = await client.query({ query, query_params: params, format: 'JSONEachRow' });
     return rs.json<T>();
   }
-
-  async function listTraces(projectId: string, q: TraceListQuery) {
-    const filters = (Object.keys(TRACE_FILTERS) as Array<keyof typeof TRACE_FILTERS>).filter((f) => q[f] !== undefined);
-    const params = {
-      project: projectId,
-      limit: q.limit,
-      offset: q.offset,
-      status: q.status,
-      name: q.name,
-      startTime: q.startTime ? toClickHouseTime(q.startTime.getTime()) : undefined,
-      endTime: q.endTime ? toClickHouseTime(q.endTime.getTime()) : undefined,
-    };
-    const page = await rows<TraceRow & { total: string | number }>(listTracesSql(filters), params);
-    let total = page.length ? Number(page[0].total) : 0;
-    if (page.length === 0 && q.offset > 0) {
-      // Past the last page the window count has no row to ride on.
-      const [count] = await rows<{ total: string }>(countTracesSql(filters), params);
-      total = Number(count?.total ?? 0);
-    }
-    return { traces: page.map(traceSummary), total, limit: q.limit, offset: q.offset };
-  }
+  const traces = createTraceReads(rows);
 
   return {
-    writeBatch: createBatchWriter(client).writeBatch,
-    listTraces,
+    writeRows: createBatchWriter(ch).writeRows,
+    listTraces: traces.listTraces,
 
-    async getTrace(projectId, traceId) {
-      const params = { project: projectId, trace: traceId };
-      const [[trace], spans] = await Promise.all([rows<TraceRow>(GET_TRACE, params), rows<SpanRow>(GET_TRACE_SPANS, params)]);
+    async getTrace(projectId, traceId, page = { limit: DEFAULT_SPANS_PAGE }) {
+      const [[trace], spans] = await Promise.all([traces.summaries(projectId, [traceId]), readSpanPage(rows, projectId, traceId, page)]);
       if (!trace) return null;
-      const views = spans.map(spanView).sort((a, b) => a.start_time.localeCompare(b.start_time) || a.span_id.localeCompare(b.span_id));
-      return { ...traceSummary(trace), spans: views };
+      return { ...trace, spans: spans.spans, spans_next_cursor: spans.nextCursor };
     },
 
     async getSpan(projectId, spanId) {
@@ -114,6 +93,6 @@ export function createAnalyticsStore(client: ClickHouseClient): AnalyticsStore {
       return result.success;
     },
 
-    close: () => client.close(),
+    close: () => ch.close(),
   };
 }

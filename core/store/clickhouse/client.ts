@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
+import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
 
 export type { ClickHouseClient };
 
@@ -17,24 +18,54 @@ export interface ClickHouseTarget {
   dataDir: string;
 }
 
+/** A connected ClickHouse: the client for queries, and the one way rows are inserted. */
+export interface ClickHouse {
+  client: ClickHouseClient;
+  /**
+   * Inserts JSONEachRow lines as they are, without parsing them in JS: handed to chDB's parser
+   * zero-copy in-process, streamed as the request body over HTTP.
+   */
+  insertRows(table: string, rows: Buffer): Promise<void>;
+  close(): Promise<void>;
+}
+
 const SETTINGS = { date_time_input_format: 'best_effort' } as const;
+
+/** A server over HTTP: rows are the request body of `INSERT ... FORMAT JSONEachRow`. */
+export function httpClickHouse(client: ClickHouseClient): ClickHouse {
+  return {
+    client,
+    async insertRows(table, rows) {
+      await client.insert({ table, values: Readable.from([rows]), format: 'JSONEachRow' });
+    },
+    close: () => client.close(),
+  };
+}
 
 /**
  * One `@clickhouse/client` for both forms: an HTTP server (`CLICKHOUSE_URL`) or chDB in-process.
  * The SQL is the same; only the connection differs (DESIGN: embedded by default, distributed when outgrown).
  */
-export async function connectClickHouse(target: ClickHouseTarget): Promise<ClickHouseClient> {
-  let client: ClickHouseClient;
+export async function connectClickHouse(target: ClickHouseTarget): Promise<ClickHouse> {
+  let ch: ClickHouse;
   if (target.url) {
-    client = createClient({ url: target.url, request_timeout: 60_000, clickhouse_settings: SETTINGS });
+    ch = httpClickHouse(createClient({ url: target.url, request_timeout: 60_000, clickhouse_settings: SETTINGS }));
   } else {
     const dir = path.join(target.dataDir, 'clickhouse');
     fs.mkdirSync(dir, { recursive: true });
+    const connection: ChdbConnection = createChdbConnection({ path: dir });
     // chdb types its Connection against @clickhouse/client-common, which @clickhouse/client now
     // bundles under another path; the shapes are identical, the declarations are not.
-    const connection = createChdbConnection({ path: dir }) as unknown as ClickHouseClientConfigOptions['connection'];
-    client = createClient({ connection, clickhouse_settings: SETTINGS });
+    const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings: SETTINGS });
+    ch = {
+      client,
+      // client.insert would serialize the body into the SQL text; rawInsert passes the bytes through.
+      insertRows: async (table, rows) => {
+        await connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow' });
+      },
+      close: () => client.close(),
+    };
   }
-  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${DATABASE}` });
-  return client;
+  await ch.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${DATABASE}` });
+  return ch;
 }

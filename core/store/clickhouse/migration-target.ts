@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from './client.js';
 import type { Migration, MigrationTarget } from '../migrations.js';
 import { DATABASE } from './client.js';
 
@@ -25,7 +25,8 @@ export function clickhouseMigrationTarget(client: ClickHouseClient): MigrationTa
   };
 }
 
-const RETAINED_TABLES = ['spans', 'trace_headers', 'traces'] as const;
+/** Time-partitioned tables and the column their TTL counts from. */
+const RETAINED_TABLES: Record<string, string> = { spans: 'start_time', trace_headers: 'start_time', trace_stats: 'min_start', scores: 'created_at' };
 
 /**
  * Sets the TTL of the time-partitioned tables to `days` (RETENTION_DAYS). Altered only when it
@@ -34,13 +35,13 @@ const RETAINED_TABLES = ['spans', 'trace_headers', 'traces'] as const;
 export async function applyRetention(client: ClickHouseClient, days: number): Promise<void> {
   const rs = await client.query({
     query: `SELECT name, engine_full FROM system.tables WHERE database = {db:String} AND name IN {names:Array(String)}`,
-    query_params: { db: DATABASE, names: [...RETAINED_TABLES, 'scores'] },
+    query_params: { db: DATABASE, names: Object.keys(RETAINED_TABLES) },
     format: 'JSONEachRow',
   });
   const tables = await rs.json<{ name: string; engine_full: string }>();
   for (const t of tables) {
     if (t.engine_full.includes(`toIntervalDay(${days})`)) continue;
-    const column = t.name === 'scores' ? 'created_at' : 'start_time';
+    const column = RETAINED_TABLES[t.name];
     await client.command({
       query: `ALTER TABLE ${DATABASE}.${t.name} MODIFY TTL toDateTime(${column}) + INTERVAL ${Math.trunc(days)} DAY`,
     });

@@ -1,5 +1,5 @@
 import type { ComponentType, Convention, SpanRecord, SpanStatus, SpanType, TraceHeader } from '../../model/span.js';
-import type { SpanView, TraceSummary } from '../../model/trace.js';
+import type { SpanView, TraceSpanView, TraceSummary } from '../../model/trace.js';
 import type { Score } from '../../model/score.js';
 
 /**
@@ -66,6 +66,37 @@ export function traceHeaderRow(t: TraceHeader) {
   };
 }
 
+/**
+ * JSON.stringify escapes a lone UTF-16 surrogate as `\udXXX`, which ClickHouse refuses (high) or
+ * stores as invalid UTF-8 (low); paired surrogates come out as raw characters. So `\ud` in the
+ * output can only come from a lone surrogate or from a literal backslash before "ud".
+ */
+const LONE_SURROGATE_ESCAPE = '\\ud';
+
+/** Replaces lone surrogates with U+FFFD in every string of a row (keys included). */
+function wellFormed(_key: string, value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed();
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k.toWellFormed()] = v;
+    return out;
+  }
+  return value;
+}
+
+/**
+ * A row as one JSONEachRow line, the form every write path carries (batcher, Kafka messages) and
+ * ClickHouse parses. Text that is not well-formed UTF-16 is stored with U+FFFD in place of a lone
+ * surrogate, so no client's odd string can fail an insert shared with others.
+ */
+export function encodeRow(row: object): string {
+  const line = JSON.stringify(row);
+  return line.includes(LONE_SURROGATE_ESCAPE) ? JSON.stringify(row, wellFormed) : line;
+}
+
+export const encodeSpanRow = (s: SpanRecord): string => encodeRow(spanRow(s));
+export const encodeTraceHeaderRow = (t: TraceHeader): string => encodeRow(traceHeaderRow(t));
+
 export type SpanRow = ReturnType<typeof spanRow> & { duration_ms: number | string; input_tokens: number | string; output_tokens: number | string };
 
 function parseEvents(json: string): SpanView['events'] {
@@ -102,6 +133,14 @@ export function spanView(r: SpanRow): SpanView {
     scope: { name: r.scope_name, version: r.scope_version },
     events: parseEvents(r.events),
   };
+}
+
+/** A span row of the trace view: input and output already cut in SQL, with flags saying whether they were. */
+export type TraceSpanRow = SpanRow & { input_truncated: number | boolean; output_truncated: number | boolean };
+
+export function traceSpanView(r: TraceSpanRow): TraceSpanView {
+  // ClickHouse returns a comparison as UInt8: 0 or 1.
+  return { ...spanView(r), input_truncated: Number(r.input_truncated) === 1, output_truncated: Number(r.output_truncated) === 1 };
 }
 
 export interface TraceRow {

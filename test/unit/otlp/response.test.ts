@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BackpressureError, ServiceUnavailableError, BadRequestError } from '../../../core/errors.js';
-import { classifyExportFailure, encodeExportResponse, encodeStatus, GrpcCode, OtlpDecodeError, otlpTypes, partialSuccessOf } from '../../../collector/otlp/index.js';
+import { BackpressureError, ServiceUnavailableError, BadRequestError, writeFailure, ValidationError } from '../../../core/errors.js';
+import { GrpcCode, toWireError } from '../../../core/wire-error.js';
+import { encodeExportResponse, encodeStatus, OtlpDecodeError, otlpTypes, partialSuccessOf } from '../../../collector/otlp/index.js';
 
 describe('partialSuccessOf', () => {
   it('is unset on full success', () => {
@@ -38,15 +39,32 @@ describe('encodeStatus', () => {
   });
 });
 
-describe('classifyExportFailure', () => {
+describe('toWireError: the one mapping every ingress answers with', () => {
   it('maps each failure to the OTLP retry semantics', () => {
-    expect(classifyExportFailure(new BackpressureError(3, 429))).toMatchObject({ httpStatus: 429, grpcCode: GrpcCode.RESOURCE_EXHAUSTED, retryAfterSeconds: 3 });
-    expect(classifyExportFailure(new BackpressureError(7))).toMatchObject({ httpStatus: 503, grpcCode: GrpcCode.UNAVAILABLE, retryAfterSeconds: 7 });
-    expect(classifyExportFailure(new ServiceUnavailableError('analytics'))).toMatchObject({ httpStatus: 503, grpcCode: GrpcCode.UNAVAILABLE, retryAfterSeconds: 5 });
-    expect(classifyExportFailure(new OtlpDecodeError('bad'))).toMatchObject({ httpStatus: 400, grpcCode: GrpcCode.INVALID_ARGUMENT, message: 'bad' });
-    expect(classifyExportFailure(new BadRequestError('Workspace context required'))).toMatchObject({ httpStatus: 400, message: 'Workspace context required' });
-    const internal = classifyExportFailure(new Error('secret detail'));
+    expect(toWireError(new BackpressureError(3, 429))).toMatchObject({ httpStatus: 429, grpcCode: GrpcCode.RESOURCE_EXHAUSTED, retryAfterSeconds: 3 });
+    expect(toWireError(new BackpressureError(7))).toMatchObject({ httpStatus: 503, grpcCode: GrpcCode.UNAVAILABLE, retryAfterSeconds: 7 });
+    expect(toWireError(new ServiceUnavailableError('analytics'))).toMatchObject({ httpStatus: 503, grpcCode: GrpcCode.UNAVAILABLE, retryAfterSeconds: 5 });
+    expect(toWireError(new OtlpDecodeError('bad'))).toMatchObject({ httpStatus: 400, grpcCode: GrpcCode.INVALID_ARGUMENT, message: 'bad' });
+    expect(toWireError(new BadRequestError('Workspace context required'))).toMatchObject({ httpStatus: 400, message: 'Workspace context required' });
+    expect(toWireError(new ValidationError([{ field: 'spans[0]', message: 'x' }]))).toMatchObject({ httpStatus: 422, grpcCode: GrpcCode.INVALID_ARGUMENT });
+    const internal = toWireError(new Error('secret detail'));
     expect(internal).toMatchObject({ httpStatus: 500, grpcCode: GrpcCode.INTERNAL });
     expect(internal.message).not.toContain('secret');
+  });
+
+  it('answers a store that is down, timing out or overloaded as retryable, and data the store refuses as not', () => {
+    const overloads = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' }),
+      new Error('Timeout error.'),
+      Object.assign(new Error('Too many parts (3001). Merges are processing significantly slower than inserts'), { type: 'TOO_MANY_PARTS', code: '252' }),
+      Object.assign(new Error('Memory limit (total) exceeded'), { type: 'MEMORY_LIMIT_EXCEEDED', code: '241' }),
+      Object.assign(new Error('Too many simultaneous queries. Maximum: 100'), { type: 'TOO_MANY_SIMULTANEOUS_QUERIES', code: '202' }),
+      new Error('something nobody classified'),
+    ];
+    for (const err of overloads) {
+      expect(toWireError(writeFailure('analytics', err))).toMatchObject({ httpStatus: 503, grpcCode: GrpcCode.UNAVAILABLE, retryAfterSeconds: 5, message: 'Analytical store service unavailable' });
+    }
+    const parse = Object.assign(new Error('Cannot parse escape sequence: missing second part of surrogate pair'), { type: 'CANNOT_PARSE_ESCAPE_SEQUENCE', code: '25' });
+    expect(toWireError(writeFailure('analytics', parse))).toMatchObject({ httpStatus: 400, grpcCode: GrpcCode.INVALID_ARGUMENT, retryAfterSeconds: undefined });
   });
 });

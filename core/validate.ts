@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationError, type FieldIssue } from '../core/errors.js';
+import { ValidationError, type FieldIssue } from './errors.js';
 
 /** `['spans', 2, 'type']` -> `spans[2].type`. */
 export function fieldName(path: ReadonlyArray<PropertyKey>): string {

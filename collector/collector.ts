@@ -1,0 +1,74 @@
+import { IngestTraceSchema, ManySpansSchema, OneSpanSchema } from '../core/model/ingest-body.js';
+import type { z } from 'zod';
+import type { RawSpan } from '../core/model/raw-span.js';
+import { validate } from '../core/validate.js';
+import { createIngest, type Ingest, type IngestOutcome } from './ingest.js';
+import { decodeIngestBody, spanInputToRaw } from './json/ingest-body.js';
+import { decodeJsonRequest, decodeProtobufRequest } from './otlp/decode.js';
+import type { OtlpEncoding } from './otlp/response.js';
+import type { SpanSink } from './sink.js';
+
+export interface CollectorDeps {
+  sink: SpanSink;
+  /** MAX_SPAN_BYTES: the largest span row any write path accepts. */
+  maxSpanBytes: number;
+}
+
+/** What POST /api/traces/ingest answers with 201. */
+export interface IngestedTrace {
+  trace_id: string;
+  ingested: true;
+  spans_accepted: number;
+}
+
+/** What POST /api/spans answers with 201. */
+export interface IngestedSpans {
+  trace_id: string;
+  span_ids: string[];
+  ingested: true;
+}
+
+/**
+ * The collector's one surface (STYLE 3): every way spans come in ends in the same ingest path.
+ * The API's JSON routes call `ingestTrace` / `ingestSpans` with the parsed body; the OTLP
+ * receivers call `ingestOtlp` with the request bytes. Everyone calls `admit()` before reading a
+ * body, so a full write path refuses a request before spending CPU on it.
+ */
+export interface Collector {
+  admit(): void;
+  /** An OTLP ExportTraceServiceRequest (protobuf or OTLP/JSON bytes); spans that cannot be stored are left out (partial success). */
+  ingestOtlp(projectId: string, body: Uint8Array, encoding: OtlpEncoding): Promise<IngestOutcome | undefined>;
+  /** The SPEC's JSON ingest body, validated (422) and stored all or nothing. */
+  ingestTrace(projectId: string, body: unknown): Promise<IngestedTrace>;
+  /** `{trace_id, spans: [...]}` or one span with its `trace_id`, validated and stored all or nothing. */
+  ingestSpans(projectId: string, body: unknown): Promise<IngestedSpans>;
+}
+
+const oneSpan = (span: z.output<typeof OneSpanSchema>) => ({ trace_id: span.trace_id, spans: [span] });
+
+export function createCollector(deps: CollectorDeps): Collector {
+  const ingest: Ingest = createIngest(deps.sink, { maxSpanBytes: deps.maxSpanBytes });
+  return {
+    admit: () => ingest.admit(),
+
+    async ingestOtlp(projectId, body, encoding) {
+      const spans: RawSpan[] = encoding === 'json' ? decodeJsonRequest(body) : decodeProtobufRequest(body);
+      return spans.length > 0 ? ingest(projectId, spans) : undefined;
+    },
+
+    async ingestTrace(projectId, body) {
+      const trace = validate(IngestTraceSchema, body);
+      const { spans, header } = decodeIngestBody(trace);
+      const outcome = await ingest(projectId, spans, [header], { atomic: true });
+      return { trace_id: trace.trace_id, ingested: true, spans_accepted: outcome.accepted };
+    },
+
+    async ingestSpans(projectId, body) {
+      // The body's shape picks the schema, so errors name the fields of the form the client meant.
+      const many = body !== null && typeof body === 'object' && 'spans' in body;
+      const { trace_id: traceId, spans } = many ? validate(ManySpansSchema, body) : oneSpan(validate(OneSpanSchema, body));
+      await ingest(projectId, spans.map((s) => spanInputToRaw(traceId, s)), [], { atomic: true });
+      return { trace_id: traceId, span_ids: spans.map((s) => s.span_id), ingested: true };
+    },
+  };
+}

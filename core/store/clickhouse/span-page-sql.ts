@@ -1,0 +1,45 @@
+/**
+ * SQL of one page of a trace's spans, keyset-paged on (start_time, span_id). Values are always
+ * bound ({name:Type}); the only text spliced in is the fixed keyset fragment.
+ */
+
+const KEYSET = "WHERE (start_time, span_id) > ({afterTime:DateTime64(3, 'UTC')}, {afterSpan:String})";
+
+/**
+ * The page's span ids, chosen on the small key columns alone. Newest row per span first, so an
+ * old version of a re-sent span neither counts nor places it; then the keyset; then the order.
+ */
+function pageKeys(after: boolean): string {
+  return `
+    SELECT span_id FROM (
+      SELECT span_id, start_time
+      FROM agent_eval.spans
+      WHERE project_id = {project:String} AND trace_id = {trace:String}
+      ORDER BY ingested_at DESC
+      LIMIT 1 BY span_id
+    )
+    ${after ? KEYSET : ''}
+    ORDER BY start_time, span_id
+    LIMIT {limit:UInt32}`;
+}
+
+/**
+ * Full rows of the page's spans only (a 100k-span trace never has its inputs and outputs read
+ * whole), newest row per span, with `input` and `output` cut to {cap} code points. The
+ * `*_truncated` flags are computed one level down: in the same SELECT, ClickHouse resolves
+ * `input` to the replaced (cut) value. Asks for `limit` rows; the caller passes one more than it
+ * shows, to learn whether a next page exists.
+ */
+export function spanPageSql(after: boolean): string {
+  return `
+SELECT * EXCEPT (project_id, ingested_at)
+  REPLACE (substringUTF8(input, 1, {cap:UInt32}) AS input, substringUTF8(output, 1, {cap:UInt32}) AS output)
+FROM (
+  SELECT *, lengthUTF8(input) > {cap:UInt32} AS input_truncated, lengthUTF8(output) > {cap:UInt32} AS output_truncated
+  FROM agent_eval.spans
+  WHERE project_id = {project:String} AND trace_id = {trace:String} AND span_id IN (${pageKeys(after)})
+  ORDER BY ingested_at DESC
+  LIMIT 1 BY span_id
+)
+ORDER BY start_time, span_id`;
+}
