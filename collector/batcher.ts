@@ -3,19 +3,25 @@ import type { BatchWriter } from '../core/store/analytics.js';
 import { failureKind } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { createByteBudget, rowBytes } from './admission.js';
+import { mergeRowBatches } from './row-batch.js';
 import type { SinkStats, SpanSink } from './sink.js';
 
 export interface BatcherOptions {
   writer: BatchWriter;
   /** Flush when this many spans are buffered. */
   maxSpans: number;
-  /** How long an idle batcher lingers for more writes before flushing (group commit window). */
+  /**
+   * How long the oldest buffered write may wait for company before its batch is inserted (group
+   * commit window). Every insert creates parts ClickHouse must later merge, at a fixed cost of
+   * several milliseconds of CPU each, so fewer, larger inserts are much cheaper per span.
+   */
   maxWaitMs: number;
   /** Bound on buffered + in-flight bytes; beyond it writes are refused with 429 + Retry-After. */
   maxPendingBytes: number;
   /**
-   * Inserts allowed to run at once (default 2): one batch is parsed by ClickHouse while the next
-   * gathers. Safe because inserts are idempotent and trace summaries are order-independent states.
+   * Inserts allowed to run at once (default 1: while one runs, the next batch gathers, so batches
+   * grow with load). More is safe, since inserts are idempotent and trace summaries are
+   * order-independent states, but splits the load into smaller inserts.
    */
   maxConcurrentFlushes?: number;
   logger: Logger;
@@ -28,19 +34,11 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
-const concat = (waiters: Waiter[]): RowBatch => {
-  const out: RowBatch = { spans: [], traces: [] };
-  for (const w of waiters) {
-    for (const s of w.rows.spans) out.spans.push(s);
-    for (const t of w.rows.traces) out.traces.push(t);
-  }
-  return out;
-};
-
 /**
  * The embedded write path: groups rows of concurrent requests into large ClickHouse inserts.
- * Group commit: while the insert slots are busy, writes gather for the next insert; with a free
- * slot the batcher lingers `maxWaitMs` at most. Each write resolves when its insert completed
+ * Group commit: a batch is inserted once it holds `maxSpans` or its oldest write has waited
+ * `maxWaitMs`, and an insert slot is free; while the slots are busy, writes gather for the next
+ * insert. Each write resolves when its insert completed
  * (durable and queryable), or rejects so the client retries. Memory is bounded by a byte budget.
  *
  * One request's data can never fail another's: when the store refuses a shared insert for a data
@@ -51,21 +49,26 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
   const budget = createByteBudget(opts.maxPendingBytes);
   let buffer: Waiter[] = [];
   let bufferedSpans = 0;
+  /** When the oldest buffered write arrived. */
+  let bufferSince = 0;
   const inFlight = new Set<Promise<void>>();
-  const slots = opts.maxConcurrentFlushes ?? 2;
+  const slots = opts.maxConcurrentFlushes ?? 1;
   let timer: NodeJS.Timeout | null = null;
+  let closing = false;
 
+  /** Inserts the buffer when it is full or old enough and a slot is free; else waits for the first of those. */
   function schedule(): void {
     if (inFlight.size >= slots || buffer.length === 0) return;
-    if (bufferedSpans >= opts.maxSpans || opts.maxWaitMs === 0) flush();
-    else timer ??= setTimeout(flush, opts.maxWaitMs);
+    const waited = performance.now() - bufferSince;
+    if (closing || bufferedSpans >= opts.maxSpans || waited >= opts.maxWaitMs) flush();
+    else if (!timer) timer = setTimeout(flush, opts.maxWaitMs - waited);
   }
 
   /** Inserts the writers' rows; on a data failure, bisects so only the writers at fault fail. */
   async function insert(waiters: Waiter[]): Promise<void> {
     const started = performance.now();
     try {
-      const rows = concat(waiters);
+      const rows = mergeRowBatches(waiters.map((w) => w.rows));
       await opts.writer.writeRows(rows);
       opts.logger.debug({ spans: rows.spans.length, writes: waiters.length, ms: Math.round(performance.now() - started) }, 'batch written');
       for (const w of waiters) w.resolve();
@@ -91,8 +94,7 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
     bufferedSpans = 0;
     const flight: Promise<void> = insert(waiters).finally(() => {
       inFlight.delete(flight);
-      // Writes that arrived during the insert already waited; flush them without lingering.
-      if (buffer.length) flush();
+      schedule();
     });
     inFlight.add(flight);
   }
@@ -103,12 +105,13 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
     write(rows) {
       let release: () => void;
       try {
-        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.traces));
+        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.traces) + rowBytes(rows.stats));
       } catch (err) {
         return Promise.reject(err);
       }
       return new Promise<void>((resolve, reject) => {
         // Free the budget before waking the writer, so a writer retrying at once finds room.
+        if (buffer.length === 0) bufferSince = performance.now();
         buffer.push({ rows, resolve: () => (release(), resolve()), reject: (err) => (release(), reject(err)) });
         bufferedSpans += rows.spans.length;
         schedule();
@@ -116,6 +119,7 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
     },
 
     async close() {
+      closing = true;
       budget.close();
       while (inFlight.size || buffer.length) {
         flush();

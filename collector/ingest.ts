@@ -2,6 +2,7 @@ import type { RawSpan } from '../core/model/raw-span.js';
 import type { RowBatch, TraceHeader } from '../core/model/span.js';
 import { isAcceptedTime, MAX_ID_LENGTH, MAX_TIME_MS } from '../core/model/limits.js';
 import { encodeSpanRow, encodeTraceHeaderRow } from '../core/store/clickhouse/rows.js';
+import { createTraceStatsRows } from '../core/store/clickhouse/trace-stats-rows.js';
 import { ValidationError } from '../core/errors.js';
 import type { SpanSink } from './sink.js';
 import { normalizeSpan } from './normalize/index.js';
@@ -78,17 +79,20 @@ const tooLarge = (bytes: number, max: number) => `span is ${bytes} bytes once st
  */
 export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
   const ingest = async function ingest(projectId: string, rawSpans: RawSpan[], traces: TraceHeaderInput[] = [], options: IngestOptions = {}): Promise<IngestOutcome> {
-    const rows: RowBatch = { spans: [], traces: [] };
+    const rows: RowBatch = { spans: [], traces: [], stats: [] };
+    const stats = createTraceStatsRows();
     const rejected: RejectedSpan[] = [];
     const traceIds = new Set<string>();
     for (let index = 0; index < rawSpans.length; index++) {
       const raw = rawSpans[index];
       let reason = invalidSpanReason(raw);
       if (!reason) {
-        const line = encodeSpanRow(normalizeSpan(raw, projectId));
+        const span = normalizeSpan(raw, projectId);
+        const line = encodeSpanRow(span);
         const over = rowBytesOver(line, limits.maxSpanBytes);
         if (over === null) {
           rows.spans.push(line);
+          stats.add(span);
           traceIds.add(raw.traceId);
           continue;
         }
@@ -106,6 +110,7 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
     if (options.atomic && rejected.length > 0) {
       throw new ValidationError(rejected.map((r) => ({ field: `spans[${r.index}]`, message: r.reason })));
     }
+    rows.stats = stats.rows();
     if (rows.spans.length > 0 || rows.traces.length > 0) await sink.write(rows);
     const accepted = rows.spans.length;
     if (rejected.length === 0) return { kind: 'ok', accepted, traceIds: [...traceIds] };

@@ -8,7 +8,7 @@ import {
   type SpanRecord,
   type TraceHeader,
 } from '../../core/model/span.js';
-import { encodeSpanRow, encodeTraceHeaderRow } from '../../core/store/clickhouse/rows.js';
+import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 
 /**
  * The Kafka message format of the write path (format 2): a message's value is JSONEachRow lines
@@ -22,7 +22,7 @@ import { encodeSpanRow, encodeTraceHeaderRow } from '../../core/store/clickhouse
  */
 export const ROWS_FORMAT = '2';
 export const MESSAGE_HEADERS = { format: 'agent-eval-format', table: 'agent-eval-table' } as const;
-export type RowTable = 'spans' | 'trace_headers';
+export type RowTable = 'spans' | 'trace_headers' | 'trace_stats';
 
 const ENVELOPE_V1 = 1;
 
@@ -108,6 +108,7 @@ export function packRowMessages(rows: RowBatch, maxMessageBytes: number): RowMes
   const out: RowMessage[] = [];
   pack('spans', rows.spans, maxMessageBytes, out);
   pack('trace_headers', rows.traces, maxMessageBytes, out);
+  pack('trace_stats', rows.stats, maxMessageBytes, out);
   return out;
 }
 
@@ -137,13 +138,14 @@ export function decodeMessage(message: KafkaMessage): RowBatch {
   if (format === ROWS_FORMAT) {
     const table = header(message, MESSAGE_HEADERS.table);
     const chunk = value.toString('utf8');
-    if (table === 'spans') return { spans: [chunk], traces: [] };
-    if (table === 'trace_headers') return { spans: [], traces: [chunk] };
+    if (table === 'spans') return { spans: [chunk], traces: [], stats: [] };
+    if (table === 'trace_headers') return { spans: [], traces: [chunk], stats: [] };
+    if (table === 'trace_stats') return { spans: [], traces: [], stats: [chunk] };
     throw new EnvelopeError(`unknown table ${JSON.stringify(table ?? null)} in a format ${ROWS_FORMAT} message`);
   }
   if (format !== undefined) throw new EnvelopeError(`unsupported message format: ${JSON.stringify(format)}`);
   const v1 = decodeEnvelopeV1(value);
-  return { spans: v1.spans.map(encodeSpanRow), traces: v1.traces.map(encodeTraceHeaderRow) };
+  return encodeRowBatch(v1.spans, v1.traces);
 }
 
 /** Parses and validates a format-1 envelope; throws EnvelopeError when it is not one. */

@@ -4,6 +4,7 @@ import type { BatchWriter } from '../../core/store/analytics.js';
 import { errorMessage, failureKind } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { decodeMessage, EnvelopeError } from './envelope.js';
+import { mergeRowBatches } from '../row-batch.js';
 import { createDeadLetterPublisher, type DeadLetter } from './dead-letter.js';
 
 export interface IngesterOptions {
@@ -120,7 +121,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
    * messages at fault are alone and adds them to `letters`. False when aborted.
    */
   async function insertIsolating(ctl: Control, messages: Writable[], letters: DeadLetter[]): Promise<boolean> {
-    const outcome = await retrying(ctl, 'insert', () => opts.writer.writeRows(merge(messages)));
+    const outcome = await retrying(ctl, 'insert', () => opts.writer.writeRows(mergeRowBatches(messages.map((m) => m.batch))));
     if (outcome.kind === 'aborted') return false;
     if (outcome.kind === 'ok') return true;
     if (messages.length === 1) {
@@ -244,11 +245,3 @@ function countLines(value: Buffer | null): number {
   return lines;
 }
 
-function merge(parts: Writable[]): RowBatch {
-  const merged: RowBatch = { spans: [], traces: [] };
-  for (const d of parts) {
-    for (const s of d.batch.spans) merged.spans.push(s);
-    for (const t of d.batch.traces) merged.traces.push(t);
-  }
-  return merged;
-}

@@ -131,7 +131,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
     write(rows: RowBatch): Promise<void> {
       let release: () => void;
       try {
-        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.traces));
+        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.traces) + rowBytes(rows.stats));
       } catch (err) {
         return Promise.reject(err);
       }

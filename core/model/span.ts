@@ -68,11 +68,15 @@ export interface TraceHeader {
 }
 
 /**
- * One unit of work for the write path: rows encoded once, at ingest, as JSONEachRow lines of the
- * `spans` and `trace_headers` tables (core/store/clickhouse/rows.ts). The batcher concatenates
- * them into one insert, Kafka messages carry them, and the ingester inserts them as they are.
+ * One unit of work for the write path: rows encoded once, at ingest, as JSONEachRow lines
+ * (core/store/clickhouse/rows.ts). The batcher concatenates them into one insert, Kafka messages
+ * carry them, and the ingester inserts them as they are.
  */
 export interface RowBatch {
+  /** Rows of `spans`. */
   spans: string[];
+  /** Rows of `trace_headers` (the JSON body's explicit trace fields). */
   traces: string[];
+  /** Rows of `trace_stats`: what these spans add to their traces' summaries. */
+  stats: string[];
 }

@@ -5,7 +5,7 @@ import type { AnalyticsStore } from '../../core/store/analytics.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
-import { encodeSpanRow, encodeTraceHeaderRow } from '../../core/store/clickhouse/rows.js';
+import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
 import { migrate } from '../../core/store/migrations.js';
 import { makeDataDir } from '../helpers/data-dir.js';
@@ -36,7 +36,7 @@ function span(trace: string, id: string, parent: string | null, type: SpanType, 
   };
 }
 
-const rows = (spans: SpanRecord[], traces: TraceHeader[] = []) => ({ spans: spans.map(encodeSpanRow), traces: traces.map(encodeTraceHeaderRow) });
+const rows = (spans: SpanRecord[], traces: TraceHeader[] = []) => encodeRowBatch(spans, traces);
 const write = (spans: SpanRecord[]) => store.writeRows(rows(spans));
 
 describe('trace derivation', () => {

@@ -5,9 +5,9 @@ import type { ClickHouse } from './client.js';
 const joined = (lines: string[]): Buffer => Buffer.from(lines.join('\n'));
 
 /**
- * The one insert of the write path: the batch's encoded rows go to `spans` and `trace_headers`
- * as they are; the materialized views of migration 002 fold them into `trace_stats` within the
- * same INSERT, so nothing is read back. A failure is classified here, where the store is called:
+ * The one insert of the write path: the batch's encoded rows go to `spans`, `trace_headers` and
+ * `trace_stats` as they are (headers are folded into `trace_stats` by a materialized view), so
+ * nothing is read back. A failure is classified here, where the store is called:
  * 400 DataRejectedError when the store refuses the data itself, else a retryable 503.
  */
 export function createBatchWriter(ch: ClickHouse) {
@@ -16,6 +16,7 @@ export function createBatchWriter(ch: ClickHouse) {
       const inserts: Promise<void>[] = [];
       if (batch.spans.length) inserts.push(ch.insertRows('agent_eval.spans', joined(batch.spans)));
       if (batch.traces.length) inserts.push(ch.insertRows('agent_eval.trace_headers', joined(batch.traces)));
+      if (batch.stats.length) inserts.push(ch.insertRows('agent_eval.trace_stats', joined(batch.stats)));
       try {
         await Promise.all(inserts);
       } catch (err) {

@@ -10,14 +10,15 @@ const CHEAP_STATES = `
     max(has_error) AS span_error,
     argMaxMerge(header_name) AS header_name,
     argMaxMerge(header_status) AS header_status,
-    argMinMerge(root_name) AS root_name`;
+    min(root) AS root_span`;
 
-const NAME = `if(header_name != '', header_name, root_name)`;
+const NAME = `if(header_name != '', header_name, root_span.4)`;
 const STATUS = `if(span_error = 1 OR header_status = 'error', 'error', 'ok')`;
 
 /**
- * The summaries of the given traces. `span_stats` maps each span (by id hash) to its flags
- * (1 stored, 2 error, 4 tool, 8 generation) and tokens, so every count is of distinct spans.
+ * The summaries of the given traces. `span_stats` maps each span id to its flags (1 stored,
+ * 2 error, 4 tool, 8 generation) and tokens, so every count is of distinct spans. The root's
+ * resource attributes ride in `root` as JSON; the newest header's attributes update them.
  */
 export const TRACE_SUMMARIES = `
 SELECT
@@ -33,14 +34,13 @@ SELECT
   arraySum(stats.4) AS total_output_tokens,
   arrayCount(f -> bitAnd(f, 4) != 0, stats.2) AS tool_call_count,
   arrayCount(f -> bitAnd(f, 8) != 0, stats.2) AS llm_call_count,
-  mapUpdate(root_resource, header_attributes) AS attributes
+  mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes
 FROM (
   SELECT
     trace_id,${CHEAP_STATES},
     max(max_end) AS end_time,
-    argMinMerge(root_resource) AS root_resource,
     argMaxMerge(header_attributes) AS header_attributes,
-    maxMapMerge(span_stats) AS stats
+    maxMap(span_stats) AS stats
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
   GROUP BY trace_id
