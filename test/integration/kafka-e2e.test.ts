@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { committedOffsets, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
+import { committedOffsets, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
+import { MESSAGE_HEADERS } from '../../collector/kafka/envelope.js';
 import { apiFetch, makeDataDir, sampleTrace, startTestService, type TestService } from '../helpers/server.js';
 import { agentTrace, exportSpans, makeExporter, recordSpans, type ExporterKind } from '../fixtures/otlp/sdk.js';
 import {
@@ -56,20 +57,36 @@ async function getTrace(apiUrl: string, project: string, id: string): Promise<Tr
   return (await res.json()) as TraceDetail;
 }
 
-/** Polls until the trace is readable with `spanCount` spans (all spans of a trace ride in one message). */
-async function waitForTrace(apiUrl: string, project: string, id: string, spanCount: number, timeoutMs = 30_000): Promise<TraceDetail> {
+/**
+ * Polls until the trace is readable with `spanCount` spans and, when given, the `name` of its
+ * explicit header. A request's span rows, its trace_stats rows (the summary: span_count, counts,
+ * tokens) and its header row travel in separate messages (one table per message), possibly on
+ * different partitions, so one may be readable before the others.
+ */
+async function waitForTrace(apiUrl: string, project: string, id: string, spanCount: number, name?: string, timeoutMs = 30_000): Promise<TraceDetail> {
   let last: TraceDetail | undefined;
   return pollUntil(
-    `trace ${id} with ${spanCount} spans`,
+    `trace ${id} with ${spanCount} spans${name ? ` named ${name}` : ''}`,
     async () => {
       last = await getTrace(apiUrl, project, id);
-      return last && last.span_count === spanCount && last.spans.length === spanCount ? last : undefined;
+      const complete = last && last.span_count === spanCount && last.spans.length === spanCount && (name === undefined || last.name === name);
+      return complete ? last : undefined;
     },
-    { timeoutMs, intervalMs: 200, describe: () => (last ? `span_count ${last.span_count}, spans ${last.spans.length}` : 'not found') },
+    { timeoutMs, intervalMs: 200, describe: () => (last ? `span_count ${last.span_count}, spans ${last.spans.length}, name ${last.name}` : 'not found') },
   );
 }
 
-async function listTraces(apiUrl: string, project: string): Promise<{ total: number; traces: Array<{ trace_id: string; span_count: number }> }> {
+/** A JSON ingest body read back complete: its spans and its header. */
+const waitForJsonTrace = (apiUrl: string, project: string, sent: ReturnType<typeof sampleTrace>) =>
+  waitForTrace(apiUrl, project, sent.trace_id, sent.spans.length, sent.name);
+
+interface ListedTrace {
+  trace_id: string;
+  name: string;
+  span_count: number;
+}
+
+async function listTraces(apiUrl: string, project: string): Promise<{ total: number; traces: ListedTrace[] }> {
   const res = await apiFetch(apiUrl, project, '/api/traces?limit=1000');
   expect(res.status).toBe(200);
   return res.json();
@@ -84,6 +101,24 @@ async function endOffsets(topic: string): Promise<string[]> {
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * Whether every JSON body sent is stored whole: listed (from trace_stats) with its header's name
+ * and its span count, and every span row readable (from spans, which travel in messages of their
+ * own). `whole` keeps the traces already found whole across polls.
+ */
+async function allStored(apiUrl: string, project: string, sent: Array<ReturnType<typeof sampleTrace>>, whole = new Set<string>()): Promise<true | undefined> {
+  const list = await listTraces(apiUrl, project);
+  if (list.total !== sent.length) return undefined;
+  const listed = new Map(list.traces.map((t) => [t.trace_id, t]));
+  if (!sent.every((body) => listed.get(body.trace_id)?.name === body.name && listed.get(body.trace_id)?.span_count === body.spans.length)) return undefined;
+  for (const body of sent) {
+    if (whole.has(body.trace_id)) continue;
+    if ((await getTrace(apiUrl, project, body.trace_id))?.spans.length !== body.spans.length) return undefined;
+    whole.add(body.trace_id);
+  }
+  return true;
 }
 
 /** Messages of `topic` the group has not committed (a partition never committed counts from 0). */
@@ -163,10 +198,17 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
       const res = await svc.api('/api/traces/ingest', { method: 'POST', json: sent[i], project: PROJECT });
       expect(res.status, await res.text()).toBe(201);
     });
-    // One message per (project, trace): the 201s were answered once Kafka acknowledged them.
-    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + sent.length);
+    // Three messages per request, its span rows, its trace header row and its trace_stats row (one
+    // table per message): the 201s were answered once Kafka acknowledged them.
+    const after = await topicMessageCount(kafka, TOPIC);
+    expect(after).toBe(before + 3 * sent.length);
+    const tables = (await readTopic(kafka, TOPIC, after))
+      .filter((m) => m.value.includes('"trace_id":"kjson-'))
+      .map((m) => m.headers[MESSAGE_HEADERS.table]);
+    expect(tables).toHaveLength(3 * sent.length);
+    for (const table of ['spans', 'trace_headers', 'trace_stats']) expect(tables.filter((t) => t === table), table).toHaveLength(sent.length);
 
-    for (const body of sent) expectJsonTraceAsSent(await waitForTrace(svc.apiUrl!, PROJECT, body.trace_id, body.spans.length), body);
+    for (const body of sent) expectJsonTraceAsSent(await waitForJsonTrace(svc.apiUrl!, PROJECT, body), body);
     const one = (await getTrace(svc.apiUrl!, PROJECT, 'kjson-5'))!;
     expect(one).toMatchObject({ span_count: 6, llm_call_count: 3, tool_call_count: 2, total_input_tokens: 30, total_output_tokens: 60 });
 
@@ -184,7 +226,8 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
     const before = await topicMessageCount(kafka, TOPIC);
     expect(await exportSpans(exporter, sent)).toEqual({ code: 0 });
     await exporter.shutdown();
-    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 1);
+    // Two messages: the span rows and the trace's trace_stats row (OTLP has no trace header).
+    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 2);
 
     const got = await waitForTrace(svc.apiUrl!, PROJECT, traceId, 2);
     expect(got).toMatchObject({ trace_id: traceId, span_count: 2, llm_call_count: 1, error_count: 1, total_input_tokens: 42 });
@@ -235,11 +278,12 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
     const body = sampleTrace('kjson-unconsumed', { spanCount: 3 });
     const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body, project: PROJECT });
     expect(res.status).toBe(201);
-    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 1);
+    // Its spans, header and trace_stats messages.
+    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 3);
     await sleep(2000);
-    // The receiver did not write to ClickHouse itself: the trace is in Kafka, uncommitted.
+    // The receiver did not write to ClickHouse itself: the trace (spans, header and summary) is in Kafka, uncommitted.
     expect(await getTrace(svc.apiUrl!, PROJECT, 'kjson-unconsumed')).toBeUndefined();
-    expect(await groupLag(GROUP, TOPIC)).toBe(1);
+    expect(await groupLag(GROUP, TOPIC)).toBe(3);
   });
 });
 
@@ -301,7 +345,7 @@ describe('roles split across OS processes: collector (OTLP), api (JSON) -> Kafka
       otlp.push({ kind, spans });
     }
 
-    for (const body of json) expectJsonTraceAsSent(await waitForTrace(I!.apiUrl!, PROJECT, body.trace_id, body.spans.length), body);
+    for (const body of json) expectJsonTraceAsSent(await waitForJsonTrace(I!.apiUrl!, PROJECT, body), body);
     for (const { spans } of otlp) {
       const got = await waitForTrace(I!.apiUrl!, PROJECT, spans[0].spanContext().traceId, 4);
       const root = spans.find((s) => s.name === 'agent.run')!;
@@ -430,7 +474,8 @@ describe('roles split across OS processes: collector (OTLP), api (JSON) -> Kafka
     // 2. A restart picks up at once from the committed offsets: everything exactly once.
     I = await spawnServiceProcess(dirs.i, { ...env, AGENT_EVAL_ROLES: 'ingester,api' });
     const readyAt = Date.now();
-    await pollUntil('the burst to be readable', async () => ((await listTraces(I!.apiUrl!, PROJECT)).total === burst.length ? true : undefined), {
+    const whole = new Set<string>();
+    await pollUntil('the burst to be readable', () => allStored(I!.apiUrl!, PROJECT, burst, whole), {
       timeoutMs: 60_000,
       intervalMs: 250,
     });
@@ -445,7 +490,7 @@ describe('roles split across OS processes: collector (OTLP), api (JSON) -> Kafka
     // 3. SIGTERM right after the ingester wrote a second burst: the commit of its last insert is not lost.
     const second = Array.from({ length: 60 }, (_, i) => sampleTrace(`term2-${i}`, { spanCount: 3 }));
     await forEachConcurrently(second.length, 8, async (i) => expect(await sendJson(PROJECT, second[i])).toBe(201));
-    await pollUntil('the second burst to be readable', async () => ((await listTraces(I!.apiUrl!, PROJECT)).total === burst.length + second.length ? true : undefined), {
+    await pollUntil('the second burst to be readable', () => allStored(I!.apiUrl!, PROJECT, [...burst, ...second], whole), {
       timeoutMs: 30_000,
       intervalMs: 50,
     });
