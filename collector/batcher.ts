@@ -1,6 +1,6 @@
 import type { RowBatch } from '../core/model/span.js';
 import type { BatchWriter } from '../core/store/analytics.js';
-import { failureKind } from '../core/errors.js';
+import { failureKind, toError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { createByteBudget, rowBytes } from './admission.js';
 import { mergeRowBatches } from './row-batch.js';
@@ -105,14 +105,14 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
     write(rows) {
       let release: () => void;
       try {
-        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.traces) + rowBytes(rows.stats));
+        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.stats));
       } catch (err) {
-        return Promise.reject(err);
+        return Promise.reject(toError(err));
       }
       return new Promise<void>((resolve, reject) => {
         // Free the budget before waking the writer, so a writer retrying at once finds room.
         if (buffer.length === 0) bufferSince = performance.now();
-        buffer.push({ rows, resolve: () => (release(), resolve()), reject: (err) => (release(), reject(err)) });
+        buffer.push({ rows, resolve: () => (release(), resolve()), reject: (err) => (release(), reject(toError(err))) });
         bufferedSpans += rows.spans.length;
         schedule();
       });

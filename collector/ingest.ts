@@ -1,7 +1,7 @@
 import type { RawSpan } from '../core/model/raw-span.js';
 import type { RowBatch, TraceHeader } from '../core/model/span.js';
 import { isAcceptedTime, MAX_ID_LENGTH, MAX_TIME_MS } from '../core/model/limits.js';
-import { encodeSpanRow, encodeTraceHeaderRow } from '../core/store/clickhouse/rows.js';
+import { encodeSpanRow } from '../core/store/clickhouse/rows.js';
 import { createTraceStatsRows } from '../core/store/clickhouse/trace-stats-rows.js';
 import { ValidationError } from '../core/errors.js';
 import type { SpanSink } from './sink.js';
@@ -69,6 +69,13 @@ function rowBytesOver(line: string, max: number): number | null {
   return bytes > max ? bytes : null;
 }
 
+/** Bytes of a header's text (UTF-8), which dominates its stored row. */
+function headerBytes(t: TraceHeaderInput): number {
+  let n = Buffer.byteLength(t.name);
+  for (const [k, v] of Object.entries(t.attributes)) n += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return n;
+}
+
 const tooLarge = (bytes: number, max: number) => `span is ${bytes} bytes once stored; the limit is ${max} (MAX_SPAN_BYTES)`;
 
 /**
@@ -79,7 +86,7 @@ const tooLarge = (bytes: number, max: number) => `span is ${bytes} bytes once st
  */
 export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
   const ingest = async function ingest(projectId: string, rawSpans: RawSpan[], traces: TraceHeaderInput[] = [], options: IngestOptions = {}): Promise<IngestOutcome> {
-    const rows: RowBatch = { spans: [], traces: [], stats: [] };
+    const rows: RowBatch = { spans: [], stats: [] };
     const stats = createTraceStatsRows();
     const rejected: RejectedSpan[] = [];
     const traceIds = new Set<string>();
@@ -101,17 +108,16 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
       rejected.push({ index, spanId: raw.spanId, reason });
     }
     for (const t of traces) {
-      const line = encodeTraceHeaderRow({ ...t, project_id: projectId });
-      const over = rowBytesOver(line, limits.maxSpanBytes);
-      if (over !== null) throw new ValidationError([{ field: 'attributes', message: `trace header is ${over} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
-      rows.traces.push(line);
+      const bytes = headerBytes(t);
+      if (bytes > limits.maxSpanBytes) throw new ValidationError([{ field: 'attributes', message: `trace header is ${bytes} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
+      stats.addHeader({ ...t, project_id: projectId });
       traceIds.add(t.trace_id);
     }
     if (options.atomic && rejected.length > 0) {
       throw new ValidationError(rejected.map((r) => ({ field: `spans[${r.index}]`, message: r.reason })));
     }
     rows.stats = stats.rows();
-    if (rows.spans.length > 0 || rows.traces.length > 0) await sink.write(rows);
+    if (rows.spans.length > 0 || rows.stats.length > 0) await sink.write(rows);
     const accepted = rows.spans.length;
     if (rejected.length === 0) return { kind: 'ok', accepted, traceIds: [...traceIds] };
     return { kind: 'partial', accepted, traceIds: [...traceIds], rejected };

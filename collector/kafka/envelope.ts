@@ -22,7 +22,7 @@ import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js'
  */
 export const ROWS_FORMAT = '2';
 export const MESSAGE_HEADERS = { format: 'agent-eval-format', table: 'agent-eval-table' } as const;
-export type RowTable = 'spans' | 'trace_headers' | 'trace_stats';
+export type RowTable = 'spans' | 'trace_stats_input';
 
 const ENVELOPE_V1 = 1;
 
@@ -107,8 +107,7 @@ function pack(table: RowTable, lines: string[], maxMessageBytes: number, out: Ro
 export function packRowMessages(rows: RowBatch, maxMessageBytes: number): RowMessage[] {
   const out: RowMessage[] = [];
   pack('spans', rows.spans, maxMessageBytes, out);
-  pack('trace_headers', rows.traces, maxMessageBytes, out);
-  pack('trace_stats', rows.stats, maxMessageBytes, out);
+  pack('trace_stats_input', rows.stats, maxMessageBytes, out);
   return out;
 }
 
@@ -138,9 +137,8 @@ export function decodeMessage(message: KafkaMessage): RowBatch {
   if (format === ROWS_FORMAT) {
     const table = header(message, MESSAGE_HEADERS.table);
     const chunk = value.toString('utf8');
-    if (table === 'spans') return { spans: [chunk], traces: [], stats: [] };
-    if (table === 'trace_headers') return { spans: [], traces: [chunk], stats: [] };
-    if (table === 'trace_stats') return { spans: [], traces: [], stats: [chunk] };
+    if (table === 'spans') return { spans: [chunk], stats: [] };
+    if (table === 'trace_stats_input') return { spans: [], stats: [chunk] };
     throw new EnvelopeError(`unknown table ${JSON.stringify(table ?? null)} in a format ${ROWS_FORMAT} message`);
   }
   if (format !== undefined) throw new EnvelopeError(`unsupported message format: ${JSON.stringify(format)}`);

@@ -166,7 +166,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
   }
 
   async function eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset } = payload;
+    const { batch } = payload;
     let part: Decoded[] = [];
     let spans = 0;
     const flush = async (last: boolean): Promise<boolean> => {
@@ -174,7 +174,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
       const lastOffset = part[part.length - 1].message.offset;
       // The batch's last offset may lie past its last message (transaction markers are filtered out).
       const next = (BigInt(last ? batch.lastOffset() : lastOffset) + 1n).toString();
-      resolveOffset(lastOffset);
+      payload.resolveOffset(lastOffset);
       await commit(payload, next);
       part = [];
       spans = 0;

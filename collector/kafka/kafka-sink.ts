@@ -1,7 +1,7 @@
 import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
 import { connectIdempotentProducer } from './client.js';
 import type { RowBatch } from '../../core/model/span.js';
-import { AppError, BackpressureError, PayloadTooLargeError } from '../../core/errors.js';
+import { AppError, BackpressureError, PayloadTooLargeError, toError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { createByteBudget, rowBytes } from '../admission.js';
 import type { SinkStats, SpanSink } from '../sink.js';
@@ -131,9 +131,9 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
     write(rows: RowBatch): Promise<void> {
       let release: () => void;
       try {
-        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.traces) + rowBytes(rows.stats));
+        release = budget.take(rowBytes(rows.spans) + rowBytes(rows.stats));
       } catch (err) {
-        return Promise.reject(err);
+        return Promise.reject(toError(err));
       }
       const messages = packRowMessages(rows, maxMessageBytes);
       if (messages.length === 0) {

@@ -63,7 +63,7 @@ export function indexedList(attrs: Attributes, prefix: string, unwrap?: string):
   const list = build(root);
   if (!Array.isArray(list)) return [];
   if (unwrap === undefined) return list;
-  return list.map((el) => (isRecord(el) && Object.keys(el).length === 1 && unwrap in el ? el[unwrap] : el));
+  return list.map((el: unknown) => (isRecord(el) && Object.keys(el).length === 1 && unwrap in el ? el[unwrap] : el));
 }
 
 /** True when any key starts with `prefix.` followed by an index. */

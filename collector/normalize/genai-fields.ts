@@ -30,7 +30,7 @@ function eventsOf(raw: RawSpan): RawSpanEvent[] {
 }
 
 function eventAttrs(e: RawSpanEvent): Attributes {
-  return isRecord(e.attributes) ? (e.attributes as Attributes) : {};
+  return isRecord(e.attributes) ? e.attributes : {};
 }
 
 /**
@@ -60,7 +60,7 @@ function withSystem(messages: unknown, system: unknown): string | null {
   const sys = jsonish(system);
   const msgs = messages === undefined || messages === null ? [] : jsonish(messages);
   if (!Array.isArray(msgs)) return text(messages);
-  return safeJson([{ role: 'system', parts: Array.isArray(sys) ? sys : [{ type: 'text', content: sys }] }, ...msgs]);
+  return safeJson([{ role: 'system', parts: Array.isArray(sys) ? sys : [{ type: 'text', content: sys }] }, ...(msgs as unknown[])]);
 }
 
 function listText(list: unknown[]): string | null {

@@ -17,7 +17,7 @@ function eventList(raw: RawSpan): Array<{ name: string; time: number; attributes
   return raw.events.filter(isRecord).map((e) => ({
     name: typeof e.name === 'string' ? e.name : String(e.name ?? ''),
     time: typeof e.timeMs === 'number' && Number.isFinite(e.timeMs) ? e.timeMs : 0,
-    attributes: isRecord(e.attributes) ? (e.attributes as Attributes) : {},
+    attributes: isRecord(e.attributes) ? e.attributes : {},
   }));
 }
 

@@ -71,7 +71,7 @@ function errorStatus(err: unknown): Partial<grpc.StatusObject> {
     metadata.set('grpc-status-details-bin', encodeStatus(failure.grpcCode, failure.message, 'protobuf', failure.retryAfterSeconds));
     metadata.set('retry-after', String(Math.ceil(failure.retryAfterSeconds)));
   }
-  return { code: failure.grpcCode as number as grpc.status, details: failure.message, metadata };
+  return { code: failure.grpcCode, details: failure.message, metadata };
 }
 
 function logFailure(logger: Logger, err: unknown): void {

@@ -75,8 +75,6 @@ export interface TraceHeader {
 export interface RowBatch {
   /** Rows of `spans`. */
   spans: string[];
-  /** Rows of `trace_headers` (the JSON body's explicit trace fields). */
-  traces: string[];
-  /** Rows of `trace_stats`: what these spans add to their traces' summaries. */
+  /** Rows of `trace_stats_input`: what these spans and trace headers add to their traces' summaries. */
   stats: string[];
 }

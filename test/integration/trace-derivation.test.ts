@@ -81,6 +81,13 @@ describe('trace derivation', () => {
     expect(await store.getTrace('p', 'd4')).toMatchObject({ name: 'checkout', duration_ms: 2000, span_count: 1, attributes: { 'service.name': 'agent', user: 'u7' } });
   });
 
+  it('takes the newest explicit header, by the store\'s clock, whatever the spans say', async () => {
+    const header = (name: string, status: 'ok' | 'error') => ({ project_id: 'p', trace_id: 'd5', name, status, start_time: T0, duration_ms: 100, attributes: { v: name } });
+    await store.writeRows(rows([span('d5', 'root', null, 'span', 0, 50)], [header('first', 'error')]));
+    await store.writeRows(rows([], [header('second', 'ok')]));
+    expect(await store.getTrace('p', 'd5')).toMatchObject({ name: 'second', status: 'ok', duration_ms: 100, span_count: 1, attributes: { 'service.name': 'agent', v: 'second' } });
+  });
+
   it('keeps projects apart', async () => {
     await write([span('shared-id', 'a', null, 'span', 0, 10)]);
     await store.writeRows(rows([{ ...span('shared-id', 'b', null, 'span', 0, 10), project_id: 'q' }]));

@@ -39,9 +39,9 @@ describe('batcher', () => {
     const writer = gatedWriter();
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger, maxConcurrentFlushes: 1 });
     let firstDone = false;
-    const first = sink.write({ spans: [span('a')], traces: [], stats: [] }).then(() => (firstDone = true));
+    const first = sink.write({ spans: [span('a')], stats: [] }).then(() => (firstDone = true));
     await tick();
-    const rest = [sink.write({ spans: [span('b')], traces: [], stats: [] }), sink.write({ spans: [span('c')], traces: [], stats: [] })];
+    const rest = [sink.write({ spans: [span('b')], stats: [] }), sink.write({ spans: [span('c')], stats: [] })];
     await tick();
     expect(writer.batches).toHaveLength(1);
     expect(firstDone).toBe(false);
@@ -58,7 +58,7 @@ describe('batcher', () => {
     const writer = gatedWriter();
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger, maxConcurrentFlushes: 2 });
     const writes = ['a', 'b', 'c', 'd'].map(async (id) => {
-      const p = sink.write({ spans: [span(id)], traces: [], stats: [] });
+      const p = sink.write({ spans: [span(id)], stats: [] });
       await tick();
       return p;
     });
@@ -78,7 +78,7 @@ describe('batcher', () => {
   it('rejects every write of a failed insert so the clients retry', async () => {
     const writer = gatedWriter();
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
-    const p = sink.write({ spans: [span('a')], traces: [], stats: [] });
+    const p = sink.write({ spans: [span('a')], stats: [] });
     await tick();
     writer.gates[0].fail(new Error('disk full'));
     await expect(p).rejects.toThrow('disk full');
@@ -90,15 +90,16 @@ describe('batcher', () => {
     let inserts = 0;
     // A store that refuses any insert holding the poison row, as ClickHouse refuses unparsable data.
     const writer = {
-      async writeRows(batch: RowBatch) {
+      writeRows(batch: RowBatch) {
         inserts++;
-        if (ids(batch).includes('poison')) throw new DataRejectedError('Cannot parse input');
+        if (ids(batch).includes('poison')) return Promise.reject(new DataRejectedError('Cannot parse input'));
         stored.push(...ids(batch));
+        return Promise.resolve();
       },
     };
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 20, maxPendingBytes: 1 << 20, logger, maxConcurrentFlushes: 1 });
     const names = ['a', 'b', 'c', 'poison', 'd', 'e', 'f'];
-    const results = await Promise.allSettled(names.map((id) => sink.write({ spans: [span(id)], traces: [], stats: [] })));
+    const results = await Promise.allSettled(names.map((id) => sink.write({ spans: [span(id)], stats: [] })));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
     expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ status: 400, code: 'DATA_REJECTED' });
     expect(stored.sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
@@ -110,14 +111,14 @@ describe('batcher', () => {
   it('refuses writes beyond the memory bound with 429 + retry-after, and accepts again once flushed', async () => {
     const writer = gatedWriter();
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 2_000, logger });
-    const accepted = sink.write({ spans: [span('a', 1_500)], traces: [], stats: [] });
-    const refused = await sink.write({ spans: [span('b', 1_500)], traces: [], stats: [] }).catch((err: unknown) => err);
+    const accepted = sink.write({ spans: [span('a', 1_500)], stats: [] });
+    const refused = await sink.write({ spans: [span('b', 1_500)], stats: [] }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(BackpressureError);
     expect(refused).toMatchObject({ status: 429, retryAfterSeconds: 1 });
     await tick();
     writer.gates[0].open();
     await accepted;
-    const again = sink.write({ spans: [span('c', 1_500)], traces: [], stats: [] });
+    const again = sink.write({ spans: [span('c', 1_500)], stats: [] });
     await tick();
     writer.gates[1].open();
     await again;
@@ -127,7 +128,7 @@ describe('batcher', () => {
     const writer = gatedWriter();
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 2_000, logger });
     expect(() => sink.admit()).not.toThrow();
-    const accepted = sink.write({ spans: [span('a', 2_500)], traces: [], stats: [] });
+    const accepted = sink.write({ spans: [span('a', 2_500)], stats: [] });
     expect(() => sink.admit()).toThrowError(BackpressureError);
     await tick();
     writer.gates[0].open();
@@ -140,7 +141,7 @@ describe('batcher', () => {
   it('lingers up to maxWaitMs when idle so concurrent writes share one insert', async () => {
     const writer = gatedWriter();
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 30, maxPendingBytes: 1 << 20, logger });
-    const writes = [sink.write({ spans: [span('a')], traces: [], stats: [] }), sink.write({ spans: [span('b')], traces: [], stats: [] })];
+    const writes = [sink.write({ spans: [span('a')], stats: [] }), sink.write({ spans: [span('b')], stats: [] })];
     await new Promise((r) => setTimeout(r, 60));
     expect(writer.batches).toHaveLength(1);
     expect(writer.batches[0].spans).toHaveLength(2);
@@ -151,12 +152,12 @@ describe('batcher', () => {
   it('flushes what is buffered on close and refuses new writes', async () => {
     const writer = gatedWriter();
     const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 10_000, maxPendingBytes: 1 << 20, logger });
-    const pending = sink.write({ spans: [span('a')], traces: [], stats: [] });
+    const pending = sink.write({ spans: [span('a')], stats: [] });
     const closed = sink.close();
     await tick();
     expect(writer.batches).toHaveLength(1);
     writer.gates[0].open();
     await Promise.all([pending, closed]);
-    await expect(sink.write({ spans: [span('z')], traces: [], stats: [] })).rejects.toMatchObject({ status: 503 });
+    await expect(sink.write({ spans: [span('z')], stats: [] })).rejects.toMatchObject({ status: 503 });
   });
 });

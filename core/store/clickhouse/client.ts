@@ -31,6 +31,12 @@ export interface ClickHouse {
 
 const SETTINGS = { date_time_input_format: 'best_effort' } as const;
 
+/**
+ * In-process, nobody reads chDB's system.query_log, and logging every query costs about a
+ * millisecond of CPU each (measured: docs/benchmarks.md). A server keeps its own logging settings.
+ */
+const EMBEDDED_SETTINGS = { log_queries: 0 } as const;
+
 /** A server over HTTP: rows are the request body of `INSERT ... FORMAT JSONEachRow`. */
 export function httpClickHouse(client: ClickHouseClient): ClickHouse {
   return {
@@ -56,12 +62,12 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
     const connection: ChdbConnection = createChdbConnection({ path: dir });
     // chdb types its Connection against @clickhouse/client-common, which @clickhouse/client now
     // bundles under another path; the shapes are identical, the declarations are not.
-    const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings: SETTINGS });
+    const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS } });
     ch = {
       client,
       // client.insert would serialize the body into the SQL text; rawInsert passes the bytes through.
       insertRows: async (table, rows) => {
-        await connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow' });
+        await connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings: EMBEDDED_SETTINGS });
       },
       close: () => client.close(),
     };

@@ -26,7 +26,7 @@ export function clickhouseMigrationTarget(client: ClickHouseClient): MigrationTa
 }
 
 /** Time-partitioned tables and the column their TTL counts from. */
-const RETAINED_TABLES: Record<string, string> = { spans: 'start_time', trace_headers: 'start_time', trace_stats: 'min_start', scores: 'created_at' };
+const RETAINED_TABLES: Record<string, string> = { spans: 'start_time', trace_stats: 'min_start', scores: 'created_at' };
 
 /**
  * Sets the TTL of the time-partitioned tables to `days` (RETENTION_DAYS). Altered only when it

@@ -1,5 +1,5 @@
 import type { RowBatch, SpanRecord, TraceHeader } from '../../model/span.js';
-import { encodeRow, encodeSpanRow, encodeTraceHeaderRow, toClickHouseTime } from './rows.js';
+import { encodeRow, encodeSpanRow, toClickHouseTicks } from './rows.js';
 
 /** Flags of a span in `trace_stats.span_stats` (migrations/clickhouse/002). */
 const STORED = 1;
@@ -28,10 +28,10 @@ interface Contribution {
 const before = (a: Root, b: Root): boolean => a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
 
 /**
- * The `trace_stats` rows of a write: per trace it touches, what its spans contribute to the
- * trace's summary, as plain values the SimpleAggregateFunction columns merge (min, max, maxMap by
- * span id). Built as spans are ingested, encoded once with them, so the store never reads
- * anything back to keep summaries current.
+ * The `trace_stats_input` rows of a write (migrations/clickhouse/002): per trace it touches, what
+ * its spans contribute to the trace's summary (plain values that trace_stats merges: min, max,
+ * maxMap by span id), and one row per explicit trace header. Built as spans are ingested and
+ * encoded once with them, so the store never reads anything back to keep summaries current.
  */
 export function createTraceStatsRows() {
   const open = new Map<string, Contribution>();
@@ -43,10 +43,10 @@ export function createTraceStatsRows() {
       encodeRow({
         project_id: c.projectId,
         trace_id: c.traceId,
-        min_start: toClickHouseTime(c.minStart),
-        max_end: toClickHouseTime(c.maxEnd),
+        min_start: toClickHouseTicks(c.minStart),
+        max_end: toClickHouseTicks(c.maxEnd),
         has_error: c.hasError,
-        root: [isChild, toClickHouseTime(start), spanId, name, JSON.stringify(resource)],
+        root: [isChild, toClickHouseTicks(start), spanId, name, JSON.stringify(resource)],
         span_stats: [c.ids, c.flags, c.inputTokens, c.outputTokens],
       }),
     );
@@ -77,6 +77,21 @@ export function createTraceStatsRows() {
         open.delete(key);
       }
     },
+    /** An explicit trace header (the JSON ingest body): the newest one by the store's clock wins. */
+    addHeader(h: TraceHeader): void {
+      rows.push(
+        encodeRow({
+          project_id: h.project_id,
+          trace_id: h.trace_id,
+          min_start: toClickHouseTicks(h.start_time),
+          max_end: toClickHouseTicks(h.start_time + h.duration_ms),
+          header: 1,
+          header_name: h.name,
+          header_status: h.status,
+          header_attributes: h.attributes,
+        }),
+      );
+    },
     /** The encoded rows of everything added. */
     rows(): string[] {
       for (const c of open.values()) emit(c);
@@ -86,9 +101,10 @@ export function createTraceStatsRows() {
   };
 }
 
-/** The rows of a write of these spans and headers, as ingest encodes them (spans, headers and their trace_stats). */
+/** The rows of a write of these spans and headers, as ingest encodes them: span rows and their trace_stats_input rows. */
 export function encodeRowBatch(spans: readonly SpanRecord[], headers: readonly TraceHeader[] = []): RowBatch {
   const stats = createTraceStatsRows();
   for (const s of spans) stats.add(s);
-  return { spans: spans.map(encodeSpanRow), traces: headers.map(encodeTraceHeaderRow), stats: stats.rows() };
+  for (const h of headers) stats.addHeader(h);
+  return { spans: spans.map(encodeSpanRow), stats: stats.rows() };
 }
