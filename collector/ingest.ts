@@ -49,7 +49,7 @@ export interface IngestLimits {
 const ALL_ZEROES = /^0+$/;
 
 /** Why a decoded span cannot be stored, or null when it can. */
-export function invalidSpanReason(span: RawSpan): string | null {
+function invalidSpanReason(span: RawSpan): string | null {
   if (!span.traceId) return 'trace_id is empty';
   if (!span.spanId) return 'span_id is empty';
   if (span.traceId.length > MAX_ID_LENGTH || span.spanId.length > MAX_ID_LENGTH) return `ids must be at most ${MAX_ID_LENGTH} characters`;

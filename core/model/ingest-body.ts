@@ -72,6 +72,3 @@ export type IngestTrace = z.infer<typeof IngestTraceSchema>;
 export const ManySpansSchema = z.object({ trace_id: Id, spans: z.array(SpanInputSchema).min(1).max(MAX_SPANS_PER_REQUEST) });
 /** POST /api/spans with one span and its trace_id. */
 export const OneSpanSchema = SpanInputSchema.extend({ trace_id: Id });
-/** POST /api/spans: several spans of one trace, or one span with its trace_id. */
-export const CreateSpansSchema = z.union([ManySpansSchema, OneSpanSchema]);
-export type CreateSpans = z.infer<typeof CreateSpansSchema>;

@@ -53,7 +53,7 @@ export function createTraceReads(rows: Rows) {
 }
 
 /** The opaque `cursor` of GET /api/traces: base64url of `[start_ms, trace_id]`. */
-export function encodeTraceCursor(c: TraceCursor): string {
+function encodeTraceCursor(c: TraceCursor): string {
   return Buffer.from(JSON.stringify([c.startMs, c.traceId])).toString('base64url');
 }
 
