@@ -69,13 +69,6 @@ function rowBytesOver(line: string, max: number): number | null {
   return bytes > max ? bytes : null;
 }
 
-/** Bytes of a header's text (UTF-8), which dominates its stored row. */
-function headerBytes(t: TraceHeaderInput): number {
-  let n = Buffer.byteLength(t.name);
-  for (const [k, v] of Object.entries(t.attributes)) n += Buffer.byteLength(k) + Buffer.byteLength(v);
-  return n;
-}
-
 const tooLarge = (bytes: number, max: number) => `span is ${bytes} bytes once stored; the limit is ${max} (MAX_SPAN_BYTES)`;
 
 /**
@@ -108,9 +101,9 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
       rejected.push({ index, spanId: raw.spanId, reason });
     }
     for (const t of traces) {
-      const bytes = headerBytes(t);
-      if (bytes > limits.maxSpanBytes) throw new ValidationError([{ field: 'attributes', message: `trace header is ${bytes} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
-      stats.addHeader({ ...t, project_id: projectId });
+      const over = rowBytesOver(stats.addHeader({ ...t, project_id: projectId }), limits.maxSpanBytes);
+      // Nothing was written yet: refusing here refuses the whole request.
+      if (over !== null) throw new ValidationError([{ field: 'attributes', message: `trace header is ${over} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
       traceIds.add(t.trace_id);
     }
     if (options.atomic && rejected.length > 0) {

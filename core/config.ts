@@ -57,7 +57,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   OTLP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
-  MAX_SPAN_BYTES: z.coerce.number().int().min(4096).default(1_000_000),
+  MAX_SPAN_BYTES: z.coerce.number().int().min(16_384).default(1_000_000),
   BATCH_MAX_SPANS: z.coerce.number().int().min(1).default(10_000),
   BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(50),
   BATCH_MAX_CONCURRENT_FLUSHES: z.coerce.number().int().min(1).max(16).default(1),

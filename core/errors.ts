@@ -96,6 +96,11 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
+/** `err` itself when it is an Error (the usual case), else an Error carrying its text, with `err` as the cause. */
+export function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(errorMessage(err), { cause: err });
+}
+
 /** 400: the store refused the data itself; sending it again can never succeed. */
 export class DataRejectedError extends AppError {
   constructor(reason: string, cause?: unknown) {

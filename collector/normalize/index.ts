@@ -93,6 +93,12 @@ function withoutMovedValues(attributes: Record<string, string>, input: string, o
   return attributes;
 }
 
+/** The scope's name or version, or '' when a decoder handed over something else. */
+function scopeField(scope: unknown, k: 'name' | 'version'): string {
+  const v = scope !== null && typeof scope === 'object' ? (scope as Record<string, unknown>)[k] : undefined;
+  return typeof v === 'string' ? v : '';
+}
+
 const finiteOr = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 
 /**
@@ -106,11 +112,6 @@ export function normalizeSpan(raw: RawSpan, projectId: string): SpanRecord {
   const start = finiteOr(raw.startTimeMs, 0);
   // A missing end (OTLP sends 0) or one before the start means an instantaneous span.
   const end = Math.max(start, finiteOr(raw.endTimeMs, start));
-  const scope: unknown = raw.scope;
-  const scopeField = (k: 'name' | 'version'): string => {
-    const v = scope !== null && typeof scope === 'object' ? (scope as Record<string, unknown>)[k] : undefined;
-    return typeof v === 'string' ? v : '';
-  };
   return {
     project_id: projectId,
     trace_id: raw.traceId,
@@ -132,8 +133,8 @@ export function normalizeSpan(raw: RawSpan, projectId: string): SpanRecord {
     output_tokens: c.output_tokens ?? 0,
     attributes: withoutMovedValues(stringifyAttributes(raw.attributes), input, output),
     resource_attributes: stringifyAttributes(raw.resource),
-    scope_name: scopeField('name'),
-    scope_version: scopeField('version'),
+    scope_name: scopeField(raw.scope, 'name'),
+    scope_version: scopeField(raw.scope, 'version'),
     events: eventsJson(raw),
   };
 }

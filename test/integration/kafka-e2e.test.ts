@@ -59,9 +59,9 @@ async function getTrace(apiUrl: string, project: string, id: string): Promise<Tr
 
 /**
  * Polls until the trace is readable with `spanCount` spans and, when given, the `name` of its
- * explicit header. A request's span rows, its trace_stats rows (the summary: span_count, counts,
- * tokens) and its header row travel in separate messages (one table per message), possibly on
- * different partitions, so one may be readable before the others.
+ * explicit header. A request's span rows and its trace_stats_input rows (the summary: span_count,
+ * counts, tokens; and the explicit header) travel in separate messages (one table per message),
+ * possibly on different partitions, so one may be readable before the other.
  */
 async function waitForTrace(apiUrl: string, project: string, id: string, spanCount: number, name?: string, timeoutMs = 30_000): Promise<TraceDetail> {
   let last: TraceDetail | undefined;
@@ -89,7 +89,7 @@ interface ListedTrace {
 async function listTraces(apiUrl: string, project: string): Promise<{ total: number; traces: ListedTrace[] }> {
   const res = await apiFetch(apiUrl, project, '/api/traces?limit=1000');
   expect(res.status).toBe(200);
-  return res.json();
+  return (await res.json()) as { total: number; traces: ListedTrace[] };
 }
 
 /** End offsets (high watermarks) per partition, in partition order. */
@@ -141,7 +141,7 @@ async function groupState(groupId: string): Promise<{ state: string; members: nu
 async function healthOf(apiUrl: string): Promise<{ status: string; ingest?: { kind: string; consumerLag?: unknown; pendingSpans: number } }> {
   const res = await fetch(`${apiUrl}/api/health`);
   expect(res.status).toBe(200);
-  return res.json();
+  return (await res.json()) as { status: string; ingest?: { kind: string; consumerLag?: unknown; pendingSpans: number } };
 }
 
 
@@ -161,14 +161,12 @@ function hrToIso([s, ns]: [number, number]): string {
   return new Date(s * 1000 + Math.floor(ns / 1e6)).toISOString();
 }
 
-type JsonSpan = ReturnType<typeof sampleTrace>['spans'][number];
-
 /** What GET /api/traces/{id} must show for a JSON-ingested trace, span by span. */
 function expectJsonTraceAsSent(got: TraceDetail, sent: ReturnType<typeof sampleTrace>): void {
   expect(got).toMatchObject({ trace_id: sent.trace_id, name: sent.name, status: sent.status, start_time: sent.start_time, span_count: sent.spans.length });
   expect(got.spans).toHaveLength(sent.spans.length);
   expect(new Set(got.spans.map((s) => s.span_id))).toEqual(new Set(sent.spans.map((s) => s.span_id)));
-  for (const s of sent.spans as JsonSpan[]) {
+  for (const s of sent.spans) {
     const span = got.spans.find((g) => g.span_id === s.span_id)!;
     expect(span).toMatchObject({ name: s.name, type: s.type, parent_span_id: (s as { parent_span_id?: string }).parent_span_id ?? null, start_time: s.start_time, end_time: s.end_time });
     const attrs = (s as { attributes?: Record<string, unknown> }).attributes;
@@ -198,15 +196,21 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
       const res = await svc.api('/api/traces/ingest', { method: 'POST', json: sent[i], project: PROJECT });
       expect(res.status, await res.text()).toBe(201);
     });
-    // Three messages per request, its span rows, its trace header row and its trace_stats row (one
-    // table per message): the 201s were answered once Kafka acknowledged them.
+    // Two messages per request (one table per message): its span rows, and its trace_stats_input
+    // rows, the spans' contribution to the trace's summary and the trace header. The 201s were
+    // answered once Kafka acknowledged them.
     const after = await topicMessageCount(kafka, TOPIC);
-    expect(after).toBe(before + 3 * sent.length);
-    const tables = (await readTopic(kafka, TOPIC, after))
-      .filter((m) => m.value.includes('"trace_id":"kjson-'))
-      .map((m) => m.headers[MESSAGE_HEADERS.table]);
-    expect(tables).toHaveLength(3 * sent.length);
-    for (const table of ['spans', 'trace_headers', 'trace_stats']) expect(tables.filter((t) => t === table), table).toHaveLength(sent.length);
+    expect(after).toBe(before + 2 * sent.length);
+    const messages = (await readTopic(kafka, TOPIC, after)).filter((m) => m.value.includes('"trace_id":"kjson-'));
+    const tables = messages.map((m) => m.headers[MESSAGE_HEADERS.table]);
+    expect(tables).toHaveLength(2 * sent.length);
+    for (const table of ['spans', 'trace_stats_input']) expect(tables.filter((t) => t === table), table).toHaveLength(sent.length);
+    // The header rides in its request's trace_stats_input message, next to the spans' contribution.
+    for (const m of messages.filter((x) => x.headers[MESSAGE_HEADERS.table] === 'trace_stats_input')) {
+      const rows = m.value.split('\n').map((line) => JSON.parse(line) as { trace_id: string; header?: number });
+      expect(rows.map((r) => r.header ?? 0).sort(), m.value).toEqual([0, 1]);
+      expect(new Set(rows.map((r) => r.trace_id)).size, m.value).toBe(1);
+    }
 
     for (const body of sent) expectJsonTraceAsSent(await waitForJsonTrace(svc.apiUrl!, PROJECT, body), body);
     const one = (await getTrace(svc.apiUrl!, PROJECT, 'kjson-5'))!;
@@ -226,7 +230,7 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
     const before = await topicMessageCount(kafka, TOPIC);
     expect(await exportSpans(exporter, sent)).toEqual({ code: 0 });
     await exporter.shutdown();
-    // Two messages: the span rows and the trace's trace_stats row (OTLP has no trace header).
+    // Two messages: the span rows and the trace's trace_stats_input row (OTLP has no trace header).
     expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 2);
 
     const got = await waitForTrace(svc.apiUrl!, PROJECT, traceId, 2);
@@ -252,7 +256,7 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
       status: 'error',
       status_message: 'rate limited',
       start_time: hrToIso(llm.startTime),
-      attributes: expect.objectContaining({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.request.temperature': '0.5' }),
+      attributes: expect.objectContaining({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.request.temperature': '0.5' }) as Record<string, string>,
       events: [expect.objectContaining({ name: 'gen_ai.content.prompt', attributes: { 'gen_ai.prompt': 'hello' } })],
     });
   });
@@ -278,12 +282,12 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
     const body = sampleTrace('kjson-unconsumed', { spanCount: 3 });
     const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body, project: PROJECT });
     expect(res.status).toBe(201);
-    // Its spans, header and trace_stats messages.
-    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 3);
+    // Its spans message and its trace_stats_input message (the summary and the header).
+    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 2);
     await sleep(2000);
     // The receiver did not write to ClickHouse itself: the trace (spans, header and summary) is in Kafka, uncommitted.
     expect(await getTrace(svc.apiUrl!, PROJECT, 'kjson-unconsumed')).toBeUndefined();
-    expect(await groupLag(GROUP, TOPIC)).toBe(3);
+    expect(await groupLag(GROUP, TOPIC)).toBe(2);
   });
 });
 
@@ -396,7 +400,7 @@ describe('roles split across OS processes: collector (OTLP), api (JSON) -> Kafka
       await sleep(25); // a steady stream over several seconds, not one burst
     });
     // Part-way: kill -9 the ingester while the stream runs.
-    await pollUntil('a third of the stream acknowledged', async () => (acked >= TOTAL / 3 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
+    await pollUntil('a third of the stream acknowledged', () => Promise.resolve(acked >= TOTAL / 3 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
     visibleAtKill = (await listTraces(I!.apiUrl!, PROJECT)).total;
     killedI = I;
     I = undefined;
@@ -404,7 +408,7 @@ describe('roles split across OS processes: collector (OTLP), api (JSON) -> Kafka
     killedAt = acked;
     expect(await exited(killedI!.child, 10_000)).toEqual({ code: null, signal: 'SIGKILL' });
     // Keep sending while no ingester runs; restart it on the same data dir part-way through the rest.
-    await pollUntil('two thirds acknowledged', async () => (acked >= (2 * TOTAL) / 3 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
+    await pollUntil('two thirds acknowledged', () => Promise.resolve(acked >= (2 * TOTAL) / 3 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
     const restarting = spawnServiceProcess(dirs.i, { ...env, AGENT_EVAL_ROLES: 'ingester,api' });
     restarting.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     await sender;

@@ -85,7 +85,7 @@ const outages: Outage[] = [
   {
     // Inserts fail with UNKNOWN_TABLE: the store is there, the table is not (a restore, a
     // migration by hand). Nothing about the data; it can be written once the table is back.
-    // The materialized view reading `spans` survives the detach and folds rows in again after.
+    // Inserts into trace_stats_input (and its materialized view into trace_stats) still succeed.
     name: 'the spans table is detached',
     error: 'UNKNOWN_TABLE',
     begin: () => sql('DETACH TABLE agent_eval.spans'),
@@ -128,7 +128,8 @@ describe('the Kafka ingester against the real store (chDB)', () => {
     await ensureTopics({ kafka, logger, spansTopic: names.topic, deadLetterTopic: names.deadLetterTopic, partitions: 3 });
 
     // Five agent runs go through the real sink; the first also has an explicit header, as the
-    // JSON ingest body gives one. Each write becomes a spans and a trace_stats message (and a trace_headers message).
+    // JSON ingest body gives one. Each write becomes a spans and a trace_stats_input message; the
+    // header is one more row of the first write's trace_stats_input message.
     const project = `p-${id}`;
     const runs = ['run-0', 'run-1', 'run-2', 'run-3', 'run-4'].map((trace) => ({ trace, spans: agentRun(project, trace) }));
     const checkout: TraceHeader = { project_id: project, trace_id: 'run-0', name: 'checkout', status: 'ok', start_time: T0 - 500, duration_ms: 2000, attributes: { user: 'u7' } };
@@ -138,10 +139,17 @@ describe('the Kafka ingester against the real store (chDB)', () => {
       await sink.write(encodeRowBatch(run.spans, i === 0 ? [checkout] : []));
     }
     const produced = await topicMessageCount(kafka, names.topic);
-    // Per write a spans message and a trace_stats message; the first write also a trace_headers one.
-    expect(produced).toBe(runs.length * 2 + 1);
+    // Per write a spans message and a trace_stats_input message.
+    expect(produced).toBe(runs.length * 2);
     const messages = await readTopic(kafka, names.topic, produced);
     const spanMessages = messages.filter((m) => m.headers[MESSAGE_HEADERS.table] === 'spans');
+    expect(spanMessages).toHaveLength(runs.length);
+    const statsRows = messages
+      .filter((m) => m.headers[MESSAGE_HEADERS.table] === 'trace_stats_input')
+      .map((m) => m.value.split('\n').map((line) => JSON.parse(line) as { trace_id: string; header?: number }));
+    // One message per write: its trace's contribution, and for run-0 the header next to it.
+    const rowsPerMessage = statsRows.map((rs) => rs.map((r) => `${r.trace_id}${r.header === 1 ? ' header' : ''}`).sort().join(' + '));
+    expect(rowsPerMessage.sort()).toEqual(['run-0 + run-0 header', 'run-1', 'run-2', 'run-3', 'run-4']);
 
     await outage.begin();
     // The real store, watched: every failed insert is recorded on its way back to the ingester.
@@ -168,8 +176,8 @@ describe('the Kafka ingester against the real store (chDB)', () => {
         expect(failureKind(failure)).toBe('transient');
         expect(errorMessage((failure as ServiceUnavailableError).cause)).toContain(`(${outage.error})`);
       }
-      // No partition is committed past a spans message (a partition holding only the trace
-      // header or stats may be: that insert did succeed), and nothing went to the dead-letter topic.
+      // No partition is committed past a spans message (a partition holding only trace_stats_input
+      // messages may be: that insert did succeed), and nothing went to the dead-letter topic.
       const committed = await committedOffsets(kafka, names.groupId, names.topic);
       for (const m of spanMessages) expect(BigInt(committed[m.partition]), `partition ${m.partition}`).toBeLessThanOrEqual(BigInt(m.offset));
       expect(await ingester.lag()).toBeGreaterThanOrEqual(spanMessages.length);

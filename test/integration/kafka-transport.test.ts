@@ -12,12 +12,14 @@ import { writeFailure } from '../../core/errors.js';
 import type { BatchWriter } from '../../core/store/analytics.js';
 import type { RowBatch, SpanRecord, TraceHeader } from '../../core/model/span.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { encodeSpanRow, encodeTraceHeaderRow } from '../../core/store/clickhouse/rows.js';
+import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
 
 // The Kafka transport alone: sink -> broker -> ingester -> a BatchWriter that records what it gets.
 // Rows are encoded once at ingest (JSONEachRow lines) and must arrive byte for byte as sent. A
-// write's rows of each table (spans, trace_headers, trace_stats) travel in messages of their own,
-// spread round-robin over the partitions: every write is at least a spans and a trace_stats message.
+// write's rows of each table travel in messages of their own, spread round-robin over the
+// partitions: its span rows, and its trace_stats_input rows (what its spans add to each trace they
+// touch, plus one row per explicit trace header, `"header":1`). A write of spans is a spans and a
+// trace_stats_input message at least.
 // KAFKA_TEST_VERSION runs the same file against another broker version (docs/kafka.md).
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 let broker: KafkaBroker;
@@ -84,10 +86,16 @@ const lines = (chunks: string[]): string[] => chunks.flatMap((c) => c.split('\n'
 
 const sorted = (xs: string[]): string[] => [...xs].sort();
 
+/** Whether a trace_stats_input row is an explicit trace header (the JSON body's), not a span contribution. */
+const isHeaderRow = (row: string): boolean => (JSON.parse(row) as { header?: number }).header === 1;
+
+/** The trace_stats_input rows ingest encodes for these explicit trace headers. */
+const headerRows = (headers: TraceHeader[]): string[] => encodeRowBatch([], headers).stats;
+
 /** The rows of some batches, one line each and sorted per table: what was sent or written, whatever the messages and inserts. */
 function rowsOf(batches: RowBatch[]): RowBatch {
   const all = mergeRowBatches(batches);
-  return { spans: sorted(lines(all.spans)), traces: sorted(lines(all.traces)), stats: sorted(lines(all.stats)) };
+  return { spans: sorted(lines(all.spans)), stats: sorted(lines(all.stats)) };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -106,23 +114,26 @@ class RecordingWriter implements BatchWriter {
   attempts = 0;
   down = false;
   constructor(private readonly refuse?: (batch: RowBatch) => Error | undefined) {}
-  async writeRows(batch: RowBatch): Promise<void> {
+  writeRows(batch: RowBatch): Promise<void> {
     this.attempts++;
-    if (this.down) throw writeFailure('analytics', connectionRefused());
+    if (this.down) return Promise.reject(writeFailure('analytics', connectionRefused()));
     const error = this.refuse?.(batch);
     if (error) {
       this.refused.push(structuredClone(batch));
-      throw writeFailure('analytics', error);
+      return Promise.reject(writeFailure('analytics', error));
     }
     this.batches.push(structuredClone(batch));
+    return Promise.resolve();
   }
   /** Every span row written, one line each. */
   get spans(): string[] {
     return this.batches.flatMap((b) => lines(b.spans));
   }
-  get traces(): string[] {
-    return this.batches.flatMap((b) => lines(b.traces));
+  /** Every trace header row written: the trace_stats_input rows with `"header":1`. */
+  get headers(): string[] {
+    return this.stats.filter(isHeaderRow);
   }
+  /** Every trace_stats_input row written, one line each. */
   get stats(): string[] {
     return this.batches.flatMap((b) => lines(b.stats));
   }
@@ -157,7 +168,7 @@ describe('Kafka transport (real broker)', () => {
     const s = await sink(names.topic, { maxMessageBytes });
     const sent: SpanRecord[] = [];
     const headers: TraceHeader[] = [];
-    // Each write's rows, as ingest encoded them: spans, headers and the trace_stats rows of its spans.
+    // Each write's rows, as ingest encoded them: spans, and the trace_stats_input rows of its spans and headers.
     const batches: RowBatch[] = [];
     const writes: Promise<void>[] = [];
     const write = (spans: SpanRecord[], traces: TraceHeader[] = []) => {
@@ -181,26 +192,28 @@ describe('Kafka transport (real broker)', () => {
     write(big.slice(6));
     await Promise.all(writes);
     expect(s.stats()).toEqual({ kind: 'kafka', pendingSpans: 0, pendingBytes: 0 });
-    // One trace_stats row per trace a write touches: each write here touches one trace.
-    expect(batches.map((b) => b.stats.length)).toEqual(batches.map(() => 1));
+    // One trace_stats_input row per trace a write touches (each write here touches one), and one per
+    // explicit header: the twelve writes with a header have two, the two big writes one.
+    expect(batches.map((b) => b.stats.length)).toEqual([...headers.map(() => 2), 1, 1]);
+    expect(batches.map((b) => b.stats.filter(isHeaderRow).length)).toEqual([...headers.map(() => 1), 0, 0]);
 
     const writer = new RecordingWriter();
     const ingester = await ingest({ ...names, writer });
     await eventually(async () => expect(await ingester.lag()).toBe(0));
     // Byte for byte the lines encoded at ingest, every table: nothing parsed or re-encoded on the way.
     expect(sorted(writer.spans)).toEqual(sorted(sent.map(encodeSpanRow)));
-    expect(sorted(writer.traces)).toEqual(sorted(headers.map(encodeTraceHeaderRow)));
     expect(sorted(writer.stats)).toEqual(sorted(batches.flatMap((b) => b.stats)));
+    expect(sorted(writer.headers)).toEqual(sorted(headerRows(headers)));
 
-    // Every message packed from a write was produced once: per write one trace_stats message, one
-    // trace_headers message when it has a header, and its span rows in as many messages as they need.
+    // Every message packed from a write was produced once: per write one trace_stats_input message
+    // (its few small stats rows, the header's among them), and its span rows in as many messages as they need.
     const expected = batches.flatMap((b) => packRowMessages(b, maxMessageBytes));
     const countOf = (tables: Array<string | undefined>) => ({
       spans: tables.filter((t) => t === 'spans').length,
-      trace_headers: tables.filter((t) => t === 'trace_headers').length,
-      trace_stats: tables.filter((t) => t === 'trace_stats').length,
+      trace_stats_input: tables.filter((t) => t === 'trace_stats_input').length,
     });
-    expect(countOf(expected.map((m) => m.table))).toMatchObject({ trace_headers: headers.length, trace_stats: batches.length });
+    expect(countOf(expected.map((m) => m.table))).toMatchObject({ trace_stats_input: batches.length });
+    expect(expected).toHaveLength(countOf(expected.map((m) => m.table)).spans + batches.length);
     const produced = await topicMessageCount(kafka, names.topic);
     expect(produced).toBe(expected.length);
     const messages = await readTopic(kafka, names.topic, produced);
@@ -208,7 +221,7 @@ describe('Kafka transport (real broker)', () => {
     for (const m of messages) {
       // Format 2: headers name the format and the one table; no key, the value is rows as lines.
       expect(m.headers[MESSAGE_HEADERS.format]).toBe('2');
-      expect(['spans', 'trace_headers', 'trace_stats']).toContain(m.headers[MESSAGE_HEADERS.table]);
+      expect(['spans', 'trace_stats_input']).toContain(m.headers[MESSAGE_HEADERS.table]);
       expect(m.key).toBe('');
       expect(Buffer.byteLength(m.value)).toBeLessThanOrEqual(maxMessageBytes);
     }
@@ -216,8 +229,10 @@ describe('Kafka transport (real broker)', () => {
     expect(sorted(messages.map((m) => m.value))).toEqual(sorted(expected.map((m) => m.value)));
     const ofTable = (table: string) => messages.filter((m) => m.headers[MESSAGE_HEADERS.table] === table);
     expect(sorted(lines(ofTable('spans').map((m) => m.value)))).toEqual(sorted(sent.map(encodeSpanRow)));
-    expect(sorted(lines(ofTable('trace_headers').map((m) => m.value)))).toEqual(sorted(headers.map(encodeTraceHeaderRow)));
-    expect(sorted(lines(ofTable('trace_stats').map((m) => m.value)))).toEqual(sorted(batches.flatMap((b) => b.stats)));
+    expect(sorted(lines(ofTable('trace_stats_input').map((m) => m.value)))).toEqual(sorted(batches.flatMap((b) => b.stats)));
+    // Each header rides in its write's trace_stats_input message, next to its trace's span contribution.
+    expect(sorted(lines(ofTable('trace_stats_input').map((m) => m.value)).filter(isHeaderRow))).toEqual(sorted(headerRows(headers)));
+    expect(sorted(ofTable('trace_stats_input').map((m) => m.value))).toEqual(sorted(batches.map((b) => b.stats.join('\n'))));
     // The big trace needed several messages; without a key they spread over the partitions
     // (trace summaries are order-independent states, so a trace need not stay in one partition).
     expect(ofTable('spans').filter((m) => m.value.includes('"p1-big"')).length).toBeGreaterThan(2);
@@ -243,7 +258,7 @@ describe('Kafka transport (real broker)', () => {
     await producer.send({ topic: names.topic, messages: [...poison, legacy] });
     await producer.disconnect();
 
-    // Three writes, six format-2 messages (each write's spans message and its trace_stats message);
+    // Three writes, six format-2 messages (each write's spans message and its trace_stats_input message);
     // the store refuses the middle write's spans message for its data.
     const s = await sink(names.topic);
     const good = [span('p1', 'good-1', 0), span('p1', 'good-2', 0)];
@@ -257,17 +272,18 @@ describe('Kafka transport (real broker)', () => {
     const ingester = await ingest({ ...names, writer });
     await eventually(async () => expect(await ingester.lag()).toBe(0));
     // Everything but the refused spans message is written: the legacy envelope (encoded on the way
-    // in, with its trace_stats row), the good writes, and the refused write's trace_stats message,
-    // a message of its own that the store took.
+    // in, with its trace_stats_input rows: its span's contribution and its header), the good writes,
+    // and the refused write's trace_stats_input message, a message of its own that the store took.
     const legacyRows = rows([legacySpan], [legacyHeader]);
+    expect(legacyRows.stats).toHaveLength(2);
     expect(sorted(writer.spans)).toEqual(sorted([legacySpan, ...good].map(encodeSpanRow)));
-    expect(writer.traces).toEqual([encodeTraceHeaderRow(legacyHeader)]);
+    expect(writer.headers).toEqual(headerRows([legacyHeader]));
     expect(writer.rows).toEqual(rowsOf([legacyRows, ...sent.good, { ...sent.refused, spans: [] }]));
     // The refused message was first tried together with every other writable one (all in the one
     // partition), which were written all the same: the ingester split the insert until the refused
     // message was alone.
     expect(rowsOf([writer.refused[0]])).toEqual(rowsOf([legacyRows, ...sent.good, sent.refused]));
-    expect(writer.refused.at(-1)).toEqual({ spans: sent.refused.spans, traces: [], stats: [] });
+    expect(writer.refused.at(-1)).toEqual({ spans: sent.refused.spans, stats: [] });
 
     // Six dead letters: the five poison messages and the refused spans message, nothing else.
     const letters = await readTopic(kafka, names.deadLetterTopic, 6);
@@ -302,26 +318,28 @@ describe('Kafka transport (real broker)', () => {
     const names = await topics(3);
     const s = await sink(names.topic);
     const sent = [0, 1, 2].map((n) => span('p1', 'outage', n));
-    // Three messages: the span rows, the trace header row and the trace_stats row (one per partition).
+    // Two messages, on two partitions: the span rows, and the trace_stats_input rows (the spans'
+    // contribution and the trace header).
     const batch = rows(sent, [header('p1', 'outage')]);
     await s.write(batch);
-    expect(await topicMessageCount(kafka, names.topic)).toBe(3);
+    expect(await topicMessageCount(kafka, names.topic)).toBe(2);
 
     const writer = new RecordingWriter();
     writer.down = true;
     const ingester = await ingest({ ...names, writer });
     await eventually(() => expect(writer.attempts).toBeGreaterThanOrEqual(3));
-    expect(await ingester.lag()).toBe(3);
+    expect(await ingester.lag()).toBe(2);
     expect(await committedOffsets(kafka, names.groupId, names.topic)).toEqual(['-1', '-1', '-1']);
     expect(writer.batches).toHaveLength(0);
 
     writer.down = false;
     await eventually(async () => expect(await ingester.lag()).toBe(0));
     expect(writer.spans).toEqual(sent.map(encodeSpanRow));
-    expect(writer.traces).toEqual([encodeTraceHeaderRow(header('p1', 'outage'))]);
+    expect(writer.headers).toEqual(headerRows([header('p1', 'outage')]));
     expect(writer.stats).toEqual(batch.stats);
-    expect(writer.stats).toHaveLength(1);
-    expect(await committedOffsets(kafka, names.groupId, names.topic)).toEqual(['1', '1', '1']);
+    expect(writer.stats).toHaveLength(2);
+    // Both partitions that held a message are committed past it; the third never held one.
+    expect(sorted(await committedOffsets(kafka, names.groupId, names.topic))).toEqual(['-1', '1', '1']);
     expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(0);
   });
 
@@ -330,7 +348,7 @@ describe('Kafka transport (real broker)', () => {
     const s = await sink(names.topic);
     const sent = [0, 1].map((n) => span('p2', 'restart', n));
     const batch = rows(sent);
-    // Two messages, the span rows and the trace_stats row, on two partitions.
+    // Two messages, the span rows and the trace_stats_input row, on two partitions.
     await s.write(batch);
     expect(await topicMessageCount(kafka, names.topic)).toBe(2);
 
@@ -370,7 +388,7 @@ describe('Kafka transport (real broker)', () => {
     const names = await topics(3);
     const s = await sink(names.topic);
     const batch = rows([span('p3', 'drain', 0)]);
-    // Two messages, the span row and the trace_stats row, on two partitions: two inserts at once.
+    // Two messages, the span row and the trace_stats_input row, on two partitions: two inserts at once.
     await s.write(batch);
 
     const inserts: Array<{ batch: RowBatch; finish: () => void }> = [];
@@ -405,7 +423,7 @@ describe('Kafka transport (real broker)', () => {
     const names = await topics(3);
     const s = await sink(names.topic);
     const batch = rows([span('p5', 'slow', 0)]);
-    // Two messages, the span row and the trace_stats row, on two partitions: two slow inserts.
+    // Two messages, the span row and the trace_stats_input row, on two partitions: two slow inserts.
     await s.write(batch);
     const written: RowBatch[] = [];
     const slow: BatchWriter = {

@@ -3,8 +3,16 @@ import * as grpc from '@grpc/grpc-js';
 import { context, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { otlpTypes } from '../../collector/otlp/proto.js';
+import type { TraceDetail } from '../../core/model/trace.js';
 import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
 import { exportSpans, makeExporter, recordSpans } from '../fixtures/otlp/sdk.js';
+
+/** google.rpc.Status as protobufjs's toObject gives it. */
+interface RpcStatus {
+  code: number;
+  message: string;
+  details: Array<{ type_url: string; value: Uint8Array }>;
+}
 
 // Issue 7, items 1 and 2, against the real service on real chDB: one client's hostile data never
 // fails another's write, and a store that is down or overloaded is a retryable answer on every
@@ -35,6 +43,7 @@ function hostileBodies(n: number): Array<{ label: string; body: unknown; stored?
     { label: 'lone surrogate in span id', body: { ...base, spans: [{ ...base.spans[0], span_id: `s${LONE}` }] } },
     { label: 'tokens beyond 2^53 (clamped to 2^53-1)', body: { ...base, trace_id: `hostile-tokens-${n}`, spans: [{ ...base.spans[1], attributes: { model: 'm', input_tokens: 2 ** 60 } }] }, stored: true },
     { label: 'negative tokens', body: { ...base, spans: [{ ...base.spans[1], input_tokens: -5 }] } },
+    { label: 'trace attributes over MAX_SPAN_BYTES once escaped', body: { ...base, attributes: { big: '\u0001'.repeat(200_000) } } },
     // Stored safely: odd text is stored with U+FFFD in place of a lone surrogate.
     { label: 'lone surrogates in name and attributes', body: { ...base, trace_id: `hostile-text-${n}`, name: `x${LONE}y`, attributes: { [`k${LONE}`]: `v${LONE}` } }, stored: true },
     { label: 'NUL bytes and escapes', body: { ...base, trace_id: `hostile-nul-${n}`, name: 'a\u0000b\\ud800c' }, stored: true },
@@ -67,9 +76,9 @@ describe('hostile and valid requests interleaved', () => {
       expect(res.status, body.trace_id).toBe(200);
       expect(await res.json()).toMatchObject({ trace_id: body.trace_id, span_count: 4, llm_call_count: 2, tool_call_count: 1 });
     }
-    const odd = await (await svc.api('/api/traces/hostile-text-0')).json();
+    const odd = (await (await svc.api('/api/traces/hostile-text-0')).json()) as TraceDetail;
     expect(odd).toMatchObject({ name: 'x\ufffdy', attributes: { 'k\ufffd': 'v\ufffd' } });
-    const nul = await (await svc.api('/api/traces/hostile-nul-0')).json();
+    const nul = (await (await svc.api('/api/traces/hostile-nul-0')).json()) as TraceDetail;
     expect(nul.name).toBe('a\u0000b\\ud800c');
   });
 
@@ -105,11 +114,11 @@ describe('hostile and valid requests interleaved', () => {
     const res = await fetch(`${svc.otlpHttpUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-project-id': svc.defaultProjectId }, body: Buffer.from(body) });
     expect(res.status, await res.clone().text()).toBe(200);
     const answer = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(new Uint8Array(await res.arrayBuffer())), { longs: Number });
-    expect(answer.partialSuccess).toMatchObject({ rejectedSpans: 1, errorMessage: expect.stringContaining('spans[1]') });
-    const stored = await (await svc.api('/api/traces/4bf92f3577b34da6a3ce929d0e0e4736')).json();
+    expect(answer.partialSuccess).toMatchObject({ rejectedSpans: 1, errorMessage: expect.stringContaining('spans[1]') as string });
+    const stored = (await (await svc.api('/api/traces/4bf92f3577b34da6a3ce929d0e0e4736')).json()) as TraceDetail;
     expect(stored.span_count).toBe(2);
     // The SDK's encoder wrote the lone surrogate as invalid UTF-8; it is stored as U+FFFD.
-    for (const s of stored.spans as Array<{ name: string }>) expect(s.name).toMatch(/^op\ufffd+[13]$/);
+    for (const s of stored.spans) expect(s.name).toMatch(/^op\ufffd+[13]$/);
   });
 });
 
@@ -166,9 +175,10 @@ describe('the analytical store down or overloaded mid-load', () => {
       expect(grpcStatus.code).toBe(grpc.status.UNAVAILABLE);
       const details = grpcStatus.metadata.get('grpc-status-details-bin')[0] as Buffer;
       const { Status, RetryInfo } = otlpTypes();
-      const status = Status.toObject(Status.decode(details), { longs: Number });
+      const status = Status.toObject(Status.decode(details), { longs: Number }) as RpcStatus;
       expect(status.details[0].type_url).toBe('type.googleapis.com/google.rpc.RetryInfo');
-      expect(RetryInfo.toObject(RetryInfo.decode(status.details[0].value), { longs: Number }).retryDelay.seconds).toBeGreaterThan(0);
+      const retryInfo = RetryInfo.toObject(RetryInfo.decode(status.details[0].value), { longs: Number }) as { retryDelay: { seconds: number; nanos: number } };
+      expect(retryInfo.retryDelay.seconds).toBeGreaterThan(0);
     } finally {
       await ch.command({ query: 'ATTACH TABLE agent_eval.spans' });
     }

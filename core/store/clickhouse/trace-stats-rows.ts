@@ -7,8 +7,17 @@ const ERROR = 2;
 const TOOL = 4;
 const GENERATION = 8;
 
-/** Spans per stats row: keeps a row far below MAX_SPAN_BYTES however many spans of one trace a request holds. */
+/**
+ * Bounds that keep a stats row small (a few KiB) whatever the spans hold, far below the smallest
+ * MAX_SPAN_BYTES, so it always fits a Kafka message: span ids per row (by their total length),
+ * and the root's name and resource attributes, which only name the trace and give its attributes.
+ */
 const SPANS_PER_ROW = 1000;
+const ID_CHARS_PER_ROW = 4096;
+const ROOT_NAME_MAX = 1024;
+const ROOT_RESOURCE_MAX = 4096;
+/** The resource attributes kept when all of them are too large: the ones that name the service. */
+const ESSENTIAL_RESOURCE = /^(service\.|deployment\.|telemetry\.sdk\.)/;
 
 type Root = [number, number, string, string, Record<string, string>];
 
@@ -20,9 +29,19 @@ interface Contribution {
   hasError: number;
   root: Root;
   ids: string[];
+  idChars: number;
   flags: number[];
   inputTokens: number[];
   outputTokens: number[];
+}
+
+/** The root's resource attributes as JSON of at most ROOT_RESOURCE_MAX characters. */
+function resourceJson(resource: Record<string, string>): string {
+  const all = JSON.stringify(resource);
+  if (all.length <= ROOT_RESOURCE_MAX) return all;
+  const essential = Object.fromEntries(Object.entries(resource).filter(([k, v]) => ESSENTIAL_RESOURCE.test(k) && v.length <= 256));
+  const some = JSON.stringify(essential);
+  return some.length <= ROOT_RESOURCE_MAX ? some : '{}';
 }
 
 const before = (a: Root, b: Root): boolean => a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
@@ -46,7 +65,7 @@ export function createTraceStatsRows() {
         min_start: toClickHouseTicks(c.minStart),
         max_end: toClickHouseTicks(c.maxEnd),
         has_error: c.hasError,
-        root: [isChild, toClickHouseTicks(start), spanId, name, JSON.stringify(resource)],
+        root: [isChild, toClickHouseTicks(start), spanId, name.slice(0, ROOT_NAME_MAX), resourceJson(resource)],
         span_stats: [c.ids, c.flags, c.inputTokens, c.outputTokens],
       }),
     );
@@ -59,7 +78,7 @@ export function createTraceStatsRows() {
       const error = s.status === 'error' ? 1 : 0;
       let c = open.get(key);
       if (!c) {
-        c = { projectId: s.project_id, traceId: s.trace_id, minStart: s.start_time, maxEnd: s.end_time, hasError: error, root, ids: [], flags: [], inputTokens: [], outputTokens: [] };
+        c = { projectId: s.project_id, traceId: s.trace_id, minStart: s.start_time, maxEnd: s.end_time, hasError: error, root, ids: [], idChars: 0, flags: [], inputTokens: [], outputTokens: [] };
         open.set(key, c);
       } else {
         if (s.start_time < c.minStart) c.minStart = s.start_time;
@@ -69,18 +88,21 @@ export function createTraceStatsRows() {
       }
       const generation = s.span_type === 'generation';
       c.ids.push(s.span_id);
+      c.idChars += s.span_id.length;
       c.flags.push(STORED | (error ? ERROR : 0) | (s.span_type === 'tool' ? TOOL : 0) | (generation ? GENERATION : 0));
       c.inputTokens.push(generation ? s.input_tokens : 0);
       c.outputTokens.push(generation ? s.output_tokens : 0);
-      if (c.ids.length >= SPANS_PER_ROW) {
+      if (c.ids.length >= SPANS_PER_ROW || c.idChars >= ID_CHARS_PER_ROW) {
         emit(c);
         open.delete(key);
       }
     },
-    /** An explicit trace header (the JSON ingest body): the newest one by the store's clock wins. */
-    addHeader(h: TraceHeader): void {
-      rows.push(
-        encodeRow({
+    /**
+     * An explicit trace header (the JSON ingest body): the newest one by the store's clock wins.
+     * Returns its encoded row, so the caller can bound its size.
+     */
+    addHeader(h: TraceHeader): string {
+      const line = encodeRow({
           project_id: h.project_id,
           trace_id: h.trace_id,
           min_start: toClickHouseTicks(h.start_time),
@@ -89,8 +111,9 @@ export function createTraceStatsRows() {
           header_name: h.name,
           header_status: h.status,
           header_attributes: h.attributes,
-        }),
-      );
+        });
+      rows.push(line);
+      return line;
     },
     /** The encoded rows of everything added. */
     rows(): string[] {
