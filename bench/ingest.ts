@@ -1,91 +1,117 @@
-import { agentTrace, cpuSeconds, getJson, post, rssMb, summarize } from './lib.js';
-import { startBenchService } from './service.js';
+import { cpuSeconds, threadCpuSeconds, getJson, meter, round, spanSize, summarize } from './lib.js';
+import { closedLoop, waitVisible } from './load.js';
+import { jsonSender, jsonSource } from './senders.js';
+import { startBenchService, type BenchService } from './service.js';
 
 /**
- * Issue 2's benchmark: JSON ingest throughput and latency at concurrency, then reads at 1M
- * stored spans (trace by id, trace list). Run: `npm run bench -- ingest`.
+ * JSON ingest (`POST /api/traces/ingest`). `json` is issue 7's throughput target alone: 10-span
+ * traces of ~2 KB spans from 64 concurrent clients. `ingest` (issue 2) runs the same phase, then
+ * fills the store to 1M spans and times reads (trace by id, trace list) at that size.
+ * Run: `npm run bench -- json|ingest [--quick] [--runs N] [--seconds S] [--concurrency N]
+ * [--spans-per-trace N] [--span-size 2k|legacy]`.
  */
-export async function benchIngest(opts: { concurrency: number; seconds: number; spansPerTrace: number; targetSpans: number; reads: number }) {
-  const svc = await startBenchService();
-  const headers = { 'content-type': 'application/json', 'x-project-id': svc.projectId };
-  const url = `${svc.apiUrl}/api/traces/ingest`;
-  const ids: string[] = [];
-  let seq = 0;
-  let spansSent = 0;
+export interface JsonBenchOptions {
+  concurrency: number;
+  seconds: number;
+  spansPerTrace: number;
+  spanSize: string;
+  visibleTimeoutSeconds: number;
+}
 
-  // Bodies are built once and only their trace ids change: the load generator shares the two
-  // cores with the service, and building 10-40 KB of JSON per request would measure the client.
-  const pool = (spans: number) =>
-    Array.from({ length: 64 }, (_, i) => JSON.stringify(agentTrace('TRACE-ID', spans, Date.now() - 60_000 + i, i)));
-  const loadPool = pool(opts.spansPerTrace);
-
-  async function runLoad(untilMs: number, untilSpans: number, record: number[] | null, bodies = loadPool, spansPerBody = opts.spansPerTrace) {
-    const statuses: Record<number, number> = {};
-    const worker = async () => {
-      while (Date.now() < untilMs && spansSent < untilSpans) {
-        const n = seq++;
-        const id = `bench-${n.toString(16).padStart(8, '0')}`;
-        const body = bodies[n % bodies.length].replaceAll('TRACE-ID', id);
-        const t = performance.now();
-        const status = await post(url, body, headers);
-        if (record) record.push(performance.now() - t);
-        statuses[status] = (statuses[status] ?? 0) + 1;
-        if (status === 201) {
-          spansSent += spansPerBody;
-          ids.push(id);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: opts.concurrency }, worker));
-    return statuses;
-  }
-
-  const latencies: number[] = [];
-  const cpu0 = cpuSeconds(svc.child.pid!);
-  const t0 = performance.now();
-  const statuses = await runLoad(Date.now() + opts.seconds * 1000, Infinity, latencies);
-  const elapsed = (performance.now() - t0) / 1000;
-  const cpu = cpuSeconds(svc.child.pid!) - cpu0;
-  const ingest = {
-    concurrency: opts.concurrency,
-    spans_per_trace: opts.spansPerTrace,
-    seconds: Math.round(elapsed * 10) / 10,
-    spans_per_s: Math.round(spansSent / elapsed),
-    traces_per_s: Math.round(ids.length / elapsed),
-    latency_ms: summarize(latencies),
-    statuses,
-    server_cpu_cores: Math.round((cpu / elapsed) * 100) / 100,
-    server_rss_mb: rssMb(svc.child.pid!),
+/** The throughput phase on a running service. */
+async function throughput(svc: BenchService, opts: JsonBenchOptions) {
+  const sender = jsonSender(svc.apiUrl, svc.projectId);
+  const source = jsonSource(opts.spansPerTrace, spanSize(opts.spanSize));
+  const sample = source();
+  const m = meter(svc.child.pid!);
+  const run = await closedLoop(sender, source, { clients: opts.concurrency, seconds: opts.seconds, keepTraces: true });
+  const load = m.read(run.acked.spans);
+  const seen = await waitVisible(svc, run.acked.traces, opts.visibleTimeoutSeconds);
+  const total = m.read(run.acked.spans);
+  m.stop();
+  return {
+    run,
+    result: {
+      concurrency: opts.concurrency,
+      spans_per_trace: opts.spansPerTrace,
+      bytes_per_span: Math.round(Buffer.byteLength(sample.body) / sample.spans),
+      load_s: round(run.seconds, 1),
+      acked_spans: run.acked.spans,
+      spans_per_s: Math.round(run.acked.spans / run.seconds),
+      traces_per_s: Math.round(run.acked.traces / run.seconds),
+      visible_lag_s: seen.at === undefined ? null : round((seen.at - run.end) / 1000),
+      visible_traces: seen.visible,
+      latency_ms: summarize(run.latencies),
+      outcomes: run.outcomes.toJSON(),
+      failed_requests: run.failed,
+      server_cpu_cores: load.server_cpu_cores,
+      server_cpu_ms_per_1k_spans: total.server_cpu_ms_per_1k_spans,
+      server_rss_mb: { after_load: load.server_rss_mb, peak: total.server_peak_rss_mb },
+      client_cpu_cores: load.client_cpu_cores,
+      other_processes_cpu_cores: load.other_processes_cpu_cores,
+      // For bench/profile-summary.ts: the profile of this service and its whole-life CPU.
+      service_pid: svc.child.pid!,
+      server_cpu_s_lifetime: cpuSeconds(svc.child.pid!),
+      server_threads_cpu_s_lifetime: threadCpuSeconds(svc.child.pid!),
+    },
   };
-  console.log(JSON.stringify({ phase: 'ingest', ...ingest }));
+}
 
-  const fillStart = performance.now();
-  // The fill only sets up 1M stored spans for the reads: larger traces get there sooner.
-  await runLoad(Infinity, opts.targetSpans, null, pool(50), 50);
-  console.log(JSON.stringify({ phase: 'fill', stored_spans: spansSent, seconds: Math.round((performance.now() - fillStart) / 1000) }));
+/** One run of `json`: the throughput phase against a fresh service. */
+export async function benchJson(opts: JsonBenchOptions) {
+  const svc = await startBenchService();
+  try {
+    const { result } = await throughput(svc, opts);
+    console.log(JSON.stringify({ phase: 'json', ...result }));
+    return result;
+  } finally {
+    await svc.stop();
+  }
+}
 
-  const readHeaders = { 'x-project-id': svc.projectId };
-  const byId: number[] = [];
-  for (let i = 0; i < opts.reads; i++) {
-    const id = ids[Math.floor(Math.random() * ids.length)];
-    const t = performance.now();
-    const res = await getJson(`${svc.apiUrl}/api/traces/${id}`, readHeaders);
-    byId.push(performance.now() - t);
-    if (res.status !== 200) throw new Error(`trace ${id}: ${res.status}`);
+/** One run of `ingest`: throughput, then a fill to `targetSpans` stored spans, then reads. */
+export async function benchIngest(opts: JsonBenchOptions & { targetSpans: number; reads: number }) {
+  const svc = await startBenchService();
+  try {
+    const { run, result: ingest } = await throughput(svc, opts);
+    console.log(JSON.stringify({ phase: 'ingest', ...ingest }));
+
+    // The fill only sets up the stored spans for the reads: larger traces get there sooner.
+    const fillStart = performance.now();
+    const fill = await closedLoop(jsonSender(svc.apiUrl, svc.projectId), jsonSource(50, spanSize(opts.spanSize), 'fill'), {
+      clients: opts.concurrency,
+      seconds: Infinity,
+      maxSpans: opts.targetSpans - run.acked.spans,
+      keepTraces: true,
+    });
+    const stored = run.acked.spans + fill.acked.spans;
+    console.log(JSON.stringify({ phase: 'fill', stored_spans: stored, spans_per_s: Math.round(fill.acked.spans / fill.seconds), seconds: Math.round((performance.now() - fillStart) / 1000) }));
+
+    const ids = [...run.ackedTraces, ...fill.ackedTraces].map((t) => t.id);
+    const readHeaders = { 'x-project-id': svc.projectId };
+    const byId: number[] = [];
+    for (let i = 0; i < opts.reads; i++) {
+      const id = ids[Math.floor(Math.random() * ids.length)];
+      const t = performance.now();
+      const res = await getJson(`${svc.apiUrl}/api/traces/${id}`, readHeaders);
+      byId.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`trace ${id}: ${res.status}`);
+    }
+    const list: number[] = [];
+    const listFiltered: number[] = [];
+    for (let i = 0; i < Math.max(20, opts.reads / 5); i++) {
+      let t = performance.now();
+      const res = await getJson(`${svc.apiUrl}/api/traces?limit=50&offset=${(i % 5) * 50}`, readHeaders);
+      list.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`list: ${res.status}`);
+      t = performance.now();
+      await getJson(`${svc.apiUrl}/api/traces?status=error&limit=50`, readHeaders);
+      listFiltered.push(performance.now() - t);
+    }
+    const reads = { stored_spans: stored, trace_by_id_ms: summarize(byId), trace_list_ms: summarize(list), trace_list_status_filter_ms: summarize(listFiltered) };
+    console.log(JSON.stringify({ phase: 'reads', ...reads }));
+    return { ingest, reads };
+  } finally {
+    await svc.stop();
   }
-  const list: number[] = [];
-  const listFiltered: number[] = [];
-  for (let i = 0; i < Math.max(20, opts.reads / 5); i++) {
-    let t = performance.now();
-    const res = await getJson(`${svc.apiUrl}/api/traces?limit=50&offset=${(i % 5) * 50}`, readHeaders);
-    list.push(performance.now() - t);
-    if (res.status !== 200) throw new Error(`list: ${res.status}`);
-    t = performance.now();
-    await getJson(`${svc.apiUrl}/api/traces?status=error&limit=50`, readHeaders);
-    listFiltered.push(performance.now() - t);
-  }
-  const reads = { stored_spans: spansSent, trace_by_id_ms: summarize(byId), trace_list_ms: summarize(list), trace_list_status_filter_ms: summarize(listFiltered) };
-  console.log(JSON.stringify({ phase: 'reads', ...reads }));
-  await svc.stop();
-  return { ingest, reads };
 }

@@ -1,39 +1,93 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchIngest } from './ingest.js';
-import { benchOtlp, type Transport } from './otlp.js';
+import { benchIngest, benchJson } from './ingest.js';
+import { latencyBench } from './latency.js';
+import { medianOf, numericLeaves, speedProbeMs, waitQuiet } from './lib.js';
+import { benchLongTrace } from './long-trace.js';
+import { benchOtlp, type OtlpTransport } from './otlp.js';
+import { benchOverload } from './overload.js';
+import { parseTransport } from './senders.js';
+import { serviceEnv } from './service.js';
 import { benchWritePath, type WritePathKind } from './write-path.js';
 
-/** `npm run bench -- [scenario] [--quick]`: runs the benchmarks and writes bench/results/<scenario>-<time>.json. */
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { quick: { type: 'boolean', default: false }, concurrency: { type: 'string' }, paths: { type: 'string' }, probes: { type: 'string' } } });
-const scenario = positionals[0] ?? 'ingest';
-const quick = values.quick;
+/**
+ * `npm run bench -- <scenario> [options]`: runs a scenario `--runs` times (default 3), each run
+ * against a fresh service, prints every run and the medians, and writes
+ * bench/results/<scenario>-<time>.json. Scenarios and their options: docs/benchmarks.md.
+ */
+const { positionals, values: v } = parseArgs({
+  allowPositionals: true,
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string', default: '3' },
+    seconds: { type: 'string' },
+    concurrency: { type: 'string' },
+    'spans-per-payload': { type: 'string', default: '500' },
+    'spans-per-trace': { type: 'string', default: '10' },
+    'span-size': { type: 'string', default: '2k' },
+    transport: { type: 'string', default: 'http' },
+    rate: { type: 'string' },
+    fraction: { type: 'string', default: '0.5' },
+    factor: { type: 'string', default: '10' },
+    'burst-seconds': { type: 'string' },
+    verify: { type: 'string', default: '1000' },
+    'total-spans': { type: 'string' },
+    'batch-spans': { type: 'string', default: '1000' },
+    paths: { type: 'string' },
+    probes: { type: 'string' },
+    'service-env': { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'wait-quiet': { type: 'string', default: '0' },
+    'max-noise': { type: 'string' },
+    'max-retries': { type: 'string', default: '3' },
+  },
+});
+const scenario = positionals[0] ?? 'otlp';
+const quick = v.quick;
+const num = (value: string | undefined, fallback: number) => (value === undefined ? fallback : Number(value));
+const seconds = (full: number, short: number) => num(v.seconds, quick ? short : full);
+const shape = { poolSize: 16, spansPerPayload: num(v['spans-per-payload'], 500), spansPerTrace: num(v['spans-per-trace'], 10), spanSize: v['span-size'] };
+const transport = parseTransport(v.transport);
+const clients = num(v.concurrency, transport === 'json' ? 64 : 8);
+
+for (const pair of v['service-env']?.split(',').filter(Boolean) ?? []) {
+  const [key, ...value] = pair.split('=');
+  serviceEnv[key] = value.join('=');
+}
+if (v['cpu-prof']) {
+  // Node 20 refuses --cpu-prof in NODE_OPTIONS: a preload starts the profiler instead (service only).
+  serviceEnv.BENCH_CPU_PROF_DIR = path.resolve(v['cpu-prof']);
+  fs.mkdirSync(serviceEnv.BENCH_CPU_PROF_DIR, { recursive: true });
+  serviceEnv.NODE_OPTIONS = `${serviceEnv.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''} --import ${path.join(import.meta.dirname, 'cpu-prof.mjs')}`.trim();
+}
+
+const otlp = (transports: OtlpTransport[]) => () =>
+  benchOtlp({ ...shape, transports, concurrency: num(v.concurrency, 8), seconds: seconds(30, 5), grpcChannels: 4, visibleTimeoutSeconds: 120 });
+const json = { concurrency: num(v.concurrency, 64), seconds: seconds(30, 5), spansPerTrace: shape.spansPerTrace, spanSize: shape.spanSize, visibleTimeoutSeconds: 120 };
 
 const scenarios: Record<string, () => Promise<unknown>> = {
-  ingest: () =>
-    benchIngest({
-      concurrency: Number(values.concurrency ?? 64),
-      seconds: quick ? 5 : 20,
-      spansPerTrace: 10,
-      targetSpans: quick ? 50_000 : 1_000_000,
-      reads: quick ? 100 : 500,
-    }),
-  otlp: () => otlp(['http', 'grpc']),
-  'otlp-http': () => otlp(['http']),
-  'otlp-grpc': () => otlp(['grpc']),
+  otlp: otlp(['http', 'grpc']),
+  'otlp-http': otlp(['http']),
+  'otlp-grpc': otlp(['grpc']),
+  json: () => benchJson(json),
+  ingest: () => benchIngest({ ...json, targetSpans: quick ? 50_000 : 1_000_000, reads: quick ? 100 : 500 }),
+  latency: latencyBench({ ...shape, transport, rate: v.rate === undefined ? undefined : Number(v.rate), fraction: Number(v.fraction), concurrency: clients, calibrateSeconds: seconds(30, 5), seconds: seconds(30, 10), warmupSeconds: quick ? 2 : 5 }),
+  overload: () => benchOverload({ ...shape, transport, concurrency: clients, factor: Number(v.factor), seconds: seconds(10, 5), burstSeconds: num(v['burst-seconds'], quick ? 5 : 15), verify: Number(v.verify), visibleTimeoutSeconds: 300 }),
+  'long-trace': () => benchLongTrace({ totalSpans: num(v['total-spans'], quick ? 10_000 : 100_000), batchSpans: Number(v['batch-spans']), spanSize: shape.spanSize, window: 10, reads: 3 }),
   // --paths embedded,kafka (default both); --probes N: latency probes pending at once (default 1)
   'write-path': () =>
     benchWritePath({
-      paths: (values.paths ?? 'embedded,kafka').split(',') as WritePathKind[],
-      concurrency: Number(values.concurrency ?? 8),
-      seconds: quick ? 8 : 30,
-      spansPerPayload: 512,
-      spansPerTrace: 16,
+      paths: (v.paths ?? 'embedded,kafka').split(',') as WritePathKind[],
+      concurrency: num(v.concurrency, 8),
+      seconds: seconds(30, 8),
+      spansPerPayload: shape.spansPerPayload,
+      spansPerTrace: shape.spansPerTrace,
       poolSize: 16,
       probeIntervalMs: 200,
       probePollMs: 20,
-      probeInFlight: Number(values.probes ?? 1),
+      probeInFlight: num(v.probes, 1),
       probeTimeoutMs: 60_000,
       burstConcurrency: 32,
       burstSeconds: 5,
@@ -41,20 +95,46 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     }),
 };
 
-function otlp(transports: Transport[]) {
-  const concurrency = Number(values.concurrency ?? 8);
-  return benchOtlp({ transports, concurrency, seconds: quick ? 5 : 30, spansPerPayload: 512, spansPerTrace: 16, poolSize: 16, grpcChannels: 4, visibleTimeoutSeconds: 120 });
-}
-
 const run = scenarios[scenario];
 if (!run) {
   console.error(`unknown scenario '${scenario}'; one of: ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);
 }
-const result = await run();
+const runs: unknown[] = [];
+const discarded: unknown[] = [];
+const started = new Date().toISOString();
+const loadavg = [os.loadavg()];
+const busyBefore: number[] = [];
+/** The most CPU other processes took during a run (every phase's `other_processes_cpu_cores`). */
+const noise = (result: unknown) => Math.max(0, ...numericLeaves(result).filter(([k]) => k.endsWith('other_processes_cpu_cores')).map(([, n]) => n));
+for (let i = 0; i < Number(v.runs); i++) {
+  // --wait-quiet S: on a shared machine, start each run once others leave the CPUs idle (at most S s).
+  const busy = Number(v['wait-quiet']) > 0 ? await waitQuiet(Number(v['wait-quiet'])) : undefined;
+  if (busy !== undefined) busyBefore.push(busy);
+  const probe = speedProbeMs();
+  console.log(JSON.stringify({ phase: 'run', scenario, run: i + 1, of: Number(v.runs), machine_busy_cores_before: busy, speed_probe_ms: probe }));
+  const result = { ...((await run()) as object), speed_probe_ms_before: probe };
+  loadavg.push(os.loadavg());
+  // --max-noise C: a run during which other processes took more than C cores is run again
+  // (at most --max-retries times per invocation); it is kept in the results file as discarded.
+  if (v['max-noise'] !== undefined && noise(result) > Number(v['max-noise']) && discarded.length < Number(v['max-retries'])) {
+    console.log(JSON.stringify({ phase: 'discarded', run: i + 1, other_processes_cpu_cores: noise(result) }));
+    discarded.push(result);
+    i--;
+    continue;
+  }
+  runs.push(result);
+}
+const median = medianOf(runs);
+// Every number: its median and each run's value (the spread says how noisy the machine was).
+const perRun = runs.map((r) => new Map(numericLeaves(r)));
+console.log(`\n${scenario}: median of ${runs.length} run(s) [each run]`);
+for (const [key, value] of numericLeaves(median)) console.log(`  ${key.padEnd(56)} ${String(value).padStart(10)}   [${perRun.map((m) => m.get(key) ?? '-').join(', ')}]`);
+
 const dir = path.join(import.meta.dirname, 'results');
 fs.mkdirSync(dir, { recursive: true });
-const file = path.join(dir, `${scenario}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-fs.writeFileSync(file, JSON.stringify({ scenario, quick, result }, null, 2));
+const file = path.join(dir, `${scenario}-${started.replace(/[:.]/g, '-')}.json`);
+const machine = { cpus: os.cpus().length, loadavg_1_5_15_after_each_run: loadavg, busy_cores_before_each_run: busyBefore };
+fs.writeFileSync(file, JSON.stringify({ scenario, quick, options: v, started, machine, median, runs, discarded_noisy_runs: discarded }, null, 2));
 console.log(`results: ${file}`);
 process.exit(0);

@@ -1,12 +1,22 @@
-import { spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
+import { removeDir, spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
 
 /** The service under benchmark: all roles, so it has an API and OTLP listeners. */
 export type BenchService = ServiceProcess & { apiUrl: string; otlpHttpUrl: string; otlpGrpcAddress: string; stop(): Promise<void> };
 
-/** The service under test as its own process, so its CPU and RSS can be read from /proc. */
+/**
+ * Environment every bench service gets (set by bench/run.ts from `--service-env` and
+ * `--cpu-prof`): e.g. NODE_OPTIONS='--cpu-prof --cpu-prof-dir=DIR' profiles the service only.
+ */
+export const serviceEnv: Record<string, string> = {};
+
+/** The service under test as its own process, so its CPU and RSS can be read from /proc; its data dir is removed on stop. */
 export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
-  const svc = await spawnServiceProcess(makeDataDir('agent-eval-bench-'), env);
+  const svc = await spawnServiceProcess(makeDataDir('agent-eval-bench-'), { ...serviceEnv, ...env });
   if (!svc.apiUrl || !svc.otlpHttpUrl || !svc.otlpGrpcAddress) throw new Error('bench service started without its listeners');
-  return { ...svc, apiUrl: svc.apiUrl, otlpHttpUrl: svc.otlpHttpUrl, otlpGrpcAddress: svc.otlpGrpcAddress, stop: () => stopProcess(svc, 120_000) };
+  const stop = async () => {
+    await stopProcess(svc, 120_000);
+    removeDir(svc.dataDir);
+  };
+  return { ...svc, apiUrl: svc.apiUrl, otlpHttpUrl: svc.otlpHttpUrl, otlpGrpcAddress: svc.otlpGrpcAddress, stop };
 }

@@ -1,8 +1,8 @@
-import { request } from 'undici';
 import { startKafka } from '../test/helpers/kafka.js';
-import { agent, getJson, rssMb, summarize } from './lib.js';
-import { otlpAddresses } from './otlp.js';
+import { getJson, meter, rssMb, round, sleep, summarize } from './lib.js';
+import { closedLoop, waitVisible } from './load.js';
 import { buildPayload, buildPool, stamp, type PayloadTemplate } from './otlp-payloads.js';
+import { deliver, httpSender, otlpSource, Outcomes, type Sender } from './senders.js';
 import { startBenchService, type BenchService } from './service.js';
 
 /**
@@ -36,62 +36,11 @@ export interface WritePathBenchOptions {
   visibleTimeoutSeconds: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
-const MAX_ATTEMPTS = 20;
-
-type Answer = { status: string; retryAfterMs?: number };
-
-/** One OTLP/HTTP protobuf POST; network errors become a status string ('ECONNRESET'...). */
-async function sendOtlp(url: string, projectId: string, body: Buffer): Promise<Answer> {
-  try {
-    const res = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/x-protobuf', 'x-project-id': projectId }, dispatcher: agent });
-    await res.body.dump();
-    const after = Number(res.headers['retry-after']);
-    return { status: String(res.statusCode), retryAfterMs: Number.isFinite(after) ? after * 1000 : undefined };
-  } catch (err) {
-    return { status: (err as { code?: string }).code ?? 'network-error' };
-  }
-}
-
-const retryable = (status: string) => status === '429' || status === '503' || !/^\d+$/.test(status);
-
-/** Sends one payload, retrying refusals like an OTel exporter (Retry-After with jitter, else backoff). */
-async function deliver(url: string, projectId: string, body: Buffer, outcomes: Record<string, number>): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    const res = await sendOtlp(url, projectId, body);
-    outcomes[res.status] = (outcomes[res.status] ?? 0) + 1;
-    if (res.status === '200') return true;
-    if (!retryable(res.status) || attempt === MAX_ATTEMPTS) return false;
-    await sleep((res.retryAfterMs ?? Math.min(2000, 50 * 2 ** attempt)) * (1 + Math.random() * 0.2));
-  }
-}
-
-/** `concurrency` workers sending stamped payloads from `pool` for `seconds`. */
-async function load(url: string, projectId: string, pool: PayloadTemplate[], concurrency: number, seconds: number) {
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  const outcomes: Record<string, number> = {};
-  const acked = { spans: 0, traces: 0, failed: 0 };
-  let seq = 0;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const tpl = pool[seq++ % pool.length];
-      if (await deliver(url, projectId, stamp(tpl).bytes, outcomes)) {
-        acked.spans += tpl.spans;
-        acked.traces += tpl.traces;
-      } else acked.failed++;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return { start, end: performance.now(), outcomes, acked };
-}
-
 /** Sequential probes until `stop()`: send one small trace, poll until all its spans are queryable. */
-function startProbes(svc: BenchService, url: string, tpl: PayloadTemplate, opts: WritePathBenchOptions) {
+function startProbes(svc: BenchService, sender: Sender, tpl: PayloadTemplate, opts: WritePathBenchOptions) {
   const headers = { 'x-project-id': svc.projectId };
   const [latencies, acks, afterAck, polls]: number[][] = [[], [], [], []];
-  const outcomes: Record<string, number> = {};
+  const outcomes = new Outcomes();
   const stats = { sent: 0, failed: 0, timeouts: 0 };
   let stopped = false;
   const period = opts.probeIntervalMs * opts.probeInFlight;
@@ -102,7 +51,7 @@ function startProbes(svc: BenchService, url: string, tpl: PayloadTemplate, opts:
       const { bytes, traceId } = stamp(tpl);
       stats.sent++;
       // Measured from the first attempt: a refusal the client has to retry is part of the wait.
-      const ok = await deliver(url, svc.projectId, bytes, outcomes);
+      const ok = await deliver(sender, bytes, outcomes);
       const acked = performance.now();
       if (!ok) stats.failed++;
       else for (let n = 1; ; n++) {
@@ -128,22 +77,9 @@ function startProbes(svc: BenchService, url: string, tpl: PayloadTemplate, opts:
     async stop() {
       stopped = true;
       await Promise.all(loops);
-      return { ...stats, traces: stats.sent - stats.failed, visible_ms: summarize(latencies), ack_ms: summarize(acks), ack_to_visible_ms: summarize(afterAck), polls: summarize(polls), outcomes };
+      return { ...stats, traces: stats.sent - stats.failed, visible_ms: summarize(latencies), ack_ms: summarize(acks), ack_to_visible_ms: summarize(afterAck), polls: summarize(polls), outcomes: outcomes.toJSON() };
     },
   };
-}
-
-/** Polls the trace total until `traces` are visible; when they were, or undefined on timeout. */
-async function waitVisible(svc: BenchService, traces: number, timeoutS: number): Promise<{ at?: number; visible: number }> {
-  const until = performance.now() + timeoutS * 1000;
-  let visible = 0;
-  while (performance.now() < until) {
-    const res = await getJson(`${svc.apiUrl}/api/traces?limit=1`, { 'x-project-id': svc.projectId }).catch(() => undefined);
-    if (res?.status === 200) visible = (res.body as { total: number }).total;
-    if (visible >= traces) return { at: performance.now(), visible };
-    await sleep(100);
-  }
-  return { visible };
 }
 
 /** Warnings and errors the service logged (pino JSON lines), with a few distinct messages. */
@@ -159,7 +95,7 @@ function serviceLog(svc: BenchService) {
   return { warn: bad.filter((l) => l.level === 40).length, error: bad.filter((l) => (l.level ?? 0) >= 50).length, messages: [...new Set(bad.map((l) => l.msg))].slice(0, 5) };
 }
 
-const refusals = (outcomes: Record<string, number>) => ({ '429': outcomes['429'] ?? 0, '503': outcomes['503'] ?? 0 });
+const refusals = (outcomes: Outcomes) => ({ '429': outcomes.counts['429'] ?? 0, '503': outcomes.counts['503'] ?? 0, with_retry_after: outcomes.refusedWithRetryHint });
 
 async function runPath(kind: WritePathKind, pool: PayloadTemplate[], probeTpl: PayloadTemplate, opts: WritePathBenchOptions) {
   const broker = kind === 'kafka' ? await startKafka() : undefined;
@@ -167,14 +103,18 @@ async function runPath(kind: WritePathKind, pool: PayloadTemplate[], probeTpl: P
     const svc = await startBenchService(broker ? { KAFKA_BROKERS: broker.brokers.join(',') } : {});
     const pid = svc.child.pid!;
     try {
-      const url = `${otlpAddresses(svc).http}/v1/traces`;
+      const sender = httpSender(svc.otlpHttpUrl, svc.projectId);
 
       // 1 + 2: sustained load with the latency probe alongside.
-      const probes = startProbes(svc, url, probeTpl, opts);
-      const run = await load(url, svc.projectId, pool, opts.concurrency, opts.seconds);
+      const m = meter(pid);
+      const probes = startProbes(svc, sender, probeTpl, opts);
+      const run = await closedLoop(sender, otlpSource(pool), { clients: opts.concurrency, seconds: opts.seconds });
       const probe = await probes.stop();
       const loadS = (run.end - run.start) / 1000;
+      const used = m.read(run.acked.spans);
       const seen = await waitVisible(svc, run.acked.traces + probe.traces, opts.visibleTimeoutSeconds);
+      const total = m.read(run.acked.spans);
+      m.stop();
       const sustained = {
         concurrency: opts.concurrency,
         spans_per_payload: opts.spansPerPayload,
@@ -185,15 +125,18 @@ async function runPath(kind: WritePathKind, pool: PayloadTemplate[], probeTpl: P
         visible_lag_s: seen.at === undefined ? null : round((seen.at - run.end) / 1000),
         visible_traces: seen.visible,
         expected_traces: run.acked.traces + probe.traces,
-        failed_payloads: run.acked.failed,
-        outcomes: run.outcomes,
+        failed_payloads: run.failed,
+        outcomes: run.outcomes.toJSON(),
+        server_cpu_cores: used.server_cpu_cores,
+        server_cpu_ms_per_1k_spans: total.server_cpu_ms_per_1k_spans,
+        other_processes_cpu_cores: used.other_processes_cpu_cores,
       };
 
       // 3: burst, RSS sampled throughout and until the burst's traces are visible.
       const rssBefore = rssMb(pid);
       let peak = rssBefore;
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 250);
-      const burst = await load(url, svc.projectId, pool, opts.burstConcurrency, opts.burstSeconds);
+      const burst = await closedLoop(sender, otlpSource(pool), { clients: opts.burstConcurrency, seconds: opts.burstSeconds });
       const rssAtEnd = rssMb(pid);
       const drained = await waitVisible(svc, sustained.expected_traces + burst.acked.traces, opts.visibleTimeoutSeconds);
       clearInterval(sampler);
@@ -210,8 +153,8 @@ async function runPath(kind: WritePathKind, pool: PayloadTemplate[], probeTpl: P
           spans_per_s_acked: Math.round(burst.acked.spans / burstS),
           drain_s: drained.at === undefined ? null : round((drained.at - burst.end) / 1000),
           refusals: refusals(burst.outcomes),
-          failed_payloads: burst.acked.failed,
-          outcomes: burst.outcomes,
+          failed_payloads: burst.failed,
+          outcomes: burst.outcomes.toJSON(),
           rss_mb: { before: rssBefore, peak: Math.max(peak, rssAtEnd), burst_end: rssAtEnd, after_drain: rssMb(pid) },
         },
         service_log: serviceLog(svc),
