@@ -37,7 +37,7 @@ export function createApp(deps: ApiDeps): Koa {
     api.use(router.routes(), router.allowedMethods());
   }
   app.use(api.routes()).use(api.allowedMethods());
-  app.use(async (ctx) => {
+  app.use((ctx) => {
     if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}`, 'ROUTE_NOT_FOUND');
   });
   return app;

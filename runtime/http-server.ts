@@ -8,7 +8,8 @@ export interface RunningServer {
 
 /** Listens with `app` and closes gracefully: stops accepting, lets in-flight requests finish. */
 export async function listen(app: Koa, port: number, host: string): Promise<RunningServer> {
-  const server = http.createServer(app.callback());
+  const handle = app.callback();
+  const server = http.createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 120_000;
   await new Promise<void>((resolve, reject) => {

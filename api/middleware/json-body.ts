@@ -8,10 +8,14 @@ import { AppError, BadRequestError, PayloadTooLargeError } from '../../core/erro
  */
 export function jsonBody(limitBytes: number) {
   return async (ctx: Context, next: Next) => {
-    if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
+    if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') {
+      await next();
+      return;
+    }
     if (ctx.request.length === 0 || (!ctx.request.type && !ctx.request.length)) {
       ctx.request.body = undefined;
-      return next();
+      await next();
+      return;
     }
     if (!ctx.is('application/json', '+json')) {
       throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');

@@ -128,7 +128,7 @@ describe('bad requests are refused, store nothing, and the service carries on', 
         const res = await postTraces(base, body, { project });
         expect(res.status).toBe(400);
         expect(res.headers.get('content-type')).toBe('application/x-protobuf');
-        expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toMatchObject({ code: 3, message: expect.stringContaining('invalid protobuf') });
+        expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toMatchObject({ code: 3, message: expect.stringContaining('invalid protobuf') as string });
       }
       const { error } = await grpcExport(grpcAddress, body, { 'x-project-id': project });
       expect(error?.code).toBe(grpcJs.status.INVALID_ARGUMENT);
@@ -146,11 +146,11 @@ describe('bad requests are refused, store nothing, and the service carries on', 
 
     const cut = await postTraces(otlpHttp, text.slice(0, text.length - 10), { contentType: 'application/json', project });
     expect(cut.status).toBe(400);
-    expect(await cut.json()).toMatchObject({ code: 3, message: expect.stringContaining('invalid JSON') });
+    expect(await cut.json()).toMatchObject({ code: 3, message: expect.stringContaining('invalid JSON') as string });
 
     const mistyped = await postTraces(apiHttp, text, { contentType: 'application/json', project });
     expect(mistyped.status).toBe(400);
-    expect(await mistyped.json()).toMatchObject({ code: 3, message: expect.stringContaining('resourceSpans[0].scopeSpans[0].spans[1]') });
+    expect(await mistyped.json()).toMatchObject({ code: 3, message: expect.stringContaining('resourceSpans[0].scopeSpans[0].spans[1]') as string });
     await expectNothingStored(project, traceId);
   });
 
@@ -175,7 +175,7 @@ describe('bad requests are refused, store nothing, and the service carries on', 
     for (const contentType of ['text/plain', 'application/octet-stream', 'application/grpc', 'multipart/form-data; boundary=x']) {
       const res = await postTraces(otlpHttp, good.body, { contentType, project });
       expect(res.status, contentType).toBe(415);
-      expect(await res.json()).toMatchObject({ message: expect.stringContaining('Content-Type') });
+      expect(await res.json()).toMatchObject({ message: expect.stringContaining('Content-Type') as string });
     }
     const noType = await fetch(`${apiHttp}/v1/traces`, { method: 'POST', headers: { 'x-project-id': project }, body: Uint8Array.from(good.body) });
     expect(noType.status).toBe(415);
@@ -268,7 +268,7 @@ describe('bad requests are refused, store nothing, and the service carries on', 
     };
     const res = await postTraces(otlpHttp, JSON.stringify(request), { contentType: 'application/json', project });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ partialSuccess: { rejectedSpans: '2', errorMessage: expect.stringMatching(/spans\[0\].*all zeroes.*spans\[2\].*start time/) } });
+    expect(await res.json()).toMatchObject({ partialSuccess: { rejectedSpans: '2', errorMessage: expect.stringMatching(/spans\[0\].*all zeroes.*spans\[2\].*start time/) as string } });
     const trace = await getTrace(svc, traceId, project);
     expect(trace).toMatchObject({ name: 'kept', span_count: 1, duration_ms: 40 });
     expect(trace.spans.map((s) => s.name)).toEqual(['kept']);
@@ -281,7 +281,7 @@ describe('bad requests are refused, store nothing, and the service carries on', 
     const both = Buffer.concat([pb.body, zeroed]);
     const { response, error } = await grpcExport(grpcAddress, both, { 'x-project-id': project });
     expect(error).toBeUndefined();
-    expect(decodeResponse(response!)).toMatchObject({ partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('trace_id is all zeroes') } });
+    expect(decodeResponse(response!)).toMatchObject({ partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('trace_id is all zeroes') as string } });
     expect(await getTrace(svc, pb.traceId, project)).toMatchObject({ span_count: 2 });
     expect((await svc.api(`/api/traces/${'0'.repeat(32)}`, { project })).status).toBe(404);
   });

@@ -86,8 +86,9 @@ export async function readTopic(kafka: Kafka, topic: string, count: number, time
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
-      eachMessage: async ({ partition, message }) => {
+      eachMessage: ({ partition, message }) => {
         got.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', partition, offset: message.offset, headers: text(message.headers) });
+        return Promise.resolve();
       },
     });
     const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -55,8 +56,8 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
   child.once('exit', () => live.delete(child));
   let out = '';
   const append = (d: Buffer) => (out = (out + d.toString()).slice(-400_000));
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
 
   const ready = await new Promise<ReadyLine>((resolve, reject) => {
     let buffered = '';
@@ -71,7 +72,7 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
       for (const line of lines) {
         if (!line.includes('"agent-eval ready"')) continue;
         clearTimeout(timer);
-        child.stdout!.off('data', onData);
+        child.stdout.off('data', onData);
         child.off('exit', onExit);
         resolve(JSON.parse(line) as ReadyLine);
         return;
@@ -81,7 +82,7 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
       clearTimeout(timer);
       reject(new Error(`service exited (${code ?? signal}) before it was ready:\n${out.slice(-8000)}`));
     };
-    child.stdout!.on('data', onData);
+    child.stdout.on('data', onData);
     child.once('exit', onExit);
   });
   return {
@@ -145,7 +146,7 @@ export async function pollUntil<T>(
       lastError = err;
     }
     if (Date.now() > deadline) {
-      const detail = opts.describe?.() ?? (lastError ? String(lastError) : '');
+      const detail = opts.describe?.() ?? (lastError instanceof Error ? String(lastError) : lastError ? inspect(lastError) : '');
       throw new Error(`timed out after ${opts.timeoutMs ?? 60_000} ms waiting for ${what}${detail ? `: ${detail}` : ''}`);
     }
     await sleep(opts.intervalMs ?? 250);

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FieldIssue } from '../../core/errors.js';
+import type { Score } from '../../core/model/score.js';
+import type { SpanView, TraceDetail } from '../../core/model/trace.js';
 import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
+
+interface ErrorBody {
+  error: string;
+  message: string;
+  details: FieldIssue[];
+}
 
 let svc: TestService;
 
@@ -20,9 +29,9 @@ describe('bad input to POST /api/traces/ingest', () => {
     (body.spans as Array<Record<string, unknown>>)[2].type = 'banana';
     const res = await post('/api/traces/ingest', body);
     expect(res.status).toBe(422);
-    const out = await res.json();
+    const out = (await res.json()) as ErrorBody;
     expect(out).toMatchObject({ error: 'Validation error', code: 'VALIDATION_ERROR', message: 'Field validation failed' });
-    const byField = Object.fromEntries(out.details.map((d: { field: string; message: string }) => [d.field, d.message]));
+    const byField = Object.fromEntries(out.details.map((d) => [d.field, d.message]));
     expect(byField.name).toBe('is required');
     expect(byField.duration_ms).toMatch(/number/i);
     expect(byField['spans[2].type']).toMatch(/must be one of/);
@@ -32,7 +41,7 @@ describe('bad input to POST /api/traces/ingest', () => {
   it('answers malformed JSON with 400 and an oversize body with 413', async () => {
     const malformed = await svc.api('/api/traces/ingest', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"trace_id": "x", ' });
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error).toMatch(/Malformed JSON/);
+    expect(((await malformed.json()) as ErrorBody).error).toMatch(/Malformed JSON/);
     const huge = sampleTrace('too-big') as Record<string, unknown>;
     huge.attributes = { blob: 'x'.repeat(100 * 1024) };
     const tooBig = await post('/api/traces/ingest', huge);
@@ -56,28 +65,28 @@ describe('scores', () => {
     await post('/api/traces/ingest', sampleTrace('scored'));
     const res = await post('/api/scores', { trace_id: 'scored', name: 'accuracy', value: 0.85, source: 'eval', scorer_name: 'exactMatch', reason: 'close', evidence: ['a', 'b'] });
     expect(res.status).toBe(201);
-    const created = await res.json();
+    const created = (await res.json()) as Score;
     expect(created).toMatchObject({ trace_id: 'scored', name: 'accuracy', value: 0.85 });
     expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(created.created_at)).not.toBeNaN();
 
-    const listed = await (await svc.api('/api/scores?trace_id=scored')).json();
+    const listed = (await (await svc.api('/api/scores?trace_id=scored')).json()) as { scores: Score[] };
     expect(listed.scores).toEqual([
       expect.objectContaining({ id: created.id, trace_id: 'scored', name: 'accuracy', value: 0.85, source: 'eval', scorer_name: 'exactMatch', reason: 'close' }),
     ]);
-    const otherProject = await (await svc.api('/api/scores?trace_id=scored', { project: 'someone-else' })).json();
+    const otherProject = (await (await svc.api('/api/scores?trace_id=scored', { project: 'someone-else' })).json()) as { scores: Score[] };
     expect(otherProject.scores).toEqual([]);
   });
 
   it('rejects a missing trace_id with 400 and values outside 0..1 or a bad source with 422', async () => {
     const missing = await post('/api/scores', { name: 'x', value: 0.5 });
     expect(missing.status).toBe(400);
-    expect((await missing.json()).error).toBe('trace_id is required');
+    expect(((await missing.json()) as ErrorBody).error).toBe('trace_id is required');
     const outOfRange = await post('/api/scores', { trace_id: 't', name: 'x', value: 1.5 });
     expect(outOfRange.status).toBe(422);
-    expect((await outOfRange.json()).details).toEqual([{ field: 'value', message: 'must be between 0 and 1' }]);
+    expect(((await outOfRange.json()) as ErrorBody).details).toEqual([{ field: 'value', message: 'must be between 0 and 1' }]);
     const badSource = await post('/api/scores', { trace_id: 't', name: 'x', value: 0.1, source: 'robot' });
-    expect((await badSource.json()).details[0].field).toBe('source');
+    expect(((await badSource.json()) as ErrorBody).details[0].field).toBe('source');
   });
 });
 
@@ -90,23 +99,23 @@ describe('spans', () => {
     });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ trace_id: 'with-spans', span_ids: ['extra-1'], ingested: true });
-    const span = await (await svc.api('/api/spans/extra-1')).json();
+    const span = (await (await svc.api('/api/spans/extra-1')).json()) as SpanView;
     expect(span).toMatchObject({ span_id: 'extra-1', trace_id: 'with-spans', type: 'retrieval', component_type: 'retrieval', attributes: { query: 'q' } });
-    const trace = await (await svc.api('/api/traces/with-spans')).json();
+    const trace = (await (await svc.api('/api/traces/with-spans')).json()) as TraceDetail;
     expect(trace.span_count).toBe(2);
   });
 
   it('answers Span not found for a missing span and another project\'s span', async () => {
     const res = await svc.api('/api/spans/nope');
     expect(res.status).toBe(404);
-    expect((await res.json()).message).toBe('Span not found');
+    expect(((await res.json()) as ErrorBody).message).toBe('Span not found');
     expect((await svc.api('/api/spans/extra-1', { project: 'intruder' })).status).toBe(404);
   });
 
   it('validates the span body', async () => {
     const res = await post('/api/spans', { trace_id: 'with-spans', spans: [{ span_id: 'x', name: 'n', type: 'tool' }] });
     expect(res.status).toBe(422);
-    expect((await res.json()).details).toEqual([{ field: 'spans[0].start_time', message: 'is required' }]);
+    expect(((await res.json()) as ErrorBody).details).toEqual([{ field: 'spans[0].start_time', message: 'is required' }]);
   });
 });
 
@@ -116,7 +125,7 @@ describe('GET /api/health', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       status: 'healthy',
-      version: expect.any(String),
+      version: expect.any(String) as string,
       services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'not_configured' },
     });
   });

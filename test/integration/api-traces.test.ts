@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FieldIssue } from '../../core/errors.js';
+import type { TraceDetail, TraceList } from '../../core/model/trace.js';
 import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
+
+interface ErrorBody {
+  error: string;
+  code: string;
+  message: string;
+  details: FieldIssue[];
+}
 
 let svc: TestService;
 
@@ -23,7 +32,7 @@ describe('POST /api/traces/ingest then GET /api/traces/{id}', () => {
 
     const got = await svc.api('/api/traces/trace-read-1');
     expect(got.status).toBe(200);
-    const trace = await got.json();
+    const trace = (await got.json()) as TraceDetail;
     expect(trace).toMatchObject({
       trace_id: 'trace-read-1',
       name: 'agent-run',
@@ -37,9 +46,9 @@ describe('POST /api/traces/ingest then GET /api/traces/{id}', () => {
       total_output_tokens: 40,
     });
     expect(trace.spans).toHaveLength(5);
-    const root = trace.spans.find((s: { span_id: string }) => s.span_id === 'trace-read-1-root');
-    expect(root.parent_span_id).toBeNull();
-    const llm = trace.spans.find((s: { span_id: string }) => s.span_id === 'trace-read-1-1');
+    const root = trace.spans.find((s) => s.span_id === 'trace-read-1-root');
+    expect(root?.parent_span_id).toBeNull();
+    const llm = trace.spans.find((s) => s.span_id === 'trace-read-1-1');
     expect(llm).toMatchObject({
       parent_span_id: 'trace-read-1-root',
       type: 'generation',
@@ -50,17 +59,17 @@ describe('POST /api/traces/ingest then GET /api/traces/{id}', () => {
       duration_ms: 5,
       convention: 'spec',
     });
-    const tool = trace.spans.find((s: { span_id: string }) => s.span_id === 'trace-read-1-2');
+    const tool = trace.spans.find((s) => s.span_id === 'trace-read-1-2');
     expect(tool).toMatchObject({ type: 'tool', component_type: 'tool' });
   });
 
   it('never counts a re-sent trace twice', async () => {
     const body = sampleTrace('trace-resent', { spanCount: 4 });
     for (let i = 0; i < 3; i++) expect((await ingest(body)).status).toBe(201);
-    const trace = await (await svc.api('/api/traces/trace-resent')).json();
+    const trace = (await (await svc.api('/api/traces/trace-resent')).json()) as TraceDetail;
     expect(trace.spans).toHaveLength(4);
     expect(trace).toMatchObject({ span_count: 4, llm_call_count: 2, total_input_tokens: 20 });
-    const list = await (await svc.api('/api/traces?name=trace-resent-unique-name')).json();
+    const list = (await (await svc.api('/api/traces?name=trace-resent-unique-name')).json()) as TraceList;
     expect(list.total).toBe(0);
   });
 
@@ -70,7 +79,7 @@ describe('POST /api/traces/ingest then GET /api/traces/{id}', () => {
     expect((await svc.api('/api/spans', { method: 'POST', json: { trace_id: 'trace-batches', spans: [child] } })).status).toBe(201);
     const root = { trace_id: 'trace-batches', span_id: 'late-root', name: 'root-op', type: 'span', start_time: start, end_time: start + 500 };
     expect((await svc.api('/api/spans', { method: 'POST', json: root })).status).toBe(201);
-    const trace = await (await svc.api('/api/traces/trace-batches')).json();
+    const trace = (await (await svc.api('/api/traces/trace-batches')).json()) as TraceDetail;
     expect(trace).toMatchObject({ name: 'root-op', duration_ms: 500, span_count: 2, llm_call_count: 1, total_input_tokens: 7, total_output_tokens: 3 });
     expect(trace.start_time).toBe(new Date(start).toISOString());
   });
@@ -79,9 +88,9 @@ describe('POST /api/traces/ingest then GET /api/traces/{id}', () => {
     const body = sampleTrace('trace-err', { spanCount: 2 });
     (body.spans[1] as Record<string, unknown>).status = 'error';
     await ingest(body);
-    const trace = await (await svc.api('/api/traces/trace-err')).json();
+    const trace = (await (await svc.api('/api/traces/trace-err')).json()) as TraceDetail;
     expect(trace.status).toBe('error');
-    expect(trace.spans.find((s: { span_id: string }) => s.span_id === 'trace-err-1').status).toBe('error');
+    expect(trace.spans.find((s) => s.span_id === 'trace-err-1')?.status).toBe('error');
   });
 
   it('returns the reference 404 body for a missing trace and for another project\'s trace', async () => {
@@ -93,7 +102,7 @@ describe('POST /api/traces/ingest then GET /api/traces/{id}', () => {
     expect((await svc.api('/api/traces/trace-private', { project: 'project-a' })).status).toBe(200);
     const other = await svc.api('/api/traces/trace-private', { project: 'project-b' });
     expect(other.status).toBe(404);
-    expect((await other.json()).code).toBe('TRACE_NOT_FOUND');
+    expect(((await other.json()) as ErrorBody).code).toBe('TRACE_NOT_FOUND');
   });
 });
 
@@ -111,13 +120,13 @@ describe('GET /api/traces', () => {
   const list = async (query: string) => {
     const res = await svc.api(`/api/traces${query}`, { project });
     expect(res.status).toBe(200);
-    return res.json();
+    return (await res.json()) as TraceList;
   };
 
   it('lists newest first with defaults limit 50, offset 0 and the total', async () => {
     const page = await list('');
     expect(page).toMatchObject({ total: 12, limit: 50, offset: 0 });
-    expect(page.traces.map((t: { trace_id: string }) => t.trace_id)).toEqual(Array.from({ length: 12 }, (_, i) => `list-${11 - i}`));
+    expect(page.traces.map((t) => t.trace_id)).toEqual(Array.from({ length: 12 }, (_, i) => `list-${11 - i}`));
     expect(page.traces[0]).toMatchObject({ trace_id: 'list-11', name: 'search-flow', span_count: 3, duration_ms: 1000 });
     expect(Object.keys(page.traces[0])).toEqual(expect.arrayContaining(['trace_id', 'name', 'status', 'duration_ms', 'start_time', 'span_count', 'attributes']));
   });
@@ -125,26 +134,26 @@ describe('GET /api/traces', () => {
   it('pages with limit and offset, keeping the total', async () => {
     const page = await list('?limit=5&offset=10');
     expect(page).toMatchObject({ total: 12, limit: 5, offset: 10 });
-    expect(page.traces.map((t: { trace_id: string }) => t.trace_id)).toEqual(['list-1', 'list-0']);
+    expect(page.traces.map((t) => t.trace_id)).toEqual(['list-1', 'list-0']);
     const past = await list('?limit=5&offset=40');
     expect(past).toMatchObject({ total: 12, traces: [] });
   });
 
   it('filters by status, name and time range', async () => {
     const errors = await list('?status=error');
-    expect(errors.traces.map((t: { trace_id: string }) => t.trace_id).sort()).toEqual(['list-0', 'list-4', 'list-8']);
+    expect(errors.traces.map((t) => t.trace_id).sort()).toEqual(['list-0', 'list-4', 'list-8']);
     expect(errors.total).toBe(3);
     const checkout = await list('?name=checkout');
     expect(checkout.total).toBe(4);
     const window = await list(`?start_time=${new Date(base + 5 * 60_000).toISOString()}&end_time=${new Date(base + 7 * 60_000).toISOString()}`);
-    expect(window.traces.map((t: { trace_id: string }) => t.trace_id)).toEqual(['list-7', 'list-6', 'list-5']);
+    expect(window.traces.map((t) => t.trace_id)).toEqual(['list-7', 'list-6', 'list-5']);
   });
 
   it('rejects bad query values with 422 naming the parameter', async () => {
     const res = await svc.api('/api/traces?limit=abc&status=maybe', { project });
     expect(res.status).toBe(422);
-    const body = await res.json();
-    expect(body.details.map((d: { field: string }) => d.field).sort()).toEqual(['limit', 'status']);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.details.map((d) => d.field).sort()).toEqual(['limit', 'status']);
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TraceList } from '../../core/model/trace.js';
 import { rssMb } from '../../bench/lib.js';
 import { encodeRequest } from '../fixtures/otlp/harness.js';
 import { apiFetch, makeDataDir } from '../helpers/server.js';
@@ -177,7 +178,7 @@ describe('backpressure of the embedded batcher (BATCH_MAX_PENDING_BYTES=256 KiB,
         if (res.status === 201) acceptedJson.add(bodies[i].trace_id);
         else if (res.status === 429 || res.status === 503) {
           refusedJson.push({ id: bodies[i].trace_id, status: res.status, retryAfter: res.headers.get('retry-after') });
-          expect(JSON.parse(text)).toMatchObject({ status: res.status, retry_after: expect.any(Number) });
+          expect(JSON.parse(text)).toMatchObject({ status: res.status, retry_after: expect.any(Number) as number });
         } else throw new Error(`flood-${i}: unexpected ${res.status} ${text.slice(0, 300)}`);
       }),
     );
@@ -265,7 +266,7 @@ describe('backpressure of the embedded batcher (BATCH_MAX_PENDING_BYTES=256 KiB,
 
     for (const r of refusedJson) await expectFull(r.id, 'json');
     for (const r of refusedOtlp) await expectFull(r.id, 'otlp');
-    const list = await (await apiFetch(svc.apiUrl!, PROJECT, '/api/traces?limit=1000')).json();
+    const list = (await (await apiFetch(svc.apiUrl!, PROJECT, '/api/traces?limit=1000')).json()) as TraceList;
     expect(list.total).toBe(5 + JSON_TRACES + OTLP_EXPORTS);
     const health = await pollUntil('the buffer to empty', async () => {
       const body = (await (await fetch(`${svc.apiUrl}/api/health`)).json()) as { ingest: { pendingBytes: number; pendingSpans: number } };

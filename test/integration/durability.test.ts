@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import type { TraceDetail, TraceList } from '../../core/model/trace.js';
 import { exited, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 import { apiFetch, makeDataDir, sampleTrace } from '../helpers/server.js';
 
@@ -32,11 +33,11 @@ describe('acknowledged writes survive kill -9', () => {
     for (const id of acked) {
       const res = await apiFetch(current.apiUrl!, projectId, `/api/traces/${id}`);
       expect(res.status, id).toBe(200);
-      const trace = await res.json();
+      const trace = (await res.json()) as TraceDetail;
       expect(trace.spans).toHaveLength(4);
       expect(trace).toMatchObject({ span_count: 4, llm_call_count: 2, tool_call_count: 1 });
     }
-    const list = await (await apiFetch(current.apiUrl!, projectId, '/api/traces?limit=100')).json();
+    const list = (await (await apiFetch(current.apiUrl!, projectId, '/api/traces?limit=100')).json()) as TraceList;
     expect(list.total).toBe(40);
   });
 

@@ -115,7 +115,7 @@ describe('OTLP/HTTP answers', () => {
     const res = await postTraces(http.url, sampleRequest(3));
     expect(res.status).toBe(200);
     const body = decodeResponse(new Uint8Array(await res.arrayBuffer()));
-    expect(body).toMatchObject({ partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('spans[1] (span_id 0000000000000002): start time') } });
+    expect(body).toMatchObject({ partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('spans[1] (span_id 0000000000000002): start time') as string } });
 
     recorder.next(() => ({ kind: 'partial', accepted: 0, traceIds: [], rejected }));
     const json = await postTraces(http.url, JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: '02' }] }] }] }), { contentType: 'application/json' });
@@ -143,14 +143,14 @@ describe('OTLP/HTTP answers', () => {
       const res = await postTraces(http.url, Buffer.from('definitely not protobuf'));
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toBe('application/x-protobuf');
-      expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toMatchObject({ code: 3, message: expect.stringContaining('invalid protobuf') });
+      expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toMatchObject({ code: 3, message: expect.stringContaining('invalid protobuf') as string });
       expect(recorder.calls).toHaveLength(0);
     });
 
     it('400 JSON Status for malformed or mistyped OTLP/JSON', async () => {
       const res = await postTraces(http.url, '{"resourceSpans": [', { contentType: 'application/json' });
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ code: 3, message: expect.stringContaining('invalid JSON') });
+      expect(await res.json()).toMatchObject({ code: 3, message: expect.stringContaining('invalid JSON') as string });
       const typed = await postTraces(http.url, '{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": 5}]}]}]}', { contentType: 'application/json' });
       expect(await typed.json()).toMatchObject({ code: 3, message: 'resourceSpans[0].scopeSpans[0].spans[0]: expected traceId to be a hex string' });
     });
@@ -225,7 +225,7 @@ describe('OTLP/gRPC answers', () => {
     recorder.next(() => ({ kind: 'partial', accepted: 1, traceIds: [], rejected: [{ index: 0, spanId: 'ab', reason: 'span_id is all zeroes' }] }));
     const { response, error } = await grpcExport(grpcServer.address, sampleRequest(2));
     expect(error).toBeUndefined();
-    expect(decodeResponse(response!)).toMatchObject({ partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('all zeroes') } });
+    expect(decodeResponse(response!)).toMatchObject({ partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('all zeroes') as string } });
   });
 
   it('INVALID_ARGUMENT for an undecodable request or a missing project', async () => {

@@ -33,7 +33,7 @@ describe('unreachable stores', () => {
   it('answers reads with 503 and the SPEC message', async () => {
     const res = await fetch(`${base}/api/traces`, { headers });
     expect(res.status).toBe(503);
-    const body = await res.json();
+    const body = (await res.json()) as { error: string; status: number; details: string };
     expect(body).toMatchObject({ error: 'Analytical store service unavailable', status: 503 });
     expect(body.details).toMatch(/ECONNREFUSED|connect/i);
   });
@@ -64,7 +64,7 @@ describe('workflow engine in health', () => {
     for (const [address, expected] of [[`127.0.0.1:${port}`, 'ok'], ['127.0.0.1:9', 'unavailable']] as const) {
       const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test', temporalAddress: address }, logger, analytics, metadata, collector: createCollector({ sink, maxSpanBytes: 1_000_000 }) });
       const s = await listen(app, 0, '127.0.0.1');
-      const body = await (await fetch(`http://127.0.0.1:${s.port}/api/health`)).json();
+      const body = (await (await fetch(`http://127.0.0.1:${s.port}/api/health`)).json()) as { services: Record<string, string> };
       expect(body.services.workflow_engine).toBe(expected);
       await s.close();
     }

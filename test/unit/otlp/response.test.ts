@@ -3,6 +3,13 @@ import { BackpressureError, ServiceUnavailableError, BadRequestError, writeFailu
 import { GrpcCode, toWireError } from '../../../core/wire-error.js';
 import { encodeExportResponse, encodeStatus, OtlpDecodeError, otlpTypes, partialSuccessOf } from '../../../collector/otlp/index.js';
 
+/** google.rpc.Status as protobufjs's toObject gives it. */
+interface RpcStatus {
+  code: number;
+  message: string;
+  details: Array<{ type_url: string; value: Uint8Array }>;
+}
+
 describe('partialSuccessOf', () => {
   it('is unset on full success', () => {
     expect(partialSuccessOf({ kind: 'ok', accepted: 3, traceIds: ['t'] })).toBeUndefined();
@@ -31,7 +38,7 @@ describe('encodeExportResponse', () => {
 describe('encodeStatus', () => {
   it('writes google.rpc.Status with RetryInfo when a delay is given', () => {
     const { Status, RetryInfo } = otlpTypes();
-    const status = Status.toObject(Status.decode(encodeStatus(GrpcCode.UNAVAILABLE, 'busy', 'protobuf', 2.5)), { longs: Number });
+    const status = Status.toObject(Status.decode(encodeStatus(GrpcCode.UNAVAILABLE, 'busy', 'protobuf', 2.5)), { longs: Number }) as RpcStatus;
     expect(status).toMatchObject({ code: 14, message: 'busy' });
     expect(status.details[0].type_url).toBe('type.googleapis.com/google.rpc.RetryInfo');
     expect(RetryInfo.toObject(RetryInfo.decode(status.details[0].value), { longs: Number })).toEqual({ retryDelay: { seconds: 2, nanos: 500_000_000 } });
