@@ -76,12 +76,20 @@ export async function recordTrace(resource: Attributes, specs: SpanSpec[], baseM
   return { traceId: [...traceIds][0], spans, byKey, ids, baseMs };
 }
 
-/** GET /api/traces/{id} under `project`; asserts 200. */
-export async function getTrace(svc: TestService, traceId: string, project: string | null): Promise<TraceDetail> {
-  const res = await svc.api(`/api/traces/${traceId}`, { project });
+/** GET /api/traces/{id} under `project` (with `query`, e.g. `?spans_limit=10000`); asserts 200. */
+export async function getTrace(svc: TestService, traceId: string, project: string | null, query = ''): Promise<TraceDetail> {
+  const res = await svc.api(`/api/traces/${traceId}${query}`, { project });
   const text = await res.text();
   expect(res.status, text.slice(0, 500)).toBe(200);
   return JSON.parse(text) as TraceDetail;
+}
+
+/** GET /api/spans/{id} under `project`: the span whole (the trace view folds long text). */
+export async function getSpan(svc: TestService, spanId: string, project: string | null): Promise<SpanView> {
+  const res = await svc.api(`/api/spans/${spanId}`, { project });
+  const text = await res.text();
+  expect(res.status, text.slice(0, 500)).toBe(200);
+  return JSON.parse(text) as SpanView;
 }
 
 /** The span of `trace` with this id; fails the test when absent. */
