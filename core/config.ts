@@ -59,7 +59,7 @@ const EnvSchema = z.object({
   OTLP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
   MAX_SPAN_BYTES: z.coerce.number().int().min(16_384).default(1_000_000),
   BATCH_MAX_SPANS: z.coerce.number().int().min(1).default(10_000),
-  BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(50),
+  BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(20),
   BATCH_MAX_CONCURRENT_FLUSHES: z.coerce.number().int().min(1).max(16).default(1),
   BATCH_MAX_PENDING_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
   AGENT_EVAL_ROLES: z
