@@ -139,6 +139,28 @@ describe('GET /api/traces', () => {
     expect(past).toMatchObject({ total: 12, traces: [] });
   });
 
+  it('pages by keyset cursor: each trace once, in order, the total kept, and new traces do not shift the pages after the cursor', async () => {
+    const first = await list('?limit=5');
+    expect(first).toMatchObject({ total: 12, limit: 5 });
+    expect(first.traces.map((t) => t.trace_id)).toEqual(['list-11', 'list-10', 'list-9', 'list-8', 'list-7']);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    // A newer trace arrives mid-walk: it would shift offset pages, not cursor pages.
+    expect((await ingest(sampleTrace('list-late', { start: base + 20 * 60_000 }), project)).status).toBe(201);
+    const second = await list(`?limit=5&cursor=${first.next_cursor}`);
+    expect(second.traces.map((t) => t.trace_id)).toEqual(['list-6', 'list-5', 'list-4', 'list-3', 'list-2']);
+    expect(second.total).toBe(13);
+    const third = await list(`?limit=5&cursor=${second.next_cursor}`);
+    expect(third.traces.map((t) => t.trace_id)).toEqual(['list-1', 'list-0']);
+    expect(third.next_cursor).toBeNull();
+    // The filters apply along the way.
+    const errors = await list('?status=error&limit=2');
+    const more = await list(`?status=error&limit=2&cursor=${errors.next_cursor}`);
+    expect([...errors.traces, ...more.traces].map((t) => t.trace_id)).toEqual(['list-8', 'list-4', 'list-0']);
+    const bad = await svc.api('/api/traces?cursor=not-a-cursor', { project });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as ErrorBody).details[0].field).toBe('cursor');
+  });
+
   it('filters by status, name and time range', async () => {
     const errors = await list('?status=error');
     expect(errors.traces.map((t) => t.trace_id).sort()).toEqual(['list-0', 'list-4', 'list-8']);
