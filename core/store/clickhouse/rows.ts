@@ -1,4 +1,4 @@
-import type { ComponentType, SpanRecord, SpanStatus, TraceHeader } from '../../model/span.js';
+import type { ComponentType, SpanRecord, SpanStatus } from '../../model/span.js';
 import type { SpanView, TraceSpanView, TraceSummary } from '../../model/trace.js';
 import type { Score } from '../../model/score.js';
 
