@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { pino } from 'pino';
+import { eventually } from '../helpers/eventually.js';
 import { committedOffsets, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { createKafkaSink } from '../../collector/kafka/kafka-sink.js';
@@ -109,17 +110,6 @@ const outages: Outage[] = [
   },
 ];
 
-async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 describe('the Kafka ingester against the real store (chDB)', () => {
   for (const outage of outages) it(`retries while ${outage.name} (${outage.error}): nothing dead-lettered, nothing committed past an unwritten span, every span stored after`, async () => {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type Message } from 'kafkajs';
 import { pino } from 'pino';
+import { eventually } from '../helpers/eventually.js';
 import { committedOffsets, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { createKafkaSink } from '../../collector/kafka/kafka-sink.js';
 import { startIngester, type Ingester, type IngesterOptions } from '../../collector/kafka/ingester.js';
@@ -149,17 +150,6 @@ async function ingest(opts: Omit<IngesterOptions, 'kafka' | 'logger'>): Promise<
   return ingester;
 }
 
-async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 describe('Kafka transport (real broker)', () => {
   it('delivers rows from the sink to the ingester exactly as sent, in format-2 messages of at most maxMessageBytes', async () => {
