@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
 import { Timestamp } from '../../core/model/ingest-body.js';
-import { decodeTraceCursor } from '../../core/store/clickhouse/trace-reads.js';
-import { DEFAULT_SPANS_PAGE, decodeSpanCursor, MAX_SPANS_PAGE } from '../../core/model/span-page.js';
+import { keysetCursorParam } from '../../core/model/keyset-cursor.js';
+import { DEFAULT_SPANS_PAGE, MAX_SPANS_PAGE } from '../../core/model/span-page.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { validate } from '../../core/validate.js';
@@ -19,29 +19,13 @@ const ListQuerySchema = z.object({
   start_time: Timestamp.optional(),
   end_time: Timestamp.optional(),
   /** Keyset paging: the `next_cursor` of the previous page. */
-  cursor: z
-    .string()
-    .max(1024)
-    .transform((v, ctx) => {
-      const cursor = decodeTraceCursor(v);
-      if (!cursor) ctx.addIssue({ code: 'custom', message: 'must be a next_cursor of this endpoint' });
-      return cursor;
-    })
-    .optional(),
+  cursor: keysetCursorParam('next_cursor'),
 });
 
 /** GET /api/traces/{id}: a page of the trace's spans, after the span a cursor names. */
 const TraceQuerySchema = z.object({
   spans_limit: z.coerce.number().int().min(1).max(MAX_SPANS_PAGE).default(DEFAULT_SPANS_PAGE),
-  spans_cursor: z
-    .string()
-    .max(1024)
-    .transform((v, ctx) => {
-      const key = decodeSpanCursor(v);
-      if (!key) ctx.addIssue({ code: 'custom', message: 'must be a spans_next_cursor of this endpoint' });
-      return key;
-    })
-    .optional(),
+  spans_cursor: keysetCursorParam('spans_next_cursor'),
 });
 
 export function tracesRouter(deps: ApiDeps): Router {
@@ -61,14 +45,14 @@ export function tracesRouter(deps: ApiDeps): Router {
       name: q.name,
       startTime: q.start_time === undefined ? undefined : new Date(q.start_time),
       endTime: q.end_time === undefined ? undefined : new Date(q.end_time),
-      cursor: q.cursor,
+      cursor: q.cursor && { startMs: q.cursor.startMs, traceId: q.cursor.id },
     });
   });
 
   router.get('/:traceId', operation('fetch trace'), async (ctx) => {
     const traceId = ctx.params.traceId;
     const q = validate(TraceQuerySchema, ctx.query);
-    const trace = await deps.analytics.getTrace(ctx.state.projectId, traceId, { limit: q.spans_limit, after: q.spans_cursor });
+    const trace = await deps.analytics.getTrace(ctx.state.projectId, traceId, { limit: q.spans_limit, after: q.spans_cursor && { startMs: q.spans_cursor.startMs, spanId: q.spans_cursor.id } });
     if (!trace) throw new NotFoundError(`Trace with ID '${traceId}' not found`, 'TRACE_NOT_FOUND');
     ctx.body = trace;
   });

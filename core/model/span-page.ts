@@ -1,3 +1,5 @@
+import { decodeKeysetCursor, encodeKeysetCursor } from './keyset-cursor.js';
+
 /**
  * Bounds of the trace view (GET /api/traces/{id}): its spans come in pages ordered by
  * (start_time, span_id), and each span's input and output are capped. docs/api.md states them.
@@ -26,26 +28,13 @@ export interface SpanPageQuery {
   after?: SpanKey;
 }
 
-/** Latest start a stored span can have (DateTime64's range ends in 2299). */
-const MAX_START_MS = Date.UTC(2300, 0, 1);
-
-/** base64url of the JSON `[start_ms, span_id]`: opaque to clients, and a span id may hold any character. */
+/** The cursor of a page's last span (core/model/keyset-cursor.ts). */
 export function encodeSpanCursor(key: SpanKey): string {
-  return Buffer.from(JSON.stringify([key.startMs, key.spanId])).toString('base64url');
+  return encodeKeysetCursor({ startMs: key.startMs, id: key.spanId });
 }
 
 /** The key a cursor stands for, or undefined when it is not one `encodeSpanCursor` made. */
 export function decodeSpanCursor(cursor: string): SpanKey | undefined {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) return undefined;
-  const [startMs, spanId] = parsed as unknown[];
-  if (!Number.isSafeInteger(startMs) || (startMs as number) < 0 || (startMs as number) > MAX_START_MS) return undefined;
-  if (typeof spanId !== 'string' || spanId === '') return undefined;
-  return { startMs: startMs as number, spanId };
+  const p = decodeKeysetCursor(cursor);
+  return p && { startMs: p.startMs, spanId: p.id };
 }

@@ -1,3 +1,4 @@
+import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
 import type { TraceList, TraceListQuery, TraceSummary } from '../../model/trace.js';
 import { toClickHouseTime, traceSummary, type TraceRow } from './rows.js';
 import { TRACE_FILTERS, TRACE_SUMMARIES, traceCountSql, tracePageSql, type TraceFilter } from './trace-stats-sql.js';
@@ -46,26 +47,8 @@ export function createTraceReads(rows: Rows) {
     const traces = ids.map((p) => byId.get(p.trace_id)).filter((t): t is TraceSummary => t !== undefined);
     const last = ids.at(-1);
     const nextCursor = more && last ? { startMs: Number(last.start_ms), traceId: last.trace_id } : null;
-    return { traces, total, limit: q.limit, offset: q.offset, next_cursor: nextCursor && encodeTraceCursor(nextCursor) };
+    return { traces, total, limit: q.limit, offset: q.offset, next_cursor: nextCursor && encodeKeysetCursor({ startMs: nextCursor.startMs, id: nextCursor.traceId }) };
   }
 
   return { summaries, listTraces };
-}
-
-/** The opaque `cursor` of GET /api/traces: base64url of `[start_ms, trace_id]`. */
-function encodeTraceCursor(c: TraceCursor): string {
-  return Buffer.from(JSON.stringify([c.startMs, c.traceId])).toString('base64url');
-}
-
-/** Decodes a `cursor`, or undefined when it is not one of ours. */
-export function decodeTraceCursor(text: string): TraceCursor | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string') {
-      return { startMs: value[0] as number, traceId: value[1] };
-    }
-  } catch {
-    // not JSON: not a cursor
-  }
-  return undefined;
 }

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/**
+ * The opaque cursors of keyset paging (GET /api/traces `cursor`, GET /api/traces/{id}
+ * `spans_cursor`): base64url of the JSON `[start_ms, id]` of the last item of a page. Opaque to
+ * clients, and an id may hold any character.
+ */
+export interface KeysetPosition {
+  /** start_time in milliseconds since the epoch. */
+  startMs: number;
+  id: string;
+}
+
+/** Latest start a stored item can have (DateTime64's range ends in 2299). */
+const MAX_START_MS = Date.UTC(2300, 0, 1);
+
+export function encodeKeysetCursor(p: KeysetPosition): string {
+  return Buffer.from(JSON.stringify([p.startMs, p.id])).toString('base64url');
+}
+
+/** The position a cursor stands for, or undefined when it is not one `encodeKeysetCursor` made. */
+export function decodeKeysetCursor(cursor: string): KeysetPosition | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2) return undefined;
+  const [startMs, id] = parsed as unknown[];
+  if (!Number.isSafeInteger(startMs) || (startMs as number) < 0 || (startMs as number) > MAX_START_MS) return undefined;
+  if (typeof id !== 'string' || id === '') return undefined;
+  return { startMs: startMs as number, id };
+}
+
+/** A cursor query parameter: a 422 naming it when it is not a `field` this endpoint issued. */
+export function keysetCursorParam(field: string) {
+  return z
+    .string()
+    .max(1024)
+    .transform((v, ctx) => {
+      const position = decodeKeysetCursor(v);
+      if (!position) ctx.addIssue({ code: 'custom', message: `must be a ${field} of this endpoint` });
+      return position;
+    })
+    .optional();
+}
