@@ -1,15 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app.js';
-import { createBatcher } from '../../collector/batcher.js';
-import { createCollector } from '../../collector/index.js';
-import { createLogger } from '../../core/logger.js';
-import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
-import { httpClickHouse } from '../../core/store/clickhouse/client.js';
-import { createMetadataStore, createPool } from '../../core/store/postgres/metadata-store.js';
-import { listen, type RunningServer } from '../../runtime/http-server.js';
+import { startApiOnStores } from '../helpers/api-on-stores.js';
 import { freeze, silentServer, timed } from '../helpers/hang.js';
 import { pollUntil } from '../helpers/processes.js';
 import { startTestService, type TestService } from '../helpers/server.js';
@@ -41,19 +33,14 @@ async function metrics(base: string): Promise<{ status: number; text: string; ms
 describe('both stores hang (they accept connections and never answer)', () => {
   let clickhouse: Awaited<ReturnType<typeof silentServer>>;
   let postgres: Awaited<ReturnType<typeof silentServer>>;
-  let server: RunningServer;
+  let server: Awaited<ReturnType<typeof startApiOnStores>>;
   let base: string;
 
   beforeAll(async () => {
     [clickhouse, postgres] = await Promise.all([silentServer(), silentServer()]);
-    const logger = createLogger('silent');
     // The production client settings: a ClickHouse request may take a minute, PostgreSQL 5 s to connect.
-    const analytics = createAnalyticsStore(httpClickHouse(createClient({ url: `http://${clickhouse.address}`, request_timeout: 60_000, log: { level: ClickHouseLogLevel.OFF } })));
-    const metadata = createMetadataStore(createPool(`postgres://u:p@${postgres.address}/db`));
-    const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
-    const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, collector: createCollector({ sink, maxSpanBytes: 1_000_000 }) });
-    server = await listen(app, 0, '127.0.0.1');
-    base = `http://127.0.0.1:${server.port}`;
+    server = await startApiOnStores({ clickhouseUrl: `http://${clickhouse.address}`, postgresUrl: `postgres://u:p@${postgres.address}/db`, clickhouseTimeoutMs: 60_000 });
+    base = server.base;
   });
   afterAll(async () => {
     await server?.close();

@@ -1,27 +1,14 @@
-import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app.js';
-import { createBatcher } from '../../collector/batcher.js';
-import { createCollector } from '../../collector/index.js';
-import { createLogger } from '../../core/logger.js';
-import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
-import { httpClickHouse } from '../../core/store/clickhouse/client.js';
-import { createMetadataStore, createPool } from '../../core/store/postgres/metadata-store.js';
-import { listen, type RunningServer } from '../../runtime/http-server.js';
+import { startApiOnStores } from '../helpers/api-on-stores.js';
 import { sampleTrace } from '../helpers/server.js';
 
 // Real clients pointed at ports where nothing listens: the stores are genuinely unreachable.
-let server: RunningServer;
+let server: Awaited<ReturnType<typeof startApiOnStores>>;
 let base: string;
 
 beforeAll(async () => {
-  const logger = createLogger('silent');
-  const analytics = createAnalyticsStore(httpClickHouse(createClient({ url: 'http://127.0.0.1:9', request_timeout: 2_000 })));
-  const metadata = createMetadataStore(createPool('postgres://u:p@127.0.0.1:9/db'));
-  const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
-  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, collector: createCollector({ sink, maxSpanBytes: 1_000_000 }) });
-  server = await listen(app, 0, '127.0.0.1');
-  base = `http://127.0.0.1:${server.port}`;
+  server = await startApiOnStores({ clickhouseUrl: 'http://127.0.0.1:9', postgresUrl: 'postgres://u:p@127.0.0.1:9/db', clickhouseTimeoutMs: 2_000 });
+  base = server.base;
 });
 afterAll(async () => {
   await server?.close();
@@ -57,14 +44,9 @@ describe('workflow engine in health', () => {
     const listener = net.createServer((s) => s.destroy());
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', () => resolve()));
     const port = (listener.address() as { port: number }).port;
-    const logger = createLogger('silent');
-    const analytics = createAnalyticsStore(httpClickHouse(createClient({ url: 'http://127.0.0.1:9', request_timeout: 1_000 })));
-    const metadata = createMetadataStore(createPool('postgres://u:p@127.0.0.1:9/db'));
-    const sink = createBatcher({ writer: analytics, maxSpans: 10, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
     for (const [address, expected] of [[`127.0.0.1:${port}`, 'ok'], ['127.0.0.1:9', 'unavailable']] as const) {
-      const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test', temporalAddress: address }, logger, analytics, metadata, collector: createCollector({ sink, maxSpanBytes: 1_000_000 }) });
-      const s = await listen(app, 0, '127.0.0.1');
-      const body = (await (await fetch(`http://127.0.0.1:${s.port}/api/health`)).json()) as { services: Record<string, string> };
+      const s = await startApiOnStores({ clickhouseUrl: 'http://127.0.0.1:9', postgresUrl: 'postgres://u:p@127.0.0.1:9/db', clickhouseTimeoutMs: 1_000, temporalAddress: address });
+      const body = (await (await fetch(`${s.base}/api/health`)).json()) as { services: Record<string, string> };
       expect(body.services.workflow_engine).toBe(expected);
       await s.close();
     }

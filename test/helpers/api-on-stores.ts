@@ -1,0 +1,24 @@
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { createApp } from '../../api/app.js';
+import { createBatcher } from '../../collector/batcher.js';
+import { createCollector } from '../../collector/index.js';
+import { createLogger } from '../../core/logger.js';
+import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
+import { httpClickHouse } from '../../core/store/clickhouse/client.js';
+import { createMetadataStore, createPool } from '../../core/store/postgres/metadata-store.js';
+import { listen, type RunningServer } from '../../runtime/http-server.js';
+
+/**
+ * The real API, listening on loopback, wired to a ClickHouse HTTP URL and a PostgreSQL URL that
+ * may be unreachable or hanging: for tests of how the service answers when a store is not there.
+ */
+export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUrl: string; clickhouseTimeoutMs: number; temporalAddress?: string }): Promise<RunningServer & { base: string }> {
+  const logger = createLogger('silent');
+  const analytics = createAnalyticsStore(httpClickHouse(createClient({ url: opts.clickhouseUrl, request_timeout: opts.clickhouseTimeoutMs, log: { level: ClickHouseLogLevel.OFF } })));
+  const metadata = createMetadataStore(createPool(opts.postgresUrl));
+  const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
+  const collector = createCollector({ sink, maxSpanBytes: 1_000_000 });
+  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test', temporalAddress: opts.temporalAddress }, logger, analytics, metadata, collector });
+  const server = await listen(app, 0, '127.0.0.1');
+  return { ...server, base: `http://127.0.0.1:${server.port}` };
+}
