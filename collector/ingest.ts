@@ -21,8 +21,8 @@ export interface RejectedSpan {
  * since a receiver answers them with a retryable status and nothing was stored.
  */
 export type IngestOutcome =
-  | { kind: 'ok'; accepted: number; traceIds: string[] }
-  | { kind: 'partial'; accepted: number; traceIds: string[]; rejected: RejectedSpan[] };
+  | { kind: 'ok'; accepted: number }
+  | { kind: 'partial'; accepted: number; rejected: RejectedSpan[] };
 
 /** Trace headers come without project; ingest stamps the caller's project on everything. */
 export type TraceHeaderInput = Omit<TraceHeader, 'project_id'>;
@@ -82,7 +82,6 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
     const rows: RowBatch = { spans: [], stats: [] };
     const stats = createTraceStatsRows();
     const rejected: RejectedSpan[] = [];
-    const traceIds = new Set<string>();
     for (let index = 0; index < rawSpans.length; index++) {
       const raw = rawSpans[index];
       let reason = invalidSpanReason(raw);
@@ -93,7 +92,6 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
         if (over === null) {
           rows.spans.push(line);
           stats.add(span);
-          traceIds.add(raw.traceId);
           continue;
         }
         reason = tooLarge(over, limits.maxSpanBytes);
@@ -104,7 +102,6 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
       const over = rowBytesOver(stats.addHeader({ ...t, project_id: projectId }), limits.maxSpanBytes);
       // Nothing was written yet: refusing here refuses the whole request.
       if (over !== null) throw new ValidationError([{ field: 'attributes', message: `trace header is ${over} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
-      traceIds.add(t.trace_id);
     }
     if (options.atomic && rejected.length > 0) {
       throw new ValidationError(rejected.map((r) => ({ field: `spans[${r.index}]`, message: r.reason })));
@@ -112,8 +109,8 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
     rows.stats = stats.rows();
     if (rows.spans.length > 0 || rows.stats.length > 0) await sink.write(rows);
     const accepted = rows.spans.length;
-    if (rejected.length === 0) return { kind: 'ok', accepted, traceIds: [...traceIds] };
-    return { kind: 'partial', accepted, traceIds: [...traceIds], rejected };
+    if (rejected.length === 0) return { kind: 'ok', accepted };
+    return { kind: 'partial', accepted, rejected };
   } as Ingest;
   ingest.admit = () => sink.admit();
   return ingest;
