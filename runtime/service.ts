@@ -9,6 +9,11 @@ import { listen } from './http-server.js';
 import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { openStores, runCleanups } from './stores.js';
 import { openWritePath, type WritePath } from './write-path.js';
+import { openWorkflowEngine } from './workflow-engine.js';
+import { createRunEngine, type RunEngine } from '../workflows/client.js';
+import { createActivities } from '../workflows/activities.js';
+import { startWorker } from '../workflows/worker.js';
+import { defaultScorerRegistry } from '../core/scoring/index.js';
 
 export interface RunningService {
   apiUrl?: string;
@@ -18,7 +23,14 @@ export interface RunningService {
   writePath: WritePath;
   /** The analytical store's client (see Stores.clickhouse). */
   clickhouse: ClickHouseClient;
+  /** The workflow engine's address (embedded dev server or TEMPORAL_ADDRESS), where this process uses one. */
+  temporalAddress?: string;
   stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** The evaluation worker could not reach the workflow engine through every reconnect attempt (SPEC: exit 1). */
+  onFatal?(err: Error): void;
 }
 
 /** `$AGENT_EVAL_DATA_DIR/credentials.json`: what a local user needs to send traces. */
@@ -33,7 +45,7 @@ function writeCredentials(dataDir: string, projectId: string): void {
  * place that does). `stop()` drains in reverse order of start: listeners stop accepting, the
  * write path flushes (and the ingester commits), then the stores close.
  */
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   const stores = await openStores(config, logger);
   const cleanups: Array<() => Promise<void>> = [() => stores.close()];
   try {
@@ -47,6 +59,36 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     if (!sink) return result;
 
     const collector = createCollector({ sink, maxSpanBytes: config.maxSpanBytes });
+    const scorers = defaultScorerRegistry();
+    let engine: RunEngine | undefined;
+    if (config.roles.includes('api') || config.roles.includes('worker')) {
+      const endpoint = await openWorkflowEngine(config, logger);
+      cleanups.push(() => endpoint.stop());
+      result.temporalAddress = endpoint.address;
+      const { evals } = config;
+      const runEngine = createRunEngine({
+        address: endpoint.address,
+        namespace: endpoint.namespace,
+        taskQueue: config.temporal.taskQueue,
+        defaultConcurrency: evals.maxConcurrency,
+        policy: { pauseMaxMs: evals.pauseMaxMs, approvalMaxMs: evals.approvalMaxMs, heartbeatTimeoutMs: evals.heartbeatTimeoutMs, retryTimeScale: evals.retryTimeScale },
+      });
+      engine = runEngine;
+      cleanups.push(() => runEngine.close());
+      if (config.roles.includes('worker')) {
+        const worker = await startWorker({
+          address: endpoint.address,
+          namespace: endpoint.namespace,
+          taskQueue: config.temporal.taskQueue,
+          activities: createActivities({ runs: stores.metadata.runs, agents: stores.metadata.agents, collector, analytics: stores.analytics, scorers, logger }),
+          cacheDir: config.cacheDir,
+          reconnect: config.reconnect,
+          logger,
+          onFatal: (err) => options.onFatal?.(err),
+        });
+        cleanups.push(() => worker.stop());
+      }
+    }
     const otlpRouter = () => createOtlpHttpRouter({ collector, maxBodyBytes: config.otlpMaxMessageBytes, defaultProjectId: project.id, logger });
 
     if (config.roles.includes('collector')) {
@@ -77,6 +119,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
         analytics: stores.analytics,
         metadata: stores.metadata,
         collector,
+        scorers,
+        engine,
         sinkStats: () => writePath.stats(),
         consumerLag: writePath.consumerLag,
         otlpRouter: otlpRouter(),

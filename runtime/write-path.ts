@@ -9,7 +9,7 @@ import { ensureTopics } from '../collector/kafka/topics.js';
 import type { SinkStats, SpanSink } from '../collector/sink.js';
 
 export interface WritePath {
-  /** Present when this process accepts spans (api or collector role). */
+  /** Present when this process accepts spans (api, collector or worker role). */
   sink?: SpanSink;
   /** Present when this process runs the Kafka ingester role. */
   ingester?: Ingester;
@@ -26,7 +26,8 @@ export interface WritePath {
  * to Kafka, and the ingester role consumes into ClickHouse (the sink interface hides which).
  */
 export async function openWritePath(config: Config, analytics: AnalyticsStore, logger: Logger): Promise<WritePath> {
-  const accepts = config.roles.includes('api') || config.roles.includes('collector');
+  // The worker writes each case's trace through the same write path.
+  const accepts = config.roles.includes('api') || config.roles.includes('collector') || config.roles.includes('worker');
   if (!config.kafka) {
     const sink = createBatcher({ writer: analytics, logger, ...config.batch });
     return { sink, stats: () => sink.stats(), close: () => sink.close() };

@@ -2,11 +2,39 @@ import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../../core/errors.js';
 
+/** Content types of a YAML body (suite files). */
+export const YAML_TYPES = ['application/yaml', 'text/yaml', 'application/x-yaml'];
+
+export interface BodyOptions {
+  /**
+   * Paths that also take a YAML body. Such a body is left unread here, so it is never parsed as
+   * JSON: the route reads it with {@link readBodyText} and parses it as YAML.
+   */
+  yamlPaths?: RegExp;
+}
+
+/** Whether the request carries a YAML body (by its Content-Type). */
+export function isYamlBody(ctx: Context): boolean {
+  return Boolean(ctx.request.type) && ctx.is(YAML_TYPES) !== false;
+}
+
+/** The body as UTF-8 text, read up to `limitBytes`: over the limit -> 413 (stops reading early). */
+export async function readBodyText(ctx: Context, limitBytes: number): Promise<string> {
+  try {
+    return await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.request.length ?? undefined });
+  } catch (err) {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') throw new PayloadTooLargeError(limitBytes);
+    throw new BadRequestError('Could not read the request body', 'BAD_BODY');
+  }
+}
+
 /**
  * Reads a JSON body with a size limit: over the limit -> 413 (stops reading early), malformed
- * JSON -> 400, another content type -> 415. Sets `ctx.request.body`.
+ * JSON -> 400, another content type -> 415 (YAML too, except on `options.yamlPaths`).
+ * Sets `ctx.request.body`.
  */
-export function jsonBody(limitBytes: number) {
+export function jsonBody(limitBytes: number, options: BodyOptions = {}) {
   return async (ctx: Context, next: Next) => {
     if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') {
       await next();
@@ -17,17 +45,16 @@ export function jsonBody(limitBytes: number) {
       await next();
       return;
     }
+    const takesYaml = options.yamlPaths?.test(ctx.path) ?? false;
+    if (takesYaml && isYamlBody(ctx)) {
+      ctx.request.body = undefined;
+      await next();
+      return;
+    }
     if (!ctx.is('application/json', '+json')) {
-      throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+      throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${takesYaml ? ' or application/yaml' : ''}`);
     }
-    let text: string;
-    try {
-      text = await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.request.length ?? undefined });
-    } catch (err) {
-      const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') throw new PayloadTooLargeError(limitBytes);
-      throw new BadRequestError('Could not read the request body', 'BAD_BODY');
-    }
+    const text = await readBodyText(ctx, limitBytes);
     try {
       ctx.request.body = text.trim() === '' ? undefined : JSON.parse(text);
     } catch {

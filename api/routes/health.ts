@@ -1,4 +1,3 @@
-import net from 'node:net';
 import Router from '@koa/router';
 import type { ApiDeps } from '../deps.js';
 import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
@@ -12,27 +11,6 @@ async function check(ping: () => Promise<boolean>): Promise<ServiceStatus> {
 }
 
 /**
- * Whether a TCP connection to `host:port` opens. The workflow engine has no client in this
- * process yet (evaluation runs come later), so reachability is what can honestly be reported.
- */
-function tcpReachable(address: string): Promise<boolean> {
-  const at = address.lastIndexOf(':');
-  const host = at > 0 ? address.slice(0, at) : address;
-  const port = at > 0 ? Number(address.slice(at + 1)) : 7233;
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    // The deadline already answers; this only frees the socket of a host that never replies.
-    socket.setTimeout(DEPENDENCY_TIMEOUT_MS, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
-/**
  * GET /api/health: 200 `healthy` when the required stores answer, 200 `degraded` when one of
  * them does not, 503 `unhealthy` when none does. The workflow engine and Kafka are reported, not
  * required. Every dependency is asked at once and given DEPENDENCY_TIMEOUT_MS, so a hung one
@@ -41,12 +19,12 @@ function tcpReachable(address: string): Promise<boolean> {
 export function healthRouter(deps: ApiDeps): Router {
   const router = new Router();
   router.get('/api/health', async (ctx) => {
-    const temporal = deps.config.temporalAddress;
+    const engine = deps.engine;
     const consumerLag = deps.consumerLag;
     const [analytics, metadata, workflow, lag] = await Promise.all([
       check(() => deps.analytics.ping()),
       check(() => deps.metadata.ping()),
-      temporal ? check(() => tcpReachable(temporal)) : Promise.resolve<ServiceStatus>('not_configured'),
+      engine ? check(() => engine.ping()) : Promise.resolve<ServiceStatus>('not_configured'),
       consumerLag ? withDeadline(consumerLag, DEPENDENCY_TIMEOUT_MS) : undefined,
     ]);
     const services: Record<string, ServiceStatus> = {

@@ -19,6 +19,8 @@ export interface AnalyticsStore extends BatchWriter {
   listTraces(projectId: string, query: TraceListQuery): Promise<TraceList>;
   getSpan(projectId: string, spanId: string): Promise<SpanView | null>;
   insertScore(projectId: string, score: CreateScore): Promise<Score>;
+  /** Scores with their ids and times already set (evaluation runs); idempotent by id. */
+  writeScores(projectId: string, scores: Score[]): Promise<void>;
   listScores(projectId: string, traceId: string): Promise<Score[]>;
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -7,6 +7,8 @@ import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-stor
 import { httpClickHouse } from '../../core/store/clickhouse/client.js';
 import { createMetadataStore, createPool } from '../../core/store/postgres/metadata-store.js';
 import { listen, type RunningServer } from '../../runtime/http-server.js';
+import { defaultScorerRegistry } from '../../core/scoring/index.js';
+import { createRunEngine } from '../../workflows/client.js';
 
 /**
  * The real API, listening on loopback, wired to a ClickHouse HTTP URL and a PostgreSQL URL that
@@ -18,7 +20,17 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
   const metadata = createMetadataStore(createPool(opts.postgresUrl));
   const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
   const collector = createCollector({ sink, maxSpanBytes: 1_000_000 });
-  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test', temporalAddress: opts.temporalAddress }, logger, analytics, metadata, collector });
+  const engine = opts.temporalAddress
+    ? createRunEngine({ address: opts.temporalAddress, namespace: 'default', taskQueue: 'test', defaultConcurrency: 1, policy: { pauseMaxMs: 1000, approvalMaxMs: 1000, heartbeatTimeoutMs: 1000, retryTimeScale: 1 } })
+    : undefined;
+  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, collector, scorers: defaultScorerRegistry(), engine });
   const server = await listen(app, 0, '127.0.0.1');
-  return { ...server, base: `http://127.0.0.1:${server.port}` };
+  return {
+    ...server,
+    base: `http://127.0.0.1:${server.port}`,
+    async close() {
+      await server.close();
+      await engine?.close();
+    },
+  };
 }

@@ -120,13 +120,13 @@ describe('spans', () => {
 });
 
 describe('GET /api/health', () => {
-  it('reports healthy with the version and each service', async () => {
+  it('reports healthy with the version and each service, the embedded workflow engine included', async () => {
     const res = await svc.api('/api/health', { project: null });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       status: 'healthy',
       version: expect.any(String) as string,
-      services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'not_configured' },
+      services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'ok' },
     });
   });
 });

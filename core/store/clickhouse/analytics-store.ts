@@ -24,6 +24,29 @@ export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
   }
   const traces = createTraceReads(rows);
 
+  /** Scores keep their ids: writing the same score again (a retried activity) reads back once. */
+  async function writeScores(projectId: string, scores: Score[]): Promise<void> {
+    if (scores.length === 0) return;
+    await client.insert({
+      table: 'agent_eval.scores',
+      values: scores.map((score) => ({
+        project_id: projectId,
+        score_id: score.id,
+        trace_id: score.trace_id,
+        span_id: score.span_id ?? '',
+        name: score.name,
+        value: score.value,
+        score_type: score.score_type,
+        source: score.source,
+        scorer_name: score.scorer_name ?? '',
+        reason: score.reason ?? '',
+        evidence: score.evidence,
+        created_at: toClickHouseTime(Date.parse(score.created_at)),
+      })),
+      format: 'JSONEachRow',
+    });
+  }
+
   return {
     writeRows: createBatchWriter(ch).writeRows,
     listTraces: traces.listTraces,
@@ -53,28 +76,11 @@ export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
         evidence: input.evidence,
         created_at: new Date().toISOString(),
       };
-      await client.insert({
-        table: 'agent_eval.scores',
-        values: [
-          {
-            project_id: projectId,
-            score_id: score.id,
-            trace_id: score.trace_id,
-            span_id: score.span_id ?? '',
-            name: score.name,
-            value: score.value,
-            score_type: score.score_type,
-            source: score.source,
-            scorer_name: score.scorer_name ?? '',
-            reason: score.reason ?? '',
-            evidence: score.evidence,
-            created_at: toClickHouseTime(Date.parse(score.created_at)),
-          },
-        ],
-        format: 'JSONEachRow',
-        });
+      await writeScores(projectId, [score]);
       return score;
     },
+
+    writeScores,
 
     async listScores(projectId, traceId) {
       const list = await rows<ScoreRow>(

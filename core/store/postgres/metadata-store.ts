@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { createRunStore, type RunStore } from './run-store.js';
+import { createAgentStore, type AgentStore } from './agent-store.js';
+import { createSuiteStore, type SuiteStore } from './suite-store.js';
 
 export interface Project {
   id: string;
@@ -13,6 +16,9 @@ export interface MetadataStore {
   pool: pg.Pool;
   /** The default project, created on first start. */
   ensureDefaultProject(): Promise<Project>;
+  runs: RunStore;
+  agents: AgentStore;
+  suites: SuiteStore;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -27,6 +33,9 @@ export function createPool(connectionString: string): pg.Pool {
 export function createMetadataStore(pool: pg.Pool): MetadataStore {
   return {
     pool,
+    runs: createRunStore(pool),
+    agents: createAgentStore(pool),
+    suites: createSuiteStore(pool),
     async ensureDefaultProject() {
       await pool.query(
         `INSERT INTO projects (id, name, is_default) VALUES ($1, 'Default project', true)

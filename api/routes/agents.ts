@@ -1,0 +1,56 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { NotFoundError } from '../../core/errors.js';
+import { CreateAgentSchema, UpdateAgentSchema } from '../../core/model/agent.js';
+import { validate } from '../../core/validate.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+
+/** Largest page of GET /api/agents. */
+export const MAX_AGENT_PAGE = 1000;
+
+const ListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_AGENT_PAGE).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+function agentNotFound(): NotFoundError {
+  return new NotFoundError('Agent not found', 'AGENT_NOT_FOUND');
+}
+
+/** /api/agents: the HTTP endpoints runs call. `:id` is an agent's id or its name. */
+export function agentsRouter(deps: ApiDeps): Router {
+  const router = new Router({ prefix: '/api/agents' });
+  const agents = deps.metadata.agents;
+
+  router.post('/', operation('create agent', 'metadata'), async (ctx) => {
+    const input = validate(CreateAgentSchema, ctx.request.body);
+    ctx.body = await agents.create(ctx.state.projectId, input);
+    ctx.status = 201;
+  });
+
+  router.get('/', operation('fetch agents', 'metadata'), async (ctx) => {
+    const q = validate(ListQuerySchema, ctx.query);
+    ctx.body = await agents.list(ctx.state.projectId, q);
+  });
+
+  router.get('/:id', operation('fetch agent', 'metadata'), async (ctx) => {
+    const agent = await agents.resolve(ctx.state.projectId, ctx.params.id);
+    if (!agent) throw agentNotFound();
+    ctx.body = agent;
+  });
+
+  router.put('/:id', operation('update agent', 'metadata'), async (ctx) => {
+    const input = validate(UpdateAgentSchema, ctx.request.body);
+    const agent = await agents.update(ctx.state.projectId, ctx.params.id, input);
+    if (!agent) throw agentNotFound();
+    ctx.body = agent;
+  });
+
+  router.delete('/:id', operation('delete agent', 'metadata'), async (ctx) => {
+    if (!(await agents.delete(ctx.state.projectId, ctx.params.id))) throw agentNotFound();
+    ctx.status = 204;
+  });
+
+  return router;
+}

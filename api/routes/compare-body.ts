@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { BadRequestError } from '../../core/errors.js';
+import { validate } from '../../core/validate.js';
+
+const CompareSchema = z.object({
+  baseline_run_id: z.string().min(1).max(128),
+  candidate_run_id: z.string().min(1).max(128),
+  /** A score change within ±threshold is "unchanged". */
+  threshold: z.number().min(0).max(1).default(0.05),
+});
+
+const missing = (v: unknown) => v === undefined || v === null || v === '';
+
+/** The comparison body of both families, with the SPEC's 400 texts for the run ids. */
+export function compareBody(raw: unknown): z.output<typeof CompareSchema> {
+  const body = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  if (missing(body.baseline_run_id)) throw new BadRequestError('baseline_run_id is required', 'BASELINE_REQUIRED');
+  if (missing(body.candidate_run_id)) throw new BadRequestError('candidate_run_id is required', 'CANDIDATE_REQUIRED');
+  if (body.baseline_run_id === body.candidate_run_id) throw new BadRequestError('baseline_run_id and candidate_run_id must be different', 'SAME_RUN');
+  return validate(CompareSchema, body);
+}

@@ -1,0 +1,38 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { CreateEvalRunSchema } from '../../core/model/eval-run.js';
+import { validate } from '../../core/validate.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+import { assertStorable, type RunService } from '../run-service.js';
+import { compareBody } from './compare-body.js';
+
+const ResultsQuery = z.object({ failed_only: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1') });
+
+/** The first run family (SPEC "Eval runs, first family"): runs of stored suites by name. */
+export function evalRunsRouter(_deps: ApiDeps, service: RunService): Router {
+  const router = new Router({ prefix: '/api/evals' });
+
+  router.post('/runs', operation('create eval run', 'metadata'), async (ctx) => {
+    assertStorable(ctx.request.body);
+    const run = await service.createFromSuite(ctx.state.projectId, validate(CreateEvalRunSchema, ctx.request.body));
+    ctx.status = 202;
+    ctx.body = run;
+  });
+
+  router.get('/runs/:id', operation('get eval run', 'metadata'), async (ctx) => {
+    ctx.body = await service.get(ctx.state.projectId, ctx.params.id);
+  });
+
+  router.get('/runs/:id/results', operation('get eval run', 'metadata'), async (ctx) => {
+    const q = validate(ResultsQuery, ctx.query);
+    ctx.body = { results: await service.results(ctx.state.projectId, ctx.params.id, q.failed_only) };
+  });
+
+  router.post('/compare', operation('compare runs', 'metadata'), async (ctx) => {
+    const body = compareBody(ctx.request.body);
+    ctx.body = await service.compare(ctx.state.projectId, body.baseline_run_id, body.candidate_run_id, body.threshold);
+  });
+
+  return router;
+}

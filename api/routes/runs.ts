@@ -1,0 +1,99 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { BadRequestError } from '../../core/errors.js';
+import { CONTROL_ACTIONS, CreateRunSchema, RUN_STATUSES, type ControlAction } from '../../core/model/eval-run.js';
+import { validate } from '../../core/validate.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+import { assertStorable, type RunService } from '../run-service.js';
+import { compareBody } from './compare-body.js';
+
+const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  status: z.enum(RUN_STATUSES).optional(),
+  suite_name: z.string().min(1).max(512).optional(),
+  agent_id: z.string().min(1).max(512).optional(),
+  agent_version: z.string().min(1).max(512).optional(),
+});
+
+const ResultsQuery = z.object({ failed_only: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1') });
+const CaseIndex = z.coerce.number().int().min(0).max(1_000_000);
+const ApprovalBody = z.object({
+  approved: z.boolean(),
+  trial: z.number().int().min(0).max(1000).default(0),
+  comment: z.string().max(4096).optional(),
+});
+
+const missing = (v: unknown) => v === undefined || v === null || v === '';
+
+/** The SPEC's 400 texts for the second family's required fields, before the schema's 422s. */
+function requireRunFields(raw: unknown): void {
+  const body = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  if (missing(body.agentId)) throw new BadRequestError('agentId is required', 'AGENT_ID_REQUIRED');
+  const items = (body.dataset as { items?: unknown } | undefined)?.items;
+  if (!Array.isArray(items) || items.length === 0) throw new BadRequestError('dataset.items is required and must not be empty', 'DATASET_REQUIRED');
+  if (!Array.isArray(body.scorers) || body.scorers.length === 0) throw new BadRequestError('scorers is required and must not be empty', 'SCORERS_REQUIRED');
+}
+
+/** The second run family (SPEC "Eval runs, second family"): inline datasets, control, comparison. */
+export function runsRouter(deps: ApiDeps, service: RunService): Router {
+  const router = new Router({ prefix: '/api' });
+
+  router.post('/runs', operation('create eval run', 'metadata'), async (ctx) => {
+    requireRunFields(ctx.request.body);
+    assertStorable(ctx.request.body);
+    const run = await service.createFromDataset(ctx.state.projectId, validate(CreateRunSchema, ctx.request.body));
+    ctx.status = 202;
+    ctx.body = run;
+  });
+
+  router.get('/runs', operation('get eval run', 'metadata'), async (ctx) => {
+    const q = validate(ListQuery, ctx.query);
+    const { runs, total } = await deps.metadata.runs.list(ctx.state.projectId, q);
+    ctx.body = { runs, total, limit: q.limit, offset: q.offset };
+  });
+
+  router.get('/runs/:id', operation('get eval run', 'metadata'), async (ctx) => {
+    ctx.body = await service.get(ctx.state.projectId, ctx.params.id);
+  });
+
+  router.get('/runs/:id/status', operation('get eval run', 'metadata'), async (ctx) => {
+    ctx.body = await service.status(ctx.state.projectId, ctx.params.id);
+  });
+
+  router.get('/runs/:id/results', operation('get eval run', 'metadata'), async (ctx) => {
+    const q = validate(ResultsQuery, ctx.query);
+    ctx.body = { results: await service.results(ctx.state.projectId, ctx.params.id, q.failed_only) };
+  });
+
+  router.post('/runs/:id/control', operation('control eval run', 'metadata'), async (ctx) => {
+    const action = (ctx.request.body as { action?: unknown } | undefined)?.action;
+    if (typeof action !== 'string' || !(CONTROL_ACTIONS as readonly string[]).includes(action)) {
+      throw new BadRequestError('Invalid action (must be one of pause, resume, cancel)', 'INVALID_ACTION');
+    }
+    ctx.status = 202;
+    ctx.body = await service.control(ctx.state.projectId, ctx.params.id, action as ControlAction);
+  });
+
+  router.post('/runs/:id/cases/:index/cancel', operation('control eval run', 'metadata'), async (ctx) => {
+    const index = validate(CaseIndex, ctx.params.index);
+    ctx.status = 202;
+    ctx.body = await service.cancelCase(ctx.state.projectId, ctx.params.id, index);
+  });
+
+  router.post('/runs/:id/cases/:index/approval', operation('control eval run', 'metadata'), async (ctx) => {
+    const index = validate(CaseIndex, ctx.params.index);
+    assertStorable(ctx.request.body);
+    const body = validate(ApprovalBody, ctx.request.body);
+    ctx.status = 202;
+    ctx.body = await service.approve(ctx.state.projectId, ctx.params.id, { case_index: index, trial: body.trial, approved: body.approved, comment: body.comment, by: ctx.state.principal.id });
+  });
+
+  router.post('/compare', operation('compare runs', 'metadata'), async (ctx) => {
+    const body = compareBody(ctx.request.body);
+    ctx.body = await service.compare(ctx.state.projectId, body.baseline_run_id, body.candidate_run_id, body.threshold);
+  });
+
+  return router;
+}

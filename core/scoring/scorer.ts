@@ -1,0 +1,46 @@
+import type { z } from 'zod';
+import type { Expected, ScoreDetail, ScorerRef, TokenUsage, ToolCall } from '../model/eval-case.js';
+
+/** What a scorer sees of one case execution. */
+export interface ScoreInput {
+  /** The case's input, as sent to the agent. */
+  input: unknown;
+  /** The agent's answer (`output` of its response). */
+  output: unknown;
+  expected: Expected;
+  toolCalls: ToolCall[];
+  usage?: TokenUsage;
+  /** Wall time of the agent call, in milliseconds. */
+  latencyMs: number;
+  /** The scorer's own config from the suite or run (already checked by its configSchema). */
+  config: Record<string, unknown>;
+}
+
+/**
+ * One scorer behind the one interface rule-based scorers, LLM judges and HTTP custom scorers
+ * share. `evaluate` returns a score in 0..1 with a reason and evidence; it may throw (the run
+ * records 0 with the error as the reason and goes on with the other scorers).
+ */
+export interface Scorer {
+  name: string;
+  kind: 'rule' | 'judge' | 'custom';
+  description: string;
+  /** Checks the `config` of a ScorerRef when a suite or run is created. */
+  configSchema: z.ZodType<Record<string, unknown>>;
+  evaluate(input: ScoreInput, signal?: AbortSignal): ScoreDetail | Promise<ScoreDetail>;
+}
+
+/** A problem with a scorer reference, found when a suite or run is created. */
+export interface ScorerRefIssue {
+  /** Index in the list checked. */
+  index: number;
+  message: string;
+}
+
+/** The scorers a process knows, by name. */
+export interface ScorerRegistry {
+  names(): string[];
+  get(name: string): Scorer | undefined;
+  /** Every problem with `refs`: unknown names and configs their scorer refuses. Empty when all is well. */
+  check(refs: readonly ScorerRef[]): ScorerRefIssue[];
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { ConflictError } from '../../errors.js';
+import { isUuid, toAgentView, type Agent, type AgentList, type AgentRecord, type CreateAgent, type UpdateAgent } from '../../model/agent.js';
+
+/**
+ * Agents (PostgreSQL). Every query filters by project. Lookups take an agent's id or its name
+ * (`agentId` / `agent_id` accept either); an id wins over a name (names cannot be UUIDs anyway).
+ */
+export interface AgentStore {
+  create(projectId: string, input: CreateAgent): Promise<Agent>;
+  /** Newest first. */
+  list(projectId: string, page: { limit: number; offset: number }): Promise<AgentList>;
+  /** By id or name. */
+  resolve(projectId: string, idOrName: string): Promise<Agent | null>;
+  /** Replaces the fields; `headers` undefined keeps the stored ones. Null when there is no such agent. */
+  update(projectId: string, idOrName: string, input: UpdateAgent): Promise<Agent | null>;
+  /** True when an agent was deleted. */
+  delete(projectId: string, idOrName: string): Promise<boolean>;
+  /** The whole record with the header values, for the worker that calls the agent. Never returned by the API. */
+  resolveForCall(projectId: string, idOrName: string): Promise<AgentRecord | null>;
+}
+
+interface AgentRow {
+  id: string;
+  name: string;
+  endpoint: string;
+  description: string | null;
+  headers: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, name, endpoint, description, headers, created_at, updated_at';
+
+/** The one converter from a row. */
+function toRecord(row: AgentRow): AgentRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    endpoint: row.endpoint,
+    description: row.description,
+    header_names: Object.keys(row.headers).sort(),
+    headers: row.headers,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** `$2` is the reference as an id (null when it cannot be one), `$3` as a name. */
+const MATCH_REF = 'project_id = $1 AND (id = $2::uuid OR name = $3)';
+const ID_FIRST = 'ORDER BY (id IS NOT DISTINCT FROM $2::uuid) DESC LIMIT 1';
+
+function refParams(projectId: string, idOrName: string): [string, string | null, string] {
+  return [projectId, isUuid(idOrName) ? idOrName : null, idOrName];
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '23505';
+}
+
+function nameTaken(name: string, err: unknown): unknown {
+  return isUniqueViolation(err) ? new ConflictError(`An agent named '${name}' already exists in this project`, 'AGENT_NAME_TAKEN') : err;
+}
+
+export function createAgentStore(pool: pg.Pool): AgentStore {
+  async function findRecord(projectId: string, idOrName: string): Promise<AgentRecord | null> {
+    const { rows } = await pool.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE ${MATCH_REF} ${ID_FIRST}`, refParams(projectId, idOrName));
+    return rows.length ? toRecord(rows[0]) : null;
+  }
+
+  return {
+    async create(projectId, input) {
+      try {
+        const { rows } = await pool.query<AgentRow>(
+          `INSERT INTO agents (id, project_id, name, endpoint, description, headers) VALUES ($1, $2, $3, $4, $5, $6::jsonb) RETURNING ${COLUMNS}`,
+          [randomUUID(), projectId, input.name, input.endpoint, input.description ?? null, JSON.stringify(input.headers ?? {})],
+        );
+        return toAgentView(toRecord(rows[0]));
+      } catch (err) {
+        throw nameTaken(input.name, err);
+      }
+    },
+
+    async list(projectId, { limit, offset }) {
+      const [page, count] = await Promise.all([
+        pool.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [projectId, limit, offset]),
+        pool.query<{ total: number }>('SELECT count(*)::int AS total FROM agents WHERE project_id = $1', [projectId]),
+      ]);
+      return { agents: page.rows.map((row) => toAgentView(toRecord(row))), total: count.rows[0].total, limit, offset };
+    },
+
+    async resolve(projectId, idOrName) {
+      const record = await findRecord(projectId, idOrName);
+      return record && toAgentView(record);
+    },
+
+    async update(projectId, idOrName, input) {
+      try {
+        const { rows } = await pool.query<AgentRow>(
+          `UPDATE agents SET name = $4, endpoint = $5, description = $6, headers = COALESCE($7::jsonb, headers), updated_at = now()
+           WHERE project_id = $1 AND id = (SELECT id FROM agents WHERE ${MATCH_REF} ${ID_FIRST})
+           RETURNING ${COLUMNS}`,
+          [...refParams(projectId, idOrName), input.name, input.endpoint, input.description ?? null, input.headers === undefined ? null : JSON.stringify(input.headers)],
+        );
+        return rows.length ? toAgentView(toRecord(rows[0])) : null;
+      } catch (err) {
+        throw nameTaken(input.name, err);
+      }
+    },
+
+    async delete(projectId, idOrName) {
+      const { rowCount } = await pool.query(
+        `DELETE FROM agents WHERE project_id = $1 AND id = (SELECT id FROM agents WHERE ${MATCH_REF} ${ID_FIRST})`,
+        refParams(projectId, idOrName),
+      );
+      return (rowCount ?? 0) > 0;
+    },
+
+    resolveForCall: findRecord,
+  };
+}

@@ -1,0 +1,306 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { caseResultView, summarize } from '../../evals/case-results.js';
+import type { Aggregation, ScorerRef } from '../../model/eval-case.js';
+import {
+  FINAL_RUN_STATUSES,
+  type CaseResultView,
+  type NewRun,
+  type RunCase,
+  type RunConfig,
+  type RunStatus,
+  type RunSummary,
+  type RunView,
+  type TrialRecord,
+} from '../../model/eval-run.js';
+
+/** What the worker needs of a run to execute one of its cases. */
+export interface RunForWorker {
+  id: string;
+  project_id: string;
+  agent_id: string;
+  agent_name: string;
+  agent_version: string;
+  status: RunStatus;
+  config: RunConfig;
+  aggregation: Aggregation;
+  min_score: number;
+}
+
+export interface RunListQuery {
+  limit: number;
+  offset: number;
+  status?: RunStatus;
+  suite_name?: string;
+  agent_id?: string;
+  agent_version?: string;
+}
+
+/** Evaluation runs, their cases and results (PostgreSQL). Every API read filters by project. */
+export interface RunStore {
+  create(run: NewRun): Promise<string>;
+  /** Removes a run whose workflow could not be started (nothing ran). */
+  discard(runId: string): Promise<void>;
+  get(projectId: string, runId: string): Promise<RunView | null>;
+  list(projectId: string, query: RunListQuery): Promise<{ runs: RunView[]; total: number }>;
+  results(projectId: string, runId: string): Promise<CaseResultView[] | null>;
+  /** The run as a workflow activity reads it (no project filter: run ids come from the workflow). */
+  forWorker(runId: string): Promise<RunForWorker | null>;
+  getCase(runId: string, caseIndex: number): Promise<RunCase | null>;
+  /** Moves a run to `status` unless it is already final; true when it moved. */
+  setStatus(runId: string, status: 'running' | 'paused'): Promise<boolean>;
+  /** Records a trial once: a retried call after a lost acknowledgement changes nothing. */
+  recordTrial(runId: string, caseIndex: number, trial: number, record: TrialRecord): Promise<void>;
+  /** Records `cancelled` for every trial without a result (optionally one case only). */
+  cancelPending(runId: string, caseIndex?: number): Promise<number>;
+  /** Final status with the summary computed from the stored results; a final run is left alone. */
+  finish(runId: string, status: 'completed' | 'cancelled' | 'failed', error?: string): Promise<void>;
+}
+
+interface RunRow {
+  id: string;
+  project_id: string;
+  name: string | null;
+  suite_id: string | null;
+  suite_version: number | null;
+  suite_name: string | null;
+  agent_id: string;
+  agent_name: string;
+  agent_version: string;
+  status: RunStatus;
+  config: RunConfig;
+  aggregation: Aggregation;
+  min_score: number;
+  case_count: number;
+  repetitions: number;
+  summary: RunSummary | null;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  trials_done: string;
+}
+
+interface CaseRow {
+  case_index: number;
+  name: string;
+  input: unknown;
+  expected: Record<string, unknown>;
+  scorers: ScorerRef[];
+  min_score: number | null;
+  weight: number;
+}
+
+type TrialRow = TrialRecord & { case_index: number; trial: number };
+
+const RUN_COLUMNS = `r.id, r.project_id, r.name, r.suite_id, r.suite_version, r.suite_name, r.agent_id, r.agent_name, r.agent_version,
+  r.status, r.config, r.aggregation, r.min_score, r.case_count, r.repetitions, r.summary, r.error, r.created_at, r.started_at, r.completed_at,
+  (SELECT count(*) FROM eval_case_results c WHERE c.run_id = r.id) AS trials_done`;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function elapsed(row: RunRow): number {
+  if (!row.started_at) return 0;
+  return (row.completed_at ?? new Date()).getTime() - row.started_at.getTime();
+}
+
+const EMPTY_SUMMARY = (total: number): RunSummary => ({ total_cases: total, passed: 0, failed: 0, cancelled: 0, avg_score: 0, scores_by_scorer: {}, duration_ms: 0 });
+
+export function createRunStore(pool: pg.Pool): RunStore {
+  async function caseRows(runId: string): Promise<CaseRow[]> {
+    const { rows } = await pool.query<CaseRow>(
+      'SELECT case_index, name, input, expected, scorers, min_score, weight FROM eval_run_cases WHERE run_id = $1 ORDER BY case_index',
+      [runId],
+    );
+    return rows;
+  }
+
+  async function trialRows(runId: string): Promise<TrialRow[]> {
+    const { rows } = await pool.query<TrialRow>(
+      `SELECT case_index, trial, status, details, avg_score, passed, duration_ms, latency_ms, output, tool_calls, usage, approval, error, trace_id
+       FROM eval_case_results WHERE run_id = $1 ORDER BY case_index, trial`,
+      [runId],
+    );
+    return rows;
+  }
+
+  /** Case views from stored rows; the summary is computed the same way while running and at the end. */
+  async function caseViews(row: RunRow): Promise<Array<{ view: CaseResultView; weight: number }>> {
+    const [cases, trials] = await Promise.all([caseRows(row.id), trialRows(row.id)]);
+    const byCase = new Map<number, TrialRow[]>();
+    for (const t of trials) {
+      const list = byCase.get(t.case_index) ?? [];
+      list.push(t);
+      byCase.set(t.case_index, list);
+    }
+    const scoring = { aggregation: row.aggregation, minScore: row.min_score };
+    return cases.map((c) => ({
+      view: caseResultView(c, (byCase.get(c.case_index) ?? []).map(({ case_index: _ci, ...t }) => t), scoring),
+      weight: c.weight,
+    }));
+  }
+
+  async function view(row: RunRow): Promise<RunView> {
+    let summary = row.summary;
+    if (!summary) summary = Number(row.trials_done) > 0 ? summarize(await caseViews(row), elapsed(row)) : { ...EMPTY_SUMMARY(row.case_count), duration_ms: elapsed(row) };
+    return {
+      id: row.id,
+      run_id: row.id,
+      name: row.name,
+      suite_name: row.suite_name,
+      suite_id: row.suite_id,
+      suite_version: row.suite_version,
+      agent_id: row.agent_id,
+      agent_name: row.agent_name,
+      agent_version: row.agent_version,
+      status: row.status,
+      config: row.config,
+      aggregation: row.aggregation,
+      min_score: row.min_score,
+      summary,
+      progress: { completed: Number(row.trials_done), total: row.case_count * row.repetitions },
+      error: row.error,
+      created_at: row.created_at.toISOString(),
+      started_at: iso(row.started_at),
+      completed_at: iso(row.completed_at),
+    };
+  }
+
+  async function runRow(runId: string, projectId?: string): Promise<RunRow | null> {
+    const { rows } = await pool.query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM eval_runs r WHERE r.id = $1 ${projectId === undefined ? '' : 'AND r.project_id = $2'}`,
+      projectId === undefined ? [runId] : [runId, projectId],
+    );
+    return rows[0] ?? null;
+  }
+
+  return {
+    async create(run) {
+      const id = randomUUID();
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(
+          `INSERT INTO eval_runs (id, project_id, name, suite_id, suite_version, suite_name, agent_id, agent_name, agent_version, status, config, aggregation, min_score, case_count, repetitions)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13, $14)`,
+          [
+            id, run.projectId, run.name ?? null, run.suite?.id ?? null, run.suite?.version ?? null, run.suite?.name ?? null,
+            run.agent.id, run.agent.name, run.agentVersion, JSON.stringify(run.config), run.aggregation, run.minScore,
+            run.cases.length, run.config.repetitions,
+          ],
+        );
+        const cases = run.cases.map((c, case_index) => ({ case_index, ...c, input: c.input ?? null }));
+        await client.query(
+          `INSERT INTO eval_run_cases (run_id, case_index, name, input, expected, scorers, min_score, weight)
+           SELECT $1, x.case_index, x.name, x.input, x.expected, x.scorers, x.min_score, x.weight
+           FROM jsonb_to_recordset($2::jsonb) AS x(case_index int, name text, input jsonb, expected jsonb, scorers jsonb, min_score double precision, weight double precision)`,
+          [id, JSON.stringify(cases)],
+        );
+        await client.query('COMMIT');
+        return id;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+
+    async discard(runId) {
+      await pool.query('DELETE FROM eval_runs WHERE id = $1', [runId]);
+    },
+
+    async get(projectId, runId) {
+      const row = await runRow(runId, projectId);
+      return row ? view(row) : null;
+    },
+
+    async list(projectId, q) {
+      const where = ['r.project_id = $1'];
+      const params: unknown[] = [projectId];
+      const add = (sql: string, value: unknown) => {
+        params.push(value);
+        where.push(sql.replaceAll('?', `$${params.length}`));
+      };
+      if (q.status) add('r.status = ?', q.status);
+      if (q.suite_name) add('r.suite_name = ?', q.suite_name);
+      if (q.agent_id) add('(r.agent_id::text = ? OR r.agent_name = ?)', q.agent_id);
+      if (q.agent_version) add('r.agent_version = ?', q.agent_version);
+      const filter = where.join(' AND ');
+      const [{ rows }, count] = await Promise.all([
+        pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM eval_runs r WHERE ${filter} ORDER BY r.created_at DESC, r.id DESC LIMIT ${q.limit} OFFSET ${q.offset}`, params),
+        pool.query<{ n: string }>(`SELECT count(*) AS n FROM eval_runs r WHERE ${filter}`, params),
+      ]);
+      return { runs: await Promise.all(rows.map(view)), total: Number(count.rows[0].n) };
+    },
+
+    async results(projectId, runId) {
+      const row = await runRow(runId, projectId);
+      if (!row) return null;
+      return (await caseViews(row)).map((c) => c.view);
+    },
+
+    async forWorker(runId) {
+      const { rows } = await pool.query<RunForWorker>(
+        'SELECT id, project_id, agent_id, agent_name, agent_version, status, config, aggregation, min_score FROM eval_runs WHERE id = $1',
+        [runId],
+      );
+      return rows[0] ?? null;
+    },
+
+    async getCase(runId, caseIndex) {
+      const { rows } = await pool.query<CaseRow>(
+        'SELECT case_index, name, input, expected, scorers, min_score, weight FROM eval_run_cases WHERE run_id = $1 AND case_index = $2',
+        [runId, caseIndex],
+      );
+      return rows[0] ?? null;
+    },
+
+    async setStatus(runId, status) {
+      const { rowCount } = await pool.query(
+        `UPDATE eval_runs SET status = $2, updated_at = now(), started_at = COALESCE(started_at, CASE WHEN $2 = 'running' THEN now() END)
+         WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed') AND status <> $2`,
+        [runId, status],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+
+    async recordTrial(runId, caseIndex, trial, r) {
+      await pool.query(
+        `INSERT INTO eval_case_results (run_id, case_index, trial, status, details, avg_score, passed, duration_ms, latency_ms, output, tool_calls, usage, approval, error, trace_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (run_id, case_index, trial) DO NOTHING`,
+        [
+          runId, caseIndex, trial, r.status, JSON.stringify(r.details), r.avg_score, r.passed, r.duration_ms, r.latency_ms,
+          JSON.stringify(r.output ?? null), JSON.stringify(r.tool_calls), JSON.stringify(r.usage), JSON.stringify(r.approval ?? null), r.error, r.trace_id,
+        ],
+      );
+    },
+
+    async cancelPending(runId, caseIndex) {
+      const { rowCount } = await pool.query(
+        `INSERT INTO eval_case_results (run_id, case_index, trial, status, error)
+         SELECT c.run_id, c.case_index, t.trial, 'cancelled', 'cancelled before it ran'
+         FROM eval_run_cases c
+         JOIN eval_runs r ON r.id = c.run_id
+         CROSS JOIN LATERAL generate_series(0, r.repetitions - 1) AS t(trial)
+         WHERE c.run_id = $1 AND ($2::int IS NULL OR c.case_index = $2)
+         ON CONFLICT (run_id, case_index, trial) DO NOTHING`,
+        [runId, caseIndex ?? null],
+      );
+      return rowCount ?? 0;
+    },
+
+    async finish(runId, status, error) {
+      const row = await runRow(runId);
+      if (!row || FINAL_RUN_STATUSES.has(row.status)) return;
+      const completedAt = new Date();
+      const summary = summarize(await caseViews(row), row.started_at ? completedAt.getTime() - row.started_at.getTime() : 0);
+      await pool.query(
+        `UPDATE eval_runs SET status = $2, summary = $3, error = $4, completed_at = $5, updated_at = now(), started_at = COALESCE(started_at, $5)
+         WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')`,
+        [runId, status, JSON.stringify(summary), error ?? null, completedAt],
+      );
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import type { Collector } from '../collector/index.js';
+import { errorMessage, ValidationError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { TrialRecord } from '../core/model/eval-run.js';
+import type { AnalyticsStore } from '../core/store/analytics.js';
+import type { RunStore } from '../core/store/postgres/run-store.js';
+import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
+import type { ScorerRegistry } from '../core/scoring/scorer.js';
+import type { EvalActivities } from './activity-types.js';
+import { AgentCallError, callAgent } from './agent-call.js';
+import { caseScores, caseTraceBody, caseTraceId, traceparentFor, type CaseTraceInput } from './case-trace.js';
+
+/** The agent as the worker calls it (header values included). */
+export interface AgentForCall {
+  id: string;
+  name: string;
+  endpoint: string;
+  headers: Record<string, string>;
+}
+
+export interface ActivityDeps {
+  runs: RunStore;
+  agents: { resolveForCall(projectId: string, idOrName: string): Promise<AgentForCall | null> };
+  collector: Pick<Collector, 'ingestTrace'>;
+  analytics: Pick<AnalyticsStore, 'writeScores'>;
+  scorers: ScorerRegistry;
+  logger: Logger;
+}
+
+/** Heartbeats while `work` runs, so a worker that died is noticed within the heartbeat time-out. */
+async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  const timeout = ctx.info.heartbeatTimeoutMs ?? 30_000;
+  const timer = setInterval(() => ctx.heartbeat(), Math.max(200, Math.floor(timeout / 3)));
+  try {
+    ctx.heartbeat();
+    return await work(ctx.cancellationSignal);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** All I/O of a run (STYLE 3: created with their dependencies). */
+export function createActivities(deps: ActivityDeps): EvalActivities {
+  const { runs } = deps;
+
+  async function runAndCase(runId: string, caseIndex: number) {
+    const [run, runCase] = await Promise.all([runs.forWorker(runId), runs.getCase(runId, caseIndex)]);
+    if (!run || !runCase) throw ApplicationFailure.nonRetryable(`run ${runId} case ${caseIndex} no longer exists`, 'RunGone');
+    return { run, runCase };
+  }
+
+  return {
+    async executeAgent({ runId, caseIndex, trial, call, approval }) {
+      const { run, runCase } = await runAndCase(runId, caseIndex);
+      const agent = await deps.agents.resolveForCall(run.project_id, run.agent_id);
+      if (!agent) throw ApplicationFailure.nonRetryable(`agent ${run.agent_id} no longer exists`, 'AgentGone');
+      const key = { runId, caseIndex, trial };
+      const body = {
+        input: runCase.input,
+        case: { name: runCase.name, expected: runCase.expected },
+        run_id: runId,
+        agent_version: run.agent_version,
+        trace_id: caseTraceId(key),
+        trial,
+        ...(approval ? { approval: { approved: approval.approved, comment: approval.comment ?? null } } : {}),
+      };
+      try {
+        const result = await withHeartbeat((signal) => callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal }));
+        return { startedAt: result.startedAt, endedAt: result.endedAt, reply: result.reply };
+      } catch (err) {
+        if (err instanceof AgentCallError) {
+          throw err.retryable ? ApplicationFailure.retryable(err.message, 'AgentCallFailed') : ApplicationFailure.nonRetryable(err.message, 'AgentReplyInvalid');
+        }
+        throw err;
+      }
+    },
+
+    async scoreCase({ runId, caseIndex, reply, latencyMs }) {
+      const { run, runCase } = await runAndCase(runId, caseIndex);
+      const details = await withHeartbeat((signal) =>
+        runScorers(deps.scorers, runCase.scorers, { input: runCase.input, output: reply.output, expected: runCase.expected, toolCalls: reply.tool_calls, usage: reply.usage, latencyMs }, signal),
+      );
+      return {
+        details,
+        avgScore: aggregateScores(details, runCase.scorers, run.aggregation),
+        passed: casePasses(details, runCase.scorers, runCase.min_score ?? run.min_score),
+      };
+    },
+
+    async emitCaseTrace(record) {
+      const { run, runCase } = await runAndCase(record.runId, record.caseIndex);
+      const trace: CaseTraceInput = {
+        key: record,
+        caseName: runCase.name,
+        agent: { id: run.agent_id, name: run.agent_name, version: run.agent_version },
+        input: runCase.input,
+        startedAt: record.startedAt,
+        endedAt: record.endedAt,
+        calls: record.calls,
+        details: record.details,
+        avgScore: record.avgScore,
+        status: record.status,
+        error: record.error,
+      };
+      try {
+        await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace));
+      } catch (err) {
+        // Spans the agent sent that the ingest schema refuses must not cost the case its trace.
+        if (!(err instanceof ValidationError)) throw err;
+        deps.logger.warn({ run_id: record.runId, case_index: record.caseIndex, issues: err.issues.slice(0, 5) }, 'agent spans refused; case trace written without them');
+        await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace, false));
+      }
+      await deps.analytics.writeScores(run.project_id, caseScores(trace));
+    },
+
+    async recordCaseResult(record) {
+      const last = record.calls.at(-1);
+      const trial: TrialRecord = {
+        status: record.status,
+        details: record.details,
+        avg_score: record.avgScore,
+        passed: record.passed,
+        duration_ms: Math.max(0, record.endedAt - record.startedAt),
+        latency_ms: last ? record.calls.reduce((sum, c) => sum + (c.endedAt - c.startedAt), 0) : null,
+        output: last?.reply?.output ?? null,
+        tool_calls: last?.reply?.tool_calls ?? null,
+        usage: last?.reply?.usage ?? null,
+        approval: record.approval ?? null,
+        error: record.error ?? null,
+        trace_id: record.calls.length > 0 ? caseTraceId(record) : null,
+      };
+      await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial);
+    },
+
+    async markRun(runId, status) {
+      await runs.setStatus(runId, status);
+    },
+
+    async cancelPendingCases(runId, caseIndex) {
+      await runs.cancelPending(runId, caseIndex);
+    },
+
+    async finishRun(runId, status, error) {
+      try {
+        await runs.finish(runId, status, error);
+      } catch (err) {
+        deps.logger.warn({ run_id: runId, err: errorMessage(err) }, 'finishing run failed; retrying');
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { Logger } from '../../core/logger.js';
+
+const SCRIPT = fileURLToPath(new URL('../../scripts/temporal.sh', import.meta.url));
+
+export interface DevServer {
+  /** host:port of the frontend gRPC service. */
+  address: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The `temporal` binary: TEMPORAL_CLI_PATH, else PATH, else the cache dir (built there when missing). */
+export async function temporalCliPath(opts: { cliPath?: string; cacheDir: string }): Promise<string> {
+  const env = { ...process.env, AGENT_EVAL_CACHE_DIR: opts.cacheDir, ...(opts.cliPath ? { TEMPORAL_CLI_PATH: opts.cliPath } : {}) };
+  const { stdout } = await promisify(execFile)('bash', [SCRIPT, 'path'], { env, maxBuffer: 1 << 20, timeout: 30 * 60_000 });
+  return stdout.trim();
+}
+
+/** A dev server a killed process left running holds the database file: stop it before starting ours. */
+async function stopOrphan(pidFile: string, logger: Logger): Promise<void> {
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  // Only a temporal process: the pid may have been reused by something else since.
+  let cmdline = '';
+  try {
+    cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return;
+  }
+  if (!cmdline.includes('start-dev')) return;
+  logger.warn({ pid }, 'stopping a Temporal dev server left running by an earlier process');
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+async function waitForPort(port: number, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`Temporal dev server exited with code ${child.exitCode}: ${output()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Temporal dev server did not listen on port ${port} within ${timeoutMs} ms: ${output()}`);
+}
+
+/**
+ * The embedded workflow engine: `temporal server start-dev` as a child process on a free loopback
+ * port, state in `<dataDir>/temporal/temporal.db` so runs survive a restart of this process. Its
+ * pid is written next to the database; one orphaned by a kill -9 is stopped at the next start
+ * (as with embedded PostgreSQL).
+ */
+export async function startDevServer(opts: { dataDir: string; cliPath?: string; cacheDir: string; namespace: string; logger: Logger }): Promise<DevServer> {
+  const { logger } = opts;
+  const dir = path.join(opts.dataDir, 'temporal');
+  fs.mkdirSync(dir, { recursive: true });
+  const pidFile = path.join(dir, 'temporal.pid');
+  await stopOrphan(pidFile, logger);
+  const binary = await temporalCliPath(opts);
+  const port = await freePort();
+  const args = [
+    'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port),
+    '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
+    ...(opts.namespace === 'default' ? [] : ['--namespace', opts.namespace]),
+  ];
+  // Its own process group: a kill of ours by signal does not take it down mid-write; stop() does.
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-8000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  fs.writeFileSync(pidFile, String(child.pid));
+  try {
+    await waitForPort(port, child, () => tail, 60_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  logger.info({ port, pid: child.pid }, 'embedded Temporal dev server started');
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    address: `127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killed = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+        if (!killed) {
+          child.kill('SIGKILL');
+          await exited;
+        }
+      }
+      fs.rmSync(pidFile, { force: true });
+    },
+  };
+}

@@ -1,0 +1,279 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
+  allHandlersFinished,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { EvalActivities } from './activity-types.js';
+import {
+  approvalSignal,
+  cancelRunSignal,
+  cancelSignal,
+  caseWorkflowId,
+  pauseSignal,
+  progressQuery,
+  type ApprovalDecision,
+  type CaseOutcome,
+  type CaseWorkflowInput,
+  type RunOutcome,
+  type RunPolicy,
+  type RunWorkflowInput,
+} from './contract.js';
+
+/**
+ * Deterministic workflow code (STYLE 1): only `@temporalio/workflow` and types. All I/O is in
+ * activities. SPEC "Activity time-outs and retries" sets each activity's options; `policy`
+ * scales the retry intervals (1 in production, small in tests).
+ */
+
+const seconds = (s: number, scale: number) => Math.max(1, Math.round(s * 1000 * scale));
+
+function activitiesFor(policy: RunPolicy) {
+  const k = policy.retryTimeScale;
+  return {
+    /** Agent execution: 5 min, 5 retries, 1 s to 30 s; heartbeats so a dead worker is noticed early. */
+    agent: proxyActivities<Pick<EvalActivities, 'executeAgent'>>({
+      startToCloseTimeout: '5 minutes',
+      heartbeatTimeout: policy.heartbeatTimeoutMs,
+      retry: { maximumAttempts: 6, initialInterval: seconds(1, k), maximumInterval: seconds(30, k), backoffCoefficient: 2, nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'] },
+    }),
+    /** Score trace: 10 min, 3 retries, 2 s to 1 min. */
+    score: proxyActivities<Pick<EvalActivities, 'scoreCase'>>({
+      startToCloseTimeout: '10 minutes',
+      heartbeatTimeout: policy.heartbeatTimeoutMs,
+      retry: { maximumAttempts: 4, initialInterval: seconds(2, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+    }),
+    /** Emit span: 1 min, 3 retries, 1 s to 10 s. */
+    emit: proxyActivities<Pick<EvalActivities, 'emitCaseTrace'>>({
+      startToCloseTimeout: '1 minute',
+      retry: { maximumAttempts: 4, initialInterval: seconds(1, k), maximumInterval: seconds(10, k), backoffCoefficient: 2 },
+    }),
+    /**
+     * Bookkeeping in the metadata store: retried without limit (a database outage delays a run,
+     * it never loses a result), each attempt bounded.
+     */
+    book: proxyActivities<Pick<EvalActivities, 'recordCaseResult' | 'markRun' | 'finishRun' | 'cancelPendingCases'>>({
+      startToCloseTimeout: '1 minute',
+      retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+    }),
+  };
+}
+
+/** Why an activity failed, in a person's words (the innermost cause's message). */
+function failureMessage(err: unknown): string {
+  let cur: unknown = err;
+  while (cur instanceof ActivityFailure && cur.cause) cur = cur.cause;
+  return cur instanceof Error ? cur.message : String(cur);
+}
+
+/** One trial of one case: call the agent (waiting for approval if it asks), score, write the trace, record. */
+export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOutcome> {
+  const { runId, caseIndex, trial, policy } = input;
+  const acts = activitiesFor(policy);
+  const key = { runId, caseIndex, trial };
+  let paused = input.startPaused ?? false;
+  let cancelled = false;
+  let decision: ApprovalDecision | undefined;
+  const scope = new CancellationScope();
+  setHandler(pauseSignal, (req) => {
+    paused = req?.paused ?? !paused;
+  });
+  setHandler(cancelSignal, () => {
+    cancelled = true;
+    scope.cancel();
+  });
+  setHandler(approvalSignal, (d) => {
+    decision = d;
+  });
+
+  /** SPEC: a pause lasts 24 hours at most, then the run goes on by itself. */
+  const whilePaused = async () => {
+    if (!paused) return;
+    if (!(await condition(() => !paused, policy.pauseMaxMs))) paused = false;
+  };
+
+  const startedAt = Date.now();
+  const calls: Awaited<ReturnType<EvalActivities['executeAgent']>>[] = [];
+  let error: string | undefined;
+  let scored: Awaited<ReturnType<EvalActivities['scoreCase']>> | undefined;
+  let approval: { tool: string; approved: boolean; comment?: string; by?: string } | undefined;
+  try {
+    await scope.run(async () => {
+      const call = async (n: number, grant?: ApprovalDecision) => {
+        await whilePaused();
+        const callStart = Date.now();
+        try {
+          calls.push(await acts.agent.executeAgent({ ...key, call: n, approval: grant }));
+        } catch (err) {
+          if (isCancellation(err)) throw err;
+          calls.push({ startedAt: callStart, endedAt: Date.now(), error: failureMessage(err) });
+          throw err;
+        }
+      };
+      await call(0);
+      const asked = calls[0].reply?.approval;
+      if (asked) {
+        // SPEC: a sensitive tool call waits for approvalSignal at most 7 days.
+        const answered = await condition(() => decision !== undefined, policy.approvalMaxMs);
+        approval = { tool: asked.tool, approved: answered && decision!.approved, comment: decision?.comment, by: decision?.by };
+        if (!answered) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was not given within ${policy.approvalMaxMs} ms`, 'ApprovalTimeout');
+        if (!decision!.approved) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was denied${decision!.comment ? `: ${decision!.comment}` : ''}`, 'ApprovalDenied');
+        await call(1, decision);
+      }
+      await whilePaused();
+      const last = calls.at(-1)!;
+      const latencyMs = calls.reduce((sum, c) => sum + (c.endedAt - c.startedAt), 0);
+      scored = await acts.score.scoreCase({ ...key, reply: last.reply!, latencyMs });
+    });
+  } catch (err) {
+    if (!(cancelled || isCancellation(err))) error = failureMessage(err);
+  }
+  const status: CaseOutcome = cancelled && !scored ? 'cancelled' : error || !scored?.passed ? 'failed' : 'passed';
+  const record = {
+    ...key,
+    startedAt,
+    endedAt: Date.now(),
+    calls,
+    details: scored?.details ?? {},
+    avgScore: scored?.avgScore ?? 0,
+    passed: status === 'passed',
+    status,
+    error: status === 'cancelled' ? 'cancelled while running' : error,
+    approval,
+  };
+  // Writing the trace must not fail the case: a trace store that stays down loses the trace, not the result.
+  await CancellationScope.nonCancellable(async () => {
+    try {
+      await acts.emit.emitCaseTrace(record);
+    } catch {
+      // The activity logged why; the result below says where the trace is.
+    }
+    await acts.book.recordCaseResult(record);
+  });
+  return status;
+}
+
+/** Histories stay far below Temporal's limits: a run continues as new after this many events. */
+const MAX_HISTORY_EVENTS = 8_000;
+
+/**
+ * A whole run: one child workflow per case trial, `concurrency` at a time, with pause, resume,
+ * cancel and per-case signals; progress by query.
+ */
+export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
+  const { runId, projectId, caseCount, repetitions, concurrency, policy } = input;
+  const acts = activitiesFor(policy);
+  const total = caseCount * repetitions;
+  let next = input.carried?.next ?? 0;
+  let completed = input.carried?.completed ?? 0;
+  let paused = input.carried?.paused ?? false;
+  let pausedSince = input.carried?.pausedSince ?? (paused ? Date.now() : undefined);
+  let cancelled = false;
+  const cancelledCases = new Set<number>(input.carried?.cancelledCases ?? []);
+  const running = new Map<string, { caseIndex: number; trial: number; handle: ChildWorkflowHandle<typeof evalCaseWorkflow> }>();
+  let pauseChanged = false;
+
+  const signalChild = (childId: string, fn: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>) => {
+    // A child that just finished no longer takes signals; that is fine.
+    fn(getExternalWorkflowHandle(childId)).catch(() => undefined);
+  };
+
+  setHandler(progressQuery, () => ({ completed, total }));
+  setHandler(pauseSignal, (req) => {
+    const want = req?.paused ?? !paused;
+    if (want === paused || cancelled) return;
+    paused = want;
+    pausedSince = paused ? Date.now() : undefined;
+    pauseChanged = true;
+    for (const id of running.keys()) signalChild(id, (h) => h.signal(pauseSignal, { paused: want }));
+  });
+  setHandler(cancelRunSignal, () => {
+    if (cancelled) return;
+    cancelled = true;
+    for (const id of running.keys()) signalChild(id, (h) => h.signal(cancelSignal, { case_index: -1 }));
+  });
+  setHandler(cancelSignal, ({ case_index }) => {
+    cancelledCases.add(case_index);
+    for (const [id, child] of running) if (child.caseIndex === case_index) signalChild(id, (h) => h.signal(cancelSignal, { case_index }));
+  });
+  setHandler(approvalSignal, (d) => {
+    const id = caseWorkflowId(runId, d.case_index, d.trial ?? 0);
+    if (running.has(id)) signalChild(id, (h) => h.signal(approvalSignal, d));
+  });
+
+  if (!input.carried) await acts.book.markRun(runId, 'running');
+
+  const syncStatus = async () => {
+    if (!pauseChanged) return;
+    pauseChanged = false;
+    await acts.book.markRun(runId, paused ? 'paused' : 'running');
+  };
+
+  while (next < total && !cancelled) {
+    await syncStatus();
+    if (paused) {
+      const left = Math.max(1, policy.pauseMaxMs - (Date.now() - (pausedSince ?? Date.now())));
+      const resumed = await condition(() => !paused || cancelled || pauseChanged, left);
+      if (!resumed && paused) {
+        // SPEC: after 24 hours without a resume the run resumes by itself.
+        paused = false;
+        pausedSince = undefined;
+        pauseChanged = true;
+      }
+      continue;
+    }
+    await condition(() => running.size < concurrency || paused || cancelled || pauseChanged);
+    if (paused || cancelled || pauseChanged) continue;
+
+    const caseIndex = Math.floor(next / repetitions);
+    const trial = next % repetitions;
+    next++;
+    if (cancelledCases.has(caseIndex)) {
+      await acts.book.cancelPendingCases(runId, caseIndex);
+      completed++;
+      continue;
+    }
+    const childId = caseWorkflowId(runId, caseIndex, trial);
+    const handle = await startChild(evalCaseWorkflow, {
+      workflowId: childId,
+      args: [{ runId, projectId, caseIndex, trial, policy, startPaused: paused }],
+    });
+    running.set(childId, { caseIndex, trial, handle });
+    handle.result().then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      running.delete(childId);
+      completed++;
+    });
+
+    if (workflowInfo().historyLength > MAX_HISTORY_EVENTS || workflowInfo().continueAsNewSuggested) {
+      await condition(() => running.size === 0);
+      await condition(allHandlersFinished);
+      if (!cancelled && next < total) {
+        await continueAsNew<typeof evalRunWorkflow>({
+          ...input,
+          carried: { next, completed, paused, pausedSince, cancelledCases: [...cancelledCases] },
+        });
+      }
+    }
+  }
+  await condition(() => running.size === 0);
+  await syncStatus();
+  if (cancelled) {
+    await acts.book.cancelPendingCases(runId);
+    await acts.book.finishRun(runId, 'cancelled');
+    return 'cancelled';
+  }
+  await acts.book.finishRun(runId, 'completed');
+  return 'completed';
+}
