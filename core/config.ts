@@ -59,6 +59,7 @@ const EnvSchema = z.object({
   EVAL_APPROVAL_MAX_MS: z.coerce.number().int().min(1).default(7 * 24 * 3600_000),
   EVAL_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(30_000),
   EVAL_RETRY_TIME_SCALE: z.coerce.number().min(0.001).max(1).default(1),
+  EVAL_HISTORY_MAX_EVENTS: z.coerce.number().int().min(100).max(40_000).default(8_000),
   KAFKA_BROKERS: optionalText,
   KAFKA_TOPIC: z.string().default(KAFKA_DEFAULTS.topic),
   KAFKA_DLQ_TOPIC: z.string().default(KAFKA_DEFAULTS.deadLetterTopic),
@@ -103,7 +104,7 @@ export interface Config {
   /** Worker reconnects to the workflow engine (SPEC: exponential backoff, then exit 1). */
   reconnect: { maxAttempts: number; delayMs: number };
   /** Evaluation run bounds (SPEC Limits); shorter values serve tests. */
-  evals: { maxConcurrency: number; pauseMaxMs: number; approvalMaxMs: number; heartbeatTimeoutMs: number; retryTimeScale: number };
+  evals: { maxConcurrency: number; pauseMaxMs: number; approvalMaxMs: number; heartbeatTimeoutMs: number; retryTimeScale: number; historyMaxEvents: number };
   kafka?: { brokers: string[]; topic: string; deadLetterTopic: string; groupId: string; partitions: number; maxMessageBytes: number };
   retentionDays: number;
   logLevel: string;
@@ -148,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       approvalMaxMs: e.EVAL_APPROVAL_MAX_MS,
       heartbeatTimeoutMs: e.EVAL_HEARTBEAT_TIMEOUT_MS,
       retryTimeScale: e.EVAL_RETRY_TIME_SCALE,
+      historyMaxEvents: e.EVAL_HISTORY_MAX_EVENTS,
     },
     kafka: e.KAFKA_BROKERS
       ? {

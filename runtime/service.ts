@@ -71,7 +71,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
         namespace: endpoint.namespace,
         taskQueue: config.temporal.taskQueue,
         defaultConcurrency: evals.maxConcurrency,
-        policy: { pauseMaxMs: evals.pauseMaxMs, approvalMaxMs: evals.approvalMaxMs, heartbeatTimeoutMs: evals.heartbeatTimeoutMs, retryTimeScale: evals.retryTimeScale },
+        policy: {
+          pauseMaxMs: evals.pauseMaxMs,
+          approvalMaxMs: evals.approvalMaxMs,
+          heartbeatTimeoutMs: evals.heartbeatTimeoutMs,
+          retryTimeScale: evals.retryTimeScale,
+          historyMaxEvents: evals.historyMaxEvents,
+        },
       });
       engine = runEngine;
       cleanups.push(() => runEngine.close());

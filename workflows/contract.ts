@@ -53,6 +53,8 @@ export interface RunPolicy {
   heartbeatTimeoutMs: number;
   /** Multiplies every retry interval (1 in production; small in tests). */
   retryTimeScale: number;
+  /** A run continues as new once its history has this many events (Temporal's hard limit is 51,200). */
+  historyMaxEvents: number;
 }
 
 export interface RunWorkflowInput {

@@ -162,9 +162,6 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
   return status;
 }
 
-/** Histories stay far below Temporal's limits: a run continues as new after this many events. */
-const MAX_HISTORY_EVENTS = 8_000;
-
 /**
  * A whole run: one child workflow per case trial, `concurrency` at a time, with pause, resume,
  * cancel and per-case signals; progress by query.
@@ -256,7 +253,7 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
       completed++;
     });
 
-    if (workflowInfo().historyLength > MAX_HISTORY_EVENTS || workflowInfo().continueAsNewSuggested) {
+    if (workflowInfo().historyLength > policy.historyMaxEvents || workflowInfo().continueAsNewSuggested) {
       await condition(() => running.size === 0);
       await condition(allHandlersFinished);
       if (!cancelled && next < total) {
