@@ -1,6 +1,8 @@
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError, ValidationError, type FieldIssue } from '../core/errors.js';
+import type { ScorerRef } from '../core/model/eval-case.js';
 import { compareRuns, type RunComparison } from '../core/evals/compare.js';
 import { effectiveScorers } from '../core/model/suite.js';
+import { isUuid } from '../core/model/agent.js';
 import { jsonProblems } from '../core/model/pg-json.js';
 import { FINAL_RUN_STATUSES, type ControlAction, type CreateEvalRun, type CreateRun, type NewRun, type RunView } from '../core/model/eval-run.js';
 import type { ApprovalDecision } from '../workflows/contract.js';
@@ -39,10 +41,14 @@ export function createRunService(deps: ApiDeps) {
     return agent;
   }
 
+  /** Scorers the registry refuses, each named by where the request put it. */
+  function checkScorers(lists: Array<{ field: string; refs: ScorerRef[] | undefined }>): void {
+    const issues = lists.flatMap(({ field, refs }) => deps.scorers.check(refs ?? []).map((issue) => ({ field: `${field}[${issue.index}]`, message: issue.message })));
+    if (issues.length) throw new ValidationError(issues.slice(0, 100));
+  }
+
   /** Stores the run, then starts its workflow; a run whose workflow cannot start is removed (503, retry). */
   async function start(run: NewRun): Promise<RunView> {
-    const scorerIssues = run.cases.flatMap((c, i) => deps.scorers.check(c.scorers).map((issue) => ({ field: `cases[${i}].scorers[${issue.index}]`, message: issue.message })));
-    if (scorerIssues.length) throw new ValidationError(scorerIssues.slice(0, 100));
     const runId = await runs.create(run);
     try {
       await engine().startRun({
@@ -74,6 +80,8 @@ export function createRunService(deps: ApiDeps) {
       const suite = await metadata.suites.getByName(projectId, body.suite_name, body.suite_version);
       if (!suite) throw new NotFoundError(body.suite_version ? `Suite not found: ${body.suite_name} version ${body.suite_version}` : `Suite not found: ${body.suite_name}`, 'SUITE_NOT_FOUND');
       const def = suite.definition;
+      // Checked when the suite was written; checked again in case this server knows fewer scorers.
+      checkScorers([{ field: 'suite.defaultScorers', refs: def.defaultScorers }, ...def.cases.map((c, i) => ({ field: `suite.cases[${i}].scorers`, refs: c.scorers }))]);
       const agentRef = body.agent_id ?? def.agent_id;
       if (!agentRef) throw new BadRequestError('agent_id is required (the suite names no agent)', 'AGENT_REQUIRED');
       const agent = await resolveAgent(projectId, agentRef);
@@ -98,6 +106,7 @@ export function createRunService(deps: ApiDeps) {
 
     /** POST /api/runs: an inline dataset judged by the run's scorers (or an item's own). */
     async createFromDataset(projectId: string, body: CreateRun): Promise<RunView> {
+      checkScorers([{ field: 'scorers', refs: body.scorers }, ...body.dataset.items.map((item, i) => ({ field: `dataset.items[${i}].scorers`, refs: item.scorers }))]);
       const agent = await resolveAgent(projectId, body.agentId);
       const { minScore, aggregation, ...config } = body.config;
       return start({
@@ -145,9 +154,18 @@ export function createRunService(deps: ApiDeps) {
         throw new RunStateConflictError(`Run ${runId} is ${run.status} and cannot be ${action === 'resume' ? 'resumed' : action === 'pause' ? 'paused' : 'cancelled'}`);
       }
       const e = engine();
-      if (action === 'pause') await e.pause(runId);
-      else if (action === 'resume') await e.resume(runId);
-      else await e.cancel(runId);
+      const delivered = action === 'pause' ? await e.pause(runId) : action === 'resume' ? await e.resume(runId) : await e.cancel(runId);
+      if (!delivered) {
+        // The workflow is gone (terminated by an operator, or lost with its engine's database):
+        // SPEC "a run stuck in a running state can be cancelled by the control endpoint".
+        if (action === 'cancel') {
+          await runs.cancelPending(runId);
+          await runs.finish(runId, 'cancelled');
+          return { run_id: runId, action, status: 'cancelled', accepted: true };
+        }
+        await runs.finish(runId, 'failed', 'the run workflow is no longer running in the workflow engine');
+        throw new RunStateConflictError(`Run ${runId} has no running workflow any more; it is marked failed and can only be compared or rerun`);
+      }
       const expected = action === 'pause' ? 'paused' : action === 'resume' ? 'running' : 'cancelled';
       return { run_id: runId, action, status: expected, accepted: true };
     },
@@ -156,7 +174,7 @@ export function createRunService(deps: ApiDeps) {
       const run = await existing(projectId, runId);
       if (caseIndex >= run.summary.total_cases) throw new NotFoundError(`Case ${caseIndex} not found in run ${runId}`, 'CASE_NOT_FOUND');
       if (FINAL_RUN_STATUSES.has(run.status)) throw new RunStateConflictError(`Run ${runId} is ${run.status}; its cases can no longer be cancelled`);
-      await engine().cancelCase(runId, caseIndex);
+      if (!(await engine().cancelCase(runId, caseIndex))) throw new RunStateConflictError(`Run ${runId} has no running workflow any more`);
       return { run_id: runId, case_index: caseIndex, action: 'cancel', accepted: true };
     },
 
@@ -164,7 +182,7 @@ export function createRunService(deps: ApiDeps) {
       const run = await existing(projectId, runId);
       if (decision.case_index >= run.summary.total_cases) throw new NotFoundError(`Case ${decision.case_index} not found in run ${runId}`, 'CASE_NOT_FOUND');
       if (FINAL_RUN_STATUSES.has(run.status)) throw new RunStateConflictError(`Run ${runId} is ${run.status}; there is nothing to approve`);
-      await engine().approve(runId, decision);
+      if (!(await engine().approve(runId, decision))) throw new RunStateConflictError(`Run ${runId} has no running workflow any more`);
       return { run_id: runId, case_index: decision.case_index, trial: decision.trial ?? 0, approved: decision.approved, accepted: true };
     },
 
@@ -188,7 +206,3 @@ export function createRunService(deps: ApiDeps) {
 
 export type RunService = ReturnType<typeof createRunService>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-function isUuid(text: string): boolean {
-  return UUID.test(text);
-}

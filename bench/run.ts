@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchIngest, benchJson } from './ingest.js';
+import { benchEvalRuns } from './eval-runs.js';
 import { latencyBench } from './latency.js';
 import { medianOf, numericLeaves, speedProbeMs, waitQuiet } from './lib.js';
 import { benchLongTrace } from './long-trace.js';
@@ -42,6 +43,8 @@ const { positionals, values: v } = parseArgs({
     'wait-quiet': { type: 'string', default: '0' },
     'max-noise': { type: 'string' },
     'max-retries': { type: 'string', default: '3' },
+    cases: { type: 'string' },
+    'poll-ms': { type: 'string', default: '50' },
   },
 });
 const scenario = positionals[0] ?? 'otlp';
@@ -92,6 +95,15 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       burstConcurrency: 32,
       burstSeconds: 5,
       visibleTimeoutSeconds: 120,
+    }),
+  // --cases N (default 200, --quick 50); --concurrency N: the parallel run's (default: the service's, 10); --poll-ms N (default 50)
+  'eval-runs': () =>
+    benchEvalRuns({
+      cases: num(v.cases, quick ? 50 : 200),
+      concurrency: v.concurrency === undefined ? undefined : Number(v.concurrency),
+      pollMs: Number(v['poll-ms']),
+      warmupCases: 20,
+      directWarmup: 50,
     }),
 };
 

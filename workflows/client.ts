@@ -17,11 +17,12 @@ import {
 /** What the API asks of the workflow engine about runs. */
 export interface RunEngine {
   startRun(run: { runId: string; projectId: string; caseCount: number; repetitions: number; parallel: boolean; concurrency?: number }): Promise<void>;
-  pause(runId: string): Promise<void>;
-  resume(runId: string): Promise<void>;
-  cancel(runId: string): Promise<void>;
-  cancelCase(runId: string, caseIndex: number): Promise<void>;
-  approve(runId: string, decision: ApprovalDecision): Promise<void>;
+  /** Each signal resolves false when the run's workflow is no longer running (nothing to signal). */
+  pause(runId: string): Promise<boolean>;
+  resume(runId: string): Promise<boolean>;
+  cancel(runId: string): Promise<boolean>;
+  cancelCase(runId: string, caseIndex: number): Promise<boolean>;
+  approve(runId: string, decision: ApprovalDecision): Promise<boolean>;
   /** The run workflow's progress query; undefined when the workflow is closed or unknown. */
   progress(runId: string): Promise<Progress | undefined>;
   ping(): Promise<boolean>;
@@ -37,27 +38,34 @@ export interface RunEngineOptions {
   defaultConcurrency: number;
 }
 
-/** Engine calls fail as 503 `Workflow engine service unavailable`, except a closed workflow (the caller decides). */
-async function engineCall<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError || err instanceof WorkflowExecutionAlreadyStartedError) throw err;
-    throw new ServiceUnavailableError('workflow', err);
-  }
-}
+/**
+ * How long one API call to the engine may take. The client retries an unreachable engine on its
+ * own for much longer; an API caller should get a 503 to retry instead of a hanging request.
+ */
+const ENGINE_CALL_DEADLINE_MS = 5_000;
 
 /** A lazy connection: the API starts when the engine is down, and answers 503 for run calls until it is back. */
 export function createRunEngine(opts: RunEngineOptions): RunEngine {
   const connection = Connection.lazy({ address: opts.address, connectTimeout: '5 seconds' });
   const client = new Client({ connection, namespace: opts.namespace });
+
+  /** Engine calls fail as 503 `Workflow engine service unavailable`, except a closed workflow (the caller decides). */
+  async function engineCall<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await connection.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, fn);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || err instanceof WorkflowExecutionAlreadyStartedError) throw err;
+      throw new ServiceUnavailableError('workflow', err);
+    }
+  }
   const handle = (runId: string) => client.workflow.getHandle(runWorkflowId(runId));
-  // Signals to a run that already finished are no-ops: the API checks the stored status first.
-  const signal = async (fn: () => Promise<void>) => {
+  const signal = async (fn: () => Promise<void>): Promise<boolean> => {
     try {
       await engineCall(fn);
+      return true;
     } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      if (err instanceof WorkflowNotFoundError) return false;
+      throw err;
     }
   };
 

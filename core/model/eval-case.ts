@@ -62,7 +62,15 @@ export const ExpectedSchema = z
     outputContains: TextList.optional(),
     toolCalls: z.array(ExpectedToolCall).max(1000).optional(),
     output: z.unknown().optional(),
-    regex: TextList.optional(),
+    regex: TextList.optional().superRefine((patterns, ctx) => {
+      patterns?.forEach((pattern, i) => {
+        try {
+          new RegExp(pattern);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', path: [i], message: `is not a valid regular expression: ${(err as Error).message}` });
+        }
+      });
+    }),
     json: z.unknown().optional(),
     maxLatencyMs: z.number().positive().max(86_400_000).optional(),
     maxTokens: z.number().int().positive().max(1e12).optional(),

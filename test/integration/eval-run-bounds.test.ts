@@ -114,6 +114,32 @@ describe('long runs and single cases', () => {
   });
 });
 
+describe('a run whose workflow is gone', () => {
+  it('can still be cancelled by the control endpoint (SPEC: a run stuck in running), and refuses pause with 409', async () => {
+    const connection = await Connection.connect({ address: service.temporalAddress! });
+    try {
+      const client = new Client({ connection });
+      for (const action of ['cancel', 'pause'] as const) {
+        const r = await startRun(items(3, { delay_ms: 2000 }));
+        await eventually(async () => expect((await run(r.id)).status).toBe('running'));
+        await client.workflow.getHandle(`eval-run-${r.id}`).terminate('operator terminated it');
+        const res = await service.api(`/api/runs/${r.id}/control`, { method: 'POST', json: { action } });
+        if (action === 'cancel') {
+          expect(await json(res, 202)).toMatchObject({ status: 'cancelled' });
+          const after = await run(r.id);
+          expect(after.status).toBe('cancelled');
+          expect(after.summary.cancelled + after.summary.passed).toBe(3);
+        } else {
+          expect(res.status).toBe(409);
+          expect((await run(r.id)).status).toBe('failed');
+        }
+      }
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
 describe('worker reconnects', () => {
   it('exits with code 1 after MAX_RECONNECT_ATTEMPTS when the workflow engine is unreachable', async () => {
     const started = Date.now();

@@ -13,6 +13,14 @@ const Config = z.strictObject({
     .regex(/^[imsuv]*$/, 'may hold only the flags i, m, s, u, v')
     .default(''),
   timeoutMs: z.number().int().min(1).max(10_000).default(100),
+}).superRefine((config, ctx) => {
+  // A pattern that does not compile is refused when the suite or run is created, not per case.
+  if (config.pattern === undefined) return;
+  try {
+    new RegExp(config.pattern, config.flags);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', path: ['pattern'], message: `is not a valid regular expression: ${messageOf(err)}` });
+  }
 });
 
 // Runs inside a fresh vm context: the `timeout` option stops a catastrophic backtracking pattern

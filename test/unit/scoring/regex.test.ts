@@ -1,3 +1,4 @@
+import { ExpectedSchema } from '../../../core/model/eval-case.js';
 import { describe, expect, it } from 'vitest';
 import { REGEX_MAX_TEXT, regexScorer } from '../../../core/scoring/rules/regex.js';
 import { score } from './score-input.js';
@@ -31,8 +32,12 @@ describe('regex', () => {
     expect(regexScorer.configSchema.parse({})).toEqual({ flags: '', timeoutMs: 100 });
   });
 
-  it('throws a clear error for an invalid pattern', async () => {
-    await expect(score(regexScorer, 'x', { regex: ['(unclosed'] })).rejects.toThrow(/invalid regular expression \/\(unclosed\//);
+  it('refuses an invalid pattern when the case or config is checked, and throws clearly if one reaches it anyway', async () => {
+    expect(ExpectedSchema.safeParse({ regex: ['(unclosed'] }).error?.issues[0]).toMatchObject({ path: ['regex', 0], message: expect.stringMatching(/not a valid regular expression/) as string });
+    expect(regexScorer.configSchema.safeParse({ pattern: '(unclosed' }).error?.issues[0]).toMatchObject({ path: ['pattern'] });
+    // A case stored before the check existed: the scorer still explains itself.
+    const stored = { input: 'q', output: 'x', expected: { regex: ['(unclosed'] }, toolCalls: [], latencyMs: 1, config: { flags: '', timeoutMs: 100 } };
+    await expect(Promise.resolve().then(() => regexScorer.evaluate(stored))).rejects.toThrow(/invalid regular expression \/\(unclosed\//);
   });
 
   it('throws without any pattern', async () => {
