@@ -1,13 +1,11 @@
 import Router from '@koa/router';
-import { z } from 'zod';
 import { CreateEvalRunSchema } from '../../core/model/eval-run.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { assertStorable, type RunService } from '../run-service.js';
-import { compareBody } from './compare-body.js';
+import { compareBody, ResultsQuery } from './run-params.js';
 
-const ResultsQuery = z.object({ failed_only: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1') });
 
 /** The first run family (SPEC "Eval runs, first family"): runs of stored suites by name. */
 export function evalRunsRouter(_deps: ApiDeps, service: RunService): Router {

@@ -6,7 +6,7 @@ import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { assertStorable, type RunService } from '../run-service.js';
-import { compareBody } from './compare-body.js';
+import { compareBody, ResultsQuery } from './run-params.js';
 
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -17,7 +17,6 @@ const ListQuery = z.object({
   agent_version: z.string().min(1).max(512).optional(),
 });
 
-const ResultsQuery = z.object({ failed_only: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1') });
 const CaseIndex = z.coerce.number().int().min(0).max(1_000_000);
 const ApprovalBody = z.object({
   approved: z.boolean(),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort, isAlive } from '../../core/os/processes.js';
 import type { Logger } from '../../core/logger.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/temporal.sh', import.meta.url));
@@ -12,27 +13,6 @@ export interface DevServer {
   /** host:port of the frontend gRPC service. */
   address: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The `temporal` binary: TEMPORAL_CLI_PATH, else PATH, else the cache dir (built there when missing). */
