@@ -33,7 +33,15 @@ function agentBehaviour(req: AgentRequest) {
   if (input.fail) return { status: 500, json: { error: 'agent crashed' } };
   if (input.bad) return { raw: 'not json at all' };
   if (input.approval && !req.body.approval) return { json: { output: 'waiting', approval: { tool: input.approval, reason: 'sends email' } } };
-  const answer = { json: { output: input.answer ?? '', tool_calls: input.tools ?? [], usage: { input_tokens: 10, output_tokens: 5 } } };
+  const answer = {
+    json: {
+      output: input.answer ?? '',
+      tool_calls: input.tools ?? [],
+      usage: { input_tokens: 10, output_tokens: 5 },
+      // The agent reports its own spans; the case trace hangs them under the agent call.
+      spans: (input.tools ?? []).map((tool) => ({ name: `tool: ${tool}`, type: 'tool', attributes: { tool_name: tool } })),
+    },
+  };
   if (input.delay_ms) return new Promise<typeof answer>((r) => setTimeout(() => r(answer), input.delay_ms));
   return answer;
 }
@@ -130,7 +138,9 @@ describe('a suite run through the first family', () => {
     const trace = await eventually(async () => json<{ name: string; spans: Array<{ name: string; parent_span_id: string | null }> }>(await service.api(`/api/traces/${paris.trace_id}`), 200));
     expect(trace.name).toBe('eval: paris');
     const names = trace.spans.map((s) => s.name).sort();
-    expect(names).toEqual(['agent call', 'eval case: paris', 'score: contains', 'score: toolSelection']);
+    expect(names).toEqual(['agent call', 'eval case: paris', 'score: contains', 'score: toolSelection', 'tool: weather']);
+    const byName = Object.fromEntries(trace.spans.map((s) => [s.name, s as { span_id?: string; parent_span_id: string | null }]));
+    expect(byName['tool: weather'].parent_span_id).toBe(byName['agent call'].span_id);
     const scores = (await json<{ scores: Array<{ name: string; value: number; source: string }> }>(await service.api(`/api/scores?trace_id=${paris.trace_id}`), 200)).scores;
     expect(scores.filter((s) => s.source === 'eval').map((s) => s.name).sort()).toEqual(['contains', 'toolSelection']);
     expect(scores.find((s) => s.source === 'temporal')).toMatchObject({ name: 'avg_score', value: 1 });
