@@ -31,7 +31,7 @@ export function createRunService(deps: ApiDeps) {
   const runs = metadata.runs;
 
   function engine() {
-    if (!deps.engine) throw new ServiceUnavailableError('workflow', new Error('this process has no workflow engine (api role only with no TEMPORAL_ADDRESS?)'));
+    if (!deps.engine) throw new ServiceUnavailableError('workflow', new Error('this process has no workflow engine client'));
     return deps.engine;
   }
 

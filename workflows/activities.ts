@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import type { Collector } from '../collector/index.js';
-import { errorMessage, ValidationError } from '../core/errors.js';
+import { errorMessage, isInfrastructureFailure, ValidationError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { TrialRecord } from '../core/model/eval-run.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
@@ -29,6 +29,9 @@ export interface ActivityDeps {
   logger: Logger;
 }
 
+/** How long an activity waits for the metadata store to come back before failing its attempt. */
+const STORE_WAIT_MS = 120_000;
+
 /** Heartbeats while `work` runs, so a worker that died is noticed within the heartbeat time-out. */
 async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctx = Context.current();
@@ -46,10 +49,25 @@ async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Prom
 export function createActivities(deps: ActivityDeps): EvalActivities {
   const { runs } = deps;
 
+  /**
+   * The run and case as stored. A metadata store that is down is waited out here (heartbeating,
+   * up to STORE_WAIT_MS) instead of spending the agent call's few retries on an outage.
+   */
   async function runAndCase(runId: string, caseIndex: number) {
-    const [run, runCase] = await Promise.all([runs.forWorker(runId), runs.getCase(runId, caseIndex)]);
-    if (!run || !runCase) throw ApplicationFailure.nonRetryable(`run ${runId} case ${caseIndex} no longer exists`, 'RunGone');
-    return { run, runCase };
+    const giveUpAt = Date.now() + STORE_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const [run, runCase] = await Promise.all([runs.forWorker(runId), runs.getCase(runId, caseIndex)]);
+        if (!run || !runCase) throw ApplicationFailure.nonRetryable(`run ${runId} case ${caseIndex} no longer exists`, 'RunGone');
+        return { run, runCase };
+      } catch (err) {
+        if (!isInfrastructureFailure(err) || Date.now() > giveUpAt) throw err;
+        deps.logger.warn({ run_id: runId, attempt, err: errorMessage(err) }, 'metadata store unavailable; waiting');
+        const ctx = Context.current();
+        ctx.heartbeat();
+        await ctx.sleep(Math.min(5_000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3, 200 * 2 ** attempt));
+      }
+    }
   }
 
   return {
@@ -130,7 +148,7 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         usage: last?.reply?.usage ?? null,
         approval: record.approval ?? null,
         error: record.error ?? null,
-        trace_id: record.calls.length > 0 ? caseTraceId(record) : null,
+        trace_id: record.traceWritten ? caseTraceId(record) : null,
       };
       await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial);
     },

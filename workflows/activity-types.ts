@@ -34,6 +34,8 @@ export interface CaseRecord extends TrialRef {
   status: CaseOutcome;
   error?: string;
   approval?: { tool: string; approved: boolean; comment?: string; by?: string };
+  /** Whether the case's trace reached the trace store (the result links it only then). */
+  traceWritten?: boolean;
 }
 
 export interface EvalActivities {

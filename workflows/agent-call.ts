@@ -69,6 +69,8 @@ export async function callAgent(target: AgentTarget, body: unknown, opts: { time
   try {
     text = await readBounded(res, MAX_AGENT_REPLY_BYTES);
   } catch (err) {
+    // A failing agent's error page may be large: its status decides, not its size.
+    if (!res.ok) throw new AgentCallError(`agent answered ${res.status}`, true);
     if (err instanceof AgentCallError) throw err;
     throw new AgentCallError(`agent answer could not be read: ${errorMessage(err)}`, true);
   }

@@ -152,12 +152,14 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
   };
   // Writing the trace must not fail the case: a trace store that stays down loses the trace, not the result.
   await CancellationScope.nonCancellable(async () => {
+    let traceWritten = false;
     try {
       await acts.emit.emitCaseTrace(record);
+      traceWritten = true;
     } catch {
-      // The activity logged why; the result below says where the trace is.
+      // The worker logged the activity's failure; the result records that there is no trace.
     }
-    await acts.book.recordCaseResult(record);
+    await acts.book.recordCaseResult({ ...record, traceWritten });
   });
   return status;
 }
@@ -185,14 +187,15 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
   };
 
   setHandler(progressQuery, () => ({ completed, total }));
-  setHandler(pauseSignal, (req) => {
-    const want = req?.paused ?? !paused;
+  /** Pauses or resumes the run and every case running in it. */
+  const setPaused = (want: boolean) => {
     if (want === paused || cancelled) return;
     paused = want;
     pausedSince = paused ? Date.now() : undefined;
     pauseChanged = true;
     for (const id of running.keys()) signalChild(id, (h) => h.signal(pauseSignal, { paused: want }));
-  });
+  };
+  setHandler(pauseSignal, (req) => setPaused(req?.paused ?? !paused));
   setHandler(cancelRunSignal, () => {
     if (cancelled) return;
     cancelled = true;
@@ -220,12 +223,8 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
     if (paused) {
       const left = Math.max(1, policy.pauseMaxMs - (Date.now() - (pausedSince ?? Date.now())));
       const resumed = await condition(() => !paused || cancelled || pauseChanged, left);
-      if (!resumed && paused) {
-        // SPEC: after 24 hours without a resume the run resumes by itself.
-        paused = false;
-        pausedSince = undefined;
-        pauseChanged = true;
-      }
+      // SPEC: after 24 hours without a resume the run resumes by itself (its running cases too).
+      if (!resumed && paused) setPaused(false);
       continue;
     }
     await condition(() => running.size < concurrency || paused || cancelled || pauseChanged);
@@ -256,6 +255,8 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
     if (workflowInfo().historyLength > policy.historyMaxEvents || workflowInfo().continueAsNewSuggested) {
       await condition(() => running.size === 0);
       await condition(allHandlersFinished);
+      // A pause or resume that came in meanwhile is stored before this history ends.
+      await syncStatus();
       if (!cancelled && next < total) {
         await continueAsNew<typeof evalRunWorkflow>({
           ...input,
