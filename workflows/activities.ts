@@ -35,6 +35,8 @@ const STORE_WAIT_MS = 120_000;
 /** Heartbeats while `work` runs, so a worker that died is noticed within the heartbeat time-out. */
 async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctx = Context.current();
+  // A local activity runs inside its workflow task and has no heartbeat.
+  if (ctx.info.isLocal) return work(ctx.cancellationSignal);
   const timeout = ctx.info.heartbeatTimeoutMs ?? 30_000;
   const timer = setInterval(() => ctx.heartbeat(), Math.max(200, Math.floor(timeout / 3)));
   try {
@@ -64,7 +66,7 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         if (!isInfrastructureFailure(err) || Date.now() > giveUpAt) throw err;
         deps.logger.warn({ run_id: runId, attempt, err: errorMessage(err) }, 'metadata store unavailable; waiting');
         const ctx = Context.current();
-        ctx.heartbeat();
+        if (!ctx.info.isLocal) ctx.heartbeat();
         await ctx.sleep(Math.min(5_000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3, 200 * 2 ** attempt));
       }
     }
@@ -123,15 +125,18 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         status: record.status,
         error: record.error,
       };
-      try {
-        await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace));
-      } catch (err) {
-        // Spans the agent sent that the ingest schema refuses must not cost the case its trace.
-        if (!(err instanceof ValidationError)) throw err;
-        deps.logger.warn({ run_id: record.runId, case_index: record.caseIndex, issues: err.issues.slice(0, 5) }, 'agent spans refused; case trace written without them');
-        await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace, false));
-      }
-      await deps.analytics.writeScores(run.project_id, caseScores(trace));
+      const writeTrace = async () => {
+        try {
+          await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace));
+        } catch (err) {
+          // Spans the agent sent that the ingest schema refuses must not cost the case its trace.
+          if (!(err instanceof ValidationError)) throw err;
+          deps.logger.warn({ run_id: record.runId, case_index: record.caseIndex, issues: err.issues.slice(0, 5) }, 'agent spans refused; case trace written without them');
+          await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace, false));
+        }
+      };
+      // Two stores' inserts, each idempotent: at once, so the case waits for the slower only.
+      await Promise.all([writeTrace(), deps.analytics.writeScores(run.project_id, caseScores(trace))]);
     },
 
     async recordCaseResult(record) {

@@ -7,6 +7,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   startChild,
   workflowInfo,
@@ -46,22 +47,30 @@ function activitiesFor(policy: RunPolicy) {
       heartbeatTimeout: policy.heartbeatTimeoutMs,
       retry: { maximumAttempts: 6, initialInterval: seconds(1, k), maximumInterval: seconds(30, k), backoffCoefficient: 2, nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'] },
     }),
+    /*
+     * What follows the agent call runs as local activities: in the worker, within the case's
+     * workflow task, without a round trip through the engine per step (measured: each activity
+     * hop cost tens of ms of latency and engine CPU; docs/benchmarks.md). Their results are
+     * recorded in the history like any activity's; after a crash they run again, and they are
+     * idempotent (deterministic trace ids, results keyed by run, case and trial).
+     */
     /** Score trace: 10 min, 3 retries, 2 s to 1 min. */
-    score: proxyActivities<Pick<EvalActivities, 'scoreCase'>>({
+    score: proxyLocalActivities<Pick<EvalActivities, 'scoreCase'>>({
       startToCloseTimeout: '10 minutes',
-      heartbeatTimeout: policy.heartbeatTimeoutMs,
       retry: { maximumAttempts: 4, initialInterval: seconds(2, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
     }),
     /** Emit span: 1 min, 3 retries, 1 s to 10 s. */
-    emit: proxyActivities<Pick<EvalActivities, 'emitCaseTrace'>>({
+    emit: proxyLocalActivities<Pick<EvalActivities, 'emitCaseTrace'>>({
       startToCloseTimeout: '1 minute',
       retry: { maximumAttempts: 4, initialInterval: seconds(1, k), maximumInterval: seconds(10, k), backoffCoefficient: 2 },
     }),
-    /**
-     * Bookkeeping in the metadata store: retried without limit (a database outage delays a run,
-     * it never loses a result), each attempt bounded.
-     */
-    book: proxyActivities<Pick<EvalActivities, 'recordCaseResult' | 'markRun' | 'finishRun' | 'cancelPendingCases'>>({
+    /** The case's result: retried without limit (a database outage delays a run, it never loses a result). */
+    record: proxyLocalActivities<Pick<EvalActivities, 'recordCaseResult'>>({
+      startToCloseTimeout: '1 minute',
+      retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+    }),
+    /** The run's own bookkeeping in the metadata store, retried without limit, each attempt bounded. */
+    book: proxyActivities<Pick<EvalActivities, 'markRun' | 'finishRun' | 'cancelPendingCases'>>({
       startToCloseTimeout: '1 minute',
       retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
     }),
@@ -159,7 +168,7 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
     } catch {
       // The worker logged the activity's failure; the result records that there is no trace.
     }
-    await acts.book.recordCaseResult({ ...record, traceWritten });
+    await acts.record.recordCaseResult({ ...record, traceWritten });
   });
   return status;
 }

@@ -76,6 +76,10 @@ export async function startDevServer(opts: { dataDir: string; cliPath?: string; 
   const args = [
     'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port),
     '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
+    // WAL with synchronous=NORMAL: a commit survives this process being killed (the data is in
+    // the WAL file the OS holds), only an OS crash can lose the last commits; each workflow step
+    // no longer waits for an fsync.
+    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
     ...(opts.namespace === 'default' ? [] : ['--namespace', opts.namespace]),
   ];
   // Its own process group: a kill of ours by signal does not take it down mid-write; stop() does.
