@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import { runWorkflowId } from '../workflows/contract.js';
 import { getJson, machineBusySeconds, median, round, sleep, summarize, threadCpuSeconds } from './lib.js';
 import { serviceEnv, startBenchService, type BenchService } from './service.js';
 
@@ -111,7 +112,8 @@ function readStat(pid: number): { ppid: number; comm: string; cpu: number } | un
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(f[1]), comm, cpu: (Number(f[11]) + Number(f[12])) / 100 };
+    // utime + stime, and cutime + cstime: children it has reaped (PostgreSQL backends that ended).
+    return { ppid: Number(f[1]), comm, cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100 };
   } catch {
     return undefined;
   }
@@ -120,8 +122,7 @@ function readStat(pid: number): { ppid: number; comm: string; cpu: number } | un
 /**
  * CPU seconds so far of `root` and its descendants, grouped: `service` (the node process: API,
  * worker, chDB), `temporal` (the dev server), `postgres` (postmaster and backends), `other`.
- * A descendant that exited is counted in its parent's children time, which this leaves out
- * (PostgreSQL backends live as long as their pooled connections).
+ * A descendant that exited counts in its parent's (reaped children's time).
  */
 function treeCpu(root: number, extraTemporal: number[] = []): Record<'service' | 'temporal' | 'postgres' | 'other', number> {
   const stats = new Map<number, { ppid: number; comm: string; cpu: number }>();
@@ -185,7 +186,6 @@ function treeMeter(root: number, extraTemporal: number[] = []) {
 type HistoryEvent = {
   eventId?: unknown;
   eventTime?: { seconds?: unknown; nanos?: number | null } | null;
-  eventType?: unknown;
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null;
   activityTaskStartedEventAttributes?: { scheduledEventId?: unknown } | null;
   activityTaskCompletedEventAttributes?: { scheduledEventId?: unknown } | null;
@@ -199,8 +199,12 @@ type HistoryEvent = {
   workflowExecutionCompletedEventAttributes?: unknown;
 };
 
-const ms = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
-const id = (v: unknown) => Number(v ?? 0);
+/** The event's kind: the name of its attributes field, without `EventAttributes`. */
+const kind = (e: HistoryEvent) => Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k])?.replace('EventAttributes', '') ?? '?';
+/** An int64 of the history (a protobufjs Long, or a number). */
+const int = (v: unknown) => (v && typeof v === 'object' && 'toNumber' in v ? (v as { toNumber(): number }).toNumber() : Number(v ?? 0));
+const ms = (e: HistoryEvent) => int(e.eventTime?.seconds) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+const id = int;
 
 /** What happens between two consecutive events of a case workflow, named by what was pending. */
 function caseSegments(events: HistoryEvent[]) {
@@ -222,7 +226,7 @@ function caseSegments(events: HistoryEvent[]) {
     else if (a.activityTaskStartedEventAttributes && b.activityTaskCompletedEventAttributes) add(`${activityOf.get(id(b.activityTaskCompletedEventAttributes.scheduledEventId))}.run`, dt);
     else if (a.workflowTaskScheduledEventAttributes && b.workflowTaskStartedEventAttributes) add(`wft_after_${wftScheduledBy}.queue`, dt);
     else if (a.workflowTaskStartedEventAttributes && b.workflowTaskCompletedEventAttributes) add(`wft_after_${wftScheduledBy}.run`, dt);
-    else if (dt > 0) add('other', dt);
+    else if (dt > 0) add(`other.${kind(a)}->${kind(b)}`, dt);
     if (a.activityTaskCompletedEventAttributes) last = activityOf.get(id(a.activityTaskCompletedEventAttributes.scheduledEventId)) ?? '?';
     if (b.workflowTaskScheduledEventAttributes) wftScheduledBy = last;
   }
@@ -232,7 +236,7 @@ function caseSegments(events: HistoryEvent[]) {
 
 async function fetchHistory(client: Client, workflowId: string, runId?: string): Promise<HistoryEvent[]> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  return (history.events ?? []) as HistoryEvent[];
+  return history.events ?? [];
 }
 
 /** Every execution of a workflow that continued as new, oldest first. */
@@ -255,11 +259,11 @@ async function fetchChain(client: Client, workflowId: string): Promise<HistoryEv
  * parent, and (sequential runs) the parent's turn from one child's completion to the next start.
  * Means in ms per case, plus the median child total.
  */
-async function caseTimeline(address: string, runId: string, cases: number) {
+async function caseTimeline(address: string, runId: string, cases: number, sequential: boolean) {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection });
-    const parent = await fetchChain(client, `eval-run-${runId}`);
+    const parent = await fetchChain(client, runWorkflowId(runId));
     const initiated = new Map<string, number>();
     const childDone = new Map<string, number>();
     const order: string[] = [];
@@ -276,6 +280,7 @@ async function caseTimeline(address: string, runId: string, cases: number) {
     const add = (k: string, v: number) => (sums[k] = (sums[k] ?? 0) + v);
     const totals: number[] = [];
     let analysed = 0;
+    let inFlight = 0;
     for (let i = 0; i < order.length; i += 8) {
       const batch = order.slice(i, i + 8);
       const histories = await Promise.all(batch.map((wf) => fetchHistory(client, wf)));
@@ -290,8 +295,9 @@ async function caseTimeline(address: string, runId: string, cases: number) {
         for (const [k, v] of Object.entries(seg)) add(`child.${k}`, v);
         const done = childDone.get(wf);
         if (done !== undefined) add('child_completion_to_parent', done - ms(events.at(-1)!));
-        const next = order[order.indexOf(wf) + 1];
-        if (next && done !== undefined) add('parent_next_start', (initiated.get(next) ?? done) - done);
+        const next = order[i + j + 1];
+        if (sequential && next && done !== undefined) add('parent_next_start', (initiated.get(next) ?? done) - done);
+        if (done !== undefined) inFlight += done - (initiated.get(wf) ?? done);
       });
     }
     const mean = Object.fromEntries(
@@ -301,11 +307,17 @@ async function caseTimeline(address: string, runId: string, cases: number) {
     );
     const first = ms(parent[0]);
     const lastEvent = ms(parent.at(-1)!);
+    const starts = order.map((wf) => initiated.get(wf)!);
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]);
     return {
       cases_analysed: analysed,
       of: cases,
       parent_events: parent.length,
       parent_workflow_ms: round(lastEvent - first, 1),
+      /** Children in flight on average, from the parent's view (start initiated -> completion seen). */
+      children_in_flight_mean: round(inFlight / Math.max(1, lastEvent - first), 2),
+      /** From one child's start command to the next one's. */
+      parent_start_interval_ms_median: gaps.length ? round(median(gaps), 1) : null,
       child_total_ms_median: round(median(totals), 2),
       mean_ms_per_case: mean,
     };
@@ -463,9 +475,10 @@ export async function benchEvalRuns(opts: EvalRunsBenchOptions) {
     console.log(JSON.stringify({ phase: 'eval-runs-parallel', ...parallel }));
 
     // Not timed: the runs' Temporal histories, read back after both runs.
-    const timeline = async (runId: string) => (address ? caseTimeline(address, runId, opts.cases).catch((err: Error) => ({ error: err.message })) : { error: 'no Temporal address in the service log' });
-    const seqTimeline = await timeline(sequential.run_id);
-    const parTimeline = await timeline(parallel.run_id);
+    const timeline = async (runId: string, seq: boolean) =>
+      address ? caseTimeline(address, runId, opts.cases, seq).catch((err: Error) => ({ error: err.message })) : { error: 'no Temporal address in the service log' };
+    const seqTimeline = await timeline(sequential.run_id, true);
+    const parTimeline = await timeline(parallel.run_id, false);
     console.log(JSON.stringify({ phase: 'eval-runs-timeline', sequential: seqTimeline, parallel: parTimeline }));
 
     return {
@@ -477,7 +490,8 @@ export async function benchEvalRuns(opts: EvalRunsBenchOptions) {
       sequential: { ...sequential, overhead_ms_per_case: seqOverhead, overhead_ms_per_case_run: round(sequential.ms_per_case_run - d.ms_per_call, 2) },
       parallel,
       parallel_over_sequential: round(parallel.cases_per_s / sequential.cases_per_s, 2),
-      targets: {
+      /** This run against the targets (the medians are in docs/benchmarks.md). */
+      targets_this_run: {
         sequential_overhead_ms_per_case_max: 50,
         sequential_overhead_met: seqOverhead <= 50,
         parallel_cases_per_s_min: 20,

@@ -57,7 +57,6 @@ const EnvSchema = z.object({
   EVAL_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
   EVAL_PAUSE_MAX_MS: z.coerce.number().int().min(1).default(24 * 3600_000),
   EVAL_APPROVAL_MAX_MS: z.coerce.number().int().min(1).default(7 * 24 * 3600_000),
-  EVAL_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(500).max(300_000).default(30_000),
   EVAL_RETRY_TIME_SCALE: z.coerce.number().min(0.001).max(1).default(1),
   EVAL_HISTORY_MAX_EVENTS: z.coerce.number().int().min(100).max(40_000).default(8_000),
   KAFKA_BROKERS: optionalText,
@@ -104,7 +103,7 @@ export interface Config {
   /** Worker reconnects to the workflow engine (SPEC: exponential backoff, then exit 1). */
   reconnect: { maxAttempts: number; delayMs: number };
   /** Evaluation run bounds (SPEC Limits); shorter values serve tests. */
-  evals: { maxConcurrency: number; pauseMaxMs: number; approvalMaxMs: number; heartbeatTimeoutMs: number; retryTimeScale: number; historyMaxEvents: number };
+  evals: { maxConcurrency: number; pauseMaxMs: number; approvalMaxMs: number; retryTimeScale: number; historyMaxEvents: number };
   kafka?: { brokers: string[]; topic: string; deadLetterTopic: string; groupId: string; partitions: number; maxMessageBytes: number };
   retentionDays: number;
   logLevel: string;
@@ -147,7 +146,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConcurrency: e.EVAL_MAX_CONCURRENCY,
       pauseMaxMs: e.EVAL_PAUSE_MAX_MS,
       approvalMaxMs: e.EVAL_APPROVAL_MAX_MS,
-      heartbeatTimeoutMs: e.EVAL_HEARTBEAT_TIMEOUT_MS,
       retryTimeScale: e.EVAL_RETRY_TIME_SCALE,
       historyMaxEvents: e.EVAL_HISTORY_MAX_EVENTS,
     },

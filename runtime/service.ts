@@ -74,7 +74,6 @@ export async function startService(config: Config, logger: Logger, options: Serv
         policy: {
           pauseMaxMs: evals.pauseMaxMs,
           approvalMaxMs: evals.approvalMaxMs,
-          heartbeatTimeoutMs: evals.heartbeatTimeoutMs,
           retryTimeScale: evals.retryTimeScale,
           historyMaxEvents: evals.historyMaxEvents,
         },

@@ -32,28 +32,13 @@ export interface ActivityDeps {
 /** How long an activity waits for the metadata store to come back before failing its attempt. */
 const STORE_WAIT_MS = 120_000;
 
-/** Heartbeats while `work` runs, so a worker that died is noticed within the heartbeat time-out. */
-async function withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  // A local activity runs inside its workflow task and has no heartbeat.
-  if (ctx.info.isLocal) return work(ctx.cancellationSignal);
-  const timeout = ctx.info.heartbeatTimeoutMs ?? 30_000;
-  const timer = setInterval(() => ctx.heartbeat(), Math.max(200, Math.floor(timeout / 3)));
-  try {
-    ctx.heartbeat();
-    return await work(ctx.cancellationSignal);
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 /** All I/O of a run (STYLE 3: created with their dependencies). */
 export function createActivities(deps: ActivityDeps): EvalActivities {
   const { runs } = deps;
 
   /**
-   * The run and case as stored. A metadata store that is down is waited out here (heartbeating,
-   * up to STORE_WAIT_MS) instead of spending the agent call's few retries on an outage.
+   * The run and case as stored. A metadata store that is down is waited out here (up to
+   * STORE_WAIT_MS) instead of spending the agent call's few retries on an outage.
    */
   async function runAndCase(runId: string, caseIndex: number) {
     const giveUpAt = Date.now() + STORE_WAIT_MS;
@@ -65,9 +50,7 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       } catch (err) {
         if (!isInfrastructureFailure(err) || Date.now() > giveUpAt) throw err;
         deps.logger.warn({ run_id: runId, attempt, err: errorMessage(err) }, 'metadata store unavailable; waiting');
-        const ctx = Context.current();
-        if (!ctx.info.isLocal) ctx.heartbeat();
-        await ctx.sleep(Math.min(5_000, (ctx.info.heartbeatTimeoutMs ?? 30_000) / 3, 200 * 2 ** attempt));
+        await Context.current().sleep(Math.min(5_000, 200 * 2 ** attempt));
       }
     }
   }
@@ -88,7 +71,8 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         ...(approval ? { approval: { approved: approval.approved, comment: approval.comment ?? null } } : {}),
       };
       try {
-        const result = await withHeartbeat((signal) => callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal }));
+        const signal = Context.current().cancellationSignal;
+        const result = await callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal });
         return { startedAt: result.startedAt, endedAt: result.endedAt, reply: result.reply };
       } catch (err) {
         if (err instanceof AgentCallError) {
@@ -100,9 +84,8 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
 
     async scoreCase({ runId, caseIndex, reply, latencyMs }) {
       const { run, runCase } = await runAndCase(runId, caseIndex);
-      const details = await withHeartbeat((signal) =>
-        runScorers(deps.scorers, runCase.scorers, { input: runCase.input, output: reply.output, expected: runCase.expected, toolCalls: reply.tool_calls, usage: reply.usage, latencyMs }, signal),
-      );
+      const input = { input: runCase.input, output: reply.output, expected: runCase.expected, toolCalls: reply.tool_calls, usage: reply.usage, latencyMs };
+      const details = await runScorers(deps.scorers, runCase.scorers, input, Context.current().cancellationSignal);
       return {
         details,
         avgScore: aggregateScores(details, runCase.scorers, run.aggregation),

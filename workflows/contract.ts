@@ -50,7 +50,6 @@ export interface ApprovalDecision {
 export interface RunPolicy {
   pauseMaxMs: number;
   approvalMaxMs: number;
-  heartbeatTimeoutMs: number;
   /** Multiplies every retry interval (1 in production; small in tests). */
   retryTimeScale: number;
   /** A run continues as new once its history has this many events (Temporal's hard limit is 51,200). */

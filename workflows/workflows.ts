@@ -12,7 +12,6 @@ import {
   startChild,
   workflowInfo,
   allHandlersFinished,
-  type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { EvalActivities } from './activity-types.js';
 import {
@@ -41,19 +40,19 @@ const seconds = (s: number, scale: number) => Math.max(1, Math.round(s * 1000 * 
 function activitiesFor(policy: RunPolicy) {
   const k = policy.retryTimeScale;
   return {
-    /** Agent execution: 5 min, 5 retries, 1 s to 30 s; heartbeats so a dead worker is noticed early. */
-    agent: proxyActivities<Pick<EvalActivities, 'executeAgent'>>({
+    /*
+     * A case's steps run as local activities: in the worker, within the case's workflow task,
+     * with no round trip through the engine per step (measured: each activity hop cost tens of
+     * ms of latency and engine CPU; docs/benchmarks.md). Their results are recorded in the
+     * history like any activity's. A worker that dies mid-step is noticed when the workflow
+     * task times out (10 s) and the step runs again: steps are idempotent (deterministic trace
+     * ids, results keyed by run, case and trial) and the agent call is at-least-once.
+     */
+    /** Agent execution: 5 min, 5 retries, 1 s to 30 s. */
+    agent: proxyLocalActivities<Pick<EvalActivities, 'executeAgent'>>({
       startToCloseTimeout: '5 minutes',
-      heartbeatTimeout: policy.heartbeatTimeoutMs,
       retry: { maximumAttempts: 6, initialInterval: seconds(1, k), maximumInterval: seconds(30, k), backoffCoefficient: 2, nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'] },
     }),
-    /*
-     * What follows the agent call runs as local activities: in the worker, within the case's
-     * workflow task, without a round trip through the engine per step (measured: each activity
-     * hop cost tens of ms of latency and engine CPU; docs/benchmarks.md). Their results are
-     * recorded in the history like any activity's; after a crash they run again, and they are
-     * idempotent (deterministic trace ids, results keyed by run, case and trial).
-     */
     /** Score trace: 10 min, 3 retries, 2 s to 1 min. */
     score: proxyLocalActivities<Pick<EvalActivities, 'scoreCase'>>({
       startToCloseTimeout: '10 minutes',
@@ -187,7 +186,8 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
   let pausedSince = input.carried?.pausedSince ?? (paused ? Date.now() : undefined);
   let cancelled = false;
   const cancelledCases = new Set<number>(input.carried?.cancelledCases ?? []);
-  const running = new Map<string, { caseIndex: number; trial: number; handle: ChildWorkflowHandle<typeof evalCaseWorkflow> }>();
+  /** Case trials started and not finished, by child workflow id. */
+  const running = new Map<string, { caseIndex: number; trial: number }>();
   let pauseChanged = false;
 
   const signalChild = (childId: string, fn: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>) => {
@@ -248,18 +248,16 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
       continue;
     }
     const childId = caseWorkflowId(runId, caseIndex, trial);
-    const handle = await startChild(evalCaseWorkflow, {
-      workflowId: childId,
-      args: [{ runId, projectId, caseIndex, trial, policy, startPaused: paused }],
-    });
-    running.set(childId, { caseIndex, trial, handle });
-    handle.result().then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      running.delete(childId);
-      completed++;
-    });
+    // Not awaited: every free slot is filled in the same workflow task (one engine round trip
+    // for all of them, where awaiting each start cost one per case).
+    running.set(childId, { caseIndex, trial });
+    void startChild(evalCaseWorkflow, { workflowId: childId, args: [{ runId, projectId, caseIndex, trial, policy, startPaused: paused }] })
+      .then((child) => child.result())
+      .catch(() => undefined)
+      .finally(() => {
+        running.delete(childId);
+        completed++;
+      });
 
     if (workflowInfo().historyLength > policy.historyMaxEvents || workflowInfo().continueAsNewSuggested) {
       await condition(() => running.size === 0);

@@ -21,7 +21,7 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
   const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
   const collector = createCollector({ sink, maxSpanBytes: 1_000_000 });
   const engine = opts.temporalAddress
-    ? createRunEngine({ address: opts.temporalAddress, namespace: 'default', taskQueue: 'test', defaultConcurrency: 1, policy: { pauseMaxMs: 1000, approvalMaxMs: 1000, heartbeatTimeoutMs: 1000, retryTimeScale: 1, historyMaxEvents: 8000 } })
+    ? createRunEngine({ address: opts.temporalAddress, namespace: 'default', taskQueue: 'test', defaultConcurrency: 1, policy: { pauseMaxMs: 1000, approvalMaxMs: 1000, retryTimeScale: 1, historyMaxEvents: 8000 } })
     : undefined;
   const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, collector, scorers: defaultScorerRegistry(), engine });
   const server = await listen(app, 0, '127.0.0.1');

@@ -39,7 +39,7 @@ describe('evaluation runs survive kill -9', () => {
     agent = await startTestAgent(
       (req) => new Promise((resolve) => setTimeout(() => resolve({ json: { output: `answer to ${String(req.body.input)}` } }), 150)),
     );
-    const env = { EVAL_RETRY_TIME_SCALE: '0.001', EVAL_HEARTBEAT_TIMEOUT_MS: '2000' };
+    const env = { EVAL_RETRY_TIME_SCALE: '0.001' };
     const dataDir = makeDataDir('agent-eval-eval-durability-');
     current = await spawnServiceProcess(dataDir, env);
     const api = (p: string, init: RequestInit & { json?: unknown } = {}) => apiFetch(current!.apiUrl!, current!.projectId, p, init);

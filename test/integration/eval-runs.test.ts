@@ -77,7 +77,7 @@ async function startRun(items: Array<{ name: string; input: unknown; expected?: 
 
 beforeAll(async () => {
   agent = await startTestAgent(agentBehaviour);
-  service = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001', EVAL_HEARTBEAT_TIMEOUT_MS: '2000', EVAL_APPROVAL_MAX_MS: '60000' });
+  service = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001', EVAL_APPROVAL_MAX_MS: '60000' });
   const created = await json<{ id: string }>(await service.api('/api/agents', { method: 'POST', json: { name: 'test-agent', endpoint: agent.url, headers: { authorization: 'Bearer agent-secret' } } }), 201);
   agentId = created.id;
 });

@@ -80,6 +80,10 @@ export async function startDevServer(opts: { dataDir: string; cliPath?: string; 
     // the WAL file the OS holds), only an OS crash can lose the last commits; each workflow step
     // no longer waits for an fsync.
     '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
+    // The dev server runs one history shard whose transfer queue is polled at most 20 times a
+    // second by default: every step of a run (start a case, dispatch a task, report a result)
+    // waited 30-46 ms for that poll (docs/benchmarks.md).
+    '--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000',
     ...(opts.namespace === 'default' ? [] : ['--namespace', opts.namespace]),
   ];
   // Its own process group: a kill of ours by signal does not take it down mid-write; stop() does.
