@@ -14,19 +14,6 @@ import {
   type TrialRecord,
 } from '../../model/eval-run.js';
 
-/** What the worker needs of a run to execute one of its cases. */
-export interface RunForWorker {
-  id: string;
-  project_id: string;
-  agent_id: string;
-  agent_name: string;
-  agent_version: string;
-  status: RunStatus;
-  config: RunConfig;
-  aggregation: Aggregation;
-  min_score: number;
-}
-
 export interface RunListQuery {
   limit: number;
   offset: number;
@@ -80,6 +67,9 @@ interface RunRow {
   completed_at: Date | null;
   trials_done: string;
 }
+
+/** What the worker needs of a run to execute one of its cases. */
+export type RunForWorker = Pick<RunRow, 'id' | 'project_id' | 'agent_id' | 'agent_name' | 'agent_version' | 'status' | 'config' | 'aggregation' | 'min_score'>;
 
 interface CaseRow {
   case_index: number;
