@@ -73,3 +73,25 @@ export function jsonProblems(value: unknown, root: ReadonlyArray<PropertyKey> = 
   }
   return issues;
 }
+
+/** `text` as PostgreSQL can store it: lone surrogates and U+0000 become U+FFFD. */
+export function pgSafeText(text: string): string {
+  const wellFormed = text.isWellFormed() ? text : text.toWellFormed();
+  return wellFormed.includes('\0') ? wellFormed.replaceAll('\0', '\uFFFD') : wellFormed;
+}
+
+/**
+ * JSON text of `value` that a `jsonb` column accepts, for values we must store as they came
+ * (an agent's answer): strings and keys made storable by {@link pgSafeText}, non-finite numbers
+ * null (as JSON.stringify does).
+ */
+export function pgSafeJson(value: unknown): string {
+  return JSON.stringify(value ?? null, function (this: unknown, key: string, v: unknown) {
+    if (typeof v === 'string') return pgSafeText(v);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const entries = Object.entries(v as Record<string, unknown>);
+      if (entries.some(([k]) => pgSafeText(k) !== k)) return Object.fromEntries(entries.map(([k, x]) => [pgSafeText(k), x]));
+    }
+    return v;
+  });
+}

@@ -29,7 +29,8 @@ interface CaseResult {
 
 /** The agent: answers `input.answer`, calls `input.tools`; `input.fail` answers 500; `input.delay_ms` waits. */
 function agentBehaviour(req: AgentRequest) {
-  const input = req.body.input as { answer?: string; tools?: string[]; fail?: boolean; delay_ms?: number; approval?: string; bad?: boolean };
+  const input = req.body.input as { answer?: string; tools?: string[]; fail?: boolean; delay_ms?: number; approval?: string; bad?: boolean; weird?: boolean };
+  if (input.weird) return { json: { output: { 'text\u0000': 'ok \u0000 \ud800 done' }, tool_calls: ['t\u0000'] } };
   if (input.fail) return { status: 500, json: { error: 'agent crashed' } };
   if (input.bad) return { raw: 'not json at all' };
   if (input.approval && !req.body.approval) return { json: { output: 'waiting', approval: { tool: input.approval, reason: 'sends email' } } };
@@ -192,6 +193,14 @@ describe('the second family', () => {
     expect(byName['no-expectation'].details.latency.score).toBe(1);
     const status = await json<{ status: string; progress: { completed: number; total: number } }>(await service.api(`/api/runs/${run.id}/status`), 200);
     expect(status).toMatchObject({ status: 'completed', progress: { completed: 4, total: 4 } });
+  });
+
+  it('stores an agent answer holding NUL and lone surrogates (made storable), and completes the run', async () => {
+    const run = await startRun([{ name: 'weird', input: { weird: true }, expected: { outputContains: ['done'] } }]);
+    const done = await waitForStatus(run.id, ['completed']);
+    expect(done.summary).toMatchObject({ total_cases: 1, passed: 1 });
+    const [only] = await results(run.id);
+    expect(JSON.stringify(only.output)).toBe(JSON.stringify({ 'text\uFFFD': 'ok \uFFFD \uFFFD done' }));
   });
 
   it('repeats each case and keeps every trial', async () => {

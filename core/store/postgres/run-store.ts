@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { caseResultView, summarize } from '../../evals/case-results.js';
+import { pgSafeJson, pgSafeText } from '../../model/pg-json.js';
 import type { Aggregation, ScorerRef } from '../../model/eval-case.js';
 import {
   FINAL_RUN_STATUSES,
@@ -261,8 +262,9 @@ export function createRunStore(pool: pg.Pool): RunStore {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
          ON CONFLICT (run_id, case_index, trial) DO NOTHING`,
         [
-          runId, caseIndex, trial, r.status, JSON.stringify(r.details), r.avg_score, r.passed, r.duration_ms, r.latency_ms,
-          JSON.stringify(r.output ?? null), JSON.stringify(r.tool_calls), JSON.stringify(r.usage), JSON.stringify(r.approval ?? null), r.error, r.trace_id,
+          // An agent's answer is stored as it came, made storable (NUL and lone surrogates become U+FFFD).
+          runId, caseIndex, trial, r.status, pgSafeJson(r.details), r.avg_score, r.passed, r.duration_ms, r.latency_ms,
+          pgSafeJson(r.output), pgSafeJson(r.tool_calls), pgSafeJson(r.usage), pgSafeJson(r.approval), r.error === null ? null : pgSafeText(r.error), r.trace_id,
         ],
       );
     },
