@@ -8,7 +8,7 @@ import type { AnalyticsStore } from '../core/store/analytics.js';
 import type { RunStore } from '../core/store/postgres/run-store.js';
 import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
-import type { EvalActivities } from './activity-types.js';
+import type { AgentCall, EvalActivities } from './activity-types.js';
 import { AgentCallError, callAgent } from './agent-call.js';
 import { caseScores, caseTraceBody, caseTraceId, traceparentFor, type CaseTraceInput } from './case-trace.js';
 
@@ -93,33 +93,38 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       };
     },
 
-    async emitCaseTrace(record) {
-      const { run, runCase } = await runAndCase(record.runId, record.caseIndex);
-      const trace: CaseTraceInput = {
-        key: record,
-        caseName: runCase.name,
+    async emitCaseTraces({ runId, trials }) {
+      const [run, stored] = await Promise.all([runs.forWorker(runId), runs.trialsForTrace(runId, trials)]);
+      if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} no longer exists`, 'RunGone');
+      const traces: CaseTraceInput[] = stored.map((t) => ({
+        key: { runId, caseIndex: t.case_index, trial: t.trial },
+        caseName: t.case_name,
         agent: { id: run.agent_id, name: run.agent_name, version: run.agent_version },
-        input: runCase.input,
-        startedAt: record.startedAt,
-        endedAt: record.endedAt,
-        calls: record.calls,
-        details: record.details,
-        avgScore: record.avgScore,
-        status: record.status,
-        error: record.error,
-      };
-      const writeTrace = async () => {
+        input: t.input,
+        startedAt: t.started_ms,
+        endedAt: t.ended_ms,
+        calls: t.calls as AgentCall[],
+        details: t.details,
+        avgScore: t.avg_score,
+        status: t.status,
+        error: t.error ?? undefined,
+      }));
+      const writeTrace = async (trace: CaseTraceInput) => {
         try {
           await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace));
         } catch (err) {
           // Spans the agent sent that the ingest schema refuses must not cost the case its trace.
           if (!(err instanceof ValidationError)) throw err;
-          deps.logger.warn({ run_id: record.runId, case_index: record.caseIndex, issues: err.issues.slice(0, 5) }, 'agent spans refused; case trace written without them');
+          deps.logger.warn({ run_id: runId, case_index: trace.key.caseIndex, issues: err.issues.slice(0, 5) }, 'agent spans refused; case trace written without them');
           await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace, false));
         }
       };
-      // Two stores' inserts, each idempotent: at once, so the case waits for the slower only.
-      await Promise.all([writeTrace(), deps.analytics.writeScores(run.project_id, caseScores(trace))]);
+      // Every trace at once (the write path groups them into one insert), and all scores in one insert.
+      await Promise.all([...traces.map(writeTrace), deps.analytics.writeScores(run.project_id, traces.flatMap(caseScores))]);
+    },
+
+    async unlinkCaseTraces({ runId, trials }) {
+      await runs.unlinkTraces(runId, trials);
     },
 
     async recordCaseResult(record) {
@@ -136,9 +141,10 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         usage: last?.reply?.usage ?? null,
         approval: record.approval ?? null,
         error: record.error ?? null,
-        trace_id: record.traceWritten ? caseTraceId(record) : null,
+        // The run writes the trace next (in a batch); it unlinks it if that fails.
+        trace_id: caseTraceId(record),
       };
-      await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial);
+      await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial, { started_ms: record.startedAt, ended_ms: record.endedAt, calls: record.calls });
     },
 
     async markRun(runId, status) {

@@ -34,8 +34,6 @@ export interface CaseRecord extends TrialRef {
   status: CaseOutcome;
   error?: string;
   approval?: { tool: string; approved: boolean; comment?: string; by?: string };
-  /** Whether the case's trace reached the trace store (the result links it only then). */
-  traceWritten?: boolean;
 }
 
 export interface EvalActivities {
@@ -43,8 +41,10 @@ export interface EvalActivities {
   executeAgent(ref: TrialRef & { call: number; approval?: ApprovalDecision }): Promise<AgentCall>;
   /** Score trace: every scorer of the case on the agent's answer. */
   scoreCase(ref: TrialRef & { reply: AgentReply; latencyMs: number }): Promise<ScoredCase>;
-  /** Emit span: the case's trace and scores into the trace store. */
-  emitCaseTrace(record: CaseRecord): Promise<void>;
+  /** Emit span: the traces and scores of recorded case trials, in one batch, into the trace store. */
+  emitCaseTraces(batch: { runId: string; trials: Array<{ caseIndex: number; trial: number }> }): Promise<void>;
+  /** Those traces could not be written: their results stop naming them. */
+  unlinkCaseTraces(batch: { runId: string; trials: Array<{ caseIndex: number; trial: number }> }): Promise<void>;
   recordCaseResult(record: CaseRecord): Promise<void>;
   markRun(runId: string, status: 'running' | 'paused'): Promise<void>;
   cancelPendingCases(runId: string, caseIndex?: number): Promise<void>;

@@ -58,8 +58,11 @@ function activitiesFor(policy: RunPolicy) {
       startToCloseTimeout: '10 minutes',
       retry: { maximumAttempts: 4, initialInterval: seconds(2, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
     }),
-    /** Emit span: 1 min, 3 retries, 1 s to 10 s. */
-    emit: proxyLocalActivities<Pick<EvalActivities, 'emitCaseTrace'>>({
+    /**
+     * Emit span: 1 min, 3 retries, 1 s to 10 s. The run writes the traces of recorded cases in
+     * batches while its next cases run, so no case waits for the trace store.
+     */
+    emit: proxyActivities<Pick<EvalActivities, 'emitCaseTraces'>>({
       startToCloseTimeout: '1 minute',
       retry: { maximumAttempts: 4, initialInterval: seconds(1, k), maximumInterval: seconds(10, k), backoffCoefficient: 2 },
     }),
@@ -69,7 +72,7 @@ function activitiesFor(policy: RunPolicy) {
       retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
     }),
     /** The run's own bookkeeping in the metadata store, retried without limit, each attempt bounded. */
-    book: proxyActivities<Pick<EvalActivities, 'markRun' | 'finishRun' | 'cancelPendingCases'>>({
+    book: proxyActivities<Pick<EvalActivities, 'markRun' | 'finishRun' | 'cancelPendingCases' | 'unlinkCaseTraces'>>({
       startToCloseTimeout: '1 minute',
       retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
     }),
@@ -158,19 +161,13 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
     error: status === 'cancelled' ? 'cancelled while running' : error,
     approval,
   };
-  // Writing the trace must not fail the case: a trace store that stays down loses the trace, not the result.
-  await CancellationScope.nonCancellable(async () => {
-    let traceWritten = false;
-    try {
-      await acts.emit.emitCaseTrace(record);
-      traceWritten = true;
-    } catch {
-      // The worker logged the activity's failure; the result records that there is no trace.
-    }
-    await acts.record.recordCaseResult({ ...record, traceWritten });
-  });
+  // Recorded even when cancelled; the run writes the case's trace afterwards.
+  await CancellationScope.nonCancellable(() => acts.record.recordCaseResult(record));
   return status;
 }
+
+/** Most case traces written by one emit activity. */
+const TRACE_BATCH = 100;
 
 /**
  * A whole run: one child workflow per case trial, `concurrency` at a time, with pause, resume,
@@ -189,6 +186,24 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
   /** Case trials started and not finished, by child workflow id. */
   const running = new Map<string, { caseIndex: number; trial: number }>();
   let pauseChanged = false;
+  /** Recorded trials whose traces are not written yet, and whether a batch is being written. */
+  const traceBacklog: Array<{ caseIndex: number; trial: number }> = [];
+  let writingTraces = false;
+  /** Writes the backlog in batches, one at a time, beside the running cases. */
+  const writeTraces = () => {
+    if (writingTraces || traceBacklog.length === 0) return;
+    writingTraces = true;
+    const trials = traceBacklog.splice(0, TRACE_BATCH);
+    void acts.emit
+      .emitCaseTraces({ runId, trials })
+      // Writing traces must not fail the run: a trace store that stays down loses traces, not results.
+      .catch(() => acts.book.unlinkCaseTraces({ runId, trials }))
+      .finally(() => {
+        writingTraces = false;
+        writeTraces();
+      });
+  };
+  const tracesWritten = () => condition(() => !writingTraces && traceBacklog.length === 0);
 
   const signalChild = (childId: string, fn: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>) => {
     // A child that just finished no longer takes signals; that is fine.
@@ -257,10 +272,13 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
       .finally(() => {
         running.delete(childId);
         completed++;
+        traceBacklog.push({ caseIndex, trial });
+        writeTraces();
       });
 
     if (workflowInfo().historyLength > policy.historyMaxEvents || workflowInfo().continueAsNewSuggested) {
       await condition(() => running.size === 0);
+      await tracesWritten();
       await condition(allHandlersFinished);
       // A pause or resume that came in meanwhile is stored before this history ends.
       await syncStatus();
@@ -273,6 +291,7 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
     }
   }
   await condition(() => running.size === 0);
+  await tracesWritten();
   await syncStatus();
   if (cancelled) {
     await acts.book.cancelPendingCases(runId);

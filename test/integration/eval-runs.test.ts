@@ -24,6 +24,7 @@ interface CaseResult {
   passed: boolean;
   error?: string;
   trace_id: string | null;
+  output: unknown;
   trials: unknown[];
 }
 

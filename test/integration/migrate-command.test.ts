@@ -23,7 +23,7 @@ describe('agent-eval migrate', () => {
     const dir = makeDataDir('agent-eval-migrate-');
     const first = await migrate(dir);
     const applied = first.filter((l) => l.msg === 'applying migration').map((l) => `${l.store}:${l.migration}`);
-    expect(applied).toEqual(['clickhouse:001_spans_traces_scores', 'clickhouse:002_trace_stats', 'postgres:001_projects', 'postgres:002_agents_suites', 'postgres:003_eval_runs']);
+    expect(applied).toEqual(['clickhouse:001_spans_traces_scores', 'clickhouse:002_trace_stats', 'postgres:001_projects', 'postgres:002_agents_suites', 'postgres:003_eval_runs', 'postgres:004_case_trace_data']);
     const second = await migrate(dir);
     expect(second.filter((l) => l.msg === 'applying migration')).toEqual([]);
   });

@@ -37,8 +37,12 @@ export interface RunStore {
   getCase(runId: string, caseIndex: number): Promise<RunCase | null>;
   /** Moves a run to `status` unless it is already final; true when it moved. */
   setStatus(runId: string, status: 'running' | 'paused'): Promise<boolean>;
-  /** Records a trial once: a retried call after a lost acknowledgement changes nothing. */
-  recordTrial(runId: string, caseIndex: number, trial: number, record: TrialRecord): Promise<void>;
+  /** Records a trial once (with what its trace is built from): a retried call after a lost acknowledgement changes nothing. */
+  recordTrial(runId: string, caseIndex: number, trial: number, record: TrialRecord, trace: TrialTraceData): Promise<void>;
+  /** The stored trials' trace data, with their case's name and input, for writing their traces. */
+  trialsForTrace(runId: string, trials: Array<{ caseIndex: number; trial: number }>): Promise<StoredTrialTrace[]>;
+  /** These trials' traces could not be written: their results stop naming them. */
+  unlinkTraces(runId: string, trials: Array<{ caseIndex: number; trial: number }>): Promise<void>;
   /** Records `cancelled` for every trial without a result (optionally one case only). */
   cancelPending(runId: string, caseIndex?: number): Promise<number>;
   /** Final status with the summary computed from the stored results; a final run is left alone. */
@@ -71,6 +75,24 @@ interface RunRow {
 
 /** What the worker needs of a run to execute one of its cases. */
 export type RunForWorker = Pick<RunRow, 'id' | 'project_id' | 'agent_id' | 'agent_name' | 'agent_version' | 'status' | 'config' | 'aggregation' | 'min_score'>;
+
+/** What a trial's trace needs beyond its result: when it ran and its agent calls. */
+export interface TrialTraceData {
+  started_ms: number;
+  ended_ms: number;
+  calls: unknown[];
+}
+
+export interface StoredTrialTrace extends TrialTraceData {
+  case_index: number;
+  trial: number;
+  case_name: string;
+  input: unknown;
+  status: TrialRecord['status'];
+  details: TrialRecord['details'];
+  avg_score: number;
+  error: string | null;
+}
 
 interface CaseRow {
   case_index: number;
@@ -256,16 +278,36 @@ export function createRunStore(pool: pg.Pool): RunStore {
       return (rowCount ?? 0) > 0;
     },
 
-    async recordTrial(runId, caseIndex, trial, r) {
+    async recordTrial(runId, caseIndex, trial, r, trace) {
       await pool.query(
-        `INSERT INTO eval_case_results (run_id, case_index, trial, status, details, avg_score, passed, duration_ms, latency_ms, output, tool_calls, usage, approval, error, trace_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+        `INSERT INTO eval_case_results (run_id, case_index, trial, status, details, avg_score, passed, duration_ms, latency_ms, output, tool_calls, usage, approval, error, trace_id, calls, started_ms, ended_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
          ON CONFLICT (run_id, case_index, trial) DO NOTHING`,
         [
           // An agent's answer is stored as it came, made storable (NUL and lone surrogates become U+FFFD).
           runId, caseIndex, trial, r.status, pgSafeJson(r.details), r.avg_score, r.passed, r.duration_ms, r.latency_ms,
           pgSafeJson(r.output), pgSafeJson(r.tool_calls), pgSafeJson(r.usage), pgSafeJson(r.approval), r.error === null ? null : pgSafeText(r.error), r.trace_id,
+          pgSafeJson(trace.calls), Math.round(trace.started_ms), Math.round(trace.ended_ms),
         ],
+      );
+    },
+
+    async trialsForTrace(runId, trials) {
+      const { rows } = await pool.query<Omit<StoredTrialTrace, 'started_ms' | 'ended_ms' | 'calls'> & { started_ms: string | null; ended_ms: string | null; calls: unknown[] | null }>(
+        `SELECT r.case_index, r.trial, c.name AS case_name, c.input, r.status, r.details, r.avg_score, r.error, r.calls, r.started_ms, r.ended_ms
+         FROM eval_case_results r JOIN eval_run_cases c ON c.run_id = r.run_id AND c.case_index = r.case_index
+         JOIN unnest($2::int[], $3::int[]) AS k(case_index, trial) ON k.case_index = r.case_index AND k.trial = r.trial
+         WHERE r.run_id = $1`,
+        [runId, trials.map((t) => t.caseIndex), trials.map((t) => t.trial)],
+      );
+      return rows.map((row) => ({ ...row, calls: row.calls ?? [], started_ms: Number(row.started_ms ?? 0), ended_ms: Number(row.ended_ms ?? 0) }));
+    },
+
+    async unlinkTraces(runId, trials) {
+      await pool.query(
+        `UPDATE eval_case_results r SET trace_id = NULL FROM unnest($2::int[], $3::int[]) AS k(case_index, trial)
+         WHERE r.run_id = $1 AND r.case_index = k.case_index AND r.trial = k.trial`,
+        [runId, trials.map((t) => t.caseIndex), trials.map((t) => t.trial)],
       );
     },
 
