@@ -1,18 +1,15 @@
 import Router from '@koa/router';
-import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
 import { CreateAgentSchema, UpdateAgentSchema } from '../../core/model/agent.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
+import { pageQuery } from './page-query.js';
 
 /** Largest page of GET /api/agents. */
 export const MAX_AGENT_PAGE = 1000;
 
-const ListQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_AGENT_PAGE).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
-});
+const ListQuerySchema = pageQuery(MAX_AGENT_PAGE);
 
 function agentNotFound(): NotFoundError {
   return new NotFoundError('Agent not found', 'AGENT_NOT_FOUND');

@@ -7,10 +7,9 @@ import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { assertStorable, type RunService } from '../run-service.js';
 import { compareBody, ResultsQuery } from './run-params.js';
+import { pageQuery } from './page-query.js';
 
-const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+const ListQuery = pageQuery(500).extend({
   status: z.enum(RUN_STATUSES).optional(),
   suite_name: z.string().min(1).max(512).optional(),
   agent_id: z.string().min(1).max(512).optional(),

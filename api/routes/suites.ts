@@ -10,6 +10,7 @@ import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { isYamlBody, readBodyText } from '../middleware/json-body.js';
+import { pageQuery } from './page-query.js';
 
 /** The paths whose POST / PUT also take a YAML body (see jsonBody's `yamlPaths`). */
 export const SUITE_BODY_PATHS = /^\/api\/suites(?:\/[^/]+)?\/?$/;
@@ -17,9 +18,7 @@ export const SUITE_BODY_PATHS = /^\/api\/suites(?:\/[^/]+)?\/?$/;
 /** Largest page of GET /api/suites. */
 export const MAX_SUITE_PAGE = 1000;
 
-const ListQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_SUITE_PAGE).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
+const ListQuerySchema = pageQuery(MAX_SUITE_PAGE).extend({
   name: pgText(256).min(1).optional(),
 });
 

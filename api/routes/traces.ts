@@ -7,13 +7,12 @@ import { DEFAULT_SPANS_PAGE, MAX_SPANS_PAGE } from '../../core/model/span-page.j
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { validate } from '../../core/validate.js';
+import { pageQuery } from './page-query.js';
 
 /** Largest page of GET /api/traces (the SPEC leaves it open). */
 export const MAX_TRACE_PAGE = 1000;
 
-const ListQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_TRACE_PAGE).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
+const ListQuerySchema = pageQuery(MAX_TRACE_PAGE).extend({
   status: z.enum(['ok', 'error']).optional(),
   name: z.string().min(1).max(1024).optional(),
   start_time: Timestamp.optional(),
