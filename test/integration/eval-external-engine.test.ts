@@ -21,8 +21,9 @@ describe('an external workflow engine (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)', (
       await eventually(async () => expect(((await (await svc.api(`/api/runs/${id}`)).json()) as { status: string }).status).toBe('completed'));
       const connection = await Connection.connect({ address: engine.address });
       try {
-        const description = await new Client({ connection, namespace: 'team-evals' }).workflow.getHandle(`eval-run-${id}`).describe();
-        expect(description).toMatchObject({ taskQueue: 'team-queue', status: { name: 'COMPLETED' } });
+        const handle = new Client({ connection, namespace: 'team-evals' }).workflow.getHandle(`eval-run-${id}`);
+        // The run is marked completed by the workflow's last activity, just before the workflow itself completes.
+        await eventually(async () => expect(await handle.describe()).toMatchObject({ taskQueue: 'team-queue', status: { name: 'COMPLETED' } }));
       } finally {
         await connection.close();
       }

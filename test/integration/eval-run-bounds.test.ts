@@ -89,10 +89,13 @@ describe('long runs and single cases', () => {
     const connection = await Connection.connect({ address: service.temporalAddress! });
     try {
       const client = new Client({ connection });
-      const runs: string[] = [];
-      for await (const execution of client.workflow.list({ query: `WorkflowId = "eval-run-${r.id}"` })) runs.push(execution.status.name);
-      expect(runs.length).toBeGreaterThan(1);
-      expect(runs).toContain('CONTINUED_AS_NEW');
+      // Visibility records are written after the executions close: give them a moment.
+      await eventually(async () => {
+        const runs: string[] = [];
+        for await (const execution of client.workflow.list({ query: `WorkflowId = "eval-run-${r.id}"` })) runs.push(execution.status.name);
+        expect(runs.length).toBeGreaterThan(1);
+        expect(runs).toContain('CONTINUED_AS_NEW');
+      });
     } finally {
       await connection.close();
     }
