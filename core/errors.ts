@@ -162,11 +162,19 @@ const OVERLOAD_TYPES = new Set([
   'ABORTED', 'KEEPER_EXCEPTION', 'ALL_REPLICAS_ARE_STALE', 'TOO_MANY_QUERIES_FOR_USER', 'UNKNOWN_TABLE', 'UNKNOWN_DATABASE',
 ]);
 
+/**
+ * PostgreSQL SQLSTATEs of a server that is unreachable, overloaded, shutting down or starting,
+ * or of a transaction that lost a race: class 08 (connection exception), class 53 (insufficient
+ * resources: too many connections, out of memory or disk), 57P01-57P05 (admin or crash shutdown,
+ * cannot connect now, idle session timeout), 40001 and 40P01 (serialization failure, deadlock).
+ */
+const PG_TRANSIENT_SQLSTATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[1-5]|40001|40P01)$/;
+
 /** The SPEC's rule: an exception whose message names ECONNREFUSED, ETIMEDOUT, UNAVAILABLE or a connect error is an infrastructure failure; so is a store that says it is overloaded. */
 export function isInfrastructureFailure(err: unknown): boolean {
   if (err instanceof ServiceUnavailableError) return true;
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && INFRA_PATTERN.test(code)) return true;
+  if (typeof code === 'string' && (INFRA_PATTERN.test(code) || PG_TRANSIENT_SQLSTATE.test(code))) return true;
   if (err instanceof AggregateError) return err.errors.some(isInfrastructureFailure);
   const type = clickhouseType(err);
   if (type !== undefined && OVERLOAD_TYPES.has(type)) return true;

@@ -3,12 +3,13 @@ import { Context } from '@temporalio/activity';
 import type { Collector } from '../collector/index.js';
 import { errorMessage, isInfrastructureFailure, ValidationError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { TrialRecord } from '../core/model/eval-run.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
-import type { RunStore } from '../core/store/postgres/run-store.js';
+import type { RunCase, TrialRecord } from '../core/model/eval-run.js';
+import type { RunForWorker, RunStore } from '../core/store/postgres/run-store.js';
 import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
-import type { AgentCall, EvalActivities } from './activity-types.js';
+import type { AgentCall, CaseRecord, CaseRun, EvalActivities } from './activity-types.js';
+import { TRIAL_NOT_RECORDED } from './contract.js';
 import { AgentCallError, callAgent } from './agent-call.js';
 import { caseScores, caseTraceBody, caseTraceId, traceparentFor, type CaseTraceInput } from './case-trace.js';
 
@@ -29,6 +30,19 @@ export interface ActivityDeps {
   logger: Logger;
 }
 
+/** A trial scored and not stored because the metadata store is unavailable. */
+class TrialNotStored extends Error {
+  constructor(
+    readonly record: CaseRecord,
+    cause: unknown,
+  ) {
+    super(`recording the trial failed: ${errorMessage(cause)}`, { cause });
+  }
+}
+
+/** The time the agent took over all of a trial's calls. */
+const latencyOf = (calls: AgentCall[]) => calls.reduce((sum, c) => sum + (c.endedAt - c.startedAt), 0);
+
 /** How long an activity waits for the metadata store to come back before failing its attempt. */
 const STORE_WAIT_MS = 120_000;
 
@@ -40,13 +54,17 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
    * The run and case as stored. A metadata store that is down is waited out here (up to
    * STORE_WAIT_MS) instead of spending the agent call's few retries on an outage.
    */
-  async function runAndCase(runId: string, caseIndex: number) {
+  async function runAndCase(runId: string, caseIndex: number, trial?: number) {
     const giveUpAt = Date.now() + STORE_WAIT_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        const [run, runCase] = await Promise.all([runs.forWorker(runId), runs.getCase(runId, caseIndex)]);
+        const [run, runCase, recorded] = await Promise.all([
+          runs.forWorker(runId),
+          runs.getCase(runId, caseIndex),
+          trial === undefined ? null : runs.recordedTrial(runId, caseIndex, trial),
+        ]);
         if (!run || !runCase) throw ApplicationFailure.nonRetryable(`run ${runId} case ${caseIndex} no longer exists`, 'RunGone');
-        return { run, runCase };
+        return { run, runCase, recorded };
       } catch (err) {
         if (!isInfrastructureFailure(err) || Date.now() > giveUpAt) throw err;
         deps.logger.warn({ run_id: runId, attempt, err: errorMessage(err) }, 'metadata store unavailable; waiting');
@@ -55,9 +73,56 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
     }
   }
 
+  /** Scores the trial's last answer with every scorer of its case, then records it. */
+  async function scoreAndRecord(run: RunForWorker, runCase: RunCase, caseRun: CaseRun): Promise<CaseRecord> {
+    const reply = caseRun.calls.at(-1)?.reply;
+    if (!reply) throw ApplicationFailure.nonRetryable('no agent answer to score', 'NothingToScore');
+    const input = { input: runCase.input, output: reply.output, expected: runCase.expected, toolCalls: reply.tool_calls, usage: reply.usage, latencyMs: latencyOf(caseRun.calls) };
+    const details = await runScorers(deps.scorers, runCase.scorers, input, Context.current().cancellationSignal);
+    const passed = casePasses(details, runCase.scorers, runCase.min_score ?? run.min_score);
+    const avgScore = aggregateScores(details, runCase.scorers, run.aggregation);
+    const record: CaseRecord = { ...caseRun, endedAt: Date.now(), details, avgScore, passed, status: passed ? 'passed' : 'failed' };
+    try {
+      await recordTrial(record);
+    } catch (err) {
+      if (!isInfrastructureFailure(err)) throw err;
+      throw new TrialNotStored(record, err);
+    }
+    return record;
+  }
+
+  /** Stores a trial's result (first write wins: a trial is recorded once). */
+  async function recordTrial(record: CaseRecord) {
+    const last = record.calls.at(-1);
+    const trial: TrialRecord = {
+      status: record.status,
+      details: record.details,
+      avg_score: record.avgScore,
+      passed: record.passed,
+      duration_ms: Math.max(0, record.endedAt - record.startedAt),
+      latency_ms: last ? latencyOf(record.calls) : null,
+      output: last?.reply?.output ?? null,
+      tool_calls: last?.reply?.tool_calls ?? null,
+      usage: last?.reply?.usage ?? null,
+      approval: record.approval ?? null,
+      error: record.error ?? null,
+      // The run writes the trace next (in a batch); it unlinks it if that fails.
+      trace_id: caseTraceId(record),
+    };
+    await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial, { started_ms: record.startedAt, ended_ms: record.endedAt, calls: record.calls });
+  }
+
   return {
-    async executeAgent({ runId, caseIndex, trial, call, approval }) {
-      const { run, runCase } = await runAndCase(runId, caseIndex);
+    async executeAgent(input) {
+      const { runId, caseIndex, trial, call, grant } = input;
+      const { run, runCase, recorded } = await runAndCase(runId, caseIndex, trial);
+      if (recorded) {
+        // Recorded by an earlier attempt whose result the engine did not keep (a worker that died
+        // after recording, or a workflow task the engine refused because a signal came in while
+        // it ran): the agent is not called again.
+        const last = recorded.calls.at(-1) as AgentCall | undefined;
+        return { call: last ?? { startedAt: input.startedAt, endedAt: input.startedAt }, outcome: recorded.status };
+      }
       const agent = await deps.agents.resolveForCall(run.project_id, run.agent_id);
       if (!agent) throw ApplicationFailure.nonRetryable(`agent ${run.agent_id} no longer exists`, 'AgentGone');
       const key = { runId, caseIndex, trial };
@@ -68,29 +133,40 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         agent_version: run.agent_version,
         trace_id: caseTraceId(key),
         trial,
-        ...(approval ? { approval: { approved: approval.approved, comment: approval.comment ?? null } } : {}),
+        ...(grant ? { approval: { approved: grant.approved, comment: grant.comment ?? null } } : {}),
       };
+      let made: AgentCall;
       try {
         const signal = Context.current().cancellationSignal;
         const result = await callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal });
-        return { startedAt: result.startedAt, endedAt: result.endedAt, reply: result.reply };
+        made = { startedAt: result.startedAt, endedAt: result.endedAt, reply: result.reply };
       } catch (err) {
         if (err instanceof AgentCallError) {
           throw err.retryable ? ApplicationFailure.retryable(err.message, 'AgentCallFailed') : ApplicationFailure.nonRetryable(err.message, 'AgentReplyInvalid');
         }
         throw err;
       }
+      const waitsForApproval = call === 0 && made.reply?.approval;
+      if (waitsForApproval || !runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule')) return { call: made };
+      try {
+        const record = await scoreAndRecord(run, runCase, { ...key, startedAt: input.startedAt, calls: [...input.calls, made], approval: input.approval });
+        return { call: made, outcome: record.status };
+      } catch (err) {
+        // The agent answered: that is not lost. scoreCase scores and records it with its own retries.
+        deps.logger.warn({ run_id: runId, case_index: caseIndex, err: errorMessage(err) }, 'scoring in place failed; leaving it to scoreCase');
+        return { call: made };
+      }
     },
 
-    async scoreCase({ runId, caseIndex, reply, latencyMs }) {
-      const { run, runCase } = await runAndCase(runId, caseIndex);
-      const input = { input: runCase.input, output: reply.output, expected: runCase.expected, toolCalls: reply.tool_calls, usage: reply.usage, latencyMs };
-      const details = await runScorers(deps.scorers, runCase.scorers, input, Context.current().cancellationSignal);
-      return {
-        details,
-        avgScore: aggregateScores(details, runCase.scorers, run.aggregation),
-        passed: casePasses(details, runCase.scorers, runCase.min_score ?? run.min_score),
-      };
+    async scoreCase(caseRun) {
+      const { run, runCase } = await runAndCase(caseRun.runId, caseRun.caseIndex);
+      try {
+        return (await scoreAndRecord(run, runCase, caseRun)).status;
+      } catch (err) {
+        if (!(err instanceof TrialNotStored)) throw err;
+        // Scored, not stored: the workflow stores it, retrying as long as the store is down.
+        throw ApplicationFailure.create({ message: err.message, type: TRIAL_NOT_RECORDED, nonRetryable: true, details: [err.record] });
+      }
     },
 
     async emitCaseTraces({ runId, trials }) {
@@ -128,23 +204,7 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
     },
 
     async recordCaseResult(record) {
-      const last = record.calls.at(-1);
-      const trial: TrialRecord = {
-        status: record.status,
-        details: record.details,
-        avg_score: record.avgScore,
-        passed: record.passed,
-        duration_ms: Math.max(0, record.endedAt - record.startedAt),
-        latency_ms: last ? record.calls.reduce((sum, c) => sum + (c.endedAt - c.startedAt), 0) : null,
-        output: last?.reply?.output ?? null,
-        tool_calls: last?.reply?.tool_calls ?? null,
-        usage: last?.reply?.usage ?? null,
-        approval: record.approval ?? null,
-        error: record.error ?? null,
-        // The run writes the trace next (in a batch); it unlinks it if that fails.
-        trace_id: caseTraceId(record),
-      };
-      await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial, { started_ms: record.startedAt, ended_ms: record.endedAt, calls: record.calls });
+      await recordTrial(record);
     },
 
     async markRun(runId, status) {

@@ -18,33 +18,40 @@ export interface AgentCall {
   error?: string;
 }
 
-export interface ScoredCase {
-  details: Record<string, ScoreDetail>;
-  avgScore: number;
-  passed: boolean;
+/** A trial whose agent calls are done: what scoring and recording start from. */
+export interface CaseRun extends TrialRef {
+  startedAt: number;
+  calls: AgentCall[];
+  approval?: { tool: string; approved: boolean; comment?: string; by?: string };
 }
 
-export interface CaseRecord extends TrialRef {
-  startedAt: number;
+export interface CaseRecord extends CaseRun {
   endedAt: number;
-  calls: AgentCall[];
   details: Record<string, ScoreDetail>;
   avgScore: number;
   passed: boolean;
   status: CaseOutcome;
   error?: string;
-  approval?: { tool: string; approved: boolean; comment?: string; by?: string };
 }
 
 export interface EvalActivities {
-  /** Agent execution: the case's agent call (`call` 1 is the call after an approval). */
-  executeAgent(ref: TrialRef & { call: number; approval?: ApprovalDecision }): Promise<AgentCall>;
-  /** Score trace: every scorer of the case on the agent's answer. */
-  scoreCase(ref: TrialRef & { reply: AgentReply; latencyMs: number }): Promise<ScoredCase>;
+  /**
+   * Agent execution: the case's agent call (`call` 1 is the call after an approval). When the
+   * answer needs no approval and every scorer of the case is a rule, it also scores and records
+   * the trial as scoreCase would (rules are quick and local: one workflow hop less per case) and
+   * returns the outcome; otherwise, or if that fails, the workflow goes on to scoreCase.
+   */
+  executeAgent(input: CaseRun & { call: number; grant?: ApprovalDecision }): Promise<{ call: AgentCall; outcome?: CaseOutcome }>;
+  /**
+   * Score trace: every scorer of the case on the agent's last answer, then the trial recorded
+   * with its scores (one step, so a case costs one workflow hop less).
+   */
+  scoreCase(run: CaseRun): Promise<CaseOutcome>;
   /** Emit span: the traces and scores of recorded case trials, in one batch, into the trace store. */
   emitCaseTraces(batch: { runId: string; trials: Array<{ caseIndex: number; trial: number }> }): Promise<void>;
   /** Those traces could not be written: their results stop naming them. */
   unlinkCaseTraces(batch: { runId: string; trials: Array<{ caseIndex: number; trial: number }> }): Promise<void>;
+  /** A trial recorded as it is (failed, cancelled, or scored by scoreCase but not yet recorded). */
   recordCaseResult(record: CaseRecord): Promise<void>;
   markRun(runId: string, status: 'running' | 'paused'): Promise<void>;
   cancelPendingCases(runId: string, caseIndex?: number): Promise<void>;

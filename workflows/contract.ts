@@ -74,10 +74,14 @@ export interface CaseWorkflowInput {
   caseIndex: number;
   trial: number;
   policy: RunPolicy;
-  /** Set when the run is paused as the case starts. */
-  startPaused?: boolean;
 }
 
 export type CaseOutcome = 'passed' | 'failed' | 'cancelled';
 
 export type RunOutcome = 'completed' | 'cancelled';
+
+/**
+ * scoreCase scored the trial but could not record it: the workflow records it (retrying without
+ * limit) from the record in the failure's details, so a metadata store outage never costs a result.
+ */
+export const TRIAL_NOT_RECORDED = 'TrialNotRecorded';

@@ -9,11 +9,12 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   startChild,
   workflowInfo,
   allHandlersFinished,
 } from '@temporalio/workflow';
-import type { EvalActivities } from './activity-types.js';
+import type { AgentCall, CaseRecord, CaseRun, EvalActivities } from './activity-types.js';
 import {
   approvalSignal,
   cancelRunSignal,
@@ -27,6 +28,7 @@ import {
   type RunOutcome,
   type RunPolicy,
   type RunWorkflowInput,
+  TRIAL_NOT_RECORDED,
 } from './contract.js';
 
 /**
@@ -86,12 +88,13 @@ function failureMessage(err: unknown): string {
   return cur instanceof Error ? cur.message : String(cur);
 }
 
-/** One trial of one case: call the agent (waiting for approval if it asks), score, write the trace, record. */
+/** One trial of one case: call the agent (waiting for approval if it asks), then score and record it. */
 export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOutcome> {
   const { runId, caseIndex, trial, policy } = input;
   const acts = activitiesFor(policy);
   const key = { runId, caseIndex, trial };
-  let paused = input.startPaused ?? false;
+  // A trial starts only while its run is not paused; a pause that comes later holds its next step.
+  let paused = false;
   let cancelled = false;
   let decision: ApprovalDecision | undefined;
   const scope = new CancellationScope();
@@ -113,17 +116,21 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
   };
 
   const startedAt = Date.now();
-  const calls: Awaited<ReturnType<EvalActivities['executeAgent']>>[] = [];
+  const calls: AgentCall[] = [];
   let error: string | undefined;
-  let scored: Awaited<ReturnType<EvalActivities['scoreCase']>> | undefined;
-  let approval: { tool: string; approved: boolean; comment?: string; by?: string } | undefined;
+  let approval: CaseRun['approval'];
+  let outcome: CaseOutcome | undefined;
+  let unrecorded: CaseRecord | undefined;
   try {
     await scope.run(async () => {
       const call = async (n: number, grant?: ApprovalDecision) => {
-        await whilePaused();
+        // The first call starts at once (the run was not paused when it started this trial).
+        if (n > 0 && paused) await whilePaused();
         const callStart = Date.now();
         try {
-          calls.push(await acts.agent.executeAgent({ ...key, call: n, approval: grant }));
+          const done = await acts.agent.executeAgent({ ...key, startedAt, calls, approval, call: n, grant });
+          calls.push(done.call);
+          outcome = done.outcome;
         } catch (err) {
           if (isCancellation(err)) throw err;
           calls.push({ startedAt: callStart, endedAt: Date.now(), error: failureMessage(err) });
@@ -140,34 +147,53 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
         if (!decision!.approved) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was denied${decision!.comment ? `: ${decision!.comment}` : ''}`, 'ApprovalDenied');
         await call(1, decision);
       }
-      await whilePaused();
-      const last = calls.at(-1)!;
-      const latencyMs = calls.reduce((sum, c) => sum + (c.endedAt - c.startedAt), 0);
-      scored = await acts.score.scoreCase({ ...key, reply: last.reply!, latencyMs });
+      // The agent call scored and recorded the trial when its scorers allowed (all rules).
+      if (outcome) return;
+      if (paused) await whilePaused();
+      try {
+        outcome = await acts.score.scoreCase({ ...key, startedAt, calls, approval });
+      } catch (err) {
+        unrecorded = notRecorded(err);
+        if (!unrecorded) throw err;
+      }
     });
   } catch (err) {
     if (!(cancelled || isCancellation(err))) error = failureMessage(err);
   }
-  const status: CaseOutcome = cancelled && !scored ? 'cancelled' : error || !scored?.passed ? 'failed' : 'passed';
-  const record = {
+  if (outcome) return outcome;
+  const status: CaseOutcome = unrecorded?.status ?? (cancelled ? 'cancelled' : 'failed');
+  const record: CaseRecord = unrecorded ?? {
     ...key,
     startedAt,
     endedAt: Date.now(),
     calls,
-    details: scored?.details ?? {},
-    avgScore: scored?.avgScore ?? 0,
-    passed: status === 'passed',
+    approval,
+    details: {},
+    avgScore: 0,
+    passed: false,
     status,
     error: status === 'cancelled' ? 'cancelled while running' : error,
-    approval,
   };
-  // Recorded even when cancelled; the run writes the case's trace afterwards.
+  // Recorded even when cancelled (the first record of a trial wins); the run writes its trace afterwards.
   await CancellationScope.nonCancellable(() => acts.record.recordCaseResult(record));
   return status;
 }
 
+/** The scored trial scoreCase could not store, if that is why it failed (the failure or one of its causes). */
+function notRecorded(err: unknown): CaseRecord | undefined {
+  for (let cur: unknown = err; cur instanceof Error; cur = cur.cause) {
+    if (cur instanceof ApplicationFailure && cur.type === TRIAL_NOT_RECORDED) return cur.details?.[0] as CaseRecord;
+  }
+  return undefined;
+}
+
 /** Most case traces written by one emit activity. */
 const TRACE_BATCH = 100;
+/**
+ * How long a finished trial's trace may wait for others to share its batch. Sequential runs finish
+ * one trial at a time: writing each alone cost an activity and a trace store insert per case.
+ */
+const TRACE_BATCH_WAIT_MS = 1000;
 
 /**
  * A whole run: one child workflow per case trial, `concurrency` at a time, with pause, resume,
@@ -189,9 +215,24 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
   /** Recorded trials whose traces are not written yet, and whether a batch is being written. */
   const traceBacklog: Array<{ caseIndex: number; trial: number }> = [];
   let writingTraces = false;
-  /** Writes the backlog in batches, one at a time, beside the running cases. */
-  const writeTraces = () => {
+  /** A timer is armed to write a partial batch; the run is draining its backlog. */
+  let flushArmed = false;
+  let draining = false;
+  /**
+   * Writes the backlog one batch at a time, beside the running cases: a full batch at once, a
+   * partial one when its oldest trial has waited TRACE_BATCH_WAIT_MS or the run drains.
+   */
+  const writeTraces = (flushPartial = false) => {
     if (writingTraces || traceBacklog.length === 0) return;
+    if (traceBacklog.length < TRACE_BATCH && !flushPartial && !draining) {
+      if (flushArmed) return;
+      flushArmed = true;
+      void sleep(TRACE_BATCH_WAIT_MS).then(() => {
+        flushArmed = false;
+        writeTraces(true);
+      });
+      return;
+    }
     writingTraces = true;
     const trials = traceBacklog.splice(0, TRACE_BATCH);
     void acts.emit
@@ -203,7 +244,12 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
         writeTraces();
       });
   };
-  const tracesWritten = () => condition(() => !writingTraces && traceBacklog.length === 0);
+  const tracesWritten = async () => {
+    draining = true;
+    writeTraces();
+    await condition(() => !writingTraces && traceBacklog.length === 0);
+    draining = false;
+  };
 
   const signalChild = (childId: string, fn: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>) => {
     // A child that just finished no longer takes signals; that is fine.
@@ -266,7 +312,7 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
     // Not awaited: every free slot is filled in the same workflow task (one engine round trip
     // for all of them, where awaiting each start cost one per case).
     running.set(childId, { caseIndex, trial });
-    void startChild(evalCaseWorkflow, { workflowId: childId, args: [{ runId, projectId, caseIndex, trial, policy, startPaused: paused }] })
+    void startChild(evalCaseWorkflow, { workflowId: childId, args: [{ runId, projectId, caseIndex, trial, policy }] })
       .then((child) => child.result())
       .catch(() => undefined)
       .finally(() => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 import { eventually } from '../helpers/eventually.js';
+import { openServiceMetadata } from '../helpers/metadata-store.js';
 
 /**
  * Evaluation runs end to end on a real Temporal dev server (started by the service through
@@ -204,6 +205,33 @@ describe('the second family', () => {
     expect(JSON.stringify(only.output)).toBe(JSON.stringify({ 'text\uFFFD': 'ok \uFFFD \uFFFD done' }));
   });
 
+  it('keeps a scored case when the metadata store refuses to record it: scoreCase, then the workflow, record it', async () => {
+    // The store refuses the next three result inserts the way an overloaded PostgreSQL does
+    // (53300 too_many_connections): the agent call's in-place record, scoreCase's record, and
+    // the workflow's first recordCaseResult attempt. The fourth attempt is stored.
+    const metadata = openServiceMetadata(service.dataDir);
+    const sql = metadata.pool;
+    await sql.query(`CREATE SEQUENCE test_refused_inserts;
+      CREATE FUNCTION test_refuse_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF nextval('test_refused_inserts') <= 3 THEN RAISE EXCEPTION 'sorry, too many clients already' USING ERRCODE = '53300'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER test_refuse_inserts BEFORE INSERT ON eval_case_results FOR EACH ROW EXECUTE FUNCTION test_refuse_inserts();`);
+    try {
+      const run = await startRun([{ name: 'refused', input: { answer: 'stored at last' }, expected: { outputContains: ['stored'] } }]);
+      const done = await waitForStatus(run.id, ['completed']);
+      expect(done.summary).toMatchObject({ total_cases: 1, passed: 1, failed: 0 });
+      const [result] = await results(run.id);
+      expect(result).toMatchObject({ status: 'passed', output: 'stored at last', scores: { contains: 1 } });
+      const { rows } = await sql.query<{ last_value: string }>('SELECT last_value FROM test_refused_inserts');
+      expect(Number(rows[0].last_value)).toBe(4);
+    } finally {
+      await sql.query('DROP TRIGGER test_refuse_inserts ON eval_case_results; DROP FUNCTION test_refuse_inserts(); DROP SEQUENCE test_refused_inserts;');
+      await sql.end();
+    }
+  });
+
   it('repeats each case and keeps every trial', async () => {
     const run = await startRun([{ name: 'twice', input: { answer: 'yes' }, expected: { outputContains: ['yes'] } }], { config: { repetitions: 3 } });
     await waitForStatus(run.id, ['completed']);
@@ -228,9 +256,16 @@ describe('control', () => {
     const after = (await json<RunBody>(await service.api(`/api/runs/${run.id}/status`), 200)).progress.completed;
     expect(after).toBe(before);
     expect(before).toBeLessThan(6);
+    // The traces of the recorded cases are written while the run is paused (a partial batch
+    // waits at most a second), not held back until it finishes.
+    const recorded = (await results(run.id)).filter((r) => r.status === 'passed');
+    expect(recorded.length).toBe(before);
+    for (const r of recorded) expect((await service.api(`/api/traces/${r.trace_id}`)).status, r.case_name).toBe(200);
     await json(await service.api(`/api/runs/${run.id}/control`, { method: 'POST', json: { action: 'resume' } }), 202);
     const done = await waitForStatus(run.id, ['completed']);
     expect(done.summary).toMatchObject({ total_cases: 6, passed: 6 });
+    // The pause reached the case whose agent call was in flight; that case was not called twice.
+    for (const item of items) expect(agent.callsFor(item.name, run.id), item.name).toHaveLength(1);
   });
 
   it('cancels: pending cases become cancelled and the run cannot be resumed', async () => {

@@ -10,6 +10,13 @@ describe('store error classification', () => {
     expect(isInfrastructureFailure(new Error('Syntax error near SELECT'))).toBe(false);
   });
 
+  it('treats PostgreSQL SQLSTATEs of an unavailable, overloaded or restarting server as infrastructure failures, not data errors', () => {
+    const pgError = (code: string) => Object.assign(new Error('server said no'), { code });
+    for (const code of ['08006', '08001', '53300', '53100', '57P01', '57P03', '40001', '40P01']) expect(isInfrastructureFailure(pgError(code)), code).toBe(true);
+    // unique violation, invalid text representation, undefined table, check violation
+    for (const code of ['23505', '22P02', '42P01', '23514']) expect(isInfrastructureFailure(pgError(code)), code).toBe(false);
+  });
+
   it('maps to the SPEC texts: 503 per store, 500 Failed to <operation>, AppErrors unchanged', () => {
     const refused = new Error('connect ECONNREFUSED 127.0.0.1:8123');
     expect(classifyStoreError('analytics', 'create score', refused)).toMatchObject({ status: 503, message: 'Analytical store service unavailable' });

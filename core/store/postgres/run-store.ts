@@ -35,6 +35,8 @@ export interface RunStore {
   /** The run as a workflow activity reads it (no project filter: run ids come from the workflow). */
   forWorker(runId: string): Promise<RunForWorker | null>;
   getCase(runId: string, caseIndex: number): Promise<RunCase | null>;
+  /** A trial's stored outcome and agent calls, if it is recorded already. */
+  recordedTrial(runId: string, caseIndex: number, trial: number): Promise<{ status: 'passed' | 'failed' | 'cancelled'; calls: unknown[] } | null>;
   /** Moves a run to `status` unless it is already final; true when it moved. */
   setStatus(runId: string, status: 'running' | 'paused'): Promise<boolean>;
   /** Records a trial once (with what its trace is built from): a retried call after a lost acknowledgement changes nothing. */
@@ -267,6 +269,14 @@ export function createRunStore(pool: pg.Pool): RunStore {
         [runId, caseIndex],
       );
       return rows[0] ?? null;
+    },
+
+    async recordedTrial(runId, caseIndex, trial) {
+      const { rows } = await pool.query<{ status: 'passed' | 'failed' | 'cancelled'; calls: unknown[] | null }>(
+        'SELECT status, calls FROM eval_case_results WHERE run_id = $1 AND case_index = $2 AND trial = $3',
+        [runId, caseIndex, trial],
+      );
+      return rows[0] ? { status: rows[0].status, calls: rows[0].calls ?? [] } : null;
     },
 
     async setStatus(runId, status) {
