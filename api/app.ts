@@ -4,7 +4,7 @@ import { NotFoundError } from '../core/errors.js';
 import type { ApiDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
-import { projectContext } from './middleware/project.js';
+import { authenticate } from './middleware/auth.js';
 import { healthRouter } from './routes/health.js';
 import { metricsRouter } from './routes/metrics.js';
 import { scoresRouter } from './routes/scores.js';
@@ -14,6 +14,11 @@ import { agentsRouter } from './routes/agents.js';
 import { SUITE_BODY_PATHS, suitesRouter } from './routes/suites.js';
 import { evalRunsRouter } from './routes/eval-runs.js';
 import { runsRouter } from './routes/runs.js';
+import { feedbackRouter } from './routes/feedback.js';
+import { queuesRouter } from './routes/queues.js';
+import { alertsRouter } from './routes/alerts.js';
+import { promptsRouter } from './routes/prompts.js';
+import { projectsRouter } from './routes/projects.js';
 import { createRunService } from './run-service.js';
 
 /** The JSON routes that write spans. */
@@ -31,7 +36,7 @@ export function createApp(deps: ApiDeps): Koa {
   if (deps.otlpRouter) app.use(deps.otlpRouter.routes()).use(deps.otlpRouter.allowedMethods());
 
   const api = new Router();
-  api.use(projectContext);
+  api.use(authenticate(deps.auth, deps.limiter));
   // A full write path refuses ingest before its body is read (as the OTLP receivers do).
   api.use(async (ctx, next) => {
     if (ctx.method === 'POST' && INGEST_PATHS.has(ctx.path)) deps.collector.admit();
@@ -39,9 +44,21 @@ export function createApp(deps: ApiDeps): Koa {
   });
   api.use(jsonBody(deps.config.maxBodyBytes, { yamlPaths: SUITE_BODY_PATHS }));
   const runService = createRunService(deps);
-  for (const router of [tracesRouter(deps), scoresRouter(deps), spansRouter(deps), agentsRouter(deps), suitesRouter(deps), evalRunsRouter(deps, runService), runsRouter(deps, runService)]) {
-    api.use(router.routes(), router.allowedMethods());
-  }
+  const routers = [
+    projectsRouter(deps),
+    tracesRouter(deps),
+    scoresRouter(deps),
+    spansRouter(deps),
+    agentsRouter(deps),
+    suitesRouter(deps),
+    promptsRouter(deps),
+    evalRunsRouter(deps, runService),
+    runsRouter(deps, runService),
+    feedbackRouter(deps),
+    queuesRouter(deps),
+    alertsRouter(deps),
+  ];
+  for (const router of routers) api.use(router.routes(), router.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());
   app.use((ctx) => {
     if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}`, 'ROUTE_NOT_FOUND');

@@ -6,6 +6,8 @@ import type { MetadataStore } from '../core/store/postgres/metadata-store.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
 import type { Collector, SinkStats } from '../collector/index.js';
 import type { RunEngine } from '../workflows/client.js';
+import type { Authenticator } from '../core/auth/authenticator.js';
+import type { RateLimiter } from '../core/limits/rate-limiter.js';
 
 /** Everything the API needs, passed in by the entry point (STYLE 3). */
 export interface ApiDeps {
@@ -13,6 +15,9 @@ export interface ApiDeps {
   logger: Logger;
   analytics: AnalyticsStore;
   metadata: MetadataStore;
+  /** Who is calling (API keys, JWTs, or `AUTH_MODE=none`). */
+  auth: Authenticator;
+  limiter: RateLimiter;
   collector: Collector;
   /** The scorers this process knows: suites and runs are checked against them when created. */
   scorers: ScorerRegistry;

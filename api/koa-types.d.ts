@@ -10,10 +10,12 @@ declare module 'koa' {
 
   /** The typed request state every route reads (Koa's `ctx.state`). */
   interface DefaultState {
-    /** Set by projectContext for every /api/* route behind it. */
+    /** Set by the authenticate middleware for every /api/* route behind it. */
     projectId: string;
     principal: Principal;
     permissions: ReadonlySet<Permission>;
+    /** The projects the credential may reach; null: any (`AUTH_MODE=none`). */
+    reach: readonly string[] | null;
     /** Set by `operation()`: what the route does, for the SPEC's `Failed to <verb> <object>`. */
     operation?: Operation;
   }

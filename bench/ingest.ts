@@ -20,7 +20,7 @@ export interface JsonBenchOptions {
 
 /** The throughput phase on a running service. */
 async function throughput(svc: BenchService, opts: JsonBenchOptions) {
-  const sender = jsonSender(svc.apiUrl, svc.projectId);
+  const sender = jsonSender(svc.apiUrl, svc.projectId, svc.headers);
   const source = jsonSource(opts.spansPerTrace, spanSize(opts.spanSize));
   const sample = source();
   const m = meter(svc.child.pid!);
@@ -67,6 +67,33 @@ export async function benchJson(opts: JsonBenchOptions) {
   } finally {
     await svc.stop();
   }
+}
+
+/**
+ * One run of `auth` (issue 9): the `json` throughput phase with credentials required (an API key
+ * on every request, checked, and the project's rate limit counted, limits never reached) and with
+ * `AUTH_MODE=none`, each against a fresh service. Target: within 5%.
+ */
+export async function benchAuth(opts: JsonBenchOptions) {
+  const phase = async (mode: 'required' | 'none') => {
+    const svc = await startBenchService({ AUTH_MODE: mode });
+    try {
+      const { result } = await throughput(svc, opts);
+      console.log(JSON.stringify({ phase: `auth-${mode}`, spans_per_s: result.spans_per_s, cpu_ms_per_1k_spans: result.server_cpu_ms_per_1k_spans, p50_ms: result.latency_ms.p50 }));
+      return result;
+    } finally {
+      await svc.stop();
+    }
+  };
+  const required = await phase('required');
+  const none = await phase('none');
+  const perRequestUs = (r: typeof required) => ((r.server_cpu_ms_per_1k_spans ?? NaN) / 1000) * r.spans_per_trace * 1000;
+  return {
+    required: { spans_per_s: required.spans_per_s, requests_per_s: required.traces_per_s, server_cpu_us_per_request: round(perRequestUs(required)), latency_ms: required.latency_ms, failed_requests: required.failed_requests },
+    none: { spans_per_s: none.spans_per_s, requests_per_s: none.traces_per_s, server_cpu_us_per_request: round(perRequestUs(none)), latency_ms: none.latency_ms, failed_requests: none.failed_requests },
+    throughput_required_over_none: round(required.spans_per_s / none.spans_per_s, 3),
+    auth_and_rate_limit_cpu_us_per_request: round(perRequestUs(required) - perRequestUs(none)),
+  };
 }
 
 /** One run of `ingest`: throughput, then a fill to `targetSpans` stored spans, then reads. */

@@ -84,7 +84,7 @@ export async function waitVisible(svc: BenchService, traces: number, timeoutS: n
   const until = performance.now() + timeoutS * 1000;
   let visible = 0;
   while (performance.now() < until) {
-    const res = await getJson(`${svc.apiUrl}/api/traces?limit=1`, { 'x-project-id': svc.projectId }).catch(() => undefined);
+    const res = await getJson(`${svc.apiUrl}/api/traces?limit=1`, svc.headers).catch(() => undefined);
     if (res?.status === 200) visible = (res.body as { total: number }).total;
     if (visible >= traces) return { at: performance.now(), visible };
     await sleep(100);
@@ -111,7 +111,7 @@ export async function verifyAcked(svc: BenchService, traces: Array<{ id: string;
     while (i < picked.length) {
       const t = picked[i++];
       const t0 = performance.now();
-      const res = await getJson(`${svc.apiUrl}/api/traces/${t.id}`, { 'x-project-id': svc.projectId }).catch(() => undefined);
+      const res = await getJson(`${svc.apiUrl}/api/traces/${t.id}`, svc.headers).catch(() => undefined);
       latencies.push(performance.now() - t0);
       if (res?.status !== 200) missing.push(t.id);
       else if (Number((res.body as { span_count?: number }).span_count) < t.spans) incomplete.push(t.id);

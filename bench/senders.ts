@@ -43,8 +43,8 @@ export function httpSender(baseUrl: string, projectId: string): Sender {
 }
 
 /** JSON ingest, POST /api/traces/ingest (201 when stored). */
-export function jsonSender(apiUrl: string, projectId: string): Sender {
-  const headers = { 'content-type': 'application/json', 'x-project-id': projectId };
+export function jsonSender(apiUrl: string, projectId: string, extraHeaders: Record<string, string> = {}): Sender {
+  const headers = { 'content-type': 'application/json', 'x-project-id': projectId, ...extraHeaders };
   return { send: (body) => httpAttempt(`${apiUrl}/api/traces/ingest`, body, headers, 201), close() {} };
 }
 

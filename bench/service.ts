@@ -1,8 +1,16 @@
 import { removeDir, spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
+import { readApiKey } from '../test/helpers/server.js';
 
 /** The service under benchmark: all roles, so it has an API and OTLP listeners. */
-export type BenchService = ServiceProcess & { apiUrl: string; otlpHttpUrl: string; otlpGrpcAddress: string; stop(): Promise<void> };
+export type BenchService = ServiceProcess & {
+  apiUrl: string;
+  otlpHttpUrl: string;
+  otlpGrpcAddress: string;
+  /** What every bench request sends: the project, and the bootstrap key when the service wants credentials. */
+  headers: Record<string, string>;
+  stop(): Promise<void>;
+};
 
 /**
  * Environment every bench service gets (set by bench/run.ts from `--service-env` and
@@ -18,5 +26,7 @@ export async function startBenchService(env: Record<string, string> = {}): Promi
     await stopProcess(svc, 120_000);
     removeDir(svc.dataDir);
   };
-  return { ...svc, apiUrl: svc.apiUrl, otlpHttpUrl: svc.otlpHttpUrl, otlpGrpcAddress: svc.otlpGrpcAddress, stop };
+  const key = readApiKey(svc.dataDir);
+  const headers: Record<string, string> = { 'x-project-id': svc.projectId, ...(env.AUTH_MODE === 'required' && key ? { 'x-api-key': key } : {}) };
+  return { ...svc, apiUrl: svc.apiUrl, otlpHttpUrl: svc.otlpHttpUrl, otlpGrpcAddress: svc.otlpGrpcAddress, headers, stop };
 }

@@ -6,3 +6,4 @@ export { createCollector, type Collector, type CollectorDeps, type IngestedSpans
 export type { IngestOutcome } from './ingest.js';
 export type { SinkStats, SpanSink } from './sink.js';
 export { createOtlpHttpRouter, startOtlpGrpcServer, type OtlpGrpcServer } from './otlp/index.js';
+export { exportGate, type ExportGate } from './otlp/project.js';

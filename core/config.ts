@@ -74,6 +74,16 @@ const EnvSchema = z.object({
   BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(20),
   BATCH_MAX_CONCURRENT_FLUSHES: z.coerce.number().int().min(1).max(16).default(1),
   BATCH_MAX_PENDING_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  AUTH_MODE: z.enum(['required', 'none']).default('required'),
+  JWT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a strong random value)').optional()),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3600_000).default(10_000),
+  RATE_LIMIT_INGEST_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+  RATE_LIMIT_QUERY_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  RATE_LIMIT_EVAL_RUNS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  ALERT_TICK_MS: z.coerce.number().int().min(50).max(3600_000).default(10_000),
+  ALERT_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  ALERT_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  ALERT_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
   AGENT_EVAL_ROLES: z
     .string()
     .default(ROLES.join(','))
@@ -113,7 +123,19 @@ export interface Config {
   maxSpanBytes: number;
   batch: { maxSpans: number; maxWaitMs: number; maxPendingBytes: number; maxConcurrentFlushes: number };
   roles: Role[];
+  /** The alert evaluator of the worker role (docs/alerts.md). */
+  alerts: { tickMs: number; webhook: { timeoutMs: number; maxAttempts: number; backoffMs: number } };
+  /** Who may call (docs/security.md). */
+  auth: { mode: 'required' | 'none'; jwtSecret?: string; cacheTtlMs: number };
+  /** Requests per minute per project and endpoint group (SPEC Limits), unless a project has its own. */
+  rateLimits: RateLimits;
   version: string;
+}
+
+export interface RateLimits {
+  ingest: number;
+  query: number;
+  evalRuns: number;
 }
 
 export class ConfigError extends Error {}
@@ -171,6 +193,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConcurrentFlushes: e.BATCH_MAX_CONCURRENT_FLUSHES,
     },
     roles: e.AGENT_EVAL_ROLES,
+    alerts: { tickMs: e.ALERT_TICK_MS, webhook: { timeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS, maxAttempts: e.ALERT_WEBHOOK_MAX_ATTEMPTS, backoffMs: e.ALERT_WEBHOOK_BACKOFF_MS } },
+    auth: { mode: e.AUTH_MODE, jwtSecret: e.JWT_SECRET, cacheTtlMs: e.AUTH_CACHE_TTL_MS },
+    rateLimits: { ingest: e.RATE_LIMIT_INGEST_PER_MINUTE, query: e.RATE_LIMIT_QUERY_PER_MINUTE, evalRuns: e.RATE_LIMIT_EVAL_RUNS_PER_MINUTE },
     version: PACKAGE_VERSION,
     ...overrides,
   };

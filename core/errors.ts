@@ -42,6 +42,23 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** 401 `Unauthorized` (SPEC): missing or invalid credentials. */
+export class UnauthorizedError extends AppError {
+  readonly hint = 'Provide a bearer token or an API key header';
+  constructor(details = 'Valid authentication required') {
+    super(401, 'UNAUTHORIZED', 'Unauthorized', details);
+  }
+}
+
+/** 403 `Forbidden` (SPEC): an authenticated caller lacking a permission, or asking for another project. */
+export class ForbiddenError extends AppError {
+  readonly hint: string;
+  constructor(details: string, hint = 'Use a key or token with this permission for this project') {
+    super(403, 'FORBIDDEN', 'Forbidden', details);
+    this.hint = hint;
+  }
+}
+
 /** 409: the request conflicts with what is stored (a name already taken...). */
 export class ConflictError extends AppError {
   constructor(message: string, code = 'CONFLICT') {

@@ -7,7 +7,7 @@ import { BadRequestError } from './errors.js';
 export type HeaderBag = Record<string, string | string[] | undefined>;
 export type QueryBag = Record<string, string | string[] | undefined>;
 
-const PROJECT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+export const PROJECT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 function first(value: string | string[] | undefined): string | undefined {
   const v = Array.isArray(value) ? value[0] : value;

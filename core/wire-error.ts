@@ -1,4 +1,4 @@
-import { AppError, BackpressureError, ServiceUnavailableError } from './errors.js';
+import { AppError, BackpressureError, ServiceUnavailableError, STORE_DOWN_RETRY_AFTER_SECONDS } from './errors.js';
 
 /** gRPC status codes used by the receivers (google.rpc.Code). */
 export const GrpcCode = {
@@ -25,14 +25,24 @@ export interface WireError {
   message: string;
 }
 
-const GRPC_BY_STATUS: Record<number, GrpcCode> = {
-  401: GrpcCode.UNAUTHENTICATED,
-  403: GrpcCode.PERMISSION_DENIED,
-  404: GrpcCode.NOT_FOUND,
-  413: GrpcCode.RESOURCE_EXHAUSTED,
-  429: GrpcCode.RESOURCE_EXHAUSTED,
-  503: GrpcCode.UNAVAILABLE,
-};
+/**
+ * The one table from an error's HTTP status to the gRPC code the collector answers with, and
+ * whether clients should retry (then with Retry-After / RetryInfo). Every AppError's status is in
+ * it (test/unit/error-table.test.ts walks it).
+ */
+export const WIRE_TABLE: Readonly<Record<number, { grpc: GrpcCode; retryable: boolean }>> = Object.freeze({
+  400: { grpc: GrpcCode.INVALID_ARGUMENT, retryable: false },
+  401: { grpc: GrpcCode.UNAUTHENTICATED, retryable: false },
+  403: { grpc: GrpcCode.PERMISSION_DENIED, retryable: false },
+  404: { grpc: GrpcCode.NOT_FOUND, retryable: false },
+  409: { grpc: GrpcCode.INVALID_ARGUMENT, retryable: false },
+  413: { grpc: GrpcCode.RESOURCE_EXHAUSTED, retryable: false },
+  415: { grpc: GrpcCode.INVALID_ARGUMENT, retryable: false },
+  422: { grpc: GrpcCode.INVALID_ARGUMENT, retryable: false },
+  429: { grpc: GrpcCode.RESOURCE_EXHAUSTED, retryable: true },
+  500: { grpc: GrpcCode.INTERNAL, retryable: false },
+  503: { grpc: GrpcCode.UNAVAILABLE, retryable: true },
+});
 
 /** Wraps what is not an AppError (a bug, not bad input) so it is answered as a plain 500. */
 class UnexpectedError extends AppError {
@@ -51,9 +61,10 @@ class UnexpectedError extends AppError {
 export function toWireError(thrown: unknown): WireError {
   const error = thrown instanceof AppError ? thrown : new UnexpectedError(thrown);
   const status = error.status;
-  const grpcCode = GRPC_BY_STATUS[status] ?? (status >= 400 && status < 500 ? GrpcCode.INVALID_ARGUMENT : status === 503 ? GrpcCode.UNAVAILABLE : GrpcCode.INTERNAL);
+  const row = WIRE_TABLE[status] ?? WIRE_TABLE[status >= 400 && status < 500 ? 400 : 500];
   let retryAfterSeconds: number | undefined;
   if (error instanceof BackpressureError || error instanceof ServiceUnavailableError) retryAfterSeconds = error.retryAfterSeconds;
-  else if (status === 503) retryAfterSeconds = 5;
+  else if (row.retryable) retryAfterSeconds = STORE_DOWN_RETRY_AFTER_SECONDS;
+  const grpcCode = row.grpc;
   return { error, httpStatus: status, grpcCode, retryAfterSeconds, message: error.message };
 }

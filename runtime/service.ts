@@ -4,7 +4,11 @@ import Koa from 'koa';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import { createApp } from '../api/app.js';
-import { createCollector, createOtlpHttpRouter, startOtlpGrpcServer } from '../collector/index.js';
+import { createCollector, createOtlpHttpRouter, exportGate, startOtlpGrpcServer } from '../collector/index.js';
+import { createAuthenticator } from '../core/auth/authenticator.js';
+import { createRateLimiter } from '../core/limits/rate-limiter.js';
+import type { Project } from '../core/store/postgres/metadata-store.js';
+import type { KeyStore } from '../core/store/postgres/key-store.js';
 import { listen } from './http-server.js';
 import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { openStores, runCleanups } from './stores.js';
@@ -14,6 +18,8 @@ import { createRunEngine, type RunEngine } from '../workflows/client.js';
 import { createActivities } from '../workflows/activities.js';
 import { startWorker } from '../workflows/worker.js';
 import { defaultScorerRegistry } from '../core/scoring/index.js';
+import { startAlertEvaluator } from '../core/alerts/evaluator.js';
+import { createAlertMetrics } from '../core/store/clickhouse/alert-metrics.js';
 
 export interface RunningService {
   apiUrl?: string;
@@ -33,11 +39,22 @@ export interface ServiceOptions {
   onFatal?(err: Error): void;
 }
 
-/** `$AGENT_EVAL_DATA_DIR/credentials.json`: what a local user needs to send traces. */
-function writeCredentials(dataDir: string, projectId: string): void {
+/**
+ * `$AGENT_EVAL_DATA_DIR/credentials.json` (mode 0600): what a local user needs to send traces.
+ * The first start on empty stores creates an admin key for the default project and writes it
+ * there; the key is never logged. Later starts keep the file as it is.
+ */
+async function bootstrapCredentials(dataDir: string, project: Project, keys: KeyStore, logger: Logger): Promise<void> {
   const file = path.join(dataDir, 'credentials.json');
   fs.mkdirSync(dataDir, { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ project_id: projectId }, null, 2)}\n`, { mode: 0o600 });
+  if (await keys.anyKey()) {
+    if (!fs.existsSync(file)) fs.writeFileSync(file, `${JSON.stringify({ project_id: project.id }, null, 2)}\n`, { mode: 0o600 });
+    return;
+  }
+  const key = await keys.createKey(project.id, { name: 'bootstrap admin key', role: 'admin', env: 'live', createdBy: 'bootstrap' });
+  fs.writeFileSync(file, `${JSON.stringify({ project_id: project.id, api_key: key.key }, null, 2)}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  logger.info({ file, project_id: project.id, key_prefix: key.prefix }, 'created the first admin API key; it is in this file (keep it secret)');
 }
 
 /**
@@ -50,7 +67,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const cleanups: Array<() => Promise<void>> = [() => stores.close()];
   try {
     const project = await stores.metadata.ensureDefaultProject();
-    writeCredentials(config.dataDir, project.id);
+    await bootstrapCredentials(config.dataDir, project, stores.metadata.keys, logger);
+    const auth = createAuthenticator({ mode: config.auth.mode, keys: stores.metadata.keys, jwtSecret: config.auth.jwtSecret, cacheTtlMs: config.auth.cacheTtlMs });
+    cleanups.push(() => auth.close());
+    const limiter = createRateLimiter(stores.metadata.pool, config.rateLimits, logger);
+    cleanups.push(() => limiter.close());
+    const gate = exportGate(auth, limiter, project.id);
 
     const writePath = await openWritePath(config, stores.analytics, logger);
     cleanups.push(() => writePath.close());
@@ -94,7 +116,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
         cleanups.push(() => worker.stop());
       }
     }
-    const otlpRouter = () => createOtlpHttpRouter({ collector, maxBodyBytes: config.otlpMaxMessageBytes, defaultProjectId: project.id, logger });
+    if (config.roles.includes('worker')) {
+      // Alert rules need no workflow engine: only the stores.
+      const alerts = startAlertEvaluator({ store: stores.metadata.alerts, metrics: createAlertMetrics(stores.clickhouse), logger, ...config.alerts });
+      cleanups.push(() => alerts.stop());
+    }
+    const otlpRouter = () => createOtlpHttpRouter({ collector, maxBodyBytes: config.otlpMaxMessageBytes, gate, logger });
 
     if (config.roles.includes('collector')) {
       const grpc = await startOtlpGrpcServer({
@@ -102,7 +129,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         port: config.otlpGrpcPort,
         host: config.host,
         maxMessageBytes: config.otlpMaxMessageBytes,
-        defaultProjectId: project.id,
+        gate,
         logger,
       });
       cleanups.push(() => grpc.close());
@@ -123,6 +150,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
         logger,
         analytics: stores.analytics,
         metadata: stores.metadata,
+        auth,
+        limiter,
         collector,
         scorers,
         engine,

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { AppError, BackpressureError, classifyStoreError, ValidationError, type StoreKind } from '../../core/errors.js';
+import { AppError, BackpressureError, classifyStoreError, ForbiddenError, UnauthorizedError, ValidationError, type StoreKind } from '../../core/errors.js';
 import { toWireError } from '../../core/wire-error.js';
 import type { Logger } from '../../core/logger.js';
 
@@ -17,13 +17,15 @@ export function operation(name: string, store: StoreKind = 'analytics') {
   };
 }
 
-function body(err: AppError): Record<string, unknown> {
+/** The SPEC's body shapes: validation (422), reference (404), general (everything else). */
+export function errorBody(err: AppError): Record<string, unknown> {
   if (err instanceof ValidationError) {
     return { error: 'Validation error', code: err.code, message: err.message, details: err.issues };
   }
   if (err.status === 404) return { error: err.message, message: err.message, code: err.code, status: 404 };
   const out: Record<string, unknown> = { error: err.message, code: err.code, status: err.status };
-  if (typeof err.details === 'string' && err.status >= 500) out.details = err.details;
+  if (typeof err.details === 'string' && (err.status >= 500 || err.status === 401 || err.status === 403)) out.details = err.details;
+  if (err instanceof UnauthorizedError || err instanceof ForbiddenError) out.hint = err.hint;
   if (err instanceof BackpressureError) out.retry_after = err.retryAfterSeconds;
   return out;
 }
@@ -42,7 +44,7 @@ export function errorMiddleware(logger: Logger) {
       const err = wire.error;
       if (err.status >= 500) logger.error({ err: thrown, path: ctx.path, method: ctx.method }, err.message);
       ctx.status = wire.httpStatus;
-      ctx.body = body(err);
+      ctx.body = errorBody(err);
       if (wire.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(wire.retryAfterSeconds)));
     }
   };

@@ -4,6 +4,7 @@ import { CreateAgentSchema, UpdateAgentSchema } from '../../core/model/agent.js'
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
 import { pageQuery } from './page-query.js';
 
 /** Largest page of GET /api/agents. */
@@ -20,31 +21,31 @@ export function agentsRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/agents' });
   const agents = deps.metadata.agents;
 
-  router.post('/', operation('create agent', 'metadata'), async (ctx) => {
+  router.post('/', operation('create agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const input = validate(CreateAgentSchema, ctx.request.body);
     ctx.body = await agents.create(ctx.state.projectId, input);
     ctx.status = 201;
   });
 
-  router.get('/', operation('fetch agents', 'metadata'), async (ctx) => {
+  router.get('/', operation('fetch agents', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const q = validate(ListQuerySchema, ctx.query);
     ctx.body = await agents.list(ctx.state.projectId, q);
   });
 
-  router.get('/:id', operation('fetch agent', 'metadata'), async (ctx) => {
+  router.get('/:id', operation('fetch agent', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const agent = await agents.resolve(ctx.state.projectId, ctx.params.id);
     if (!agent) throw agentNotFound();
     ctx.body = agent;
   });
 
-  router.put('/:id', operation('update agent', 'metadata'), async (ctx) => {
+  router.put('/:id', operation('update agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const input = validate(UpdateAgentSchema, ctx.request.body);
     const agent = await agents.update(ctx.state.projectId, ctx.params.id, input);
     if (!agent) throw agentNotFound();
     ctx.body = agent;
   });
 
-  router.delete('/:id', operation('delete agent', 'metadata'), async (ctx) => {
+  router.delete('/:id', operation('delete agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     if (!(await agents.delete(ctx.state.projectId, ctx.params.id))) throw agentNotFound();
     ctx.status = 204;
   });

@@ -3,6 +3,7 @@ import { CreateEvalRunSchema } from '../../core/model/eval-run.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
 import { assertStorable, type RunService } from '../run-service.js';
 import { compareBody, ResultsQuery } from './run-params.js';
 
@@ -11,23 +12,23 @@ import { compareBody, ResultsQuery } from './run-params.js';
 export function evalRunsRouter(_deps: ApiDeps, service: RunService): Router {
   const router = new Router({ prefix: '/api/evals' });
 
-  router.post('/runs', operation('create eval run', 'metadata'), async (ctx) => {
+  router.post('/runs', operation('create eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {
     assertStorable(ctx.request.body);
     const run = await service.createFromSuite(ctx.state.projectId, validate(CreateEvalRunSchema, ctx.request.body));
     ctx.status = 202;
     ctx.body = run;
   });
 
-  router.get('/runs/:id', operation('get eval run', 'metadata'), async (ctx) => {
+  router.get('/runs/:id', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     ctx.body = await service.get(ctx.state.projectId, ctx.params.id);
   });
 
-  router.get('/runs/:id/results', operation('get eval run', 'metadata'), async (ctx) => {
+  router.get('/runs/:id/results', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const q = validate(ResultsQuery, ctx.query);
     ctx.body = { results: await service.results(ctx.state.projectId, ctx.params.id, q.failed_only) };
   });
 
-  router.post('/compare', operation('compare runs', 'metadata'), async (ctx) => {
+  router.post('/compare', operation('compare runs', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const body = compareBody(ctx.request.body);
     ctx.body = await service.compare(ctx.state.projectId, body.baseline_run_id, body.candidate_run_id, body.threshold);
   });

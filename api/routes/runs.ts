@@ -5,6 +5,7 @@ import { CONTROL_ACTIONS, CreateRunSchema, RUN_STATUSES, type ControlAction } fr
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
 import { assertStorable, type RunService } from '../run-service.js';
 import { compareBody, ResultsQuery } from './run-params.js';
 import { pageQuery } from './page-query.js';
@@ -38,7 +39,7 @@ function requireRunFields(raw: unknown): void {
 export function runsRouter(deps: ApiDeps, service: RunService): Router {
   const router = new Router({ prefix: '/api' });
 
-  router.post('/runs', operation('create eval run', 'metadata'), async (ctx) => {
+  router.post('/runs', operation('create eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {
     requireRunFields(ctx.request.body);
     assertStorable(ctx.request.body);
     const run = await service.createFromDataset(ctx.state.projectId, validate(CreateRunSchema, ctx.request.body));
@@ -46,26 +47,26 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
     ctx.body = run;
   });
 
-  router.get('/runs', operation('get eval run', 'metadata'), async (ctx) => {
+  router.get('/runs', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const q = validate(ListQuery, ctx.query);
     const { runs, total } = await deps.metadata.runs.list(ctx.state.projectId, q);
     ctx.body = { runs, total, limit: q.limit, offset: q.offset };
   });
 
-  router.get('/runs/:id', operation('get eval run', 'metadata'), async (ctx) => {
+  router.get('/runs/:id', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     ctx.body = await service.get(ctx.state.projectId, ctx.params.id);
   });
 
-  router.get('/runs/:id/status', operation('get eval run', 'metadata'), async (ctx) => {
+  router.get('/runs/:id/status', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     ctx.body = await service.status(ctx.state.projectId, ctx.params.id);
   });
 
-  router.get('/runs/:id/results', operation('get eval run', 'metadata'), async (ctx) => {
+  router.get('/runs/:id/results', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const q = validate(ResultsQuery, ctx.query);
     ctx.body = { results: await service.results(ctx.state.projectId, ctx.params.id, q.failed_only) };
   });
 
-  router.post('/runs/:id/control', operation('control eval run', 'metadata'), async (ctx) => {
+  router.post('/runs/:id/control', operation('control eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {
     const action = (ctx.request.body as { action?: unknown } | undefined)?.action;
     if (typeof action !== 'string' || !(CONTROL_ACTIONS as readonly string[]).includes(action)) {
       throw new BadRequestError('Invalid action (must be one of pause, resume, cancel)', 'INVALID_ACTION');
@@ -74,13 +75,13 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
     ctx.body = await service.control(ctx.state.projectId, ctx.params.id, action as ControlAction);
   });
 
-  router.post('/runs/:id/cases/:index/cancel', operation('control eval run', 'metadata'), async (ctx) => {
+  router.post('/runs/:id/cases/:index/cancel', operation('control eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {
     const index = validate(CaseIndex, ctx.params.index);
     ctx.status = 202;
     ctx.body = await service.cancelCase(ctx.state.projectId, ctx.params.id, index);
   });
 
-  router.post('/runs/:id/cases/:index/approval', operation('control eval run', 'metadata'), async (ctx) => {
+  router.post('/runs/:id/cases/:index/approval', operation('control eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {
     const index = validate(CaseIndex, ctx.params.index);
     assertStorable(ctx.request.body);
     const body = validate(ApprovalBody, ctx.request.body);
@@ -88,7 +89,7 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
     ctx.body = await service.approve(ctx.state.projectId, ctx.params.id, { case_index: index, trial: body.trial, approved: body.approved, comment: body.comment, by: ctx.state.principal.id });
   });
 
-  router.post('/compare', operation('compare runs', 'metadata'), async (ctx) => {
+  router.post('/compare', operation('compare runs', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const body = compareBody(ctx.request.body);
     ctx.body = await service.compare(ctx.state.projectId, body.baseline_run_id, body.candidate_run_id, body.threshold);
   });

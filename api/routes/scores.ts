@@ -3,6 +3,7 @@ import { BadRequestError } from '../../core/errors.js';
 import { CreateScoreSchema } from '../../core/model/score.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
 import { validate } from '../../core/validate.js';
 
 function missing(value: unknown): boolean {
@@ -12,7 +13,7 @@ function missing(value: unknown): boolean {
 export function scoresRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/scores' });
 
-  router.post('/', operation('create score'), async (ctx) => {
+  router.post('/', operation('create score'), requirePermission('traces:write'), async (ctx) => {
     const raw = ctx.request.body as Record<string, unknown> | undefined;
     // The SPEC names this one 400 text for the score's key field.
     if (!raw || typeof raw !== 'object' || missing(raw.trace_id)) throw new BadRequestError('trace_id is required', 'TRACE_ID_REQUIRED');
@@ -22,7 +23,7 @@ export function scoresRouter(deps: ApiDeps): Router {
     ctx.body = score;
   });
 
-  router.get('/', operation('fetch scores'), async (ctx) => {
+  router.get('/', operation('fetch scores'), requirePermission('traces:read'), async (ctx) => {
     const traceId = typeof ctx.query.trace_id === 'string' ? ctx.query.trace_id : '';
     if (!traceId) throw new BadRequestError('trace_id is required', 'TRACE_ID_REQUIRED');
     ctx.body = { scores: await deps.analytics.listScores(ctx.state.projectId, traceId) };

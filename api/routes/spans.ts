@@ -2,17 +2,18 @@ import Router from '@koa/router';
 import { NotFoundError } from '../../core/errors.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
 
 export function spansRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/spans' });
 
   /** Adds spans to a trace: `{trace_id, spans: [...]}`, or one span object with its `trace_id`. */
-  router.post('/', operation('insert span'), async (ctx) => {
+  router.post('/', operation('insert span'), requirePermission('traces:write'), async (ctx) => {
     ctx.body = await deps.collector.ingestSpans(ctx.state.projectId, ctx.request.body);
     ctx.status = 201;
   });
 
-  router.get('/:spanId', operation('get span details'), async (ctx) => {
+  router.get('/:spanId', operation('get span details'), requirePermission('traces:read'), async (ctx) => {
     const span = await deps.analytics.getSpan(ctx.state.projectId, ctx.params.spanId);
     if (!span) throw new NotFoundError('Span not found', 'SPAN_NOT_FOUND');
     ctx.body = span;

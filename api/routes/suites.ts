@@ -9,6 +9,7 @@ import { MAX_SUITE_YAML_BYTES, parseSuiteYaml } from '../../core/model/suite-yam
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
 import { isYamlBody, readBodyText } from '../middleware/json-body.js';
 import { pageQuery } from './page-query.js';
 
@@ -57,18 +58,18 @@ export function suitesRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/suites' });
   const suites = deps.metadata.suites;
 
-  router.post('/', operation('create suite', 'metadata'), async (ctx) => {
+  router.post('/', operation('create suite', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const def = await readDefinition(ctx, deps);
     ctx.body = await suites.create(ctx.state.projectId, def);
     ctx.status = 201;
   });
 
-  router.get('/', operation('fetch suite', 'metadata'), async (ctx) => {
+  router.get('/', operation('fetch suite', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const q = validate(ListQuerySchema, ctx.query);
     ctx.body = await suites.list(ctx.state.projectId, q);
   });
 
-  router.get('/:id', operation('fetch suite', 'metadata'), async (ctx) => {
+  router.get('/:id', operation('fetch suite', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const id = suiteId(ctx.params);
     const { version } = validate(VersionQuerySchema, ctx.query);
     const suite = await suites.get(ctx.state.projectId, id, version);
@@ -76,14 +77,14 @@ export function suitesRouter(deps: ApiDeps): Router {
     ctx.body = suite;
   });
 
-  router.get('/:id/versions', operation('fetch suite', 'metadata'), async (ctx) => {
+  router.get('/:id/versions', operation('fetch suite', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const id = suiteId(ctx.params);
     const versions = await suites.versions(ctx.state.projectId, id);
     if (!versions) throw suiteNotFound();
     ctx.body = { id, versions };
   });
 
-  router.put('/:id', operation('update suite', 'metadata'), async (ctx) => {
+  router.put('/:id', operation('update suite', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const id = suiteId(ctx.params);
     const def = await readDefinition(ctx, deps);
     const suite = await suites.update(ctx.state.projectId, id, def);
@@ -91,7 +92,7 @@ export function suitesRouter(deps: ApiDeps): Router {
     ctx.body = suite;
   });
 
-  router.delete('/:id', operation('delete suite', 'metadata'), async (ctx) => {
+  router.delete('/:id', operation('delete suite', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const id = suiteId(ctx.params);
     if (!(await suites.delete(ctx.state.projectId, id))) throw suiteNotFound();
     ctx.status = 204;

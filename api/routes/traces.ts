@@ -6,6 +6,7 @@ import { keysetCursorParam } from '../../core/model/keyset-cursor.js';
 import { DEFAULT_SPANS_PAGE, MAX_SPANS_PAGE } from '../../core/model/span-page.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
 import { validate } from '../../core/validate.js';
 import { pageQuery } from './page-query.js';
 
@@ -30,12 +31,12 @@ const TraceQuerySchema = z.object({
 export function tracesRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/traces' });
 
-  router.post('/ingest', operation('ingest trace'), async (ctx) => {
+  router.post('/ingest', operation('ingest trace'), requirePermission('traces:write'), async (ctx) => {
     ctx.body = await deps.collector.ingestTrace(ctx.state.projectId, ctx.request.body);
     ctx.status = 201;
   });
 
-  router.get('/', operation('fetch traces'), async (ctx) => {
+  router.get('/', operation('fetch traces'), requirePermission('traces:read'), async (ctx) => {
     const q = validate(ListQuerySchema, ctx.query);
     ctx.body = await deps.analytics.listTraces(ctx.state.projectId, {
       limit: q.limit,
@@ -48,7 +49,7 @@ export function tracesRouter(deps: ApiDeps): Router {
     });
   });
 
-  router.get('/:traceId', operation('fetch trace'), async (ctx) => {
+  router.get('/:traceId', operation('fetch trace'), requirePermission('traces:read'), async (ctx) => {
     const traceId = ctx.params.traceId;
     const q = validate(TraceQuerySchema, ctx.query);
     const trace = await deps.analytics.getTrace(ctx.state.projectId, traceId, { limit: q.spans_limit, after: q.spans_cursor && { startMs: q.spans_cursor.startMs, spanId: q.spans_cursor.id } });

@@ -4,7 +4,7 @@ import type { HeaderBag } from '../../core/project-context.js';
 import type { Collector } from '../collector.js';
 import { GrpcCode, toWireError } from '../../core/wire-error.js';
 import { OtlpDecodeError } from './errors.js';
-import { exportProjectId } from './project.js';
+import type { ExportGate } from './project.js';
 import { encodeExportResponse, encodeStatus, partialSuccessOf } from './response.js';
 
 /** What the OTLP/gRPC receiver needs (STYLE 3: dependencies come in). */
@@ -16,7 +16,8 @@ export interface OtlpGrpcDeps {
   host?: string;
   /** grpc.max_receive_message_length, also enforced after decompression by grpc-js. */
   maxMessageBytes: number;
-  defaultProjectId?: string;
+  /** Who may export into which project (authentication, permission, rate limit), from the call's metadata. */
+  gate: ExportGate;
   logger: Logger;
   /** How long close() waits for in-flight exports before cancelling them. Default 10 s. */
   shutdownTimeoutMs?: number;
@@ -86,7 +87,7 @@ function logFailure(logger: Logger, err: unknown): void {
 function exportHandler(deps: OtlpGrpcDeps): grpc.handleUnaryCall<Buffer, Buffer> {
   return (call, callback) => {
     const run = async (): Promise<Buffer> => {
-      const projectId = exportProjectId(metadataHeaders(call.metadata), {}, deps.defaultProjectId);
+      const { projectId } = await deps.gate(metadataHeaders(call.metadata), {});
       deps.collector.admit();
       const outcome = await deps.collector.ingestOtlp(projectId, call.request, 'protobuf');
       const partial = outcome && partialSuccessOf(outcome);
@@ -112,7 +113,7 @@ function address(host: string, port: number): string {
  * Starts the OTLP/gRPC trace receiver (`TraceService/Export`). grpc-js accepts
  * `grpc-encoding: gzip` (and deflate) itself and answers RESOURCE_EXHAUSTED for messages over
  * `maxMessageBytes`, before or after decompression. The project comes from the `x-project-id`
- * or `x-workspace-id` metadata, else `defaultProjectId`.
+ * or `x-workspace-id` metadata and the credential (`x-api-key` or `authorization`), through `gate`.
  */
 export async function startOtlpGrpcServer(deps: OtlpGrpcDeps): Promise<OtlpGrpcServer> {
   const server = new grpc.Server({

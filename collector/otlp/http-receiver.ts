@@ -5,7 +5,8 @@ import { AppError } from '../../core/errors.js';
 import type { Collector } from '../collector.js';
 import { toWireError } from '../../core/wire-error.js';
 import { OtlpDecodeError } from './errors.js';
-import { exportProjectId } from './project.js';
+import type { ExportGate } from './project.js';
+import { RateLimitedError, rateLimitHeaders } from '../../core/limits/rate-limiter.js';
 import { readBody } from './read-body.js';
 import { encodeExportResponse, encodeStatus, partialSuccessOf, type OtlpEncoding } from './response.js';
 
@@ -14,8 +15,8 @@ export interface OtlpHttpDeps {
   collector: Pick<Collector, 'admit' | 'ingestOtlp'>;
   /** Limit on the request body, on the wire and again after gunzip. */
   maxBodyBytes: number;
-  /** Project for exports that name none (e.g. the dedicated OTLP port of a single-project setup). */
-  defaultProjectId?: string;
+  /** Who may export into which project (authentication, permission, rate limit). */
+  gate: ExportGate;
   logger: Logger;
 }
 
@@ -69,7 +70,8 @@ export function createOtlpHttpRouter(deps: OtlpHttpDeps): Router {
       }
       const coding = contentCoding(ctx);
       if (!coding) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding must be gzip or identity');
-      const projectId = exportProjectId(ctx.headers, ctx.query, deps.defaultProjectId);
+      const { projectId, headers } = await deps.gate(ctx.headers, ctx.query);
+      ctx.set(headers);
       deps.collector.admit();
       const body = await readBody(ctx.req, { limitBytes: deps.maxBodyBytes, gzip: coding === 'gzip', declaredLength: declaredLength(ctx) });
       const outcome = await deps.collector.ingestOtlp(projectId, body, encoding);
@@ -78,6 +80,7 @@ export function createOtlpHttpRouter(deps: OtlpHttpDeps): Router {
       reply(ctx, 200, encoding, encodeExportResponse(partial, encoding));
     } catch (err) {
       const failure = toWireError(err);
+      if (err instanceof RateLimitedError) ctx.set(rateLimitHeaders(err.verdict));
       logFailure(deps.logger, err, failure.httpStatus);
       reply(ctx, failure.httpStatus, errorEncoding, encodeStatus(failure.grpcCode, failure.message, errorEncoding));
       if (failure.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(failure.retryAfterSeconds)));

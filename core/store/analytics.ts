@@ -1,5 +1,6 @@
 import type { RowBatch } from '../model/span.js';
 import type { CreateScore, Score } from '../model/score.js';
+import type { PromptTraceList, PromptTraceQuery } from '../model/prompt.js';
 import type { SpanPageQuery } from '../model/span-page.js';
 import type { SpanView, TraceDetail, TraceList, TraceListQuery } from '../model/trace.js';
 
@@ -22,6 +23,8 @@ export interface AnalyticsStore extends BatchWriter {
   /** Scores with their ids and times already set (evaluation runs); idempotent by id. */
   writeScores(projectId: string, scores: Score[]): Promise<void>;
   listScores(projectId: string, traceId: string): Promise<Score[]>;
+  /** Traces whose spans name a prompt (attributes in core/store/clickhouse/prompt-links.ts), newest first. */
+  listPromptTraces(projectId: string, query: PromptTraceQuery): Promise<PromptTraceList>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -20,7 +20,8 @@ let otlpHttp: string;
 let apiHttp: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Without credentials: these tests look at what exporters send (auth.test.ts exports with keys).
+  svc = await startTestService({ AUTH_MODE: 'none' });
   grpc = svc.otlpGrpcAddress!;
   otlpHttp = svc.otlpHttpUrl!;
   apiHttp = svc.apiUrl!;

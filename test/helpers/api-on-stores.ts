@@ -9,6 +9,8 @@ import { createMetadataStore, createPool } from '../../core/store/postgres/metad
 import { listen, type RunningServer } from '../../runtime/http-server.js';
 import { defaultScorerRegistry } from '../../core/scoring/index.js';
 import { createRunEngine } from '../../workflows/client.js';
+import { createAuthenticator } from '../../core/auth/authenticator.js';
+import { createRateLimiter } from '../../core/limits/rate-limiter.js';
 
 /**
  * The real API, listening on loopback, wired to a ClickHouse HTTP URL and a PostgreSQL URL that
@@ -23,7 +25,10 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
   const engine = opts.temporalAddress
     ? createRunEngine({ address: opts.temporalAddress, namespace: 'default', taskQueue: 'test', defaultConcurrency: 1, policy: { pauseMaxMs: 1000, approvalMaxMs: 1000, retryTimeScale: 1, historyMaxEvents: 8000 } })
     : undefined;
-  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, collector, scorers: defaultScorerRegistry(), engine });
+  // Without credentials (AUTH_MODE=none): these tests look at store outages, not at keys.
+  const auth = createAuthenticator({ mode: 'none', keys: metadata.keys, cacheTtlMs: 0 });
+  const limiter = createRateLimiter(metadata.pool, { ingest: 1e9, query: 1e9, evalRuns: 1e9 }, logger);
+  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, auth, limiter, collector, scorers: defaultScorerRegistry(), engine });
   const server = await listen(app, 0, '127.0.0.1');
   return {
     ...server,
@@ -31,6 +36,8 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
     async close() {
       await server.close();
       await engine?.close();
+      await limiter.close();
+      await auth.close();
     },
   };
 }

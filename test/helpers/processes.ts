@@ -48,6 +48,13 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       AGENT_EVAL_DATA_DIR: dataDir,
+      // These tests look at processes, Kafka, backpressure and durability across restarts, not
+      // at credentials (test/integration/auth*.test.ts do, in and out of process); a test that
+      // wants keys sets AUTH_MODE itself.
+      AUTH_MODE: 'none',
+      RATE_LIMIT_INGEST_PER_MINUTE: '1000000000',
+      RATE_LIMIT_QUERY_PER_MINUTE: '1000000000',
+      RATE_LIMIT_EVAL_RUNS_PER_MINUTE: '1000000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { makeDataDir } from './data-dir.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
@@ -9,9 +11,19 @@ export { makeDataDir };
 
 export interface TestService extends RunningService {
   dataDir: string;
-  /** fetch against the API with the default project header. */
-  api(pathname: string, init?: RequestInit & { project?: string | null; json?: unknown }): Promise<Response>;
+  /** The bootstrap admin key of the default project (from credentials.json); undefined with AUTH_MODE=none. */
+  apiKey?: string;
+  /** An admin key of `project`, creating the project on first use (the default project's is `apiKey`). */
+  keyFor(project: string): Promise<string>;
+  /**
+   * fetch against the API as the project's admin: `project` (default: the default project; null:
+   * no project header) with that project's key, or `key` (null: no credentials at all).
+   */
+  api(pathname: string, init?: RequestInit & { project?: string | null; json?: unknown; key?: string | null }): Promise<Response>;
 }
+
+/** Limits high enough that tests never meet them, unless a test sets its own. */
+const UNLIMITED = { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_QUERY_PER_MINUTE: '1000000000', RATE_LIMIT_EVAL_RUNS_PER_MINUTE: '1000000000' };
 
 /** The real service in this process: chDB, embedded PostgreSQL, all roles, ephemeral ports. */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
@@ -23,25 +35,57 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     AGENT_EVAL_DATA_DIR: dataDir,
+    ...UNLIMITED,
     ...env,
   });
   const service = await startService(config, createLogger(config.logLevel));
+  const apiKey = readApiKey(dataDir);
+  const keys = new Map<string, Promise<string>>();
+  const keyFor = (project: string): Promise<string> => {
+    if (project === service.defaultProjectId && apiKey) return Promise.resolve(apiKey);
+    let key = keys.get(project);
+    if (!key) {
+      key = createProjectKey(service.apiUrl!, apiKey, project);
+      keys.set(project, key);
+    }
+    return key;
+  };
   return {
     ...service,
     dataDir,
-    api: (pathname, init = {}) => apiFetch(service.apiUrl!, service.defaultProjectId, pathname, init),
+    apiKey,
+    keyFor,
+    async api(pathname, init = {}) {
+      const project = init.project === undefined ? service.defaultProjectId : init.project;
+      const key = init.key !== undefined ? init.key : config.auth.mode === 'none' ? null : await keyFor(project ?? service.defaultProjectId);
+      return apiFetch(service.apiUrl!, project, pathname, { ...init, key });
+    },
   };
+}
+
+/** The admin key the first start wrote to credentials.json. */
+export function readApiKey(dataDir: string): string | undefined {
+  const file = path.join(dataDir, 'credentials.json');
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { api_key?: string }).api_key : undefined;
+}
+
+/** Creates `project` (POST /api/projects with an admin key) and returns its first admin key. */
+async function createProjectKey(apiUrl: string, adminKey: string | undefined, project: string): Promise<string> {
+  const res = await apiFetch(apiUrl, null, '/api/projects', { method: 'POST', key: adminKey ?? null, json: { id: project, name: project } });
+  const body = (await res.json()) as { api_key?: { key: string } };
+  if (res.status !== 201 || !body.api_key) throw new Error(`creating test project ${project}: ${res.status} ${JSON.stringify(body)}`);
+  return body.api_key.key;
 }
 
 export function apiFetch(
   baseUrl: string,
-  defaultProject: string,
+  project: string | null,
   pathname: string,
-  init: RequestInit & { project?: string | null; json?: unknown } = {},
+  init: RequestInit & { json?: unknown; key?: string | null } = {},
 ): Promise<Response> {
   const headers = new Headers(init.headers);
-  const project = init.project === undefined ? defaultProject : init.project;
   if (project) headers.set('x-project-id', project);
+  if (init.key && !headers.has('x-api-key') && !headers.has('authorization')) headers.set('x-api-key', init.key);
   let body = init.body;
   if (init.json !== undefined) {
     headers.set('content-type', 'application/json');

@@ -176,10 +176,11 @@ describe('GET /api/agents', () => {
     expect((await svc.api(`/api/agents/${agent.id}`)).status).toBe(200);
   });
 
-  it('needs a project', async () => {
-    const res = await svc.api('/api/agents', { project: null });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: 'Workspace context required' });
+  it("needs credentials, and uses the key's project when the request names none", async () => {
+    const res = await svc.api('/api/agents', { project: null, key: null });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: 'Unauthorized' });
+    expect((await svc.api('/api/agents', { project: null })).status).toBe(200);
   });
 });
 

@@ -180,16 +180,16 @@ describe('GET /api/traces', () => {
 });
 
 describe('project context', () => {
-  it('requires a workspace: 400 without header or query', async () => {
-    const res = await svc.api('/api/traces', { project: null });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: 'Workspace context required', status: 400 });
+  it("uses the key's project when the request names none", async () => {
+    await ingest(sampleTrace('trace-own'));
+    expect((await svc.api('/api/traces/trace-own', { project: null })).status).toBe(200);
   });
 
   it('accepts X-Workspace-Id and the project_id / workspace_id query parameters', async () => {
     await ingest(sampleTrace('trace-ws'), 'ws-1');
-    expect((await svc.api('/api/traces/trace-ws', { project: null, headers: { 'X-Workspace-Id': 'ws-1' } })).status).toBe(200);
-    expect((await svc.api('/api/traces/trace-ws?project_id=ws-1', { project: null })).status).toBe(200);
-    expect((await svc.api('/api/traces/trace-ws?workspace_id=ws-1', { project: null })).status).toBe(200);
+    const key = await svc.keyFor('ws-1');
+    expect((await svc.api('/api/traces/trace-ws', { project: null, key, headers: { 'X-Workspace-Id': 'ws-1' } })).status).toBe(200);
+    expect((await svc.api('/api/traces/trace-ws?project_id=ws-1', { project: null, key })).status).toBe(200);
+    expect((await svc.api('/api/traces/trace-ws?workspace_id=ws-1', { project: null, key })).status).toBe(200);
   });
 });

@@ -183,7 +183,8 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
   let svc: TestService;
 
   beforeAll(async () => {
-    svc = await startTestService({ KAFKA_BROKERS: brokers });
+    // Without credentials: this test looks at the Kafka path (auth.test.ts covers keys).
+    svc = await startTestService({ AUTH_MODE: 'none', KAFKA_BROKERS: brokers });
   });
   afterAll(async () => {
     await svc?.stop();

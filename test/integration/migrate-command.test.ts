@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { REPO_ROOT } from '../helpers/server.js';
+import { readMigrations } from '../../core/store/migrations.js';
 
 const run = promisify(execFile);
 
@@ -23,7 +24,10 @@ describe('agent-eval migrate', () => {
     const dir = makeDataDir('agent-eval-migrate-');
     const first = await migrate(dir);
     const applied = first.filter((l) => l.msg === 'applying migration').map((l) => `${l.store}:${l.migration}`);
-    expect(applied).toEqual(['clickhouse:001_spans_traces_scores', 'clickhouse:002_trace_stats', 'postgres:001_projects', 'postgres:002_agents_suites', 'postgres:003_eval_runs', 'postgres:004_case_trace_data']);
+    // Every migration file, in order, ClickHouse first.
+    const files = (['clickhouse', 'postgres'] as const).flatMap((store) => readMigrations(store).map((m) => `${store}:${m.id}`));
+    expect(files.slice(0, 3)).toEqual(['clickhouse:001_spans_traces_scores', 'clickhouse:002_trace_stats', 'postgres:001_projects']);
+    expect(applied).toEqual(files);
     const second = await migrate(dir);
     expect(second.filter((l) => l.msg === 'applying migration')).toEqual([]);
   });

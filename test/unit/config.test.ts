@@ -31,4 +31,14 @@ describe('loadConfig', () => {
     const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(PACKAGE_VERSION).toBe(pkg.version);
   });
+
+  it('refuses to start with a JWT secret shorter than 32 characters; defaults to keys required and the SPEC rate limits', () => {
+    expect(() => loadConfig({ JWT_SECRET: 'short-secret' })).toThrow(/JWT_SECRET: must be at least 32 characters/);
+    expect(loadConfig({ JWT_SECRET: 'x'.repeat(32) }).auth.jwtSecret).toBe('x'.repeat(32));
+    const config = loadConfig({});
+    expect(config.auth).toMatchObject({ mode: 'required', cacheTtlMs: 10_000 });
+    expect(config.auth.jwtSecret).toBeUndefined();
+    expect(config.rateLimits).toEqual({ ingest: 1000, query: 100, evalRuns: 10 });
+    expect(() => loadConfig({ AUTH_MODE: 'off' })).toThrow(/AUTH_MODE/);
+  });
 });

@@ -5,6 +5,7 @@ import type { AnalyticsStore } from '../analytics.js';
 import { createBatchWriter } from './batch-writer.js';
 import type { ClickHouse } from './client.js';
 import { createTraceReads } from './trace-reads.js';
+import { listPromptTraces } from './prompt-links.js';
 import {
   scoreView,
   spanView,
@@ -50,6 +51,7 @@ export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
   return {
     writeRows: createBatchWriter(ch).writeRows,
     listTraces: traces.listTraces,
+    listPromptTraces: (projectId, query) => listPromptTraces(rows, projectId, query),
 
     async getTrace(projectId, traceId, page = { limit: DEFAULT_SPANS_PAGE }) {
       const [[trace], spans] = await Promise.all([traces.summaries(projectId, [traceId]), readSpanPage(rows, projectId, traceId, page)]);

@@ -3,6 +3,11 @@ import pg from 'pg';
 import { createRunStore, type RunStore } from './run-store.js';
 import { createAgentStore, type AgentStore } from './agent-store.js';
 import { createSuiteStore, type SuiteStore } from './suite-store.js';
+import { createFeedbackStore, type FeedbackStore } from './feedback-store.js';
+import { createQueueStore, type QueueStore } from './queue-store.js';
+import { createAlertStore, type AlertStore } from './alert-store.js';
+import { createPromptStore, type PromptStore } from './prompt-store.js';
+import { createKeyStore, type KeyStore } from './key-store.js';
 
 export interface Project {
   id: string;
@@ -19,6 +24,12 @@ export interface MetadataStore {
   runs: RunStore;
   agents: AgentStore;
   suites: SuiteStore;
+  feedback: FeedbackStore;
+  queues: QueueStore;
+  alerts: AlertStore;
+  prompts: PromptStore;
+  /** Projects' API keys (and projects beyond the default one). */
+  keys: KeyStore;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -36,6 +47,11 @@ export function createMetadataStore(pool: pg.Pool): MetadataStore {
     runs: createRunStore(pool),
     agents: createAgentStore(pool),
     suites: createSuiteStore(pool),
+    feedback: createFeedbackStore(pool),
+    queues: createQueueStore(pool),
+    alerts: createAlertStore(pool),
+    prompts: createPromptStore(pool),
+    keys: createKeyStore(pool),
     async ensureDefaultProject() {
       await pool.query(
         `INSERT INTO projects (id, name, is_default) VALUES ($1, 'Default project', true)

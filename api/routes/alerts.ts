@@ -1,0 +1,98 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { BadRequestError, NotFoundError, ValidationError } from '../../core/errors.js';
+import { isUuid } from '../../core/model/agent.js';
+import { ALERT_EVENT_KINDS, ALERT_STATES, DEFINITION_KEYS, mergeAlertRule, parseAlertRule, type AlertRule, type AlertRuleDefinition } from '../../core/model/alert.js';
+import { Timestamp } from '../../core/model/ingest-body.js';
+import { validate } from '../../core/validate.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
+import { pageQuery } from './page-query.js';
+
+/** Largest page of GET /api/alerts/rules and /api/alerts/events. */
+export const MAX_ALERT_PAGE = 1000;
+
+const RuleListQuerySchema = pageQuery(MAX_ALERT_PAGE).extend({
+  enabled: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  state: z.enum(ALERT_STATES).optional(),
+});
+
+const EventListQuerySchema = pageQuery(MAX_ALERT_PAGE).extend({
+  rule_id: z.string().refine(isUuid, 'must be an alert rule id (a UUID)').optional(),
+  kind: z.enum(ALERT_EVENT_KINDS).optional(),
+  start_time: Timestamp.optional(),
+  end_time: Timestamp.optional(),
+});
+
+function ruleNotFound(): NotFoundError {
+  return new NotFoundError('Alert rule not found', 'ALERT_RULE_NOT_FOUND');
+}
+
+/** `DELETE /api/alerts/rules?id=` (SPEC): a missing or empty id is the SPEC's 400. */
+function idFromQuery(ctx: Context): string {
+  const id = ctx.query.id;
+  if (Array.isArray(id)) throw new ValidationError([{ field: 'id', message: 'must be given once' }]);
+  if (id === undefined || id.trim() === '') throw new BadRequestError('id query parameter is required', 'ID_REQUIRED');
+  return id.trim();
+}
+
+function definitionOf(rule: AlertRule): AlertRuleDefinition {
+  return Object.fromEntries(DEFINITION_KEYS.map((k) => [k, rule[k]])) as unknown as AlertRuleDefinition;
+}
+
+/** /api/alerts: alert rules on metrics and the events their evaluations record (docs/alerts.md). */
+export function alertsRouter(deps: ApiDeps): Router {
+  const router = new Router({ prefix: '/api/alerts' });
+  const alerts = deps.metadata.alerts;
+  const read = requirePermission('alerts:read');
+  const write = requirePermission('alerts:write');
+
+  router.post('/rules', operation('create alert rule', 'metadata'), write, async (ctx) => {
+    const def = parseAlertRule(ctx.request.body);
+    ctx.body = await alerts.create(ctx.state.projectId, def);
+    ctx.status = 201;
+  });
+
+  router.get('/rules', operation('fetch alert rules', 'metadata'), read, async (ctx) => {
+    const q = validate(RuleListQuerySchema, ctx.query);
+    ctx.body = await alerts.list(ctx.state.projectId, q);
+  });
+
+  router.get('/rules/:id', operation('fetch alert rule', 'metadata'), read, async (ctx) => {
+    const rule = await alerts.get(ctx.state.projectId, ctx.params.id);
+    if (!rule) throw ruleNotFound();
+    ctx.body = rule;
+  });
+
+  router.put('/rules/:id', operation('update alert rule', 'metadata'), write, async (ctx) => {
+    const stored = await alerts.get(ctx.state.projectId, ctx.params.id);
+    if (!stored) throw ruleNotFound();
+    const def = mergeAlertRule(definitionOf(stored), ctx.request.body);
+    const rule = await alerts.update(ctx.state.projectId, stored.id, def);
+    if (!rule) throw ruleNotFound();
+    ctx.body = rule;
+  });
+
+  const remove = async (ctx: Context, id: string) => {
+    if (!(await alerts.delete(ctx.state.projectId, id))) throw ruleNotFound();
+    ctx.status = 204;
+  };
+  router.delete('/rules', operation('delete alert rule', 'metadata'), write, (ctx) => remove(ctx, idFromQuery(ctx)));
+  router.delete('/rules/:id', operation('delete alert rule', 'metadata'), write, (ctx) => remove(ctx, ctx.params.id));
+
+  router.get('/events', operation('fetch alert events', 'metadata'), read, async (ctx) => {
+    const q = validate(EventListQuerySchema, ctx.query);
+    ctx.body = await alerts.listEvents(ctx.state.projectId, {
+      limit: q.limit,
+      offset: q.offset,
+      rule_id: q.rule_id,
+      kind: q.kind,
+      start_time: q.start_time === undefined ? undefined : new Date(q.start_time),
+      end_time: q.end_time === undefined ? undefined : new Date(q.end_time),
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,138 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { classifyStoreError, NotFoundError, ValidationError, writeFailure } from '../../core/errors.js';
+import { isUuid } from '../../core/model/agent.js';
+import {
+  AnswerComparisonSchema,
+  bodyProblems,
+  ComparisonListQuerySchema,
+  feedbackScores,
+  FeedbackListQuerySchema,
+  parseComparison,
+  parseFeedback,
+  type Feedback,
+} from '../../core/model/feedback.js';
+import { pgSafeText } from '../../core/model/pg-json.js';
+import type { Score } from '../../core/model/score.js';
+import type { AnalyticsStore } from '../../core/store/analytics.js';
+import { validate } from '../../core/validate.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
+
+/** Spans read to find a trace's root span: it starts first, so it is on the first page. */
+const ROOT_SEARCH_SPANS = 100;
+
+/**
+ * A trace's input and output: those of its root span (the first span without a parent, else
+ * its first span), read whole. Null when the project has no such trace.
+ */
+export async function traceIO(analytics: Pick<AnalyticsStore, 'getTrace' | 'getSpan'>, projectId: string, traceId: string): Promise<{ input: string; output: string } | null> {
+  try {
+    const trace = await analytics.getTrace(projectId, traceId, { limit: ROOT_SEARCH_SPANS });
+    if (!trace) return null;
+    const root = trace.spans.find((s) => s.parent_span_id === null) ?? trace.spans[0];
+    if (!root) return { input: '', output: '' };
+    if (!root.input_truncated && !root.output_truncated) return { input: root.input, output: root.output };
+    const whole = await analytics.getSpan(projectId, root.span_id);
+    return { input: whole?.input ?? root.input, output: whole?.output ?? root.output };
+  } catch (err) {
+    throw classifyStoreError('analytics', 'fetch trace', err);
+  }
+}
+
+/** Writes annotation scores; a store that refuses the data is a 400, one that is down a 503 (retry: ids are stable). */
+export async function writeAnnotationScores(analytics: Pick<AnalyticsStore, 'writeScores'>, projectId: string, scores: Score[]): Promise<void> {
+  try {
+    await analytics.writeScores(projectId, scores);
+  } catch (err) {
+    throw writeFailure('analytics', err);
+  }
+}
+
+function feedbackNotFound(): NotFoundError {
+  return new NotFoundError('Feedback not found', 'FEEDBACK_NOT_FOUND');
+}
+
+function comparisonNotFound(): NotFoundError {
+  return new NotFoundError('Comparison not found', 'COMPARISON_NOT_FOUND');
+}
+
+/** The optional `Idempotency-Key` header: 1-256 visible ASCII characters. */
+function idempotencyKey(ctx: Context): string | undefined {
+  const key = ctx.get('idempotency-key');
+  if (key === '') return undefined;
+  if (key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) throw new ValidationError([{ field: 'Idempotency-Key', message: 'must be 1-256 visible ASCII characters' }]);
+  return key;
+}
+
+/** Writes the feedback's scores (every write of them is the same rows) and answers with it. */
+async function answerWith(ctx: Context, deps: ApiDeps, feedback: Feedback, created: boolean): Promise<void> {
+  await writeAnnotationScores(deps.analytics, ctx.state.projectId, feedbackScores(feedback));
+  ctx.status = created ? 201 : 200;
+  if (!created) ctx.set('Idempotent-Replayed', 'true');
+  ctx.body = feedback;
+}
+
+/** /api/feedback: preference, correction and rating feedback, and pairwise comparisons (docs/feedback.md). */
+export function feedbackRouter(deps: ApiDeps): Router {
+  const router = new Router({ prefix: '/api/feedback' });
+  const store = deps.metadata.feedback;
+  const read = requirePermission('feedback:read');
+  const write = requirePermission('feedback:write');
+
+  router.post('/comparisons', operation('submit feedback', 'metadata'), write, async (ctx) => {
+    const input = parseComparison(ctx.request.body);
+    const outputs: Record<'a' | 'b', string> = { a: input.output_a ?? '', b: input.output_b ?? '' };
+    for (const side of ['a', 'b'] as const) {
+      const traceId = input[`trace_${side}`];
+      if (input[`output_${side}`] != null || !traceId) continue;
+      const io = await traceIO(deps.analytics, ctx.state.projectId, traceId);
+      if (!io) throw new ValidationError([{ field: `trace_${side}`, message: 'no trace with this id in the project' }]);
+      outputs[side] = pgSafeText(io.output);
+    }
+    ctx.body = await store.createComparison(ctx.state.projectId, { ...input, output_a: outputs.a, output_b: outputs.b });
+    ctx.status = 201;
+  });
+
+  router.get('/comparisons', operation('fetch feedback', 'metadata'), read, async (ctx) => {
+    ctx.body = await store.listComparisons(ctx.state.projectId, validate(ComparisonListQuerySchema, ctx.query));
+  });
+
+  router.get('/comparisons/:id', operation('fetch feedback', 'metadata'), read, async (ctx) => {
+    const comparison = await store.getComparison(ctx.state.projectId, ctx.params.id);
+    if (!comparison) throw comparisonNotFound();
+    ctx.body = comparison;
+  });
+
+  router.post('/comparisons/:id/answer', operation('submit feedback', 'metadata'), write, async (ctx) => {
+    bodyProblems(ctx.request.body);
+    const answer = validate(AnswerComparisonSchema, ctx.request.body ?? {});
+    const result = await store.answerComparison(ctx.state.projectId, ctx.params.id, answer, answer.user_id ?? ctx.state.principal.id);
+    if (!result) throw comparisonNotFound();
+    await writeAnnotationScores(deps.analytics, ctx.state.projectId, feedbackScores(result.feedback));
+    ctx.status = result.created ? 201 : 200;
+    ctx.body = { comparison: result.comparison, feedback: result.feedback };
+  });
+
+  router.post('/', operation('submit feedback', 'metadata'), write, async (ctx) => {
+    const key = idempotencyKey(ctx);
+    const input = parseFeedback(ctx.request.body);
+    const { feedback, created } = await store.create(ctx.state.projectId, input, { idempotencyKey: key });
+    await answerWith(ctx, deps, feedback, created);
+  });
+
+  router.get('/', operation('fetch feedback', 'metadata'), read, async (ctx) => {
+    const q = validate(FeedbackListQuerySchema, ctx.query);
+    if (q.cursor && !isUuid(q.cursor.id)) throw new ValidationError([{ field: 'cursor', message: 'must be a next_cursor of this endpoint' }]);
+    ctx.body = await store.list(ctx.state.projectId, q);
+  });
+
+  router.get('/:id', operation('fetch feedback', 'metadata'), read, async (ctx) => {
+    const feedback = await store.get(ctx.state.projectId, ctx.params.id);
+    if (!feedback) throw feedbackNotFound();
+    ctx.body = feedback;
+  });
+
+  return router;
+}

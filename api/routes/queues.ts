@@ -1,0 +1,265 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { classifyStoreError, ConflictError, NotFoundError } from '../../core/errors.js';
+import { bodyProblems, canonicalJson, feedbackScores, sha256 } from '../../core/model/feedback.js';
+import { decodeKeysetCursor } from '../../core/model/keyset-cursor.js';
+import { pgSafeJson, pgSafeText } from '../../core/model/pg-json.js';
+import {
+  AddItemsSchema,
+  checkScores,
+  CompleteSchema,
+  ItemListQuerySchema,
+  itemScores,
+  NextSchema,
+  parseCreateQueue,
+  SkipSchema,
+  ToSuiteSchema,
+  type QueueFilter,
+  type ReviewQueue,
+} from '../../core/model/queue.js';
+import type { EvalCase } from '../../core/model/eval-case.js';
+import { parseSuiteDefinition } from '../../core/model/suite.js';
+import type { TraceSummary } from '../../core/model/trace.js';
+import type { AnalyticsStore } from '../../core/store/analytics.js';
+import { validate } from '../../core/validate.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
+import { traceIO, writeAnnotationScores } from './feedback.js';
+import { pageQuery } from './page-query.js';
+
+/** Largest page of GET /api/queues. */
+export const MAX_QUEUE_PAGE = 1000;
+/** Most traces a filter reads (pages of GET /api/traces) looking for matches. */
+export const MAX_FILTER_SCAN = 20_000;
+/** Score lookups a `score_below` filter runs at once. */
+const SCORE_LOOKUPS = 8;
+
+const ListQuerySchema = pageQuery(MAX_QUEUE_PAGE);
+
+function queueNotFound(): NotFoundError {
+  return new NotFoundError('Queue not found', 'QUEUE_NOT_FOUND');
+}
+
+function itemNotFound(): NotFoundError {
+  return new NotFoundError('Queue item not found', 'QUEUE_ITEM_NOT_FOUND');
+}
+
+function attributesMatch(trace: TraceSummary, wanted: Record<string, string> | undefined): boolean {
+  if (!wanted) return true;
+  return Object.entries(wanted).every(([k, v]) => Object.hasOwn(trace.attributes, k) && trace.attributes[k] === v);
+}
+
+/** Whether the trace's latest score named `name` is below `value` (a trace without one is not). */
+async function scoreBelow(analytics: Pick<AnalyticsStore, 'listScores'>, projectId: string, traceId: string, name: string, value: number): Promise<boolean> {
+  const scores = await analytics.listScores(projectId, traceId);
+  const latest = scores.find((s) => s.name === name);
+  return latest !== undefined && latest.value < value;
+}
+
+/**
+ * The traces a filter selects, newest first, at most `max`: GET /api/traces' own filters (name,
+ * status, time) run in the store; attributes and `score_below` are checked here on each page.
+ * `truncated` when more traces may match than were taken.
+ */
+async function materialize(analytics: AnalyticsStore, projectId: string, filter: QueueFilter, max: number): Promise<{ traceIds: string[]; truncated: boolean }> {
+  const postFilter = filter.attributes !== undefined || filter.score_below !== undefined;
+  const ids: string[] = [];
+  let cursor: { startMs: number; traceId: string } | undefined;
+  let scanned = 0;
+  try {
+    while (scanned < MAX_FILTER_SCAN) {
+      const page = await analytics.listTraces(projectId, {
+        limit: postFilter ? 1000 : Math.min(1000, max - ids.length),
+        offset: 0,
+        status: filter.status,
+        name: filter.trace_name,
+        startTime: filter.since === undefined ? undefined : new Date(filter.since),
+        endTime: filter.until === undefined ? undefined : new Date(filter.until),
+        cursor,
+      });
+      scanned += page.traces.length;
+      let matches = page.traces.filter((t) => attributesMatch(t, filter.attributes));
+      const below = filter.score_below;
+      if (below) {
+        const kept: TraceSummary[] = [];
+        for (let i = 0; i < matches.length; i += SCORE_LOOKUPS) {
+          const chunk = matches.slice(i, i + SCORE_LOOKUPS);
+          const flags = await Promise.all(chunk.map((t) => scoreBelow(analytics, projectId, t.trace_id, below.name, below.value)));
+          kept.push(...chunk.filter((_, j) => flags[j]));
+        }
+        matches = kept;
+      }
+      ids.push(...matches.map((t) => t.trace_id));
+      if (ids.length >= max) return { traceIds: ids.slice(0, max), truncated: ids.length > max || page.next_cursor !== null };
+      const next = page.next_cursor === null ? undefined : decodeKeysetCursor(page.next_cursor);
+      if (!next) return { traceIds: ids, truncated: false };
+      cursor = { startMs: next.startMs, traceId: next.id };
+    }
+  } catch (err) {
+    throw classifyStoreError('analytics', 'fetch traces', err);
+  }
+  return { traceIds: ids, truncated: true };
+}
+
+/** Who reviews: the `reviewer` the client names, else the caller's principal id. */
+function reviewerOf(ctx: Context, named: string | undefined): string {
+  return named ?? ctx.state.principal.id;
+}
+
+/** A trace's input as a case input: JSON text becomes its value, other text stays text. */
+function caseInput(text: string): unknown {
+  const safe = pgSafeText(text);
+  const trimmed = safe.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      return JSON.parse(pgSafeJson(JSON.parse(trimmed)));
+    } catch {
+      return safe;
+    }
+  }
+  return safe;
+}
+
+/** `base`, or `base (2)`, `base (3)`... whichever no case of the suite has. */
+function freeCaseName(base: string, taken: Set<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base} (${n})`)) return `${base} (${n})`;
+}
+
+/** /api/queues: review queues of traces (docs/feedback.md). */
+export function queuesRouter(deps: ApiDeps): Router {
+  const router = new Router({ prefix: '/api/queues' });
+  const queues = deps.metadata.queues;
+  const read = requirePermission('feedback:read');
+  const write = requirePermission('feedback:write');
+
+  async function queueOf(ctx: Context, id: string): Promise<ReviewQueue> {
+    const queue = await queues.get(ctx.state.projectId, id);
+    if (!queue) throw queueNotFound();
+    return queue;
+  }
+
+  router.post('/', operation('create queue', 'metadata'), write, async (ctx) => {
+    const def = parseCreateQueue(ctx.request.body);
+    const picked = def.filter ? await materialize(deps.analytics, ctx.state.projectId, def.filter, def.max_items) : { traceIds: def.trace_ids ?? [], truncated: false };
+    const queue = await queues.create(ctx.state.projectId, def, picked.traceIds);
+    ctx.body = { ...queue, truncated: picked.truncated };
+    ctx.status = 201;
+  });
+
+  router.get('/', operation('fetch queue', 'metadata'), read, async (ctx) => {
+    ctx.body = await queues.list(ctx.state.projectId, validate(ListQuerySchema, ctx.query));
+  });
+
+  router.get('/:id', operation('fetch queue', 'metadata'), read, async (ctx) => {
+    ctx.body = await queueOf(ctx, ctx.params.id);
+  });
+
+  router.post('/:id/items', operation('update queue', 'metadata'), write, async (ctx) => {
+    bodyProblems(ctx.request.body);
+    const body = validate(AddItemsSchema, ctx.request.body ?? {});
+    await queueOf(ctx, ctx.params.id);
+    const picked = body.filter ? await materialize(deps.analytics, ctx.state.projectId, body.filter, body.max_items) : { traceIds: body.trace_ids ?? [], truncated: false };
+    const result = await queues.addItems(ctx.state.projectId, ctx.params.id, picked.traceIds);
+    if (!result) throw queueNotFound();
+    ctx.body = { ...result, truncated: picked.truncated };
+  });
+
+  router.get('/:id/items', operation('fetch queue', 'metadata'), read, async (ctx) => {
+    const list = await queues.items(ctx.state.projectId, ctx.params.id, validate(ItemListQuerySchema, ctx.query));
+    if (!list) throw queueNotFound();
+    ctx.body = list;
+  });
+
+  router.get('/:id/items/:itemId', operation('fetch queue', 'metadata'), read, async (ctx) => {
+    const item = await queues.item(ctx.state.projectId, ctx.params.id, ctx.params.itemId);
+    if (!item) throw itemNotFound();
+    ctx.body = item;
+  });
+
+  // `next` changes state (it takes a lock), so it needs the write permission even as a GET.
+  const next = async (ctx: Context, id: string, input: unknown) => {
+    bodyProblems(input);
+    const q = validate(NextSchema, input ?? {});
+    const queue = await queueOf(ctx, id);
+    const lockSeconds = q.lock_seconds ?? queue.lock_seconds;
+    const item = await queues.next(ctx.state.projectId, queue.id, reviewerOf(ctx, q.reviewer), lockSeconds);
+    ctx.body = { item, lock_seconds: lockSeconds };
+  };
+  router.get('/:id/next', operation('update queue', 'metadata'), write, (ctx) => {
+    // The project may come as a query parameter too; it is not one of next's own.
+    const query = Object.fromEntries(Object.entries(ctx.query).filter(([k]) => k !== 'project_id' && k !== 'workspace_id'));
+    return next(ctx, ctx.params.id, query);
+  });
+  router.post('/:id/next', operation('update queue', 'metadata'), write, (ctx) => next(ctx, ctx.params.id, ctx.request.body));
+
+  router.post('/:id/items/:itemId/complete', operation('update queue', 'metadata'), write, async (ctx) => {
+    bodyProblems(ctx.request.body);
+    const completion = validate(CompleteSchema, ctx.request.body ?? {});
+    const queue = await queueOf(ctx, ctx.params.id);
+    checkScores(queue.score_names, completion.scores);
+    const reviewer = reviewerOf(ctx, completion.reviewer);
+    const hash = sha256(canonicalJson({ scores: completion.scores, correction: completion.correction ?? null, comment: completion.comment ?? null }));
+    const result = await queues.complete(ctx.state.projectId, queue.id, ctx.params.itemId, reviewer, completion, hash);
+    if (!result) throw itemNotFound();
+    const scores = [...itemScores(queue, result.item), ...(result.feedback ? feedbackScores(result.feedback) : [])];
+    await writeAnnotationScores(deps.analytics, ctx.state.projectId, scores);
+    if (!result.created) ctx.set('Idempotent-Replayed', 'true');
+    ctx.body = { item: result.item, feedback: result.feedback, score_ids: scores.map((s) => s.id) };
+  });
+
+  router.post('/:id/items/:itemId/skip', operation('update queue', 'metadata'), write, async (ctx) => {
+    bodyProblems(ctx.request.body);
+    const body = validate(SkipSchema, ctx.request.body ?? {});
+    const queue = await queueOf(ctx, ctx.params.id);
+    const item = await queues.skip(ctx.state.projectId, queue.id, ctx.params.itemId, reviewerOf(ctx, body.reviewer));
+    if (!item) throw itemNotFound();
+    ctx.body = item;
+  });
+
+  router.post('/:id/items/:itemId/to-suite', operation('update suite', 'metadata'), write, requirePermission('evals:write'), async (ctx) => {
+    bodyProblems(ctx.request.body);
+    const body = validate(ToSuiteSchema, ctx.request.body ?? {});
+    const projectId = ctx.state.projectId;
+    const queue = await queueOf(ctx, ctx.params.id);
+    const item = await queues.item(projectId, queue.id, ctx.params.itemId);
+    if (!item) throw itemNotFound();
+    if (!item.correction) throw new ConflictError('Queue item has no corrected output: complete it with a correction first', 'NO_CORRECTION');
+    const found = body.suite_id ? await deps.metadata.suites.get(projectId, body.suite_id) : await deps.metadata.suites.getByName(projectId, body.suite_name!);
+    if (!found) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
+    if (item.suite_case?.suite_id === found.id) {
+      // Sent again (a retry): the case is in the suite already.
+      ctx.set('Idempotent-Replayed', 'true');
+      ctx.body = { suite_case: item.suite_case, item };
+      return;
+    }
+    const io = await traceIO(deps.analytics, projectId, item.trace_id);
+    if (!io) throw new NotFoundError(`Trace with ID '${item.trace_id}' not found`, 'TRACE_NOT_FOUND');
+
+    const result = await queues.withLock(`suite:${found.id}`, async () => {
+      // Read again under the lock: another to-suite may have written a version meanwhile.
+      const latest = await deps.metadata.suites.get(projectId, found.id);
+      if (!latest) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
+      const def = latest.definition;
+      const taken = new Set(def.cases.map((c) => c.name));
+      if (body.case_name !== undefined && taken.has(body.case_name)) {
+        throw new ConflictError(`Suite '${def.name}' already has a case named '${body.case_name}'`, 'CASE_NAME_TAKEN');
+      }
+      const caseName = body.case_name ?? freeCaseName(`${queue.name}: ${item.trace_id}`.slice(0, 500), taken);
+      const scorers = body.scorers ?? (def.defaultScorers.length ? undefined : [{ name: 'exactMatch', config: {} }]);
+      const newCase: Record<string, unknown> = { name: caseName, input: caseInput(io.input), expected: { output: item.correction!.corrected } };
+      if (scorers) newCase.scorers = scorers;
+      const next = parseSuiteDefinition({ ...def, cases: [...def.cases, newCase] }, deps.scorers);
+      const summary = await deps.metadata.suites.update(projectId, found.id, next);
+      if (!summary) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
+      return { summary, suiteCase: next.cases.at(-1) as EvalCase };
+    });
+    const ref = { suite_id: result.summary.id, suite_name: result.summary.name, version: result.summary.version, case_name: result.suiteCase.name };
+    const updated = await queues.recordSuiteCase(projectId, queue.id, item.id, ref);
+    ctx.status = 201;
+    ctx.body = { suite_case: ref, suite: result.summary, case: result.suiteCase, item: updated };
+  });
+
+  return router;
+}

@@ -1,0 +1,173 @@
+import type pg from 'pg';
+import { BackpressureError } from '../errors.js';
+import type { RateLimits } from '../config.js';
+import type { Logger } from '../logger.js';
+
+/** Endpoint groups with their own limit (SPEC Limits): trace ingestion, queries, eval runs. */
+export type RateBucket = keyof RateLimits;
+
+export interface RateVerdict {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets (at least 1). */
+  resetSeconds: number;
+}
+
+export interface RateLimiter {
+  /** Counts one request of `projectId` in `bucket`; throws 429 (BackpressureError, Retry-After) over the limit. */
+  take(projectId: string, bucket: RateBucket): Promise<RateVerdict>;
+  /** This project's limits now (its own, else the defaults). */
+  limitsOf(projectId: string): Promise<RateLimits>;
+  /** Sets or clears (null) a project's own limits; effective at once in this process. */
+  setLimits(projectId: string, limits: Partial<Record<RateBucket, number | null>>): Promise<RateLimits>;
+  close(): Promise<void>;
+}
+
+export const WINDOW_MS = 60_000;
+const SYNC_EVERY_MS = 1000;
+const LIMITS_TTL_MS = 30_000;
+const BUCKET_COLUMN: Record<RateBucket, string> = { ingest: 'ingest', query: 'query', evalRuns: 'eval_runs' };
+const BUCKETS = Object.keys(BUCKET_COLUMN) as RateBucket[];
+
+interface Counter {
+  windowStart: number;
+  /** The window's total across processes, as of this process's last sync (its own synced requests included). */
+  known: number;
+  /** Requests this process counted since its last sync. */
+  pending: number;
+}
+
+/**
+ * Fixed one-minute windows per project and endpoint group, shared by every process through
+ * PostgreSQL without a database round trip per request: each process counts locally and, at most
+ * once a second, adds its new requests to the window's row and reads the total back
+ * (`rate_limit_windows`). A request is refused when the total this process knows plus its own
+ * unsynced requests reach the limit. One process is exact; with several, the overshoot is at most
+ * what the others accepted since this one last synced (about a second of their traffic).
+ * docs/security.md states this.
+ */
+export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: Logger): RateLimiter {
+  const counters = new Map<string, Counter>();
+  const limits = new Map<string, { value: RateLimits; until: number; loading?: Promise<RateLimits> }>();
+  let syncing: Promise<void> | undefined;
+  let syncs = 0;
+  const timer = setInterval(() => void sync(), SYNC_EVERY_MS);
+  timer.unref();
+
+  async function sync(): Promise<void> {
+    if (syncing) return syncing;
+    const due = [...counters.entries()].filter(([, c]) => c.pending > 0);
+    if (!due.length) return;
+    const batch = due.map(([key, c]) => ({ key, c, add: c.pending, windowStart: c.windowStart }));
+    for (const b of batch) b.c.pending = 0;
+    syncing = (async () => {
+      try {
+        const { rows } = await pool.query<{ project_id: string; bucket: string; window_start: Date; count: number }>(
+          `INSERT INTO rate_limit_windows (project_id, bucket, window_start, count)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[])
+           ON CONFLICT (project_id, bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count
+           RETURNING project_id, bucket, window_start, count`,
+          [
+            batch.map((b) => b.key.split('\u0000')[0]),
+            batch.map((b) => b.key.split('\u0000')[1]),
+            batch.map((b) => new Date(b.windowStart)),
+            batch.map((b) => b.add),
+          ],
+        );
+        for (const row of rows) {
+          const c = counters.get(`${row.project_id}\u0000${row.bucket}`);
+          if (c && c.windowStart === row.window_start.getTime()) c.known = Math.max(c.known, row.count);
+        }
+        if (++syncs % 60 === 0) await pool.query(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '10 minutes'`);
+      } catch (err) {
+        // The store is down: keep the counts for the next sync and go on counting locally.
+        for (const b of batch) if (b.c.windowStart === b.windowStart) b.c.pending += b.add;
+        logger.warn({ err }, 'rate limit counters not synced; counting locally');
+      } finally {
+        syncing = undefined;
+      }
+    })();
+    return syncing;
+  }
+
+  async function loadLimits(projectId: string): Promise<RateLimits> {
+    const { rows } = await pool.query<{ bucket: string; per_minute: number }>('SELECT bucket, per_minute FROM project_rate_limits WHERE project_id = $1', [projectId]);
+    const own = Object.fromEntries(rows.map((r) => [r.bucket, r.per_minute]));
+    return Object.fromEntries(BUCKETS.map((b) => [b, own[BUCKET_COLUMN[b]] ?? defaults[b]])) as unknown as RateLimits;
+  }
+
+  async function limitsOf(projectId: string): Promise<RateLimits> {
+    const hit = limits.get(projectId);
+    if (hit && hit.until > Date.now()) return hit.value;
+    if (hit?.loading) return hit.loading;
+    const loading = loadLimits(projectId).then(
+      (value) => {
+        limits.set(projectId, { value, until: Date.now() + LIMITS_TTL_MS });
+        return value;
+      },
+      // A store outage must not stop traffic: the defaults (or the last known limits) apply.
+      () => {
+        const value = hit?.value ?? defaults;
+        limits.set(projectId, { value, until: Date.now() + SYNC_EVERY_MS });
+        return value;
+      },
+    );
+    limits.set(projectId, { value: hit?.value ?? defaults, until: 0, loading });
+    return loading;
+  }
+
+  return {
+    async take(projectId, bucket) {
+      const limit = (await limitsOf(projectId))[bucket];
+      const now = Date.now();
+      const windowStart = now - (now % WINDOW_MS);
+      const key = `${projectId}\u0000${BUCKET_COLUMN[bucket]}`;
+      let c = counters.get(key);
+      if (!c || c.windowStart !== windowStart) {
+        c = { windowStart, known: 0, pending: 0 };
+        counters.set(key, c);
+      }
+      const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
+      const used = c.known + c.pending;
+      if (used >= limit) throw new RateLimitedError({ limit, remaining: 0, resetSeconds });
+      c.pending++;
+      return { limit, remaining: Math.max(0, limit - used - 1), resetSeconds };
+    },
+
+    limitsOf,
+
+    async setLimits(projectId, changes) {
+      for (const bucket of BUCKETS) {
+        const value = changes[bucket];
+        if (value === undefined) continue;
+        if (value === null) await pool.query('DELETE FROM project_rate_limits WHERE project_id = $1 AND bucket = $2', [projectId, BUCKET_COLUMN[bucket]]);
+        else {
+          await pool.query(
+            `INSERT INTO project_rate_limits (project_id, bucket, per_minute) VALUES ($1, $2, $3)
+             ON CONFLICT (project_id, bucket) DO UPDATE SET per_minute = EXCLUDED.per_minute`,
+            [projectId, BUCKET_COLUMN[bucket], value],
+          );
+        }
+      }
+      limits.delete(projectId);
+      return limitsOf(projectId);
+    },
+
+    async close() {
+      clearInterval(timer);
+      await sync();
+    },
+  };
+}
+
+/** 429 with the window's headers (SPEC: X-RateLimit-*; Retry-After until the window resets). */
+export class RateLimitedError extends BackpressureError {
+  constructor(readonly verdict: RateVerdict) {
+    super(verdict.resetSeconds, 429, 'Rate limit exceeded');
+  }
+}
+
+/** The SPEC's headers for a verdict. */
+export function rateLimitHeaders(v: RateVerdict): Record<string, string> {
+  return { 'X-RateLimit-Limit': String(v.limit), 'X-RateLimit-Remaining': String(v.remaining), 'X-RateLimit-Reset': String(v.resetSeconds) };
+}

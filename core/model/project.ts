@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { ENV_PATTERN } from '../auth/api-key.js';
+import { ROLES } from '../principal.js';
+import { PROJECT_ID_PATTERN } from '../project-context.js';
+
+const name = z.string().trim().min(1, 'is required').max(200);
+const env = z.string().regex(ENV_PATTERN, 'must be 1-16 lower-case letters or digits (e.g. live, test)').default('live');
+
+/** POST /api/projects: a project and its first key (an admin key). */
+export const CreateProjectSchema = z.strictObject({
+  name,
+  id: z.string().regex(PROJECT_ID_PATTERN, 'must be 1-128 characters of letters, digits, ".", "_", ":" or "-"').optional(),
+  key_name: name.default('first admin key'),
+  env,
+});
+
+/** POST /api/projects/{id}/keys. */
+export const CreateKeySchema = z.strictObject({
+  name,
+  role: z.enum(ROLES).default('member'),
+  env,
+});
+
+const perMinute = z.number().int().min(1).max(100_000_000).nullable().optional();
+/** PUT /api/projects/{id}/rate-limits: requests per minute per group; null restores the default. */
+export const RateLimitsSchema = z.strictObject({ ingest: perMinute, query: perMinute, eval_runs: perMinute });

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { generateApiKey } from '../../auth/api-key.js';
+import type { Role } from '../../principal.js';
+
+/** A key as listed: never its secret. */
+export interface ApiKeyView {
+  id: string;
+  project_id: string;
+  name: string;
+  role: Role;
+  prefix: string;
+  created_by: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A key as the authenticator checks it. */
+export interface StoredKey {
+  id: string;
+  project_id: string;
+  role: Role;
+  key_hash: Buffer;
+  revoked: boolean;
+}
+
+export interface ProjectView {
+  id: string;
+  name: string;
+  is_default: boolean;
+  created_at: string;
+}
+
+/** Projects and their API keys (PostgreSQL). */
+export interface KeyStore {
+  /** A new key: the secret is in the result, and nowhere else ever again. */
+  createKey(projectId: string, input: { name: string; role: Role; env: string; createdBy?: string }): Promise<ApiKeyView & { key: string }>;
+  findByPrefix(prefix: string): Promise<StoredKey | null>;
+  listKeys(projectId: string): Promise<ApiKeyView[]>;
+  /** The revoked key's prefix when a live key of that project was revoked now, else null. */
+  revokeKey(projectId: string, keyId: string): Promise<string | null>;
+  /** Records use (called at most once a minute per key, off the request's path). */
+  touchKeys(ids: string[]): Promise<void>;
+  anyKey(): Promise<boolean>;
+  createProject(input: { id?: string; name: string }): Promise<ProjectView | null>;
+  getProject(id: string): Promise<ProjectView | null>;
+  listProjects(ids?: readonly string[]): Promise<ProjectView[]>;
+}
+
+interface KeyRow {
+  id: string;
+  project_id: string;
+  name: string;
+  role: Role;
+  prefix: string;
+  created_by: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const KEY_COLUMNS = 'id, project_id, name, role, prefix, created_by, created_at, last_used_at, revoked_at';
+
+function toKeyView(row: KeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    name: row.name,
+    role: row.role,
+    prefix: row.prefix,
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+function toProjectView(row: { id: string; name: string; is_default: boolean; created_at: Date }): ProjectView {
+  return { id: row.id, name: row.name, is_default: row.is_default, created_at: row.created_at.toISOString() };
+}
+
+export function createKeyStore(pool: pg.Pool): KeyStore {
+  return {
+    async createKey(projectId, { name, role, env, createdBy }) {
+      const made = generateApiKey(env);
+      const { rows } = await pool.query<KeyRow>(
+        `INSERT INTO api_keys (id, project_id, name, role, prefix, key_hash, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
+        [randomUUID(), projectId, name, role, made.prefix, made.hash, createdBy ?? null],
+      );
+      return { ...toKeyView(rows[0]), key: made.key };
+    },
+
+    async findByPrefix(prefix) {
+      const { rows } = await pool.query<{ id: string; project_id: string; role: Role; key_hash: Buffer; revoked_at: Date | null }>(
+        'SELECT id, project_id, role, key_hash, revoked_at FROM api_keys WHERE prefix = $1',
+        [prefix],
+      );
+      const row = rows[0];
+      return row ? { id: row.id, project_id: row.project_id, role: row.role, key_hash: row.key_hash, revoked: row.revoked_at !== null } : null;
+    },
+
+    async listKeys(projectId) {
+      const { rows } = await pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE project_id = $1 ORDER BY created_at DESC, id`, [projectId]);
+      return rows.map(toKeyView);
+    },
+
+    async revokeKey(projectId, keyId) {
+      const { rows } = await pool.query<{ prefix: string }>(
+        'UPDATE api_keys SET revoked_at = now() WHERE project_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING prefix',
+        [projectId, keyId],
+      );
+      return rows[0]?.prefix ?? null;
+    },
+
+    async touchKeys(ids) {
+      if (ids.length) await pool.query('UPDATE api_keys SET last_used_at = now() WHERE id = ANY($1::uuid[])', [ids]);
+    },
+
+    async anyKey() {
+      const { rows } = await pool.query('SELECT 1 FROM api_keys LIMIT 1');
+      return rows.length > 0;
+    },
+
+    async createProject({ id, name }) {
+      const { rows } = await pool.query<{ id: string; name: string; is_default: boolean; created_at: Date }>(
+        'INSERT INTO projects (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id, name, is_default, created_at',
+        [id ?? randomUUID(), name],
+      );
+      return rows[0] ? toProjectView(rows[0]) : null;
+    },
+
+    async getProject(id) {
+      const { rows } = await pool.query<{ id: string; name: string; is_default: boolean; created_at: Date }>('SELECT id, name, is_default, created_at FROM projects WHERE id = $1', [id]);
+      return rows[0] ? toProjectView(rows[0]) : null;
+    },
+
+    async listProjects(ids) {
+      const { rows } = await pool.query<{ id: string; name: string; is_default: boolean; created_at: Date }>(
+        `SELECT id, name, is_default, created_at FROM projects ${ids ? 'WHERE id = ANY($1::text[])' : ''} ORDER BY created_at, id`,
+        ids ? [ids] : [],
+      );
+      return rows.map(toProjectView);
+    },
+  };
+}
