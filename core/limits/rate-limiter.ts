@@ -39,11 +39,11 @@ interface Counter {
 
 /**
  * Fixed one-minute windows per project and endpoint group, shared by every process through
- * PostgreSQL without a database round trip per request: each process counts locally and, at most
- * once a second, adds its new requests to the window's row and reads the total back
- * (`rate_limit_windows`). A request is refused when the total this process knows plus its own
- * unsynced requests reach the limit. One process is exact; with several, the overshoot is at most
- * what the others accepted since this one last synced (about a second of their traffic).
+ * PostgreSQL without a database round trip per request: each process counts locally and, once a
+ * second, adds its new requests (possibly none) to the rows of the windows it has seen and reads
+ * the totals back (`rate_limit_windows`, one query). A request is refused when the total this
+ * process knows plus its own unsynced requests reach the limit. One process is exact; with
+ * several, the overshoot is at most what the processes accepted within one sync interval.
  * docs/security.md states this.
  */
 export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: Logger): RateLimiter {
@@ -56,7 +56,12 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
 
   async function sync(): Promise<void> {
     if (syncing) return syncing;
-    const due = [...counters.entries()].filter(([, c]) => c.pending > 0);
+    // Every counter of the current window, not only those with new requests: a process learns
+    // what the others counted even while its own traffic for that project has stopped.
+    const now = Date.now();
+    const current = now - (now % WINDOW_MS);
+    for (const [key, c] of counters) if (c.windowStart < current) counters.delete(key);
+    const due = [...counters.entries()];
     if (!due.length) return;
     const batch = due.map(([key, c]) => ({ key, c, add: c.pending, windowStart: c.windowStart }));
     for (const b of batch) b.c.pending = 0;

@@ -228,22 +228,23 @@ describe('evaluation', () => {
     // Traces of another name do not count.
     await ingest(sampleTrace(`${tag('noise')}-0`, { name: tag('noise'), status: 'ok', start: now }));
     // Created once the traces are stored, so its first evaluation sees all four.
-    const r = await create(rule({ name: 'Errors', filter: { trace_name: name }, window_seconds: 3, eval_interval_seconds: 1, webhook_url: hooks.url(hook) }));
+    // An 8 s window: wide enough that a loaded machine still evaluates it before the traces age out.
+    const r = await create(rule({ name: 'Errors', filter: { trace_name: name }, window_seconds: 8, eval_interval_seconds: 1, webhook_url: hooks.url(hook) }));
 
     const fired = await eventually(() => {
       const calls = hooks.calls(hook);
       expect(calls.length).toBeGreaterThanOrEqual(1);
       return calls[0].body;
-    }, 20_000);
+    }, 30_000);
     expect(fired).toMatchObject({
       event: 'fired',
       value: 0.75,
       threshold: 0.5,
       project_id: svc.defaultProjectId,
       rule: { id: r.id, name: 'Errors', metric: 'error_rate', operator: 'gt', severity: 'critical', state: 'firing' },
-      window: { seconds: 3 },
+      window: { seconds: 8 },
     });
-    expect(Date.parse(fired.window.to) - Date.parse(fired.window.from)).toBe(3000);
+    expect(Date.parse(fired.window.to) - Date.parse(fired.window.from)).toBe(8000);
     expect((await getRule(r.id)).state).not.toBe('ok');
 
     // No traces in the window any more: no data, which by default (no_data: ok) resolves.
@@ -251,7 +252,7 @@ describe('evaluation', () => {
       const calls = hooks.calls(hook);
       expect(calls.map((c) => c.body.event)).toEqual(['fired', 'resolved']);
       return calls[1].body;
-    }, 20_000);
+    }, 30_000);
     expect(resolved).toMatchObject({ event: 'resolved', value: null, rule: { state: 'ok' } });
 
     const listed = await eventually(async () => {
