@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAuth, benchIngest, benchJson } from './ingest.js';
+import { benchAuthOverhead } from './auth-overhead.js';
 import { benchEvalRuns } from './eval-runs.js';
 import { latencyBench } from './latency.js';
 import { medianOf, numericLeaves, speedProbeMs, waitQuiet } from './lib.js';
@@ -76,6 +77,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   'otlp-grpc': otlp(['grpc']),
   json: () => benchJson(json),
   auth: () => benchAuth(json),
+  'auth-overhead': () => benchAuthOverhead(quick ? 20_000 : 200_000),
   ingest: () => benchIngest({ ...json, targetSpans: quick ? 50_000 : 1_000_000, reads: quick ? 100 : 500 }),
   latency: latencyBench({ ...shape, transport, rate: v.rate === undefined ? undefined : Number(v.rate), fraction: Number(v.fraction), concurrency: clients, calibrateSeconds: seconds(30, 5), seconds: seconds(30, 10), warmupSeconds: quick ? 2 : 5 }),
   overload: () => benchOverload({ ...shape, transport, concurrency: clients, factor: Number(v.factor), seconds: seconds(10, 5), burstSeconds: num(v['burst-seconds'], quick ? 5 : 15), verify: Number(v.verify), visibleTimeoutSeconds: 300 }),
