@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { ConflictError } from '../../errors.js';
+import { isUniqueViolation } from './transaction.js';
 import { isUuid, toAgentView, type Agent, type AgentList, type AgentRecord, type CreateAgent, type UpdateAgent } from '../../model/agent.js';
 
 /**
@@ -53,10 +54,6 @@ const ID_FIRST = 'ORDER BY (id IS NOT DISTINCT FROM $2::uuid) DESC LIMIT 1';
 
 function refParams(projectId: string, idOrName: string): [string, string | null, string] {
   return [projectId, isUuid(idOrName) ? idOrName : null, idOrName];
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === '23505';
 }
 
 function nameTaken(name: string, err: unknown): unknown {

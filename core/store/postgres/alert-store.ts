@@ -12,6 +12,7 @@ import type {
   AlertState,
   DeliveryStatus,
 } from '../../model/alert.js';
+import { inTransaction } from './transaction.js';
 
 /**
  * Alert rules and events (PostgreSQL). Every API read filters by project; the evaluator's
@@ -162,21 +163,6 @@ function definitionParams(def: AlertRuleDefinition): unknown[] {
     def.name, def.metric, JSON.stringify(def.filter), def.window_seconds, def.eval_interval_seconds, def.operator, def.threshold, def.severity,
     def.webhook_url, def.no_data, def.min_samples, def.enabled, def.drift_test, def.drift_source, def.baseline_windows, def.psi_bins,
   ];
-}
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 export function createAlertStore(pool: pg.Pool): AlertStore {

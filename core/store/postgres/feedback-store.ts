@@ -20,6 +20,7 @@ import {
   type FeedbackListQuery,
 } from '../../model/feedback.js';
 import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
+import { inTransaction } from './transaction.js';
 
 /**
  * Feedback and pairwise comparisons (PostgreSQL). Every query filters by project. The scores a
@@ -123,21 +124,6 @@ export async function feedbackById(client: Db, projectId: string, id: string): P
   if (!isUuid(id)) return null;
   const { rows } = await client.query<FeedbackRow>(`SELECT ${FEEDBACK_COLUMNS} FROM feedback WHERE project_id = $1 AND id = $2`, [projectId, id]);
   return rows.length ? toFeedback(rows[0]) : null;
-}
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /** The WHERE clause of a feedback list and its parameters (`$1` is the project). */

@@ -19,6 +19,7 @@ import {
   type PromptVersion,
   type PromptVersionList,
 } from '../../model/prompt.js';
+import { inTransaction, isUniqueViolation } from './transaction.js';
 
 /**
  * Prompts, their immutable versions and their labels (PostgreSQL). Every query filters by
@@ -146,23 +147,8 @@ function versionParams(promptId: string, version: number, input: PromptInput): u
 }
 
 function nameTaken(name: string, err: unknown): unknown {
-  const unique = (err as { code?: unknown } | null)?.code === '23505';
+  const unique = isUniqueViolation(err);
   return unique ? new ConflictError(`A prompt named '${name}' already exists in this project`, 'PROMPT_NAME_TAKEN') : err;
-}
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /** The label names selecting a version: `latest` is the newest version, not a stored label. */

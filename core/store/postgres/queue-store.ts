@@ -16,6 +16,7 @@ import {
   type SuiteCaseRef,
 } from '../../model/queue.js';
 import { feedbackById, insertFeedback, type Db } from './feedback-store.js';
+import { inTransaction, isUniqueViolation } from './transaction.js';
 
 /**
  * Review queues and their items (PostgreSQL). Every query filters by project. An item's
@@ -148,23 +149,8 @@ function toItem(row: ItemRow): QueueItem {
 }
 
 function nameTaken(name: string, err: unknown): unknown {
-  const unique = (err as { code?: unknown } | null)?.code === '23505';
+  const unique = isUniqueViolation(err);
   return unique ? new ConflictError(`A queue named '${name}' already exists in this project`, 'QUEUE_NAME_TAKEN') : err;
-}
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 /** Inserts the traces not yet in the queue, keeping their order; returns how many were new. */

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
 import type { SuiteDefinition, SuiteList, SuiteSummary, SuiteVersion, SuiteVersionInfo } from '../../model/suite.js';
+import { inTransaction, isUniqueViolation } from './transaction.js';
 
 /**
  * Test suites and their immutable versions (PostgreSQL). Every query filters by project.
@@ -79,23 +80,8 @@ function versionParams(suiteId: string, version: number, def: SuiteDefinition): 
 }
 
 function nameTaken(name: string, err: unknown): unknown {
-  const unique = (err as { code?: unknown } | null)?.code === '23505';
+  const unique = isUniqueViolation(err);
   return unique ? new ConflictError(`A suite named '${name}' already exists in this project`, 'SUITE_NAME_TAKEN') : err;
-}
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 export function createSuiteStore(pool: pg.Pool): SuiteStore {
