@@ -20,6 +20,7 @@ import { alertsRouter } from './routes/alerts.js';
 import { promptsRouter } from './routes/prompts.js';
 import { projectsRouter } from './routes/projects.js';
 import { createRunService } from './run-service.js';
+import { uiMiddleware } from './ui.js';
 
 /** The JSON routes that write spans. */
 const INGEST_PATHS = new Set(['/api/traces/ingest', '/api/spans']);
@@ -32,6 +33,8 @@ export function createApp(deps: ApiDeps): Koa {
   app.silent = true;
 
   app.use(errorMiddleware(deps.logger));
+  // The dashboard takes GET/HEAD outside /api, /v1 and /metrics before any API middleware runs.
+  if (deps.ui) app.use(uiMiddleware(deps.ui.handler));
   for (const open of [healthRouter(deps), metricsRouter(deps)]) app.use(open.routes());
   if (deps.otlpRouter) app.use(deps.otlpRouter.routes()).use(deps.otlpRouter.allowedMethods());
 

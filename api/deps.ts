@@ -8,6 +8,7 @@ import type { Collector, SinkStats } from '../collector/index.js';
 import type { RunEngine } from '../workflows/client.js';
 import type { Authenticator } from '../core/auth/authenticator.js';
 import type { RateLimiter } from '../core/limits/rate-limiter.js';
+import type { UiHandler } from './ui.js';
 
 /** Everything the API needs, passed in by the entry point (STYLE 3). */
 export interface ApiDeps {
@@ -32,4 +33,6 @@ export interface ApiDeps {
   consumerLag?: () => Promise<number>;
   /** The OTLP/HTTP route, so one port can serve everything. */
   otlpRouter?: Router;
+  /** The dashboard on this port (api/ui.ts): `handler` null when it is not built; absent, no dashboard paths. */
+  ui?: { handler: UiHandler | null };
 }

@@ -13,6 +13,7 @@ import { benchOverload } from './overload.js';
 import { parseTransport } from './senders.js';
 import { serviceEnv } from './service.js';
 import { benchWritePath, type WritePathKind } from './write-path.js';
+import { benchUi } from './ui.js';
 
 /**
  * `npm run bench -- <scenario> [options]`: runs a scenario `--runs` times (default 3), each run
@@ -46,6 +47,7 @@ const { positionals, values: v } = parseArgs({
     'max-retries': { type: 'string', default: '3' },
     cases: { type: 'string' },
     'poll-ms': { type: 'string', default: '50' },
+    traces: { type: 'string' },
   },
 });
 const scenario = positionals[0] ?? 'otlp';
@@ -108,6 +110,8 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       warmupCases: 20,
       directWarmup: 50,
     }),
+  // --traces N stored (default 100,000, --quick 10,000); --concurrency N ingest clients (default 64)
+  ui: () => benchUi({ traces: num(v.traces, quick ? 10_000 : 100_000), concurrency: num(v.concurrency, 64), loads: quick ? 2 : 3, minRows: 10 }),
 };
 
 const run = scenarios[scenario];

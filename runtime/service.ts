@@ -10,6 +10,7 @@ import { createRateLimiter } from '../core/limits/rate-limiter.js';
 import type { Project } from '../core/store/postgres/metadata-store.js';
 import type { KeyStore } from '../core/store/postgres/key-store.js';
 import { listen } from './http-server.js';
+import { loadUiHandler } from './ui.js';
 import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { openStores, runCleanups } from './stores.js';
 import { openWritePath, type WritePath } from './write-path.js';
@@ -158,6 +159,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         sinkStats: () => writePath.stats(),
         consumerLag: writePath.consumerLag,
         otlpRouter: otlpRouter(),
+        ui: { handler: await loadUiHandler(logger) },
       });
       const server = await listen(app, config.port, config.host);
       cleanups.push(() => server.close());

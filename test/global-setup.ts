@@ -1,12 +1,30 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ensureUiBuild } from '../scripts/build-ui.js';
 
 /**
  * Builds the tools the tests run for real, once, before any test file starts: the Temporal CLI
  * takes 6-11 minutes to build on a fresh machine, longer than any hook may wait, and every
  * service a test starts runs its dev server. Cached after the first build.
+ *
+ * For the browser tests (test/browser): installs Chromium when missing (Debian's package with
+ * apt-get, scripts/chromium.sh fetch; about a minute, once) and builds the dashboard when its
+ * build is missing or stale (scripts/build-ui.ts). Where either fails the other tests still
+ * run; the browser tests then fail with the reason.
  */
-export default function setup(): void {
+export default async function setup(): Promise<void> {
   const script = fileURLToPath(new URL('../scripts/temporal.sh', import.meta.url));
   execFileSync('bash', [script, 'path'], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+  const chromium = fileURLToPath(new URL('../scripts/chromium.sh', import.meta.url));
+  try {
+    execFileSync('bash', [chromium, 'fetch'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch {
+    console.warn('global-setup: Chromium is not available (see above); the browser tests in test/browser will fail');
+  }
+  try {
+    await ensureUiBuild((line) => console.warn(`global-setup: ${line}`));
+  } catch (err) {
+    console.warn(`global-setup: the dashboard did not build; the browser tests in test/browser will fail:\n${err instanceof Error ? err.message : String(err)}`);
+  }
 }

@@ -40,7 +40,8 @@ export function healthRouter(deps: ApiDeps): Router {
     const up = required.filter((s) => s === 'ok').length;
     const status = up === required.length ? 'healthy' : up === 0 ? 'unhealthy' : 'degraded';
     ctx.status = status === 'unhealthy' ? 503 : 200;
-    ctx.body = { status, version: deps.config.version, services, ...(ingest ? { ingest } : {}) };
+    // auth: whether calls need credentials (a client such as the dashboard asks here, unauthenticated).
+    ctx.body = { status, version: deps.config.version, services, auth: deps.auth.mode, ...(ingest ? { ingest } : {}) };
   });
   return router;
 }

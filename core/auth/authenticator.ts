@@ -26,6 +26,8 @@ export interface AuthOptions {
 }
 
 export interface Authenticator {
+  /** `required` or `none` (AUTH_MODE): public, so a client (the dashboard) knows whether to ask for a key. */
+  readonly mode: AuthOptions['mode'];
   /**
    * Resolves the caller from headers (HTTP headers or gRPC metadata, lower-case names) and query.
    * `defaultProjectId`: where `mode: none` puts calls that name no project (the OTLP receivers).
@@ -126,6 +128,7 @@ export function createAuthenticator(opts: AuthOptions): Authenticator {
   }
 
   return {
+    mode: opts.mode,
     async authenticate(headers, query = {}, defaultProjectId) {
       const named = projectIdFrom(headers, query);
       if (opts.mode === 'none') {

@@ -50,7 +50,10 @@ describe('credentials', () => {
   it('answers 401 with the SPEC body to a call without credentials, and leaves health open', async () => {
     const body = await json(await svc.api('/api/traces', { key: null }), 401);
     expect(body).toEqual({ error: 'Unauthorized', code: 'UNAUTHORIZED', status: 401, details: 'Valid authentication required', hint: 'Provide a bearer token or an API key header' });
-    expect((await svc.api('/api/health', { key: null, project: null })).status).toBe(200);
+    const health = await svc.api('/api/health', { key: null, project: null });
+    expect(health.status).toBe(200);
+    // Health says whether calls need credentials (the dashboard asks it before sign-in).
+    expect(await health.json()).toMatchObject({ auth: 'required' });
   });
 
   it('refuses malformed, unknown, revoked-looking and tampered keys with 401', async () => {
@@ -297,6 +300,7 @@ describe('AUTH_MODE=none and the first start, out of process', () => {
       expect(noProject.status).toBe(400);
       expect(await noProject.json()).toMatchObject({ error: 'Workspace context required' });
       expect((await fetch(`${proc.apiUrl}/api/traces`, { headers: { 'x-project-id': 'anything' } })).status).toBe(200);
+      expect(await (await fetch(`${proc.apiUrl}/api/health`)).json()).toMatchObject({ auth: 'none' });
     } finally {
       await stopProcess(proc);
       removeDir(dir);
