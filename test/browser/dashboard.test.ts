@@ -166,4 +166,33 @@ describe('dashboard in Chromium', () => {
     await p.screenshot('dashboard-trace-10k-bottom');
     expect(describeErrors(p)).toBe('');
   });
+
+  it('creates an API key on /settings/keys, shows it once, and revokes it: the key stops working', async () => {
+    const p = await open();
+    p.page.on('dialog', (dialog) => void dialog.accept());
+    await p.page.goto('/settings/keys');
+    await expect.poll(() => p.page.getByTestId('key-row').count()).toBeGreaterThanOrEqual(1);
+    await p.page.getByTestId('key-name').fill('browser-made');
+    await p.page.getByTestId('key-role').selectOption('viewer');
+    await p.page.getByTestId('key-create').click();
+    const secret = (await p.page.getByTestId('key-secret').textContent())!.trim();
+    expect(secret).toMatch(/^ae_live_[A-Za-z0-9]{32}$/);
+    await p.screenshot('dashboard-keys-created');
+    // The new key works, as a viewer, and is listed by its prefix only.
+    expect((await svc.api('/api/traces', { key: secret })).status).toBe(200);
+    const row = p.page.locator('[data-testid=key-row]', { hasText: 'browser-made' });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain(secret.slice(0, 16));
+    expect(await row.textContent()).not.toContain(secret);
+    expect(await p.page.content()).toContain(secret);
+    // Gone from the page once dismissed: it is shown this once.
+    await p.page.getByRole('button', { name: 'Done' }).click();
+    expect(await p.page.content()).not.toContain(secret);
+
+    await row.getByTestId('key-revoke').click();
+    await expect.poll(() => row.getAttribute('data-revoked')).toBe('true');
+    await p.screenshot('dashboard-keys-revoked');
+    expect((await svc.api('/api/traces', { key: secret })).status).toBe(401);
+    expect(describeErrors(p)).toBe('');
+  });
 });

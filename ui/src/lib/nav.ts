@@ -9,7 +9,7 @@ export const NAV = [
   { href: '/prompts', label: 'Prompts', built: false },
   { href: '/agents', label: 'Agents', built: false },
   { href: '/alerts', label: 'Alerts', built: false },
-  { href: '/settings/keys', label: 'API keys', built: false },
+  { href: '/settings/keys', label: 'API keys', built: true },
 ] as const;
 
 /** Pages that exist in the plan but not yet in the UI: /runs/{id} and /compare/runs too. */
