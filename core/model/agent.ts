@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pgText } from './pg-json.js';
+import { HttpUrlSchema } from './http-url.js';
 
 /**
  * An agent: an HTTP endpoint the eval worker calls with each case's input.
@@ -47,23 +48,6 @@ const HeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx
   }
 });
 
-/** An http(s) URL without credentials (those go in `headers`: fetch refuses URLs that carry them). */
-const EndpointSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2048)
-  .superRefine((text, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL' });
-      return;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
-    else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials: send them in headers' });
-  });
 
 /** An agent's name: also how `agentId` finds it, so it must not look like an id. */
 const AgentName = pgText(256)
@@ -74,7 +58,7 @@ const AgentName = pgText(256)
 /** POST /api/agents. */
 export const CreateAgentSchema = z.strictObject({
   name: AgentName,
-  endpoint: EndpointSchema,
+  endpoint: HttpUrlSchema,
   description: pgText(4096).nullish(),
   headers: HeadersSchema.optional(),
 });

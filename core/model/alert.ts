@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BadRequestError, ValidationError, type FieldIssue } from '../errors.js';
 import { validate } from '../validate.js';
 import { pgText } from './pg-json.js';
+import { HttpUrlSchema } from './http-url.js';
 
 /**
  * Alert rules and their events (SPEC "Alert rule (create fields)"; docs/alerts.md). A rule
@@ -71,23 +72,6 @@ export function filterKeysFor(metric: AlertMetric, driftSource: DriftSource | nu
   return ['trace_name', 'model'];
 }
 
-/** An absolute http(s) URL without credentials (fetch refuses URLs that carry them). */
-const WebhookUrlSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2048)
-  .superRefine((text, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL' });
-      return;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
-    else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials' });
-  });
 
 const Count = (min: number, max: number) => z.number().int().min(min).max(max);
 
@@ -101,7 +85,7 @@ const AlertRuleBodySchema = z.strictObject({
   operator: z.enum(ALERT_OPERATORS),
   threshold: z.number(),
   severity: z.enum(ALERT_SEVERITIES),
-  webhook_url: WebhookUrlSchema.nullish(),
+  webhook_url: HttpUrlSchema.nullish(),
   no_data: z.enum(NO_DATA_POLICIES).default('ok'),
   min_samples: Count(1, 1_000_000).nullish(),
   enabled: z.boolean().default(true),

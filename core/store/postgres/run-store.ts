@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { caseResultView, summarize } from '../../evals/case-results.js';
 import { pgSafeJson, pgSafeText } from '../../model/pg-json.js';
-import type { Aggregation, ScorerRef } from '../../model/eval-case.js';
+import type { Aggregation } from '../../model/eval-case.js';
 import {
   FINAL_RUN_STATUSES,
   type CaseResultView,
@@ -96,16 +96,6 @@ export interface StoredTrialTrace extends TrialTraceData {
   error: string | null;
 }
 
-interface CaseRow {
-  case_index: number;
-  name: string;
-  input: unknown;
-  expected: Record<string, unknown>;
-  scorers: ScorerRef[];
-  min_score: number | null;
-  weight: number;
-}
-
 type TrialRow = TrialRecord & { case_index: number; trial: number };
 
 const RUN_COLUMNS = `r.id, r.project_id, r.name, r.suite_id, r.suite_version, r.suite_name, r.agent_id, r.agent_name, r.agent_version,
@@ -122,8 +112,8 @@ function elapsed(row: RunRow): number {
 const EMPTY_SUMMARY = (total: number): RunSummary => ({ total_cases: total, passed: 0, failed: 0, cancelled: 0, avg_score: 0, scores_by_scorer: {}, duration_ms: 0 });
 
 export function createRunStore(pool: pg.Pool): RunStore {
-  async function caseRows(runId: string): Promise<CaseRow[]> {
-    const { rows } = await pool.query<CaseRow>(
+  async function caseRows(runId: string): Promise<RunCase[]> {
+    const { rows } = await pool.query<RunCase>(
       'SELECT case_index, name, input, expected, scorers, min_score, weight FROM eval_run_cases WHERE run_id = $1 ORDER BY case_index',
       [runId],
     );
@@ -264,7 +254,7 @@ export function createRunStore(pool: pg.Pool): RunStore {
     },
 
     async getCase(runId, caseIndex) {
-      const { rows } = await pool.query<CaseRow>(
+      const { rows } = await pool.query<RunCase>(
         'SELECT case_index, name, input, expected, scorers, min_score, weight FROM eval_run_cases WHERE run_id = $1 AND case_index = $2',
         [runId, caseIndex],
       );
