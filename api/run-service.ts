@@ -5,7 +5,7 @@ import { effectiveScorers } from '../core/model/suite.js';
 import { isUuid } from '../core/model/agent.js';
 import { jsonProblems } from '../core/model/pg-json.js';
 import { FINAL_RUN_STATUSES, type ControlAction, type CreateEvalRun, type CreateRun, type NewRun, type RunView } from '../core/model/eval-run.js';
-import type { ApprovalDecision } from '../workflows/contract.js';
+import type { ApprovalDecision, PendingApproval } from '../workflows/contract.js';
 import type { ApiDeps } from './deps.js';
 
 /**
@@ -168,6 +168,13 @@ export function createRunService(deps: ApiDeps) {
       }
       const expected = action === 'pause' ? 'paused' : action === 'resume' ? 'running' : 'cancelled';
       return { run_id: runId, action, status: expected, accepted: true };
+    },
+
+    /** Case trials waiting for a person's approval: none once the run is final; 503 when the engine does not answer. */
+    async approvals(projectId: string, runId: string): Promise<{ run_id: string; approvals: PendingApproval[] }> {
+      const run = await existing(projectId, runId);
+      if (FINAL_RUN_STATUSES.has(run.status)) return { run_id: run.id, approvals: [] };
+      return { run_id: run.id, approvals: (await engine().approvals(runId)) ?? [] };
     },
 
     async cancelCase(projectId: string, runId: string, caseIndex: number) {

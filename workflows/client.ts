@@ -1,14 +1,18 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection, QueryNotRegisteredError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ServiceUnavailableError } from '../core/errors.js';
 import {
   approvalSignal,
+  approvalStateQuery,
   cancelRunSignal,
   cancelSignal,
   pauseSignal,
   progressQuery,
   RUN_WORKFLOW,
+  caseWorkflowId,
+  runningTrialsQuery,
   runWorkflowId,
   type ApprovalDecision,
+  type PendingApproval,
   type Progress,
   type RunPolicy,
   type RunWorkflowInput,
@@ -25,6 +29,11 @@ export interface RunEngine {
   approve(runId: string, decision: ApprovalDecision): Promise<boolean>;
   /** The run workflow's progress query; undefined when the workflow is closed or unknown. */
   progress(runId: string): Promise<Progress | undefined>;
+  /**
+   * The run's case trials waiting for a person's approval (at most MAX_APPROVAL_PROBES running
+   * trials are asked); undefined when the run workflow is closed or unknown.
+   */
+  approvals(runId: string): Promise<PendingApproval[] | undefined>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -44,6 +53,9 @@ export interface RunEngineOptions {
  */
 const ENGINE_CALL_DEADLINE_MS = 5_000;
 
+/** Running case trials asked whether they wait for an approval, per call (a run may run 1,000 at once). */
+export const MAX_APPROVAL_PROBES = 200;
+
 /** A lazy connection: the API starts when the engine is down, and answers 503 for run calls until it is back. */
 export function createRunEngine(opts: RunEngineOptions): RunEngine {
   const connection = Connection.lazy({ address: opts.address, connectTimeout: '5 seconds' });
@@ -54,7 +66,7 @@ export function createRunEngine(opts: RunEngineOptions): RunEngine {
     try {
       return await connection.withDeadline(Date.now() + ENGINE_CALL_DEADLINE_MS, fn);
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError || err instanceof WorkflowExecutionAlreadyStartedError) throw err;
+      if (err instanceof WorkflowNotFoundError || err instanceof WorkflowExecutionAlreadyStartedError || err instanceof QueryNotRegisteredError) throw err;
       throw new ServiceUnavailableError('workflow', err);
     }
   }
@@ -98,6 +110,27 @@ export function createRunEngine(opts: RunEngineOptions): RunEngine {
         if (err instanceof WorkflowNotFoundError) return undefined;
         throw err;
       }
+    },
+    async approvals(runId) {
+      let running;
+      try {
+        running = await engineCall(() => handle(runId).query(runningTrialsQuery));
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        // A run started by a version without the query: it cannot say, so nothing is listed.
+        if (err instanceof QueryNotRegisteredError) return [];
+        throw err;
+      }
+      const states = await Promise.all(
+        running.slice(0, MAX_APPROVAL_PROBES).map((t) =>
+          // A trial that finished in between is simply not waiting any more.
+          engineCall(() => client.workflow.getHandle(caseWorkflowId(runId, t.case_index, t.trial)).query(approvalStateQuery)).catch((err: unknown) => {
+            if (err instanceof WorkflowNotFoundError || err instanceof QueryNotRegisteredError) return null;
+            throw err;
+          }),
+        ),
+      );
+      return states.filter((s): s is PendingApproval => s !== null).sort((a, b) => a.case_index - b.case_index || a.trial - b.trial);
     },
     async ping() {
       await connection.ensureConnected();

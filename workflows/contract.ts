@@ -27,6 +27,24 @@ export const approvalSignal = defineSignal<[ApprovalDecision]>('approvalSignal')
 /** Cancels one case (all its trials) of a run. */
 export const cancelSignal = defineSignal<[CaseRef]>('cancelSignal');
 export const progressQuery = defineQuery<Progress>('progressQuery');
+/** A run's case trials started and not finished (by the run workflow); read with approvalStateQuery below. */
+export const runningTrialsQuery = defineQuery<RunningTrial[]>('runningTrialsQuery');
+/** A case trial's wait for a person's approval (by the case workflow); null when it is not waiting. */
+export const approvalStateQuery = defineQuery<PendingApproval | null>('approvalStateQuery');
+
+export interface RunningTrial {
+  case_index: number;
+  trial: number;
+}
+
+/** A case trial whose agent asked approval for a tool and waits for approvalSignal. */
+export interface PendingApproval extends RunningTrial {
+  tool: string;
+  /** The agent's reason, when it gave one (not stored with the result). */
+  reason: string | null;
+  /** Epoch ms (workflow time) when the wait began. */
+  since: number;
+}
 
 export interface PauseRequest {
   paused?: boolean;

@@ -17,12 +17,15 @@ import {
 import type { AgentCall, CaseRecord, CaseRun, EvalActivities } from './activity-types.js';
 import {
   approvalSignal,
+  approvalStateQuery,
   cancelRunSignal,
   cancelSignal,
   caseWorkflowId,
   pauseSignal,
   progressQuery,
+  runningTrialsQuery,
   type ApprovalDecision,
+  type PendingApproval,
   type CaseOutcome,
   type CaseWorkflowInput,
   type RunOutcome,
@@ -108,6 +111,9 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
   setHandler(approvalSignal, (d) => {
     decision = d;
   });
+  /** Set while the trial waits for a person's approval (GET /api/runs/{id}/approvals reads it). */
+  let waiting: PendingApproval | null = null;
+  setHandler(approvalStateQuery, () => waiting);
 
   /** SPEC: a pause lasts 24 hours at most, then the run goes on by itself. */
   const whilePaused = async () => {
@@ -141,7 +147,8 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
       const asked = calls[0].reply?.approval;
       if (asked) {
         // SPEC: a sensitive tool call waits for approvalSignal at most 7 days.
-        const answered = await condition(() => decision !== undefined, policy.approvalMaxMs);
+        waiting = { case_index: caseIndex, trial, tool: asked.tool, reason: asked.reason ?? null, since: Date.now() };
+        const answered = await condition(() => decision !== undefined, policy.approvalMaxMs).finally(() => (waiting = null));
         approval = { tool: asked.tool, approved: answered && decision!.approved, comment: decision?.comment, by: decision?.by };
         if (!answered) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was not given within ${policy.approvalMaxMs} ms`, 'ApprovalTimeout');
         if (!decision!.approved) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was denied${decision!.comment ? `: ${decision!.comment}` : ''}`, 'ApprovalDenied');
@@ -257,6 +264,7 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
   };
 
   setHandler(progressQuery, () => ({ completed, total }));
+  setHandler(runningTrialsQuery, () => [...running.values()].map((c) => ({ case_index: c.caseIndex, trial: c.trial })));
   /** Pauses or resumes the run and every case running in it. */
   const setPaused = (want: boolean) => {
     if (want === paused || cancelled) return;

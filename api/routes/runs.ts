@@ -13,6 +13,7 @@ import { pageQuery } from './page-query.js';
 const ListQuery = pageQuery(500).extend({
   status: z.enum(RUN_STATUSES).optional(),
   suite_name: z.string().min(1).max(512).optional(),
+  suite_id: z.uuid().optional(),
   agent_id: z.string().min(1).max(512).optional(),
   agent_version: z.string().min(1).max(512).optional(),
 });
@@ -64,6 +65,10 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
   router.get('/runs/:id/results', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const q = validate(ResultsQuery, ctx.query);
     ctx.body = { results: await service.results(ctx.state.projectId, ctx.params.id, q.failed_only) };
+  });
+
+  router.get('/runs/:id/approvals', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
+    ctx.body = await service.approvals(ctx.state.projectId, ctx.params.id);
   });
 
   router.post('/runs/:id/control', operation('control eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {

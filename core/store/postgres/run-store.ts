@@ -20,6 +20,8 @@ export interface RunListQuery {
   offset: number;
   status?: RunStatus;
   suite_name?: string;
+  /** The suite's id (runs keep it when the suite is renamed). */
+  suite_id?: string;
   agent_id?: string;
   agent_version?: string;
 }
@@ -229,6 +231,7 @@ export function createRunStore(pool: pg.Pool): RunStore {
       };
       if (q.status) add('r.status = ?', q.status);
       if (q.suite_name) add('r.suite_name = ?', q.suite_name);
+      if (q.suite_id) add('r.suite_id = ?', q.suite_id);
       if (q.agent_id) add('(r.agent_id::text = ? OR r.agent_name = ?)', q.agent_id);
       if (q.agent_version) add('r.agent_version = ?', q.agent_version);
       const filter = where.join(' AND ');
