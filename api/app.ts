@@ -19,6 +19,7 @@ import { queuesRouter } from './routes/queues.js';
 import { alertsRouter } from './routes/alerts.js';
 import { promptsRouter } from './routes/prompts.js';
 import { projectsRouter } from './routes/projects.js';
+import { analyticsRouter } from './routes/analytics.js';
 import { createRunService } from './run-service.js';
 import { uiMiddleware } from './ui.js';
 
@@ -60,6 +61,7 @@ export function createApp(deps: ApiDeps): Koa {
     feedbackRouter(deps),
     queuesRouter(deps),
     alertsRouter(deps),
+    analyticsRouter(deps),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());

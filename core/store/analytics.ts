@@ -3,6 +3,7 @@ import type { CreateScore, Score } from '../model/score.js';
 import type { PromptTraceList, PromptTraceQuery } from '../model/prompt.js';
 import type { SpanPageQuery } from '../model/span-page.js';
 import type { SpanView, TraceDetail, TraceList, TraceListQuery } from '../model/trace.js';
+import type { AnalyticsReads } from './clickhouse/analytics-reads.js';
 
 /** The store-side writer every sink ends in: an idempotent insert of encoded span and trace-header rows. */
 export interface BatchWriter {
@@ -25,6 +26,8 @@ export interface AnalyticsStore extends BatchWriter {
   listScores(projectId: string, traceId: string): Promise<Score[]>;
   /** Traces whose spans name a prompt (attributes in core/store/clickhouse/prompt-links.ts), newest first. */
   listPromptTraces(projectId: string, query: PromptTraceQuery): Promise<PromptTraceList>;
+  /** The dashboard's aggregates over traces, spans and scores (GET /api/analytics/*). */
+  aggregates: AnalyticsReads;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

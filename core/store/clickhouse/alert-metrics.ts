@@ -53,7 +53,7 @@ const TIME = "DateTime64(3, 'UTC')";
  * the range has such a row), so only their states are merged. Column names are those
  * TRACE_FILTERS read (span_error, header_status, header_name, root_span).
  */
-function windowTracesSql(filter: AlertFilter): string {
+export function windowTracesSql(filter: AlertFilter): string {
   const where = [`start_time >= {from:${TIME}}`, `start_time < {to:${TIME}}`];
   if (filter.trace_name !== undefined) where.push(TRACE_FILTERS.name);
   if (filter.model !== undefined) {

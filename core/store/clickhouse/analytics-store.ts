@@ -5,6 +5,7 @@ import type { AnalyticsStore } from '../analytics.js';
 import { createBatchWriter } from './batch-writer.js';
 import type { ClickHouse } from './client.js';
 import { createTraceReads } from './trace-reads.js';
+import { createAnalyticsReads } from './analytics-reads.js';
 import { listPromptTraces } from './prompt-links.js';
 import {
   scoreView,
@@ -83,6 +84,8 @@ export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
     },
 
     writeScores,
+
+    aggregates: createAnalyticsReads(client),
 
     async listScores(projectId, traceId) {
       const list = await rows<ScoreRow>(

@@ -1,0 +1,34 @@
+import Router from '@koa/router';
+import { ComponentHealthQuerySchema, CorrelationQuerySchema, MetricSeriesQuerySchema, ScoreTrendsQuerySchema } from '../../core/model/analytics.js';
+import { validate } from '../../core/validate.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
+
+/**
+ * GET /api/analytics/*: aggregates over the project's traces, spans and scores for the
+ * dashboard's analytics page, computed in the analytical store (docs/api.md, "Analytics").
+ * They read what GET /api/traces reads, so they need the same permission.
+ */
+export function analyticsRouter(deps: ApiDeps): Router {
+  const router = new Router({ prefix: '/api/analytics' });
+  const reads = deps.analytics.aggregates;
+
+  router.get('/scores', operation('fetch score trends'), requirePermission('traces:read'), async (ctx) => {
+    ctx.body = await reads.scoreTrends(ctx.state.projectId, validate(ScoreTrendsQuerySchema, ctx.query));
+  });
+
+  router.get('/components', operation('fetch component health'), requirePermission('traces:read'), async (ctx) => {
+    ctx.body = await reads.componentHealth(ctx.state.projectId, validate(ComponentHealthQuerySchema, ctx.query));
+  });
+
+  router.get('/timeseries', operation('fetch metric series'), requirePermission('traces:read'), async (ctx) => {
+    ctx.body = await reads.metricSeries(ctx.state.projectId, validate(MetricSeriesQuerySchema, ctx.query));
+  });
+
+  router.get('/correlation', operation('fetch score correlation'), requirePermission('traces:read'), async (ctx) => {
+    ctx.body = await reads.correlation(ctx.state.projectId, validate(CorrelationQuerySchema, ctx.query));
+  });
+
+  return router;
+}
