@@ -14,6 +14,7 @@ import { parseTransport } from './senders.js';
 import { serviceEnv } from './service.js';
 import { benchWritePath, type WritePathKind } from './write-path.js';
 import { benchUi } from './ui.js';
+import { benchTraceFilters } from './trace-filters.js';
 
 /**
  * `npm run bench -- <scenario> [options]`: runs a scenario `--runs` times (default 3), each run
@@ -111,6 +112,8 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       directWarmup: 50,
     }),
   // --traces N stored (default 100,000, --quick 10,000); --concurrency N ingest clients (default 64)
+  // --traces N (default 100,000, --quick 10,000); --spans-per-trace N (default 10)
+  'trace-filters': () => benchTraceFilters({ traces: num(v.traces, quick ? 10_000 : 100_000), spansPerTrace: shape.spansPerTrace, reads: quick ? 3 : 5 }),
   ui: () => benchUi({ traces: num(v.traces, quick ? 10_000 : 100_000), concurrency: num(v.concurrency, 64), loads: quick ? 2 : 3, minRows: 10 }),
 };
 

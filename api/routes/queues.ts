@@ -27,6 +27,7 @@ import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { traceIO, writeAnnotationScores } from './feedback.js';
 import { pageQuery } from './page-query.js';
+import { scorersFor } from '../project-scorers.js';
 
 /** Largest page of GET /api/queues. */
 export const MAX_QUEUE_PAGE = 1000;
@@ -82,7 +83,7 @@ async function materialize(analytics: AnalyticsStore, projectId: string, filter:
       let matches = page.traces.filter((t) => attributesMatch(t, filter.attributes));
       const below = filter.score_below;
       if (below) {
-        const kept: TraceSummary[] = [];
+        const kept: typeof matches = [];
         for (let i = 0; i < matches.length; i += SCORE_LOOKUPS) {
           const chunk = matches.slice(i, i + SCORE_LOOKUPS);
           const flags = await Promise.all(chunk.map((t) => scoreBelow(analytics, projectId, t.trace_id, below.name, below.value)));
@@ -250,7 +251,7 @@ export function queuesRouter(deps: ApiDeps): Router {
       const scorers = body.scorers ?? (def.defaultScorers.length ? undefined : [{ name: 'exactMatch', config: {} }]);
       const newCase: Record<string, unknown> = { name: caseName, input: caseInput(io.input), expected: { output: item.correction!.corrected } };
       if (scorers) newCase.scorers = scorers;
-      const next = parseSuiteDefinition({ ...def, cases: [...def.cases, newCase] }, deps.scorers);
+      const next = parseSuiteDefinition({ ...def, cases: [...def.cases, newCase] }, await scorersFor(deps, projectId));
       const summary = await deps.metadata.suites.update(projectId, found.id, next);
       if (!summary) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
       return { summary, suiteCase: next.cases.at(-1) as EvalCase };

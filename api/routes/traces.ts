@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
 import { Timestamp } from '../../core/model/ingest-body.js';
+import { COMPONENT_TYPES } from '../../core/model/span.js';
 import { keysetCursorParam } from '../../core/model/keyset-cursor.js';
 import { DEFAULT_SPANS_PAGE, MAX_SPANS_PAGE } from '../../core/model/span-page.js';
 import type { ApiDeps } from '../deps.js';
@@ -13,14 +14,33 @@ import { pageQuery } from './page-query.js';
 /** Largest page of GET /api/traces (the SPEC leaves it open). */
 export const MAX_TRACE_PAGE = 1000;
 
-const ListQuerySchema = pageQuery(MAX_TRACE_PAGE).extend({
-  status: z.enum(['ok', 'error']).optional(),
-  name: z.string().min(1).max(1024).optional(),
-  start_time: Timestamp.optional(),
-  end_time: Timestamp.optional(),
-  /** Keyset paging: the `next_cursor` of the previous page. */
-  cursor: keysetCursorParam('next_cursor'),
-});
+/** Longest `min_duration_ms`: the longest trace duration ingest accepts (ten years). */
+const MAX_DURATION_MS = 315_360_000_000;
+
+/** A query-string boolean: true / false (also 1 / 0). */
+const QueryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
+  .extend({
+    status: z.enum(['ok', 'error']).optional(),
+    name: z.string().min(1).max(1024).optional(),
+    start_time: Timestamp.optional(),
+    end_time: Timestamp.optional(),
+    model: z.string().min(1).max(256).optional(),
+    component_type: z.enum(COMPONENT_TYPES).optional(),
+    min_duration_ms: z.coerce.number().int().min(0).max(MAX_DURATION_MS).optional(),
+    has_errors: QueryBoolean.optional(),
+    score_name: z.string().min(1).max(256).optional(),
+    score_below: z.coerce.number().min(0).max(1).optional(),
+    search: z.string().trim().min(1).max(256).optional(),
+    /** Keyset paging: the `next_cursor` of the previous page. */
+    cursor: keysetCursorParam('next_cursor'),
+  })
+  .superRefine((q, ctx) => {
+    // A threshold needs the score it applies to, and the other way round.
+    if (q.score_name !== undefined && q.score_below === undefined) ctx.addIssue({ code: 'custom', path: ['score_below'], message: 'is required with score_name' });
+    if (q.score_below !== undefined && q.score_name === undefined) ctx.addIssue({ code: 'custom', path: ['score_name'], message: 'is required with score_below' });
+  });
 
 /** GET /api/traces/{id}: a page of the trace's spans, after the span a cursor names. */
 const TraceQuerySchema = z.object({
@@ -45,6 +65,12 @@ export function tracesRouter(deps: ApiDeps): Router {
       name: q.name,
       startTime: q.start_time === undefined ? undefined : new Date(q.start_time),
       endTime: q.end_time === undefined ? undefined : new Date(q.end_time),
+      model: q.model,
+      componentType: q.component_type,
+      minDurationMs: q.min_duration_ms,
+      hasErrors: q.has_errors,
+      scoreBelow: q.score_name !== undefined && q.score_below !== undefined ? { name: q.score_name, value: q.score_below } : undefined,
+      search: q.search,
       cursor: q.cursor && { startMs: q.cursor.startMs, traceId: q.cursor.id },
     });
   });

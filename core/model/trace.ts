@@ -65,15 +65,53 @@ export interface TraceListQuery {
   name?: string;
   startTime?: Date;
   endTime?: Date;
+  /** Some span of the trace has this model (exact match). */
+  model?: string;
+  /** Some span of the trace has this component type. */
+  componentType?: ComponentType;
+  /** The trace lasted at least this long. */
+  minDurationMs?: number;
+  /** true: some span errored; false: no span errored. */
+  hasErrors?: boolean;
+  /** The trace's latest score named `name` is below `value`. */
+  scoreBelow?: { name: string; value: number };
+  /**
+   * Case-insensitive substring of the trace's name or id (every trace), or of a span's name, input
+   * or output (spans of the newest TRACE_SEARCH_WINDOW traces the other filters match).
+   */
+  search?: string;
   /** Keyset position: only traces after this one (newest first). */
   cursor?: { startMs: number; traceId: string };
 }
 
+/**
+ * Traces whose span names, inputs and outputs a `search` reads: the newest that match the other
+ * filters. Trace names and ids are searched in every trace.
+ */
+export const TRACE_SEARCH_WINDOW = 1000;
+
+/** A score name of a trace in the list: its latest value and how many scores of that name the trace has. */
+export interface TraceScoreSummary {
+  name: string;
+  value: number;
+  count: number;
+}
+
+/** A trace as GET /api/traces lists it: the summary and its scores by name. */
+export interface TraceListItem extends TraceSummary {
+  scores: TraceScoreSummary[];
+}
+
 export interface TraceList {
-  traces: TraceSummary[];
+  traces: TraceListItem[];
   total: number;
   limit: number;
   offset: number;
   /** Pass as `cursor` for the next page; null on the last page. */
   next_cursor: string | null;
+  /**
+   * With `search` only: true when more traces matched the other filters than the search read
+   * span contents of (TRACE_SEARCH_WINDOW); older traces then match by name or id alone.
+   */
+  search_truncated?: boolean;
 }

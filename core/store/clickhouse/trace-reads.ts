@@ -1,7 +1,7 @@
 import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
-import type { TraceList, TraceListQuery, TraceSummary } from '../../model/trace.js';
+import { TRACE_SEARCH_WINDOW, type TraceList, type TraceListItem, type TraceListQuery, type TraceScoreSummary, type TraceSummary } from '../../model/trace.js';
 import { toClickHouseTime, traceSummary, type TraceRow } from './rows.js';
-import { TRACE_FILTERS, TRACE_SUMMARIES, traceCountSql, tracePageSql, type TraceFilter } from './trace-stats-sql.js';
+import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, traceCountSql, tracePageSql, type TraceFilter } from './trace-stats-sql.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
@@ -20,9 +20,36 @@ export function createTraceReads(rows: Rows) {
     return list.map(traceSummary);
   }
 
+  /** The latest value per score name of each given trace. */
+  async function scoresOf(projectId: string, traceIds: string[]): Promise<Map<string, TraceScoreSummary[]>> {
+    const out = new Map<string, TraceScoreSummary[]>();
+    if (traceIds.length === 0) return out;
+    const list = await rows<{ trace_id: string; name: string; value: number; count: string | number }>(TRACE_SCORES, { project: projectId, traces: traceIds });
+    for (const r of list) {
+      let scores = out.get(r.trace_id);
+      if (!scores) out.set(r.trace_id, (scores = []));
+      scores.push({ name: r.name, value: Number(r.value), count: Number(r.count) });
+    }
+    return out;
+  }
+
+  type PageRow = { trace_id: string; start_ms: string | number; total: string | number };
+
   async function listTraces(projectId: string, q: TraceListQuery): Promise<TraceList> {
-    const filters = (Object.keys(TRACE_FILTERS) as TraceFilter[]).filter((f) => q[f] !== undefined);
-    const params = {
+    const given: Record<TraceFilter, unknown> = {
+      status: q.status,
+      name: q.name,
+      startTime: q.startTime,
+      endTime: q.endTime,
+      minDurationMs: q.minDurationMs,
+      hasErrors: q.hasErrors,
+      search: q.search,
+      scoreBelow: q.scoreBelow,
+      model: q.model,
+      componentType: q.componentType,
+    };
+    const filters = TRACE_FILTER_NAMES.filter((f) => given[f] !== undefined);
+    const params: Record<string, unknown> = {
       project: projectId,
       // One extra row says whether a next page exists.
       limit: q.limit + 1,
@@ -31,10 +58,27 @@ export function createTraceReads(rows: Rows) {
       name: q.name,
       startTime: q.startTime ? toClickHouseTime(q.startTime.getTime()) : undefined,
       endTime: q.endTime ? toClickHouseTime(q.endTime.getTime()) : undefined,
+      minDurationMs: q.minDurationMs,
+      hasErrors: q.hasErrors === undefined ? undefined : q.hasErrors ? 1 : 0,
+      scoreName: q.scoreBelow?.name,
+      scoreBelow: q.scoreBelow?.value,
+      model: q.model,
+      componentType: q.componentType,
+      search: q.search,
       cursorStart: q.cursor ? toClickHouseTime(q.cursor.startMs) : undefined,
       cursorTrace: q.cursor?.traceId,
     };
-    const page = await rows<{ trace_id: string; start_ms: string | number; total: string | number }>(tracePageSql(filters, q.cursor !== undefined), params);
+    let searchTruncated: boolean | undefined;
+    if (q.search !== undefined) {
+      // Span contents are read for a bounded window: the newest traces the other filters match,
+      // the same window for every page (no cursor), so paging through the results is stable.
+      const others = filters.filter((f) => f !== 'search');
+      const window = await rows<PageRow>(tracePageSql(others, false), { ...params, limit: TRACE_SEARCH_WINDOW, offset: 0 });
+      searchTruncated = window.length > 0 && Number(window[0].total) > TRACE_SEARCH_WINDOW;
+      const hits = window.length ? await rows<{ trace_id: string }>(SPAN_SEARCH, { project: projectId, traces: window.map((w) => w.trace_id), search: q.search }) : [];
+      params.searchHits = hits.map((h) => h.trace_id);
+    }
+    const page = await rows<PageRow>(tracePageSql(filters, q.cursor !== undefined), params);
     let total = page.length ? Number(page[0].total) : 0;
     if (page.length === 0 && (q.offset > 0 || q.cursor)) {
       // Past the last page the window count has no row to ride on.
@@ -43,11 +87,18 @@ export function createTraceReads(rows: Rows) {
     }
     const more = page.length > q.limit;
     const ids = page.slice(0, q.limit);
-    const byId = new Map((await summaries(projectId, ids.map((p) => p.trace_id))).map((t) => [t.trace_id, t]));
-    const traces = ids.map((p) => byId.get(p.trace_id)).filter((t): t is TraceSummary => t !== undefined);
+    const pageIds = ids.map((p) => p.trace_id);
+    const [summaryList, scores] = await Promise.all([summaries(projectId, pageIds), scoresOf(projectId, pageIds)]);
+    const byId = new Map(summaryList.map((t) => [t.trace_id, t]));
+    const traces = ids
+      .map((p) => byId.get(p.trace_id))
+      .filter((t): t is TraceSummary => t !== undefined)
+      .map((t): TraceListItem => ({ ...t, scores: scores.get(t.trace_id) ?? [] }));
     const last = ids.at(-1);
     const nextCursor = more && last ? { startMs: Number(last.start_ms), traceId: last.trace_id } : null;
-    return { traces, total, limit: q.limit, offset: q.offset, next_cursor: nextCursor && encodeKeysetCursor({ startMs: nextCursor.startMs, id: nextCursor.traceId }) };
+    const list: TraceList = { traces, total, limit: q.limit, offset: q.offset, next_cursor: nextCursor && encodeKeysetCursor({ startMs: nextCursor.startMs, id: nextCursor.traceId }) };
+    if (searchTruncated !== undefined) list.search_truncated = searchTruncated;
+    return list;
   }
 
   return { summaries, listTraces };

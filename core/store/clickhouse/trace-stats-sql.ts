@@ -46,24 +46,93 @@ FROM (
   GROUP BY trace_id
 )`;
 
-/** Filters of GET /api/traces, by name; each binds its own parameter. */
+/** Filters of GET /api/traces over a trace's merged states, by name; each binds its own parameter. */
 export const TRACE_FILTERS = {
   status: `${STATUS} = {status:String}`,
   name: `positionCaseInsensitiveUTF8(${NAME}, {name:String}) > 0`,
   startTime: "start_time >= {startTime:DateTime64(3, 'UTC')}",
   endTime: "start_time <= {endTime:DateTime64(3, 'UTC')}",
+  minDurationMs: "dateDiff('millisecond', start_time, end_time) >= {minDurationMs:UInt64}",
+  hasErrors: 'span_error = {hasErrors:UInt8}',
+  // Name and id over every trace; span contents by the ids the search window found ({@link SPAN_SEARCH}).
+  search: `(positionCaseInsensitiveUTF8(${NAME}, {search:String}) > 0 OR positionCaseInsensitiveUTF8(trace_id, {search:String}) > 0 OR trace_id IN {searchHits:Array(String)})`,
 } as const;
-export type TraceFilter = keyof typeof TRACE_FILTERS;
+
+/**
+ * Filters by what other tables hold, as sets of trace ids: applied to trace_stats rows before they
+ * are merged (the primary key (project_id, trace_id) then skips what is not in the set).
+ */
+const SET_FILTERS = {
+  // The trace's latest score of that name (as review queues' `score_below`, docs/feedback.md).
+  scoreBelow: `trace_id IN (
+    SELECT trace_id FROM agent_eval.scores
+    WHERE project_id = {project:String} AND name = {scoreName:String}
+    GROUP BY trace_id
+    HAVING argMax(value, created_at) < {scoreBelow:Float64})`,
+} as const;
+
+/** Span-level filters: the trace has a span with this model / component type (each may be another span). */
+const SPAN_CONDITIONS = {
+  model: 'model = {model:String}',
+  componentType: 'component_type = {componentType:String}',
+} as const;
+
+export const TRACE_FILTER_NAMES = [...Object.keys(TRACE_FILTERS), ...Object.keys(SET_FILTERS), ...Object.keys(SPAN_CONDITIONS)] as Array<
+  keyof typeof TRACE_FILTERS | keyof typeof SET_FILTERS | keyof typeof SPAN_CONDITIONS
+>;
+export type TraceFilter = (typeof TRACE_FILTER_NAMES)[number];
+
+/**
+ * The trace ids having spans that meet the span conditions. Reads only the narrow columns of the
+ * project's spans (project_id, trace_id, model, component_type: the last two LowCardinality),
+ * never inputs or outputs; a `start_time` filter bounds it too, since a trace's spans start at or
+ * after the trace does (and spans are partitioned by month of their start).
+ */
+function spanSet(filters: TraceFilter[]): string | null {
+  const conds = (Object.keys(SPAN_CONDITIONS) as Array<keyof typeof SPAN_CONDITIONS>).filter((f) => filters.includes(f)).map((f) => SPAN_CONDITIONS[f]);
+  if (conds.length === 0) return null;
+  const since = filters.includes('startTime') ? " AND start_time >= {startTime:DateTime64(3, 'UTC')}" : '';
+  const from = `FROM agent_eval.spans WHERE project_id = {project:String}${since}`;
+  if (conds.length === 1) return `trace_id IN (SELECT trace_id ${from} AND ${conds[0]})`;
+  return `trace_id IN (SELECT trace_id ${from} AND (${conds.join(' OR ')}) GROUP BY trace_id HAVING ${conds.map((c) => `countIf(${c}) > 0`).join(' AND ')})`;
+}
+
+/**
+ * Span names, inputs and outputs of the given traces containing `search` (case-insensitive): the
+ * content half of GET /api/traces?search=, over a bounded window of traces. Any stored version of
+ * a span counts.
+ */
+export const SPAN_SEARCH = `
+SELECT DISTINCT trace_id
+FROM agent_eval.spans
+WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+  AND (positionCaseInsensitiveUTF8(name, {search:String}) > 0
+    OR positionCaseInsensitiveUTF8(input, {search:String}) > 0
+    OR positionCaseInsensitiveUTF8(output, {search:String}) > 0)`;
+
+/** The latest value per score name (and how many scores of that name) of each given trace. */
+export const TRACE_SCORES = `
+SELECT trace_id, name, argMax(value, created_at) AS value, uniqExact(score_id) AS count
+FROM agent_eval.scores
+WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+GROUP BY trace_id, name
+ORDER BY trace_id, name`;
 
 /** Traces that sort after the cursor's trace (newest first, then trace id descending). */
 const AFTER_CURSOR = "(start_time, trace_id) < ({cursorStart:DateTime64(3, 'UTC')}, {cursorTrace:String})";
 
 function filtered(filters: TraceFilter[]): string {
-  const where = filters.length ? `WHERE ${filters.map((f) => TRACE_FILTERS[f]).join(' AND ')}` : '';
+  const sets = [
+    ...(Object.keys(SET_FILTERS) as Array<keyof typeof SET_FILTERS>).filter((f) => filters.includes(f)).map((f) => SET_FILTERS[f]),
+    spanSet(filters),
+  ].filter((x): x is string => x !== null);
+  const states = (Object.keys(TRACE_FILTERS) as Array<keyof typeof TRACE_FILTERS>).filter((f) => filters.includes(f)).map((f) => TRACE_FILTERS[f]);
+  const where = states.length ? `WHERE ${states.join(' AND ')}` : '';
+  const endTime = filters.includes('minDurationMs') ? ',\n    max(max_end) AS end_time' : '';
   return `(
-  SELECT trace_id,${CHEAP_STATES}
+  SELECT trace_id,${CHEAP_STATES}${endTime}
   FROM agent_eval.trace_stats
-  WHERE project_id = {project:String}
+  WHERE project_id = {project:String}${sets.map((x) => `\n    AND ${x}`).join('')}
   GROUP BY trace_id
 ) ${where}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiTraceQuery, filtersToQuery, isFiltered, parseFilters, type TraceFilters } from '../../../ui/src/lib/filters.js';
+import { apiTraceQuery, durationInput, filtersToQuery, isFiltered, parseDuration, parseFilters, type TraceFilters } from '../../../ui/src/lib/filters.js';
 
 describe('trace filters in the URL', () => {
   it('round-trips every filter through the query string', () => {
@@ -8,6 +8,10 @@ describe('trace filters in the URL', () => {
     expect(parseFilters(new URLSearchParams(q))).toEqual(f);
     const custom: TraceFilters = { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' };
     expect(parseFilters(filtersToQuery(custom))).toEqual(custom);
+    const more: TraceFilters = { search: 'refund', model: 'gpt-4o', component: 'retrieval', minDurationMs: 2500, hasErrors: false, scoreName: 'quality', scoreBelow: 0.5 };
+    expect(filtersToQuery(more).toString()).toBe('search=refund&model=gpt-4o&component_type=retrieval&min_duration_ms=2500&has_errors=false&score_name=quality&score_below=0.5');
+    expect(parseFilters(filtersToQuery(more))).toEqual(more);
+    expect(parseFilters(filtersToQuery({ hasErrors: true, minDurationMs: 0 }))).toEqual({ hasErrors: true, minDurationMs: 0 });
   });
 
   it('leaves defaults out of the URL', () => {
@@ -17,6 +21,29 @@ describe('trace filters in the URL', () => {
 
   it('drops values that make no sense instead of guessing', () => {
     expect(parseFilters(new URLSearchParams('status=weird&range=2y&from=yesterday&limit=5000&cursor=%3Cscript%3E&name=%20%20'))).toEqual({});
+    expect(parseFilters(new URLSearchParams('component_type=widget&min_duration_ms=-5&has_errors=maybe&search=%20&model='))).toEqual({});
+    // A score threshold needs its name and a value in 0..1.
+    expect(parseFilters(new URLSearchParams('score_name=quality'))).toEqual({});
+    expect(parseFilters(new URLSearchParams('score_below=0.5'))).toEqual({});
+    expect(parseFilters(new URLSearchParams('score_name=quality&score_below=1.5'))).toEqual({});
+  });
+
+  it('reads durations as people type them', () => {
+    expect(parseDuration('250')).toBe(250);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('2s')).toBe(2000);
+    expect(parseDuration('1.5 s')).toBe(1500);
+    expect(parseDuration('3m')).toBe(180_000);
+    expect(parseDuration('2 min')).toBe(120_000);
+    expect(parseDuration('1H')).toBe(3_600_000);
+    expect(parseDuration('fast')).toBeNull();
+    expect(parseDuration('-1s')).toBeNull();
+    expect(parseDuration('')).toBeNull();
+    expect(durationInput(2000)).toBe('2s');
+    expect(durationInput(1500)).toBe('1.5s');
+    expect(durationInput(120_000)).toBe('2m');
+    expect(durationInput(250)).toBe('250ms');
+    for (const ms of [250, 1500, 2000, 120_000, 1234]) expect(parseDuration(durationInput(ms))).toBe(ms);
   });
 
   it('turns filters into the API query: a preset range becomes start_time from now', () => {
@@ -25,10 +52,15 @@ describe('trace filters in the URL', () => {
     expect(Object.fromEntries(q)).toEqual({ limit: '50', status: 'ok', name: 'bot', start_time: '2026-03-01T11:00:00.000Z' });
     const fixed = apiTraceQuery({ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', cursor: 'abc' }, now);
     expect(Object.fromEntries(fixed)).toEqual({ limit: '50', start_time: '2026-01-01T00:00:00.000Z', end_time: '2026-01-02T00:00:00.000Z', cursor: 'abc' });
+    const all = apiTraceQuery({ search: 'x', model: 'm', component: 'tool', minDurationMs: 10, hasErrors: true, scoreName: 'q', scoreBelow: 0.25 }, now);
+    expect(Object.fromEntries(all)).toEqual({ limit: '50', search: 'x', model: 'm', component_type: 'tool', min_duration_ms: '10', has_errors: 'true', score_name: 'q', score_below: '0.25' });
   });
 
   it('says whether the list is filtered (a cursor alone is not a filter)', () => {
     expect(isFiltered({ cursor: 'x' })).toBe(false);
     expect(isFiltered({ status: 'error' })).toBe(true);
+    expect(isFiltered({ hasErrors: false })).toBe(true);
+    expect(isFiltered({ minDurationMs: 0 })).toBe(true);
+    expect(isFiltered({ search: 'a' })).toBe(true);
   });
 });

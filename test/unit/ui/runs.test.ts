@@ -27,6 +27,7 @@ function run(over: Partial<RunView> & { id: string }): RunView {
     agent_id: 'a1',
     agent_name: 'bot',
     agent_version: 'v1',
+    execution: 'managed',
     status: 'completed',
     config: { parallel: false, timeout_ms: 300_000, concurrency: 10, repetitions: 1 },
     aggregation: 'mean',

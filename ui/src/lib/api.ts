@@ -43,9 +43,18 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly code?: string,
+    /** The body's `details`: for a 422, one `{field, message}` per problem (forms show them by field). */
+    readonly details?: unknown,
   ) {
     super(message);
   }
+}
+
+/** The `{field, message}` problems of a 422 (or none), for forms that show errors next to their fields. */
+export function fieldIssues(err: unknown): Array<{ field: string; message: string }> {
+  if (!(err instanceof ApiError) || !Array.isArray(err.details)) return [];
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return (err.details as Array<{ field?: unknown; message?: unknown }>).map((d) => ({ field: text(d.field), message: text(d.message) }));
 }
 
 interface ErrorBody {
@@ -75,13 +84,18 @@ export function authHeaders(s: Session | null): Record<string, string> {
 }
 
 /** GET (or another method) on the API as the signed-in session; throws ApiError with words to show. */
-export async function api<T>(path: string, init: { signal?: AbortSignal; method?: string; json?: unknown; session?: Session | null } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { signal?: AbortSignal; method?: string; json?: unknown; session?: Session | null; text?: { body: string; contentType: string } } = {},
+): Promise<T> {
   const s = init.session === undefined ? get(session) : init.session;
   const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(s) };
   if (init.json !== undefined) headers['content-type'] = 'application/json';
+  // A body that is not JSON, e.g. a suite as YAML (Content-Type application/yaml).
+  else if (init.text) headers['content-type'] = init.text.contentType;
   let res: Response;
   try {
-    res = await fetch(path, { method: init.method ?? 'GET', headers, signal: init.signal, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+    res = await fetch(path, { method: init.method ?? 'GET', headers, signal: init.signal, body: init.json === undefined ? init.text?.body : JSON.stringify(init.json) });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'The service did not answer: is it running? Check the network and try again.');
@@ -96,7 +110,7 @@ export async function api<T>(path: string, init: { signal?: AbortSignal; method?
   }
   if (!res.ok) {
     const b = body && typeof body === 'object' ? (body as ErrorBody) : null;
-    throw new ApiError(res.status, describeFailure(res.status, b), b?.code);
+    throw new ApiError(res.status, describeFailure(res.status, b), b?.code, b?.details);
   }
   return body as T;
 }

@@ -1,49 +1,127 @@
-/** How a span's input or output is shown: a conversation, pretty JSON, or text folded when long. */
+/** How a span's input or output is shown: a conversation, a JSON tree, or text folded when long. */
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** A tool (function) call an assistant message asks for. */
+export interface ToolCall {
+  id: string | null;
+  name: string;
+  /** The arguments, parsed when they were JSON text. */
+  arguments: Json;
+}
 
 export interface ChatMessage {
   role: string;
   content: string;
+  /** Tool calls the message makes (OpenAI `tool_calls` / `function_call`, Anthropic `tool_use`, GenAI `tool_call` parts). */
+  toolCalls?: ToolCall[];
+  /** The call a tool message answers (OpenAI `tool_call_id`, Anthropic `tool_result`, GenAI `tool_call_response`). */
+  toolCallId?: string;
+  /** A participant's name (OpenAI `name`). */
+  name?: string;
 }
 
 export type Content =
   | { kind: 'empty' }
   | { kind: 'chat'; messages: ChatMessage[] }
-  | { kind: 'json'; pretty: string }
+  | { kind: 'json'; value: Json; pretty: string }
   | { kind: 'text'; text: string };
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+const isObject = (v: Json | undefined): v is { [k: string]: Json } => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Text of a message's content: a string, or the text parts of an array (OpenAI / Anthropic / GenAI parts). */
-function messageText(content: Json | undefined): string | null {
-  if (typeof content === 'string') return content;
-  if (content === null || content === undefined) return '';
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => {
-        if (typeof part === 'string') return part;
-        if (part && typeof part === 'object' && !Array.isArray(part)) {
-          if (typeof part.text === 'string') return part.text;
-          if (typeof part.content === 'string') return part.content;
-          return JSON.stringify(part);
-        }
-        return JSON.stringify(part);
-      })
-      .join('\n');
+/** JSON text parsed (tool-call arguments are often JSON in a string), else the value as it is. */
+function maybeJson(v: Json | undefined): Json {
+  if (typeof v !== 'string') return v ?? null;
+  const t = v.trim();
+  if (t[0] === '{' || t[0] === '[') {
+    try {
+      return JSON.parse(t) as Json;
+    } catch {
+      return v;
+    }
   }
-  return JSON.stringify(content, null, 2);
+  return v;
+}
+
+function str(v: Json | undefined): string | null {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
+}
+
+/** A call from an OpenAI `tool_calls` entry, a `function_call`, or a tool-use part; null when it is none. */
+function toolCall(v: Json): ToolCall | null {
+  if (!isObject(v)) return null;
+  const fn = isObject(v.function) ? v.function : v;
+  const name = str(fn.name);
+  if (name === null) return null;
+  return { id: str(v.id), name, arguments: maybeJson(fn.arguments ?? v.input ?? v.args ?? null) };
+}
+
+interface Parts {
+  text: string[];
+  calls: ToolCall[];
+  answers: string | null;
+}
+
+/** The text of a message's content: a string, or its parts (OpenAI / Anthropic / GenAI), with tool calls apart. */
+function readParts(content: Json | undefined, into: Parts): void {
+  if (content === null || content === undefined) return;
+  if (typeof content === 'string') {
+    into.text.push(content);
+    return;
+  }
+  if (!Array.isArray(content)) {
+    into.text.push(JSON.stringify(content, null, 2));
+    return;
+  }
+  for (const part of content) {
+    if (typeof part === 'string') into.text.push(part);
+    else if (isObject(part)) {
+      const type = str(part.type);
+      if (type === 'tool_use' || type === 'tool_call' || type === 'function_call') {
+        const call = toolCall(part);
+        if (call) {
+          into.calls.push(call);
+          continue;
+        }
+      }
+      if (type === 'tool_result' || type === 'tool_call_response') {
+        into.answers = str(part.tool_use_id) ?? str(part.id) ?? into.answers;
+        const result = part.content ?? part.response ?? part.result ?? null;
+        if (typeof result === 'string') into.text.push(result);
+        else if (Array.isArray(result)) readParts(result, into);
+        else if (result !== null) into.text.push(JSON.stringify(result, null, 2));
+        continue;
+      }
+      if (typeof part.text === 'string') into.text.push(part.text);
+      else if (typeof part.content === 'string') into.text.push(part.content);
+      else into.text.push(JSON.stringify(part, null, 2));
+    } else into.text.push(JSON.stringify(part));
+  }
 }
 
 /** Messages when `value` is a chat: an array of `{role, content|parts}` or an object with `messages`. */
 export function asChat(value: Json): ChatMessage[] | null {
-  const list = Array.isArray(value) ? value : value && typeof value === 'object' && Array.isArray(value.messages) ? value.messages : null;
+  const list = Array.isArray(value) ? value : isObject(value) && Array.isArray(value.messages) ? value.messages : null;
   if (!list || list.length === 0) return null;
   const out: ChatMessage[] = [];
   for (const m of list) {
-    if (!m || typeof m !== 'object' || Array.isArray(m) || typeof m.role !== 'string') return null;
-    const text = messageText(m.content ?? m.parts);
-    if (text === null) return null;
-    const calls = Array.isArray(m.tool_calls) && m.tool_calls.length ? `\n[tool calls] ${JSON.stringify(m.tool_calls, null, 2)}` : '';
-    out.push({ role: m.role, content: text + calls });
+    if (!isObject(m) || typeof m.role !== 'string') return null;
+    const parts: Parts = { text: [], calls: [], answers: null };
+    readParts(m.content ?? m.parts, parts);
+    if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) {
+      const call = toolCall(c);
+      if (call) parts.calls.push(call);
+    }
+    if (m.function_call) {
+      const call = toolCall(m.function_call);
+      if (call) parts.calls.push(call);
+    }
+    const msg: ChatMessage = { role: m.role, content: parts.text.join('\n') };
+    if (parts.calls.length) msg.toolCalls = parts.calls;
+    const answers = str(m.tool_call_id) ?? parts.answers;
+    if (answers) msg.toolCallId = answers;
+    if (typeof m.name === 'string') msg.name = m.name;
+    out.push(msg);
   }
   return out;
 }
@@ -57,7 +135,7 @@ export function parseContent(raw: string): Content {
       const value = JSON.parse(text) as Json;
       const chat = asChat(value);
       if (chat) return { kind: 'chat', messages: chat };
-      return { kind: 'json', pretty: JSON.stringify(value, null, 2) };
+      return { kind: 'json', value, pretty: JSON.stringify(value, null, 2) };
     } catch {
       // Not JSON after all (or cut by the API's 16,384-character cap): show it as text.
     }
@@ -75,3 +153,22 @@ export function foldText(text: string, limit = FOLD_AT): { head: string; rest: s
   const at = cut > limit * 0.6 ? cut : limit;
   return { head: text.slice(0, at), rest: text.slice(at) };
 }
+
+/** Entries of an object or array node in a JSON tree, and how its folded summary reads. */
+export function jsonEntries(value: Json): Array<[string, Json]> {
+  if (Array.isArray(value)) return value.map((v, i) => [String(i), v]);
+  if (isObject(value)) return Object.entries(value);
+  return [];
+}
+
+export function jsonSummary(value: Json): string {
+  if (Array.isArray(value)) return `${value.length} item${value.length === 1 ? '' : 's'}`;
+  if (isObject(value)) {
+    const n = Object.keys(value).length;
+    return `${n} key${n === 1 ? '' : 's'}`;
+  }
+  return '';
+}
+
+/** Whether a JSON node has children to fold. */
+export const isBranch = (value: Json): boolean => (Array.isArray(value) ? value.length > 0 : isObject(value) && Object.keys(value).length > 0);

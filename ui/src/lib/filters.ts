@@ -1,12 +1,29 @@
 /** The traces page's filters, kept in the URL so a filtered list is a link to share. */
+import type { ComponentType } from './types.js';
 
 export const RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 export type RangeKey = keyof typeof RANGES;
+
+/** The component types GET /api/traces?component_type= takes (core/model/span.ts COMPONENT_TYPES). */
+export const COMPONENT_TYPES = ['generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'] as const satisfies readonly ComponentType[];
 
 export interface TraceFilters {
   status?: 'ok' | 'error';
   /** Case-insensitive substring of the trace name. */
   name?: string;
+  /** Case-insensitive substring of the trace's name or id, or of a span's name, input or output (docs/api.md). */
+  search?: string;
+  /** Some span has exactly this model. */
+  model?: string;
+  /** Some span has this component type. */
+  component?: ComponentType;
+  /** The trace lasted at least this long. */
+  minDurationMs?: number;
+  /** true: some span errored; false: none did. */
+  hasErrors?: boolean;
+  /** The trace's latest score named `scoreName` is below `scoreBelow` (0..1); both or neither. */
+  scoreName?: string;
+  scoreBelow?: number;
   /** A preset time range back from now; `from` / `to` (ISO 8601) give a fixed one instead. */
   range?: RangeKey;
   from?: string;
@@ -18,9 +35,41 @@ export interface TraceFilters {
 }
 
 export const DEFAULT_LIMIT = 50;
+/** The API's bounds on the text filters. */
+const MAX_NAME = 1024;
+const MAX_SHORT = 256;
+const MAX_DURATION_MS = 315_360_000_000;
 
 const isRange = (v: string): v is RangeKey => Object.hasOwn(RANGES, v);
 const isIsoTime = (v: string): boolean => !Number.isNaN(Date.parse(v));
+const isComponent = (v: string): v is ComponentType => (COMPONENT_TYPES as readonly string[]).includes(v);
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000 };
+
+/**
+ * A duration typed by a person: `250ms`, `2s`, `1.5 s`, `3m`, `2 min`, `1h`; a bare number is
+ * milliseconds. Null when it is not one.
+ */
+export function parseDuration(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h)?\s*$/i.exec(text);
+  if (!m) return null;
+  const ms = Math.round(Number(m[1]) * UNITS[(m[2] ?? 'ms').toLowerCase()]);
+  return Number.isSafeInteger(ms) && ms <= MAX_DURATION_MS ? ms : null;
+}
+
+/** A duration as the filter field shows it back: whole seconds as `2s`, else milliseconds. */
+export function durationInput(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms >= 1000 && ms % 100 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** A score threshold in 0..1, or null. */
+function threshold(v: string | null): number | null {
+  if (v === null || v.trim() === '') return null;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? n : null;
+}
 
 /** Reads filters from a query string; values that make no sense are dropped, not guessed at. */
 export function parseFilters(q: URLSearchParams): TraceFilters {
@@ -28,7 +77,23 @@ export function parseFilters(q: URLSearchParams): TraceFilters {
   const status = q.get('status');
   if (status === 'ok' || status === 'error') f.status = status;
   const name = q.get('name')?.trim();
-  if (name) f.name = name.slice(0, 1024);
+  if (name) f.name = name.slice(0, MAX_NAME);
+  const search = q.get('search')?.trim();
+  if (search) f.search = search.slice(0, MAX_SHORT);
+  const model = q.get('model')?.trim();
+  if (model) f.model = model.slice(0, MAX_SHORT);
+  const component = q.get('component_type');
+  if (component && isComponent(component)) f.component = component;
+  const minDuration = q.get('min_duration_ms');
+  if (minDuration && /^\d+$/.test(minDuration) && Number(minDuration) <= MAX_DURATION_MS) f.minDurationMs = Number(minDuration);
+  const hasErrors = q.get('has_errors');
+  if (hasErrors === 'true' || hasErrors === 'false') f.hasErrors = hasErrors === 'true';
+  const scoreName = q.get('score_name')?.trim();
+  const scoreBelow = threshold(q.get('score_below'));
+  if (scoreName && scoreBelow !== null) {
+    f.scoreName = scoreName.slice(0, MAX_SHORT);
+    f.scoreBelow = scoreBelow;
+  }
   const range = q.get('range');
   if (range && isRange(range)) f.range = range;
   const from = q.get('from');
@@ -42,11 +107,25 @@ export function parseFilters(q: URLSearchParams): TraceFilters {
   return f;
 }
 
+/** The filters both the page's URL and the API name the same way, in a fixed order. */
+function setCommon(q: URLSearchParams, f: TraceFilters): void {
+  if (f.search) q.set('search', f.search);
+  if (f.status) q.set('status', f.status);
+  if (f.name) q.set('name', f.name);
+  if (f.model) q.set('model', f.model);
+  if (f.component) q.set('component_type', f.component);
+  if (f.minDurationMs !== undefined) q.set('min_duration_ms', String(f.minDurationMs));
+  if (f.hasErrors !== undefined) q.set('has_errors', String(f.hasErrors));
+  if (f.scoreName && f.scoreBelow !== undefined) {
+    q.set('score_name', f.scoreName);
+    q.set('score_below', String(f.scoreBelow));
+  }
+}
+
 /** The query string of the page's URL: only the filters set, in a fixed order. */
 export function filtersToQuery(f: TraceFilters): URLSearchParams {
   const q = new URLSearchParams();
-  if (f.status) q.set('status', f.status);
-  if (f.name) q.set('name', f.name);
+  setCommon(q, f);
   if (f.range) q.set('range', f.range);
   if (f.from) q.set('from', f.from);
   if (f.to) q.set('to', f.to);
@@ -59,8 +138,7 @@ export function filtersToQuery(f: TraceFilters): URLSearchParams {
 export function apiTraceQuery(f: TraceFilters, now = Date.now()): URLSearchParams {
   const q = new URLSearchParams();
   q.set('limit', String(f.limit ?? DEFAULT_LIMIT));
-  if (f.status) q.set('status', f.status);
-  if (f.name) q.set('name', f.name);
+  setCommon(q, f);
   if (f.range) q.set('start_time', new Date(now - RANGES[f.range]).toISOString());
   else if (f.from) q.set('start_time', new Date(f.from).toISOString());
   if (!f.range && f.to) q.set('end_time', new Date(f.to).toISOString());
@@ -70,5 +148,7 @@ export function apiTraceQuery(f: TraceFilters, now = Date.now()): URLSearchParam
 
 /** Whether any filter narrows the list (the empty state then says "no match" rather than "no traces yet"). */
 export function isFiltered(f: TraceFilters): boolean {
-  return Boolean(f.status || f.name || f.range || f.from || f.to);
+  return Boolean(
+    f.status || f.name || f.search || f.model || f.component || f.minDurationMs !== undefined || f.hasErrors !== undefined || f.scoreName || f.range || f.from || f.to,
+  );
 }
