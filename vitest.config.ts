@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The examples import the SDK as a user would (`agent-eval/sdk`); in the tests that is its source.
+  resolve: { alias: { 'agent-eval/sdk': fileURLToPath(new URL('./sdk/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     // Builds the Temporal CLI into the cache dir when missing (scripts/temporal.sh).

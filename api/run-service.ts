@@ -7,6 +7,7 @@ import { jsonProblems } from '../core/model/pg-json.js';
 import { FINAL_RUN_STATUSES, type ControlAction, type CreateEvalRun, type CreateRun, type NewRun, type RunView } from '../core/model/eval-run.js';
 import type { ApprovalDecision, PendingApproval } from '../workflows/contract.js';
 import type { ApiDeps } from './deps.js';
+import { assertScorersRunnable, scorersFor } from './project-scorers.js';
 
 /**
  * The one run model behind both API families: creation (from a stored suite or an inline
@@ -41,10 +42,15 @@ export function createRunService(deps: ApiDeps) {
     return agent;
   }
 
-  /** Scorers the registry refuses, each named by where the request put it. */
-  function checkScorers(lists: Array<{ field: string; refs: ScorerRef[] | undefined }>): void {
-    const issues = lists.flatMap(({ field, refs }) => deps.scorers.check(refs ?? []).map((issue) => ({ field: `${field}[${issue.index}]`, message: issue.message })));
+  /**
+   * Scorers the project's registry refuses (422), each named by where the request put it; then
+   * scorers that cannot run here, such as a judge without a provider (400).
+   */
+  async function checkScorers(projectId: string, lists: Array<{ field: string; refs: ScorerRef[] | undefined }>): Promise<void> {
+    const registry = await scorersFor(deps, projectId);
+    const issues = lists.flatMap(({ field, refs }) => registry.check(refs ?? []).map((issue) => ({ field: `${field}[${issue.index}]`, message: issue.message })));
     if (issues.length) throw new ValidationError(issues.slice(0, 100));
+    assertScorersRunnable(registry, lists);
   }
 
   /** Stores the run, then starts its workflow; a run whose workflow cannot start is removed (503, retry). */
@@ -81,7 +87,7 @@ export function createRunService(deps: ApiDeps) {
       if (!suite) throw new NotFoundError(body.suite_version ? `Suite not found: ${body.suite_name} version ${body.suite_version}` : `Suite not found: ${body.suite_name}`, 'SUITE_NOT_FOUND');
       const def = suite.definition;
       // Checked when the suite was written; checked again in case this server knows fewer scorers.
-      checkScorers([{ field: 'suite.defaultScorers', refs: def.defaultScorers }, ...def.cases.map((c, i) => ({ field: `suite.cases[${i}].scorers`, refs: c.scorers }))]);
+      await checkScorers(projectId, [{ field: 'suite.defaultScorers', refs: def.defaultScorers }, ...def.cases.map((c, i) => ({ field: `suite.cases[${i}].scorers`, refs: c.scorers }))]);
       const agentRef = body.agent_id ?? def.agent_id;
       if (!agentRef) throw new BadRequestError('agent_id is required (the suite names no agent)', 'AGENT_REQUIRED');
       const agent = await resolveAgent(projectId, agentRef);
@@ -106,7 +112,7 @@ export function createRunService(deps: ApiDeps) {
 
     /** POST /api/runs: an inline dataset judged by the run's scorers (or an item's own). */
     async createFromDataset(projectId: string, body: CreateRun): Promise<RunView> {
-      checkScorers([{ field: 'scorers', refs: body.scorers }, ...body.dataset.items.map((item, i) => ({ field: `dataset.items[${i}].scorers`, refs: item.scorers }))]);
+      await checkScorers(projectId, [{ field: 'scorers', refs: body.scorers }, ...body.dataset.items.map((item, i) => ({ field: `dataset.items[${i}].scorers`, refs: item.scorers }))]);
       const agent = await resolveAgent(projectId, body.agentId);
       const { minScore, aggregation, ...config } = body.config;
       return start({
@@ -140,7 +146,7 @@ export function createRunService(deps: ApiDeps) {
     async status(projectId: string, runId: string) {
       const run = await existing(projectId, runId);
       let progress = run.progress;
-      if (!FINAL_RUN_STATUSES.has(run.status) && deps.engine) {
+      if (!FINAL_RUN_STATUSES.has(run.status) && run.execution === 'managed' && deps.engine) {
         const live = await deps.engine.progress(runId).catch(() => undefined);
         if (live && live.completed >= progress.completed) progress = live;
       }
@@ -152,6 +158,13 @@ export function createRunService(deps: ApiDeps) {
       const run = await existing(projectId, runId);
       if (FINAL_RUN_STATUSES.has(run.status)) {
         throw new RunStateConflictError(`Run ${runId} is ${run.status} and cannot be ${action === 'resume' ? 'resumed' : action === 'pause' ? 'paused' : 'cancelled'}`);
+      }
+      if (run.execution === 'local') {
+        // No workflow drives a local run (api/local-run-service.ts): a cancel ends it here, and its client stops at its next upload.
+        if (action !== 'cancel') throw new RunStateConflictError(`Run ${runId} is executed by its client and cannot be ${action === 'pause' ? 'paused' : 'resumed'}`);
+        await runs.cancelPending(runId);
+        await runs.finish(runId, 'cancelled');
+        return { run_id: runId, action, status: 'cancelled', accepted: true };
       }
       const e = engine();
       const delivered = action === 'pause' ? await e.pause(runId) : action === 'resume' ? await e.resume(runId) : await e.cancel(runId);
@@ -173,7 +186,7 @@ export function createRunService(deps: ApiDeps) {
     /** Case trials waiting for a person's approval: none once the run is final; 503 when the engine does not answer. */
     async approvals(projectId: string, runId: string): Promise<{ run_id: string; approvals: PendingApproval[] }> {
       const run = await existing(projectId, runId);
-      if (FINAL_RUN_STATUSES.has(run.status)) return { run_id: run.id, approvals: [] };
+      if (FINAL_RUN_STATUSES.has(run.status) || run.execution === 'local') return { run_id: run.id, approvals: [] };
       return { run_id: run.id, approvals: (await engine().approvals(runId)) ?? [] };
     },
 
@@ -181,6 +194,7 @@ export function createRunService(deps: ApiDeps) {
       const run = await existing(projectId, runId);
       if (caseIndex >= run.summary.total_cases) throw new NotFoundError(`Case ${caseIndex} not found in run ${runId}`, 'CASE_NOT_FOUND');
       if (FINAL_RUN_STATUSES.has(run.status)) throw new RunStateConflictError(`Run ${runId} is ${run.status}; its cases can no longer be cancelled`);
+      if (run.execution === 'local') throw new RunStateConflictError(`Run ${runId} is executed by its client; cancel the whole run`);
       if (!(await engine().cancelCase(runId, caseIndex))) throw new RunStateConflictError(`Run ${runId} has no running workflow any more`);
       return { run_id: runId, case_index: caseIndex, action: 'cancel', accepted: true };
     },
@@ -189,12 +203,13 @@ export function createRunService(deps: ApiDeps) {
       const run = await existing(projectId, runId);
       if (decision.case_index >= run.summary.total_cases) throw new NotFoundError(`Case ${decision.case_index} not found in run ${runId}`, 'CASE_NOT_FOUND');
       if (FINAL_RUN_STATUSES.has(run.status)) throw new RunStateConflictError(`Run ${runId} is ${run.status}; there is nothing to approve`);
+      if (run.execution === 'local') throw new RunStateConflictError(`Run ${runId} is executed by its client; there is nothing to approve`);
       if (!(await engine().approve(runId, decision))) throw new RunStateConflictError(`Run ${runId} has no running workflow any more`);
       return { run_id: runId, case_index: decision.case_index, trial: decision.trial ?? 0, approved: decision.approved, accepted: true };
     },
 
     /** Both comparison routes: per case and scorer, with the significance of the change. */
-    async compare(projectId: string, baselineId: string, candidateId: string, threshold: number): Promise<RunComparison> {
+    async compare(projectId: string, baselineId: string, candidateId: string, threshold: number, alpha?: number): Promise<RunComparison> {
       const [baseline, candidate] = await Promise.all([isUuid(baselineId) ? runs.get(projectId, baselineId) : null, isUuid(candidateId) ? runs.get(projectId, candidateId) : null]);
       if (!baseline) throw new NotFoundError(`Baseline run ${baselineId} not found`, 'RUN_NOT_FOUND');
       if (!candidate) throw new NotFoundError(`Candidate run ${candidateId} not found`, 'RUN_NOT_FOUND');
@@ -206,7 +221,7 @@ export function createRunService(deps: ApiDeps) {
         suite_version: run.suite_version,
         cases: (cases ?? []).filter((c) => c.status === 'passed' || c.status === 'failed').map((c) => ({ case_name: c.case_name, scores: c.scores, avg_score: c.avg_score, status: c.status })),
       });
-      return compareRuns(comparable(baseline, baseCases), comparable(candidate, candCases), { threshold });
+      return compareRuns(comparable(baseline, baseCases), comparable(candidate, candCases), { threshold, alpha });
     },
   };
 }

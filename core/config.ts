@@ -22,6 +22,18 @@ const optionalText = z
 
 const ROLES = ['api', 'collector', 'worker', 'ingester'] as const;
 
+/** The LLM providers judges can use (docs/judges.md). */
+export const LLM_PROVIDERS = ['anthropic', 'openai', 'vertex-gemini', 'vertex-anthropic'] as const;
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
+
+/** Each provider's judge model unless JUDGE_MODEL_* or a scorer's `model` says otherwise. */
+export const DEFAULT_JUDGE_MODELS: Record<LlmProviderName, string> = {
+  anthropic: 'claude-sonnet-4-6',
+  openai: 'gpt-5.4-mini',
+  'vertex-gemini': 'gemini-3.8-flash',
+  'vertex-anthropic': 'claude-sonnet-4-6',
+};
+
 /**
  * Kafka's defaults, in one place (config and the Kafka code both read them). A message holds at
  * least one span of MAX_SPAN_BYTES; 1,004,096 stays under the broker's default
@@ -84,6 +96,27 @@ const EnvSchema = z.object({
   ALERT_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   ALERT_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   ALERT_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+  // LLM providers of the judges: each provider's own variables (docs/configuration.md, docs/judges.md).
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: optionalUrl,
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalUrl,
+  GOOGLE_CLOUD_PROJECT: optionalText,
+  GOOGLE_CLOUD_LOCATION: optionalText,
+  GOOGLE_VERTEX_BASE_URL: optionalUrl,
+  ANTHROPIC_VERTEX_PROJECT_ID: optionalText,
+  CLOUD_ML_REGION: optionalText,
+  ANTHROPIC_VERTEX_BASE_URL: optionalUrl,
+  AGENT_EVAL_VERTEX_ACCESS_TOKEN: optionalText,
+  JUDGE_PROVIDER: optionalText.pipe(z.enum(LLM_PROVIDERS).optional()),
+  JUDGE_MODEL_ANTHROPIC: z.string().trim().min(1).default(DEFAULT_JUDGE_MODELS.anthropic),
+  JUDGE_MODEL_OPENAI: z.string().trim().min(1).default(DEFAULT_JUDGE_MODELS.openai),
+  JUDGE_MODEL_VERTEX_GEMINI: z.string().trim().min(1).default(DEFAULT_JUDGE_MODELS['vertex-gemini']),
+  JUDGE_MODEL_VERTEX_ANTHROPIC: z.string().trim().min(1).default(DEFAULT_JUDGE_MODELS['vertex-anthropic']),
+  JUDGE_OPENAI_STRUCTURED_OUTPUT: z.enum(['json_schema', 'tool']).default('json_schema'),
+  JUDGE_MAX_ANSWER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  JUDGE_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(64).max(64_000).default(4096),
+  CUSTOM_SCORER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   AGENT_EVAL_ROLES: z
     .string()
     .default(ROLES.join(','))
@@ -129,7 +162,24 @@ export interface Config {
   auth: { mode: 'required' | 'none'; jwtSecret?: string; cacheTtlMs: number };
   /** Requests per minute per project and endpoint group (SPEC Limits), unless a project has its own. */
   rateLimits: RateLimits;
+  /** LLM providers and judge settings (docs/judges.md); a provider is absent when its credentials are not set. */
+  llm: LlmSettings;
+  /** HTTP custom scorers (docs/scorers.md). */
+  customScorers: { timeoutMs: number };
   version: string;
+}
+
+/** The LLM providers configured from their own environment variables, and how judges use them. */
+export interface LlmSettings {
+  anthropic?: { apiKey: string; baseUrl?: string; model: string };
+  openai?: { apiKey: string; baseUrl?: string; model: string; structuredOutput: 'json_schema' | 'tool' };
+  'vertex-gemini'?: { project: string; location: string; baseUrl?: string; model: string; accessToken?: string };
+  'vertex-anthropic'?: { project: string; region: string; baseUrl?: string; model: string; accessToken?: string };
+  /** JUDGE_PROVIDER, else the first configured of LLM_PROVIDERS; undefined when none is. */
+  defaultProvider?: LlmProviderName;
+  /** Answers a judge may give before an unusable one scores 0 (the first included). */
+  maxAnswerAttempts: number;
+  maxOutputTokens: number;
 }
 
 export interface RateLimits {
@@ -153,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration:\n  KAFKA_MAX_MESSAGE_BYTES: must be at least MAX_SPAN_BYTES + ${KAFKA_MESSAGE_HEADROOM} (${e.MAX_SPAN_BYTES + KAFKA_MESSAGE_HEADROOM}), so every accepted span fits a message`,
     );
   }
+  const llm = llmSettings(e);
   const config: Config = {
     port: e.PORT,
     host: e.HOST,
@@ -196,11 +247,50 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     alerts: { tickMs: e.ALERT_TICK_MS, webhook: { timeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS, maxAttempts: e.ALERT_WEBHOOK_MAX_ATTEMPTS, backoffMs: e.ALERT_WEBHOOK_BACKOFF_MS } },
     auth: { mode: e.AUTH_MODE, jwtSecret: e.JWT_SECRET, cacheTtlMs: e.AUTH_CACHE_TTL_MS },
     rateLimits: { ingest: e.RATE_LIMIT_INGEST_PER_MINUTE, query: e.RATE_LIMIT_QUERY_PER_MINUTE, evalRuns: e.RATE_LIMIT_EVAL_RUNS_PER_MINUTE },
+    llm,
+    customScorers: { timeoutMs: e.CUSTOM_SCORER_TIMEOUT_MS },
     version: PACKAGE_VERSION,
     ...overrides,
   };
   return Object.freeze(config);
 }
+
+/**
+ * The providers whose credentials are set: Anthropic and OpenAI by API key, the two Vertex ones
+ * by cloud project (credentials then come from application default credentials, or from
+ * AGENT_EVAL_VERTEX_ACCESS_TOKEN). JUDGE_PROVIDER must name one of them.
+ */
+function llmSettings(e: z.output<typeof EnvSchema>): LlmSettings {
+  const location = e.GOOGLE_CLOUD_LOCATION ?? 'global';
+  const claudeProject = e.ANTHROPIC_VERTEX_PROJECT_ID ?? e.GOOGLE_CLOUD_PROJECT;
+  const settings: LlmSettings = {
+    anthropic: e.ANTHROPIC_API_KEY ? { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL, model: e.JUDGE_MODEL_ANTHROPIC } : undefined,
+    openai: e.OPENAI_API_KEY
+      ? { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, model: e.JUDGE_MODEL_OPENAI, structuredOutput: e.JUDGE_OPENAI_STRUCTURED_OUTPUT }
+      : undefined,
+    'vertex-gemini': e.GOOGLE_CLOUD_PROJECT
+      ? { project: e.GOOGLE_CLOUD_PROJECT, location, baseUrl: e.GOOGLE_VERTEX_BASE_URL, model: e.JUDGE_MODEL_VERTEX_GEMINI, accessToken: e.AGENT_EVAL_VERTEX_ACCESS_TOKEN }
+      : undefined,
+    'vertex-anthropic': claudeProject
+      ? { project: claudeProject, region: e.CLOUD_ML_REGION ?? location, baseUrl: e.ANTHROPIC_VERTEX_BASE_URL, model: e.JUDGE_MODEL_VERTEX_ANTHROPIC, accessToken: e.AGENT_EVAL_VERTEX_ACCESS_TOKEN }
+      : undefined,
+    maxAnswerAttempts: e.JUDGE_MAX_ANSWER_ATTEMPTS,
+    maxOutputTokens: e.JUDGE_MAX_OUTPUT_TOKENS,
+  };
+  if (e.JUDGE_PROVIDER && !settings[e.JUDGE_PROVIDER]) {
+    throw new ConfigError(`Invalid configuration:\n  JUDGE_PROVIDER: '${e.JUDGE_PROVIDER}' is not configured (${PROVIDER_CREDENTIALS[e.JUDGE_PROVIDER]} is not set)`);
+  }
+  settings.defaultProvider = e.JUDGE_PROVIDER ?? LLM_PROVIDERS.find((name) => settings[name] !== undefined);
+  return settings;
+}
+
+/** The variable that configures each provider, for messages. */
+export const PROVIDER_CREDENTIALS: Record<LlmProviderName, string> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  'vertex-gemini': 'GOOGLE_CLOUD_PROJECT',
+  'vertex-anthropic': 'GOOGLE_CLOUD_PROJECT (or ANTHROPIC_VERTEX_PROJECT_ID)',
+};
 
 /** Kept equal to package.json's version by test/unit/config.test.ts. */
 export const PACKAGE_VERSION = '0.1.0';

@@ -19,6 +19,7 @@ import { createRunEngine, type RunEngine } from '../workflows/client.js';
 import { createActivities } from '../workflows/activities.js';
 import { startWorker } from '../workflows/worker.js';
 import { defaultScorerRegistry } from '../core/scoring/index.js';
+import { createProviders } from '../core/providers/index.js';
 import { startAlertEvaluator } from '../core/alerts/evaluator.js';
 import { createAlertMetrics } from '../core/store/clickhouse/alert-metrics.js';
 
@@ -82,7 +83,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
     if (!sink) return result;
 
     const collector = createCollector({ sink, maxSpanBytes: config.maxSpanBytes });
-    const scorers = defaultScorerRegistry();
+    // LLM judges call the providers configured from their own environment variables (docs/judges.md).
+    const judges = { providers: createProviders(config.llm), maxAnswerAttempts: config.llm.maxAnswerAttempts, maxOutputTokens: config.llm.maxOutputTokens };
+    const scorers = defaultScorerRegistry({ judges });
     let engine: RunEngine | undefined;
     if (config.roles.includes('api') || config.roles.includes('worker')) {
       const endpoint = await openWorkflowEngine(config, logger);
@@ -108,7 +111,16 @@ export async function startService(config: Config, logger: Logger, options: Serv
           address: endpoint.address,
           namespace: endpoint.namespace,
           taskQueue: config.temporal.taskQueue,
-          activities: createActivities({ runs: stores.metadata.runs, agents: stores.metadata.agents, collector, analytics: stores.analytics, scorers, logger }),
+          activities: createActivities({
+            runs: stores.metadata.runs,
+            agents: stores.metadata.agents,
+            collector,
+            analytics: stores.analytics,
+            scorers,
+            logger,
+            judgeCalls: stores.metadata.judges,
+            customScorers: { store: stores.metadata.scorers, timeoutMs: config.customScorers.timeoutMs },
+          }),
           cacheDir: config.cacheDir,
           reconnect: config.reconnect,
           logger,

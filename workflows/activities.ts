@@ -8,7 +8,16 @@ import type { RunCase, TrialRecord } from '../core/model/eval-run.js';
 import type { RunForWorker, RunStore } from '../core/store/postgres/run-store.js';
 import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
+import type { ScoreDetail } from '../core/model/eval-case.js';
+import { isJudgeScorer, JudgeUnavailableError } from '../core/judges/scorers.js';
+import { LLM_CALL_RETRY, withRetries } from '../core/judges/retry.js';
+import { ProviderError } from '../core/providers/types.js';
+import { projectRegistry } from '../core/scoring/http-scorer.js';
+import type { CustomScorerRecord } from '../core/model/custom-scorer.js';
+import type { JudgeStore, StoredJudgeCall } from '../core/store/postgres/judge-store.js';
 import type { AgentCall, CaseRecord, CaseRun, EvalActivities } from './activity-types.js';
+import { judgeRef, latencyOf, scoreInputFor, type PriceJudgeCall } from './judge-activity.js';
+import { judgeSpans } from './judge-trace.js';
 import { TRIAL_NOT_RECORDED } from './contract.js';
 import { AgentCallError, callAgent } from './agent-call.js';
 import { caseScores, caseTraceBody, caseTraceId, traceparentFor, type CaseTraceInput } from './case-trace.js';
@@ -28,6 +37,12 @@ export interface ActivityDeps {
   analytics: Pick<AnalyticsStore, 'writeScores'>;
   scorers: ScorerRegistry;
   logger: Logger;
+  /** LLM judges' calls and each run's judge spend (docs/judges.md); without it judges run unrecorded and without a budget. */
+  judgeCalls?: JudgeStore;
+  /** The price of a judge call: the cost part's price table plugs in here; until then calls have no cost. */
+  priceJudgeCall?: PriceJudgeCall;
+  /** Projects' HTTP custom scorers (docs/scorers.md). */
+  customScorers?: { store: { allForCall(projectId: string): Promise<CustomScorerRecord[]> }; timeoutMs: number };
 }
 
 /** A trial scored and not stored because the metadata store is unavailable. */
@@ -39,9 +54,6 @@ class TrialNotStored extends Error {
     super(`recording the trial failed: ${errorMessage(cause)}`, { cause });
   }
 }
-
-/** The time the agent took over all of a trial's calls. */
-const latencyOf = (calls: AgentCall[]) => calls.reduce((sum, c) => sum + (c.endedAt - c.startedAt), 0);
 
 /** How long an activity waits for the metadata store to come back before failing its attempt. */
 const STORE_WAIT_MS = 120_000;
@@ -73,12 +85,43 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
     }
   }
 
-  /** Scores the trial's last answer with every scorer of its case, then records it. */
-  async function scoreAndRecord(run: RunForWorker, runCase: RunCase, caseRun: CaseRun): Promise<CaseRecord> {
-    const reply = caseRun.calls.at(-1)?.reply;
-    if (!reply) throw ApplicationFailure.nonRetryable('no agent answer to score', 'NothingToScore');
-    const input = { input: runCase.input, output: reply.output, expected: runCase.expected, toolCalls: reply.tool_calls, usage: reply.usage, latencyMs: latencyOf(caseRun.calls) };
-    const details = await runScorers(deps.scorers, runCase.scorers, input, Context.current().cancellationSignal);
+  /** The scorers of a run's project: the process's, plus its HTTP custom scorers when the case names one. */
+  async function scorersOf(run: RunForWorker, runCase: RunCase): Promise<ScorerRegistry> {
+    const custom = deps.customScorers;
+    if (!custom || runCase.scorers.every((ref) => deps.scorers.get(ref.name))) return deps.scorers;
+    return projectRegistry(deps.scorers, custom.store, run.project_id, { timeoutMs: custom.timeoutMs });
+  }
+
+  /**
+   * A judge scoreCase found without a verdict from the LLM call activity (a workflow that did not
+   * call it): judged here, with the same budget and records, and the LLM call policy in process.
+   */
+  async function judgeInPlace(run: RunForWorker, runCase: RunCase, caseRun: CaseRun, name: string, signal: AbortSignal): Promise<ScoreDetail> {
+    const ref = runCase.scorers.find((r) => r.name === name)!;
+    try {
+      return await withRetries(() => judgeRef(deps, run, runCase, caseRun, ref, signal), LLM_CALL_RETRY, signal);
+    } catch (err) {
+      if (signal.aborted || (isInfrastructureFailure(err) && !(err instanceof ProviderError))) throw err;
+      return { score: 0, reason: `scorer error: ${errorMessage(err)}`, evidence: [] };
+    }
+  }
+
+  /** Scores the trial's last answer with every scorer of its case (judges' verdicts given in `judged`), then records it. */
+  async function scoreAndRecord(run: RunForWorker, runCase: RunCase, caseRun: CaseRun, judged: Record<string, ScoreDetail> = {}): Promise<CaseRecord> {
+    const input = scoreInputFor(runCase, caseRun);
+    if (!input) throw ApplicationFailure.nonRetryable('no agent answer to score', 'NothingToScore');
+    const signal = Context.current().cancellationSignal;
+    const registry = await scorersOf(run, runCase);
+    const given = (name: string) => Object.hasOwn(judged, name);
+    const unjudged = runCase.scorers.filter((ref) => !given(ref.name) && isJudgeScorer(registry.get(ref.name))).map((ref) => ref.name);
+    const others = runCase.scorers.filter((ref) => !given(ref.name) && !unjudged.includes(ref.name));
+    const [ran, inPlace] = await Promise.all([
+      runScorers(registry, others, input, signal),
+      Promise.all(unjudged.map(async (name) => [name, await judgeInPlace(run, runCase, caseRun, name, signal)] as const)),
+    ]);
+    const found: Record<string, ScoreDetail> = { ...ran, ...Object.fromEntries(inPlace), ...judged };
+    // In the case's order of scorers, as the rules-only path gives them.
+    const details = Object.fromEntries(runCase.scorers.filter((ref) => Object.hasOwn(found, ref.name)).map((ref) => [ref.name, found[ref.name]]));
     const passed = casePasses(details, runCase.scorers, runCase.min_score ?? run.min_score);
     const avgScore = aggregateScores(details, runCase.scorers, run.aggregation);
     const record: CaseRecord = { ...caseRun, endedAt: Date.now(), details, avgScore, passed, status: passed ? 'passed' : 'failed' };
@@ -147,7 +190,11 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         throw err;
       }
       const waitsForApproval = call === 0 && made.reply?.approval;
-      if (waitsForApproval || !runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule')) return { call: made };
+      if (waitsForApproval || !runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule')) {
+        // The workflow calls each LLM judge as its own activity (SPEC: LLM call), then scoreCase.
+        const judges = runCase.scorers.filter((ref) => deps.scorers.get(ref.name)?.kind === 'judge').map((ref) => ref.name);
+        return judges.length && !waitsForApproval ? { call: made, judges } : { call: made };
+      }
       try {
         const record = await scoreAndRecord(run, runCase, { ...key, startedAt: input.startedAt, calls: [...input.calls, made], approval: input.approval });
         return { call: made, outcome: record.status };
@@ -158,10 +205,27 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       }
     },
 
-    async scoreCase(caseRun) {
+    async callJudge(input) {
+      const { scorer, ...caseRun } = input;
+      const { run, runCase } = await runAndCase(caseRun.runId, caseRun.caseIndex);
+      const ref = runCase.scorers.find((r) => r.name === scorer);
+      if (!ref) throw ApplicationFailure.nonRetryable(`'${scorer}' is not a scorer of case ${caseRun.caseIndex}`, 'JudgeUnavailable');
+      try {
+        return await judgeRef(deps, run, runCase, caseRun, ref, Context.current().cancellationSignal);
+      } catch (err) {
+        if (err instanceof ProviderError) {
+          // The provider's Retry-After, when it sent one, sets the wait before the next attempt.
+          throw ApplicationFailure.create({ message: err.message, type: err.retryable ? 'LlmCallFailed' : 'LlmRequestRefused', nonRetryable: !err.retryable, nextRetryDelay: err.retryAfterMs });
+        }
+        if (err instanceof JudgeUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'JudgeUnavailable');
+        throw err;
+      }
+    },
+
+    async scoreCase({ judged, ...caseRun }) {
       const { run, runCase } = await runAndCase(caseRun.runId, caseRun.caseIndex);
       try {
-        return (await scoreAndRecord(run, runCase, caseRun)).status;
+        return (await scoreAndRecord(run, runCase, caseRun, judged)).status;
       } catch (err) {
         if (!(err instanceof TrialNotStored)) throw err;
         // Scored, not stored: the workflow stores it, retrying as long as the store is down.
@@ -170,7 +234,9 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
     },
 
     async emitCaseTraces({ runId, trials }) {
-      const [run, stored] = await Promise.all([runs.forWorker(runId), runs.trialsForTrace(runId, trials)]);
+      const [run, stored, judgeCalls] = await Promise.all([runs.forWorker(runId), runs.trialsForTrace(runId, trials), deps.judgeCalls?.callsForTrials(runId, trials) ?? []]);
+      const callsOf = new Map<string, StoredJudgeCall[]>();
+      for (const c of judgeCalls) callsOf.set(`${c.case_index}:${c.trial}`, [...(callsOf.get(`${c.case_index}:${c.trial}`) ?? []), c]);
       if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} no longer exists`, 'RunGone');
       const traces: CaseTraceInput[] = stored.map((t) => ({
         key: { runId, caseIndex: t.case_index, trial: t.trial },
@@ -185,14 +251,21 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         status: t.status,
         error: t.error ?? undefined,
       }));
+      /** The case's trace body, with a generation span per call its judges made. */
+      const bodyOf = (trace: CaseTraceInput, withAgentSpans = true) => {
+        const body = caseTraceBody(trace, withAgentSpans);
+        const calls = callsOf.get(`${trace.key.caseIndex}:${trace.key.trial}`);
+        if (calls) (body.spans as unknown[]).push(...judgeSpans(trace.key, calls, trace.details));
+        return body;
+      };
       const writeTrace = async (trace: CaseTraceInput) => {
         try {
-          await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace));
+          await deps.collector.ingestTrace(run.project_id, bodyOf(trace));
         } catch (err) {
           // Spans the agent sent that the ingest schema refuses must not cost the case its trace.
           if (!(err instanceof ValidationError)) throw err;
           deps.logger.warn({ run_id: runId, case_index: trace.key.caseIndex, issues: err.issues.slice(0, 5) }, 'agent spans refused; case trace written without them');
-          await deps.collector.ingestTrace(run.project_id, caseTraceBody(trace, false));
+          await deps.collector.ingestTrace(run.project_id, bodyOf(trace, false));
         }
       };
       // Every trace at once (the write path groups them into one insert), and all scores in one insert.

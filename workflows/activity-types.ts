@@ -39,14 +39,22 @@ export interface EvalActivities {
    * Agent execution: the case's agent call (`call` 1 is the call after an approval). When the
    * answer needs no approval and every scorer of the case is a rule, it also scores and records
    * the trial as scoreCase would (rules are quick and local: one workflow hop less per case) and
-   * returns the outcome; otherwise, or if that fails, the workflow goes on to scoreCase.
+   * returns the outcome; otherwise, or if that fails, the workflow goes on to scoreCase, after
+   * calling the case's LLM judges named in `judges`.
    */
-  executeAgent(input: CaseRun & { call: number; grant?: ApprovalDecision }): Promise<{ call: AgentCall; outcome?: CaseOutcome }>;
+  executeAgent(input: CaseRun & { call: number; grant?: ApprovalDecision }): Promise<{ call: AgentCall; outcome?: CaseOutcome; judges?: string[] }>;
   /**
-   * Score trace: every scorer of the case on the agent's last answer, then the trial recorded
-   * with its scores (one step, so a case costs one workflow hop less).
+   * LLM call: one LLM judge of the case (`scorer`, as the case names it) on the agent's last
+   * answer, within the run's judge budget, every call recorded for the trace. Its verdict goes
+   * to scoreCase with the others.
    */
-  scoreCase(run: CaseRun): Promise<CaseOutcome>;
+  callJudge(input: CaseRun & { scorer: string }): Promise<ScoreDetail>;
+  /**
+   * Score trace: every scorer of the case on the agent's last answer (the judges' verdicts come
+   * in `judged`), then the trial recorded with its scores (one step, so a case costs one
+   * workflow hop less).
+   */
+  scoreCase(run: CaseRun & { judged?: Record<string, ScoreDetail> }): Promise<CaseOutcome>;
   /** Emit span: the traces and scores of recorded case trials, in one batch, into the trace store. */
   emitCaseTraces(batch: { runId: string; trials: Array<{ caseIndex: number; trial: number }> }): Promise<void>;
   /** Those traces could not be written: their results stop naming them. */

@@ -14,6 +14,7 @@ import {
   workflowInfo,
   allHandlersFinished,
 } from '@temporalio/workflow';
+import type { ScoreDetail } from '../core/model/eval-case.js';
 import type { AgentCall, CaseRecord, CaseRun, EvalActivities } from './activity-types.js';
 import {
   approvalSignal,
@@ -58,6 +59,20 @@ function activitiesFor(policy: RunPolicy) {
       startToCloseTimeout: '5 minutes',
       retry: { maximumAttempts: 6, initialInterval: seconds(1, k), maximumInterval: seconds(30, k), backoffCoefficient: 2, nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'] },
     }),
+    /**
+     * LLM call: 5 min, 5 retries, 1 s to 30 s; one LLM judge of a case (a provider's
+     * Retry-After, when sent, sets the next wait). A refused request is not retried.
+     */
+    llm: proxyLocalActivities<Pick<EvalActivities, 'callJudge'>>({
+      startToCloseTimeout: '5 minutes',
+      retry: {
+        maximumAttempts: 6,
+        initialInterval: seconds(1, k),
+        maximumInterval: seconds(30, k),
+        backoffCoefficient: 2,
+        nonRetryableErrorTypes: ['LlmRequestRefused', 'JudgeUnavailable', 'RunGone'],
+      },
+    }),
     /** Score trace: 10 min, 3 retries, 2 s to 1 min. */
     score: proxyLocalActivities<Pick<EvalActivities, 'scoreCase'>>({
       startToCloseTimeout: '10 minutes',
@@ -89,6 +104,24 @@ function failureMessage(err: unknown): string {
   let cur: unknown = err;
   while (cur instanceof ActivityFailure && cur.cause) cur = cur.cause;
   return cur instanceof Error ? cur.message : String(cur);
+}
+
+/**
+ * Every LLM judge of a trial at once, each its own LLM call activity; a judge whose calls failed
+ * through every retry scores 0 with the error as the reason (SPEC: a scorer that fails records 0).
+ */
+async function judgeTrial(acts: ReturnType<typeof activitiesFor>, run: CaseRun, judges: string[]): Promise<Record<string, ScoreDetail>> {
+  const verdicts = await Promise.all(
+    judges.map(async (scorer): Promise<[string, ScoreDetail]> => {
+      try {
+        return [scorer, await acts.llm.callJudge({ ...run, scorer })];
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        return [scorer, { score: 0, reason: `scorer error: ${failureMessage(err)}`, evidence: [] }];
+      }
+    }),
+  );
+  return Object.fromEntries(verdicts);
 }
 
 /** One trial of one case: call the agent (waiting for approval if it asks), then score and record it. */
@@ -126,6 +159,8 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
   let error: string | undefined;
   let approval: CaseRun['approval'];
   let outcome: CaseOutcome | undefined;
+  /** The case's LLM judges, as the last agent call named them. */
+  let judges: string[] = [];
   let unrecorded: CaseRecord | undefined;
   try {
     await scope.run(async () => {
@@ -137,6 +172,7 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
           const done = await acts.agent.executeAgent({ ...key, startedAt, calls, approval, call: n, grant });
           calls.push(done.call);
           outcome = done.outcome;
+          judges = done.judges ?? [];
         } catch (err) {
           if (isCancellation(err)) throw err;
           calls.push({ startedAt: callStart, endedAt: Date.now(), error: failureMessage(err) });
@@ -157,8 +193,9 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
       // The agent call scored and recorded the trial when its scorers allowed (all rules).
       if (outcome) return;
       if (paused) await whilePaused();
+      const judged = judges.length ? await judgeTrial(acts, { ...key, startedAt, calls, approval }, judges) : undefined;
       try {
-        outcome = await acts.score.scoreCase({ ...key, startedAt, calls, approval });
+        outcome = await acts.score.scoreCase({ ...key, startedAt, calls, approval, ...(judged ? { judged } : {}) });
       } catch (err) {
         unrecorded = notRecorded(err);
         if (!unrecorded) throw err;

@@ -30,7 +30,7 @@ export function evalRunsRouter(_deps: ApiDeps, service: RunService): Router {
 
   router.post('/compare', operation('compare runs', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const body = compareBody(ctx.request.body);
-    ctx.body = await service.compare(ctx.state.projectId, body.baseline_run_id, body.candidate_run_id, body.threshold);
+    ctx.body = await service.compare(ctx.state.projectId, body.baseline_run_id, body.candidate_run_id, body.threshold, body.alpha);
   });
 
   return router;

@@ -7,6 +7,8 @@ const CompareSchema = z.object({
   candidate_run_id: z.string().min(1).max(128),
   /** A score change within ±threshold is "unchanged". */
   threshold: z.number().min(0).max(1).default(0.05),
+  /** Significance level of the permutation test (1 - confidence level; experiments set it). */
+  alpha: z.number().gt(0).lt(1).default(0.05),
 });
 
 const missing = (v: unknown) => v === undefined || v === null || v === '';

@@ -12,6 +12,7 @@ import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { isYamlBody, readBodyText } from '../middleware/json-body.js';
 import { pageQuery } from './page-query.js';
+import { scorersFor } from '../project-scorers.js';
 
 /** The paths whose POST / PUT also take a YAML body (see jsonBody's `yamlPaths`). */
 export const SUITE_BODY_PATHS = /^\/api\/suites(?:\/[^/]+)?\/?$/;
@@ -46,7 +47,7 @@ async function readDefinition(ctx: Context, deps: ApiDeps): Promise<SuiteDefinit
   const raw = isYamlBody(ctx)
     ? parseSuiteYaml(await readBodyText(ctx, Math.min(deps.config.maxBodyBytes, MAX_SUITE_YAML_BYTES)))
     : normalizeSuiteKeys(ctx.request.body);
-  const def = parseSuiteDefinition(raw, deps.scorers);
+  const def = parseSuiteDefinition(raw, await scorersFor(deps, ctx.state.projectId));
   if (!def.agent_id) return def;
   const agent = await deps.metadata.agents.resolve(ctx.state.projectId, def.agent_id);
   if (!agent) throw new ValidationError([{ field: 'agent_id', message: `no agent with this id or name in the project` }]);

@@ -28,7 +28,8 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 /** Headers the HTTP client sets itself for each call; a stored value would break the request. */
 const MANAGED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
 
-const HeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+/** Request headers sent with every call (agents, HTTP custom scorers): write-only, values never shown. */
+export const HeadersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   const names = Object.keys(headers);
   if (names.length > MAX_AGENT_HEADERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_AGENT_HEADERS} headers` });
   const seen = new Set<string>();

@@ -94,6 +94,8 @@ const AlertRuleBodySchema = z.strictObject({
   baseline_windows: Count(1, 100).nullish(),
   psi_bins: Count(2, 100).nullish(),
 });
+/** An alert rule body as a client writes it (the SDK's typed client). */
+export type AlertRuleBody = z.input<typeof AlertRuleBodySchema>;
 
 /** A rule's settings, defaults filled: what is stored and what PUT merges into. */
 export interface AlertRuleDefinition {

@@ -22,6 +22,13 @@ const RunConfigShape = z.object({
   timeout_ms: z.number().int().min(1).max(300_000).default(300_000),
   concurrency: z.number().int().min(1).max(1000).optional(),
   repetitions: z.number().int().min(1).max(MAX_REPETITIONS).default(1),
+  /** Caps what the run's LLM judges may spend (docs/judges.md); none when absent. */
+  judge_budget: z
+    .strictObject({
+      max_tokens: z.number().int().min(1).max(1e12).optional(),
+      max_cost_usd: z.number().positive().max(1e9).optional(),
+    })
+    .optional(),
 });
 export const RunConfigSchema = RunConfigShape.prefault({});
 export type RunConfig = z.output<typeof RunConfigSchema>;
@@ -78,8 +85,11 @@ export interface RunCase {
 export interface NewRun {
   projectId: string;
   name?: string;
-  suite?: { id: string; version: number; name: string };
-  agent: { id: string; name: string };
+  suite?: { id: string | null; version: number | null; name: string };
+  /** `id` is null for a local run whose agent is not a registered one. */
+  agent: { id: string | null; name: string };
+  /** `managed` (default): started on the workflow engine; `local`: created `running`, results uploaded by the client. */
+  execution?: RunExecution;
   agentVersion: string;
   config: RunConfig;
   aggregation: Aggregation;
@@ -105,9 +115,12 @@ export interface RunView {
   suite_name: string | null;
   suite_id: string | null;
   suite_version: number | null;
-  agent_id: string;
+  /** Null for a local run whose agent is not a registered one. */
+  agent_id: string | null;
   agent_name: string;
   agent_version: string;
+  /** `managed`: driven by the service's workflows; `local`: executed by a client that uploaded its results. */
+  execution: RunExecution;
   status: RunStatus;
   config: RunConfig;
   aggregation: Aggregation;
@@ -151,3 +164,77 @@ export interface CaseResultView {
   output: unknown;
   trials: Array<TrialRecord & { trial: number }>;
 }
+
+/**
+ * Who executes a run: `managed` runs are driven by the service's workflows (the agent is an HTTP
+ * endpoint it calls); `local` runs are executed by a client (the SDK's `evaluate()`, the CLI's
+ * `--local`), which uploads each case's result; no workflow drives them (docs/evals.md, "Runs
+ * executed outside the service").
+ */
+export const RUN_EXECUTIONS = ['managed', 'local'] as const;
+export type RunExecution = (typeof RUN_EXECUTIONS)[number];
+
+/**
+ * POST /api/runs with `execution: "local"`: the run, its cases and their scorers, created
+ * `running` with no workflow. `agentId` labels the agent that runs in the client: a registered
+ * agent's id or name links the run to it, any other text is kept as the agent's name. Scorers
+ * are the client's (the registry's or its own custom ones), so only their names are checked.
+ */
+export const CreateLocalRunSchema = z.object({
+  execution: z.literal('local'),
+  agentId: Text,
+  agentVersion: Text.default('unversioned'),
+  name: z.string().max(512).optional(),
+  /** The suite the cases come from: its name groups the run with the suite's other runs; `id` and `version` pin a stored version. */
+  suite: z
+    .object({ name: Text, id: z.uuid().optional(), version: z.number().int().min(1).optional() })
+    .refine((s) => (s.id === undefined) === (s.version === undefined), { message: 'give both id and version, or neither', path: ['version'] })
+    .optional(),
+  dataset: CreateRunSchema.shape.dataset,
+  /** Scorers of every item without its own; may be empty when every item lists its own. */
+  scorers: ScorerRefListSchema.default([]),
+  config: RunConfigShape.extend({
+    minScore: z.number().min(0).max(1).default(0.7),
+    aggregation: z.enum(AGGREGATIONS).default('mean'),
+  }).prefault({}),
+});
+export type CreateLocalRun = z.output<typeof CreateLocalRunSchema>;
+
+const Hex = (length: number) => z.string().regex(new RegExp(`^[0-9a-f]{${length}}$`), `must be ${length} lower-case hex digits`);
+
+/** One case trial's outcome as a client uploads it; the service judges `passed` from `details`. */
+export const LocalResultSchema = z.object({
+  case_index: z.number().int().min(0).max(MAX_RUN_CASES - 1),
+  trial: z.number().int().min(0).max(MAX_REPETITIONS - 1).default(0),
+  /** Per scorer of the case: `{score, reason, evidence}` (empty when the agent failed). */
+  details: z
+    .record(
+      z.string().min(1).max(128),
+      z.object({ score: z.number().min(0).max(1), reason: z.string().max(65_536).default(''), evidence: z.array(z.string().max(65_536)).max(50).default([]) }),
+    )
+    .default({}),
+  output: z.unknown().optional(),
+  tool_calls: z
+    .array(z.object({ name: z.string().min(1).max(256), input: z.unknown().optional(), output: z.unknown().optional() }))
+    .max(10_000)
+    .nullish(),
+  usage: z.object({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) }).nullish(),
+  /** Why the trial failed (the agent threw, timed out...): the case fails whatever its scores. */
+  error: z.string().max(65_536).nullish(),
+  duration_ms: z.number().min(0).max(86_400_000),
+  latency_ms: z.number().min(0).max(86_400_000).nullish(),
+  /** The trial's trace (W3C ids) as the client exported it; its scores are written to it. */
+  trace_id: Hex(32).nullish(),
+  span_id: Hex(16).nullish(),
+  /** Epoch ms at which the trial started. */
+  started_at: z.number().int().min(0).optional(),
+});
+export type LocalResult = z.output<typeof LocalResultSchema>;
+
+/** POST /api/runs/{id}/results: up to 1,000 trials per request, recorded once each. */
+export const LocalResultsSchema = z.object({ results: z.array(LocalResultSchema).min(1).max(1000) });
+
+/** POST /api/runs/{id}/complete: how a local run ended. */
+export const CompleteLocalRunSchema = z
+  .object({ status: z.enum(['completed', 'cancelled', 'failed']).default('completed'), error: z.string().max(4096).optional() })
+  .prefault({});

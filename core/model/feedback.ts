@@ -67,6 +67,8 @@ const RatingInput = z
     if (v.value === undefined && v.thumbs === undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: 'is required: a number from 0 to 1, or "up" / "down"' });
     if (v.value !== undefined && v.thumbs !== undefined) ctx.addIssue({ code: 'custom', path: ['thumbs'], message: 'give either value or thumbs, not both' });
   });
+/** A POST /api/feedback body as a client writes it, in the flat form (the SDK's typed client). */
+export type FeedbackBody = z.input<typeof PreferenceInput> | z.input<typeof CorrectionInput> | z.input<typeof RatingInput>;
 
 export interface PreferenceData {
   prompt: string | null;
@@ -350,6 +352,8 @@ const CreateComparisonSchema = z.strictObject({
   user_id: Label.nullish(),
   source: Label.nullish(),
 });
+/** A POST /api/feedback/comparisons body as a client writes it (the SDK's typed client). */
+export type CreateComparisonBody = z.input<typeof CreateComparisonSchema>;
 export type CreateComparison = z.output<typeof CreateComparisonSchema>;
 
 /**

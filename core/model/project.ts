@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENV_PATTERN } from '../auth/api-key.js';
-import { ROLES } from '../principal.js';
+import { ROLES, type Role } from '../principal.js';
 import { PROJECT_ID_PATTERN } from '../project-context.js';
 
 const name = z.string().trim().min(1, 'is required').max(200);
@@ -24,3 +24,23 @@ export const CreateKeySchema = z.strictObject({
 const perMinute = z.number().int().min(1).max(100_000_000).nullable().optional();
 /** PUT /api/projects/{id}/rate-limits: requests per minute per group; null restores the default. */
 export const RateLimitsSchema = z.strictObject({ ingest: perMinute, query: perMinute, eval_runs: perMinute });
+
+/** A key as listed: never its secret. */
+export interface ApiKeyView {
+  id: string;
+  project_id: string;
+  name: string;
+  role: Role;
+  prefix: string;
+  created_by: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface ProjectView {
+  id: string;
+  name: string;
+  is_default: boolean;
+  created_at: string;
+}

@@ -92,6 +92,10 @@ const PromptBodySchema = z.strictObject({
   commit_message: pgText(MAX_COMMIT_MESSAGE).nullish(),
 });
 const PromptUpdateSchema = PromptBodySchema.partial({ name: true, type: true });
+/** A POST /api/prompts body as a client writes it (the SDK's typed client). */
+export type PromptBody = z.input<typeof PromptBodySchema>;
+/** A PUT /api/prompts/{id} body as a client writes it. */
+export type PromptUpdateBody = z.input<typeof PromptUpdateSchema>;
 
 /** A checked prompt version as the store writes it. */
 export interface PromptInput {

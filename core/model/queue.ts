@@ -119,6 +119,8 @@ const CreateQueueSchema = z
       seen.add(name);
     });
   });
+/** A POST /api/queues body as a client writes it (the SDK's typed client). */
+export type CreateQueueBody = z.input<typeof CreateQueueSchema>;
 
 export interface CreateQueue {
   name: string;

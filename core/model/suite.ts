@@ -101,6 +101,15 @@ function definitionIssues(def: SuiteDefinition, scorers: ScorerRegistry): FieldI
   return issues;
 }
 
+/** A suite naming a scorer that cannot run here (an LLM judge with no provider configured) is a 400, not failed cases later. */
+function assertRunnable(def: SuiteDefinition, scorers: ScorerRegistry): void {
+  const lists = [{ field: 'defaultScorers', refs: def.defaultScorers }, ...def.cases.map((c, i) => ({ field: `cases[${i}].scorers`, refs: c.scorers ?? [] }))];
+  for (const { field, refs } of lists) {
+    const [issue] = scorers.unavailable(refs);
+    if (issue) throw new BadRequestError(`${field}[${issue.index}]: ${issue.message}`, 'SCORER_UNAVAILABLE');
+  }
+}
+
 /**
  * Checks a suite body or file (after {@link normalizeSuiteKeys}) and returns the definition with
  * defaults filled and scorers in object form: what a version stores, so a version means the same
@@ -120,6 +129,7 @@ export function parseSuiteDefinition(raw: unknown, scorers: ScorerRegistry): Sui
   }
   const issues = definitionIssues(def, scorers);
   if (issues.length) throw new ValidationError(bounded(issues));
+  assertRunnable(def, scorers);
   return def;
 }
 

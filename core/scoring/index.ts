@@ -1,17 +1,23 @@
+import { createJudgeScorers, type JudgeRuntime } from '../judges/scorers.js';
+import { NO_PROVIDERS } from '../providers/set.js';
 import { createScorerRegistry } from './registry.js';
 import { RULE_SCORERS } from './rules/index.js';
 import type { ScorerRegistry } from './scorer.js';
 
-export type { Scorer, ScoreInput, ScorerRefIssue, ScorerRegistry } from './scorer.js';
+export type { Scorer, ScoreInput, ScorerRefIssue, ScorerRegistry, ScoreTrace } from './scorer.js';
 export type { Aggregation, Expected, ScoreDetail, ScorerRef, TokenUsage, ToolCall } from '../model/eval-case.js';
-export { createScorerRegistry } from './registry.js';
+export { createScorerRegistry, extendRegistry } from './registry.js';
 export { RULE_SCORERS } from './rules/index.js';
 export { aggregateScores, casePasses, meanDetails, runScorers } from './run-scorers.js';
 
+/** Judges known by name with no provider: refused at creation (400), never run. */
+const NO_JUDGE_RUNTIME: JudgeRuntime = { providers: NO_PROVIDERS, maxAnswerAttempts: 3, maxOutputTokens: 4096 };
+
 /**
- * The scorers every process knows: today the rule-based ones. LLM judges and HTTP custom scorers
- * join by adding their list here; the registry is built by the caller (no singleton).
+ * The scorers every process knows: the rule-based ones and the LLM judges (with the process's
+ * providers, when it has any). A project's HTTP custom scorers join per project
+ * (`extendRegistry`); the registry is built by the caller (no singleton).
  */
-export function defaultScorerRegistry(): ScorerRegistry {
-  return createScorerRegistry(RULE_SCORERS);
+export function defaultScorerRegistry(options: { judges?: JudgeRuntime } = {}): ScorerRegistry {
+  return createScorerRegistry([...RULE_SCORERS, ...createJudgeScorers(options.judges ?? NO_JUDGE_RUNTIME)]);
 }

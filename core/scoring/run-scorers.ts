@@ -50,7 +50,7 @@ function failed(message: string): ScoreDetail {
 }
 
 /** A scorer's verdict made safe to store: a finite score in 0..1, a string reason, short evidence. */
-function sanitize(detail: unknown): ScoreDetail {
+export function sanitize(detail: unknown): ScoreDetail {
   const d = (typeof detail === 'object' && detail !== null ? detail : {}) as Partial<Record<keyof ScoreDetail, unknown>>;
   if (typeof d.score !== 'number' || !Number.isFinite(d.score)) {
     return failed(`returned a non-finite score (${typeof d.score === 'number' ? String(d.score) : typeof d.score})`);

@@ -12,8 +12,16 @@ export interface ScoreInput {
   usage?: TokenUsage;
   /** Wall time of the agent call, in milliseconds. */
   latencyMs: number;
+  /** The execution's spans (the agent's own, or a stored trace's): what judges and HTTP scorers see as `trace`. */
+  trace?: ScoreTrace;
   /** The scorer's own config from the suite or run (already checked by its configSchema). */
   config: Record<string, unknown>;
+}
+
+/** Spans of the execution being scored, in the ingest shape (name, type, input, output, attributes...). */
+export interface ScoreTrace {
+  trace_id?: string;
+  spans: Array<Record<string, unknown>>;
 }
 
 /**
@@ -28,6 +36,11 @@ export interface Scorer {
   /** Checks the `config` of a ScorerRef when a suite or run is created. */
   configSchema: z.ZodType<Record<string, unknown>>;
   evaluate(input: ScoreInput, signal?: AbortSignal): ScoreDetail | Promise<ScoreDetail>;
+  /**
+   * Why this scorer cannot run in this process with this (already checked) config, e.g. an LLM
+   * judge with no provider configured; undefined when it can. Refused with a 400 at creation.
+   */
+  unavailable?(config: Record<string, unknown>): string | undefined;
 }
 
 /** A problem with a scorer reference, found when a suite or run is created. */
@@ -43,4 +56,6 @@ export interface ScorerRegistry {
   get(name: string): Scorer | undefined;
   /** Every problem with `refs`: unknown names and configs their scorer refuses. Empty when all is well. */
   check(refs: readonly ScorerRef[]): ScorerRefIssue[];
+  /** Known, well-configured scorers that cannot run here (see Scorer.unavailable); checked after `check`. */
+  unavailable(refs: readonly ScorerRef[]): ScorerRefIssue[];
 }

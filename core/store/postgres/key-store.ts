@@ -2,19 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { generateApiKey } from '../../auth/api-key.js';
 import type { Role } from '../../principal.js';
+import type { ApiKeyView, ProjectView } from '../../model/project.js';
 
-/** A key as listed: never its secret. */
-export interface ApiKeyView {
-  id: string;
-  project_id: string;
-  name: string;
-  role: Role;
-  prefix: string;
-  created_by: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+export type { ApiKeyView, ProjectView } from '../../model/project.js';
 
 /** A key as the authenticator checks it. */
 export interface StoredKey {
@@ -23,13 +13,6 @@ export interface StoredKey {
   role: Role;
   key_hash: Buffer;
   revoked: boolean;
-}
-
-export interface ProjectView {
-  id: string;
-  name: string;
-  is_default: boolean;
-  created_at: string;
 }
 
 /** Projects and their API keys (PostgreSQL). */

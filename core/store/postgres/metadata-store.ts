@@ -8,6 +8,8 @@ import { createQueueStore, type QueueStore } from './queue-store.js';
 import { createAlertStore, type AlertStore } from './alert-store.js';
 import { createPromptStore, type PromptStore } from './prompt-store.js';
 import { createKeyStore, type KeyStore } from './key-store.js';
+import { createCustomScorerStore, type CustomScorerStore } from './scorer-store.js';
+import { createJudgeStore, type JudgeStore } from './judge-store.js';
 
 export interface Project {
   id: string;
@@ -30,6 +32,10 @@ export interface MetadataStore {
   prompts: PromptStore;
   /** Projects' API keys (and projects beyond the default one). */
   keys: KeyStore;
+  /** HTTP custom scorers (docs/scorers.md). */
+  scorers: CustomScorerStore;
+  /** LLM judges' calls and runs' judge spend (docs/judges.md). */
+  judges: JudgeStore;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -52,6 +58,8 @@ export function createMetadataStore(pool: pg.Pool): MetadataStore {
     alerts: createAlertStore(pool),
     prompts: createPromptStore(pool),
     keys: createKeyStore(pool),
+    scorers: createCustomScorerStore(pool),
+    judges: createJudgeStore(pool),
     async ensureDefaultProject() {
       await pool.query(
         `INSERT INTO projects (id, name, is_default) VALUES ($1, 'Default project', true)

@@ -9,6 +9,7 @@ import {
   type NewRun,
   type RunCase,
   type RunConfig,
+  type RunExecution,
   type RunStatus,
   type RunSummary,
   type RunView,
@@ -37,6 +38,8 @@ export interface RunStore {
   /** The run as a workflow activity reads it (no project filter: run ids come from the workflow). */
   forWorker(runId: string): Promise<RunForWorker | null>;
   getCase(runId: string, caseIndex: number): Promise<RunCase | null>;
+  /** Several cases of a run at once, in case order (the cases a local run's upload names). */
+  casesOf(runId: string, caseIndexes: number[]): Promise<RunCase[]>;
   /** A trial's stored outcome and agent calls, if it is recorded already. */
   recordedTrial(runId: string, caseIndex: number, trial: number): Promise<{ status: 'passed' | 'failed' | 'cancelled'; calls: unknown[] } | null>;
   /** Moves a run to `status` unless it is already final; true when it moved. */
@@ -60,9 +63,10 @@ interface RunRow {
   suite_id: string | null;
   suite_version: number | null;
   suite_name: string | null;
-  agent_id: string;
+  agent_id: string | null;
   agent_name: string;
   agent_version: string;
+  execution: RunExecution;
   status: RunStatus;
   config: RunConfig;
   aggregation: Aggregation;
@@ -77,8 +81,8 @@ interface RunRow {
   trials_done: string;
 }
 
-/** What the worker needs of a run to execute one of its cases. */
-export type RunForWorker = Pick<RunRow, 'id' | 'project_id' | 'agent_id' | 'agent_name' | 'agent_version' | 'status' | 'config' | 'aggregation' | 'min_score'>;
+/** What the worker needs of a run to execute one of its cases (managed runs only: they always name an agent). */
+export type RunForWorker = Pick<RunRow, 'id' | 'project_id' | 'agent_name' | 'agent_version' | 'status' | 'config' | 'aggregation' | 'min_score'> & { agent_id: string };
 
 /** What a trial's trace needs beyond its result: when it ran and its agent calls. */
 export interface TrialTraceData {
@@ -100,7 +104,7 @@ export interface StoredTrialTrace extends TrialTraceData {
 
 type TrialRow = TrialRecord & { case_index: number; trial: number };
 
-const RUN_COLUMNS = `r.id, r.project_id, r.name, r.suite_id, r.suite_version, r.suite_name, r.agent_id, r.agent_name, r.agent_version,
+const RUN_COLUMNS = `r.id, r.project_id, r.name, r.suite_id, r.suite_version, r.suite_name, r.agent_id, r.agent_name, r.agent_version, r.execution,
   r.status, r.config, r.aggregation, r.min_score, r.case_count, r.repetitions, r.summary, r.error, r.created_at, r.started_at, r.completed_at,
   (SELECT count(*) FROM eval_case_results c WHERE c.run_id = r.id) AS trials_done`;
 
@@ -160,6 +164,7 @@ export function createRunStore(pool: pg.Pool): RunStore {
       agent_id: row.agent_id,
       agent_name: row.agent_name,
       agent_version: row.agent_version,
+      execution: row.execution,
       status: row.status,
       config: row.config,
       aggregation: row.aggregation,
@@ -188,12 +193,13 @@ export function createRunStore(pool: pg.Pool): RunStore {
       try {
         await client.query('BEGIN');
         await client.query(
-          `INSERT INTO eval_runs (id, project_id, name, suite_id, suite_version, suite_name, agent_id, agent_name, agent_version, status, config, aggregation, min_score, case_count, repetitions)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, $12, $13, $14)`,
+          // A local run starts at once (its client runs it); a managed one when a worker picks it up.
+          `INSERT INTO eval_runs (id, project_id, name, suite_id, suite_version, suite_name, agent_id, agent_name, agent_version, status, config, aggregation, min_score, case_count, repetitions, execution, started_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $15 = 'local' THEN 'running' ELSE 'pending' END, $10, $11, $12, $13, $14, $15, CASE WHEN $15 = 'local' THEN now() END)`,
           [
             id, run.projectId, run.name ?? null, run.suite?.id ?? null, run.suite?.version ?? null, run.suite?.name ?? null,
             run.agent.id, run.agent.name, run.agentVersion, JSON.stringify(run.config), run.aggregation, run.minScore,
-            run.cases.length, run.config.repetitions,
+            run.cases.length, run.config.repetitions, run.execution ?? 'managed',
           ],
         );
         const cases = run.cases.map((c, case_index) => ({ case_index, ...c, input: c.input ?? null }));
@@ -262,6 +268,14 @@ export function createRunStore(pool: pg.Pool): RunStore {
         [runId, caseIndex],
       );
       return rows[0] ?? null;
+    },
+
+    async casesOf(runId, caseIndexes) {
+      const { rows } = await pool.query<RunCase>(
+        'SELECT case_index, name, input, expected, scorers, min_score, weight FROM eval_run_cases WHERE run_id = $1 AND case_index = ANY($2::int[]) ORDER BY case_index',
+        [runId, caseIndexes],
+      );
+      return rows;
     },
 
     async recordedTrial(runId, caseIndex, trial) {

@@ -5,8 +5,11 @@ import { createScorerRegistry, defaultScorerRegistry, RULE_SCORERS } from '../..
 const refs = (list: unknown) => ScorerRefListSchema.parse(list);
 
 describe('the default scorer registry', () => {
-  it("knows the SPEC's rule-based scorers by name", () => {
-    expect(defaultScorerRegistry().names()).toEqual(['contains', 'exactMatch', 'toolSelection', 'regex', 'latency', 'tokenEfficiency', 'jsonMatchScorer']);
+  it("knows the SPEC's rule-based scorers and LLM judges by name", () => {
+    expect(defaultScorerRegistry().names()).toEqual([
+      'contains', 'exactMatch', 'toolSelection', 'regex', 'latency', 'tokenEfficiency', 'jsonMatchScorer',
+      'llmJudge', 'response_quality_judge', 'safety_judge', 'helpfulness_judge', 'code_review_judge', 'reasoning', 'grounding',
+    ]);
   });
 
   it('gives every scorer a description and a config schema that accepts {}', () => {

@@ -1,0 +1,25 @@
+import { BadRequestError } from '../core/errors.js';
+import type { ScorerRef } from '../core/model/eval-case.js';
+import { projectRegistry } from '../core/scoring/http-scorer.js';
+import type { ScorerRegistry } from '../core/scoring/scorer.js';
+import type { ApiDeps } from './deps.js';
+
+/**
+ * The scorers a project's suites and runs may name: the process's (rules, judges) plus the
+ * project's HTTP custom scorers. Only names and configs are checked with it here; the worker
+ * builds its own to call them.
+ */
+export function scorersFor(deps: Pick<ApiDeps, 'scorers' | 'metadata'>, projectId: string): Promise<ScorerRegistry> {
+  return projectRegistry(deps.scorers, deps.metadata.scorers, projectId, { timeoutMs: 30_000 });
+}
+
+/**
+ * A suite or run that names a scorer which cannot run here (an LLM judge with no provider
+ * configured) is refused at creation with a 400, not failed case by case later.
+ */
+export function assertScorersRunnable(registry: ScorerRegistry, lists: Array<{ field: string; refs: readonly ScorerRef[] | undefined }>): void {
+  for (const { field, refs } of lists) {
+    const [issue] = registry.unavailable(refs ?? []);
+    if (issue) throw new BadRequestError(`${field}[${issue.index}]: ${issue.message}`, 'SCORER_UNAVAILABLE');
+  }
+}

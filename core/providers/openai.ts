@@ -1,0 +1,71 @@
+import OpenAI from 'openai';
+import type { LlmSettings } from '../config.js';
+import { providerError } from './errors.js';
+import type { LlmProvider, StructuredRequest, StructuredResponse } from './types.js';
+
+type ChatParams = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+
+/** Text parsed as JSON, or why it is not JSON. */
+function parseJson(text: string | null | undefined): { value?: unknown; problem?: string } {
+  if (!text) return { problem: 'the answer is empty' };
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { problem: `the answer is not JSON (${(err as Error).message}): ${text.slice(0, 200)}` };
+  }
+}
+
+/**
+ * OpenAI Chat Completions (OPENAI_API_KEY, OPENAI_BASE_URL: any OpenAI-compatible server). The
+ * answer is constrained by `response_format: {type: 'json_schema', strict: true}`, or, with
+ * JUDGE_OPENAI_STRUCTURED_OUTPUT=tool (for compatible servers without JSON schemas), by one
+ * function the model is forced to call (`tool_choice`). Retries are the caller's.
+ */
+export function openaiProvider(settings: NonNullable<LlmSettings['openai']>): LlmProvider {
+  const client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl ?? 'https://api.openai.com/v1', maxRetries: 0 });
+  const viaTool = settings.structuredOutput === 'tool';
+  return {
+    name: 'openai',
+    defaultModel: settings.model,
+    async structured(req: StructuredRequest): Promise<StructuredResponse> {
+      const model = req.model ?? settings.model;
+      const params: ChatParams = {
+        model,
+        max_completion_tokens: req.maxTokens,
+        ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
+        messages: [{ role: 'system', content: req.system }, ...req.messages],
+        ...(viaTool
+          ? {
+              tools: [{ type: 'function', function: { name: req.tool.name, description: req.tool.description, parameters: req.tool.schema, strict: true } }],
+              tool_choice: { type: 'function', function: { name: req.tool.name } },
+              parallel_tool_calls: false,
+            }
+          : { response_format: { type: 'json_schema', json_schema: { name: req.tool.name, description: req.tool.description, schema: req.tool.schema, strict: true } } }),
+      };
+      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        completion = await client.chat.completions.create(params, { timeout: req.timeoutMs, maxRetries: 0, signal: req.signal });
+      } catch (err) {
+        throw providerError('openai', err, req.signal);
+      }
+      const choice = completion.choices.at(0);
+      const message = choice?.message;
+      const usage = {
+        input_tokens: completion.usage?.prompt_tokens ?? 0,
+        output_tokens: completion.usage?.completion_tokens ?? 0,
+        cached_input_tokens: completion.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+      };
+      const base = { model: completion.model || model, usage, stopReason: choice?.finish_reason ?? null };
+      if (!message) return { ...base, value: undefined, problem: 'the answer has no choices', raw: null };
+      if (message.refusal) return { ...base, value: undefined, problem: `the model refused: ${message.refusal.slice(0, 300)}`, raw: message.refusal };
+      if (viaTool) {
+        const call = message.tool_calls?.find((c) => c.type === 'function' && c.function.name === req.tool.name);
+        if (!call || call.type !== 'function') return { ...base, value: undefined, problem: `the model did not call ${req.tool.name}`, raw: message.content ?? null };
+        const parsed = parseJson(call.function.arguments);
+        return { ...base, value: parsed.value, problem: parsed.problem, raw: parsed.value ?? call.function.arguments };
+      }
+      const parsed = parseJson(message.content);
+      return { ...base, value: parsed.value, problem: parsed.problem, raw: parsed.value ?? message.content ?? null };
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { ConflictError } from '../../errors.js';
+import { isUuid } from '../../model/agent.js';
+import { toCustomScorerView, type CreateCustomScorer, type CustomScorer, type CustomScorerList, type CustomScorerRecord, type ScorerDataType } from '../../model/custom-scorer.js';
+import { isUniqueViolation } from './transaction.js';
+
+/** HTTP custom scorers (PostgreSQL), per project; found by id or name, as agents are. */
+export interface CustomScorerStore {
+  create(projectId: string, input: CreateCustomScorer): Promise<CustomScorer>;
+  /** Newest first. */
+  list(projectId: string, page: { limit: number; offset: number }): Promise<CustomScorerList>;
+  resolve(projectId: string, idOrName: string): Promise<CustomScorer | null>;
+  delete(projectId: string, idOrName: string): Promise<boolean>;
+  /** Every scorer of the project with its header values: the registry of one project (worker and creation checks). */
+  allForCall(projectId: string): Promise<CustomScorerRecord[]>;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  endpoint: string;
+  data_type: ScorerDataType;
+  description: string | null;
+  headers: Record<string, string>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, name, endpoint, data_type, description, headers, created_at, updated_at';
+const MATCH_REF = 'project_id = $1 AND (id = $2::uuid OR name = $3)';
+
+function toRecord(row: Row): CustomScorerRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    endpoint: row.endpoint,
+    data_type: row.data_type,
+    description: row.description,
+    header_names: Object.keys(row.headers).sort(),
+    headers: row.headers,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const refParams = (projectId: string, idOrName: string): [string, string | null, string] => [projectId, isUuid(idOrName) ? idOrName : null, idOrName];
+
+export function createCustomScorerStore(pool: pg.Pool): CustomScorerStore {
+  return {
+    async create(projectId, input) {
+      try {
+        const { rows } = await pool.query<Row>(
+          `INSERT INTO custom_scorers (id, project_id, name, endpoint, data_type, description, headers) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING ${COLUMNS}`,
+          [randomUUID(), projectId, input.name, input.endpoint, input.dataType, input.description ?? null, JSON.stringify(input.headers ?? {})],
+        );
+        return toCustomScorerView(toRecord(rows[0]));
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ConflictError(`A scorer named '${input.name}' already exists in this project`, 'SCORER_NAME_TAKEN');
+        throw err;
+      }
+    },
+
+    async list(projectId, { limit, offset }) {
+      const [page, count] = await Promise.all([
+        pool.query<Row>(`SELECT ${COLUMNS} FROM custom_scorers WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [projectId, limit, offset]),
+        pool.query<{ total: number }>('SELECT count(*)::int AS total FROM custom_scorers WHERE project_id = $1', [projectId]),
+      ]);
+      return { scorers: page.rows.map((row) => toCustomScorerView(toRecord(row))), total: count.rows[0].total, limit, offset };
+    },
+
+    async resolve(projectId, idOrName) {
+      const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM custom_scorers WHERE ${MATCH_REF} ORDER BY (id IS NOT DISTINCT FROM $2::uuid) DESC LIMIT 1`, refParams(projectId, idOrName));
+      return rows.length ? toCustomScorerView(toRecord(rows[0])) : null;
+    },
+
+    async delete(projectId, idOrName) {
+      const { rowCount } = await pool.query(
+        `DELETE FROM custom_scorers WHERE project_id = $1 AND id = (SELECT id FROM custom_scorers WHERE ${MATCH_REF} ORDER BY (id IS NOT DISTINCT FROM $2::uuid) DESC LIMIT 1)`,
+        refParams(projectId, idOrName),
+      );
+      return (rowCount ?? 0) > 0;
+    },
+
+    async allForCall(projectId) {
+      const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM custom_scorers WHERE project_id = $1 ORDER BY name`, [projectId]);
+      return rows.map(toRecord);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { ScoreDetail } from '../core/model/eval-case.js';
+import { createScorerRegistry, RULE_SCORERS, type Scorer, type ScoreInput, type ScorerRegistry } from '../core/scoring/index.js';
+
+/**
+ * Custom scorers (SPEC "Scorers": a name, optionally a dataType, and an evaluate function
+ * returning a value or score and a reason). A custom scorer is the service's own `Scorer`
+ * interface (core/scoring), so `evaluate()` runs it beside the rule scorers through one
+ * registry and one `runScorers`: a throw scores 0 with the error as the reason.
+ */
+
+export type ScorerDataType = 'numeric' | 'boolean' | 'categorical';
+
+/** What a custom scorer's `evaluate` may return: a number, a boolean, or an object with a value (or score) and a reason. */
+export type ScorerVerdict =
+  | number
+  | boolean
+  | { value?: number | boolean | string; score?: number; reason?: string; evidence?: string[] };
+
+export interface ScorerDefinition {
+  /** The name suites and runs refer to it by (letters, digits, `_ . : -`; starting with a letter). */
+  name: string;
+  /** How `value` is read: `numeric` 0..1 (default), `boolean` (true 1, false 0), `categorical` (a label scored by `categories`). */
+  dataType?: ScorerDataType;
+  /** Scores of the labels a categorical scorer returns. */
+  categories?: Record<string, number>;
+  description?: string;
+  evaluate(input: ScoreInput): ScorerVerdict | Promise<ScorerVerdict>;
+}
+
+function toScore(def: ScorerDefinition, value: unknown): number {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && def.dataType === 'categorical') {
+    const score = def.categories?.[value];
+    if (score === undefined) throw new Error(`category '${value}' has no score (categories: ${Object.keys(def.categories ?? {}).join(', ')})`);
+    return score;
+  }
+  throw new Error(`returned ${value === undefined ? 'no value' : typeof value} (${def.dataType ?? 'numeric'} scorer)`);
+}
+
+/** Defines a custom scorer; pass it in a suite's scorers or to `evaluate({scorers})`. */
+export function defineScorer(def: ScorerDefinition): Scorer {
+  if (typeof def.evaluate !== 'function') throw new TypeError('defineScorer needs an evaluate function');
+  if (!/^[A-Za-z][A-Za-z0-9_.:-]{0,127}$/.test(def.name ?? '')) {
+    throw new TypeError(`scorer name '${def.name}' must start with a letter and hold only letters, digits, "_", ".", ":" or "-"`);
+  }
+  if (def.dataType === 'categorical' && !def.categories) throw new TypeError(`categorical scorer '${def.name}' needs categories (label -> score)`);
+  return {
+    name: def.name,
+    kind: 'custom',
+    description: def.description ?? `custom ${def.dataType ?? 'numeric'} scorer`,
+    configSchema: z.record(z.string(), z.unknown()),
+    async evaluate(input: ScoreInput): Promise<ScoreDetail> {
+      const verdict = await def.evaluate(input);
+      if (typeof verdict === 'number' || typeof verdict === 'boolean') return { score: toScore(def, verdict), reason: '', evidence: [] };
+      const value = verdict?.score ?? verdict?.value;
+      const score = toScore(def, value);
+      const label = typeof verdict?.value === 'string' ? verdict.value : undefined;
+      return { score, reason: verdict?.reason ?? (label ? `category ${label}` : ''), evidence: verdict?.evidence ?? [] };
+    },
+  };
+}
+
+/** Is `value` a scorer object (defineScorer's, or any Scorer)? */
+export function isScorer(value: unknown): value is Scorer {
+  return typeof value === 'object' && value !== null && typeof (value as Scorer).evaluate === 'function' && typeof (value as Scorer).name === 'string';
+}
+
+/** The rule scorers the service knows, plus `custom` ones (names must be distinct). */
+export function scorerRegistry(custom: readonly Scorer[] = []): ScorerRegistry {
+  const unique = new Map<string, Scorer>();
+  for (const s of custom) {
+    const seen = unique.get(s.name);
+    if (seen && seen !== s) throw new TypeError(`two different scorers are named '${s.name}'`);
+    unique.set(s.name, s);
+  }
+  return createScorerRegistry([...RULE_SCORERS, ...unique.values()]);
+}

@@ -1,0 +1,99 @@
+import { errorMessage, isInfrastructureFailure } from '../core/errors.js';
+import type { JudgeGeneration, JudgeHooks } from '../core/judges/judge.js';
+import { isJudgeScorer, JudgeUnavailableError } from '../core/judges/scorers.js';
+import type { ScoreDetail, ScorerRef } from '../core/model/eval-case.js';
+import type { RunCase } from '../core/model/eval-run.js';
+import { ProviderError } from '../core/providers/types.js';
+import { sanitize } from '../core/scoring/run-scorers.js';
+import type { ScoreInput, ScorerRegistry } from '../core/scoring/scorer.js';
+import type { JudgeStore } from '../core/store/postgres/judge-store.js';
+import type { RunForWorker } from '../core/store/postgres/run-store.js';
+import type { AgentCall, CaseRun } from './activity-types.js';
+import { caseTraceId } from './case-trace.js';
+
+/** The price of one judge call, once the price table exists (issue 12's cost part); null when the model is not priced. */
+export type PriceJudgeCall = (generation: JudgeGeneration) => { cost_usd: number; price_version: string } | null;
+
+export interface JudgeActivityDeps {
+  scorers: ScorerRegistry;
+  /** Where every judge call is recorded (spans, budget); without it judges run unrecorded and unbounded. */
+  judgeCalls?: JudgeStore;
+  priceJudgeCall?: PriceJudgeCall;
+}
+
+/** The time the agent took over all of a trial's calls. */
+export const latencyOf = (calls: AgentCall[]) => calls.reduce((sum, c) => sum + (c.endedAt - c.startedAt), 0);
+
+/** What every scorer of a case sees of the trial's last answer; undefined when there is no answer. */
+export function scoreInputFor(runCase: RunCase, caseRun: CaseRun): Omit<ScoreInput, 'config'> | undefined {
+  const reply = caseRun.calls.at(-1)?.reply;
+  if (!reply) return undefined;
+  return {
+    input: runCase.input,
+    output: reply.output,
+    expected: runCase.expected,
+    toolCalls: reply.tool_calls,
+    usage: reply.usage,
+    latencyMs: latencyOf(caseRun.calls),
+    trace: { trace_id: caseTraceId(caseRun), spans: reply.spans ?? [] },
+  };
+}
+
+/**
+ * The run's judge budget as a gate asked before every judge call: once the run's judges have
+ * used `max_tokens` tokens (or `max_cost_usd` of priced calls), no further call is made and the
+ * judge scores 0 with this reason. Spend is read from PostgreSQL, where every call is added as
+ * it ends, so the count survives restarts and is shared by every worker; calls already in flight
+ * when the budget runs out still finish (at most one per running judge).
+ */
+function budgetGate(deps: JudgeActivityDeps, run: RunForWorker, scorer: string): JudgeHooks['beforeCall'] {
+  const budget = run.config.judge_budget;
+  const store = deps.judgeCalls;
+  if (!budget || !store || (budget.max_tokens === undefined && budget.max_cost_usd === undefined)) return undefined;
+  return async () => {
+    const used = await store.runUsage(run.id);
+    if (budget.max_tokens !== undefined && used.tokens >= budget.max_tokens) {
+      return `judge budget reached: this run's judges used ${used.tokens} tokens of judge_budget.max_tokens ${budget.max_tokens}; ${scorer} was not called`;
+    }
+    if (budget.max_cost_usd !== undefined && used.cost_usd >= budget.max_cost_usd) {
+      return `judge budget reached: this run's judges spent $${used.cost_usd.toFixed(6)} of judge_budget.max_cost_usd $${budget.max_cost_usd}; ${scorer} was not called`;
+    }
+    return undefined;
+  };
+}
+
+/**
+ * One judge of a case trial, with the run's budget and every call recorded. Rejects with a
+ * ProviderError when a call failed (the caller retries), JudgeUnavailableError when no provider
+ * serves it here, or a store failure; any other problem (a judge that cannot judge this case,
+ * e.g. grounding without context) is its 0 with the error as the reason.
+ */
+export async function judgeRef(deps: JudgeActivityDeps, run: RunForWorker, runCase: RunCase, caseRun: CaseRun, ref: ScorerRef, signal?: AbortSignal): Promise<ScoreDetail> {
+  const scorer = deps.scorers.get(ref.name);
+  if (!isJudgeScorer(scorer)) return { score: 0, reason: `scorer error: '${ref.name}' is not an LLM judge`, evidence: [] };
+  const config = scorer.configSchema.safeParse(ref.config ?? {});
+  if (!config.success) return { score: 0, reason: `scorer error: invalid config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`.trim()).join('; ')}`, evidence: [] };
+  const input = scoreInputFor(runCase, caseRun);
+  if (!input) return { score: 0, reason: 'scorer error: no agent answer to judge', evidence: [] };
+  const store = deps.judgeCalls;
+  const hooks: JudgeHooks = {
+    signal,
+    beforeCall: budgetGate(deps, run, ref.name),
+    onGeneration: store
+      ? (generation) =>
+          store.record({
+            projectId: run.project_id,
+            run: { runId: run.id, caseIndex: caseRun.caseIndex, trial: caseRun.trial },
+            traceId: caseTraceId(caseRun),
+            generation,
+            cost: deps.priceJudgeCall?.(generation) ?? null,
+          })
+      : undefined,
+  };
+  try {
+    return sanitize(await scorer.judge({ ...input, config: config.data }, hooks, ref.name));
+  } catch (err) {
+    if (err instanceof ProviderError || err instanceof JudgeUnavailableError || isInfrastructureFailure(err) || signal?.aborted) throw err;
+    return { score: 0, reason: `scorer error: ${errorMessage(err)}`, evidence: [] };
+  }
+}
