@@ -1,10 +1,9 @@
 import { Command } from 'commander';
 import { ConfigError, loadConfig, PACKAGE_VERSION } from './core/config.js';
 import { createLogger } from './core/logger.js';
-import { startService } from './runtime/service.js';
-import { runMigrations } from './runtime/migrate.js';
+import { registerCliCommands } from './cli/index.js';
 
-/** The `agent-eval` command: `serve` (default) and `migrate`. */
+/** The `agent-eval` command: `serve` (default), `migrate`, and the client commands of cli/. */
 const program = new Command('agent-eval').version(PACKAGE_VERSION);
 
 program
@@ -14,6 +13,8 @@ program
   .action(async (opts: { roles?: string }) => {
     const config = loadConfig(opts.roles ? { ...process.env, AGENT_EVAL_ROLES: opts.roles } : process.env);
     const logger = createLogger(config.logLevel);
+    // Imported here: the service's modules take seconds to load, which no client command should pay.
+    const { startService } = await import('./runtime/service.js');
     let stopping = false;
     let exitCode = 0;
     const shutdown = (signal: string) => {
@@ -53,9 +54,12 @@ program
   .action(async () => {
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
+    const { runMigrations } = await import('./runtime/migrate.js');
     await runMigrations(config, logger);
     logger.info('migrations up to date');
   });
+
+registerCliCommands(program, { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AgentEvalClient } from '../../sdk/client.js';
+import { evaluate, reply, type AgentFunction, type EvaluationResult } from '../../sdk/evaluate.js';
+import { defineSuite, type Suite } from '../../sdk/suites.js';
+import { callAgent } from '../../workflows/agent-call.js';
+import { agentNameFor, findAgentByEndpoint, isEndpoint } from '../agent-ref.js';
+import { connect } from '../client.js';
+import { CliError, colorsFor, println, type CliIo } from '../io.js';
+import { intOption, parseMinScore } from '../options.js';
+import { progressDisplay } from '../progress.js';
+import { loadSuiteFile, looksLikeFile } from '../suite-file.js';
+import { findSuite } from '../suite-push.js';
+import { reportRun } from '../report-run.js';
+import type { RunOptions } from './run.js';
+
+/**
+ * `agent-eval run --local`: the SDK's evaluate() runs the agent in this process (a module's
+ * function, or an HTTP endpoint called with the managed runs' agent protocol) and uploads the
+ * run, its results and traces; no workflow worker is involved.
+ */
+
+interface LocalAgent {
+  fn: AgentFunction;
+  /** How the run names the agent: a registered agent's id links the run to it. */
+  name: string;
+}
+
+/** `file[:export]`: the module's named export, else its default export, else its `agent` export. */
+async function moduleAgent(spec: string): Promise<LocalAgent> {
+  const match = /^(.*?)(?::([A-Za-z_$][\w$]*))?$/.exec(spec)!;
+  const [, file, exportName] = match;
+  const absolute = path.resolve(file);
+  if (!fs.existsSync(absolute)) throw new CliError(`Failed to load agent: File not found: ${file}`);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new CliError(`Failed to load agent: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const name = exportName ?? (typeof mod.default === 'function' ? 'default' : 'agent');
+  const fn = mod[name];
+  if (typeof fn !== 'function') throw new CliError(`Failed to load agent: ${file} has no function export '${name}'`, 'Use --agent <file>:<export>, or export the agent function as default.');
+  return { fn: fn as AgentFunction, name: `${path.basename(file)}${name === 'default' ? '' : `:${name}`}` };
+}
+
+/** An HTTP agent called as the service's workers call it (docs/evals.md, "Agent protocol"), once per case trial, no retries. */
+async function endpointAgent(client: AgentEvalClient, endpoint: string, agentVersion: string): Promise<LocalAgent> {
+  const fn: AgentFunction = async (input, ctx) => {
+    const body = { input, case: { name: ctx.case.name, expected: ctx.case.expected }, run_id: ctx.runId, agent_version: agentVersion, trace_id: ctx.traceparent.split('-')[1], trial: ctx.trial };
+    // The SDK's own time-out aborts the signal; this bound is only a backstop.
+    const { reply: answer } = await callAgent({ endpoint, headers: {} }, body, { timeoutMs: 300_000, traceparent: ctx.traceparent, signal: ctx.signal });
+    return reply(answer.output, { toolCalls: answer.tool_calls, usage: answer.usage });
+  };
+  return { fn, name: (await findAgentByEndpoint(client, endpoint)) ?? agentNameFor(endpoint) };
+}
+
+/** The suite of the argument: a YAML file, or a stored suite's latest definition. */
+async function localSuite(client: AgentEvalClient, arg: string): Promise<Suite> {
+  if (looksLikeFile(arg)) return loadSuiteFile(arg);
+  const stored = await client.suites.get((await findSuite(client, arg)).id);
+  return defineSuite(stored.definition);
+}
+
+export async function runLocal(io: CliIo, suiteArg: string, opts: RunOptions): Promise<void> {
+  const minScore = parseMinScore(opts.minScore);
+  const concurrency = intOption('--concurrency', opts.concurrency, 1, 1000) ?? 1;
+  const timeoutMs = intOption('--timeout-ms', opts.timeoutMs, 1, 300_000);
+  const repetitions = intOption('--repetitions', opts.repetitions, 1, 100);
+  if (!opts.agent) throw new CliError('Agent is required in local mode. Use --agent <module[:export]> or --agent <endpoint>');
+  const file = looksLikeFile(suiteArg) ? await loadSuiteFile(suiteArg) : undefined;
+  const client = connect(io);
+  const suite = file ?? (await localSuite(client, suiteArg));
+  const agent = isEndpoint(opts.agent) ? await endpointAgent(client, opts.agent, opts.agentVersion) : await moduleAgent(opts.agent);
+
+  const display = progressDisplay(io, suite.definition.name);
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort(new Error('interrupted'));
+  process.once('SIGINT', onInterrupt);
+  let result: EvaluationResult;
+  try {
+    result = await evaluate(suite, {
+      client,
+      agent: agent.fn,
+      agentName: agent.name,
+      agentVersion: opts.agentVersion,
+      concurrency,
+      ...(repetitions ? { repetitions } : {}),
+      ...(timeoutMs ? { timeoutMs } : {}),
+      throwOnCaseErrors: false,
+      signal: stop.signal,
+      onProgress: (p) => display.update({ status: 'running', completed: p.completed, total: p.total, passed: p.passed, failed: p.failed }),
+    });
+    const s = result.summary;
+    display.update({ status: result.run?.status ?? 'completed', completed: result.outcomes.length, total: result.outcomes.length, passed: s.passed, failed: s.failed });
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    display.stop();
+  }
+  const run = result.run;
+  if (!run) throw new CliError('Evaluation run failed: the service did not return the run');
+  const info = opts.json ? io.stderr : io.stdout;
+  const c = colorsFor(info, io.env);
+  println(info, `${c.bold('Run')} ${run.run_id}: suite ${suite.definition.name} (local), agent ${run.agent_name}, version ${run.agent_version}`);
+  reportRun(io, run, result.cases, minScore, opts.json);
+}

@@ -1,0 +1,108 @@
+import type { Command } from 'commander';
+import { isUuid } from '../../core/model/agent.js';
+import { action, connect, isNotFound } from '../client.js';
+import { CliError, colorsFor, printJson, println, type CliIo } from '../io.js';
+import { intOption } from '../options.js';
+import { fields, short, table, time } from '../output.js';
+import { loadSuiteFile } from '../suite-file.js';
+import { findSuite, pushSuite } from '../suite-push.js';
+
+async function push(io: CliIo, file: string, opts: { json?: boolean }): Promise<void> {
+  const { definition } = await loadSuiteFile(file);
+  const client = connect(io);
+  const { suite, outcome } = await pushSuite(client, definition);
+  if (opts.json) return printJson(io, { ...suite, outcome });
+  const c = colorsFor(io.stdout, io.env);
+  const what = { created: 'Created', updated: 'Updated', unchanged: 'Unchanged' }[outcome];
+  println(io.stdout, `${c.green(what)} suite ${suite.name} (version ${suite.version}, ${suite.case_count} cases, id ${suite.id})`);
+}
+
+async function validate(io: CliIo, file: string, opts: { json?: boolean }): Promise<void> {
+  const { definition } = await loadSuiteFile(file);
+  if (opts.json) return printJson(io, definition);
+  println(io.stdout, `${colorsFor(io.stdout, io.env).green('Valid')} suite ${definition.name} (${definition.cases.length} cases)`);
+}
+
+async function list(io: CliIo, opts: { name?: string; limit: string; json?: boolean }): Promise<void> {
+  const limit = intOption('--limit', opts.limit, 1, 1000);
+  const client = connect(io);
+  const page = await client.suites.list({ name: opts.name, limit });
+  if (opts.json) return printJson(io, page);
+  const c = colorsFor(io.stdout, io.env);
+  if (page.suites.length === 0) return println(io.stdout, c.yellow('No suites found'));
+  println(
+    io.stdout,
+    table(
+      c,
+      ['Name', 'Version', 'Cases', 'Description', 'Updated', 'Id'],
+      page.suites.map((s) => [s.name, s.version, s.case_count, short(s.description ?? '', 40), time(s.updated_at), s.id]),
+    ),
+  );
+  if (page.total > page.suites.length) println(io.stdout, c.dim(`${page.suites.length} of ${page.total} suites (--limit for more)`));
+}
+
+async function show(io: CliIo, nameOrId: string, opts: { suiteVersion?: string; json?: boolean }): Promise<void> {
+  const version = intOption('--suite-version', opts.suiteVersion, 1, 2_147_483_647);
+  const client = connect(io);
+  let id = nameOrId;
+  if (!isUuid(nameOrId)) id = (await findSuite(client, nameOrId)).id;
+  let suite;
+  try {
+    suite = await client.suites.get(id, { version });
+  } catch (err) {
+    if (isNotFound(err)) throw new CliError(`Suite not found: ${nameOrId}${version ? ` version ${version}` : ''}`);
+    throw err;
+  }
+  if (opts.json) return printJson(io, suite);
+  const c = colorsFor(io.stdout, io.env);
+  const def = suite.definition;
+  println(
+    io.stdout,
+    fields(c, [
+      ['Suite', suite.name],
+      ['Id', suite.id],
+      ['Version', `${suite.version} of ${suite.latest_version}`],
+      ['Description', def.description ?? '-'],
+      ['Agent', def.agent_id ?? '-'],
+      ['Scorers', def.defaultScorers.map((s) => s.name).join(', ') || '-'],
+      ['Min score', String(def.defaultMinScore)],
+      ['Aggregation', def.aggregation],
+      ['Updated', time(suite.version_created_at)],
+    ]),
+  );
+  println(io.stdout, table(c, ['Case', 'Input', 'Scorers'], def.cases.map((k) => [k.name, short(k.input, 50), (k.scorers ?? def.defaultScorers).map((s) => s.name).join(', ')])));
+}
+
+export function registerSuites(program: Command, io: CliIo): void {
+  const suites = program.command('suites').description('push, check and list test suites');
+
+  suites
+    .command('push')
+    .description('create the suite of a YAML file, or add a version when it changed')
+    .argument('<file>', 'a suite file (.yaml/.yml)')
+    .option('--json', 'print the suite summary as JSON')
+    .action(action(io, (file: string, opts: { json?: boolean }) => push(io, file, opts)));
+
+  suites
+    .command('validate')
+    .description('check a suite file with the service\'s parser and schema, without sending it')
+    .argument('<file>', 'a suite file (.yaml/.yml)')
+    .option('--json', 'print the checked definition (defaults filled in) as JSON')
+    .action(action(io, (file: string, opts: { json?: boolean }) => validate(io, file, opts)));
+
+  suites
+    .command('list', { isDefault: true })
+    .description('the project\'s suites, newest first')
+    .option('--name <text>', 'only suites whose name contains this')
+    .option('--limit <n>', 'most suites to show, 1-1000', '50')
+    .option('--json', 'print the answer as JSON')
+    .action(action(io, (opts: { name?: string; limit: string; json?: boolean }) => list(io, opts)));
+
+  suites
+    .command('show')
+    .description('a suite\'s definition (latest version, or --suite-version)')
+    .argument('<name or id>')
+    .option('--suite-version <n>', 'a version of the suite (default: the latest)')
+    .option('--json', 'print the suite as JSON')
+    .action(action(io, (name: string, opts: { suiteVersion?: string; json?: boolean }) => show(io, name, opts)));
+}
