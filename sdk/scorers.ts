@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ScoreDetail } from '../core/model/eval-case.js';
 import { createScorerRegistry, RULE_SCORERS, type Scorer, type ScoreInput, type ScorerRegistry } from '../core/scoring/index.js';
+import { verdictToDetail, type VerdictDataType } from '../core/scoring/verdict.js';
 
 /**
  * Custom scorers (SPEC "Scorers": a name, optionally a dataType, and an evaluate function
@@ -9,7 +10,7 @@ import { createScorerRegistry, RULE_SCORERS, type Scorer, type ScoreInput, type 
  * registry and one `runScorers`: a throw scores 0 with the error as the reason.
  */
 
-export type ScorerDataType = 'numeric' | 'boolean' | 'categorical';
+export type ScorerDataType = VerdictDataType;
 
 /** What a custom scorer's `evaluate` may return: a number, a boolean, or an object with a value (or score) and a reason. */
 export type ScorerVerdict =
@@ -28,17 +29,6 @@ export interface ScorerDefinition {
   evaluate(input: ScoreInput): ScorerVerdict | Promise<ScorerVerdict>;
 }
 
-function toScore(def: ScorerDefinition, value: unknown): number {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && def.dataType === 'categorical') {
-    const score = def.categories?.[value];
-    if (score === undefined) throw new Error(`category '${value}' has no score (categories: ${Object.keys(def.categories ?? {}).join(', ')})`);
-    return score;
-  }
-  throw new Error(`returned ${value === undefined ? 'no value' : typeof value} (${def.dataType ?? 'numeric'} scorer)`);
-}
-
 /** Defines a custom scorer; pass it in a suite's scorers or to `evaluate({scorers})`. */
 export function defineScorer(def: ScorerDefinition): Scorer {
   if (typeof def.evaluate !== 'function') throw new TypeError('defineScorer needs an evaluate function');
@@ -52,12 +42,8 @@ export function defineScorer(def: ScorerDefinition): Scorer {
     description: def.description ?? `custom ${def.dataType ?? 'numeric'} scorer`,
     configSchema: z.record(z.string(), z.unknown()),
     async evaluate(input: ScoreInput): Promise<ScoreDetail> {
-      const verdict = await def.evaluate(input);
-      if (typeof verdict === 'number' || typeof verdict === 'boolean') return { score: toScore(def, verdict), reason: '', evidence: [] };
-      const value = verdict?.score ?? verdict?.value;
-      const score = toScore(def, value);
-      const label = typeof verdict?.value === 'string' ? verdict.value : undefined;
-      return { score, reason: verdict?.reason ?? (label ? `category ${label}` : ''), evidence: verdict?.evidence ?? [] };
+      // The service's one reading of a verdict (HTTP custom scorers use it too).
+      return verdictToDetail(await def.evaluate(input), { who: `scorer '${def.name}'`, dataType: def.dataType ?? 'numeric', categories: def.categories });
     },
   };
 }

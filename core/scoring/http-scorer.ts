@@ -6,6 +6,7 @@ import { extendRegistry } from './registry.js';
 import { messageOf } from './rules/support.js';
 import type { Scorer, ScorerRegistry } from './scorer.js';
 import { traceView } from './trace-view.js';
+import { verdictToDetail } from './verdict.js';
 
 /** Largest answer read from a custom scorer. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -19,36 +20,6 @@ export interface HttpScorerOptions {
 }
 
 class Retryable extends Error {}
-
-/** What the endpoint must answer: `value` (or `score`), a reason, and optional evidence. */
-const AnswerSchema = z.object({
-  value: z.union([z.number(), z.boolean()]).optional(),
-  score: z.union([z.number(), z.boolean()]).optional(),
-  reason: z.string().optional(),
-  evidence: z.array(z.string()).optional(),
-});
-
-function toDetail(record: CustomScorerRecord, json: unknown): ScoreDetail {
-  const parsed = AnswerSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`custom scorer '${record.name}' answered an invalid body: ${issue.path.join('.') || '(body)'} ${issue.message}`);
-  }
-  const raw = parsed.data.value ?? parsed.data.score;
-  if (raw === undefined) throw new Error(`custom scorer '${record.name}' answered neither value nor score`);
-  let score: number;
-  if (record.data_type === 'boolean') {
-    if (typeof raw === 'boolean') score = raw ? 1 : 0;
-    else if (raw === 0 || raw === 1) score = raw;
-    else throw new Error(`custom scorer '${record.name}' is boolean and answered ${raw} (expected true, false, 1 or 0)`);
-  } else {
-    if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || raw > 1) {
-      throw new Error(`custom scorer '${record.name}' is numeric and answered ${JSON.stringify(raw)} (expected a number from 0 to 1)`);
-    }
-    score = raw;
-  }
-  return { score, reason: parsed.data.reason ?? '', evidence: parsed.data.evidence ?? [] };
-}
 
 async function callOnce(record: CustomScorerRecord, body: string, opts: HttpScorerOptions, signal?: AbortSignal): Promise<ScoreDetail> {
   let res: Response;
@@ -79,7 +50,7 @@ async function callOnce(record: CustomScorerRecord, body: string, opts: HttpScor
   } catch {
     throw new Error(`custom scorer '${record.name}' answered something that is not JSON: ${text.slice(0, 200)}`);
   }
-  return toDetail(record, json);
+  return verdictToDetail(json, { who: `custom scorer '${record.name}'`, dataType: record.data_type });
 }
 
 /**
