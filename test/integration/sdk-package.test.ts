@@ -54,6 +54,21 @@ describe('the packed package', () => {
     expect(files.filter((f) => f.startsWith('dist/') && /dist\/(api|workflows|collector|runtime|core\/store)\//.test(f))).toEqual([]);
   });
 
+  it('runs the agent-eval command from the installed package (what npx agent-eval runs)', () => {
+    const bin = path.join(consumer, 'node_modules', 'agent-eval', 'bin', 'agent-eval.js');
+    const help = run(process.execPath, [bin, '--help'], consumer);
+    for (const command of ['serve', 'migrate', 'run', 'runs', 'compare', 'suites', 'projects', 'keys', 'login']) expect(help).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+    // A client command fails as the SPEC says when there are no credentials (none in this empty HOME).
+    let failure: { status?: number; stderr?: string } = {};
+    try {
+      execFileSync(process.execPath, [bin, 'runs', 'list'], { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: consumer } });
+    } catch (err) {
+      failure = err as { status?: number; stderr?: string };
+    }
+    expect(failure.status).toBe(1);
+    expect(failure.stderr).toContain('Not authenticated');
+  });
+
   it('is imported by plain JavaScript in another project, without tsx', () => {
     fs.writeFileSync(
       path.join(consumer, 'index.mjs'),
