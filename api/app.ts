@@ -19,9 +19,12 @@ import { localRunsRouter } from './routes/local-runs.js';
 import { feedbackRouter } from './routes/feedback.js';
 import { queuesRouter } from './routes/queues.js';
 import { alertsRouter } from './routes/alerts.js';
+import { onlineRulesRouter } from './routes/online-rules.js';
 import { promptsRouter } from './routes/prompts.js';
 import { projectsRouter } from './routes/projects.js';
 import { analyticsRouter } from './routes/analytics.js';
+import { adminCostsRouter } from './routes/admin-costs.js';
+import { judgeCalibrationRouter } from './routes/judge-calibration.js';
 import { createRunService } from './run-service.js';
 import { uiMiddleware } from './ui.js';
 
@@ -66,7 +69,10 @@ export function createApp(deps: ApiDeps): Koa {
     feedbackRouter(deps),
     queuesRouter(deps),
     alertsRouter(deps),
+    onlineRulesRouter(deps),
     analyticsRouter(deps),
+    adminCostsRouter(deps),
+    judgeCalibrationRouter(deps),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());

@@ -9,6 +9,7 @@ import type { RunEngine } from '../workflows/client.js';
 import type { Authenticator } from '../core/auth/authenticator.js';
 import type { RateLimiter } from '../core/limits/rate-limiter.js';
 import type { UiHandler } from './ui.js';
+import type { PriceTable } from '../core/cost/price-table.js';
 
 /** Everything the API needs, passed in by the entry point (STYLE 3). */
 export interface ApiDeps {
@@ -31,6 +32,8 @@ export interface ApiDeps {
    * so health and metrics bound it and report Kafka down when it does not answer in time.
    */
   consumerLag?: () => Promise<number>;
+  /** The price table (docs/costs.md): POST /api/admin/recompute-costs reprices stored spans with it; the shipped one when absent. */
+  prices?: PriceTable;
   /** The OTLP/HTTP route, so one port can serve everything. */
   otlpRouter?: Router;
   /** The dashboard on this port (api/ui.ts): `handler` null when it is not built; absent, no dashboard paths. */

@@ -4,7 +4,12 @@ import { compareRuns, type RunComparison } from '../core/evals/compare.js';
 import { effectiveScorers } from '../core/model/suite.js';
 import { isUuid } from '../core/model/agent.js';
 import { jsonProblems } from '../core/model/pg-json.js';
-import { FINAL_RUN_STATUSES, type ControlAction, type CreateEvalRun, type CreateRun, type NewRun, type RunView } from '../core/model/eval-run.js';
+import { FINAL_RUN_STATUSES, type CaseResultView, type ControlAction, type CreateEvalRun, type CreateRun, type NewRun, type RunView } from '../core/model/eval-run.js';
+import type { RunCost, TraceCost } from '../core/model/cost.js';
+import { withDeadline } from './deadline.js';
+
+/** A run's cost is extra: an analytical store slower than this leaves it null rather than holding the run back. */
+const COST_READ_TIMEOUT_MS = 5_000;
 import type { ApprovalDecision, PendingApproval } from '../workflows/contract.js';
 import type { ApiDeps } from './deps.js';
 import { assertScorersRunnable, scorersFor } from './project-scorers.js';
@@ -80,6 +85,37 @@ export function createRunService(deps: ApiDeps) {
     return run;
   }
 
+  /**
+   * The cost of the traces of these results' trials, per case and summed (docs/costs.md "Runs"):
+   * read from the analytical store, so null (and logged) when it does not answer; the run itself
+   * comes from PostgreSQL and is shown regardless.
+   */
+  async function costsOf(projectId: string, results: CaseResultView[]) {
+    const traceIds = results.flatMap((r) => r.trials.map((t) => t.trace_id)).filter((id): id is string => id !== null);
+    const read = await withDeadline(() => deps.analytics.costs.traceCosts(projectId, [...new Set(traceIds)]), COST_READ_TIMEOUT_MS);
+    if (read.ok) return read.value;
+    deps.logger.warn({ err: read.error, reason: read.reason }, 'run costs unavailable');
+    return null;
+  }
+
+  function runCostOf(results: CaseResultView[], costs: Map<string, TraceCost>): RunCost {
+    const ids = new Set(results.flatMap((r) => r.trials.map((t) => t.trace_id)).filter((id): id is string => id !== null));
+    const total: RunCost = { total_usd: 0, judges_usd: 0, unpriced_llm_calls: 0, traces: ids.size };
+    for (const id of ids) {
+      const c = costs.get(id);
+      if (!c) continue;
+      total.total_usd += c.total_usd;
+      total.judges_usd += c.judges_usd;
+      total.unpriced_llm_calls += c.unpriced_llm_calls;
+    }
+    return total;
+  }
+
+  function caseCostOf(result: CaseResultView, costs: Map<string, TraceCost>): TraceCost {
+    const { total_usd, judges_usd, unpriced_llm_calls } = runCostOf([result], costs);
+    return { total_usd, judges_usd, unpriced_llm_calls };
+  }
+
   return {
     /** POST /api/evals/runs: the latest (or a given) version of a stored suite. */
     async createFromSuite(projectId: string, body: CreateEvalRun): Promise<RunView> {
@@ -134,12 +170,20 @@ export function createRunService(deps: ApiDeps) {
       });
     },
 
-    get: existing,
+    /** The run, with its cost over the traces of its recorded trials. */
+    async get(projectId: string, runId: string): Promise<RunView> {
+      const run = await existing(projectId, runId);
+      const results = (await runs.results(projectId, runId)) ?? [];
+      const costs = await costsOf(projectId, results);
+      return { ...run, cost: costs && runCostOf(results, costs) };
+    },
 
     async results(projectId: string, runId: string, failedOnly: boolean) {
       await existing(projectId, runId);
-      const results = (await runs.results(projectId, runId)) ?? [];
-      return failedOnly ? results.filter((r) => r.status === 'failed') : results;
+      const all = (await runs.results(projectId, runId)) ?? [];
+      const results = failedOnly ? all.filter((r) => r.status === 'failed') : all;
+      const costs = await costsOf(projectId, results);
+      return results.map((r) => ({ ...r, cost: costs && caseCostOf(r, costs) }));
     },
 
     /** Status with live progress: the workflow's progress query while it runs, the stored count otherwise. */

@@ -15,6 +15,8 @@ import { serviceEnv } from './service.js';
 import { benchWritePath, type WritePathKind } from './write-path.js';
 import { benchUi } from './ui.js';
 import { benchTraceFilters } from './trace-filters.js';
+import { benchOnlineEvals } from './online-evals.js';
+import { benchSpanPricing } from './span-pricing.js';
 
 /**
  * `npm run bench -- <scenario> [options]`: runs a scenario `--runs` times (default 3), each run
@@ -81,6 +83,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   json: () => benchJson(json),
   auth: () => benchAuth(json),
   'auth-overhead': () => benchAuthOverhead(quick ? 20_000 : 200_000),
+  'span-pricing': () => Promise.resolve().then(() => benchSpanPricing({ traces: quick ? 200 : 2000, spansPerTrace: shape.spansPerTrace, rounds: quick ? 3 : 9 })),
   ingest: () => benchIngest({ ...json, targetSpans: quick ? 50_000 : 1_000_000, reads: quick ? 100 : 500 }),
   latency: latencyBench({ ...shape, transport, rate: v.rate === undefined ? undefined : Number(v.rate), fraction: Number(v.fraction), concurrency: clients, calibrateSeconds: seconds(30, 5), seconds: seconds(30, 10), warmupSeconds: quick ? 2 : 5 }),
   overload: () => benchOverload({ ...shape, transport, concurrency: clients, factor: Number(v.factor), seconds: seconds(10, 5), burstSeconds: num(v['burst-seconds'], quick ? 5 : 15), verify: Number(v.verify), visibleTimeoutSeconds: 300 }),
@@ -114,6 +117,12 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   // --traces N stored (default 100,000, --quick 10,000); --concurrency N ingest clients (default 64)
   // --traces N (default 100,000, --quick 10,000); --spans-per-trace N (default 10)
   'trace-filters': () => benchTraceFilters({ traces: num(v.traces, quick ? 10_000 : 100_000), spansPerTrace: shape.spansPerTrace, reads: quick ? 3 : 5 }),
+  // --traces N stored before a rule scores them (default 20,000, --quick 3,000; the judge phase a tenth, at least 200);
+  // --seconds S of ingest load, with and without a rule (default 30, --quick 10); --concurrency N ingest clients (default 64)
+  'online-evals': () => {
+    const traces = num(v.traces, quick ? 3000 : 20_000);
+    return benchOnlineEvals({ backlogTraces: traces, judgeTraces: Math.max(200, Math.round(traces / 10)), loadSeconds: seconds(30, 10), clients: num(v.concurrency, 64), spansPerTrace: shape.spansPerTrace, delaySeconds: 5 });
+  },
   ui: () => benchUi({ traces: num(v.traces, quick ? 10_000 : 100_000), concurrency: num(v.concurrency, 64), loads: quick ? 2 : 3, minRows: 10 }),
 };
 

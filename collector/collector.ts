@@ -7,11 +7,14 @@ import { decodeIngestBody, spanInputToRaw } from './json/ingest-body.js';
 import { decodeJsonRequest, decodeProtobufRequest } from './otlp/decode.js';
 import type { OtlpEncoding } from './otlp/response.js';
 import type { SpanSink } from './sink.js';
+import { loadPriceTable, type PriceTable } from '../core/cost/price-table.js';
 
 export interface CollectorDeps {
   sink: SpanSink;
   /** MAX_SPAN_BYTES: the largest span row any write path accepts. */
   maxSpanBytes: number;
+  /** The price table generation spans are priced from at ingest (docs/costs.md); the shipped one when absent. */
+  prices?: PriceTable;
 }
 
 /** What POST /api/traces/ingest answers with 201. */
@@ -47,7 +50,7 @@ export interface Collector {
 const oneSpan = (span: z.output<typeof OneSpanSchema>) => ({ trace_id: span.trace_id, spans: [span] });
 
 export function createCollector(deps: CollectorDeps): Collector {
-  const ingest: Ingest = createIngest(deps.sink, { maxSpanBytes: deps.maxSpanBytes });
+  const ingest: Ingest = createIngest(deps.sink, { maxSpanBytes: deps.maxSpanBytes, prices: deps.prices ?? loadPriceTable() });
   return {
     admit: () => ingest.admit(),
 

@@ -4,6 +4,8 @@ import { isAcceptedTime, MAX_ID_LENGTH, MAX_TIME_MS } from '../core/model/limits
 import { encodeSpanRow } from '../core/store/clickhouse/rows.js';
 import { createTraceStatsRows } from '../core/store/clickhouse/trace-stats-rows.js';
 import { ValidationError } from '../core/errors.js';
+import type { PriceTable } from '../core/cost/price-table.js';
+import { priceSpan } from '../core/cost/span-cost.js';
 import type { SpanSink } from './sink.js';
 import { normalizeSpan } from './normalize/index.js';
 
@@ -44,6 +46,8 @@ export interface Ingest {
 export interface IngestLimits {
   /** Largest encoded span row (MAX_SPAN_BYTES): the same in every write path, so both accept the same spans. */
   maxSpanBytes: number;
+  /** Prices generation spans (docs/costs.md); unpriced without it. */
+  prices?: PriceTable;
 }
 
 const ALL_ZEROES = /^0+$/;
@@ -72,7 +76,7 @@ function rowBytesOver(line: string, max: number): number | null {
 const tooLarge = (bytes: number, max: number) => `span is ${bytes} bytes once stored; the limit is ${max} (MAX_SPAN_BYTES)`;
 
 /**
- * The one ingest path: validate -> normalize -> encode -> sink. Every receiver (OTLP gRPC, OTLP
+ * The one ingest path: validate -> normalize -> price -> encode -> sink. Every receiver (OTLP gRPC, OTLP
  * HTTP protobuf and JSON, the JSON ingest body, POST /api/spans) calls the function this returns.
  * Every value is validated and every row encoded before it joins a write shared with other
  * requests, so one client's data can never fail another's.
@@ -82,11 +86,14 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
     const rows: RowBatch = { spans: [], stats: [] };
     const stats = createTraceStatsRows();
     const rejected: RejectedSpan[] = [];
+    const { prices } = limits;
+    const pricedAt = Date.now();
     for (let index = 0; index < rawSpans.length; index++) {
       const raw = rawSpans[index];
       let reason = invalidSpanReason(raw);
       if (!reason) {
         const span = normalizeSpan(raw, projectId);
+        if (prices) priceSpan(span, prices, pricedAt);
         const line = encodeSpanRow(span);
         const over = rowBytesOver(line, limits.maxSpanBytes);
         if (over === null) {

@@ -58,6 +58,7 @@ const EnvSchema = z.object({
   OTLP_HTTP_PORT: port.default(4318),
   AGENT_EVAL_DATA_DIR: z.string().default('./.agent-eval'),
   CLICKHOUSE_URL: optionalUrl,
+  CLICKHOUSE_CLUSTER: optionalText.pipe(z.string().regex(/^[\w.-]+$/, 'must be a cluster name of the remote_servers config').optional()),
   DATABASE_URL: optionalText,
   TEMPORAL_ADDRESS: optionalText,
   TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
@@ -96,6 +97,10 @@ const EnvSchema = z.object({
   ALERT_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
   ALERT_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   ALERT_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(600_000).default(1000),
+  ONLINE_EVAL_TICK_MS: z.coerce.number().int().min(50).max(3600_000).default(2000),
+  ONLINE_EVAL_SCAN_BATCH: z.coerce.number().int().min(1).max(100_000).default(1000),
+  ONLINE_EVAL_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  ONLINE_EVAL_LEASE_MS: z.coerce.number().int().min(500).max(3600_000).default(30_000),
   // LLM providers of the judges: each provider's own variables (docs/configuration.md, docs/judges.md).
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalUrl,
@@ -117,6 +122,7 @@ const EnvSchema = z.object({
   JUDGE_MAX_ANSWER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   JUDGE_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(64).max(64_000).default(4096),
   CUSTOM_SCORER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  AGENT_EVAL_PRICES_FILE: optionalText,
   AGENT_EVAL_ROLES: z
     .string()
     .default(ROLES.join(','))
@@ -138,6 +144,8 @@ export interface Config {
   otlpHttpPort: number;
   dataDir: string;
   clickhouseUrl?: string;
+  /** A ClickHouse cluster (`remote_servers`): migrations create replicated, sharded tables ON CLUSTER (docs/deployment.md). */
+  clickhouseCluster?: string;
   databaseUrl?: string;
   /** The workflow engine: an external cluster at `address`, else an embedded dev server. */
   temporal: { address?: string; namespace: string; taskQueue: string; cliPath?: string };
@@ -158,6 +166,8 @@ export interface Config {
   roles: Role[];
   /** The alert evaluator of the worker role (docs/alerts.md). */
   alerts: { tickMs: number; webhook: { timeoutMs: number; maxAttempts: number; backoffMs: number } };
+  /** The online evaluator of the worker role (docs/online-evals.md). */
+  onlineEvals: { tickMs: number; scanBatch: number; concurrency: number; leaseMs: number };
   /** Who may call (docs/security.md). */
   auth: { mode: 'required' | 'none'; jwtSecret?: string; cacheTtlMs: number };
   /** Requests per minute per project and endpoint group (SPEC Limits), unless a project has its own. */
@@ -166,6 +176,8 @@ export interface Config {
   llm: LlmSettings;
   /** HTTP custom scorers (docs/scorers.md). */
   customScorers: { timeoutMs: number };
+  /** A price file merged over the shipped price table (docs/costs.md). */
+  prices: { file?: string };
   version: string;
 }
 
@@ -203,6 +215,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration:\n  KAFKA_MAX_MESSAGE_BYTES: must be at least MAX_SPAN_BYTES + ${KAFKA_MESSAGE_HEADROOM} (${e.MAX_SPAN_BYTES + KAFKA_MESSAGE_HEADROOM}), so every accepted span fits a message`,
     );
   }
+  if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
+    throw new ConfigError('Invalid configuration:\n  CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL (a cluster is a ClickHouse server\'s; embedded chDB is one node)');
+  }
   const llm = llmSettings(e);
   const config: Config = {
     port: e.PORT,
@@ -211,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     otlpHttpPort: e.OTLP_HTTP_PORT,
     dataDir: path.resolve(e.AGENT_EVAL_DATA_DIR),
     clickhouseUrl: e.CLICKHOUSE_URL,
+    clickhouseCluster: e.CLICKHOUSE_CLUSTER,
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, cliPath: e.TEMPORAL_CLI_PATH },
     cacheDir: path.resolve(e.AGENT_EVAL_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'agent-eval')),
@@ -245,10 +261,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     roles: e.AGENT_EVAL_ROLES,
     alerts: { tickMs: e.ALERT_TICK_MS, webhook: { timeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS, maxAttempts: e.ALERT_WEBHOOK_MAX_ATTEMPTS, backoffMs: e.ALERT_WEBHOOK_BACKOFF_MS } },
+    onlineEvals: { tickMs: e.ONLINE_EVAL_TICK_MS, scanBatch: e.ONLINE_EVAL_SCAN_BATCH, concurrency: e.ONLINE_EVAL_CONCURRENCY, leaseMs: e.ONLINE_EVAL_LEASE_MS },
     auth: { mode: e.AUTH_MODE, jwtSecret: e.JWT_SECRET, cacheTtlMs: e.AUTH_CACHE_TTL_MS },
     rateLimits: { ingest: e.RATE_LIMIT_INGEST_PER_MINUTE, query: e.RATE_LIMIT_QUERY_PER_MINUTE, evalRuns: e.RATE_LIMIT_EVAL_RUNS_PER_MINUTE },
     llm,
     customScorers: { timeoutMs: e.CUSTOM_SCORER_TIMEOUT_MS },
+    prices: { file: e.AGENT_EVAL_PRICES_FILE === undefined ? undefined : path.resolve(e.AGENT_EVAL_PRICES_FILE) },
     version: PACKAGE_VERSION,
     ...overrides,
   };

@@ -22,6 +22,11 @@ import { defaultScorerRegistry } from '../core/scoring/index.js';
 import { createProviders } from '../core/providers/index.js';
 import { startAlertEvaluator } from '../core/alerts/evaluator.js';
 import { createAlertMetrics } from '../core/store/clickhouse/alert-metrics.js';
+import { startOnlineEvaluator } from '../core/online/evaluator.js';
+import { createOnlineTraceReads } from '../core/store/clickhouse/online-trace-reads.js';
+import { projectRegistry } from '../core/scoring/http-scorer.js';
+import { loadPriceTable } from '../core/cost/price-table.js';
+import { judgeCallPricer } from '../core/cost/judge-pricing.js';
 
 export interface RunningService {
   apiUrl?: string;
@@ -65,6 +70,8 @@ async function bootstrapCredentials(dataDir: string, project: Project, keys: Key
  * write path flushes (and the ingester commits), then the stores close.
  */
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+  // Read before anything starts: a broken AGENT_EVAL_PRICES_FILE stops the service with its problems listed.
+  const prices = loadPriceTable(config.prices.file);
   const stores = await openStores(config, logger);
   const cleanups: Array<() => Promise<void>> = [() => stores.close()];
   try {
@@ -82,7 +89,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const sink = writePath.sink;
     if (!sink) return result;
 
-    const collector = createCollector({ sink, maxSpanBytes: config.maxSpanBytes });
+    const collector = createCollector({ sink, maxSpanBytes: config.maxSpanBytes, prices });
     // LLM judges call the providers configured from their own environment variables (docs/judges.md).
     const judges = { providers: createProviders(config.llm), maxAnswerAttempts: config.llm.maxAnswerAttempts, maxOutputTokens: config.llm.maxOutputTokens };
     const scorers = defaultScorerRegistry({ judges });
@@ -112,6 +119,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
           namespace: endpoint.namespace,
           taskQueue: config.temporal.taskQueue,
           activities: createActivities({
+            priceJudgeCall: judgeCallPricer(prices),
             runs: stores.metadata.runs,
             agents: stores.metadata.agents,
             collector,
@@ -133,6 +141,20 @@ export async function startService(config: Config, logger: Logger, options: Serv
       // Alert rules need no workflow engine: only the stores.
       const alerts = startAlertEvaluator({ store: stores.metadata.alerts, metrics: createAlertMetrics(stores.clickhouse), logger, ...config.alerts });
       cleanups.push(() => alerts.stop());
+      // Online evaluation rules need the stores and the write path (judges' traces), not the engine.
+      const online = startOnlineEvaluator({
+        store: stores.metadata.onlineEvals,
+        traces: createOnlineTraceReads(stores.clickhouse),
+        writeScores: (projectId, scores) => stores.analytics.writeScores(projectId, scores),
+        writeTrace: async (projectId, body) => void (await collector.ingestTrace(projectId, body)),
+        registryFor: (projectId) => projectRegistry(scorers, stores.metadata.scorers, projectId, { timeoutMs: config.customScorers.timeoutMs }),
+        recordJudgeCall: (call) => stores.metadata.judges.record(call),
+        priceJudgeCall: judgeCallPricer(prices),
+        logger,
+        retentionDays: config.retentionDays,
+        ...config.onlineEvals,
+      });
+      cleanups.push(() => online.stop());
     }
     const otlpRouter = () => createOtlpHttpRouter({ collector, maxBodyBytes: config.otlpMaxMessageBytes, gate, logger });
 
@@ -168,6 +190,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         collector,
         scorers,
         engine,
+        prices,
         sinkStats: () => writePath.stats(),
         consumerLag: writePath.consumerLag,
         otlpRouter: otlpRouter(),

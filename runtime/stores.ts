@@ -25,8 +25,8 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
   const clickhouse = await connectClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir });
   const cleanups: Array<() => Promise<void>> = [() => clickhouse.close()];
   try {
-    await migrate(clickhouseMigrationTarget(clickhouse.client), logger);
-    await applyRetention(clickhouse.client, config.retentionDays);
+    await migrate(clickhouseMigrationTarget(clickhouse.client, { cluster: config.clickhouseCluster }), logger);
+    await applyRetention(clickhouse.client, config.retentionDays, { cluster: config.clickhouseCluster });
     let connectionString = config.databaseUrl;
     if (!connectionString) {
       const embedded = await startEmbeddedPostgres(config.dataDir, logger);

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiDeps } from '../deps.js';
 import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
+import { registerOnlineEvalMetrics } from './online-metrics.js';
 
 /**
  * GET /metrics in the Prometheus text format: the write path's buffer and, with Kafka, the
@@ -36,6 +37,8 @@ export function metricsRouter(deps: ApiDeps): Router {
       this.set(consumerLag);
     },
   });
+
+  registerOnlineEvalMetrics(registry, deps.metadata.onlineEvals);
 
   const router = new Router();
   router.get('/metrics', async (ctx) => {

@@ -179,6 +179,10 @@ export interface ComponentHealthRow {
   latency_ms: Quantiles2;
   /** Input plus output tokens per span. */
   tokens: Quantiles2 & { total: number };
+  /** USD over the priced spans (docs/costs.md). */
+  cost_usd: number;
+  /** Generation spans the price table could not price: their cost is missing from `cost_usd`. */
+  unpriced_llm_calls: number;
 }
 
 export interface ComponentHealth {
@@ -205,8 +209,16 @@ export interface MetricSeries extends AnalyticsWindow {
   error_rates: Array<number | null>;
   latency_ms: Quantiles3Series;
   tokens: Quantiles3Series;
+  /** USD of the traces (or spans) started in each bucket (docs/costs.md). */
+  cost_usd: number[];
   /** The same over the whole window. */
-  overall: { count: number; error_rate: number | null; latency_ms: { p50: number | null; p95: number | null; p99: number | null }; tokens: { p50: number | null; p95: number | null; p99: number | null } };
+  overall: {
+    count: number;
+    error_rate: number | null;
+    latency_ms: { p50: number | null; p95: number | null; p99: number | null };
+    tokens: { p50: number | null; p95: number | null; p99: number | null };
+    cost_usd: number;
+  };
 }
 
 export interface ScatterPoint {

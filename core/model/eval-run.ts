@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RunCost, TraceCost } from './cost.js';
 import { AGGREGATIONS, EvalCaseSchema, ScorerRefListSchema, type Aggregation, type ScoreDetail, type ScorerRef, type TokenUsage, type ToolCall } from './eval-case.js';
 
 /** SPEC States: every status a run can have (docs/evals.md draws the transitions). */
@@ -126,6 +127,8 @@ export interface RunView {
   aggregation: Aggregation;
   min_score: number;
   summary: RunSummary;
+  /** USD of the run's case traces, judges included (docs/costs.md); null when the analytical store did not answer. GET run only. */
+  cost?: RunCost | null;
   progress: { completed: number; total: number };
   error: string | null;
   created_at: string;
@@ -163,6 +166,8 @@ export interface CaseResultView {
   trace_id: string | null;
   output: unknown;
   trials: Array<TrialRecord & { trial: number }>;
+  /** USD of the case's trial traces (docs/costs.md); null when the analytical store did not answer. Results endpoints only. */
+  cost?: TraceCost | null;
 }
 
 /**

@@ -29,4 +29,9 @@ export interface Score {
   reason: string | null;
   evidence: string[];
   created_at: string;
+  /**
+   * Set by the service where a score needs more than its fields (an online rule's score names its
+   * rule and its judge's trace: docs/online-evals.md); absent when there are none.
+   */
+  attributes?: Record<string, string>;
 }

@@ -1,3 +1,5 @@
+import type { SpanPricing } from './cost.js';
+
 /** The normalized, stored span: SPEC "Span (stored fields)" plus component_type and provenance. */
 
 export const SPAN_TYPES = ['span', 'generation', 'tool', 'retrieval'] as const;
@@ -50,6 +52,10 @@ export interface SpanRecord {
   scope_version: string;
   /** Span events as a JSON array of {name, time, attributes}. */
   events: string;
+  /** Generation spans: input tokens served from a prompt cache (part of input_tokens), set when priced. */
+  cached_input_tokens?: number;
+  /** Generation spans: what the price table said at ingest (docs/costs.md); absent when never priced. */
+  pricing?: SpanPricing;
 }
 
 /**

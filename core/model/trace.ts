@@ -1,3 +1,4 @@
+import type { SpanCost } from './cost.js';
 import type { ComponentType, Convention, SpanStatus, SpanType } from './span.js';
 
 /** A trace as listed by GET /api/traces. Times are ISO 8601 with milliseconds. */
@@ -14,6 +15,10 @@ export interface TraceSummary {
   total_output_tokens: number;
   tool_call_count: number;
   llm_call_count: number;
+  /** USD over the trace's priced generation spans (docs/costs.md); null when none is priced. */
+  total_cost: number | null;
+  /** Generation spans whose model the price table does not know: their cost is missing from `total_cost`. */
+  unpriced_llm_call_count: number;
   attributes: Record<string, string>;
 }
 
@@ -38,6 +43,10 @@ export interface SpanView {
   output: string;
   input_tokens: number;
   output_tokens: number;
+  /** Input tokens served from a prompt cache (part of input_tokens); 0 when not reported. */
+  cached_input_tokens: number;
+  /** What the span cost (generation spans whose model the price table knows), else null. */
+  cost: SpanCost | null;
   attributes: Record<string, string>;
   resource_attributes: Record<string, string>;
   scope: { name: string; version: string };

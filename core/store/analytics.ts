@@ -4,6 +4,8 @@ import type { PromptTraceList, PromptTraceQuery } from '../model/prompt.js';
 import type { SpanPageQuery } from '../model/span-page.js';
 import type { SpanView, TraceDetail, TraceList, TraceListQuery } from '../model/trace.js';
 import type { AnalyticsReads } from './clickhouse/analytics-reads.js';
+import type { CostReads } from './clickhouse/cost-reads.js';
+import type { CalibrationReads } from './clickhouse/calibration-reads.js';
 
 /** The store-side writer every sink ends in: an idempotent insert of encoded span and trace-header rows. */
 export interface BatchWriter {
@@ -28,6 +30,10 @@ export interface AnalyticsStore extends BatchWriter {
   listPromptTraces(projectId: string, query: PromptTraceQuery): Promise<PromptTraceList>;
   /** The dashboard's aggregates over traces, spans and scores (GET /api/analytics/*). */
   aggregates: AnalyticsReads;
+  /** Costs of runs' traces and repricing of stored spans (docs/costs.md). */
+  costs: CostReads;
+  /** Agreement of judges with people (GET /api/judges/calibration, docs/judges.md). */
+  calibration: CalibrationReads;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

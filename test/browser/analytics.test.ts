@@ -105,7 +105,7 @@ describe('analytics page in Chromium', () => {
     expect(await text(p, '[data-testid="percentiles-latency"]')).toBe('450 ms / 2.3 s / 2.86 s');
 
     const toolMs = [...TRACES, ...RECENT].map((t) => t.toolMs);
-    await expect.poll(() => cells(p, SEL.healthRow('component', 'tool'))).toEqual(['tool', '8', '2', '25%', formatDuration(quantile(toolMs, 0.5)), formatDuration(quantile(toolMs, 0.95)), '0', '0', '0']);
+    await expect.poll(() => cells(p, SEL.healthRow('component', 'tool'))).toEqual(['tool', '8', '2', '25%', formatDuration(quantile(toolMs, 0.5)), formatDuration(quantile(toolMs, 0.95)), '0', '0', '0', '$0']);
     expect((await cells(p, SEL.healthRow('model', 'claude-3-5'))).slice(1, 6)).toEqual(['2', '0', '0%', '140 ms', '158 ms']);
 
     // Every chart drew its data.

@@ -26,7 +26,8 @@ describe('agent-eval migrate', () => {
     const applied = first.filter((l) => l.msg === 'applying migration').map((l) => `${l.store}:${l.migration}`);
     // Every migration file, in order, ClickHouse first.
     const files = (['clickhouse', 'postgres'] as const).flatMap((store) => readMigrations(store).map((m) => `${store}:${m.id}`));
-    expect(files.slice(0, 3)).toEqual(['clickhouse:001_spans_traces_scores', 'clickhouse:002_trace_stats', 'postgres:001_projects']);
+    expect(files.slice(0, 2)).toEqual(['clickhouse:001_spans_traces_scores', 'clickhouse:002_trace_stats']);
+    expect(files.find((f) => f.startsWith('postgres:'))).toBe('postgres:001_projects');
     expect(applied).toEqual(files);
     const second = await migrate(dir);
     expect(second.filter((l) => l.msg === 'applying migration')).toEqual([]);

@@ -1,7 +1,7 @@
 import type { AlertFilter, DriftSource, TraceMetric } from '../../model/alert.js';
 import type { ClickHouseClient } from './client.js';
 import { toClickHouseTime } from './rows.js';
-import { TRACE_FILTERS } from './trace-stats-sql.js';
+import { TRACE_COST, TRACE_FILTERS } from './trace-stats-sql.js';
 
 /**
  * The analytical-store side of alert rules (docs/alerts.md, "Metrics"): aggregates over a
@@ -66,7 +66,8 @@ export function windowTracesSql(filter: AlertFilter): string {
     start_time,
     toUInt8(${TRACE_FILTERS.status}) AS is_error,
     toUInt64(greatest(0, dateDiff('millisecond', start_time, end_time))) AS duration_ms,
-    arraySum(stats.3) + arraySum(stats.4) AS tokens
+    arraySum(stats.3) + arraySum(stats.4) AS tokens,
+    ifNull(${TRACE_COST}, 0) AS cost
   FROM (
     SELECT
       trace_id,
@@ -76,7 +77,8 @@ export function windowTracesSql(filter: AlertFilter): string {
       argMaxMerge(header_name) AS header_name,
       argMaxMerge(header_status) AS header_status,
       min(root) AS root_span,
-      maxMap(span_stats) AS stats
+      maxMap(span_stats) AS stats,
+      maxMap(span_costs) AS costs
     FROM agent_eval.trace_stats
     WHERE project_id = {project:String}
       AND trace_id IN (

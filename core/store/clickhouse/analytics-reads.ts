@@ -89,6 +89,8 @@ interface HealthRow {
   latency: unknown;
   tok: unknown;
   tokens_total: unknown;
+  cost_total: unknown;
+  unpriced: unknown;
 }
 
 function healthRow(r: HealthRow): ComponentHealthRow {
@@ -102,6 +104,8 @@ function healthRow(r: HealthRow): ComponentHealthRow {
     error_rate: spans === 0 ? 0 : errors / spans,
     latency_ms: { p50: lp50, p95: lp95 },
     tokens: { p50: tp50, p95: tp95, total: count(r.tokens_total) },
+    cost_usd: count(r.cost_total),
+    unpriced_llm_calls: count(r.unpriced),
   };
 }
 
@@ -111,6 +115,7 @@ interface SeriesRow {
   error_rate: unknown;
   latency: unknown;
   tok: unknown;
+  cost: unknown;
 }
 
 /** Reads over the analytical store's client; each query is bounded by QUERY_SETTINGS. */
@@ -174,20 +179,22 @@ export function createAnalyticsReads(client: ClickHouseClient): AnalyticsReads {
         error_rates: blank(),
         latency_ms: { p50: blank(), p95: blank(), p99: blank() },
         tokens: { p50: blank(), p95: blank(), p99: blank() },
-        overall: { count: 0, error_rate: null, latency_ms: { p50: null, p95: null, p99: null }, tokens: { p50: null, p95: null, p99: null } },
+        cost_usd: window.buckets.map(() => 0),
+        overall: { count: 0, error_rate: null, latency_ms: { p50: null, p95: null, p99: null }, tokens: { p50: null, p95: null, p99: null }, cost_usd: 0 },
       };
       for (const r of list) {
         const [l50, l95, l99] = quantiles(r.latency, 3);
         const [t50, t95, t99] = quantiles(r.tok, 3);
         const b = count(r.bucket);
         if (b === -1) {
-          out.overall = { count: count(r.n), error_rate: num(r.error_rate), latency_ms: { p50: l50, p95: l95, p99: l99 }, tokens: { p50: t50, p95: t95, p99: t99 } };
+          out.overall = { count: count(r.n), error_rate: num(r.error_rate), latency_ms: { p50: l50, p95: l95, p99: l99 }, tokens: { p50: t50, p95: t95, p99: t99 }, cost_usd: count(r.cost) };
           continue;
         }
         const i = index.get(b);
         if (i === undefined) continue;
         out.counts[i] = count(r.n);
         out.error_rates[i] = num(r.error_rate);
+        out.cost_usd[i] = count(r.cost);
         [out.latency_ms.p50[i], out.latency_ms.p95[i], out.latency_ms.p99[i]] = [l50, l95, l99];
         [out.tokens.p50[i], out.tokens.p95[i], out.tokens.p99[i]] = [t50, t95, t99];
       }

@@ -32,9 +32,10 @@ export type SpanFilter = keyof typeof SPAN_FILTERS;
 function windowSpans(filters: SpanFilter[]): string {
   const where = filters.length ? `WHERE ${filters.map((f) => SPAN_FILTERS[f]).join(' AND ')}` : '';
   return `(
-  SELECT component_type, model, toUInt8(status = 'error') AS is_error, duration_ms, input_tokens + output_tokens AS tokens, start_time
+  SELECT component_type, model, toUInt8(status = 'error') AS is_error, duration_ms, input_tokens + output_tokens AS tokens, start_time,
+    ifNull(total_cost, 0) AS cost, toUInt8(span_type = 'generation' AND total_cost IS NULL) AS unpriced
   FROM (
-    SELECT component_type, model, status, duration_ms, input_tokens, output_tokens, start_time
+    SELECT component_type, model, status, duration_ms, input_tokens, output_tokens, start_time, span_type, total_cost
     FROM agent_eval.spans
     WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
     ORDER BY ingested_at DESC
@@ -57,7 +58,9 @@ SELECT
   sum(is_error) AS error_count,
   ${Q2}(duration_ms) AS latency,
   ${Q2}(tokens) AS tok,
-  sum(tokens) AS tokens_total
+  sum(tokens) AS tokens_total,
+  sum(cost) AS cost_total,
+  sum(unpriced) AS unpriced
 FROM ${windowSpans(filters)}
 ARRAY JOIN [tuple('component_type', toString(component_type)), tuple('model', toString(model)), tuple('all', '')] AS d
 GROUP BY dim, key
@@ -72,7 +75,8 @@ SELECT
   count() AS n,
   avg(is_error) AS error_rate,
   ${Q3}(duration_ms) AS latency,
-  ${Q3}(tokens) AS tok
+  ${Q3}(tokens) AS tok,
+  sum(cost) AS cost
 FROM ${source}
 ARRAY JOIN [toInt64(${bucket(timeColumn)}), toInt64(-1)] AS b
 GROUP BY bucket

@@ -6,6 +6,8 @@ import { createBatchWriter } from './batch-writer.js';
 import type { ClickHouse } from './client.js';
 import { createTraceReads } from './trace-reads.js';
 import { createAnalyticsReads } from './analytics-reads.js';
+import { createCostReads } from './cost-reads.js';
+import { createCalibrationReads } from './calibration-reads.js';
 import { listPromptTraces } from './prompt-links.js';
 import {
   scoreView,
@@ -44,6 +46,7 @@ export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
         reason: score.reason ?? '',
         evidence: score.evidence,
         created_at: toClickHouseTime(Date.parse(score.created_at)),
+        attributes: score.attributes ?? {},
       })),
       format: 'JSONEachRow',
     });
@@ -86,10 +89,12 @@ export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
     writeScores,
 
     aggregates: createAnalyticsReads(client),
+    costs: createCostReads(client),
+    calibration: createCalibrationReads(client),
 
     async listScores(projectId, traceId) {
       const list = await rows<ScoreRow>(
-        `SELECT score_id, trace_id, span_id, name, value, score_type, source, scorer_name, reason, evidence, created_at
+        `SELECT score_id, trace_id, span_id, name, value, score_type, source, scorer_name, reason, evidence, created_at, attributes
          FROM agent_eval.scores
          WHERE project_id = {project:String} AND trace_id = {trace:String}
          ORDER BY created_at DESC

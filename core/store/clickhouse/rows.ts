@@ -1,6 +1,7 @@
 import type { ComponentType, SpanRecord, SpanStatus } from '../../model/span.js';
 import type { SpanView, TraceSpanView, TraceSummary } from '../../model/trace.js';
 import type { Score } from '../../model/score.js';
+import type { SpanCost } from '../../model/cost.js';
 
 /**
  * The one converter each way between the model and ClickHouse rows (STYLE 4).
@@ -33,7 +34,17 @@ export function fromClickHouseTime(value: string): string {
 
 const orNull = (v: string): string | null => (v === '' ? null : v);
 
-export function spanRow(s: SpanRecord) {
+/** The cost columns of a priced generation span (migrations/clickhouse/003); absent columns read as NULL / 0 / ''. */
+interface CostColumns {
+  cached_input_tokens?: number;
+  input_cost?: number;
+  output_cost?: number;
+  cached_input_cost?: number;
+  total_cost?: number;
+  cost_version?: string;
+}
+
+function baseRow(s: SpanRecord) {
   return {
     project_id: s.project_id,
     trace_id: s.trace_id,
@@ -60,6 +71,21 @@ export function spanRow(s: SpanRecord) {
     scope_version: s.scope_version,
     events: s.events,
   };
+}
+
+export function spanRow(s: SpanRecord) {
+  const row: ReturnType<typeof baseRow> & CostColumns = baseRow(s);
+  // Only generation spans carry cost columns; leaving them out elsewhere keeps the rows as they were.
+  if (s.cached_input_tokens) row.cached_input_tokens = s.cached_input_tokens;
+  const cost = s.pricing?.cost;
+  if (cost) {
+    row.input_cost = cost.input;
+    row.output_cost = cost.output;
+    row.cached_input_cost = cost.cached_input;
+    row.total_cost = cost.total;
+    row.cost_version = cost.version;
+  }
+  return row;
 }
 
 
@@ -94,13 +120,26 @@ export function encodeRow(row: object): string {
 export const encodeSpanRow = (s: SpanRecord): string => encodeRow(spanRow(s));
 
 /** A span row as read back: times come as DateTime64 text, 64-bit integers maybe as strings. */
-export type SpanRow = Omit<ReturnType<typeof spanRow>, 'start_time' | 'end_time'> & {
+export type SpanRow = Omit<ReturnType<typeof baseRow>, 'start_time' | 'end_time'> & {
   start_time: string;
   end_time: string;
   duration_ms: number | string;
   input_tokens: number | string;
   output_tokens: number | string;
+  /** Absent in rows read before migration 003 ran (never in practice: reads follow migrations). */
+  cached_input_tokens?: number | string;
+  input_cost?: number | null;
+  output_cost?: number | null;
+  cached_input_cost?: number | null;
+  total_cost?: number | null;
+  cost_version?: string;
 };
+
+/** The stored cost of a span row, or null when it was not priced. */
+function costOf(r: SpanRow): SpanCost | null {
+  if (r.total_cost === null || r.total_cost === undefined) return null;
+  return { input: Number(r.input_cost ?? 0), output: Number(r.output_cost ?? 0), cached_input: Number(r.cached_input_cost ?? 0), total: Number(r.total_cost), version: r.cost_version ?? '' };
+}
 
 function parseEvents(json: string): SpanView['events'] {
   try {
@@ -131,6 +170,8 @@ export function spanView(r: SpanRow): SpanView {
     output: r.output,
     input_tokens: Number(r.input_tokens),
     output_tokens: Number(r.output_tokens),
+    cached_input_tokens: Number(r.cached_input_tokens ?? 0),
+    cost: costOf(r),
     attributes: r.attributes,
     resource_attributes: r.resource_attributes,
     scope: { name: r.scope_name, version: r.scope_version },
@@ -159,6 +200,8 @@ export interface TraceRow {
   total_output_tokens: number | string;
   tool_call_count: number | string;
   llm_call_count: number | string;
+  total_cost: number | null;
+  unpriced_llm_call_count: number | string;
   attributes: Record<string, string>;
 }
 
@@ -176,6 +219,8 @@ export function traceSummary(r: TraceRow): TraceSummary {
     total_output_tokens: Number(r.total_output_tokens),
     tool_call_count: Number(r.tool_call_count),
     llm_call_count: Number(r.llm_call_count),
+    total_cost: r.total_cost === null ? null : Number(r.total_cost),
+    unpriced_llm_call_count: Number(r.unpriced_llm_call_count),
     attributes: r.attributes,
   };
 }
@@ -192,9 +237,11 @@ export interface ScoreRow {
   reason: string;
   evidence: string[];
   created_at: string;
+  attributes?: Record<string, string>;
 }
 
 export function scoreView(r: ScoreRow): Score {
+  const attributes = r.attributes && Object.keys(r.attributes).length > 0 ? { attributes: r.attributes } : {};
   return {
     id: r.score_id,
     trace_id: r.trace_id,
@@ -207,5 +254,6 @@ export function scoreView(r: ScoreRow): Score {
     reason: orNull(r.reason),
     evidence: r.evidence,
     created_at: fromClickHouseTime(r.created_at),
+    ...attributes,
   };
 }

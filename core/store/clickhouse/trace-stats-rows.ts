@@ -33,6 +33,9 @@ interface Contribution {
   flags: number[];
   inputTokens: number[];
   outputTokens: number[];
+  /** Priced generation spans (migrations/clickhouse/003): ids and [priced at, total cost, priced 0/1]. */
+  costIds: string[];
+  costs: Array<[number, number, number]>;
 }
 
 /** The root's resource attributes as JSON of at most ROOT_RESOURCE_MAX characters. */
@@ -67,6 +70,7 @@ export function createTraceStatsRows() {
         has_error: c.hasError,
         root: [isChild, toClickHouseTicks(start), spanId, name.slice(0, ROOT_NAME_MAX), resourceJson(resource)],
         span_stats: [c.ids, c.flags, c.inputTokens, c.outputTokens],
+        ...(c.costIds.length > 0 ? { span_costs: [c.costIds, c.costs] } : {}),
       }),
     );
   }
@@ -78,7 +82,7 @@ export function createTraceStatsRows() {
       const error = s.status === 'error' ? 1 : 0;
       let c = open.get(key);
       if (!c) {
-        c = { projectId: s.project_id, traceId: s.trace_id, minStart: s.start_time, maxEnd: s.end_time, hasError: error, root, ids: [], idChars: 0, flags: [], inputTokens: [], outputTokens: [] };
+        c = { projectId: s.project_id, traceId: s.trace_id, minStart: s.start_time, maxEnd: s.end_time, hasError: error, root, ids: [], idChars: 0, flags: [], inputTokens: [], outputTokens: [], costIds: [], costs: [] };
         open.set(key, c);
       } else {
         if (s.start_time < c.minStart) c.minStart = s.start_time;
@@ -92,6 +96,12 @@ export function createTraceStatsRows() {
       c.flags.push(STORED | (error ? ERROR : 0) | (s.span_type === 'tool' ? TOOL : 0) | (generation ? GENERATION : 0));
       c.inputTokens.push(generation ? s.input_tokens : 0);
       c.outputTokens.push(generation ? s.output_tokens : 0);
+      if (generation && s.pricing) {
+        // Keyed by span and ordered by pricing time, so the newest pricing of a span wins (a recompute too).
+        const cost = s.pricing.cost;
+        c.costIds.push(s.span_id);
+        c.costs.push([s.pricing.at, cost ? cost.total : 0, cost ? 1 : 0]);
+      }
       if (c.ids.length >= SPANS_PER_ROW || c.idChars >= ID_CHARS_PER_ROW) {
         emit(c);
         open.delete(key);

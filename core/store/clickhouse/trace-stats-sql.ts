@@ -13,6 +13,14 @@ const CHEAP_STATES = `
     min(root) AS root_span`;
 
 const NAME = `if(header_name != '', header_name, root_span.4)`;
+
+/**
+ * A trace's cost from its merged `span_costs` (migrations/clickhouse/004): per generation span its
+ * newest (priced at, total, priced) tuple. NULL when no span of the trace is priced.
+ */
+export const TRACE_COST = 'if(arrayExists(v -> v.3 = 1, costs.2), arraySum(arrayMap(v -> v.2, costs.2)), NULL)';
+/** Generation spans of the trace the price table could not price. */
+export const UNPRICED_CALLS = 'arrayCount(v -> v.3 = 0, costs.2)';
 const STATUS = `if(span_error = 1 OR header_status = 'error', 'error', 'ok')`;
 
 /**
@@ -34,13 +42,16 @@ SELECT
   arraySum(stats.4) AS total_output_tokens,
   arrayCount(f -> bitAnd(f, 4) != 0, stats.2) AS tool_call_count,
   arrayCount(f -> bitAnd(f, 8) != 0, stats.2) AS llm_call_count,
+  ${TRACE_COST} AS total_cost,
+  ${UNPRICED_CALLS} AS unpriced_llm_call_count,
   mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes
 FROM (
   SELECT
     trace_id,${CHEAP_STATES},
     max(max_end) AS end_time,
     argMaxMerge(header_attributes) AS header_attributes,
-    maxMap(span_stats) AS stats
+    maxMap(span_stats) AS stats,
+    maxMap(span_costs) AS costs
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
   GROUP BY trace_id

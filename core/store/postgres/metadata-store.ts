@@ -10,6 +10,7 @@ import { createPromptStore, type PromptStore } from './prompt-store.js';
 import { createKeyStore, type KeyStore } from './key-store.js';
 import { createCustomScorerStore, type CustomScorerStore } from './scorer-store.js';
 import { createJudgeStore, type JudgeStore } from './judge-store.js';
+import { createOnlineEvalStore, type OnlineEvalStore } from './online-eval-store.js';
 
 export interface Project {
   id: string;
@@ -36,6 +37,8 @@ export interface MetadataStore {
   scorers: CustomScorerStore;
   /** LLM judges' calls and runs' judge spend (docs/judges.md). */
   judges: JudgeStore;
+  /** Online evaluation rules and their evaluations (docs/online-evals.md). */
+  onlineEvals: OnlineEvalStore;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -60,6 +63,7 @@ export function createMetadataStore(pool: pg.Pool): MetadataStore {
     keys: createKeyStore(pool),
     scorers: createCustomScorerStore(pool),
     judges: createJudgeStore(pool),
+    onlineEvals: createOnlineEvalStore(pool),
     async ensureDefaultProject() {
       await pool.query(
         `INSERT INTO projects (id, name, is_default) VALUES ($1, 'Default project', true)

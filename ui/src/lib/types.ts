@@ -16,3 +16,5 @@ export type { TraceListItem, TraceScoreSummary } from '../../../core/model/trace
 export type { ComponentType } from '../../../core/model/span.js';
 export type { ScoreTrends, ScoreSeries, ScoreNameCount, ComponentHealth, ComponentHealthRow, MetricSeries, ScoreCorrelation, ScatterPoint, CorrelationMetric, ComponentFilter, IntervalName } from '../../../core/model/analytics.js';
 export type { PendingApproval } from '../../../workflows/contract.js';
+export type { CalibrationList, JudgeCalibration, JudgeCalibrationAnswer, AgreementLevel } from '../../../core/model/calibration.js';
+export type { SpanCost, RunCost, TraceCost } from '../../../core/model/cost.js';

@@ -1,0 +1,97 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
+import { DEFINITION_KEYS, EVALUATION_STATUSES, mergeOnlineRule, parseOnlineRule, type OnlineRule, type OnlineRuleDefinition } from '../../core/model/online-rule.js';
+import { pgText } from '../../core/model/pg-json.js';
+import { validate } from '../../core/validate.js';
+import type { ApiDeps } from '../deps.js';
+import { operation } from '../middleware/errors.js';
+import { requirePermission } from '../middleware/permission.js';
+import { assertScorersRunnable, scorersFor } from '../project-scorers.js';
+import { pageQuery } from './page-query.js';
+
+/** Largest page of GET /api/evals/online-rules and of a rule's evaluations. */
+export const MAX_ONLINE_PAGE = 1000;
+
+const RuleListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
+  enabled: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+});
+
+const EvaluationListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
+  status: z.enum(EVALUATION_STATUSES).optional(),
+  trace_id: pgText(512).min(1).optional(),
+});
+
+function ruleNotFound(): NotFoundError {
+  return new NotFoundError('Online rule not found', 'ONLINE_RULE_NOT_FOUND');
+}
+
+function definitionOf(rule: OnlineRule): OnlineRuleDefinition {
+  return Object.fromEntries(DEFINITION_KEYS.map((k) => [k, rule[k]])) as unknown as OnlineRuleDefinition;
+}
+
+/**
+ * The rule's scorers against the project's registry, as suites and runs are checked: an unknown
+ * scorer or a config its scorer refuses is a 422 naming `scorers[i]`; a scorer that cannot run
+ * here (an LLM judge with no provider configured) a 400.
+ */
+async function checkScorers(deps: ApiDeps, ctx: Context, def: OnlineRuleDefinition): Promise<void> {
+  const registry = await scorersFor(deps, ctx.state.projectId);
+  const issues = registry.check(def.scorers).map((issue) => ({ field: `scorers[${issue.index}]`, message: issue.message }));
+  if (issues.length) throw new ValidationError(issues);
+  assertScorersRunnable(registry, [{ field: 'scorers', refs: def.scorers }]);
+}
+
+/** /api/evals/online-rules: rules that score production traces as they arrive (docs/online-evals.md). */
+export function onlineRulesRouter(deps: ApiDeps): Router {
+  const router = new Router({ prefix: '/api/evals/online-rules' });
+  const store = deps.metadata.onlineEvals;
+  const read = requirePermission('evals:read');
+  const write = requirePermission('evals:write');
+
+  router.post('/', operation('create online rule', 'metadata'), write, async (ctx) => {
+    const { definition, since } = parseOnlineRule(ctx.request.body);
+    await checkScorers(deps, ctx, definition);
+    ctx.body = await store.create(ctx.state.projectId, definition, since ?? Date.now());
+    ctx.status = 201;
+  });
+
+  router.get('/', operation('fetch online rules', 'metadata'), read, async (ctx) => {
+    const q = validate(RuleListQuerySchema, ctx.query);
+    ctx.body = await store.list(ctx.state.projectId, q);
+  });
+
+  router.get('/:id', operation('fetch online rule', 'metadata'), read, async (ctx) => {
+    const rule = await store.get(ctx.state.projectId, ctx.params.id);
+    if (!rule) throw ruleNotFound();
+    ctx.body = rule;
+  });
+
+  const update = async (ctx: Context, id: string) => {
+    const stored = await store.get(ctx.state.projectId, id);
+    if (!stored) throw ruleNotFound();
+    const def = mergeOnlineRule(definitionOf(stored), ctx.request.body);
+    await checkScorers(deps, ctx, def);
+    const rule = await store.update(ctx.state.projectId, stored.id, def);
+    if (!rule) throw ruleNotFound();
+    ctx.body = rule;
+  };
+  // Both merge the body into the stored rule ({"enabled": false} pauses it).
+  router.put('/:id', operation('update online rule', 'metadata'), write, (ctx) => update(ctx, ctx.params.id));
+  router.patch('/:id', operation('update online rule', 'metadata'), write, (ctx) => update(ctx, ctx.params.id));
+
+  router.delete('/:id', operation('delete online rule', 'metadata'), write, async (ctx) => {
+    if (!(await store.delete(ctx.state.projectId, ctx.params.id))) throw ruleNotFound();
+    ctx.status = 204;
+  });
+
+  router.get('/:id/evaluations', operation('fetch online evaluations', 'metadata'), read, async (ctx) => {
+    const q = validate(EvaluationListQuerySchema, ctx.query);
+    const list = await store.listEvaluations(ctx.state.projectId, ctx.params.id, q);
+    if (!list) throw ruleNotFound();
+    ctx.body = list;
+  });
+
+  return router;
+}

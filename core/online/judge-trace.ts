@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import type { JudgeGeneration } from '../judges/judge.js';
+import type { ScoreDetail } from '../model/eval-case.js';
+
+/**
+ * Ids of an online evaluation's outputs and the trace an LLM judge leaves (docs/online-evals.md,
+ * "The judge's trace"). Every id derives from (rule, trace, scorer), so an evaluation retried
+ * after a crash writes the same score and the same judge trace, which read back once.
+ */
+
+const hex = (text: string, length: number) => createHash('sha256').update(text).digest('hex').slice(0, length);
+const keyText = (ruleId: string, traceId: string, scorer: string) => `online:${ruleId}:${traceId}:${scorer}`;
+
+/** A UUID-shaped id for the score a rule's scorer gives a trace. */
+export function onlineScoreId(ruleId: string, traceId: string, scorer: string): string {
+  const h = hex(`${keyText(ruleId, traceId, scorer)}:score`, 32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** W3C trace id (32 hex) of the trace holding a judge's calls for one (rule, trace, scorer). */
+export const judgeTraceId = (ruleId: string, traceId: string, scorer: string) => hex(`${keyText(ruleId, traceId, scorer)}:judge`, 32);
+
+/** The OpenTelemetry GenAI `gen_ai.provider.name` of each judge provider (as in a run's judge spans). */
+const GEN_AI_PROVIDER: Record<string, string> = {
+  anthropic: 'anthropic',
+  openai: 'openai',
+  'vertex-gemini': 'gcp.vertex_ai',
+  'vertex-anthropic': 'gcp.vertex_ai',
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface JudgeTraceInput {
+  ruleId: string;
+  ruleName: string;
+  /** The trace that was judged. */
+  traceId: string;
+  scorer: string;
+  scoreId: string;
+  /** The evaluation attempt (from 1): a retried evaluation adds its calls beside the earlier ones. */
+  attempt: number;
+  startedAt: number;
+  endedAt: number;
+  verdict: ScoreDetail;
+  /** Every call the judge made in this attempt, answered or not. */
+  calls: ReadonlyArray<JudgeGeneration & { cost?: { cost_usd: number; price_version: string } | null }>;
+}
+
+/**
+ * The JSON ingest body of a judge's trace: a root span `judge: {scorer}` whose output is the
+ * verdict, and one generation span per call (model, prompt, answer, tokens, latency, cost when
+ * priced), with the attributes a run's judge spans carry. The trace's attributes name the rule,
+ * the judged trace and the score, and keep it out of every rule's scans.
+ */
+export function judgeTraceBody(t: JudgeTraceInput): Record<string, unknown> {
+  const traceId = judgeTraceId(t.ruleId, t.traceId, t.scorer);
+  const root = hex(`${traceId}:root`, 16);
+  const failed = t.calls.length > 0 && t.calls.every((c) => c.status === 'error');
+  const spans: Array<Record<string, unknown>> = [
+    {
+      span_id: root,
+      name: `judge: ${t.scorer}`.slice(0, 1024),
+      type: 'span',
+      start_time: iso(t.startedAt),
+      end_time: iso(Math.max(t.startedAt, t.endedAt)),
+      status: failed ? 'error' : 'ok',
+      output: t.verdict,
+      attributes: { 'agent_eval.scorer': t.scorer, 'agent_eval.score': t.verdict.score, 'agent_eval.scored_trace_id': t.traceId },
+    },
+  ];
+  t.calls.forEach((c, i) => {
+    spans.push({
+      span_id: hex(`${traceId}:${t.attempt}:call:${i}`, 16),
+      parent_span_id: root,
+      name: `judge: ${c.scorer}`.slice(0, 1024),
+      type: 'generation',
+      start_time: iso(c.startedAt),
+      end_time: iso(Math.max(c.startedAt, c.endedAt)),
+      status: c.status === 'error' ? 'error' : 'ok',
+      ...(c.error ? { status_message: c.error.slice(0, 4096) } : {}),
+      model: c.model,
+      input: c.input,
+      output: c.output ?? null,
+      input_tokens: c.usage?.input_tokens ?? 0,
+      output_tokens: c.usage?.output_tokens ?? 0,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': GEN_AI_PROVIDER[c.provider] ?? c.provider,
+        'gen_ai.request.model': c.model,
+        'gen_ai.usage.cache_read_input_tokens': c.usage?.cached_input_tokens ?? 0,
+        'agent_eval.judge': c.scorer,
+        'agent_eval.judge_provider': c.provider,
+        'agent_eval.judge_attempt': c.attempt,
+        'agent_eval.judge_status': c.status,
+        'agent_eval.latency_ms': Math.max(0, c.endedAt - c.startedAt),
+        ...(c.cost ? { 'agent_eval.cost_usd': c.cost.cost_usd, 'agent_eval.price_version': c.cost.price_version } : {}),
+      },
+    });
+  });
+  return {
+    trace_id: traceId,
+    name: `online eval: ${t.ruleName} / ${t.scorer}`.slice(0, 1024),
+    status: failed ? 'error' : 'ok',
+    duration_ms: Math.max(0, t.endedAt - t.startedAt),
+    start_time: iso(t.startedAt),
+    attributes: {
+      'agent_eval.online_rule_id': t.ruleId,
+      'agent_eval.online_rule': t.ruleName.slice(0, 1024),
+      'agent_eval.scored_trace_id': t.traceId,
+      'agent_eval.score_id': t.scoreId,
+      'agent_eval.scorer': t.scorer,
+    },
+    spans,
+  };
+}

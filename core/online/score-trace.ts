@@ -1,0 +1,141 @@
+import { errorMessage, isInfrastructureFailure } from '../errors.js';
+import type { JudgeGeneration } from '../judges/judge.js';
+import { LLM_CALL_RETRY, withRetries } from '../judges/retry.js';
+import { isJudgeScorer } from '../judges/scorers.js';
+import type { ScoreDetail, ScorerRef } from '../model/eval-case.js';
+import type { OnlineScoreRecord } from '../model/online-rule.js';
+import type { Score } from '../model/score.js';
+import { runScorers, sanitize } from '../scoring/run-scorers.js';
+import type { ScoreInput, ScorerRegistry } from '../scoring/scorer.js';
+import type { TraceForScoring } from '../store/clickhouse/online-trace-reads.js';
+import type { ClaimedEvaluation } from '../store/postgres/online-eval-store.js';
+import { judgeTraceBody, judgeTraceId, onlineScoreId } from './judge-trace.js';
+import { scoreInputFromTrace } from './trace-input.js';
+
+/** The price of one judge call from the price table; null when the model is not priced. */
+export type PriceJudgeCall = (generation: JudgeGeneration) => { cost_usd: number; price_version: string } | null;
+
+export interface ScoreTraceDeps {
+  /** Stores every judge call as it ends (docs/judges.md: `judge_calls`, run_id null, trace_id the judge's trace). */
+  recordJudgeCall?(call: { projectId: string; traceId: string; generation: JudgeGeneration; cost: { cost_usd: number; price_version: string } | null }): Promise<void>;
+  priceJudgeCall?: PriceJudgeCall;
+}
+
+/** One trace scored by one rule: its scores for the score store, the record for the evaluation, judge traces to write. */
+export interface TraceScoring {
+  scores: Score[];
+  records: Record<string, OnlineScoreRecord>;
+  /** Verdicts that were scorer errors (recorded as 0 with the error as the reason). */
+  errors: number;
+  judgeTokens: number;
+  costUsd: number | null;
+  /** JSON ingest bodies of the judges' traces. */
+  judgeTraces: Array<Record<string, unknown>>;
+}
+
+const SCORER_ERROR = 'scorer error: ';
+
+/**
+ * One LLM judge on the trace, with the SPEC's LLM-call retries (5 retries, 1 s to 30 s, each call
+ * bounded by 5 minutes) and every call recorded. A judge that cannot judge (no provider in this
+ * process, a provider that refused or failed through every retry, grounding without context)
+ * scores 0 with the error as its reason, as every scorer that throws (SPEC). A store that is down
+ * or an abort rejects: the evaluation is tried again.
+ */
+async function judge(
+  deps: ScoreTraceDeps,
+  registry: ScorerRegistry,
+  ref: ScorerRef,
+  input: Omit<ScoreInput, 'config'>,
+  claim: ClaimedEvaluation,
+  signal: AbortSignal,
+): Promise<{ detail: ScoreDetail; calls: Array<JudgeGeneration & { cost: { cost_usd: number; price_version: string } | null }> }> {
+  const scorer = registry.get(ref.name);
+  const calls: Array<JudgeGeneration & { cost: { cost_usd: number; price_version: string } | null }> = [];
+  if (!isJudgeScorer(scorer)) return { detail: { score: 0, reason: `${SCORER_ERROR}'${ref.name}' is not an LLM judge`, evidence: [] }, calls };
+  const config = scorer.configSchema.safeParse(ref.config ?? {});
+  if (!config.success) {
+    return { detail: { score: 0, reason: `${SCORER_ERROR}invalid config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`.trim()).join('; ')}`, evidence: [] }, calls };
+  }
+  const traceId = judgeTraceId(claim.rule_id, claim.trace_id, ref.name);
+  try {
+    const detail = await withRetries(
+      () =>
+        scorer.judge(
+          { ...input, config: config.data },
+          {
+            signal,
+            onGeneration: async (generation) => {
+              const cost = deps.priceJudgeCall?.(generation) ?? null;
+              calls.push({ ...generation, cost });
+              await deps.recordJudgeCall?.({ projectId: claim.project_id, traceId, generation, cost });
+            },
+          },
+          ref.name,
+        ),
+      LLM_CALL_RETRY,
+      signal,
+    );
+    return { detail: sanitize(detail), calls };
+  } catch (err) {
+    if (signal.aborted || isInfrastructureFailure(err)) throw err;
+    return { detail: { score: 0, reason: `${SCORER_ERROR}${errorMessage(err)}`, evidence: [] }, calls };
+  }
+}
+
+/**
+ * Scores `trace` with the claimed rule's scorers: the rule and HTTP custom scorers through
+ * runScorers (a scorer that throws scores 0 with the error as its reason), each LLM judge
+ * through {@link judge}. Scores carry source `eval`, the scorer's name (as `name` and
+ * `scorer_name`), and attributes naming the rule and, for a judge, the judge's trace.
+ */
+export async function scoreTrace(deps: ScoreTraceDeps, registry: ScorerRegistry, claim: ClaimedEvaluation, trace: TraceForScoring, signal: AbortSignal): Promise<TraceScoring> {
+  const startedAt = Date.now();
+  const input = scoreInputFromTrace(trace, claim.expected);
+  const judgeRefs = claim.scorers.filter((ref) => isJudgeScorer(registry.get(ref.name)));
+  const otherRefs = claim.scorers.filter((ref) => !judgeRefs.includes(ref));
+  const [others, judged] = await Promise.all([
+    runScorers(registry, otherRefs, input, signal),
+    Promise.all(judgeRefs.map(async (ref) => [ref.name, await judge(deps, registry, ref, input, claim, signal)] as const)),
+  ]);
+  signal.throwIfAborted();
+  const endedAt = Date.now();
+  const createdAt = new Date(endedAt).toISOString();
+  const out: TraceScoring = { scores: [], records: {}, errors: 0, judgeTokens: 0, costUsd: null, judgeTraces: [] };
+  const judgedBy = new Map(judged);
+  for (const ref of claim.scorers) {
+    const judgeRun = judgedBy.get(ref.name);
+    const detail = judgeRun?.detail ?? others[ref.name];
+    const scoreId = onlineScoreId(claim.rule_id, claim.trace_id, ref.name);
+    const judgeTrace = judgeRun ? judgeTraceId(claim.rule_id, claim.trace_id, ref.name) : undefined;
+    if (detail.reason.startsWith(SCORER_ERROR)) out.errors++;
+    out.scores.push({
+      id: scoreId,
+      trace_id: claim.trace_id,
+      span_id: null,
+      name: ref.name,
+      value: detail.score,
+      score_type: 'numeric',
+      source: 'eval',
+      scorer_name: ref.name,
+      reason: detail.reason.slice(0, 65_536),
+      evidence: detail.evidence.slice(0, 100),
+      created_at: createdAt,
+      attributes: {
+        'agent_eval.online_rule_id': claim.rule_id,
+        'agent_eval.online_rule': claim.rule_name,
+        ...(judgeTrace ? { 'agent_eval.judge_trace_id': judgeTrace } : {}),
+      },
+    });
+    out.records[ref.name] = { score_id: scoreId, value: detail.score, reason: detail.reason.slice(0, 1000), ...(judgeTrace ? { judge_trace_id: judgeTrace } : {}) };
+    if (!judgeRun) continue;
+    for (const call of judgeRun.calls) {
+      out.judgeTokens += (call.usage?.input_tokens ?? 0) + (call.usage?.output_tokens ?? 0);
+      if (call.cost) out.costUsd = (out.costUsd ?? 0) + call.cost.cost_usd;
+    }
+    out.judgeTraces.push(
+      judgeTraceBody({ ruleId: claim.rule_id, ruleName: claim.rule_name, traceId: claim.trace_id, scorer: ref.name, scoreId, attempt: claim.attempt, startedAt, endedAt, verdict: detail, calls: judgeRun.calls }),
+    );
+  }
+  return out;
+}
