@@ -20,6 +20,10 @@ import type { ApiKeyView, CreateKeySchema, CreateProjectSchema, ProjectView, Rat
 import type { PromptBody, PromptLabels, PromptList, PromptTraceList, PromptUpdateBody, PromptVersion, PromptVersionList, RenderedPrompt } from '../core/model/prompt.js';
 import type { CreateQueueBody, ItemList, QueueItem, QueueList, ReviewQueue } from '../core/model/queue.js';
 import type { CreateScoreSchema, Score } from '../core/model/score.js';
+import type { CreateCustomScorerSchema, CustomScorer, CustomScorerList } from '../core/model/custom-scorer.js';
+import type { OnlineEvaluationList, OnlineRule, OnlineRuleBody, OnlineRuleList } from '../core/model/online-rule.js';
+import type { CalibrationList, CalibrationListQuerySchema, JudgeCalibrationAnswer, JudgeCalibrationQuerySchema } from '../core/model/calibration.js';
+import type { RecomputeCostsSchema, RecomputeResult } from '../core/model/cost.js';
 import type { SuiteDefinitionSchema, SuiteList, SuiteSummary, SuiteVersion, SuiteVersionInfo } from '../core/model/suite.js';
 import { parseSuiteYaml } from '../core/model/suite-yaml.js';
 import type { SpanView, TraceDetail, TraceList } from '../core/model/trace.js';
@@ -383,6 +387,39 @@ export class AgentEvalClient {
     components: (params: z.input<typeof ComponentHealthQuerySchema> = {}) => this.get<ComponentHealth>('/api/analytics/components', params),
     timeseries: (params: z.input<typeof MetricSeriesQuerySchema> = {}) => this.get<MetricSeries>('/api/analytics/timeseries', params),
     correlation: (params: z.input<typeof CorrelationQuerySchema>) => this.get<ScoreCorrelation>('/api/analytics/correlation', params),
+  };
+
+  /** HTTP custom scorers (docs/scorers.md). */
+  readonly scorers = {
+    create: (body: z.input<typeof CreateCustomScorerSchema>) => this.post<CustomScorer>('/api/scorers', body),
+    list: (page: Page = {}) => this.get<CustomScorerList>('/api/scorers', page),
+    /** By id or name. */
+    get: (idOrName: string) => this.get<CustomScorer>(`/api/scorers/${enc(idOrName)}`),
+    delete: (idOrName: string) => this.del(`/api/scorers/${enc(idOrName)}`),
+  };
+
+  /** Online evaluation rules (docs/online-evals.md). */
+  readonly onlineRules = {
+    create: (body: OnlineRuleBody & { since?: string | number }) => this.post<OnlineRule>('/api/evals/online-rules', body),
+    list: (page: Page = {}) => this.get<OnlineRuleList>('/api/evals/online-rules', page),
+    /** The rule with its `stats`. */
+    get: (id: string) => this.get<OnlineRule>(`/api/evals/online-rules/${enc(id)}`),
+    /** Merges `body` into the stored rule (`{enabled: false}` pauses it). */
+    update: (id: string, body: Partial<OnlineRuleBody>) => this.put<OnlineRule>(`/api/evals/online-rules/${enc(id)}`, body),
+    delete: (id: string) => this.del(`/api/evals/online-rules/${enc(id)}`),
+    evaluations: (id: string, page: Page = {}) => this.get<OnlineEvaluationList>(`/api/evals/online-rules/${enc(id)}/evaluations`, page),
+  };
+
+  /** Judges' agreement with people (docs/judges.md, Calibration). */
+  readonly judges = {
+    calibration: (name: string, params: z.input<typeof JudgeCalibrationQuerySchema> = {}) => this.get<JudgeCalibrationAnswer>(`/api/judges/${enc(name)}/calibration`, params),
+    calibrations: (params: { min_pairs?: number } & Omit<z.input<typeof CalibrationListQuerySchema>, 'min_pairs'> = {}) => this.get<CalibrationList>('/api/judges/calibration', params),
+  };
+
+  /** Costs (docs/costs.md): the price table in force, and recomputing a window's costs with it. */
+  readonly costs = {
+    prices: () => this.get<{ version: string; currency: string; unit: string; models: unknown[] }>('/api/admin/prices'),
+    recompute: (body: z.input<typeof RecomputeCostsSchema>) => this.post<RecomputeResult>('/api/admin/recompute-costs', body),
   };
 }
 
