@@ -77,23 +77,40 @@ const WindowSchema = z.object({
 
 type WindowInput = { range?: AnalyticsRange; start_time?: number; end_time?: number; interval?: IntervalName };
 
-/** Resolves the window against the clock and bounds it; issues name the parameter at fault (422). */
-function resolveWindow<T extends WindowInput>(v: T, ctx: z.RefinementCtx): Omit<T, keyof WindowInput> & AnalyticsWindowQuery {
-  const { range, start_time, end_time, interval, ...rest } = v;
+/**
+ * A time window from `range` (back from now, `defaultRange` when neither is given) or
+ * `start_time`/`end_time`, bounded to MAX_RANGE_MS; null after adding an issue that names the
+ * parameter at fault (422). The analytics and the calibration queries share it.
+ */
+export function resolveTimeWindow(
+  v: { range?: AnalyticsRange; start_time?: number; end_time?: number },
+  ctx: z.RefinementCtx,
+  defaultRange: AnalyticsRange,
+): { fromMs: number; toMs: number } | null {
+  const { range, start_time, end_time } = v;
   if (range !== undefined && (start_time !== undefined || end_time !== undefined)) {
     ctx.addIssue({ code: 'custom', path: ['range'], message: 'give either range or start_time/end_time, not both' });
-    return z.NEVER;
+    return null;
   }
   const toMs = end_time ?? Date.now();
-  const fromMs = start_time ?? toMs - ANALYTICS_RANGES[range ?? DEFAULT_RANGE];
+  const fromMs = start_time ?? toMs - ANALYTICS_RANGES[range ?? defaultRange];
   if (fromMs >= toMs) {
     ctx.addIssue({ code: 'custom', path: [start_time === undefined ? 'end_time' : 'start_time'], message: 'start_time must be before end_time' });
-    return z.NEVER;
+    return null;
   }
   if (toMs - fromMs > MAX_RANGE_MS) {
     ctx.addIssue({ code: 'custom', path: ['start_time'], message: 'the range may be at most 90 days' });
-    return z.NEVER;
+    return null;
   }
+  return { fromMs, toMs };
+}
+
+/** Resolves the window against the clock and bounds it, with its buckets; issues name the parameter at fault (422). */
+function resolveWindow<T extends WindowInput>(v: T, ctx: z.RefinementCtx): Omit<T, keyof WindowInput> & AnalyticsWindowQuery {
+  const { range, start_time, end_time, interval, ...rest } = v;
+  const window = resolveTimeWindow({ range, start_time, end_time }, ctx, DEFAULT_RANGE);
+  if (!window) return z.NEVER;
+  const { fromMs, toMs } = window;
   const name = interval ?? autoInterval(fromMs, toMs);
   const buckets = bucketCount(fromMs, toMs, INTERVALS[name]);
   if (buckets > MAX_BUCKETS) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ANALYTICS_RANGES, MAX_RANGE_MS, type AnalyticsRange } from './analytics.js';
+import { ANALYTICS_RANGES, resolveTimeWindow, type AnalyticsRange } from './analytics.js';
 import { Timestamp } from './ingest-body.js';
 
 /**
@@ -42,21 +42,8 @@ export interface CalibrationWindow {
 
 function resolve<T extends z.output<typeof WindowShape>>(v: T, ctx: z.RefinementCtx): Omit<T, 'range' | 'start_time' | 'end_time'> & CalibrationWindow {
   const { range, start_time, end_time, ...rest } = v;
-  if (range !== undefined && (start_time !== undefined || end_time !== undefined)) {
-    ctx.addIssue({ code: 'custom', path: ['range'], message: 'give either range or start_time/end_time, not both' });
-    return z.NEVER;
-  }
-  const toMs = end_time ?? Date.now();
-  const fromMs = start_time ?? toMs - ANALYTICS_RANGES[range ?? DEFAULT_CALIBRATION_RANGE];
-  if (fromMs >= toMs) {
-    ctx.addIssue({ code: 'custom', path: [start_time === undefined ? 'end_time' : 'start_time'], message: 'start_time must be before end_time' });
-    return z.NEVER;
-  }
-  if (toMs - fromMs > MAX_RANGE_MS) {
-    ctx.addIssue({ code: 'custom', path: ['start_time'], message: 'the range may be at most 90 days' });
-    return z.NEVER;
-  }
-  return { ...rest, fromMs, toMs };
+  const window = resolveTimeWindow({ range, start_time, end_time }, ctx, DEFAULT_CALIBRATION_RANGE);
+  return window ? { ...rest, ...window } : z.NEVER;
 }
 
 /** GET /api/judges/{name}/calibration */
