@@ -202,9 +202,10 @@ describe('/feedback in Chromium', () => {
 
     await p.page.locator(FEEDBACK.givenType).selectOption('preference');
     await p.page.waitForURL(/[?&]type=preference/);
-    await expect.poll(() => p.page.locator(FEEDBACK.givenRow).count()).toBe(1);
+    // The URL changes before the new page of feedback replaces the correction's row: wait for it.
     const pref = p.page.locator(FEEDBACK.givenRow).first();
-    expect(await pref.textContent()).toContain('through an A/B comparison');
+    await expect.poll(() => pref.textContent()).toContain('through an A/B comparison');
+    await expect.poll(() => p.page.locator(FEEDBACK.givenRow).count()).toBe(1);
     expect(await pref.locator(FEEDBACK.givenTraceLink).allTextContents()).toEqual([TRACES[2], TRACES[1]]);
 
     // Source and kind together, as a shared link gives them.
