@@ -162,22 +162,18 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
   // ---- scan
 
   async function scanRule(claim: ClaimedScan): Promise<void> {
-    const until = Date.now() - claim.delay_seconds * 1000;
     const wm = claim.watermark;
-    if (until < wm.endMs) {
-      await store.commitScan(claim, { sampled: [], skipped: 0, watermark: wm, backlogEndMs: null, nextScanInMs: deps.tickMs });
-      return;
-    }
-    const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, wm, until, deps.scanBatch);
+    const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, { after: wm, sinceMs: claim.since_ms, quietMs: claim.delay_seconds * 1000, limit: deps.scanBatch });
     const sampled = batch.traces.filter((t) => isSampled(claim.id, t.trace_id, claim.sample_rate));
-    const full = batch.nextEndMs !== null;
+    const full = batch.nextStoredMs !== null;
     const last = batch.traces.at(-1);
-    const watermark = full && last ? { endMs: last.end_ms, traceId: last.trace_id } : { endMs: until, traceId: null };
+    // A full batch stops at its last trace; otherwise everything stored up to the scan's bound was read.
+    const watermark = full && last ? { storedMs: last.stored_ms, traceId: last.trace_id } : batch.untilMs > wm.storedMs ? { storedMs: batch.untilMs, traceId: null } : wm;
     const committed = await store.commitScan(claim, {
       sampled,
       skipped: batch.traces.length - sampled.length,
       watermark,
-      backlogEndMs: batch.nextEndMs,
+      backlogStoredMs: batch.nextStoredMs,
       nextScanInMs: full ? 0 : deps.tickMs,
     });
     if (!committed) logger.debug({ rule_id: claim.id }, 'online rule scan discarded: the rule changed or was claimed again meanwhile');

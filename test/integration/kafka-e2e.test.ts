@@ -484,8 +484,9 @@ describe('roles split across OS processes: collector (OTLP), api (JSON) -> Kafka
       timeoutMs: 60_000,
       intervalMs: 250,
     });
-    // A clean leave means no wait for a dead member's 30 s session timeout.
-    expect(Date.now() - readyAt).toBeLessThan(20_000);
+    // A clean leave means no wait for a dead member's session timeout (30 s): a group still holding
+    // the old member could not hand the partitions over sooner (a loaded machine took 21 s once).
+    expect(Date.now() - readyAt).toBeLessThan(30_000);
     for (const body of burst) {
       const got = (await getTrace(I.apiUrl!, PROJECT, body.trace_id))!;
       expect(got.spans.map((s) => s.span_id).sort()).toEqual(body.spans.map((s) => s.span_id).sort());

@@ -94,12 +94,12 @@ async function storedScores(project: string, ruleId: string): Promise<Map<string
 
 const since = () => new Date(Date.now() - 3600_000).toISOString();
 
-/** Each body is made just before it is sent: a trace reaches the store as it ends, well within a rule's delay. */
+/** Sent 25 at a time. */
 async function ingestAll(c: ReturnType<typeof client>, bodies: Array<() => unknown>): Promise<void> {
   for (let i = 0; i < bodies.length; i += 25) await Promise.all(bodies.slice(i, i + 25).map((b) => c.ingest(b())));
 }
 
-/** Long enough, on a loaded machine, for every trace of a test to be stored before its end + delay. */
+/** Rules wait this long after a trace's last write: long enough for a test's few writes of one trace. */
 const DELAY = 3;
 const OK = { outputContains: ['ok'] };
 
@@ -259,6 +259,39 @@ describe('an online rule', () => {
     expect(rule.since).toBe(new Date(t).toISOString());
     await eventually(async () => expect((await c.rule(rule.id)).stats).toMatchObject({ scored: 1, pending: 0 }));
     expect([...(await storedScores(c.project, rule.id)).keys()]).toEqual([`at-${c.project}`]);
+  });
+
+  it('scores a trace that reaches the store long after it ended (by when it was stored, not when it ended)', async () => {
+    const c = await newProject();
+    const endedAgoMs = 2 * 3600_000;
+    const rule = await c.create({ name: 'held back', scorers: ['contains'], expected: OK, delay_seconds: 0, since: new Date(Date.now() - 86_400_000).toISOString() });
+    // The rule has scanned past the trace's end before the trace is stored at all.
+    await eventually(async () => expect(Date.parse((await c.rule(rule.id)).stats.watermark)).toBeGreaterThan(Date.now() - endedAgoMs / 2));
+    const id = `held-back-${c.project}`;
+    await c.ingest(prodTrace(id, { endedAgoMs }));
+    await eventually(async () => expect((await c.rule(rule.id)).stats).toMatchObject({ scored: 1, pending: 0 }));
+    const [evaluation] = (await c.evaluations(rule.id)).evaluations;
+    expect(evaluation).toMatchObject({ trace_id: id, status: 'done' });
+    expect(Date.now() - Date.parse(evaluation.trace_end)).toBeGreaterThan(endedAgoMs);
+    expect([...(await storedScores(c.project, rule.id)).keys()]).toEqual([id]);
+  });
+
+  it('does not present traces to the rules again when their costs are recomputed', async () => {
+    const c = await newProject();
+    const rule = await c.create({ name: 'none sampled', sample_rate: 0, scorers: ['contains'], expected: OK, delay_seconds: 0, since: since() });
+    const body = prodTrace(`repriced-${c.project}`);
+    const root = body.spans[0];
+    body.spans.push({ span_id: `${body.trace_id}-llm`, parent_span_id: root.span_id, name: 'chat', type: 'generation', model: 'gpt-4o', start_time: root.start_time, end_time: root.end_time, input_tokens: 1000, output_tokens: 100 });
+    await c.ingest(body);
+    await eventually(async () => expect((await c.rule(rule.id)).stats.skipped_by_sampling).toBe(1));
+    const from = new Date(Date.now() - 3600_000).toISOString();
+    const report = await json<{ traces_updated: number }>(await svc.api('/api/admin/recompute-costs', { method: 'POST', project: c.project, json: { from, to: new Date(Date.now() + 60_000).toISOString() } }), 200);
+    expect(report.traces_updated).toBe(1);
+    // A scan has since covered everything stored up to the recompute: the trace was not decided a second time.
+    const repricedAt = Date.now();
+    await eventually(async () => expect(Date.parse((await c.rule(rule.id)).stats.watermark)).toBeGreaterThan(repricedAt), 30_000);
+    const after = (await c.rule(rule.id)).stats;
+    expect(after).toMatchObject({ skipped_by_sampling: 1, scored: 0, pending: 0 });
   });
 
   it('is paused while disabled and catches up when enabled again', async () => {

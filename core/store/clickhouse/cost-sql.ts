@@ -74,16 +74,18 @@ FROM ${REPRICED}`;
 /**
  * The new cost states of the window's traces: every generation span's (priced at, total, priced)
  * with {pricedAt} newer than any earlier pricing, so it wins in trace_stats (migration 004). Min
- * start and max end are the spans' own, which the traces' states already hold.
+ * start and max end are the spans' own, which the traces' states already hold; `stored` 0 leaves
+ * the traces' last write time as it was (migration 005: online rules do not see them again).
  */
 export const REPRICE_TRACE_STATS = `
-INSERT INTO agent_eval.trace_stats_input (project_id, trace_id, min_start, max_end, span_costs)
+INSERT INTO agent_eval.trace_stats_input (project_id, trace_id, min_start, max_end, span_costs, stored)
 SELECT
   {project:String},
   trace_id,
   min(start_time),
   max(end_time),
-  (groupArray(span_id), groupArray(tuple({pricedAt:UInt64}, ifNull(new_total_cost, 0), toUInt8(new_total_cost IS NOT NULL))))
+  (groupArray(span_id), groupArray(tuple({pricedAt:UInt64}, ifNull(new_total_cost, 0), toUInt8(new_total_cost IS NOT NULL)))),
+  0
 FROM ${REPRICED}
 GROUP BY trace_id`;
 

@@ -6,22 +6,50 @@ import { TRACE_FILTERS, TRACE_SUMMARIES } from './trace-stats-sql.js';
 
 /**
  * The analytical-store side of online evaluation (docs/online-evals.md): a rule's next traces in
- * (end time, trace id) order, and what its scorers read of them. Values are always bound; the
+ * (last stored, trace id) order, and what its scorers read of them. Values are always bound; the
  * only text spliced in comes from the fixed fragments below.
+ *
+ * Times of the scan are the store's own: `trace_stats.last_stored` is stamped by the store when a
+ * write lands (migration 005), and the scan's upper bound is the store's clock minus the rule's
+ * quiet time, so no worker's clock enters the comparison.
  */
 
-/** A position in a rule's scan: every trace at or before it was decided. `traceId` null: all traces ending at `endMs`. */
+/** A position in a rule's scan: every trace at or before it was decided. `traceId` null: all traces last stored at `storedMs`. */
 export interface ScanPosition {
-  endMs: number;
+  storedMs: number;
   traceId: string | null;
+}
+
+/** A trace as a scan finds it: its end by its spans' clocks, and when the store last received a write of it. */
+export interface ScannedTrace {
+  trace_id: string;
+  end_ms: number;
+  stored_ms: number;
+}
+
+export interface ScanQuery {
+  after: ScanPosition;
+  /** Traces that ended before this are not the rule's (its `since`). */
+  sinceMs: number;
+  /** Only traces the store received no write of for this long: the rule's delay. */
+  quietMs: number;
+  limit: number;
 }
 
 export interface ScanBatch {
   /** In scan order; at most `limit`. */
-  traces: Array<{ trace_id: string; end_ms: number }>;
-  /** The end of the first matching trace after the batch, when the batch was full (a backlog remains). */
-  nextEndMs: number | null;
+  traces: ScannedTrace[];
+  /** The scan's upper bound: the store's clock minus the quiet time. Every trace last stored at or before it was considered. */
+  untilMs: number;
+  /** When the first matching trace after the batch was last stored, when the batch was full (a backlog remains). */
+  nextStoredMs: number | null;
 }
+
+/**
+ * Added to every rule's delay: a write is stamped when its insert starts and becomes visible when
+ * it commits, so the scan stays this far behind the store's clock for the writes in flight.
+ */
+export const INSERT_SETTLE_MS = 5000;
 
 /** A span as scorers see it (the ingest shape, `input` and `output` cut to {@link SPAN_TEXT_CAP_FOR_SCORERS}). */
 export interface ScoredSpan {
@@ -59,8 +87,8 @@ export interface TraceForScoring {
 }
 
 export interface OnlineTraceReads {
-  /** The next `limit` traces of the project after `after` that ended at or before `untilMs` and match `filter`. */
-  nextTraces(projectId: string, filter: OnlineRuleFilter, after: ScanPosition, untilMs: number, limit: number): Promise<ScanBatch>;
+  /** The next `limit` traces of the project after `after`, quiet for `quietMs`, that ended at or after `sinceMs` and match `filter`. */
+  nextTraces(projectId: string, filter: OnlineRuleFilter, scan: ScanQuery): Promise<ScanBatch>;
   /** The given traces with their spans; traces not found are absent. */
   tracesForScoring(projectId: string, traceIds: string[]): Promise<Map<string, TraceForScoring>>;
 }
@@ -80,16 +108,21 @@ const TIME = "DateTime64(3, 'UTC')";
 const NOT_SERVICE_TRACES = "NOT mapContains(header_attributes, 'agent_eval.online_rule_id') AND NOT mapContains(header_attributes, 'agent_eval.run_id')";
 
 /**
- * Candidates first from trace_stats rows whose own max_end falls in the scanned range (a trace
- * whose merged end is in the range has such a row), so only their states are merged.
+ * Candidates first from trace_stats rows whose own last_stored falls in the scanned range (a trace
+ * whose merged last_stored is in the range has such a row), so only their states are merged.
  */
 const IN_RANGE = `trace_id IN (
       SELECT trace_id FROM agent_eval.trace_stats
-      WHERE project_id = {project:String} AND max_end >= {afterEnd:${TIME}} AND max_end <= {until:${TIME}}
+      WHERE project_id = {project:String} AND last_stored >= {afterStored:${TIME}} AND last_stored <= {until:${TIME}}
     )`;
 
 export function nextTracesSql(filter: OnlineRuleFilter, afterTrace: boolean): string {
-  const where = [`end_time <= {until:${TIME}}`, afterTrace ? `(end_time, trace_id) > ({afterEnd:${TIME}}, {afterTrace:String})` : `end_time > {afterEnd:${TIME}}`, NOT_SERVICE_TRACES];
+  const where = [
+    `stored <= {until:${TIME}}`,
+    afterTrace ? `(stored, trace_id) > ({afterStored:${TIME}}, {afterTrace:String})` : `stored > {afterStored:${TIME}}`,
+    `end_time >= {since:${TIME}}`,
+    NOT_SERVICE_TRACES,
+  ];
   if (filter.trace_name !== undefined) where.push(TRACE_FILTERS.name);
   if (filter.status !== undefined) where.push(TRACE_FILTERS.status);
   const attributes = filter.attributes !== undefined && Object.keys(filter.attributes).length > 0;
@@ -99,11 +132,12 @@ export function nextTracesSql(filter: OnlineRuleFilter, afterTrace: boolean): st
     sets.push(`trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND component_type = {componentType:String} AND ${IN_RANGE})`);
   }
   return `
-SELECT trace_id, toUnixTimestamp64Milli(end_time) AS end_ms
+SELECT trace_id, toUnixTimestamp64Milli(end_time) AS end_ms, toUnixTimestamp64Milli(stored) AS stored_ms
 FROM (
   SELECT
     trace_id,
     max(max_end) AS end_time,
+    max(last_stored) AS stored,
     max(has_error) AS span_error,
     argMaxMerge(header_name) AS header_name,
     argMaxMerge(header_status) AS header_status,
@@ -114,7 +148,7 @@ FROM (
   GROUP BY trace_id
 )
 WHERE ${where.join('\n  AND ')}
-ORDER BY end_time, trace_id
+ORDER BY stored, trace_id
 LIMIT {limit:UInt32}`;
 }
 
@@ -175,13 +209,17 @@ export function createOnlineTraceReads(client: ClickHouseClient): OnlineTraceRea
   }
 
   return {
-    async nextTraces(projectId, filter, after, untilMs, limit) {
+    async nextTraces(projectId, filter, { after, sinceMs, quietMs, limit }) {
       const attrs = Object.entries(filter.attributes ?? {});
-      const found = await rows<{ trace_id: string; end_ms: number | string }>(nextTracesSql(filter, after.traceId !== null), {
+      const [clock] = await rows<{ now_ms: number | string }>('SELECT toUnixTimestamp64Milli(now64(3)) AS now_ms', {});
+      const untilMs = Number(clock.now_ms) - quietMs - INSERT_SETTLE_MS;
+      if (untilMs <= after.storedMs) return { traces: [], untilMs, nextStoredMs: null };
+      const found = await rows<{ trace_id: string; end_ms: number | string; stored_ms: number | string }>(nextTracesSql(filter, after.traceId !== null), {
         project: projectId,
-        afterEnd: toClickHouseTime(after.endMs),
+        afterStored: toClickHouseTime(after.storedMs),
         afterTrace: after.traceId ?? '',
         until: toClickHouseTime(untilMs),
+        since: toClickHouseTime(sinceMs),
         limit: limit + 1,
         name: filter.trace_name,
         status: filter.status,
@@ -189,8 +227,8 @@ export function createOnlineTraceReads(client: ClickHouseClient): OnlineTraceRea
         attrKeys: attrs.map(([k]) => k),
         attrValues: attrs.map(([, v]) => v),
       });
-      const traces = found.map((r) => ({ trace_id: r.trace_id, end_ms: Number(r.end_ms) }));
-      return { traces: traces.slice(0, limit), nextEndMs: traces.length > limit ? traces[limit].end_ms : null };
+      const traces = found.map((r) => ({ trace_id: r.trace_id, end_ms: Number(r.end_ms), stored_ms: Number(r.stored_ms) }));
+      return { traces: traces.slice(0, limit), untilMs, nextStoredMs: traces.length > limit ? traces[limit].stored_ms : null };
     },
 
     async tracesForScoring(projectId, traceIds) {

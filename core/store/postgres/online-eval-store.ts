@@ -12,7 +12,7 @@ import type {
   OnlineRuleList,
   OnlineScoreRecord,
 } from '../../model/online-rule.js';
-import type { ScanPosition } from '../clickhouse/online-trace-reads.js';
+import type { ScanPosition, ScannedTrace } from '../clickhouse/online-trace-reads.js';
 
 /**
  * Online evaluation rules and their evaluations (PostgreSQL; docs/online-evals.md). Every API
@@ -78,15 +78,17 @@ export interface ClaimedScan {
   filter: OnlineRuleFilter;
   sample_rate: number;
   delay_seconds: number;
+  /** Traces that ended before this are not the rule's. */
+  since_ms: number;
   watermark: ScanPosition;
 }
 
 export interface ScanResult {
-  sampled: Array<{ trace_id: string; end_ms: number }>;
+  sampled: ScannedTrace[];
   skipped: number;
   watermark: ScanPosition;
-  /** The end of the first trace left for the next scan, when the batch was full. */
-  backlogEndMs: number | null;
+  /** When the first trace left for the next scan was last stored, when the batch was full. */
+  backlogStoredMs: number | null;
   /** When the rule is due for its next scan. */
   nextScanInMs: number;
 }
@@ -128,19 +130,19 @@ export interface RuleMetrics {
   lag_seconds: number;
 }
 
-const RULE_COLUMNS = `r.id, r.name, r.filter, r.sample_rate, r.scorers, r.expected, r.delay_seconds, r.enabled, r.since_ms, r.watermark_end_ms,
+const RULE_COLUMNS = `r.id, r.name, r.filter, r.sample_rate, r.scorers, r.expected, r.delay_seconds, r.enabled, r.since_ms, r.watermark_stored_ms,
   r.watermark_trace, r.scored, r.skipped_by_sampling, r.errors, r.judge_tokens, r.cost_usd, r.last_scored_at, r.last_scan_at, r.last_scan_error,
   r.created_at, r.updated_at, o.pending, o.lag_ms`;
 
 /**
- * The rule's open evaluations and its lag: now minus the end of the oldest trace it will score
- * and has not yet, whether already claimed (an open evaluation) or still past the watermark
- * (the last scan's backlog). A disabled rule scores nothing and has no lag.
+ * The rule's open evaluations and its lag: now minus the time the oldest trace it will score and
+ * has not yet was last stored, whether already claimed (an open evaluation) or still past the
+ * watermark (the last scan's backlog). A disabled rule scores nothing and has no lag.
  */
 const RULE_FROM = `online_rules r
   LEFT JOIN LATERAL (
     SELECT count(*)::int AS pending,
-      CASE WHEN r.enabled THEN greatest(0, (extract(epoch FROM now()) * 1000)::bigint - least(min(e.trace_end_ms), r.backlog_end_ms)) END AS lag_ms
+      CASE WHEN r.enabled THEN greatest(0, (extract(epoch FROM now()) * 1000)::bigint - least(min(e.trace_stored_ms), r.backlog_stored_ms)) END AS lag_ms
     FROM online_evaluations e WHERE e.rule_id = r.id AND e.status IN ('pending', 'running')
   ) o ON true`;
 
@@ -154,7 +156,7 @@ interface RuleRow {
   delay_seconds: number;
   enabled: boolean;
   since_ms: string;
-  watermark_end_ms: string;
+  watermark_stored_ms: string;
   watermark_trace: string | null;
   scored: string;
   skipped_by_sampling: string;
@@ -197,7 +199,7 @@ function toRule(row: RuleRow): OnlineRule {
       last_scan_at: iso(row.last_scan_at),
       last_scan_error: row.last_scan_error,
       lag_seconds: row.lag_ms === null ? 0 : Number(row.lag_ms) / 1000,
-      watermark: new Date(Number(row.watermark_end_ms)).toISOString(),
+      watermark: new Date(Number(row.watermark_stored_ms)).toISOString(),
     },
   };
 }
@@ -242,9 +244,9 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
   return {
     async create(projectId, def, sinceMs) {
       const id = randomUUID();
-      // The watermark starts 1 ms before `since` with no trace: every trace ending at or after `since` is the rule's.
+      // The watermark starts 1 ms before `since` with no trace: every trace stored since then that ended at or after `since` is the rule's.
       await pool.query(
-        `INSERT INTO online_rules (project_id, id, name, filter, sample_rate, scorers, expected, delay_seconds, enabled, since_ms, watermark_end_ms)
+        `INSERT INTO online_rules (project_id, id, name, filter, sample_rate, scorers, expected, delay_seconds, enabled, since_ms, watermark_stored_ms)
          VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $9, $10::bigint, $10::bigint - 1)`,
         [projectId, id, ...definitionParams(def), Math.trunc(sinceMs)],
       );
@@ -305,10 +307,10 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
     },
 
     async claimScans(limit, leaseMs) {
-      const { rows } = await pool.query<{ id: string; project_id: string; claim_seq: string; filter: OnlineRuleFilter; sample_rate: number; delay_seconds: number; watermark_end_ms: string; watermark_trace: string | null }>(
+      const { rows } = await pool.query<{ id: string; project_id: string; claim_seq: string; filter: OnlineRuleFilter; sample_rate: number; delay_seconds: number; since_ms: string; watermark_stored_ms: string; watermark_trace: string | null }>(
         `UPDATE online_rules r SET next_scan_at = now() + make_interval(secs => $2::double precision / 1000), claim_seq = r.claim_seq + 1
          WHERE r.id IN (SELECT id FROM online_rules WHERE enabled AND next_scan_at <= now() ORDER BY next_scan_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-         RETURNING r.id, r.project_id, r.claim_seq, r.filter, r.sample_rate, r.delay_seconds, r.watermark_end_ms, r.watermark_trace`,
+         RETURNING r.id, r.project_id, r.claim_seq, r.filter, r.sample_rate, r.delay_seconds, r.since_ms, r.watermark_stored_ms, r.watermark_trace`,
         [limit, leaseMs],
       );
       return rows.map((r) => ({
@@ -318,7 +320,8 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
         filter: r.filter,
         sample_rate: r.sample_rate,
         delay_seconds: r.delay_seconds,
-        watermark: { endMs: Number(r.watermark_end_ms), traceId: r.watermark_trace },
+        since_ms: Number(r.since_ms),
+        watermark: { storedMs: Number(r.watermark_stored_ms), traceId: r.watermark_trace },
       }));
     },
 
@@ -326,21 +329,21 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
       // One statement: the claim check, the watermark, and the new evaluations commit together or not at all.
       const { rows } = await pool.query<{ committed: boolean }>(
         `WITH rule AS (
-           UPDATE online_rules SET watermark_end_ms = $3, watermark_trace = $4, backlog_end_ms = $5,
+           UPDATE online_rules SET watermark_stored_ms = $3, watermark_trace = $4, backlog_stored_ms = $5,
              skipped_by_sampling = skipped_by_sampling + $6, last_scan_at = now(), last_scan_error = NULL,
              next_scan_at = now() + make_interval(secs => $7::double precision / 1000)
            WHERE id = $1 AND claim_seq = $2
            RETURNING id, project_id
          ), claimed AS (
-           INSERT INTO online_evaluations (rule_id, trace_id, project_id, trace_end_ms)
-           SELECT rule.id, t.trace_id, rule.project_id, t.end_ms FROM rule, unnest($8::text[], $9::bigint[]) AS t(trace_id, end_ms)
+           INSERT INTO online_evaluations (rule_id, trace_id, project_id, trace_end_ms, trace_stored_ms)
+           SELECT rule.id, t.trace_id, rule.project_id, t.end_ms, t.stored_ms FROM rule, unnest($8::text[], $9::bigint[], $10::bigint[]) AS t(trace_id, end_ms, stored_ms)
            ON CONFLICT (rule_id, trace_id) DO NOTHING
            RETURNING 1
          )
          SELECT EXISTS (SELECT 1 FROM rule) AS committed, (SELECT count(*) FROM claimed) AS claimed`,
         [
-          claim.id, claim.claim_seq, scan.watermark.endMs, scan.watermark.traceId, scan.backlogEndMs, scan.skipped, scan.nextScanInMs,
-          scan.sampled.map((t) => t.trace_id), scan.sampled.map((t) => t.end_ms),
+          claim.id, claim.claim_seq, scan.watermark.storedMs, scan.watermark.traceId, scan.backlogStoredMs, scan.skipped, scan.nextScanInMs,
+          scan.sampled.map((t) => t.trace_id), scan.sampled.map((t) => t.end_ms), scan.sampled.map((t) => t.stored_ms),
         ],
       );
       return rows[0].committed;
