@@ -43,7 +43,7 @@ program
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
     logger.info(
-      { roles: config.roles, project_id: service.defaultProjectId, api: service.apiUrl, otlp_http: service.otlpHttpUrl, otlp_grpc: service.otlpGrpcAddress },
+      { roles: config.roles, project_id: service.defaultProjectId, api: service.apiUrl, otlp_http: service.otlpHttpUrl, otlp_grpc: service.otlpGrpcAddress, health: service.healthUrl, clickhouse_gateway: service.clickhouseGatewayUrl },
       'agent-eval ready',
     );
   });

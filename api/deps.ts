@@ -4,15 +4,20 @@ import type { Logger } from '../core/logger.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
 import type { MetadataStore } from '../core/store/postgres/metadata-store.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
-import type { Collector, SinkStats } from '../collector/index.js';
+import type { Collector } from '../collector/index.js';
 import type { RunEngine } from '../workflows/client.js';
 import type { Authenticator } from '../core/auth/authenticator.js';
 import type { RateLimiter } from '../core/limits/rate-limiter.js';
 import type { UiHandler } from './ui.js';
 import type { PriceTable } from '../core/cost/price-table.js';
+import type { HealthDeps } from './routes/health.js';
+import type { MetricsDeps } from './routes/metrics.js';
 
-/** Everything the API needs, passed in by the entry point (STYLE 3). */
-export interface ApiDeps {
+/**
+ * Everything the API needs, passed in by the entry point (STYLE 3). Health and metrics read only
+ * their part (HealthDeps, MetricsDeps), which a process without the API builds too.
+ */
+export interface ApiDeps extends HealthDeps, MetricsDeps {
   config: Pick<Config, 'maxBodyBytes' | 'version'>;
   logger: Logger;
   analytics: AnalyticsStore;
@@ -25,13 +30,6 @@ export interface ApiDeps {
   scorers: ScorerRegistry;
   /** The workflow engine's run calls; absent where this process has no engine (run routes answer 503). */
   engine?: RunEngine;
-  /** Write-path buffer state for /api/health and /metrics: local, answers at once. */
-  sinkStats?: () => SinkStats | undefined;
-  /**
-   * The Kafka consumer group's lag, where this process runs the ingester: a round trip to Kafka,
-   * so health and metrics bound it and report Kafka down when it does not answer in time.
-   */
-  consumerLag?: () => Promise<number>;
   /** The price table (docs/costs.md): POST /api/admin/recompute-costs reprices stored spans with it; the shipped one when absent. */
   prices?: PriceTable;
   /** The OTLP/HTTP route, so one port can serve everything. */

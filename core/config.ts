@@ -56,9 +56,13 @@ const EnvSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   OTLP_GRPC_PORT: port.default(4317),
   OTLP_HTTP_PORT: port.default(4318),
+  HEALTH_PORT: port.default(8081),
   AGENT_EVAL_DATA_DIR: z.string().default('./.agent-eval'),
   CLICKHOUSE_URL: optionalUrl,
   CLICKHOUSE_CLUSTER: optionalText.pipe(z.string().regex(/^[\w.-]+$/, 'must be a cluster name of the remote_servers config').optional()),
+  CLICKHOUSE_GATEWAY_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'must be a port (0: any free one)').transform(Number).pipe(z.number().max(65535)).optional()),
+  CLICKHOUSE_GATEWAY_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  CLICKHOUSE_GATEWAY_PASSWORD: optionalText,
   DATABASE_URL: optionalText,
   TEMPORAL_ADDRESS: optionalText,
   TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
@@ -142,10 +146,17 @@ export interface Config {
   host: string;
   otlpGrpcPort: number;
   otlpHttpPort: number;
+  /**
+   * `/api/health` and `/metrics` of a process without the api role (a process with it serves them
+   * on `port` and does not listen here).
+   */
+  healthPort: number;
   dataDir: string;
   clickhouseUrl?: string;
   /** A ClickHouse cluster (`remote_servers`): migrations create replicated, sharded tables ON CLUSTER (docs/deployment.md). */
   clickhouseCluster?: string;
+  /** Embedded chDB served to other processes over ClickHouse's HTTP interface (docs/deployment.md, the gateway). */
+  clickhouseGateway?: { port: number; host: string; password: string };
   databaseUrl?: string;
   /** The workflow engine: an external cluster at `address`, else an embedded dev server. */
   temporal: { address?: string; namespace: string; taskQueue: string; cliPath?: string };
@@ -218,15 +229,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
     throw new ConfigError('Invalid configuration:\n  CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL (a cluster is a ClickHouse server\'s; embedded chDB is one node)');
   }
+  const gateway = clickhouseGateway(e);
   const llm = llmSettings(e);
   const config: Config = {
     port: e.PORT,
     host: e.HOST,
     otlpGrpcPort: e.OTLP_GRPC_PORT,
     otlpHttpPort: e.OTLP_HTTP_PORT,
+    healthPort: e.HEALTH_PORT,
     dataDir: path.resolve(e.AGENT_EVAL_DATA_DIR),
     clickhouseUrl: e.CLICKHOUSE_URL,
     clickhouseCluster: e.CLICKHOUSE_CLUSTER,
+    clickhouseGateway: gateway,
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, cliPath: e.TEMPORAL_CLI_PATH },
     cacheDir: path.resolve(e.AGENT_EVAL_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'agent-eval')),
@@ -271,6 +285,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+/** CLICKHOUSE_GATEWAY_*: only where this process runs chDB, and never without a password (it serves any SQL). */
+function clickhouseGateway(e: z.output<typeof EnvSchema>): Config['clickhouseGateway'] {
+  if (e.CLICKHOUSE_GATEWAY_PORT === undefined) return undefined;
+  const problems: string[] = [];
+  if (e.CLICKHOUSE_URL) problems.push('  CLICKHOUSE_GATEWAY_PORT: cannot be used with CLICKHOUSE_URL (the gateway shares this process\'s embedded chDB; there is none with a ClickHouse server)');
+  if (!e.CLICKHOUSE_GATEWAY_PASSWORD) problems.push('  CLICKHOUSE_GATEWAY_PASSWORD: required with CLICKHOUSE_GATEWAY_PORT (the gateway runs any SQL it is sent)');
+  if (problems.length > 0 || !e.CLICKHOUSE_GATEWAY_PASSWORD) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  return { port: e.CLICKHOUSE_GATEWAY_PORT, host: e.CLICKHOUSE_GATEWAY_HOST, password: e.CLICKHOUSE_GATEWAY_PASSWORD };
 }
 
 /**

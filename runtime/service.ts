@@ -10,6 +10,7 @@ import { createRateLimiter } from '../core/limits/rate-limiter.js';
 import type { Project } from '../core/store/postgres/metadata-store.js';
 import type { KeyStore } from '../core/store/postgres/key-store.js';
 import { listen } from './http-server.js';
+import { startRoleHealth } from './health-server.js';
 import { loadUiHandler } from './ui.js';
 import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { openStores, runCleanups } from './stores.js';
@@ -32,12 +33,16 @@ export interface RunningService {
   apiUrl?: string;
   otlpHttpUrl?: string;
   otlpGrpcAddress?: string;
+  /** `/api/health` and `/metrics` on HEALTH_PORT, where this process has no api role (the API's port serves them otherwise). */
+  healthUrl?: string;
   defaultProjectId: string;
   writePath: WritePath;
   /** The analytical store's client (see Stores.clickhouse). */
   clickhouse: ClickHouseClient;
   /** The workflow engine's address (embedded dev server or TEMPORAL_ADDRESS), where this process uses one. */
   temporalAddress?: string;
+  /** This process's chDB over ClickHouse's HTTP interface (CLICKHOUSE_GATEWAY_PORT), without credentials. */
+  clickhouseGatewayUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -72,7 +77,7 @@ async function bootstrapCredentials(dataDir: string, project: Project, keys: Key
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   // Read before anything starts: a broken AGENT_EVAL_PRICES_FILE stops the service with its problems listed.
   const prices = loadPriceTable(config.prices.file);
-  const stores = await openStores(config, logger);
+  const stores = await openStores(config, logger, { gateway: true });
   const cleanups: Array<() => Promise<void>> = [() => stores.close()];
   try {
     const project = await stores.metadata.ensureDefaultProject();
@@ -85,9 +90,19 @@ export async function startService(config: Config, logger: Logger, options: Serv
 
     const writePath = await openWritePath(config, stores.analytics, logger);
     cleanups.push(() => writePath.close());
-    const result: RunningService = { defaultProjectId: project.id, writePath, clickhouse: stores.clickhouse, stop: () => runCleanups(cleanups, logger) };
+    const result: RunningService = { defaultProjectId: project.id, writePath, clickhouse: stores.clickhouse, clickhouseGatewayUrl: stores.clickhouseGatewayUrl, stop: () => runCleanups(cleanups, logger) };
+    // Without the api role: health and metrics on HEALTH_PORT, once the roles are started.
+    const serveHealth = async (engine?: RunEngine) => {
+      const health = await startRoleHealth({ config, stores, auth, writePath, engine, logger });
+      if (!health) return;
+      cleanups.push(() => health.close());
+      result.healthUrl = health.url;
+    };
     const sink = writePath.sink;
-    if (!sink) return result;
+    if (!sink) {
+      await serveHealth();
+      return result;
+    }
 
     const collector = createCollector({ sink, maxSpanBytes: config.maxSpanBytes, prices });
     // LLM judges call the providers configured from their own environment variables (docs/judges.md).
@@ -193,6 +208,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         prices,
         sinkStats: () => writePath.stats(),
         consumerLag: writePath.consumerLag,
+        kafkaReachable: writePath.kafkaReachable,
         otlpRouter: otlpRouter(),
         ui: { handler: await loadUiHandler(logger) },
       });
@@ -201,6 +217,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       result.apiUrl = `http://127.0.0.1:${server.port}`;
       logger.info({ port: server.port }, 'API listening');
     }
+    await serveHealth(engine);
     return result;
   } catch (err) {
     await runCleanups(cleanups, logger);

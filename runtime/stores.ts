@@ -3,6 +3,7 @@ import type { Logger } from '../core/logger.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
 import { createAnalyticsStore } from '../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouseClient } from '../core/store/clickhouse/client.js';
+import { startClickHouseGateway } from '../core/store/clickhouse/gateway.js';
 import { applyRetention, clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
 import { migrate } from '../core/store/migrations.js';
 import { startEmbeddedPostgres } from '../core/store/postgres/embedded-postgres.js';
@@ -14,14 +15,23 @@ export interface Stores {
   /** The analytical store's client, for operator tools and tests that act on the store itself. */
   clickhouse: ClickHouseClient;
   metadata: MetadataStore;
+  /** Where other processes reach this process's chDB (CLICKHOUSE_GATEWAY_PORT), without credentials. */
+  clickhouseGatewayUrl?: string;
   close(): Promise<void>;
+}
+
+export interface OpenStoresOptions {
+  /** Serve embedded chDB to other processes when configured: the service does, `agent-eval migrate` does not. */
+  gateway?: boolean;
 }
 
 /**
  * Opens both stores, embedded or external by config, and applies pending migrations.
- * Embedded PostgreSQL is a child process and is stopped by `close()`.
+ * Embedded PostgreSQL is a child process and is stopped by `close()`. With `gateway` and
+ * CLICKHOUSE_GATEWAY_PORT, embedded chDB is then served to other processes; `close()` stops that
+ * first, before the chDB connection closes.
  */
-export async function openStores(config: Config, logger: Logger): Promise<Stores> {
+export async function openStores(config: Config, logger: Logger, options: OpenStoresOptions = {}): Promise<Stores> {
   const clickhouse = await connectClickHouse({ url: config.clickhouseUrl, dataDir: config.dataDir });
   const cleanups: Array<() => Promise<void>> = [() => clickhouse.close()];
   try {
@@ -36,10 +46,18 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
     const pool = createPool(connectionString);
     cleanups.push(() => pool.end());
     await migrate(postgresMigrationTarget(pool), logger);
+    let clickhouseGatewayUrl: string | undefined;
+    if (options.gateway && config.clickhouseGateway && clickhouse.chdb) {
+      const gateway = await startClickHouseGateway({ connection: clickhouse.chdb, ...config.clickhouseGateway, logger });
+      cleanups.push(() => gateway.close());
+      clickhouseGatewayUrl = gateway.url;
+      logger.info({ url: gateway.url }, 'ClickHouse gateway listening (embedded chDB over the ClickHouse HTTP interface)');
+    }
     return {
       analytics: createAnalyticsStore(clickhouse),
       clickhouse: clickhouse.client,
       metadata: createMetadataStore(pool),
+      clickhouseGatewayUrl,
       close: () => runCleanups(cleanups, logger),
     };
   } catch (err) {

@@ -17,6 +17,8 @@ export interface WritePath {
   stats(): SinkStats | undefined;
   /** With the ingester role: the group's consumer lag, a Kafka round trip that may hang with Kafka. */
   consumerLag?: () => Promise<number>;
+  /** With Kafka, where this process produces: whether the sink's brokers answer, a round trip that may hang with Kafka. */
+  kafkaReachable?: () => Promise<boolean>;
   /** Drains in order: the sink flushes, then the ingester commits and leaves its group. */
   close(): Promise<void>;
 }
@@ -57,6 +59,7 @@ export async function openWritePath(config: Config, analytics: AnalyticsStore, l
     ingester,
     stats: () => sink?.stats() ?? { kind: 'kafka', pendingSpans: 0, pendingBytes: 0 },
     consumerLag: running && (() => running.lag()),
+    kafkaReachable: sink && (() => sink.reachable()),
     async close() {
       await sink?.close();
       await ingester?.stop();

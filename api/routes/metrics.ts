@@ -1,15 +1,21 @@
 import Router from '@koa/router';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ApiDeps } from '../deps.js';
+import type { OnlineEvalStore } from '../../core/store/postgres/online-eval-store.js';
+import type { HealthDeps } from './health.js';
 import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
 import { registerOnlineEvalMetrics } from './online-metrics.js';
+
+/** What GET /metrics reads: the API's deps, or those a process without the API builds (runtime/health-server.ts). */
+export interface MetricsDeps extends Pick<HealthDeps, 'sinkStats' | 'consumerLag'> {
+  metadata: { onlineEvals: Pick<OnlineEvalStore, 'metrics'> };
+}
 
 /**
  * GET /metrics in the Prometheus text format: the write path's buffer and, with Kafka, the
  * ingester group's consumer lag, plus the process's default metrics. Kafka is given
  * DEPENDENCY_TIMEOUT_MS: a hung broker shows as lag -1 (unknown), and the scrape still succeeds.
  */
-export function metricsRouter(deps: ApiDeps): Router {
+export function metricsRouter(deps: MetricsDeps): Router {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'agent_eval_' });
   let consumerLag = -1;

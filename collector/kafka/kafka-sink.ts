@@ -1,4 +1,4 @@
-import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+import { CompressionTypes, type Admin, type Kafka, type Producer } from 'kafkajs';
 import { connectIdempotentProducer } from './client.js';
 import type { RowBatch } from '../../core/model/span.js';
 import { AppError, BackpressureError, PayloadTooLargeError, toError } from '../../core/errors.js';
@@ -24,6 +24,16 @@ export interface KafkaSinkOptions {
   compression?: 'gzip' | 'none';
   /** Retry-After sent to exporters when Kafka cannot take writes. Default 5 s. */
   retryAfterSeconds?: number;
+}
+
+/** The Kafka write path: a SpanSink that can also say whether its brokers answer. */
+export interface KafkaSink extends SpanSink {
+  /**
+   * Whether Kafka can take this sink's writes now: a metadata request for the topic is answered
+   * and every partition has a leader. A round trip that may hang with the broker: callers bound
+   * it (/api/health). Concurrent calls share one request.
+   */
+  reachable(): Promise<boolean>;
 }
 
 interface PendingWrite {
@@ -53,7 +63,7 @@ interface Queued {
  * Retry-After), the status OTel exporters retry. Spans too large for a message never get here:
  * ingest refuses them alone (MAX_SPAN_BYTES), exactly as in the embedded path.
  */
-export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink> {
+export async function createKafkaSink(opts: KafkaSinkOptions): Promise<KafkaSink> {
   const budget = createByteBudget(opts.maxInFlightBytes ?? 64 * 1024 * 1024);
   const maxMessageBytes = opts.maxMessageBytes;
   const retryAfter = opts.retryAfterSeconds ?? 5;
@@ -125,8 +135,27 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
     });
   }
 
+  // The producer has no ping: an admin client of the same brokers asks, without retries (a
+  // health check wants the answer of now, and a probe every few seconds retries anyway).
+  let admin: Admin | undefined;
+  let probing: Promise<boolean> | undefined;
+  async function probe(): Promise<boolean> {
+    admin ??= opts.kafka.admin({ retry: { retries: 0 } });
+    await admin.connect();
+    const { topics } = await admin.fetchTopicMetadata({ topics: [opts.topic] });
+    const partitions = topics[0]?.partitions ?? [];
+    return partitions.length > 0 && partitions.every((p) => p.leader >= 0);
+  }
+
   return {
     admit: () => budget.admit(),
+
+    reachable() {
+      probing ??= probe()
+        .catch(() => false)
+        .finally(() => (probing = undefined));
+      return probing;
+    },
 
     write(rows: RowBatch): Promise<void> {
       let release: () => void;
@@ -154,6 +183,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<SpanSink>
       budget.close();
       while (pumping) await pumping;
       await producer.disconnect();
+      await admin?.disconnect();
     },
 
     stats(): SinkStats {

@@ -19,6 +19,10 @@ export interface ServiceProcess {
   otlpHttpUrl?: string;
   /** host:port of the OTLP/gRPC receiver. */
   otlpGrpcAddress?: string;
+  /** `/api/health` and `/metrics` of a process without the api role (HEALTH_PORT). */
+  healthUrl?: string;
+  /** The ClickHouse gateway (CLICKHOUSE_GATEWAY_PORT), without credentials. */
+  clickhouseGatewayUrl?: string;
   /** Everything the process wrote to stdout/stderr so far (last 400 kB). */
   output(): string;
 }
@@ -29,6 +33,8 @@ interface ReadyLine {
   api?: string;
   otlp_http?: string;
   otlp_grpc?: string;
+  health?: string;
+  clickhouse_gateway?: string;
 }
 
 const live = new Set<ChildProcess>();
@@ -45,6 +51,7 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
       PORT: '0',
       OTLP_GRPC_PORT: '0',
       OTLP_HTTP_PORT: '0',
+      HEALTH_PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       AGENT_EVAL_DATA_DIR: dataDir,
@@ -100,6 +107,8 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
     apiUrl: ready.api,
     otlpHttpUrl: ready.otlp_http,
     otlpGrpcAddress: ready.otlp_grpc,
+    healthUrl: ready.health,
+    clickhouseGatewayUrl: ready.clickhouse_gateway,
     output: () => out,
   };
 }

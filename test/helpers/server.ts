@@ -32,6 +32,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     PORT: '0',
     OTLP_GRPC_PORT: '0',
     OTLP_HTTP_PORT: '0',
+    HEALTH_PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     AGENT_EVAL_DATA_DIR: dataDir,

@@ -97,13 +97,23 @@ describe('the Docker Compose deployment', () => {
     expect(services.migrate.command).toEqual(['migrate']);
   });
 
-  it('publishes the API and both collectors, and checks the health of the API on /api/health', () => {
+  it('publishes the API and both collectors', () => {
     expect(services.api.ports).toEqual([expect.objectContaining({ published: 3000, target: 3000 })]);
     const targets = (name: string) => (services[name].ports ?? []).map((p) => p.target).sort();
     expect(targets('collector-1')).toEqual([4317, 4318]);
     expect(targets('collector-2')).toEqual([4317, 4318]);
-    expect(services.api.healthcheck?.test.join(' ')).toContain('/api/health');
-    expect(services['collector-1'].healthcheck?.test.join(' ')).toContain('4318');
+  });
+
+  it('checks the health of every role on /api/health: the api on its port, the others on HEALTH_PORT', () => {
+    expect(services.api.healthcheck?.test.join(' ')).toContain("fetch('http://127.0.0.1:3000/api/health')");
+    for (const name of ['collector-1', 'collector-2', 'ingester', 'worker']) {
+      expect(services[name].environment?.HEALTH_PORT, name).toBe('8081');
+      const test = services[name].healthcheck?.test ?? [];
+      // Exec form with the image's node (no shell, no curl in node:20-bookworm-slim): 200 passes, 503 fails.
+      expect(test.slice(0, 3), name).toEqual(['CMD', 'node', '-e']);
+      expect(test[3], name).toContain("fetch('http://127.0.0.1:8081/api/health')");
+      expect(test[3], name).toContain('r.ok ? 0 : 1');
+    }
   });
 
   it('refuses to start without a JWT secret', () => {

@@ -23,6 +23,7 @@ interface Container {
   resources: { requests?: Record<string, string> };
   readinessProbe: Record<string, unknown>;
   startupProbe: Record<string, unknown>;
+  livenessProbe: Record<string, unknown>;
 }
 interface Spec {
   replicas?: number;
@@ -125,14 +126,26 @@ describe('the Helm chart', () => {
     expect(ingester.resources.requests).toEqual({ cpu: '2', memory: '1Gi' });
   });
 
-  it('probes the API on /api/health and the collectors on their OTLP ports', () => {
-    const api = find(manifests, 'Deployment', 'ae-agent-eval-api').spec.template.spec.containers[0];
-    expect(api.readinessProbe.httpGet).toEqual({ path: '/api/health', port: 'http' });
-    expect(api.startupProbe.httpGet).toEqual({ path: '/api/health', port: 'http' });
+  it('probes every role on /api/health: the api on its API port, the others on HEALTH_PORT', () => {
+    const container = (role: string) => find(manifests, 'Deployment', `ae-agent-eval-${role}`).spec.template.spec.containers[0];
+    const probes = (c: Container) => [c.startupProbe, c.readinessProbe, c.livenessProbe].map((p) => p.httpGet);
+    const api = container('api');
     expect(api.ports).toEqual([{ name: 'http', containerPort: 3000 }]);
-    const collector = find(manifests, 'Deployment', 'ae-agent-eval-collector').spec.template.spec.containers[0];
-    expect(collector.ports.map((p) => p.name)).toEqual(['otlp-grpc', 'otlp-http']);
-    expect(collector.readinessProbe.tcpSocket).toEqual({ port: 'otlp-grpc' });
+    expect(probes(api)).toEqual(Array(3).fill({ path: '/api/health', port: 'http' }));
+    const ports = { collector: ['otlp-grpc', 'otlp-http', 'health'], ingester: ['health'], worker: ['health'] };
+    for (const [role, names] of Object.entries(ports)) {
+      const c = container(role);
+      expect(c.ports.map((p) => p.name), role).toEqual(names);
+      expect(c.ports.find((p) => p.name === 'health')?.containerPort, role).toBe(8081);
+      expect(probes(c), role).toEqual(Array(3).fill({ path: '/api/health', port: 'health' }));
+    }
+    // The process listens where the probes ask: HEALTH_PORT comes from the same value as the port.
+    expect(find(manifests, 'ConfigMap', 'ae-agent-eval-config').data?.HEALTH_PORT).toBe('8081');
+    const moved = render({ ...VALUES, ports: { health: 9100 } });
+    expect(find(moved, 'ConfigMap', 'ae-agent-eval-config').data?.HEALTH_PORT).toBe('9100');
+    expect(find(moved, 'Deployment', 'ae-agent-eval-worker').spec.template.spec.containers[0].ports).toEqual([{ name: 'health', containerPort: 9100 }]);
+    // Liveness gives a dependency outage two minutes before a restart (docs/deployment.md).
+    expect(api.livenessProbe).toMatchObject({ periodSeconds: 20, failureThreshold: 6 });
   });
 
   it('has a Service per port, each selecting its role', () => {

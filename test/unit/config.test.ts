@@ -42,3 +42,28 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AUTH_MODE: 'off' })).toThrow(/AUTH_MODE/);
   });
 });
+
+describe('loadConfig: the ClickHouse gateway (CLICKHOUSE_GATEWAY_*)', () => {
+  it('is off unless CLICKHOUSE_GATEWAY_PORT is set; then it listens on loopback with the password', () => {
+    expect(loadConfig({}).clickhouseGateway).toBeUndefined();
+    expect(loadConfig({ CLICKHOUSE_GATEWAY_PASSWORD: 'secret' }).clickhouseGateway).toBeUndefined();
+    expect(loadConfig({ CLICKHOUSE_GATEWAY_PORT: '0', CLICKHOUSE_GATEWAY_PASSWORD: 'secret' }).clickhouseGateway).toEqual({ port: 0, host: '127.0.0.1', password: 'secret' });
+    expect(loadConfig({ CLICKHOUSE_GATEWAY_PORT: '8123', CLICKHOUSE_GATEWAY_HOST: '10.0.0.5', CLICKHOUSE_GATEWAY_PASSWORD: 's' }).clickhouseGateway).toEqual({
+      port: 8123,
+      host: '10.0.0.5',
+      password: 's',
+    });
+  });
+
+  it('refuses a gateway without a password, with CLICKHOUSE_URL, or on a port that is not one', () => {
+    expect(() => loadConfig({ CLICKHOUSE_GATEWAY_PORT: '0' })).toThrow(/CLICKHOUSE_GATEWAY_PASSWORD: required/);
+    expect(() => loadConfig({ CLICKHOUSE_GATEWAY_PORT: '0', CLICKHOUSE_GATEWAY_PASSWORD: '  ' })).toThrow(/CLICKHOUSE_GATEWAY_PASSWORD: required/);
+    expect(() => loadConfig({ CLICKHOUSE_GATEWAY_PORT: '0', CLICKHOUSE_GATEWAY_PASSWORD: 's', CLICKHOUSE_URL: 'http://ch:8123' })).toThrow(
+      /CLICKHOUSE_GATEWAY_PORT: cannot be used with CLICKHOUSE_URL/,
+    );
+    // Both problems at once.
+    expect(() => loadConfig({ CLICKHOUSE_GATEWAY_PORT: '0', CLICKHOUSE_URL: 'http://ch:8123' })).toThrow(/CLICKHOUSE_URL[\s\S]*CLICKHOUSE_GATEWAY_PASSWORD/);
+    expect(() => loadConfig({ CLICKHOUSE_GATEWAY_PORT: '70000', CLICKHOUSE_GATEWAY_PASSWORD: 's' })).toThrow(ConfigError);
+    expect(() => loadConfig({ CLICKHOUSE_GATEWAY_PORT: 'http', CLICKHOUSE_GATEWAY_PASSWORD: 's' })).toThrow(/CLICKHOUSE_GATEWAY_PORT/);
+  });
+});

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
 
-export type { ClickHouseClient };
+export type { ClickHouseClient, ChdbConnection };
 
 /**
  * Every table lives in this database, named in the SQL itself: chDB's connection ignores the
@@ -26,6 +27,8 @@ export interface ClickHouse {
    * zero-copy in-process, streamed as the request body over HTTP.
    */
   insertRows(table: string, rows: Buffer): Promise<void>;
+  /** The in-process chDB connection, when embedded: what the gateway (gateway.ts) serves to other processes. */
+  chdb?: ChdbConnection;
   close(): Promise<void>;
 }
 
@@ -42,7 +45,12 @@ export function httpClickHouse(client: ClickHouseClient): ClickHouse {
   return {
     client,
     async insertRows(table, rows) {
-      await client.insert({ table, values: Readable.from([rows]), format: 'JSONEachRow' });
+      // Not client.insert: for JSON formats it takes a stream of row objects and JSON-encodes each
+      // element, so encoded bytes would arrive as one `{"type":"Buffer",...}` row (stored as defaults).
+      // exec sends the statement in the URL and the bytes as they are as the body.
+      const result = await client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([rows], { objectMode: false }) });
+      result.stream.resume();
+      await finished(result.stream);
     },
     close: () => client.close(),
   };
@@ -65,6 +73,7 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
     const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS } });
     ch = {
       client,
+      chdb: connection,
       // client.insert would serialize the body into the SQL text; rawInsert passes the bytes through.
       insertRows: async (table, rows) => {
         await connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings: EMBEDDED_SETTINGS });
