@@ -35,15 +35,22 @@ interface Counter {
   known: number;
   /** Requests this process counted since its last sync. */
   pending: number;
+  /** While the window's total so far is read, on this process's first request of the window. */
+  loading?: Promise<void>;
 }
+
+/** How long a first request of a window waits for the window's total before counting from what it knows. */
+const FIRST_READ_WAIT_MS = 250;
 
 /**
  * Fixed one-minute windows per project and endpoint group, shared by every process through
  * PostgreSQL without a database round trip per request: each process counts locally and, once a
  * second, adds its new requests (possibly none) to the rows of the windows it has seen and reads
  * the totals back (`rate_limit_windows`, one query). A request is refused when the total this
- * process knows plus its own unsynced requests reach the limit. One process is exact; with
- * several, the overshoot is at most what the processes accepted within one sync interval.
+ * process knows plus its own unsynced requests reach the limit. A process's first request of a
+ * window reads the window's total first, so a process joining mid-window starts from what the
+ * others counted. One process is exact; with several, the overshoot is at most what the others
+ * accepted within one sync interval.
  * docs/security.md states this.
  */
 export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: Logger): RateLimiter {
@@ -95,6 +102,30 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
     return syncing;
   }
 
+  /**
+   * A window's total across processes so far, read once when this process first sees the window:
+   * a process joining mid-window (a new collector, or a project's first request here) starts from
+   * what the others counted instead of from zero. A store that is down or slow leaves it to the
+   * next sync.
+   */
+  function loadKnown(projectId: string, bucket: string, c: Counter): Promise<void> {
+    const read = pool
+      .query<{ count: number }>('SELECT count FROM rate_limit_windows WHERE project_id = $1 AND bucket = $2 AND window_start = $3', [projectId, bucket, new Date(c.windowStart)])
+      .then(({ rows }) => {
+        if (rows.length) c.known = Math.max(c.known, rows[0].count);
+      })
+      .catch((err: unknown) => logger.warn({ err }, 'rate limit window not read; counting locally'));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, FIRST_READ_WAIT_MS);
+      timer.unref();
+    });
+    return Promise.race([read, waited]).finally(() => {
+      clearTimeout(timer);
+      c.loading = undefined;
+    });
+  }
+
   async function loadLimits(projectId: string): Promise<RateLimits> {
     const { rows } = await pool.query<{ bucket: string; per_minute: number }>('SELECT bucket, per_minute FROM project_rate_limits WHERE project_id = $1', [projectId]);
     const own = Object.fromEntries(rows.map((r) => [r.bucket, r.per_minute]));
@@ -130,8 +161,10 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
       let c = counters.get(key);
       if (!c || c.windowStart !== windowStart) {
         c = { windowStart, known: 0, pending: 0 };
+        c.loading = loadKnown(projectId, BUCKET_COLUMN[bucket], c);
         counters.set(key, c);
       }
+      if (c.loading) await c.loading;
       const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
       const used = c.known + c.pending;
       if (used >= limit) throw new RateLimitedError({ limit, remaining: 0, resetSeconds });

@@ -124,4 +124,27 @@ describe('rate limits', () => {
       await b.close();
     }
   });
+
+  it('a process joining mid-window starts from the total the others counted, not from zero', async () => {
+    await freshWindow(15_000);
+    const a = openServiceMetadata(svc.dataDir);
+    const b = openServiceMetadata(svc.dataDir);
+    const logger = createLogger('silent');
+    const limits = { ingest: 10, query: 10, evalRuns: 10 };
+    const first = createRateLimiter(a.pool, limits, logger);
+    const joining = createRateLimiter(b.pool, limits, logger);
+    try {
+      for (let i = 0; i < 7; i++) await first.take('rl-join', 'query');
+      await sleep(2500); // the first process has synced its seven
+      // The joining process has never seen this project: its first requests, at once, get only the rest.
+      const verdicts = await Promise.allSettled(Array.from({ length: 6 }, () => joining.take('rl-join', 'query')));
+      expect(verdicts.filter((v) => v.status === 'fulfilled')).toHaveLength(3);
+      for (const v of verdicts) if (v.status === 'rejected') expect(v.reason).toMatchObject({ status: 429 });
+    } finally {
+      await first.close();
+      await joining.close();
+      await a.close();
+      await b.close();
+    }
+  });
 });
