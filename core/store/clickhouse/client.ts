@@ -3,9 +3,10 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
-import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
+import { createChdbConnection } from 'chdb/connection';
+import { serializedChdbConnection, type EmbeddedConnection } from './embedded-connection.js';
 
-export type { ClickHouseClient, ChdbConnection };
+export type { ClickHouseClient, EmbeddedConnection };
 
 /**
  * Every table lives in this database, named in the SQL itself: chDB's connection ignores the
@@ -28,7 +29,7 @@ export interface ClickHouse {
    */
   insertRows(table: string, rows: Buffer): Promise<void>;
   /** The in-process chDB connection, when embedded: what the gateway (gateway.ts) serves to other processes. */
-  chdb?: ChdbConnection;
+  chdb?: EmbeddedConnection;
   close(): Promise<void>;
 }
 
@@ -67,7 +68,9 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
   } else {
     const dir = path.join(target.dataDir, 'clickhouse');
     fs.mkdirSync(dir, { recursive: true });
-    const connection: ChdbConnection = createChdbConnection({ path: dir });
+    // Every user of chDB (reads, writes, the gateway) goes through this one wrapper: chDB hands a
+    // failed query's partial output to the next query, which the wrapper prevents (embedded-connection.ts).
+    const connection = serializedChdbConnection(createChdbConnection({ path: dir }));
     // chdb types its Connection against @clickhouse/client-common, which @clickhouse/client now
     // bundles under another path; the shapes are identical, the declarations are not.
     const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS } });

@@ -13,7 +13,8 @@
  * What it speaks is what @clickhouse/client sends (gateway-protocol.ts): `GET /ping`, SQL in a
  * POST body (query, command, exec), `query=INSERT ... FORMAT X` with the rows as the body,
  * `param_<name>` query parameters, every other URL parameter a setting. Requests run on the same
- * chDB connection the process uses, through chDB's @clickhouse/client-common Connection, so they
+ * chDB connection the process uses, through the same queued @clickhouse/client-common Connection
+ * (embedded-connection.ts: a failed request's partial output never reaches another), so they
  * behave as the in-process client does, down to one caveat: chDB applies a request's settings
  * with SET on that shared connection, so they outlast the request (the service's own clients send
  * the same per-query settings either way). Rows of an insert are streamed to chDB's raw insert as
@@ -29,12 +30,12 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Logger } from '../../logger.js';
-import type { ChdbConnection } from 'chdb/connection';
 import { bindParams, GatewayError, outputFormat, parseRequestUrl, streamableInsert, type GatewayRequest } from './gateway-protocol.js';
 import { errorReply } from './gateway-errors.js';
+import type { EmbeddedConnection } from './embedded-connection.js';
 
 export interface GatewayOptions {
-  connection: ChdbConnection;
+  connection: EmbeddedConnection;
   host: string;
   /** 0: any free port. */
   port: number;
@@ -65,7 +66,7 @@ export interface RunningGateway {
 }
 
 type Summary = Record<string, string>;
-type Settings = NonNullable<Parameters<ChdbConnection['exec']>[0]['clickhouse_settings']>;
+type Settings = NonNullable<Parameters<EmbeddedConnection['exec']>[0]['clickhouse_settings']>;
 interface Result {
   body: Buffer;
   summary?: Summary;
