@@ -127,12 +127,8 @@ export function pearson(xs: number[], ys: number[]): number {
 
 /** Spearman's rho for values without ties: Pearson's r of the ranks. */
 export function spearman(xs: number[], ys: number[]): number {
-  const ranks = (v: number[]) => {
-    const order = v.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
-    const r = new Array<number>(v.length);
-    order.forEach(([, i], k) => (r[i] = k + 1));
-    return r;
-  };
+  // Mean ranks: tied values share the mean of the ranks they span (1, 2, 2, 3 -> 1, 2.5, 2.5, 4).
+  const ranks = (v: number[]) => v.map((x) => v.filter((y) => y < x).length + (v.filter((y) => y === x).length + 1) / 2);
   return pearson(ranks(xs), ranks(ys));
 }
 

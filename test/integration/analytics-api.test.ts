@@ -13,6 +13,9 @@ import { startTestService, type TestService } from '../helpers/server.js';
 
 let svc: TestService;
 const OTHER = 'analytics-other';
+/** The same traces with tied scores (pass/fail-like), for Spearman's rho under ties. */
+const TIES = 'analytics-ties';
+const TIED_SCORES = [1, 1, 0.5, 0.5, 0, 1];
 /** Start of the window: an hour boundary five hours back, so every preset range from 24h up holds it. */
 const T0 = windowStartHoursAgo(5);
 const WINDOW = `start_time=${new Date(T0).toISOString()}&end_time=${new Date(T0 + 3 * HOUR).toISOString()}&interval=1h`;
@@ -55,6 +58,13 @@ beforeAll(async () => {
     svc.clickhouse,
     OTHER,
     TRACES.map((t, i) => fixtureScore(`00000000-0000-4000-9000-00000000000${i}`, t.id, 'faithfulness', 1, 5 * MINUTE, T0)),
+  );
+  await svc.keyFor(TIES);
+  for (const t of TRACES) await ingest(traceBody(t, T0), TIES);
+  await writeScores(
+    svc.clickhouse,
+    TIES,
+    TRACES.map((t, i) => fixtureScore(`00000000-0000-4000-9100-00000000000${i}`, t.id, 'faithfulness', TIED_SCORES[i], 5 * MINUTE, T0)),
   );
 });
 afterAll(async () => {
@@ -248,6 +258,14 @@ describe('GET /api/analytics/correlation', () => {
     expect(c.n).toBe(6);
     expect(c.pearson_r).toBeCloseTo(pearson(score, traceTokens(TRACES)), 9);
     expect(c.points.find((p) => p.trace_id === 'an-b2')?.value).toBe(3300);
+  });
+
+  it("gives Spearman's rho of mean ranks when scores tie", async () => {
+    const c = await get<ScoreCorrelation>(`/api/analytics/correlation?${WINDOW}&score_name=faithfulness&metric=latency`, TIES);
+    expect(c.n).toBe(6);
+    const rho = spearman(TIED_SCORES, durations(TRACES));
+    expect(c.spearman_rho).toBeCloseTo(rho, 9);
+    expect(c.pearson_r).toBeCloseTo(pearson(TIED_SCORES, durations(TRACES)), 9);
   });
 
   it('says nothing when too few traces or the score does not vary', async () => {

@@ -1,5 +1,6 @@
 import { MAX_SCATTER_POINTS, type CorrelationMetric } from '../../model/analytics.js';
 import { windowTracesSql } from './alert-metrics.js';
+import { meanRankSql } from './rank-sql.js';
 
 /**
  * SQL of the dashboard's aggregate reads (GET /api/analytics/*). Values are always bound
@@ -138,7 +139,7 @@ const METRIC: Record<CorrelationMetric, string> = {
 
 /**
  * Score named {scoreName} (each trace's mean over the window's scores) against the trace's
- * latency or tokens: Pearson's r, Spearman's rho, means, and a seeded uniform sample of points
+ * latency or tokens: Pearson's r, Spearman's rho (of mean ranks: rank-sql.ts), means, and a seeded uniform sample of points
  * (the seed is fixed, so the same data gives the same sample).
  */
 export function correlationSql(metric: CorrelationMetric): string {
@@ -147,11 +148,13 @@ export function correlationSql(metric: CorrelationMetric): string {
 SELECT
   count() AS n,
   corr(score, x) AS pearson,
-  rankCorr(score, x) AS spearman,
+  corr(score_rank, x_rank) AS spearman,
   avg(score) AS score_mean,
   avg(x) AS metric_mean,
   groupArraySample(${MAX_SCATTER_POINTS}, 1)(tuple(trace_id, score, x)) AS points
 FROM (
+  SELECT trace_id, score, x, ${meanRankSql('score')} AS score_rank, ${meanRankSql('x')} AS x_rank
+  FROM (
   SELECT s.trace_id AS trace_id, s.score AS score, t.x AS x
   FROM ${scored} AS s
   INNER JOIN (
@@ -163,5 +166,6 @@ FROM (
       GROUP BY trace_id
     )
   ) AS t ON s.trace_id = t.trace_id
+  )
 )`;
 }

@@ -2,11 +2,12 @@
  * SQL of judge calibration (docs/judges.md "Calibration"): judges' scores (source `eval`) paired
  * with people's (source `annotation`) on the same trace and score name, and per (judge, score
  * name) the statistics ClickHouse computes well: count, Pearson's r, Spearman's rho (Pearson's r
- * of mean ranks, computed here with window functions: rankCorr's d^2 formula is wrong under ties,
- * and human ratings are mostly ties), means, and the rating-band confusion counts Cohen's kappa
+ * of mean ranks: rank-sql.ts; human ratings are mostly ties), means, and the rating-band confusion counts Cohen's kappa
  * is finished from (core/evals/agreement.ts). Values are always bound; the only text spliced in
  * comes from the fixed fragments below.
  */
+
+import { meanRankSql } from './rank-sql.js';
 
 const TIME = "DateTime64(3, 'UTC')";
 
@@ -17,8 +18,7 @@ const JUDGE = "if(scorer_name != '', scorer_name, name)";
 const band = (v: string) => `multiIf(round(${v}, 9) >= 0.9, 3, round(${v}, 9) >= 0.7, 2, round(${v}, 9) >= 0.5, 1, 0)`;
 
 /** Mean rank of a value within its (judge, score name) group: ties share the mean of their ranks. */
-const meanRank = (v: string) =>
-  `count() OVER (PARTITION BY judge, score_name ORDER BY ${v} ASC RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - (count() OVER (PARTITION BY judge, score_name, ${v}) - 1) / 2`;
+const meanRank = (v: string) => meanRankSql(v, ['judge', 'score_name']);
 
 export interface CalibrationSqlOptions {
   /** Only the judge {judge}; every judge otherwise. */
