@@ -13,72 +13,14 @@
 # carry a replace directive to a nested module that the module zip lacks.
 set -euo pipefail
 
+TOOL=temporal
+TOOL_BIN=temporal
+TOOL_PACKAGE=github.com/temporalio/cli/cmd/temporal
+TOOL_ENV=TEMPORAL_CLI_PATH
 DEFAULT_VERSION=v1.5.1
-CACHE_ROOT="${AGENT_EVAL_CACHE_DIR:-$HOME/.cache/agent-eval}"
-
-die() { echo "temporal.sh: $*" >&2; exit 1; }
-
-usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
-
-bin_path() { echo "$CACHE_ROOT/temporal-$1/bin/temporal"; }
-
-fetch() {
-  local version="$1" bin dir
-  bin="$(bin_path "$version")"
-  [[ -x "$bin" ]] && return 0
-  command -v go >/dev/null 2>&1 || die "go is required to build the Temporal CLI (install Go >= 1.23 and put it on PATH)"
-  mkdir -p "$CACHE_ROOT"
-  exec 9>"$CACHE_ROOT/temporal-$version.lock"
-  flock 9
-  if [[ -x "$bin" ]]; then flock -u 9; exec 9>&-; return 0; fi
-
-  FETCH_WORK="$(mktemp -d "$CACHE_ROOT/.temporal-$version.XXXXXX")"
-  trap 'rm -rf "${FETCH_WORK:-}"' EXIT
-  echo "temporal.sh: building the Temporal CLI $version with go install (several minutes, once)" >&2
-  if ! GOBIN="$FETCH_WORK/bin" GOFLAGS="${GOFLAGS:--buildvcs=false}" \
-      go install "github.com/temporalio/cli/cmd/temporal@$version" >"$FETCH_WORK/go.log" 2>&1; then
-    cat "$FETCH_WORK/go.log" >&2
-    die "go install github.com/temporalio/cli/cmd/temporal@$version failed"
-  fi
-  [[ -x "$FETCH_WORK/bin/temporal" ]] || die "temporal binary missing after go install"
-  dir="$(dirname "$(dirname "$bin")")"
-  mkdir -p "$dir"
-  # rename(2) is atomic: a reader sees either no bin dir or a complete one.
-  mv -T "$FETCH_WORK/bin" "$dir/bin"
-  rm -rf "$FETCH_WORK"
-  FETCH_WORK=""
-  flock -u 9
-  exec 9>&-
-}
-
-path() {
-  if [[ -n "${TEMPORAL_CLI_PATH:-}" ]]; then
-    [[ -x "$TEMPORAL_CLI_PATH" ]] || die "TEMPORAL_CLI_PATH=$TEMPORAL_CLI_PATH is not an executable"
-    echo "$TEMPORAL_CLI_PATH"
-    return 0
-  fi
-  if command -v temporal >/dev/null 2>&1; then command -v temporal; return 0; fi
-  fetch "$DEFAULT_VERSION"
-  bin_path "$DEFAULT_VERSION"
-}
-
-main() {
-  local cmd="${1:-}"
-  [[ -n "$cmd" ]] || usage
-  shift
-  case "$cmd" in
-    path) (($# == 0)) || die "path takes no arguments"; path ;;
-    fetch)
-      local version="${1:-$DEFAULT_VERSION}"
-      [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "not a Temporal CLI version: $version"
-      fetch "$version"
-      bin_path "$version"
-      ;;
-    *) usage ;;
-  esac
-}
+VERSION_PATTERN='^v[0-9]+\.[0-9]+\.[0-9]+$'
+USAGE_LINES=12
+# shellcheck source=lib/go-tool.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/go-tool.sh"
 
 main "$@"
