@@ -13,15 +13,12 @@
 # Environment: CHROMIUM_PATH, AGENT_EVAL_CACHE_DIR (where the lock file lives).
 set -euo pipefail
 
-CACHE_ROOT="${AGENT_EVAL_CACHE_DIR:-$HOME/.cache/agent-eval}"
+TOOL=chromium
+APT_PACKAGE=chromium
+APT_INSTALL_FLAGS=()
+ENV_HINT=CHROMIUM_PATH=/path/to/chromium
+USAGE_LINES=13
 DEBIAN_BIN=/usr/bin/chromium
-
-die() { echo "chromium.sh: $*" >&2; exit 1; }
-
-usage() {
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
 
 # The installed binary, or nothing (exit 1).
 find_bin() {
@@ -38,54 +35,7 @@ find_bin() {
   return 1
 }
 
-path() {
-  find_bin || die "Chromium is not installed: run 'scripts/chromium.sh fetch' (installs Debian's chromium package), or set CHROMIUM_PATH"
-}
-
-fetch() {
-  find_bin && return 0
-  command -v apt-get >/dev/null 2>&1 \
-    || die "Chromium is missing and apt-get is not available: install Chromium yourself and set CHROMIUM_PATH=/path/to/chromium"
-  local sudo=()
-  if [[ "$(id -u)" != 0 ]]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-      sudo=(sudo -n)
-    else
-      die "Chromium is missing and installing it needs root: run 'sudo apt-get update && sudo apt-get install -y chromium' (or set CHROMIUM_PATH=/path/to/chromium)"
-    fi
-  fi
-  mkdir -p "$CACHE_ROOT"
-  # One installer at a time across test workers; the others wait here, then find the binary.
-  exec 9>"$CACHE_ROOT/chromium.lock"
-  flock 9
-  if find_bin; then flock -u 9; exec 9>&-; return 0; fi
-
-  local log
-  log="$(mktemp)"
-  echo "chromium.sh: installing Debian's chromium package with apt-get (once)" >&2
-  # DPkg::Lock::Timeout: wait for an apt run outside this script instead of failing at once.
-  local apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q -y)
-  if ! { "${apt[@]}" update && "${apt[@]}" install chromium; } >"$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    rm -f "$log"
-    die "apt-get install chromium failed (see above)"
-  fi
-  rm -f "$log"
-  flock -u 9
-  exec 9>&-
-  find_bin || die "chromium is still missing after apt-get install chromium"
-}
-
-main() {
-  local cmd="${1:-}"
-  [[ -n "$cmd" ]] || usage
-  shift
-  (($# == 0)) || die "$cmd takes no arguments"
-  case "$cmd" in
-    path) path ;;
-    fetch) fetch ;;
-    *) usage ;;
-  esac
-}
+# shellcheck source=lib/apt-tool.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt-tool.sh"
 
 main "$@"
