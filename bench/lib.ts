@@ -197,6 +197,13 @@ export async function getTimed(url: string, headers: Record<string, string>): Pr
  */
 export function threadCpuSeconds(pid: number): Record<string, number> {
   const out: Record<string, number> = {};
+  for (const t of threadTimes(pid)) out[t.name] = round((out[t.name] ?? 0) + t.s);
+  return out;
+}
+
+/** The threads of a process by id, in creation order, named as {@link threadCpuSeconds} names them, with their CPU seconds so far. */
+export function threadTimes(pid: number): Array<{ tid: number; name: string; s: number }> {
+  const out: Array<{ tid: number; name: string; s: number }> = [];
   let nodeThreads = 0;
   for (const tid of fs.readdirSync(`/proc/${pid}/task`).sort((x, y) => Number(x) - Number(y))) {
     try {
@@ -206,7 +213,7 @@ export function threadCpuSeconds(pid: number): Record<string, number> {
       // before libuv's pool, which runs chDB's async queries) so they can be told apart.
       if (name === 'node') name = `node#${++nodeThreads}`;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out[name] = round((out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+      out.push({ tid: Number(tid), name, s: (Number(f[11]) + Number(f[12])) / 100 });
     } catch {
       // the thread ended meanwhile
     }

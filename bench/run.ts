@@ -13,6 +13,7 @@ import { benchOverload } from './overload.js';
 import { parseTransport } from './senders.js';
 import { serviceEnv } from './service.js';
 import { benchWritePath, type WritePathKind } from './write-path.js';
+import { benchIngesterDrain } from './ingester-drain.js';
 import { benchUi } from './ui.js';
 import { benchTraceFilters } from './trace-filters.js';
 import { benchOnlineEvals } from './online-evals.js';
@@ -51,6 +52,7 @@ const { positionals, values: v } = parseArgs({
     cases: { type: 'string' },
     'poll-ms': { type: 'string', default: '50' },
     traces: { type: 'string' },
+    spans: { type: 'string' },
   },
 });
 const scenario = positionals[0] ?? 'otlp';
@@ -104,6 +106,16 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       burstConcurrency: 32,
       burstSeconds: 5,
       visibleTimeoutSeconds: 120,
+    }),
+  // --spans N filled into the topic, then drained (default 500,000, --quick 50,000); --concurrency N exporters filling it (default 8)
+  'ingester-drain': () =>
+    benchIngesterDrain({
+      ...shape,
+      spans: num(v.spans, quick ? 50_000 : 500_000),
+      concurrency: num(v.concurrency, 8),
+      drainTimeoutSeconds: 900,
+      settleSeconds: 60,
+      gunzipSampleMessages: 30,
     }),
   // --cases N (default 200, --quick 50); --concurrency N: the parallel run's (default: the service's, 10); --poll-ms N (default 50)
   'eval-runs': () =>

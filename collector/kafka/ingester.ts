@@ -72,8 +72,11 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
     heartbeatInterval,
     maxWaitTimeInMs: opts.fetchMaxWaitMs ?? 500,
     minBytes: opts.fetchMinBytes ?? 256 * 1024,
-    maxBytesPerPartition: 16 * 1024 * 1024,
-    maxBytes: 64 * 1024 * 1024,
+    // Fetch sizes are compressed bytes, and a fetch is decompressed whole before its first insert:
+    // spans compress 5-40x, so 16 MiB is ~80-650 MB of rows in memory while a backlog drains
+    // (64 MiB peaked at 3.5 GB RSS in `npm run bench -- ingester-drain`; docs/benchmarks.md).
+    maxBytesPerPartition: 4 * 1024 * 1024,
+    maxBytes: 16 * 1024 * 1024,
     allowAutoTopicCreation: false,
   });
   consumer.on(consumer.events.CRASH, (e) => log.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed'));
