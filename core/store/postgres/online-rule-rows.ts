@@ -1,5 +1,4 @@
-import type { Expected, ScorerRef } from '../../model/eval-case.js';
-import type { EvaluationStatus, OnlineEvaluation, OnlineRule, OnlineRuleDefinition, OnlineRuleFilter, OnlineScoreRecord } from '../../model/online-rule.js';
+import type { EvaluationStatus, OnlineEvaluation, OnlineRule, OnlineRuleDefinition, OnlineScoreRecord } from '../../model/online-rule.js';
 
 /** Online rules' and evaluations' rows as PostgreSQL returns them, and the one converter of each to its API view. */
 
@@ -19,15 +18,9 @@ export const RULE_FROM = `online_rules r
     FROM online_evaluations e WHERE e.rule_id = r.id AND e.status IN ('pending', 'running')
   ) o ON true`;
 
-export interface RuleRow {
+/** A rule's stored settings, its scan position, counters and open work. */
+export interface RuleRow extends OnlineRuleDefinition {
   id: string;
-  name: string;
-  filter: OnlineRuleFilter;
-  sample_rate: number;
-  scorers: ScorerRef[];
-  expected: Expected;
-  delay_seconds: number;
-  enabled: boolean;
   since_ms: string;
   watermark_stored_ms: string;
   watermark_trace: string | null;
