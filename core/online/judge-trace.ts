@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JudgeGeneration } from '../judges/judge.js';
 import type { ScoreDetail } from '../model/eval-case.js';
+import { judgeCallSpan } from '../judges/judge-span.js';
 
 /**
  * Ids of an online evaluation's outputs and the trace an LLM judge leaves (docs/online-evals.md,
@@ -19,14 +20,6 @@ export function onlineScoreId(ruleId: string, traceId: string, scorer: string): 
 
 /** W3C trace id (32 hex) of the trace holding a judge's calls for one (rule, trace, scorer). */
 export const judgeTraceId = (ruleId: string, traceId: string, scorer: string) => hex(`${keyText(ruleId, traceId, scorer)}:judge`, 32);
-
-/** The OpenTelemetry GenAI `gen_ai.provider.name` of each judge provider (as in a run's judge spans). */
-const GEN_AI_PROVIDER: Record<string, string> = {
-  anthropic: 'anthropic',
-  openai: 'openai',
-  'vertex-gemini': 'gcp.vertex_ai',
-  'vertex-anthropic': 'gcp.vertex_ai',
-};
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -72,29 +65,14 @@ export function judgeTraceBody(t: JudgeTraceInput): Record<string, unknown> {
     spans.push({
       span_id: hex(`${traceId}:${t.attempt}:call:${i}`, 16),
       parent_span_id: root,
-      name: `judge: ${c.scorer}`.slice(0, 1024),
-      type: 'generation',
-      start_time: iso(c.startedAt),
-      end_time: iso(Math.max(c.startedAt, c.endedAt)),
-      status: c.status === 'error' ? 'error' : 'ok',
-      ...(c.error ? { status_message: c.error.slice(0, 4096) } : {}),
-      model: c.model,
-      input: c.input,
-      output: c.output ?? null,
-      input_tokens: c.usage?.input_tokens ?? 0,
-      output_tokens: c.usage?.output_tokens ?? 0,
-      attributes: {
-        'gen_ai.operation.name': 'chat',
-        'gen_ai.provider.name': GEN_AI_PROVIDER[c.provider] ?? c.provider,
-        'gen_ai.request.model': c.model,
-        'gen_ai.usage.cache_read_input_tokens': c.usage?.cached_input_tokens ?? 0,
-        'agent_eval.judge': c.scorer,
-        'agent_eval.judge_provider': c.provider,
-        'agent_eval.judge_attempt': c.attempt,
-        'agent_eval.judge_status': c.status,
-        'agent_eval.latency_ms': Math.max(0, c.endedAt - c.startedAt),
-        ...(c.cost ? { 'agent_eval.cost_usd': c.cost.cost_usd, 'agent_eval.price_version': c.cost.price_version } : {}),
-      },
+      ...judgeCallSpan({
+        ...c,
+        input_tokens: c.usage?.input_tokens ?? 0,
+        output_tokens: c.usage?.output_tokens ?? 0,
+        cached_input_tokens: c.usage?.cached_input_tokens ?? 0,
+        started_ms: c.startedAt,
+        ended_ms: c.endedAt,
+      }),
     });
   });
   return {
