@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureUiBuild } from '../scripts/build-ui.js';
 
@@ -11,8 +14,13 @@ import { ensureUiBuild } from '../scripts/build-ui.js';
  * apt-get, scripts/chromium.sh fetch; about a minute, once) and builds the dashboard when its
  * build is missing or stale (scripts/build-ui.ts). Where either fails the other tests still
  * run; the browser tests then fail with the reason.
+ *
+ * Gives the run its own temporary directory (TMPDIR, inherited by every test worker and every
+ * process they start) and removes it when the run ends: each test file's data dirs (chDB,
+ * PostgreSQL, Kafka logs; ~85 MB a service) are made with os.tmpdir(), so nothing a test forgets
+ * to remove outlives the run.
  */
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
   const script = fileURLToPath(new URL('../scripts/temporal.sh', import.meta.url));
   execFileSync('bash', [script, 'path'], { stdio: ['ignore', 'ignore', 'inherit'] });
 
@@ -27,4 +35,9 @@ export default async function setup(): Promise<void> {
   } catch (err) {
     console.warn(`global-setup: the dashboard did not build; the browser tests in test/browser will fail:\n${err instanceof Error ? err.message : String(err)}`);
   }
+  const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-tests-'));
+  // World-writable and sticky like /tmp: the embedded PostgreSQL runs as its own user under root.
+  fs.chmodSync(runTmp, 0o1777);
+  process.env.TMPDIR = runTmp;
+  return () => fs.rmSync(runTmp, { recursive: true, force: true });
 }
