@@ -5,7 +5,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MESSAGE_HEADERS, type RowTable } from '../collector/kafka/envelope.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
 import { startKafka, topicMessageCount } from '../test/helpers/kafka.js';
-import { forEachConcurrently, removeDir, spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
+import { forEachConcurrently, spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
 import { cpuSeconds, getJson, median, meter, round, sleep, threadTimes } from './lib.js';
 import { bytesPerSpan, cachedPool, type PayloadShape } from './otlp-payloads.js';
 import { deliver, httpSender, otlpSource, Outcomes } from './senders.js';
@@ -131,7 +131,6 @@ async function fill(env: Record<string, string>, opts: IngesterDrainOptions) {
     };
   } finally {
     await stopProcess(svc, 120_000);
-    removeDir(dir);
   }
 }
 
@@ -315,7 +314,6 @@ async function drain(env: Record<string, string>, expected: { spans: number; tra
   } finally {
     await ch.close();
     await stopProcess(svc, 120_000);
-    removeDir(dir);
   }
 }
 

@@ -20,6 +20,22 @@ import { benchOnlineEvals } from './online-evals.js';
 import { benchSpanPricing } from './span-pricing.js';
 
 /**
+ * Every temporary file of this invocation (the services' data dirs) goes under one directory,
+ * removed when the invocation ends, not between runs: on a filesystem without a journal (this
+ * machine's ext4) creating a file scans past every inode deleted in the last minutes of its
+ * group, so removing a finished run's data dir (tens of thousands of files) made the next run's
+ * inserts up to 5x as expensive (docs/benchmarks.md, "Inode churn"). `--keep-data` keeps it
+ * (its path is printed): to look at a run's data, or to run invocations back to back.
+ */
+function useInvocationTmpDir(keep: boolean): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-bench-run-'));
+  // Sticky and world-writable like /tmp: the embedded PostgreSQL runs as its own user under root.
+  fs.chmodSync(dir, 0o1777);
+  process.env.TMPDIR = dir;
+  process.on('exit', () => (keep ? console.log(`data kept (--keep-data): ${dir}`) : fs.rmSync(dir, { recursive: true, force: true })));
+}
+
+/**
  * `npm run bench -- <scenario> [options]`: runs a scenario `--runs` times (default 3), each run
  * against a fresh service, prints every run and the medians, and writes
  * bench/results/<scenario>-<time>.json. Scenarios and their options: docs/benchmarks.md.
@@ -47,6 +63,7 @@ const { positionals, values: v } = parseArgs({
     'service-env': { type: 'string' },
     'cpu-prof': { type: 'string' },
     'wait-quiet': { type: 'string', default: '0' },
+    'keep-data': { type: 'boolean', default: false },
     'max-noise': { type: 'string' },
     'max-retries': { type: 'string', default: '3' },
     cases: { type: 'string' },
@@ -143,6 +160,7 @@ if (!run) {
   console.error(`unknown scenario '${scenario}'; one of: ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);
 }
+useInvocationTmpDir(v['keep-data']);
 const runs: unknown[] = [];
 const discarded: unknown[] = [];
 const started = new Date().toISOString();

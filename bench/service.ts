@@ -1,4 +1,4 @@
-import { removeDir, spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
+import { spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
 import { readApiKey } from '../test/helpers/server.js';
 
@@ -18,14 +18,12 @@ export type BenchService = ServiceProcess & {
  */
 export const serviceEnv: Record<string, string> = {};
 
-/** The service under test as its own process, so its CPU and RSS can be read from /proc; its data dir is removed on stop. */
+/** The service under test as its own process, so its CPU and RSS can be read from /proc; its data dir is removed when the bench invocation ends. */
 export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
   const svc = await spawnServiceProcess(makeDataDir('agent-eval-bench-'), { ...serviceEnv, ...env });
   if (!svc.apiUrl || !svc.otlpHttpUrl || !svc.otlpGrpcAddress) throw new Error('bench service started without its listeners');
-  const stop = async () => {
-    await stopProcess(svc, 120_000);
-    removeDir(svc.dataDir);
-  };
+  // The data dir stays until the invocation ends (bench/run.ts: useInvocationTmpDir).
+  const stop = () => stopProcess(svc, 120_000);
   const key = readApiKey(svc.dataDir);
   const headers: Record<string, string> = { 'x-project-id': svc.projectId, ...(env.AUTH_MODE === 'required' && key ? { 'x-api-key': key } : {}) };
   return { ...svc, apiUrl: svc.apiUrl, otlpHttpUrl: svc.otlpHttpUrl, otlpGrpcAddress: svc.otlpGrpcAddress, headers, stop };
