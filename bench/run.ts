@@ -18,6 +18,7 @@ import { benchUi } from './ui.js';
 import { benchTraceFilters } from './trace-filters.js';
 import { benchOnlineEvals } from './online-evals.js';
 import { benchSpanPricing } from './span-pricing.js';
+import { benchInsertCost } from './insert-cost.js';
 
 /**
  * Every temporary file of this invocation (the services' data dirs) goes under one directory,
@@ -102,6 +103,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   json: () => benchJson(json),
   auth: () => benchAuth(json),
   'auth-overhead': () => benchAuthOverhead(quick ? 20_000 : 200_000),
+  'insert-cost': () => benchInsertCost({ inserts: quick ? 20 : 100, rounds: quick ? 2 : 5 }),
   'span-pricing': () => Promise.resolve().then(() => benchSpanPricing({ traces: quick ? 200 : 2000, spansPerTrace: shape.spansPerTrace, rounds: quick ? 3 : 9 })),
   ingest: () => benchIngest({ ...json, targetSpans: quick ? 50_000 : 1_000_000, reads: quick ? 100 : 500 }),
   latency: latencyBench({ ...shape, transport, rate: v.rate === undefined ? undefined : Number(v.rate), fraction: Number(v.fraction), concurrency: clients, calibrateSeconds: seconds(30, 5), seconds: seconds(30, 10), warmupSeconds: quick ? 2 : 5 }),
