@@ -12,6 +12,7 @@ import { benchOtlp, type OtlpTransport } from './otlp.js';
 import { benchOverload } from './overload.js';
 import { parseTransport } from './senders.js';
 import { serviceEnv } from './service.js';
+import { useRunTmpDir } from '../test/helpers/data-dir.js';
 import { benchWritePath, type WritePathKind } from './write-path.js';
 import { benchIngesterDrain } from './ingester-drain.js';
 import { benchUi } from './ui.js';
@@ -29,10 +30,7 @@ import { benchInsertCost } from './insert-cost.js';
  * (its path is printed): to look at a run's data, or to run invocations back to back.
  */
 function useInvocationTmpDir(keep: boolean): void {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-bench-run-'));
-  // Sticky and world-writable like /tmp: the embedded PostgreSQL runs as its own user under root.
-  fs.chmodSync(dir, 0o1777);
-  process.env.TMPDIR = dir;
+  const dir = useRunTmpDir('agent-eval-bench-run-');
   process.on('exit', () => (keep ? console.log(`data kept (--keep-data): ${dir}`) : fs.rmSync(dir, { recursive: true, force: true })));
 }
 

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureUiBuild } from '../scripts/build-ui.js';
+import { useRunTmpDir } from './helpers/data-dir.js';
 
 /**
  * Builds the tools the tests run for real, once, before any test file starts: the Temporal CLI
@@ -35,9 +34,6 @@ export default async function setup(): Promise<() => void> {
   } catch (err) {
     console.warn(`global-setup: the dashboard did not build; the browser tests in test/browser will fail:\n${err instanceof Error ? err.message : String(err)}`);
   }
-  const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-tests-'));
-  // World-writable and sticky like /tmp: the embedded PostgreSQL runs as its own user under root.
-  fs.chmodSync(runTmp, 0o1777);
-  process.env.TMPDIR = runTmp;
+  const runTmp = useRunTmpDir('agent-eval-tests-');
   return () => fs.rmSync(runTmp, { recursive: true, force: true });
 }
