@@ -85,7 +85,8 @@ describe('suites pages', () => {
     const row = p.page.locator(CATALOG.suiteRowNamed('catalog-weather'));
     expect(await row.getByTestId('suite-version').textContent()).toBe('v2');
     expect(await row.getByTestId('suite-case-count').textContent()).toBe('3');
-    expect(await row.textContent()).toContain('catalog-bot');
+    // Agent names load after the suites (the column shows the agent's id until then).
+    await expect.poll(() => row.textContent()).toContain('catalog-bot');
     await p.screenshot('catalog-suites');
 
     await p.page.getByLabel('Name').fill('refund');
