@@ -35,6 +35,8 @@ interface Counter {
   known: number;
   /** Requests this process counted since its last sync. */
   pending: number;
+  /** Requests this process is adding to the store in the sync under way (counted until its answer is known). */
+  syncing: number;
   /** While the window's total so far is read, on this process's first request of the window. */
   loading?: Promise<void>;
 }
@@ -71,7 +73,10 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
     const due = [...counters.entries()];
     if (!due.length) return;
     const batch = due.map(([key, c]) => ({ key, c, add: c.pending, windowStart: c.windowStart }));
-    for (const b of batch) b.c.pending = 0;
+    for (const b of batch) {
+      b.c.syncing += b.add;
+      b.c.pending = 0;
+    }
     syncing = (async () => {
       try {
         const { rows } = await pool.query<{ project_id: string; bucket: string; window_start: Date; count: number }>(
@@ -90,10 +95,14 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
           const c = counters.get(`${row.project_id}\u0000${row.bucket}`);
           if (c && c.windowStart === row.window_start.getTime()) c.known = Math.max(c.known, row.count);
         }
+        for (const b of batch) b.c.syncing -= b.add;
         if (++syncs % 60 === 0) await pool.query(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '10 minutes'`);
       } catch (err) {
         // The store is down: keep the counts for the next sync and go on counting locally.
-        for (const b of batch) if (b.c.windowStart === b.windowStart) b.c.pending += b.add;
+        for (const b of batch) {
+          b.c.syncing -= b.add;
+          b.c.pending += b.add;
+        }
         logger.warn({ err }, 'rate limit counters not synced; counting locally');
       } finally {
         syncing = undefined;
@@ -160,13 +169,13 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
       const key = `${projectId}\u0000${BUCKET_COLUMN[bucket]}`;
       let c = counters.get(key);
       if (!c || c.windowStart !== windowStart) {
-        c = { windowStart, known: 0, pending: 0 };
+        c = { windowStart, known: 0, pending: 0, syncing: 0 };
         c.loading = loadKnown(projectId, BUCKET_COLUMN[bucket], c);
         counters.set(key, c);
       }
       if (c.loading) await c.loading;
       const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
-      const used = c.known + c.pending;
+      const used = c.known + c.syncing + c.pending;
       if (used >= limit) throw new RateLimitedError({ limit, remaining: 0, resetSeconds });
       c.pending++;
       return { limit, remaining: Math.max(0, limit - used - 1), resetSeconds };

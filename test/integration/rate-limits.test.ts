@@ -125,6 +125,31 @@ describe('rate limits', () => {
     }
   });
 
+  it('counts its own requests while a sync of them is under way (the store slow to answer)', async () => {
+    await freshWindow(15_000);
+    const a = openServiceMetadata(svc.dataDir);
+    const blocker = openServiceMetadata(svc.dataDir);
+    const limiter = createRateLimiter(a.pool, { ingest: 10, query: 5, evalRuns: 10 }, createLogger('silent'));
+    const lock = await blocker.pool.connect();
+    try {
+      const remaining = [];
+      for (let i = 0; i < 3; i++) remaining.push((await limiter.take('rl-slow-sync', 'query')).remaining);
+      // The next sync's INSERT waits on this lock: the three are in flight, not yet known.
+      await lock.query('BEGIN; LOCK TABLE rate_limit_windows IN EXCLUSIVE MODE');
+      await sleep(1500);
+      remaining.push((await limiter.take('rl-slow-sync', 'query')).remaining);
+      remaining.push((await limiter.take('rl-slow-sync', 'query')).remaining);
+      await expect(limiter.take('rl-slow-sync', 'query')).rejects.toMatchObject({ status: 429 });
+      expect(remaining).toEqual([4, 3, 2, 1, 0]);
+    } finally {
+      await lock.query('ROLLBACK').catch(() => undefined);
+      lock.release();
+      await limiter.close();
+      await a.close();
+      await blocker.close();
+    }
+  });
+
   it('a process joining mid-window starts from the total the others counted, not from zero', async () => {
     await freshWindow(15_000);
     const a = openServiceMetadata(svc.dataDir);
