@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
+import { SERVICE_NODE_FLAGS } from '../../runtime/node-flags.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -44,7 +45,7 @@ process.once('exit', () => {
 });
 
 export async function spawnServiceProcess(dataDir: string, env: Record<string, string> = {}, startTimeoutMs = 90_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', 'serve'], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'main.ts', 'serve'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
