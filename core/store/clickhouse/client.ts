@@ -5,6 +5,7 @@ import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import { serializedChdbConnection, type EmbeddedConnection } from './embedded-connection.js';
+import { openInsertLanes } from './insert-lanes.js';
 
 export type { ClickHouseClient, EmbeddedConnection };
 
@@ -41,6 +42,13 @@ const SETTINGS = { date_time_input_format: 'best_effort' } as const;
  */
 const EMBEDDED_SETTINGS = { log_queries: 0 } as const;
 
+/**
+ * The write path's chDB connections in-process, besides the one of the queries (insert-lanes.ts):
+ * one per table a batch writes (`spans`, `trace_stats_input`), so a small batch's two inserts run
+ * side by side; past 1 MiB of rows in flight (~450 spans of 2 KB), inserts run one at a time.
+ */
+const EMBEDDED_INSERT_LANES = { lanes: 2, parallelMaxBytes: 1024 * 1024 } as const;
+
 /** A server over HTTP: rows are the request body of `INSERT ... FORMAT JSONEachRow`. */
 export function httpClickHouse(client: ClickHouseClient): ClickHouse {
   return {
@@ -74,14 +82,16 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
     // chdb types its Connection against @clickhouse/client-common, which @clickhouse/client now
     // bundles under another path; the shapes are identical, the declarations are not.
     const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS } });
+    const lanes = openInsertLanes(dir, EMBEDDED_INSERT_LANES);
     ch = {
       client,
       chdb: connection,
       // client.insert would serialize the body into the SQL text; rawInsert passes the bytes through.
-      insertRows: async (table, rows) => {
-        await connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings: EMBEDDED_SETTINGS });
+      insertRows: (table, rows) => lanes.insert(table, rows, EMBEDDED_SETTINGS),
+      close: async () => {
+        await lanes.close();
+        await client.close();
       },
-      close: () => client.close(),
     };
   }
   await ch.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${DATABASE}` });

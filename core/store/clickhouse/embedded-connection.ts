@@ -20,8 +20,9 @@
  * Raw inserts (`chdb.rawInsert`, `chdb.streamInsert`) do not wait in the queue: an INSERT formats
  * no output, so it leaves none when it fails, and chdb-node's raw insert never reads the result
  * buffer (leftovers it happens to take are dropped), so it can neither cause nor see stale bytes.
- * That keeps the write path out of the queue, and a remote client's slow streamed insert (the
- * gateway) from holding up everything else while its body trickles in.
+ * That keeps a remote client's slow streamed insert (the gateway) from holding up the queue while
+ * its body trickles in. The service's own write path inserts on connections of its own
+ * (insert-lanes.ts), so it does not wait for this connection's statements at all.
  */
 import { Readable } from 'node:stream';
 import type { ChdbConnection, ChdbExtension, Connection } from 'chdb/connection';
