@@ -13,8 +13,8 @@ import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
  * the last one was written), and then that wait is what limits throughput. A large insert's cost
  * is per row, and two at once only compete for
  * the CPU and shrink the next batches. So an insert starts beside others only while the rows in
- * flight, its own included, stay within `parallelMaxBytes`; otherwise it waits, in arrival
- * order, until it fits or the lanes are idle. Measured (docs/benchmarks.md, "Insert lanes"):
+ * flight, its own included, stay within `parallelMaxBytes`; otherwise it joins the busiest lane,
+ * behind the inserts there. Measured (docs/benchmarks.md, "Insert lanes"):
  * JSON ingest's batches of a few hundred spans gain ~10% spans/s; OTLP's batches of 500 spans
  * and more (1.5 MB of rows) run one insert at a time, as before; with a 2 MiB bound they ran
  * side by side and lost ~15%.
@@ -24,7 +24,7 @@ import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
  */
 export interface InsertLanes {
   insert(table: string, rows: Buffer, settings: Record<string, string | number>): Promise<void>;
-  /** Waits for the inserts in flight and queued, then closes every lane. */
+  /** Waits for the inserts in flight, then closes every lane. */
   close(): Promise<void>;
 }
 
@@ -36,6 +36,7 @@ export interface InsertLaneOptions {
 
 interface Lane {
   connection: ChdbConnection;
+  /** Inserts issued on this lane and not finished: chDB runs them one at a time, in order. */
   running: number;
 }
 
@@ -47,43 +48,28 @@ export function openInsertLanes(dataPath: string, opts: InsertLaneOptions): Inse
     for (const lane of lanes) void lane.connection.close();
     throw err;
   }
-  let running = 0;
   let bytesInFlight = 0;
-  const waiting: Array<{ bytes: number; start(): void }> = [];
   const pending = new Set<Promise<void>>();
 
-  const fits = (bytes: number) => running === 0 || (running < lanes.length && bytesInFlight + bytes <= opts.parallelMaxBytes);
-  const reserve = (bytes: number) => {
-    running++;
-    bytesInFlight += bytes;
-  };
-  function startWaiting(): void {
-    while (waiting.length > 0 && fits(waiting[0].bytes)) {
-      const next = waiting.shift()!;
-      reserve(next.bytes);
-      next.start();
-    }
-  }
-  /** Resolves once the insert holds its share of the lanes (reserved here or by startWaiting). */
-  function turn(bytes: number): Promise<void> | undefined {
-    if (waiting.length === 0 && fits(bytes)) {
-      reserve(bytes);
-      return undefined;
-    }
-    return new Promise<void>((start) => waiting.push({ bytes, start }));
+  /**
+   * Within the bound: the least busy lane, so the insert runs beside the others. Past it: the
+   * busiest lane, where chDB queues it behind the inserts already there, with no round trip
+   * through JS between them (the event loop may be busy decoding the next request).
+   */
+  function pickLane(bytes: number): Lane {
+    const parallel = bytesInFlight + bytes <= opts.parallelMaxBytes;
+    return lanes.reduce((best, l) => ((parallel ? l.running < best.running : l.running > best.running) ? l : best));
   }
 
   async function insert(table: string, rows: Buffer, settings: Record<string, string | number>): Promise<void> {
-    await turn(rows.length);
-    const lane = lanes.reduce((best, l) => (l.running < best.running ? l : best));
+    const lane = pickLane(rows.length);
     lane.running++;
+    bytesInFlight += rows.length;
     try {
       await lane.connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings });
     } finally {
       lane.running--;
-      running--;
       bytesInFlight -= rows.length;
-      startWaiting();
     }
   }
 
