@@ -62,7 +62,7 @@ export function grpcSender(address: string, projectId: string, channels: number)
     send(body) {
       const client = clients[next++ % clients.length];
       return new Promise((resolve) => {
-        client.makeUnaryRequest(EXPORT_PATH, passThrough, passThrough, Buffer.from(body), metadata, {}, (err) => {
+        client.makeUnaryRequest(EXPORT_PATH, passThrough, passThrough, typeof body === 'string' ? Buffer.from(body) : body, metadata, {}, (err) => {
           if (!err) return resolve({ kind: 'ok', outcome: 'OK' });
           const outcome = grpc.status[err.code] ?? String(err.code);
           if (err.code !== grpc.status.RESOURCE_EXHAUSTED && err.code !== grpc.status.UNAVAILABLE) return resolve({ kind: 'fail', outcome: `${outcome}: ${err.details}` });
