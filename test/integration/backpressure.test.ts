@@ -196,8 +196,8 @@ describe('backpressure of the embedded batcher (BATCH_MAX_PENDING_BYTES=256 KiB,
     // few times that parsed and normalized), plus 256 KiB buffered and one chDB insert of it: tens
     // of MB (measured: +35..60 MB with V8's default 16 MB semi-spaces, +53..75 MB with the
     // service's 64 MB ones, runtime/node-flags.ts). 200 MB over the working baseline leaves room
-    // for V8's lazy GC and chDB's allocator, and is well under the ~24 MB x several the flood weighs once parsed,
-    // were the refused requests kept instead of answered.
+    // for V8's lazy GC and chDB's allocator, and is well under the ~24 MB x several the flood
+    // weighs once parsed, were the refused requests kept instead of answered.
     expect(peakRssMb - baselineRssMb).toBeLessThan(MAX_RSS_GROWTH_MB);
   });
 

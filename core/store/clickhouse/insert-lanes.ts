@@ -11,13 +11,12 @@ import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
  * mostly fixed (parts, files, the view), so two at once nearly halve the time a client waits;
  * batches are small when few spans are in flight (one insert slot: a batch is what gathered while
  * the last one was written), and then that wait is what limits throughput. A large insert's cost
- * is per row, and two at once only compete for
- * the CPU and shrink the next batches. So an insert starts beside others only while the rows in
- * flight, its own included, stay within `parallelMaxBytes`; otherwise it joins the busiest lane,
- * behind the inserts there. Measured (docs/benchmarks.md, "Insert lanes"):
- * JSON ingest's batches of a few hundred spans gain ~10% spans/s; OTLP's batches of 500 spans
- * and more (1.5 MB of rows) run one insert at a time, as before; with a 2 MiB bound they ran
- * side by side and lost ~15%.
+ * is per row, and two at once only compete for the CPU and shrink the next batches. So an insert
+ * starts beside others only while the rows in flight, its own included, stay within
+ * `parallelMaxBytes`; otherwise it joins the busiest lane, behind the inserts there. Measured
+ * (docs/benchmarks.md, "Insert lanes"): JSON ingest's batches of a few hundred spans gain ~10%
+ * spans/s; OTLP's batches of 500 spans and more (1.5 MB of rows) run one insert at a time, as
+ * before; with a 2 MiB bound they ran side by side and lost ~15%.
  *
  * Raw inserts return no result, so the query connection's cleanup after a failure
  * (embedded-connection.ts) is not needed here.
