@@ -1,5 +1,6 @@
-import { Kafka, Partitioners, logLevel as KafkaLogLevel, type LogEntry, type Producer } from 'kafkajs';
+import { Kafka, logLevel as KafkaLogLevel, type LogEntry, type Producer } from 'kafkajs';
 import type { Logger } from '../../core/logger.js';
+import { RetryStablePartitioner } from './partitioner.js';
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [KafkaLogLevel.ERROR]: 'error',
@@ -28,16 +29,17 @@ export function createKafkaClient(brokers: string[], logger: Logger, clientId = 
 /**
  * The producer every agent-eval topic is written with. Idempotence makes kafkajs' internal
  * retries safe (no duplicates, no reordering within a partition); kafkajs requires
- * maxInFlightRequests 1 and acks -1 for it. The Java client's murmur2 partitioner (kafkajs'
- * default since 2.0) is named so kafkajs does not warn; keys then map to the same partition
- * from any client. Topics are created by ensureTopics, never implicitly.
+ * maxInFlightRequests 1 and acks -1 for it, and a message must keep its partition across
+ * retries ({@link RetryStablePartitioner}). The partitioner is the Java client's (murmur2 of
+ * the key, kafkajs' default since 2.0): keys map to the same partition from any client.
+ * Topics are created by ensureTopics, never implicitly.
  */
 export async function connectIdempotentProducer(kafka: Kafka): Promise<Producer> {
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
+    createPartitioner: RetryStablePartitioner,
   });
   await producer.connect();
   return producer;

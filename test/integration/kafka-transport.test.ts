@@ -380,6 +380,7 @@ describe('Kafka transport (real broker)', () => {
     const batch = rows([span('p3', 'drain', 0)]);
     // Two messages, the span row and the trace_stats_input row, on two partitions: two inserts at once.
     await s.write(batch);
+    expect(await topicMessageCount(kafka, names.topic)).toBe(2);
 
     const inserts: Array<{ batch: RowBatch; finish: () => void }> = [];
     const written: RowBatch[] = [];
@@ -395,14 +396,22 @@ describe('Kafka transport (real broker)', () => {
           if (released) finish();
         }),
     };
+    const release = () => {
+      if (released) return;
+      released = true;
+      for (const i of inserts) i.finish();
+    };
     const ingester = await ingest({ ...names, writer: slow });
-    await eventually(() => expect(rowsOf(inserts.map((i) => i.batch))).toEqual(rowsOf([batch])));
-    expect(inserts).toHaveLength(2);
-    const stopping = ingester.stop();
-    await sleep(200); // stop() is under way while the inserts run
-    released = true;
-    for (const i of inserts) i.finish();
-    await stopping;
+    try {
+      await eventually(() => expect(rowsOf(inserts.map((i) => i.batch))).toEqual(rowsOf([batch])));
+      expect(inserts).toHaveLength(2);
+      const stopping = ingester.stop();
+      await sleep(200); // stop() is under way while the inserts run
+      release();
+      await stopping;
+    } finally {
+      release(); // a failed check above must not leave stop() (in afterEach) waiting on an insert forever
+    }
     expect(written).toHaveLength(2);
     expect(rowsOf(written)).toEqual(rowsOf([batch]));
     // Both partitions that held a message are committed past it; the third never held one.
@@ -428,6 +437,37 @@ describe('Kafka transport (real broker)', () => {
     // Each message inserted once: no membership lost, nothing redelivered.
     expect(written).toHaveLength(2);
     expect(rowsOf(written)).toEqual(rowsOf([batch]));
+  });
+
+  it('a produce retried after its first attempt was written stores each message once', async () => {
+    const names = await topics(3);
+    // Requests time out after 1 s, and the send retries long enough to outlast a 3 s hang.
+    const impatient = new Kafka({
+      clientId: 'kafka-transport-test-impatient',
+      brokers: broker.brokers,
+      logLevel: logLevel.NOTHING,
+      requestTimeout: 1_000,
+      retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 1_000 },
+    });
+    const s = await createKafkaSink({ kafka: impatient, topic: names.topic, logger, maxMessageBytes: MAX_MESSAGE_BYTES });
+    running.push({ stop: () => s.close() });
+    await s.write(rows([span('p6', 'before', 0)])); // metadata and the producer id, while the broker answers
+    const batch = rows([span('p6', 'retried', 0)]);
+    // The broker hangs with the request unanswered; the producer times out and sends it again,
+    // several times. Resumed, the broker writes the first attempt, then sees each retry: the same
+    // partition and sequence number, a duplicate it drops. Sent elsewhere, a retry was a copy.
+    process.kill(broker.pid, 'SIGSTOP');
+    const write = s.write(batch);
+    try {
+      await sleep(3_000);
+    } finally {
+      process.kill(broker.pid, 'SIGCONT');
+    }
+    await write;
+    // Two messages a write (its span rows, its trace_stats_input rows), each stored once.
+    expect(await topicMessageCount(kafka, names.topic)).toBe(4);
+    const stored = (await readTopic(kafka, names.topic, 4)).filter((m) => m.value.includes('retried'));
+    expect(stored.map((m) => m.headers[MESSAGE_HEADERS.table]).sort()).toEqual(['spans', 'trace_stats_input']);
   });
 
   // Last: it stops the broker. (A span too large for a message never reaches the sink: ingest
