@@ -2,24 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchAuth, benchIngest, benchJson } from './ingest.js';
-import { benchAuthOverhead } from './auth-overhead.js';
-import { benchEvalRuns } from './eval-runs.js';
-import { latencyBench } from './latency.js';
 import { medianOf, numericLeaves, speedProbeMs, waitQuiet } from './lib.js';
-import { benchLongTrace } from './long-trace.js';
-import { benchOtlp, type OtlpTransport } from './otlp.js';
-import { benchOverload } from './overload.js';
+import type { OtlpTransport } from './otlp.js';
 import { parseTransport } from './senders.js';
 import { serviceEnv } from './service.js';
 import { useRunTmpDir } from '../test/helpers/data-dir.js';
-import { benchWritePath, type WritePathKind } from './write-path.js';
-import { benchIngesterDrain } from './ingester-drain.js';
-import { benchUi } from './ui.js';
-import { benchTraceFilters } from './trace-filters.js';
-import { benchOnlineEvals } from './online-evals.js';
-import { benchSpanPricing } from './span-pricing.js';
-import { benchInsertCost } from './insert-cost.js';
+import type { WritePathKind } from './write-path.js';
 
 /**
  * Every temporary file of this invocation (the services' data dirs) goes under one directory,
@@ -90,26 +78,38 @@ if (v['cpu-prof']) {
   serviceEnv.NODE_OPTIONS = `${serviceEnv.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''} --import ${path.join(import.meta.dirname, 'cpu-prof.mjs')}`.trim();
 }
 
-const otlp = (transports: OtlpTransport[]) => () =>
-  benchOtlp({ ...shape, transports, concurrency: num(v.concurrency, 8), seconds: seconds(30, 5), grpcChannels: 4, visibleTimeoutSeconds: 120 });
+/**
+ * Scenarios import their modules when they run: the load generator shares the machine with the
+ * service, and every module it holds makes each of its full GCs dearer (the OTLP senders allocate
+ * ~1 MB per export, and external memory that fast forces a mark-compact every few hundred ms).
+ * With every scenario loaded, and the service's code through a test helper, its heap was 94 MB
+ * and it took 0.38-0.40 cores while sending OTLP/gRPC; docs/benchmarks.md, "gRPC at 1.3 cores".
+ */
+function lazily(make: () => Promise<() => Promise<unknown>>): () => Promise<unknown> {
+  let made: Promise<() => Promise<unknown>> | undefined;
+  return async () => (await (made ??= make()))();
+}
+
+const otlp = (transports: OtlpTransport[]) => async () =>
+  (await import('./otlp.js')).benchOtlp({ ...shape, transports, concurrency: num(v.concurrency, 8), seconds: seconds(30, 5), grpcChannels: 4, visibleTimeoutSeconds: 120 });
 const json = { concurrency: num(v.concurrency, 64), seconds: seconds(30, 5), spansPerTrace: shape.spansPerTrace, spanSize: shape.spanSize, visibleTimeoutSeconds: 120 };
 
 const scenarios: Record<string, () => Promise<unknown>> = {
   otlp: otlp(['http', 'grpc']),
   'otlp-http': otlp(['http']),
   'otlp-grpc': otlp(['grpc']),
-  json: () => benchJson(json),
-  auth: () => benchAuth(json),
-  'auth-overhead': () => benchAuthOverhead(quick ? 20_000 : 200_000),
-  'insert-cost': () => benchInsertCost({ inserts: quick ? 20 : 100, rounds: quick ? 2 : 5 }),
-  'span-pricing': () => Promise.resolve().then(() => benchSpanPricing({ traces: quick ? 200 : 2000, spansPerTrace: shape.spansPerTrace, rounds: quick ? 3 : 9 })),
-  ingest: () => benchIngest({ ...json, targetSpans: quick ? 50_000 : 1_000_000, reads: quick ? 100 : 500 }),
-  latency: latencyBench({ ...shape, transport, rate: v.rate === undefined ? undefined : Number(v.rate), fraction: Number(v.fraction), concurrency: clients, calibrateSeconds: seconds(30, 5), seconds: seconds(30, 10), warmupSeconds: quick ? 2 : 5 }),
-  overload: () => benchOverload({ ...shape, transport, concurrency: clients, factor: Number(v.factor), seconds: seconds(10, 5), burstSeconds: num(v['burst-seconds'], quick ? 5 : 15), verify: Number(v.verify), visibleTimeoutSeconds: 300 }),
-  'long-trace': () => benchLongTrace({ totalSpans: num(v['total-spans'], quick ? 10_000 : 100_000), batchSpans: Number(v['batch-spans']), spanSize: shape.spanSize, window: 10, reads: 3 }),
+  json: async () => (await import('./ingest.js')).benchJson(json),
+  auth: async () => (await import('./ingest.js')).benchAuth(json),
+  'auth-overhead': async () => (await import('./auth-overhead.js')).benchAuthOverhead(quick ? 20_000 : 200_000),
+  'insert-cost': async () => (await import('./insert-cost.js')).benchInsertCost({ inserts: quick ? 20 : 100, rounds: quick ? 2 : 5 }),
+  'span-pricing': async () => (await import('./span-pricing.js')).benchSpanPricing({ traces: quick ? 200 : 2000, spansPerTrace: shape.spansPerTrace, rounds: quick ? 3 : 9 }),
+  ingest: async () => (await import('./ingest.js')).benchIngest({ ...json, targetSpans: quick ? 50_000 : 1_000_000, reads: quick ? 100 : 500 }),
+  latency: lazily(async () => (await import('./latency.js')).latencyBench({ ...shape, transport, rate: v.rate === undefined ? undefined : Number(v.rate), fraction: Number(v.fraction), concurrency: clients, calibrateSeconds: seconds(30, 5), seconds: seconds(30, 10), warmupSeconds: quick ? 2 : 5 })),
+  overload: async () => (await import('./overload.js')).benchOverload({ ...shape, transport, concurrency: clients, factor: Number(v.factor), seconds: seconds(10, 5), burstSeconds: num(v['burst-seconds'], quick ? 5 : 15), verify: Number(v.verify), visibleTimeoutSeconds: 300 }),
+  'long-trace': async () => (await import('./long-trace.js')).benchLongTrace({ totalSpans: num(v['total-spans'], quick ? 10_000 : 100_000), batchSpans: Number(v['batch-spans']), spanSize: shape.spanSize, window: 10, reads: 3 }),
   // --paths embedded,kafka (default both); --probes N: latency probes pending at once (default 1)
-  'write-path': () =>
-    benchWritePath({
+  'write-path': async () =>
+    (await import('./write-path.js')).benchWritePath({
       paths: (v.paths ?? 'embedded,kafka').split(',') as WritePathKind[],
       concurrency: num(v.concurrency, 8),
       seconds: seconds(30, 8),
@@ -125,8 +125,8 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       visibleTimeoutSeconds: 120,
     }),
   // --spans N filled into the topic, then drained (default 500,000, --quick 50,000); --concurrency N exporters filling it (default 8)
-  'ingester-drain': () =>
-    benchIngesterDrain({
+  'ingester-drain': async () =>
+    (await import('./ingester-drain.js')).benchIngesterDrain({
       ...shape,
       spans: num(v.spans, quick ? 50_000 : 500_000),
       concurrency: num(v.concurrency, 8),
@@ -135,8 +135,8 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       gunzipSampleMessages: 30,
     }),
   // --cases N (default 200, --quick 50); --concurrency N: the parallel run's (default: the service's, 10); --poll-ms N (default 50)
-  'eval-runs': () =>
-    benchEvalRuns({
+  'eval-runs': async () =>
+    (await import('./eval-runs.js')).benchEvalRuns({
       cases: num(v.cases, quick ? 50 : 200),
       concurrency: v.concurrency === undefined ? undefined : Number(v.concurrency),
       pollMs: Number(v['poll-ms']),
@@ -145,14 +145,14 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     }),
   // --traces N stored (default 100,000, --quick 10,000); --concurrency N ingest clients (default 64)
   // --traces N (default 100,000, --quick 10,000); --spans-per-trace N (default 10)
-  'trace-filters': () => benchTraceFilters({ traces: num(v.traces, quick ? 10_000 : 100_000), spansPerTrace: shape.spansPerTrace, reads: quick ? 3 : 5 }),
+  'trace-filters': async () => (await import('./trace-filters.js')).benchTraceFilters({ traces: num(v.traces, quick ? 10_000 : 100_000), spansPerTrace: shape.spansPerTrace, reads: quick ? 3 : 5 }),
   // --traces N stored before a rule scores them (default 20,000, --quick 3,000; the judge phase a tenth, at least 200);
   // --seconds S of ingest load, with and without a rule (default 30, --quick 10); --concurrency N ingest clients (default 64)
-  'online-evals': () => {
+  'online-evals': async () => {
     const traces = num(v.traces, quick ? 3000 : 20_000);
-    return benchOnlineEvals({ backlogTraces: traces, judgeTraces: Math.max(200, Math.round(traces / 10)), loadSeconds: seconds(30, 10), clients: num(v.concurrency, 64), spansPerTrace: shape.spansPerTrace, delaySeconds: 5 });
+    return (await import('./online-evals.js')).benchOnlineEvals({ backlogTraces: traces, judgeTraces: Math.max(200, Math.round(traces / 10)), loadSeconds: seconds(30, 10), clients: num(v.concurrency, 64), spansPerTrace: shape.spansPerTrace, delaySeconds: 5 });
   },
-  ui: () => benchUi({ traces: num(v.traces, quick ? 10_000 : 100_000), concurrency: num(v.concurrency, 64), loads: quick ? 2 : 3, minRows: 10 }),
+  ui: async () => (await import('./ui.js')).benchUi({ traces: num(v.traces, quick ? 10_000 : 100_000), concurrency: num(v.concurrency, 64), loads: quick ? 2 : 3, minRows: 10 }),
 };
 
 const run = scenarios[scenario];

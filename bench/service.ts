@@ -1,6 +1,6 @@
 import { spawnServiceProcess, stopProcess, type ServiceProcess } from '../test/helpers/processes.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
-import { readApiKey } from '../test/helpers/server.js';
+import { readApiKey } from '../test/helpers/credentials.js';
 
 /** The service under benchmark: all roles, so it has an API and OTLP listeners. */
 export type BenchService = ServiceProcess & {

@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core';
 import { UI_BUILD_DIR } from '../scripts/build-ui.js';
 import { ensureUiBuilt, launchBrowser, openPage } from '../test/helpers/browser.js';
 import { nestedAgentTrace, SEL } from '../test/helpers/dashboard.js';
-import { readApiKey } from '../test/helpers/server.js';
+import { readApiKey } from '../test/helpers/credentials.js';
 import { getTimed, post, round, summarize, type SpanSize } from './lib.js';
 import { closedLoop, waitVisible } from './load.js';
 import { jsonSender, jsonSource } from './senders.js';

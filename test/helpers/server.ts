@@ -1,6 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { makeDataDir } from './data-dir.js';
+import { readApiKey } from './credentials.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { startService, type RunningService } from '../../runtime/service.js';
@@ -62,12 +61,6 @@ export async function startTestService(env: Record<string, string> = {}): Promis
       return apiFetch(service.apiUrl!, project, pathname, { ...init, key });
     },
   };
-}
-
-/** The admin key the first start wrote to credentials.json. */
-export function readApiKey(dataDir: string): string | undefined {
-  const file = path.join(dataDir, 'credentials.json');
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { api_key?: string }).api_key : undefined;
 }
 
 /** Creates `project` (POST /api/projects with an admin key) and returns its first admin key. */
