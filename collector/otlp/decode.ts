@@ -1,7 +1,6 @@
 import type { Attributes, RawSpan, RawSpanEvent, RawSpanStatus } from '../../core/model/raw-span.js';
 import { keyValuesToAttrs } from './any-value.js';
 import { OtlpDecodeError, within } from './errors.js';
-import { otlpTypes } from './proto.js';
 import { asList, asNode, asString, enumNumber, field, nanosToMs, toHexId } from './scalars.js';
 
 // Span.SpanKind and Status.StatusCode (trace.proto), indexed by their numeric values. Kind 0 is
@@ -81,7 +80,8 @@ function decodeResourceSpans(value: unknown, out: RawSpan[]): void {
 }
 
 /**
- * An ExportTraceServiceRequest, either a protobufjs-decoded message or parsed OTLP/JSON, ->
+ * An ExportTraceServiceRequest as a tree of objects (parsed OTLP/JSON, or a protobufjs-decoded
+ * message; binary requests are read straight off the wire by decode-protobuf.ts) ->
  * the convention-agnostic spans, in request order (the order partial_success indexes refer to).
  * Each span carries its ResourceSpans' resource attributes and its ScopeSpans' scope.
  * Throws {@link OtlpDecodeError} when a field has a type OTLP does not allow.
@@ -93,19 +93,6 @@ export function requestToRawSpans(request: unknown): RawSpan[] {
   const list = asList(field(node, 'resourceSpans', 'resource_spans'), 'resourceSpans');
   list.forEach((rs, i) => within(`resourceSpans[${i}]`, () => decodeResourceSpans(rs, out)));
   return out;
-}
-
-/** Binary protobuf ExportTraceServiceRequest (OTLP/gRPC, OTLP/HTTP `application/x-protobuf`) -> spans. */
-export function decodeProtobufRequest(body: Uint8Array): RawSpan[] {
-  const { ExportTraceServiceRequest } = otlpTypes();
-  const buffer = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  let message: unknown;
-  try {
-    message = ExportTraceServiceRequest.decode(buffer);
-  } catch (err) {
-    throw new OtlpDecodeError(`invalid protobuf ExportTraceServiceRequest: ${(err as Error).message}`, '', { cause: err });
-  }
-  return requestToRawSpans(message);
 }
 
 /** OTLP/JSON ExportTraceServiceRequest (`application/json`, UTF-8) -> spans. */

@@ -24,10 +24,10 @@ export interface OtlpTypes {
 let loaded: OtlpTypes | undefined;
 
 /**
- * proto3 strings must be UTF-8 and protobufjs refuses a message that breaks the rule, but
- * OTel JS SDKs encode a JS string's lone surrogate (a truncated emoji in an LLM answer) as
- * invalid UTF-8: refusing would lose the whole export for one character. Decoded leniently, such
- * text becomes a lone surrogate, which the row encoder stores as U+FFFD (core/store/clickhouse/rows.ts).
+ * proto3 strings must be UTF-8 and protobufjs refuses a message that breaks the rule. The
+ * receivers do not (decode-protobuf.ts reads strings without the check); these types decode as
+ * leniently, so whoever decodes a request with them (the tests' reference decoding) sees what
+ * the receivers see.
  */
 function acceptInvalidUtf8(ns: protobuf.NamespaceBase): void {
   for (const nested of ns.nestedArray) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeProtobufRequest, OtlpDecodeError, otlpTypes } from '../../../collector/otlp/index.js';
+import protobuf from 'protobufjs';
+import { decodeProtobufRequest, OtlpDecodeError, otlpTypes, requestToRawSpans } from '../../../collector/otlp/index.js';
 
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 const SPAN_ID = 'eee19b7ec3c1b174';
@@ -157,5 +158,99 @@ describe('decodeProtobufRequest', () => {
       }),
     );
     expect(span).toMatchObject({ traceId: TRACE_ID, spanId: SPAN_ID });
+  });
+
+  // decodeProtobufRequest reads the wire format itself; the message walk of decode.ts (which
+  // OTLP/JSON takes) over protobufjs' decoding of the same bytes must give the same spans.
+  describe('gives what the message walk gives over protobufjs decoding', () => {
+    const viaMessages = (bytes: Uint8Array) => requestToRawSpans(otlpTypes().ExportTraceServiceRequest.decode(bytes));
+
+    it('for every field and AnyValue shape', () => {
+      const bytes = encode(sampleRequest);
+      expect(decodeProtobufRequest(bytes)).toEqual(viaMessages(bytes));
+    });
+
+    it('for agent spans: long prompts, non-ASCII text, many attributes, several resources', () => {
+      const prompt = 'Résumé du ticket 🚀 '.repeat(80);
+      const spans = Array.from({ length: 20 }, (_, i) => ({
+        traceId: hex(TRACE_ID),
+        spanId: Buffer.from(`0000000000000${String(i).padStart(3, '0')}`, 'hex'),
+        parentSpanId: i === 0 ? Buffer.alloc(0) : hex(SPAN_ID),
+        name: `step ${i}`,
+        kind: i % 6,
+        startTimeUnixNano: String(1_700_000_000_000_000_000n + BigInt(i) * 1_000_123n),
+        endTimeUnixNano: String(1_700_000_000_000_000_000n + BigInt(i) * 2_000_456n),
+        attributes: [
+          { key: 'gen_ai.input.messages', value: { stringValue: `${prompt}${i}` } },
+          { key: 'gen_ai.usage.output_tokens', value: { intValue: i * 7 } },
+          { key: 'ratio', value: { doubleValue: i / 3 } },
+          { key: 'nan', value: { doubleValue: NaN } },
+          { key: 'inf', value: { doubleValue: -Infinity } },
+          { key: 'min', value: { intValue: '-9223372036854775808' } },
+        ],
+        status: { code: i % 3, message: i % 3 === 2 ? 'failed' : '' },
+      }));
+      const request = {
+        resourceSpans: [
+          { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] }, scopeSpans: [{ scope: { name: 's' }, spans: spans.slice(0, 10) }] },
+          { scopeSpans: [{ spans: spans.slice(10) }, { scope: { name: 'empty' }, spans: [] }] },
+        ],
+      };
+      const bytes = encode(request);
+      expect(decodeProtobufRequest(bytes)).toEqual(viaMessages(bytes));
+    });
+
+    it('when a resource or scope comes after its spans on the wire (fields may come in any order)', () => {
+      const w = protobuf.Writer.create();
+      w.uint32((1 << 3) | 2).fork(); // resource_spans
+      w.uint32((2 << 3) | 2).fork(); // scope_spans
+      w.uint32((2 << 3) | 2).fork(); // span
+      w.uint32((1 << 3) | 2).bytes(hex(TRACE_ID));
+      w.uint32((2 << 3) | 2).bytes(hex(SPAN_ID));
+      w.ldelim();
+      w.uint32((1 << 3) | 2).fork().uint32((1 << 3) | 2).string('late scope').ldelim(); // scope
+      w.ldelim();
+      w.uint32((1 << 3) | 2).fork(); // resource
+      w.uint32((1 << 3) | 2).fork().uint32((1 << 3) | 2).string('r').uint32((2 << 3) | 2).fork().uint32((1 << 3) | 2).string('v').ldelim().ldelim();
+      w.ldelim();
+      w.ldelim();
+      const bytes = w.finish();
+      const [span] = decodeProtobufRequest(bytes);
+      expect(span).toMatchObject({ spanId: SPAN_ID, scope: { name: 'late scope', version: '' }, resource: { r: 'v' } });
+      expect([span]).toEqual(viaMessages(bytes));
+    });
+
+    it('for an AnyValue with several of its oneof fields set, and text that is not valid UTF-8', () => {
+      const value = protobuf.Writer.create();
+      value.uint32((3 << 3) | 0).int64(7); // int_value
+      value.uint32((1 << 3) | 2).bytes(Buffer.from([0x68, 0xed, 0xa0, 0xbd, 0x69])); // string_value: a lone surrogate's bytes
+      const kv = protobuf.Writer.create().uint32((1 << 3) | 2).string('k').uint32((2 << 3) | 2).bytes(value.finish()).finish();
+      const span = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(hex(SPAN_ID)).uint32((9 << 3) | 2).bytes(kv).finish();
+      const scopeSpans = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(span).finish();
+      const resourceSpans = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(scopeSpans).finish();
+      const bytes = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(resourceSpans).finish();
+      const [decoded] = decodeProtobufRequest(bytes);
+      expect(typeof decoded.attributes.k).toBe('string');
+      expect([decoded]).toEqual(viaMessages(bytes));
+    });
+  });
+
+  it('refuses AnyValues nested past 64 levels with the span that holds them, however deep they go', () => {
+    let value = protobuf.Writer.create().uint32((2 << 3) | 0).bool(true).finish();
+    for (let i = 0; i < 10_000; i++) {
+      const list = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(value).finish();
+      value = protobuf.Writer.create().uint32((5 << 3) | 2).bytes(list).finish();
+    }
+    const kv = protobuf.Writer.create().uint32((1 << 3) | 2).string('deep').uint32((2 << 3) | 2).bytes(value).finish();
+    const span = protobuf.Writer.create().uint32((9 << 3) | 2).bytes(kv).finish();
+    const scopeSpans = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(span).finish();
+    const resourceSpans = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(scopeSpans).finish();
+    const bytes = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(resourceSpans).finish();
+    expect(() => decodeProtobufRequest(bytes)).toThrow('resourceSpans[0].scopeSpans[0].spans[0]: AnyValue is nested deeper than 64 levels');
+  });
+
+  it('refuses an invalid wire type or a length past the end as invalid protobuf', () => {
+    expect(() => decodeProtobufRequest(Uint8Array.from([(1 << 3) | 7]))).toThrow(/^invalid protobuf ExportTraceServiceRequest: /);
+    expect(() => decodeProtobufRequest(Uint8Array.from([(1 << 3) | 2, 100, 1, 2]))).toThrow(/^invalid protobuf ExportTraceServiceRequest: index out of range/);
   });
 });
