@@ -29,7 +29,7 @@ const CONTEXT: Array<[string, RegExp]> = [
 /** Stages decided by the innermost frame that matches, in order of the frames from the leaf. */
 const LEAF: Array<[string, RegExp]> = [
   ['GC', /^\(garbage collector\)@/],
-  ['protobuf decode', /protobufjs\/|collector\/otlp\/(decode|any-value|scalars|proto)\.ts/],
+  ['protobuf decode', /protobufjs\/|collector\/otlp\/(decode|decode-protobuf|any-value|scalars|proto)\.ts/],
   ['normalize', /collector\/normalize\//],
   ['JSON body parse & validation', /collector\/json\/|node_modules\/zod\/|api\/validate\.ts|core\/model\/ingest-body|co-body|koa-bodyparser|@koa\/bodyparser/],
   ['row serialization', /data_formatter\/formatter\.js|client(-common)?\/dist\/utils\/encoder\.js|core\/store\/clickhouse\/rows\.ts|rows-json|row-encode/],
