@@ -3,7 +3,7 @@ import { OtlpDecodeError, within } from './errors.js';
 import { asList, asNode, asString, toBase64, toBool, toDouble, toInt64, type Node } from './scalars.js';
 
 /** Deeper nesting than this is treated as hostile input, not data (it would exhaust the stack). */
-const MAX_DEPTH = 64;
+export const MAX_DEPTH = 64;
 
 function has(node: Node, key: string): boolean {
   // protobufjs puts oneof defaults on the prototype; only an own property means "set".

@@ -1,7 +1,8 @@
 import protobuf from 'protobufjs';
 import type { Attributes, AttrValue, RawSpan, RawSpanEvent, RawSpanStatus } from '../../core/model/raw-span.js';
 import { OtlpDecodeError } from './errors.js';
-import { nanosToMs, toInt64 } from './scalars.js';
+import { MAX_DEPTH } from './any-value.js';
+import { nanosToMs, toDouble, toInt64 } from './scalars.js';
 
 /**
  * OTLP/protobuf ExportTraceServiceRequest -> RawSpan[] in one pass over the wire format, with
@@ -17,9 +18,6 @@ import { nanosToMs, toInt64 } from './scalars.js';
  * string's lone surrogate (a truncated emoji in an LLM answer) as invalid UTF-8: refusing would
  * lose the whole export for one character. Such bytes decode to U+FFFD.
  */
-
-/** Deeper nesting than this is treated as hostile input, not data (it would exhaust the stack). */
-const MAX_DEPTH = 64;
 
 const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
 
@@ -46,18 +44,12 @@ function end(r: Reader): number {
   return to;
 }
 
-function hex(r: Reader): string {
+/** A bytes field as text: ids as hex, AnyValue bytes as base64. */
+function bytesAs(r: Reader, encoding: 'hex' | 'base64'): string {
   const to = end(r);
-  const id = (r.buf as Buffer).toString('hex', r.pos, to);
+  const text = (r.buf as Buffer).toString(encoding, r.pos, to);
   r.pos = to;
-  return id;
-}
-
-function bytesBase64(r: Reader): string {
-  const to = end(r);
-  const b64 = (r.buf as Buffer).toString('base64', r.pos, to);
-  r.pos = to;
-  return b64;
+  return text;
 }
 
 /**
@@ -88,8 +80,7 @@ function anyValue(r: Reader, to: number, depth: number): AttrValue {
         value = toInt64(r.int64(), 'intValue');
         break;
       case 4:
-        value = r.double();
-        if (!Number.isFinite(value)) value = String(value);
+        value = toDouble(r.double(), 'doubleValue');
         break;
       case 5: {
         const list: AttrValue[] = [];
@@ -106,14 +97,14 @@ function anyValue(r: Reader, to: number, depth: number): AttrValue {
         value = keyValues(r, end(r), depth + 1);
         break;
       case 7:
-        value = bytesBase64(r);
+        value = bytesAs(r, 'base64');
         break;
     }
   }
   return value;
 }
 
-/** A repeated KeyValue (field 1 of a KeyValueList, or the caller's attributes field) up to `to`, as an object. */
+/** The KeyValues of field 1 up to `to` (a KeyValueList's values, a Resource's attributes), as an object. */
 function keyValues(r: Reader, to: number, depth: number, out: Attributes = {}): Attributes {
   while (r.pos < to) {
     const tag = r.uint32();
@@ -201,14 +192,14 @@ function span(r: Reader, to: number, resource: Attributes, scope: RawSpan['scope
     const tag = r.uint32();
     switch (tag >>> 3) {
       case 1:
-        s.traceId = hex(r);
+        s.traceId = bytesAs(r, 'hex');
         break;
       case 2:
-        s.spanId = hex(r);
+        s.spanId = bytesAs(r, 'hex');
         break;
       case 4: {
         // A root span has an empty parent_span_id (trace.proto).
-        const parent = hex(r);
+        const parent = bytesAs(r, 'hex');
         s.parentSpanId = parent === '' ? null : parent;
         break;
       }
@@ -253,16 +244,6 @@ function scope(r: Reader, to: number): RawSpan['scope'] {
   return sc;
 }
 
-function resource(r: Reader, to: number): Attributes {
-  const attributes: Attributes = {};
-  while (r.pos < to) {
-    const tag = r.uint32();
-    if (tag >>> 3 === 1) keyValue(r, end(r), 0, attributes);
-    else r.skipType(tag & 7);
-  }
-  return attributes;
-}
-
 /**
  * The spans of one ScopeSpans. Its scope may follow its spans on the wire (fields may come in
  * any order), so the spans are read where they are and given the scope at the end.
@@ -298,7 +279,11 @@ function resourceSpans(r: Reader, to: number, at: Position, out: RawSpan[]): voi
       at.ss++;
       scopeSpans(r, end(r), res, at, out);
     } else if (tag >>> 3 === 1) {
-      res = resource(r, end(r));
+      // An error in the resource names the ResourceSpans, not the last ScopeSpans read.
+      const ss = at.ss;
+      at.ss = -1;
+      res = keyValues(r, end(r), 0);
+      at.ss = ss;
       for (let i = first; i < out.length; i++) out[i].resource = res;
     } else r.skipType(tag & 7);
   }
