@@ -101,6 +101,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   json: async () => (await import('./ingest.js')).benchJson(json),
   auth: async () => (await import('./ingest.js')).benchAuth(json),
   'auth-overhead': async () => (await import('./auth-overhead.js')).benchAuthOverhead(quick ? 20_000 : 200_000),
+  'insert-breakdown': async () => (await import('./insert-breakdown.js')).benchInsertBreakdown({ exportsPerBatch: 4, rounds: quick ? 3 : 9 }),
   'insert-cost': async () => (await import('./insert-cost.js')).benchInsertCost({ inserts: quick ? 20 : 100, rounds: quick ? 2 : 5 }),
   'span-pricing': async () => (await import('./span-pricing.js')).benchSpanPricing({ traces: quick ? 200 : 2000, spansPerTrace: shape.spansPerTrace, rounds: quick ? 3 : 9 }),
   ingest: async () => (await import('./ingest.js')).benchIngest({ ...json, targetSpans: quick ? 50_000 : 1_000_000, reads: quick ? 100 : 500 }),

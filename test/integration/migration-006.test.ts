@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../core/logger.js';
+import type { SpanRecord } from '../../core/model/span.js';
+import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
+import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
+import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
+import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
+import { migrate, readMigrations } from '../../core/store/migrations.js';
+import { makeDataDir } from '../helpers/data-dir.js';
+
+// A store of the previous release (migrations up to 005: attribute keys LowCardinality) is
+// upgraded in place: the spans it holds keep their attributes, filters by attribute still find
+// them, and new spans are written with the new key type.
+let ch: ClickHouse;
+
+beforeAll(async () => {
+  ch = await connectClickHouse({ dataDir: makeDataDir() });
+});
+afterAll(async () => {
+  await ch?.close();
+});
+
+function span(traceId: string, spanId: string, attributes: Record<string, string>): SpanRecord {
+  const start = Date.now() - 60_000;
+  return {
+    project_id: 'p', trace_id: traceId, span_id: spanId, parent_span_id: null, name: 'chat', span_type: 'generation', component_type: 'generation',
+    convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start, end_time: start + 50, duration_ms: 50,
+    model: 'gpt-4o', input: 'hi', output: 'hello', input_tokens: 3, output_tokens: 5, attributes,
+    resource_attributes: { 'service.name': 'support-bot', 'deployment.environment.name': 'prod' }, scope_name: 'otel', scope_version: '1', events: '[]',
+  };
+}
+
+const columnTypes = async () =>
+  Object.fromEntries(
+    (await (await ch.client.query({ query: "SELECT name, type FROM system.columns WHERE database = 'agent_eval' AND table = 'spans' AND name IN ('attributes', 'resource_attributes')", format: 'JSONEachRow' })).json<{ name: string; type: string }>()).map((c) => [c.name, c.type]),
+  );
+
+describe('migration 006 on a store of the previous release', () => {
+  it('changes the attribute keys to String and keeps every stored attribute readable', async () => {
+    const target = clickhouseMigrationTarget(ch.client);
+    await target.applied();
+    const all = readMigrations('clickhouse');
+    const upgrade = all.findIndex((m) => m.id === '006_span_attribute_keys');
+    expect(upgrade).toBeGreaterThan(0);
+    for (const m of all.slice(0, upgrade)) await target.apply(m);
+    expect(await columnTypes()).toEqual({ attributes: 'Map(LowCardinality(String), String)', resource_attributes: 'Map(LowCardinality(String), String)' });
+
+    const store = createAnalyticsStore(ch);
+    const old = { 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-old', 'ключ ✓': 'значение' };
+    await store.writeRows(encodeRowBatch([span('t-old', 's-old', old)]));
+
+    expect(await migrate(target, createLogger('silent'))).toEqual(all.slice(upgrade).map((m) => m.id));
+    expect(await columnTypes()).toEqual({ attributes: 'Map(String, String)', resource_attributes: 'Map(String, String)' });
+
+    await store.writeRows(encodeRowBatch([span('t-new', 's-new', { 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-new' })]));
+    expect((await store.getSpan('p', 's-old'))?.attributes).toEqual(old);
+    expect((await store.getSpan('p', 's-old'))?.resource_attributes).toEqual({ 'service.name': 'support-bot', 'deployment.environment.name': 'prod' });
+    expect((await store.getSpan('p', 's-new'))?.attributes).toEqual({ 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-new' });
+    // A trace's attributes come from its root span's resource, through the summary states.
+    expect((await store.getTrace('p', 't-old'))?.attributes).toMatchObject({ 'service.name': 'support-bot' });
+
+    // Old and new parts merge into one of the new type, with nothing lost.
+    await ch.client.command({ query: 'OPTIMIZE TABLE agent_eval.spans FINAL' });
+    const rows = await (await ch.client.query({ query: "SELECT span_id, attributes['user.id'] AS user FROM agent_eval.spans ORDER BY span_id", format: 'JSONEachRow' })).json();
+    expect(rows).toEqual([{ span_id: 's-new', user: 'u-new' }, { span_id: 's-old', user: 'u-old' }]);
+  });
+});
