@@ -17,12 +17,22 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 /** Stands in for a value JSON cannot express (nesting deep enough to overflow the stack). */
 export const UNSERIALIZABLE = '[unserializable]';
 
-/** JSON text of any value, or null when it cannot be serialized. BigInt (protobuf int64) becomes a string. */
+const bigintAsString = (_k: string, x: unknown): unknown => (typeof x === 'bigint' ? x.toString() : x);
+
+/**
+ * JSON text of any value, or null when it cannot be serialized. BigInt (protobuf int64) becomes a
+ * string. A replacer takes V8's JSON.stringify off its fast path, so it is used only for values
+ * that need it (JSON.stringify throws on a BigInt).
+ */
 export function tryJson(v: unknown): string | null {
   try {
-    return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? null;
+    return JSON.stringify(v) ?? null;
   } catch {
-    return null;
+    try {
+      return JSON.stringify(v, bigintAsString) ?? null;
+    } catch {
+      return null;
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { indexedList } from '../../../collector/normalize/flat-list.js';
-import { jsonish, text, tokenCount, withTotal } from '../../../collector/normalize/values.js';
+import { jsonish, text, tokenCount, tryJson, withTotal } from '../../../collector/normalize/values.js';
 
 describe('indexedList', () => {
   it('rebuilds OpenInference messages with nested tool calls, unwrapping `message`', () => {
@@ -32,6 +32,15 @@ describe('indexedList', () => {
 });
 
 describe('value readers', () => {
+  it('writes any value as JSON text: int64 (BigInt) as a string, at any depth; null when it has no JSON form', () => {
+    expect(tryJson(['stop', 2, { ok: true }])).toBe('["stop",2,{"ok":true}]');
+    expect(tryJson([1n, { big: -9223372036854775808n, at: [2n] }])).toBe('["1",{"big":"-9223372036854775808","at":["2"]}]');
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(tryJson(cycle)).toBeNull();
+    expect(tryJson(undefined)).toBeNull();
+  });
+
   it('reads token counts', () => {
     expect([tokenCount(3), tokenCount(' 12 '), tokenCount('1.9'), tokenCount('1e3'), tokenCount(null), tokenCount(-1)]).toEqual([3, 12, 1, null, null, null]);
   });
