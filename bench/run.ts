@@ -7,6 +7,7 @@ import type { OtlpTransport } from './otlp.js';
 import { parseTransport } from './senders.js';
 import { serviceEnv } from './service.js';
 import { useRunTmpDir } from '../test/helpers/data-dir.js';
+import { ensureTemporalCli } from '../test/helpers/tools.js';
 import type { WritePathKind } from './write-path.js';
 
 /**
@@ -162,6 +163,9 @@ if (!run) {
   process.exit(2);
 }
 useInvocationTmpDir(v['keep-data']);
+// Every service a scenario starts runs the Temporal dev server: build its CLI first when a fresh
+// machine lacks it, or the first services time out starting while it builds.
+ensureTemporalCli();
 const runs: unknown[] = [];
 const discarded: unknown[] = [];
 const started = new Date().toISOString();

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ensureUiBuild } from '../scripts/build-ui.js';
 import { useRunTmpDir } from './helpers/data-dir.js';
+import { ensureTemporalCli } from './helpers/tools.js';
 
 /**
  * Builds the tools the tests run for real, once, before any test file starts: the Temporal CLI
@@ -20,8 +21,7 @@ import { useRunTmpDir } from './helpers/data-dir.js';
  * to remove outlives the run.
  */
 export default async function setup(): Promise<() => void> {
-  const script = fileURLToPath(new URL('../scripts/temporal.sh', import.meta.url));
-  execFileSync('bash', [script, 'path'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  ensureTemporalCli();
 
   const chromium = fileURLToPath(new URL('../scripts/chromium.sh', import.meta.url));
   try {

@@ -77,7 +77,10 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
   const ready = await new Promise<ReadyLine>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      // SIGTERM first: a service stopped while it starts still stops the PostgreSQL it started
+      // (SIGKILL would leave it running, holding its port and data dir), then SIGKILL if it hangs.
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
       reject(new Error(`service did not start within ${startTimeoutMs} ms:\n${out.slice(-8000)}`));
     }, startTimeoutMs);
     const onData = (d: Buffer) => {
