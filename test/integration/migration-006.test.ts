@@ -9,8 +9,8 @@ import { migrate, readMigrations } from '../../core/store/migrations.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 
 // A store of the previous release (migrations up to 005: attribute keys LowCardinality) is
-// upgraded in place: the spans it holds keep their attributes, filters by attribute still find
-// them, and new spans are written with the new key type.
+// upgraded in place: the spans it holds keep their attributes (read whole and by key,
+// `attributes['k']`), and new spans are written with the new key type.
 let ch: ClickHouse;
 
 beforeAll(async () => {
