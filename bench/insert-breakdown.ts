@@ -4,8 +4,10 @@ import type { SpanSink } from '../collector/sink.js';
 import { createLogger } from '../core/logger.js';
 import type { RowBatch } from '../core/model/span.js';
 import { connectClickHouse } from '../core/store/clickhouse/client.js';
+import { SPAN_COLUMNS, SPAN_ROWS, STATS_ROWS, type RowFormat, type SpanColumn } from '../core/store/clickhouse/rows.js';
 import { clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
 import { migrate } from '../core/store/migrations.js';
+import { csvFields } from '../test/helpers/csv-rows.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
 import { median, round } from './lib.js';
 import { buildPayload, stamp } from './otlp-payloads.js';
@@ -17,24 +19,22 @@ export interface InsertBreakdownOptions {
 }
 
 /** Columns blanked before parsing, to read what each costs ClickHouse: the difference to the whole row. */
-const BLANKED = {
+const BLANKED: Record<string, SpanColumn[]> = {
   input_output: ['input', 'output'],
   maps: ['attributes', 'resource_attributes'],
-} as const;
+};
 
-function blank(lines: string[], fields: readonly string[]): string[] {
-  return lines.map((line) => {
-    const row = JSON.parse(line) as Record<string, unknown>;
-    for (const f of fields) row[f] = typeof row[f] === 'object' ? {} : '';
-    return JSON.stringify(row);
-  });
+/** The span rows (CSV of SPAN_COLUMNS) with those columns emptied. */
+function blank(lines: string[], columns: readonly SpanColumn[]): string[] {
+  const at = new Set(columns.map((c) => SPAN_COLUMNS.indexOf(c)));
+  return lines.map((line) => csvFields(line).map((f, i) => (at.has(i) ? (f.startsWith('"{') ? '"{}"' : '""') : f)).join(','));
 }
 
 /**
  * Where ClickHouse's CPU goes when the write path inserts a batch of agent spans (chDB
  * in-process, the service's own insert path: `ClickHouse.insertRows`). Rows come from the real
  * ingest path (bench OTLP exports -> decode -> normalize -> encode). Per round, interleaved:
- * - `parse`: the batch's span rows into a Null-engine copy of `spans` (JSONEachRow parsing only);
+ * - `parse`: the batch's span rows into a Null-engine copy of `spans` (CSV parsing only);
  *   `parse_blank_<cols>`: the same with those columns emptied, so the difference is their share;
  * - `spans`: the rows into `spans` (parse, sort, compress, write and fsync a part);
  * - `stats`: the batch's `trace_stats_input` rows (the materialized view folds them into `trace_stats`);
@@ -64,13 +64,13 @@ export async function benchInsertBreakdown(opts: InsertBreakdownOptions) {
       return { spans: written.flatMap((w) => w.spans), stats: written.flatMap((w) => w.stats) };
     }
     const body = (lines: string[]) => Buffer.from(lines.join('\n'));
-    const cases: Record<string, (b: RowBatch) => { table: string; rows: Buffer }> = {
+    const cases: Record<string, (b: RowBatch) => { table: string; format?: RowFormat; rows: Buffer }> = {
       parse: (b) => ({ table: 'agent_eval.spans_parse_only', rows: body(b.spans) }),
       ...Object.fromEntries(Object.entries(BLANKED).map(([name, cols]) => [`parse_blank_${name}`, (b: RowBatch) => ({ table: 'agent_eval.spans_parse_only', rows: body(blank(b.spans, cols)) })])),
       spans: (b) => ({ table: 'agent_eval.spans', rows: body(b.spans) }),
-      stats: (b) => ({ table: 'agent_eval.trace_stats_input', rows: body(b.stats) }),
+      stats: (b) => ({ table: 'agent_eval.trace_stats_input', format: STATS_ROWS, rows: body(b.stats) }),
       spans_fixed: (b) => ({ table: 'agent_eval.spans', rows: body(b.spans.slice(0, 1)) }),
-      stats_fixed: (b) => ({ table: 'agent_eval.trace_stats_input', rows: body(b.stats.slice(0, 1)) }),
+      stats_fixed: (b) => ({ table: 'agent_eval.trace_stats_input', format: STATS_ROWS, rows: body(b.stats.slice(0, 1)) }),
     };
     const cpuMs: Record<string, number[]> = {};
     let spansPerBatch = 0;
@@ -82,10 +82,10 @@ export async function benchInsertBreakdown(opts: InsertBreakdownOptions) {
         const b = await batch();
         spansPerBatch = b.spans.length;
         statsPerBatch = b.stats.length;
-        const { table, rows } = cases[name](b);
+        const { table, format = SPAN_ROWS, rows } = cases[name](b);
         if (name === 'spans') bytesPerSpan = rows.length / b.spans.length;
         const before = process.cpuUsage();
-        await ch.insertRows(table, rows);
+        await ch.insertRows(table, format, rows);
         const used = process.cpuUsage(before);
         (cpuMs[name] ??= []).push((used.user + used.system) / 1000);
       }

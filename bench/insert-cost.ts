@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { connectClickHouse } from '../core/store/clickhouse/client.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
 import { median, round } from './lib.js';
+import { JSON_ROWS } from '../core/store/clickhouse/rows.js';
 
 /** Table engines compared: the part-writing MergeTree, with and without the fsyncs our tables ask for, against a Memory table (no files). */
 const ENGINES = {
@@ -27,7 +28,7 @@ export async function benchInsertCost(opts: { inserts: number; rounds: number })
       for (const name of Object.keys(ENGINES)) {
         const cpu0 = process.cpuUsage();
         const t0 = performance.now();
-        for (let i = 0; i < opts.inserts; i++) await ch.insertRows(`agent_eval.${name}`, Buffer.from(`{"x":${i % 200},"s":"a"}`));
+        for (let i = 0; i < opts.inserts; i++) await ch.insertRows(`agent_eval.${name}`, JSON_ROWS, Buffer.from(`{"x":${i % 200},"s":"a"}`));
         const cpu = process.cpuUsage(cpu0);
         const s = (samples[name] ??= { wall: [], cpu: [] });
         s.wall.push((performance.now() - t0) / opts.inserts);

@@ -8,20 +8,25 @@ import {
   type SpanRecord,
   type TraceHeader,
 } from '../../core/model/span.js';
+import { encodeSpanColumns } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 
 /**
- * The Kafka message format of the write path (format 2): a message's value is JSONEachRow lines
- * of one table, exactly the rows the collector encoded at ingest, and its headers name the
- * format and the table. The ingester inserts values as they are, without parsing them in JS.
- * Trace summaries are order-independent states (migrations/clickhouse/002), so messages need no
- * per-trace key: they spread over partitions round-robin.
+ * The Kafka message format of the write path (format 3): a message's value is rows of one table,
+ * exactly as the collector encoded them at ingest (core/store/clickhouse/rows.ts: CSV lines of
+ * SPAN_COLUMNS for `spans`, JSONEachRow lines for `trace_stats_input`), and its headers name the
+ * format, the table and the number of rows. The ingester inserts values as they are, without
+ * parsing them in JS. Trace summaries are order-independent states (migrations/clickhouse/002),
+ * so messages need no per-trace key: they spread over partitions round-robin.
  *
- * Format 1 (a JSON envelope `{v: 1, spans, traces}` of model objects, one message per trace)
- * is still read, so messages produced before an upgrade are not lost.
+ * Older formats are still read, so messages produced before an upgrade are not lost:
+ * - format 2 (span rows as JSONEachRow lines) is re-encoded row by row;
+ * - format 1 (a JSON envelope `{v: 1, spans, traces}` of model objects, one message per trace)
+ *   is validated and encoded.
  */
-export const ROWS_FORMAT = '2';
-export const MESSAGE_HEADERS = { format: 'agent-eval-format', table: 'agent-eval-table' } as const;
+export const ROWS_FORMAT = '3';
+const JSON_ROWS_FORMAT = '2';
+export const MESSAGE_HEADERS = { format: 'agent-eval-format', table: 'agent-eval-table', rows: 'agent-eval-rows' } as const;
 export type RowTable = 'spans' | 'trace_stats_input';
 
 const ENVELOPE_V1 = 1;
@@ -78,9 +83,9 @@ export interface RowMessage {
   rows: number;
 }
 
-/** The headers of a format-2 message. */
-export function rowHeaders(table: RowTable): IHeaders {
-  return { [MESSAGE_HEADERS.format]: ROWS_FORMAT, [MESSAGE_HEADERS.table]: table };
+/** The headers of a format-3 message. */
+export function rowHeaders(message: RowMessage): IHeaders {
+  return { [MESSAGE_HEADERS.format]: ROWS_FORMAT, [MESSAGE_HEADERS.table]: message.table, [MESSAGE_HEADERS.rows]: String(message.rows) };
 }
 
 function pack(table: RowTable, lines: string[], maxMessageBytes: number, out: RowMessage[]): void {
@@ -125,25 +130,60 @@ function header(message: KafkaMessage, name: string): string | undefined {
   return first === undefined ? undefined : first.toString();
 }
 
+/** A consumed message as rows to insert, and how many rows it holds. */
+export interface DecodedMessage {
+  batch: RowBatch;
+  rows: number;
+}
+
 /**
- * A consumed message as rows to insert: a format-2 value is one chunk of lines, passed on as is
- * (a malformed line fails its insert and is isolated then); a format-1 envelope is validated and
- * encoded. Throws EnvelopeError for anything else.
+ * A consumed message as rows to insert: a format-3 value is one chunk of rows, passed on as is
+ * (a malformed row fails its insert and is isolated then); a format-2 value's span rows are
+ * re-encoded; a format-1 envelope is validated and encoded. Throws EnvelopeError for anything else.
  */
-export function decodeMessage(message: KafkaMessage): RowBatch {
+export function decodeMessage(message: KafkaMessage): DecodedMessage {
   const value = message.value;
   if (!value || value.length === 0) throw new EnvelopeError('empty message value');
   const format = header(message, MESSAGE_HEADERS.format);
-  if (format === ROWS_FORMAT) {
+  if (format === ROWS_FORMAT || format === JSON_ROWS_FORMAT) {
     const table = header(message, MESSAGE_HEADERS.table);
     const chunk = value.toString('utf8');
-    if (table === 'spans') return { spans: [chunk], stats: [] };
-    if (table === 'trace_stats_input') return { spans: [], stats: [chunk] };
-    throw new EnvelopeError(`unknown table ${JSON.stringify(table ?? null)} in a format ${ROWS_FORMAT} message`);
+    if (table === 'trace_stats_input') return { batch: { spans: [], stats: [chunk] }, rows: rowCount(message, value) };
+    if (table !== 'spans') throw new EnvelopeError(`unknown table ${JSON.stringify(table ?? null)} in a format ${format} message`);
+    if (format === ROWS_FORMAT) return { batch: { spans: [chunk], stats: [] }, rows: rowCount(message, value) };
+    const spans = spanRowsOfJson(chunk);
+    return { batch: { spans, stats: [] }, rows: spans.length };
   }
   if (format !== undefined) throw new EnvelopeError(`unsupported message format: ${JSON.stringify(format)}`);
   const v1 = decodeEnvelopeV1(value);
-  return encodeRowBatch(v1.spans, v1.traces);
+  const batch = encodeRowBatch(v1.spans, v1.traces);
+  return { batch, rows: batch.spans.length + batch.stats.length };
+}
+
+/** Rows in a format-2/3 message: its rows header, else its lines (a native scan for newlines; CSV values may hold more). */
+function rowCount(message: KafkaMessage, value: Buffer): number {
+  const stated = Number(header(message, MESSAGE_HEADERS.rows));
+  if (Number.isSafeInteger(stated) && stated > 0) return stated;
+  let lines = 1;
+  for (let at = value.indexOf(10); at !== -1; at = value.indexOf(10, at + 1)) lines++;
+  return lines;
+}
+
+/** Format-2 span rows (JSONEachRow lines, keyed by column) as the CSV rows of today. */
+function spanRowsOfJson(chunk: string): string[] {
+  const rows: string[] = [];
+  for (const line of chunk.split('\n')) {
+    if (line.trim() === '') continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch (err) {
+      throw new EnvelopeError(`undecodable format ${JSON_ROWS_FORMAT} span row: ${(err as Error).message}`);
+    }
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new EnvelopeError(`format ${JSON_ROWS_FORMAT} span row is not an object`);
+    rows.push(encodeSpanColumns(row));
+  }
+  return rows;
 }
 
 /** Parses and validates a format-1 envelope; throws EnvelopeError when it is not one. */

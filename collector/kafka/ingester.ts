@@ -234,17 +234,9 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
 
 function decode(message: KafkaMessage): Decoded {
   try {
-    return { message, batch: decodeMessage(message), rows: countLines(message.value) };
+    return { message, ...decodeMessage(message) };
   } catch (err) {
     return { message, reason: err instanceof EnvelopeError ? err.reason : `undecodable: ${errorMessage(err)}` };
   }
-}
-
-/** Rows in a message value: its lines (a native scan for newlines). */
-function countLines(value: Buffer | null): number {
-  if (!value || value.length === 0) return 0;
-  let lines = 1;
-  for (let at = value.indexOf(10); at !== -1; at = value.indexOf(10, at + 1)) lines++;
-  return lines;
 }
 

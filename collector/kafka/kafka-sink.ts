@@ -112,7 +112,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<KafkaSink
           topic: opts.topic,
           acks: -1,
           compression,
-          messages: request.map((q) => ({ value: q.message.value, headers: rowHeaders(q.message.table) })),
+          messages: request.map((q) => ({ value: q.message.value, headers: rowHeaders(q.message) })),
         });
         for (const q of request) {
           if (--q.write.remaining === 0) settle(q.write);

@@ -7,7 +7,7 @@ import type { AlertEvent, AlertEventList, AlertNotification, AlertRule, AlertRul
 import { createAlertEvaluator } from '../../core/alerts/evaluator.js';
 import { createLogger } from '../../core/logger.js';
 import { createAlertMetrics } from '../../core/store/clickhouse/alert-metrics.js';
-import { toClickHouseTime } from '../../core/store/clickhouse/rows.js';
+import { toClickHouseTime } from '../../core/store/clickhouse/time.js';
 import { eventually } from '../helpers/eventually.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';

@@ -4,6 +4,7 @@ import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/
 import { startClickHouseGateway, type RunningGateway } from '../../core/store/clickhouse/gateway.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { removeDir } from '../helpers/processes.js';
+import { JSON_ROWS } from '../../core/store/clickhouse/rows.js';
 
 // A query that fails after chDB formatted part of its result (a timeout, a memory limit, a
 // throwIf on a later block) leaves those bytes in the connection's result buffer, and chDB 3.4
@@ -112,7 +113,7 @@ describe('a query that fails after writing part of its result', () => {
 
   it('an insert right after it stores exactly its rows, and the next read is still exact', async () => {
     await failure(ch.client.query({ query: FAILING.throwIf.query, format: 'JSONEachRow' }));
-    await ch.insertRows(TABLE, Buffer.from('{"id":1}\n{"id":2}\n'));
+    await ch.insertRows(TABLE, JSON_ROWS, Buffer.from('{"id":1}\n{"id":2}\n'));
     expect(await rows(ch.client, `SELECT id FROM ${TABLE} WHERE id <= 2 ORDER BY id`)).toEqual([{ id: 1 }, { id: 2 }]);
   });
 
@@ -147,7 +148,7 @@ describe('failing queries racing good ones on the one connection', () => {
         const { query, query_params, expected } = good(i);
         calls.push(rows(ch.client, query, query_params).then((got) => expect(got).toEqual(expected)));
       }
-      if (i % 10 === 0) calls.push(ch.insertRows(TABLE, Buffer.from(`{"id":${1000 + i}}\n`)));
+      if (i % 10 === 0) calls.push(ch.insertRows(TABLE, JSON_ROWS, Buffer.from(`{"id":${1000 + i}}\n`)));
     }
     await Promise.all(calls);
     expect(await rows(ch.client, `SELECT count() AS c FROM ${TABLE} WHERE id >= 1000`)).toEqual([{ c: 4 }]);

@@ -11,6 +11,9 @@ import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-stor
 import { openStores, type Stores } from '../../runtime/stores.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { removeDir } from '../helpers/processes.js';
+import { JSON_ROWS } from '../../core/store/clickhouse/rows.js';
+import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
+import type { SpanRecord } from '../../core/model/span.js';
 
 // The ClickHouse gateway (core/store/clickhouse/gateway.ts): chDB in this process, started with
 // the gateway by the runtime's openStores, and a second @clickhouse/client reaching it over HTTP
@@ -133,7 +136,7 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     expect(await rows(local, `SELECT name FROM system.tables WHERE database = 'agent_eval' AND name = 'gateway_ddl'`)).toEqual([{ name: 'gateway_ddl' }]);
 
     // The service's write path: encoded rows as bytes (client.ts insertRows).
-    await remote.insertRows(TABLE, Buffer.from(`{"id":1,"name":"one","at":"2024-01-02T03:04:05.678Z","tags":["a","b'c"]}\n{"id":2,"name":"two \\"quoted\\"","at":1704164645678,"tags":[]}\n`));
+    await remote.insertRows(TABLE, JSON_ROWS, Buffer.from(`{"id":1,"name":"one","at":"2024-01-02T03:04:05.678Z","tags":["a","b'c"]}\n{"id":2,"name":"two \\"quoted\\"","at":1704164645678,"tags":[]}\n`));
     // And the client's own insert of objects.
     await remote.client.insert({ table: TABLE, values: [{ id: 3, name: 'three', at: '2024-01-02 03:04:05.000', tags: ['x'] }], format: 'JSONEachRow' });
     const query = `SELECT id, name, at, tags FROM ${TABLE} WHERE id <= 3 ORDER BY id`;
@@ -163,6 +166,23 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     expect(await overGateway.ping()).toBe(true);
   });
 
+  it("takes the write path's span rows (CSV, read whole) with NUL bytes, newlines and quotes in their values, as in-process", async () => {
+    const overGateway = createAnalyticsStore(remote);
+    const start = Date.now() - 60_000;
+    const text = 'nul\u0000byte, "quoted"\nsecond line \\ end';
+    const span: SpanRecord = {
+      project_id: 'proj-gateway', trace_id: 'trace-csv', span_id: 'span-csv', parent_span_id: null, name: text, span_type: 'generation', component_type: 'generation',
+      convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start, end_time: start + 5, duration_ms: 5, model: 'gpt-4o',
+      input: text, output: `${text}!`, input_tokens: 1, output_tokens: 2, attributes: { "it's": text }, resource_attributes: { 'service.name': 'gw' },
+      scope_name: '', scope_version: '', events: '[]',
+    };
+    await overGateway.writeRows(encodeRowBatch([span]));
+    const back = await overGateway.getSpan('proj-gateway', 'span-csv');
+    expect(back).toMatchObject({ name: text, input: text, output: `${text}!`, attributes: { "it's": text } });
+    expect(await stores.analytics.getSpan('proj-gateway', 'span-csv')).toEqual(back);
+    expect((await overGateway.getTrace('proj-gateway', 'trace-csv'))?.span_count).toBe(1);
+  });
+
   it('passes settings through, and answers the default format without a FORMAT clause', async () => {
     const rs = await remote.client.query({
       query: "SELECT toString(getSetting('max_execution_time')) AS v",
@@ -184,7 +204,7 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
       { name: 'unknown setting', run: (ch) => ch.client.query({ query: 'SELECT 1', clickhouse_settings: { no_such_setting_at_all: 1 } }), code: '115', type: 'UNKNOWN_SETTING', kind: 'transient' },
       {
         name: 'a data error on insert',
-        run: (ch) => ch.insertRows(TABLE, Buffer.from('{"id":10,"name":"ok","at":0,"tags":[]}\n{"id":"not a number","name":"x","at":0,"tags":[]}\n')),
+        run: (ch) => ch.insertRows(TABLE, JSON_ROWS, Buffer.from('{"id":10,"name":"ok","at":0,"tags":[]}\n{"id":"not a number","name":"x","at":0,"tags":[]}\n')),
         code: '27',
         type: 'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
         kind: 'permanent',
@@ -235,7 +255,7 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
         if (i % 2 === 0) {
-          await remote.insertRows(TABLE, Buffer.from(`{"id":${base + i},"name":"c${i}","at":${i},"tags":["t${i}"]}\n`));
+          await remote.insertRows(TABLE, JSON_ROWS, Buffer.from(`{"id":${base + i},"name":"c${i}","at":${i},"tags":["t${i}"]}\n`));
         } else {
           const got = await rows<{ i: number; s: string; a: string[] }>(remote.client, 'SELECT {i:UInt32} AS i, {s:String} AS s, {a:Array(String)} AS a', { i, s: `q'${i}`, a: [`x${i}`] });
           expect(got).toEqual([{ i, s: `q'${i}`, a: [`x${i}`] }]);
@@ -303,7 +323,7 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     const started = Date.now();
     expect(await rows(remote.client, 'SELECT 2 AS two')).toEqual([{ two: 2 }]);
     expect(Date.now() - started).toBeLessThan(15_000);
-    await remote.insertRows(TABLE, Buffer.from('{"id":602,"name":"after","at":0,"tags":[]}\n'));
+    await remote.insertRows(TABLE, JSON_ROWS, Buffer.from('{"id":602,"name":"after","at":0,"tags":[]}\n'));
     expect(await rows(remote.client, `SELECT name FROM ${TABLE} WHERE id = 602`)).toEqual([{ name: 'after' }]);
   });
 });
@@ -331,16 +351,16 @@ describe('the gateway with small limits (startClickHouseGateway on the same conn
 
   it('streams an insert larger than a chunk in several, and reports a bad row of a later chunk as a data error', async () => {
     const many = Array.from({ length: 2000 }, (_, i) => row(10_000 + i)).join(''); // ~250 KB: four chunks
-    await httpClickHouse(client).insertRows(TABLE, Buffer.from(many));
+    await httpClickHouse(client).insertRows(TABLE, JSON_ROWS, Buffer.from(many));
     expect(await rows(client, `SELECT count() AS n FROM ${TABLE} WHERE id >= 10000 AND id < 12000`)).toEqual([{ n: 2000 }]);
 
     const bad = Array.from({ length: 1500 }, (_, i) => row(20_000 + i)).join('') + '{"id":"bad"}\n';
-    const err = await failure(httpClickHouse(client).insertRows(TABLE, Buffer.from(bad)));
+    const err = await failure(httpClickHouse(client).insertRows(TABLE, JSON_ROWS, Buffer.from(bad)));
     expect(err).toBeInstanceOf(ClickHouseError);
     expect(failureKind(err)).toBe('permanent');
 
     const line = `{"id":1,"name":"${'y'.repeat(100_000)}"`; // no row boundary within a chunk
-    const long = await failure(httpClickHouse(client).insertRows(TABLE, Buffer.from(line)));
+    const long = await failure(httpClickHouse(client).insertRows(TABLE, JSON_ROWS, Buffer.from(line)));
     expect((long as ClickHouseError).type).toBe('TOO_LARGE_STRING_SIZE');
     expect(await rows(client, 'SELECT 3 AS three')).toEqual([{ three: 3 }]);
   });

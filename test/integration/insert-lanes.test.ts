@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { removeDir } from '../helpers/processes.js';
+import { JSON_ROWS } from '../../core/store/clickhouse/rows.js';
 
 // In-process, the write path inserts through chDB connections of its own (insert-lanes.ts): chDB
 // runs one statement at a time per connection, so on the queries' connection an insert waited
@@ -37,8 +38,8 @@ describe('inserts of the in-process write path', () => {
     await new Promise((r) => setTimeout(r, 200));
     const insertStarted = performance.now();
     await Promise.all([
-      ch.insertRows(TABLE, Buffer.from('{"id":1,"body":"a"}\n{"id":2,"body":"b"}\n')),
-      ch.insertRows(TABLE, Buffer.from('{"id":3,"body":"c"}\n')),
+      ch.insertRows(TABLE, JSON_ROWS, Buffer.from('{"id":1,"body":"a"}\n{"id":2,"body":"b"}\n')),
+      ch.insertRows(TABLE, JSON_ROWS, Buffer.from('{"id":3,"body":"c"}\n')),
     ]);
     const insertMs = performance.now() - insertStarted;
     await read;
@@ -50,8 +51,8 @@ describe('inserts of the in-process write path', () => {
   });
 
   it('fail alone when their data is bad, and the next inserts go through', async () => {
-    await expect(ch.insertRows(TABLE, Buffer.from('{"id":"not a number","body":"x"}\n'))).rejects.toThrow();
-    await Promise.all([1, 2, 3, 4].map((n) => ch.insertRows(TABLE, Buffer.from(`{"id":${100 + n},"body":"ok"}\n`))));
+    await expect(ch.insertRows(TABLE, JSON_ROWS, Buffer.from('{"id":"not a number","body":"x"}\n'))).rejects.toThrow();
+    await Promise.all([1, 2, 3, 4].map((n) => ch.insertRows(TABLE, JSON_ROWS, Buffer.from(`{"id":${100 + n},"body":"ok"}\n`))));
     expect(await count()).toBe(7);
   });
 
@@ -59,12 +60,12 @@ describe('inserts of the in-process write path', () => {
     const big = (n: number) => Buffer.from(Array.from({ length: 600 }, (_, i) => `{"id":${1000 + n * 1000 + i},"body":"${'y'.repeat(4000)}"}`).join('\n'));
     const small = (n: number) => Buffer.from(`{"id":${500 + n},"body":"s"}`);
     expect(big(0).length).toBeGreaterThan(1024 * 1024);
-    await Promise.all([ch.insertRows(TABLE, big(1)), ch.insertRows(TABLE, small(1)), ch.insertRows(TABLE, big(2)), ch.insertRows(TABLE, small(2)), ch.insertRows(TABLE, small(3)), ch.insertRows(TABLE, big(3))]);
+    await Promise.all([ch.insertRows(TABLE, JSON_ROWS, big(1)), ch.insertRows(TABLE, JSON_ROWS, small(1)), ch.insertRows(TABLE, JSON_ROWS, big(2)), ch.insertRows(TABLE, JSON_ROWS, small(2)), ch.insertRows(TABLE, JSON_ROWS, small(3)), ch.insertRows(TABLE, JSON_ROWS, big(3))]);
     expect(await count()).toBe(7 + 3 * 600 + 3);
   });
 
   it('close after the inserts in flight finish, and keep every one of them', async () => {
-    const inserts = Array.from({ length: 6 }, (_, n) => ch.insertRows(TABLE, Buffer.from(`{"id":${200 + n},"body":"${'x'.repeat(1000)}"}\n`)));
+    const inserts = Array.from({ length: 6 }, (_, n) => ch.insertRows(TABLE, JSON_ROWS, Buffer.from(`{"id":${200 + n},"body":"${'x'.repeat(1000)}"}\n`)));
     await ch.close();
     await Promise.all(inserts);
     ch = await connectClickHouse({ dataDir });

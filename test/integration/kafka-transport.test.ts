@@ -13,7 +13,7 @@ import { writeFailure } from '../../core/errors.js';
 import type { BatchWriter } from '../../core/store/analytics.js';
 import type { RowBatch, SpanRecord, TraceHeader } from '../../core/model/span.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
+import { encodeSpanRow, spanRow } from '../../core/store/clickhouse/rows.js';
 
 // The Kafka transport alone: sink -> broker -> ingester -> a BatchWriter that records what it gets.
 // Rows are encoded once at ingest (JSONEachRow lines) and must arrive byte for byte as sent. A
@@ -82,7 +82,7 @@ function rows(spans: SpanRecord[], traces: TraceHeader[] = []): RowBatch {
   return encodeRowBatch(spans, traces);
 }
 
-/** A format-2 message value holds its rows as one chunk of lines; this splits chunks back into rows. */
+/** A format-3 message value holds its rows as one chunk of lines; this splits chunks back into rows (none of this file's rows holds a newline). */
 const lines = (chunks: string[]): string[] => chunks.flatMap((c) => c.split('\n'));
 
 const sorted = (xs: string[]): string[] => [...xs].sort();
@@ -152,7 +152,7 @@ async function ingest(opts: Omit<IngesterOptions, 'kafka' | 'logger'>): Promise<
 
 
 describe('Kafka transport (real broker)', () => {
-  it('delivers rows from the sink to the ingester exactly as sent, in format-2 messages of at most maxMessageBytes', async () => {
+  it('delivers rows from the sink to the ingester exactly as sent, in format-3 messages of at most maxMessageBytes', async () => {
     const names = await topics();
     const maxMessageBytes = 4_000;
     const s = await sink(names.topic, { maxMessageBytes });
@@ -209,8 +209,9 @@ describe('Kafka transport (real broker)', () => {
     const messages = await readTopic(kafka, names.topic, produced);
     expect(messages).toHaveLength(produced);
     for (const m of messages) {
-      // Format 2: headers name the format and the one table; no key, the value is rows as lines.
-      expect(m.headers[MESSAGE_HEADERS.format]).toBe('2');
+      // Format 3: headers name the format, the one table and the rows; no key, the value is rows as lines.
+      expect(m.headers[MESSAGE_HEADERS.format]).toBe('3');
+      expect(Number(m.headers[MESSAGE_HEADERS.rows])).toBe(m.value.split('\n').length);
       expect(['spans', 'trace_stats_input']).toContain(m.headers[MESSAGE_HEADERS.table]);
       expect(m.key).toBe('');
       expect(Buffer.byteLength(m.value)).toBeLessThanOrEqual(maxMessageBytes);
@@ -238,24 +239,28 @@ describe('Kafka transport (real broker)', () => {
       { key: 'p1/bad-json', value: '{"v":1,"spans":[' },
       { key: 'p1/bad-schema', value: JSON.stringify({ v: 1, spans: [{ span_id: 'x' }], traces: [] }) },
       { key: 'p1/bad-version', value: JSON.stringify({ v: 99, spans: [], traces: [] }) },
-      { key: 'p1/format-3', value: encodeSpanRow(span('p1', 'from-the-future', 0)), headers: formatHeaders('3') },
-      { key: 'p1/no-such-table', value: '{"score_id":"s1"}', headers: formatHeaders('2', 'scores') },
+      { key: 'p1/format-4', value: encodeSpanRow(span('p1', 'from-the-future', 0)), headers: formatHeaders('4') },
+      { key: 'p1/no-such-table', value: '{"score_id":"s1"}', headers: formatHeaders('3', 'scores') },
+      { key: 'p1/bad-json-row', value: `${JSON.stringify(spanRow(span('p1', 'cut', 0)))}\n{"project_id":"p1","tr`, headers: formatHeaders('2', 'spans') },
     ];
-    // A format-1 envelope produced before the upgrade is still read and written.
+    // A format-1 envelope and a format-2 message (span rows as JSON lines) produced before the
+    // upgrade are still read and written: the latter's rows re-encoded as the rows of today.
     const legacy: Message = { key: 'p1/legacy', value: JSON.stringify({ v: 1, spans: [legacySpan], traces: [legacyHeader] }) };
+    const jsonRowSpans = [span('p1', 'json-rows', 0), span('p1', 'json-rows', 1, { input: 'a "quoted", \'odd\' \\ input' })];
+    const jsonRows: Message = { key: 'p1/format-2', value: jsonRowSpans.map((x) => JSON.stringify(spanRow(x))).join('\n'), headers: formatHeaders('2', 'spans') };
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: names.topic, messages: [...poison, legacy] });
+    await producer.send({ topic: names.topic, messages: [...poison, legacy, jsonRows] });
     await producer.disconnect();
 
-    // Three writes, six format-2 messages (each write's spans message and its trace_stats_input message);
+    // Three writes, six format-3 messages (each write's spans message and its trace_stats_input message);
     // the store refuses the middle write's spans message for its data.
     const s = await sink(names.topic);
     const good = [span('p1', 'good-1', 0), span('p1', 'good-2', 0)];
     const refused = span('p1', 'refused', 0, { name: 'refuse-me' });
     const sent = { good: good.map((g) => rows([g])), refused: rows([refused]) };
     await Promise.all([s.write(sent.good[0]), s.write(sent.refused), s.write(sent.good[1])]);
-    expect(await topicMessageCount(kafka, names.topic)).toBe(poison.length + 1 + 3 * 2);
+    expect(await topicMessageCount(kafka, names.topic)).toBe(poison.length + 2 + 3 * 2);
 
     const parseError = new Error('Code: 41. DB::Exception: Cannot parse datetime: while reading start_time (CANNOT_PARSE_DATETIME)');
     const writer = new RecordingWriter((b) => (b.spans.some((chunk) => chunk.includes('refuse-me')) ? parseError : undefined));
@@ -266,30 +271,32 @@ describe('Kafka transport (real broker)', () => {
     // and the refused write's trace_stats_input message, a message of its own that the store took.
     const legacyRows = rows([legacySpan], [legacyHeader]);
     expect(legacyRows.stats).toHaveLength(2);
-    expect(sorted(writer.spans)).toEqual(sorted([legacySpan, ...good].map(encodeSpanRow)));
+    const jsonRowsAsRows = { spans: jsonRowSpans.map(encodeSpanRow), stats: [] };
+    expect(sorted(writer.spans)).toEqual(sorted([legacySpan, ...jsonRowSpans, ...good].map(encodeSpanRow)));
     expect(writer.headers).toEqual(headerRows([legacyHeader]));
-    expect(writer.rows).toEqual(rowsOf([legacyRows, ...sent.good, { ...sent.refused, spans: [] }]));
+    expect(writer.rows).toEqual(rowsOf([legacyRows, jsonRowsAsRows, ...sent.good, { ...sent.refused, spans: [] }]));
     // The refused message was first tried together with every other writable one (all in the one
     // partition), which were written all the same: the ingester split the insert until the refused
     // message was alone.
-    expect(rowsOf([writer.refused[0]])).toEqual(rowsOf([legacyRows, ...sent.good, sent.refused]));
+    expect(rowsOf([writer.refused[0]])).toEqual(rowsOf([legacyRows, jsonRowsAsRows, ...sent.good, sent.refused]));
     expect(writer.refused.at(-1)).toEqual({ spans: sent.refused.spans, stats: [] });
 
-    // Six dead letters: the five poison messages and the refused spans message, nothing else.
-    const letters = await readTopic(kafka, names.deadLetterTopic, 6);
-    expect(letters).toHaveLength(6);
-    expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(6);
+    // Seven dead letters: the six poison messages and the refused spans message, nothing else.
+    const letters = await readTopic(kafka, names.deadLetterTopic, 7);
+    expect(letters).toHaveLength(7);
+    expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(7);
     const reasonOf = Object.fromEntries(letters.map((l) => [l.key, l.headers[DEAD_LETTER_HEADERS.reason]]));
     expect(reasonOf['p1/bad-json']).toMatch(/^undecodable JSON/);
     expect(reasonOf['p1/bad-schema']).toMatch(/^schema-invalid envelope: spans\.0\./);
     expect(reasonOf['p1/bad-version']).toBe('unsupported envelope version: 99');
-    expect(reasonOf['p1/format-3']).toBe('unsupported message format: "3"');
-    expect(reasonOf['p1/no-such-table']).toBe('unknown table "scores" in a format 2 message');
-    // The format-2 message has no key; it is found by its value, unchanged, with its original headers.
+    expect(reasonOf['p1/format-4']).toBe('unsupported message format: "4"');
+    expect(reasonOf['p1/no-such-table']).toBe('unknown table "scores" in a format 3 message');
+    expect(reasonOf['p1/bad-json-row']).toMatch(/^undecodable format 2 span row: /);
+    // The format-3 message has no key; it is found by its value, unchanged, with its original headers.
     const refusedLetter = letters.find((l) => l.key === '')!;
     expect(refusedLetter.value).toBe(encodeSpanRow(refused));
     expect(refusedLetter.headers).toMatchObject({
-      [MESSAGE_HEADERS.format]: '2',
+      [MESSAGE_HEADERS.format]: '3',
       [MESSAGE_HEADERS.table]: 'spans',
       [DEAD_LETTER_HEADERS.reason]: `rejected by the store: The analytical store rejected the data: ${parseError.message}`,
     });

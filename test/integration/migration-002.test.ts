@@ -5,6 +5,7 @@ import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/
 import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
 import { migrate, readMigrations } from '../../core/store/migrations.js';
 import { makeDataDir } from '../helpers/data-dir.js';
+import { JSON_ROWS } from '../../core/store/clickhouse/rows.js';
 
 // A store written by the previous release (migration 001 only: spans, trace_headers, and the
 // derived traces table) is upgraded in place: migration 002 backfills trace_stats from the
@@ -36,9 +37,9 @@ describe('migration 002 on a store of the previous release', () => {
       scope_version: '', events: '[]', ...extra,
     });
     const rows = [span('root', '', 'span', 0), span('llm', 'root', 'generation', 100), span('llm', 'root', 'generation', 100), span('tool', 'root', 'tool', 200, { status: 'error' })];
-    await ch.insertRows('agent_eval.spans', Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')));
+    await ch.insertRows('agent_eval.spans', JSON_ROWS, Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')));
     const header = { project_id: 'p', trace_id: 'old', name: 'checkout', status: 'ok', start_time: `${day} 09:59:59.000`, duration_ms: 3000, attributes: { user: 'u1' } };
-    await ch.insertRows('agent_eval.trace_headers', Buffer.from(JSON.stringify(header)));
+    await ch.insertRows('agent_eval.trace_headers', JSON_ROWS, Buffer.from(JSON.stringify(header)));
 
     expect(await migrate(target, createLogger('silent'))).toEqual(readMigrations('clickhouse').slice(1).map((m) => m.id));
 

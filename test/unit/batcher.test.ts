@@ -4,6 +4,7 @@ import { BackpressureError, DataRejectedError } from '../../core/errors.js';
 import { createLogger } from '../../core/logger.js';
 import type { RowBatch } from '../../core/model/span.js';
 import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
+import { spanRowFields } from '../helpers/csv-rows.js';
 
 const logger = createLogger('silent');
 
@@ -16,7 +17,7 @@ function span(id: string, bytes = 10): string {
   });
 }
 
-const ids = (batch: RowBatch) => batch.spans.map((s) => (JSON.parse(s) as { span_id: string }).span_id);
+const ids = (batch: RowBatch) => batch.spans.map((s) => spanRowFields(s).span_id);
 
 /** A writer whose inserts finish when the test says so (the batcher is what is under test here). */
 function gatedWriter() {

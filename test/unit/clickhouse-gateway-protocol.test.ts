@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bindParams, outputFormat, parseRequestUrl, streamableInsert } from '../../core/store/clickhouse/gateway-protocol.js';
+import { bindParams, outputFormat, parseRequestUrl, passthroughInsert } from '../../core/store/clickhouse/gateway-protocol.js';
 import { errorReply } from '../../core/store/clickhouse/gateway-errors.js';
 
 // The ClickHouse gateway's reading of a request (test/integration/clickhouse-gateway.test.ts runs
@@ -44,13 +44,14 @@ describe('the gateway: what a request asks for', () => {
     expect(() => parseRequestUrl(new URL('http://gw/?compress=1'))).toThrow(/native compression/);
   });
 
-  it('streams only plain INSERT ... FORMAT of a line-delimited format', () => {
-    expect(streamableInsert('INSERT INTO agent_eval.spans FORMAT JSONEachRow')).toEqual({ table: 'agent_eval.spans', columns: undefined, format: 'JSONEachRow' });
-    expect(streamableInsert('insert into t (a, b) format TabSeparated')).toEqual({ table: 't', columns: ['a', 'b'], format: 'TabSeparated' });
-    expect(streamableInsert('INSERT INTO t FORMAT CSV')).toBeUndefined();
-    expect(streamableInsert('INSERT INTO t (* EXCEPT (a)) FORMAT JSONEachRow')).toBeUndefined();
-    expect(streamableInsert('INSERT INTO t SETTINGS async_insert=1 FORMAT JSONEachRow')).toBeUndefined();
-    expect(streamableInsert('INSERT INTO t VALUES')).toBeUndefined();
+  it('passes only plain INSERT ... FORMAT on as bytes: streamed when its format is line-delimited, whole when it is CSV', () => {
+    expect(passthroughInsert('INSERT INTO agent_eval.spans FORMAT JSONEachRow')).toEqual({ table: 'agent_eval.spans', columns: undefined, format: 'JSONEachRow', streamed: true });
+    expect(passthroughInsert('insert into t (a, b) format TabSeparated')).toEqual({ table: 't', columns: ['a', 'b'], format: 'TabSeparated', streamed: true });
+    expect(passthroughInsert('INSERT INTO agent_eval.spans (project_id, trace_id) FORMAT CSV')).toEqual({ table: 'agent_eval.spans', columns: ['project_id', 'trace_id'], format: 'CSV', streamed: false });
+    expect(passthroughInsert('INSERT INTO t FORMAT CSVWithNames')).toBeUndefined();
+    expect(passthroughInsert('INSERT INTO t (* EXCEPT (a)) FORMAT JSONEachRow')).toBeUndefined();
+    expect(passthroughInsert('INSERT INTO t SETTINGS async_insert=1 FORMAT JSONEachRow')).toBeUndefined();
+    expect(passthroughInsert('INSERT INTO t VALUES')).toBeUndefined();
     expect(outputFormat('SELECT 1 \nFORMAT JSONEachRow', 'TabSeparated')).toBe('JSONEachRow');
     expect(outputFormat('SELECT 1', 'TabSeparated')).toBe('TabSeparated');
   });

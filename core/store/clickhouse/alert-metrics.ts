@@ -1,6 +1,6 @@
 import type { AlertFilter, DriftSource, TraceMetric } from '../../model/alert.js';
 import type { ClickHouseClient } from './client.js';
-import { toClickHouseTime } from './rows.js';
+import { toClickHouseTime } from './time.js';
 import { TRACE_COST, TRACE_FILTERS } from './trace-stats-sql.js';
 
 /**

@@ -18,7 +18,7 @@ import {
 } from '../../model/analytics.js';
 import type { ComponentType } from '../../model/span.js';
 import type { ClickHouseClient } from './client.js';
-import { toClickHouseTime } from './rows.js';
+import { toClickHouseTime } from './time.js';
 import {
   componentHealthSql,
   correlationSql,

@@ -9,13 +9,8 @@ import { createAnalyticsReads } from './analytics-reads.js';
 import { createCostReads } from './cost-reads.js';
 import { createCalibrationReads } from './calibration-reads.js';
 import { listPromptTraces } from './prompt-links.js';
-import {
-  scoreView,
-  spanView,
-  toClickHouseTime,
-  type ScoreRow,
-  type SpanRow,
-} from './rows.js';
+import { scoreView, spanView, type ScoreRow, type SpanRow } from './rows.js';
+import { toClickHouseTime } from './time.js';
 import { GET_SPAN } from './trace-sql.js';
 import { readSpanPage } from './span-page.js';
 

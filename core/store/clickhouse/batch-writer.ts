@@ -1,6 +1,7 @@
 import type { RowBatch } from '../../model/span.js';
 import { writeFailure } from '../../errors.js';
 import type { ClickHouse } from './client.js';
+import { SPAN_ROWS, STATS_ROWS } from './rows.js';
 
 const joined = (lines: string[]): Buffer => Buffer.from(lines.join('\n'));
 
@@ -14,8 +15,8 @@ export function createBatchWriter(ch: ClickHouse) {
   return {
     async writeRows(this: void, batch: RowBatch): Promise<void> {
       const inserts: Promise<void>[] = [];
-      if (batch.spans.length) inserts.push(ch.insertRows('agent_eval.spans', joined(batch.spans)));
-      if (batch.stats.length) inserts.push(ch.insertRows('agent_eval.trace_stats_input', joined(batch.stats)));
+      if (batch.spans.length) inserts.push(ch.insertRows('agent_eval.spans', SPAN_ROWS, joined(batch.spans)));
+      if (batch.stats.length) inserts.push(ch.insertRows('agent_eval.trace_stats_input', STATS_ROWS, joined(batch.stats)));
       try {
         await Promise.all(inserts);
       } catch (err) {

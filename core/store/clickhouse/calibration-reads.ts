@@ -10,7 +10,7 @@ import {
 } from '../../model/calibration.js';
 import type { ClickHouseClient } from './client.js';
 import { calibrationSql } from './calibration-sql.js';
-import { toClickHouseTime } from './rows.js';
+import { toClickHouseTime } from './time.js';
 
 /** Judges' agreement with people, computed where the scores live (GET /api/judges/*calibration). */
 export interface CalibrationReads {

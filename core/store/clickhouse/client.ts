@@ -6,6 +6,7 @@ import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions
 import { createChdbConnection } from 'chdb/connection';
 import { serializedChdbConnection, type EmbeddedConnection } from './embedded-connection.js';
 import { openInsertLanes } from './insert-lanes.js';
+import type { RowFormat } from './rows.js';
 
 export type { ClickHouseClient, EmbeddedConnection };
 
@@ -25,10 +26,10 @@ export interface ClickHouseTarget {
 export interface ClickHouse {
   client: ClickHouseClient;
   /**
-   * Inserts JSONEachRow lines as they are, without parsing them in JS: handed to chDB's parser
-   * zero-copy in-process, streamed as the request body over HTTP.
+   * Inserts encoded rows (rows.ts: RowFormat) as they are, without parsing them in JS: handed to
+   * chDB's parser zero-copy in-process, streamed as the request body over HTTP.
    */
-  insertRows(table: string, rows: Buffer): Promise<void>;
+  insertRows(table: string, format: RowFormat, rows: Buffer): Promise<void>;
   /** The in-process chDB connection, when embedded: what the gateway (gateway.ts) serves to other processes. */
   chdb?: EmbeddedConnection;
   close(): Promise<void>;
@@ -49,15 +50,20 @@ const EMBEDDED_SETTINGS = { log_queries: 0 } as const;
  */
 const EMBEDDED_INSERT_LANES = { lanes: 2, parallelMaxBytes: 1024 * 1024 } as const;
 
-/** A server over HTTP: rows are the request body of `INSERT ... FORMAT JSONEachRow`. */
+/** A server over HTTP: rows are the request body of `INSERT INTO t [(columns)] FORMAT f`. */
 export function httpClickHouse(client: ClickHouseClient): ClickHouse {
   return {
     client,
-    async insertRows(table, rows) {
+    async insertRows(table, format, rows) {
       // Not client.insert: for JSON formats it takes a stream of row objects and JSON-encodes each
       // element, so encoded bytes would arrive as one `{"type":"Buffer",...}` row (stored as defaults).
       // exec sends the statement in the URL and the bytes as they are as the body.
-      const result = await client.exec({ query: `INSERT INTO ${table} FORMAT JSONEachRow`, values: Readable.from([rows], { objectMode: false }) });
+      const columns = format.columns ? ` (${format.columns.join(', ')})` : '';
+      const result = await client.exec({
+        query: `INSERT INTO ${table}${columns} FORMAT ${format.format}`,
+        values: Readable.from([rows], { objectMode: false }),
+        clickhouse_settings: format.settings,
+      });
       result.stream.resume();
       await finished(result.stream);
     },
@@ -87,7 +93,7 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
       client,
       chdb: connection,
       // client.insert would serialize the body into the SQL text; rawInsert passes the bytes through.
-      insertRows: (table, rows) => lanes.insert(table, rows, EMBEDDED_SETTINGS),
+      insertRows: (table, format, rows) => lanes.insert(table, format, rows, EMBEDDED_SETTINGS),
       close: async () => {
         await lanes.close();
         await client.close();

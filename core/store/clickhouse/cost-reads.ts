@@ -2,7 +2,7 @@ import type { RecomputeResult, TraceCost } from '../../model/cost.js';
 import type { PriceTable } from '../../cost/price-table.js';
 import { CACHED_INPUT_TOKEN_ATTRIBUTES } from '../../cost/span-cost.js';
 import type { ClickHouseClient } from './client.js';
-import { toClickHouseTime } from './rows.js';
+import { toClickHouseTime } from './time.js';
 import { REPRICE_REPORT, REPRICE_SPANS, REPRICE_TRACE_STATS, TRACE_COSTS, WINDOW_MODELS } from './cost-sql.js';
 
 /** Costs over stored spans (docs/costs.md): the cost of given traces (a run's), and repricing a window. */

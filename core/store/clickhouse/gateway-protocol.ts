@@ -136,27 +136,31 @@ function unescapeParam(text: string, composite: boolean): string {
 
 /** Formats whose rows end at a raw newline: chDB streams them in chunks cut at row boundaries. */
 const STREAMABLE_FORMATS = new Set(['JSONEachRow', 'JSONCompactEachRow', 'TSV', 'TabSeparated']);
+/** Formats chDB takes as one piece of bytes: a quoted CSV value may hold a raw newline, so the body cannot be cut into chunks. */
+const WHOLE_FORMATS = new Set(['CSV']);
 
-export interface StreamableInsert {
-  table: string;
-  columns?: string[];
-  format: 'JSONEachRow' | 'JSONCompactEachRow' | 'TSV' | 'TabSeparated';
-}
+/** An insert whose body goes to chDB as bytes: in chunks as it arrives (`streamed`), or read whole first. */
+export type PassthroughInsert = { table: string; columns?: string[] } & (
+  | { streamed: true; format: 'JSONEachRow' | 'JSONCompactEachRow' | 'TSV' | 'TabSeparated' }
+  | { streamed: false; format: 'CSV' }
+);
 
 const IDENT = '[A-Za-z0-9_]+';
 const INSERT = new RegExp(`^\\s*INSERT\\s+INTO\\s+(?:TABLE\\s+)?(${IDENT}(?:\\.${IDENT})?)\\s*(?:\\(([^()]*)\\))?\\s*FORMAT\\s+(\\w+)\\s*;?\\s*$`, 'i');
 
 /**
- * `INSERT INTO db.t [(a, b)] FORMAT JSONEachRow` (what @clickhouse/client's insert sends): the body
- * can go to chDB's raw insert as bytes. Anything else (VALUES, SETTINGS, other formats) runs as
- * SQL text with the body appended.
+ * `INSERT INTO db.t [(a, b)] FORMAT JSONEachRow` (what @clickhouse/client's insert sends) or
+ * `... FORMAT CSV` (the service's span rows): the body can go to chDB's raw insert as bytes.
+ * Anything else (VALUES, SETTINGS, other formats) runs as SQL text with the body appended.
  */
-export function streamableInsert(query: string): StreamableInsert | undefined {
+export function passthroughInsert(query: string): PassthroughInsert | undefined {
   const m = INSERT.exec(query);
-  if (!m || !STREAMABLE_FORMATS.has(m[3])) return undefined;
+  if (!m) return undefined;
+  const streamed = STREAMABLE_FORMATS.has(m[3]);
+  if (!streamed && !WHOLE_FORMATS.has(m[3])) return undefined;
   const columns = m[2]?.split(',').map((c) => c.trim());
   if (columns && !columns.every((c) => new RegExp(`^${IDENT}$`).test(c))) return undefined;
-  return { table: m[1], columns, format: m[3] as StreamableInsert['format'] };
+  return { table: m[1], columns, ...(streamed ? { streamed, format: m[3] as 'JSONEachRow' } : { streamed, format: 'CSV' as const }) };
 }
 
 /** The output format a query's answer is in: its FORMAT clause, else the request's default. */

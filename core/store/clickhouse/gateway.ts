@@ -30,7 +30,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Logger } from '../../logger.js';
-import { bindParams, GatewayError, outputFormat, parseRequestUrl, streamableInsert, type GatewayRequest } from './gateway-protocol.js';
+import { bindParams, GatewayError, outputFormat, parseRequestUrl, passthroughInsert, type GatewayRequest } from './gateway-protocol.js';
 import { errorReply } from './gateway-errors.js';
 import type { EmbeddedConnection } from './embedded-connection.js';
 
@@ -47,6 +47,7 @@ export interface GatewayOptions {
    * An insert's rows go to chDB in chunks of at most this many bytes, cut at row boundaries, each
    * one INSERT (default 64 MiB: a batch of the service's write path is one INSERT, as in-process).
    * A larger body is inserted in several; a failure stops it after the chunks already written.
+   * A CSV body, whose rows cannot be found without parsing it, is one INSERT of at most this size.
    */
   maxInsertChunkBytes?: number;
   /** Requests executing at once (chDB runs one statement at a time per connection); more wait (default 4). */
@@ -90,7 +91,7 @@ export async function startClickHouseGateway(options: GatewayOptions): Promise<R
     if (sql.trim() === '') throw new GatewayError(62, 'SYNTAX_ERROR', 'Empty query');
     // chDB takes SQL as a C string: it would run the text before a NUL and drop the rest.
     if (sql.includes('\0')) throw new GatewayError(62, 'SYNTAX_ERROR', 'The query text contains a NUL byte');
-    if (data?.includes(0)) throw new GatewayError(48, 'NOT_IMPLEMENTED', 'Data with NUL bytes (a binary format) can only be inserted as INSERT ... FORMAT JSONEachRow, JSONCompactEachRow or TabSeparated');
+    if (data?.includes(0)) throw new GatewayError(48, 'NOT_IMPLEMENTED', 'Data with NUL bytes (a binary format) can only be inserted as INSERT ... FORMAT JSONEachRow, JSONCompactEachRow, TabSeparated or CSV');
     const result = await connection.exec({
       query: sql,
       values: data && data.length > 0 ? Readable.from([data]) : undefined,
@@ -105,20 +106,24 @@ export async function startClickHouseGateway(options: GatewayOptions): Promise<R
 
   async function execute(request: GatewayRequest, body: Readable, signal: AbortSignal): Promise<Result> {
     if (request.query === undefined) return runSql((await readAll(body, maxQueryBytes)).toString('utf8'), request, signal);
-    const insert = Object.keys(request.params).length === 0 ? streamableInsert(request.query) : undefined;
+    const insert = Object.keys(request.params).length === 0 ? passthroughInsert(request.query) : undefined;
     if (!insert) return runSql(request.query, request, signal, await readAll(body, maxQueryBytes));
-    const done = await connection.chdb.streamInsert({
-      ...insert,
-      // Not destroyed when chDB stops reading on an error: the answer still has to reach the client.
-      values: body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>,
-      settings: request.settings,
-      maxChunkBytes: maxChunk,
-      maxRowBytes: maxChunk,
-      stallTimeout: options.stallTimeoutMs ?? 60_000,
-      signal,
-    });
+    const target = { table: insert.table, columns: insert.columns };
+    const done = insert.streamed
+      ? await connection.chdb.streamInsert({
+          ...target,
+          format: insert.format,
+          // Not destroyed when chDB stops reading on an error: the answer still has to reach the client.
+          values: body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>,
+          settings: request.settings,
+          maxChunkBytes: maxChunk,
+          maxRowBytes: maxChunk,
+          stallTimeout: options.stallTimeoutMs ?? 60_000,
+          signal,
+        })
+      : await connection.chdb.rawInsert({ ...target, format: insert.format, values: await readAll(body, maxChunk), settings: request.settings, signal });
     const summary = {
-      read_rows: String(done.rowsSent),
+      read_rows: String(done.rowsSent ?? done.rowsWritten),
       read_bytes: String(done.bytesSent),
       written_rows: String(done.rowsWritten),
       written_bytes: String(done.bytesWritten),

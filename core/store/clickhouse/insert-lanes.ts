@@ -1,4 +1,5 @@
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
+import type { RowFormat } from './rows.js';
 
 /**
  * The in-process write path's own chDB connections ("lanes"). chDB runs one statement at a time
@@ -22,7 +23,7 @@ import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
  * (embedded-connection.ts) is not needed here.
  */
 export interface InsertLanes {
-  insert(table: string, rows: Buffer, settings: Record<string, string | number>): Promise<void>;
+  insert(table: string, format: RowFormat, rows: Buffer, settings: Record<string, string | number>): Promise<void>;
   /** Waits for the inserts in flight, then closes every lane. */
   close(): Promise<void>;
 }
@@ -60,12 +61,18 @@ export function openInsertLanes(dataPath: string, opts: InsertLaneOptions): Inse
     return lanes.reduce((best, l) => ((parallel ? l.running < best.running : l.running > best.running) ? l : best));
   }
 
-  async function insert(table: string, rows: Buffer, settings: Record<string, string | number>): Promise<void> {
+  async function insert(table: string, format: RowFormat, rows: Buffer, settings: Record<string, string | number>): Promise<void> {
     const lane = pickLane(rows.length);
     lane.running++;
     bytesInFlight += rows.length;
     try {
-      await lane.connection.chdb.rawInsert({ table, values: rows, format: 'JSONEachRow', settings });
+      await lane.connection.chdb.rawInsert({
+        table,
+        values: rows,
+        format: format.format,
+        ...(format.columns ? { columns: [...format.columns] } : {}),
+        settings: { ...format.settings, ...settings },
+      });
     } finally {
       lane.running--;
       bytesInFlight -= rows.length;
@@ -73,8 +80,8 @@ export function openInsertLanes(dataPath: string, opts: InsertLaneOptions): Inse
   }
 
   return {
-    insert(table, rows, settings) {
-      const run = insert(table, rows, settings);
+    insert(table, format, rows, settings) {
+      const run = insert(table, format, rows, settings);
       pending.add(run);
       void run.catch(() => {}).finally(() => pending.delete(run));
       return run;

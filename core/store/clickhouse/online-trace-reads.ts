@@ -1,7 +1,7 @@
 import type { OnlineRuleFilter } from '../../model/online-rule.js';
 import type { SpanStatus, SpanType } from '../../model/span.js';
 import type { ClickHouseClient } from './client.js';
-import { toClickHouseTime } from './rows.js';
+import { toClickHouseTime } from './time.js';
 import { TRACE_FILTERS, TRACE_SUMMARIES } from './trace-stats-sql.js';
 
 /**

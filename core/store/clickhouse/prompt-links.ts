@@ -1,5 +1,5 @@
 import type { PromptTraceList, PromptTraceQuery } from '../../model/prompt.js';
-import { fromClickHouseTime } from './rows.js';
+import { fromClickHouseTime } from './time.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 

@@ -2,46 +2,24 @@ import type { ComponentType, SpanRecord, SpanStatus } from '../../model/span.js'
 import type { SpanView, TraceSpanView, TraceSummary } from '../../model/trace.js';
 import type { Score } from '../../model/score.js';
 import type { SpanCost } from '../../model/cost.js';
+import { CSV_INSERT_SETTINGS, csvTime, csvValue } from './csv.js';
+import { fromClickHouseTime } from './time.js';
 
 /**
  * The one converter each way between the model and ClickHouse rows (STYLE 4).
  * ClickHouse has no nulls in these columns: '' stands for null.
  */
 
-/** ms since epoch -> ClickHouse DateTime64(3) text in UTC. */
-export function toClickHouseTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
-}
-
-/**
- * ms since epoch -> what a JSONEachRow row holds for a DateTime64(3): an integer of ticks
- * (milliseconds), which ClickHouse reads as such and which costs far less to write than text.
- */
-export function toClickHouseTicks(ms: number): number {
-  return Math.trunc(ms);
-}
-
-/** µs since epoch -> ClickHouse DateTime64(6) text in UTC. */
-export function toClickHouseMicros(us: number): string {
-  const ms = Math.floor(us / 1000);
-  return `${toClickHouseTime(ms)}${String(us % 1000).padStart(3, '0')}`;
-}
-
-/** ClickHouse DateTime64 text (UTC) -> ISO 8601. */
-export function fromClickHouseTime(value: string): string {
-  return `${value.replace(' ', 'T')}Z`;
-}
-
 const orNull = (v: string): string | null => (v === '' ? null : v);
 
-/** The cost columns of a priced generation span (migrations/clickhouse/003); absent columns read as NULL / 0 / ''. */
+/** The cost columns of a span (migrations/clickhouse/004): NULL costs where it was not priced. */
 interface CostColumns {
-  cached_input_tokens?: number;
-  input_cost?: number;
-  output_cost?: number;
-  cached_input_cost?: number;
-  total_cost?: number;
-  cost_version?: string;
+  cached_input_tokens: number;
+  input_cost: number | null;
+  output_cost: number | null;
+  cached_input_cost: number | null;
+  total_cost: number | null;
+  cost_version: string;
 }
 
 function baseRow(s: SpanRecord) {
@@ -57,8 +35,8 @@ function baseRow(s: SpanRecord) {
     kind: s.kind,
     status: s.status,
     status_message: s.status_message,
-    start_time: toClickHouseTicks(s.start_time),
-    end_time: toClickHouseTicks(s.end_time),
+    start_time: s.start_time,
+    end_time: s.end_time,
     duration_ms: s.duration_ms,
     model: s.model ?? '',
     input: s.input,
@@ -73,21 +51,66 @@ function baseRow(s: SpanRecord) {
   };
 }
 
-export function spanRow(s: SpanRecord) {
-  const row: ReturnType<typeof baseRow> & CostColumns = baseRow(s);
-  // Only generation spans carry cost columns; leaving them out elsewhere keeps the rows as they were.
-  if (s.cached_input_tokens) row.cached_input_tokens = s.cached_input_tokens;
+/** A span as a row of `spans`, keyed by column; times in ms since the epoch. Unpriced spans hold NULL costs. */
+export function spanRow(s: SpanRecord): ReturnType<typeof baseRow> & CostColumns {
   const cost = s.pricing?.cost;
-  if (cost) {
-    row.input_cost = cost.input;
-    row.output_cost = cost.output;
-    row.cached_input_cost = cost.cached_input;
-    row.total_cost = cost.total;
-    row.cost_version = cost.version;
-  }
-  return row;
+  return {
+    ...baseRow(s),
+    cached_input_tokens: s.cached_input_tokens ?? 0,
+    input_cost: cost ? cost.input : null,
+    output_cost: cost ? cost.output : null,
+    cached_input_cost: cost ? cost.cached_input : null,
+    total_cost: cost ? cost.total : null,
+    cost_version: cost ? cost.version : '',
+  };
 }
 
+/**
+ * The columns of a `spans` row on the write path, in the order of its CSV fields. Kafka messages
+ * carry rows in this order (collector/kafka/envelope.ts, format 3): a change to it takes a new
+ * message format, and the ingester keeps reading the old one.
+ */
+export const SPAN_COLUMNS = [
+  'project_id', 'trace_id', 'span_id', 'parent_span_id', 'name', 'span_type', 'component_type', 'convention',
+  'kind', 'status', 'status_message', 'start_time', 'end_time', 'duration_ms', 'model', 'input', 'output',
+  'input_tokens', 'output_tokens', 'attributes', 'resource_attributes', 'scope_name', 'scope_version', 'events',
+  'cached_input_tokens', 'input_cost', 'output_cost', 'cached_input_cost', 'total_cost', 'cost_version',
+] as const satisfies ReadonlyArray<keyof ReturnType<typeof spanRow>>;
+
+export type SpanColumn = (typeof SPAN_COLUMNS)[number];
+
+/**
+ * A row keyed by column as one CSV line of SPAN_COLUMNS (csv.ts), the form every write path
+ * carries for `spans` (batcher, Kafka messages) and ClickHouse parses. A column the row leaves out
+ * is NULL, read as the column's default; times given as numbers are ms since the epoch.
+ */
+export function encodeSpanColumns(row: Partial<Record<SpanColumn, unknown>>): string {
+  let line = '';
+  for (let i = 0; i < SPAN_COLUMNS.length; i++) {
+    const column = SPAN_COLUMNS[i];
+    const v = row[column];
+    if (i > 0) line += ',';
+    line += typeof v === 'number' && (column === 'start_time' || column === 'end_time') ? csvTime(v) : csvValue(v);
+  }
+  return line;
+}
+
+export const encodeSpanRow = (s: SpanRecord): string => encodeSpanColumns(spanRow(s));
+
+/** How a table's rows are encoded on the write path, which the insert states. */
+export interface RowFormat {
+  format: 'CSV' | 'JSONEachRow';
+  /** The columns of each row, in order (CSV). */
+  columns?: readonly string[];
+  settings: Readonly<Record<string, string | number>>;
+}
+
+/** `spans` rows: CSV lines of SPAN_COLUMNS. */
+export const SPAN_ROWS: RowFormat = { format: 'CSV', columns: SPAN_COLUMNS, settings: CSV_INSERT_SETTINGS };
+/** Rows as JSONEachRow lines, keyed by column. */
+export const JSON_ROWS: RowFormat = { format: 'JSONEachRow', settings: {} };
+/** `trace_stats_input` rows: JSONEachRow lines (trace-stats-rows.ts). */
+export const STATS_ROWS = JSON_ROWS;
 
 /**
  * JSON.stringify escapes a lone UTF-16 surrogate as `\udXXX`, which ClickHouse refuses (high) or
@@ -108,16 +131,14 @@ function wellFormed(_key: string, value: unknown): unknown {
 }
 
 /**
- * A row as one JSONEachRow line, the form every write path carries (batcher, Kafka messages) and
- * ClickHouse parses. Text that is not well-formed UTF-16 is stored with U+FFFD in place of a lone
+ * A row as one JSONEachRow line, the form of `trace_stats_input` rows on every write path
+ * (batcher, Kafka messages). Text that is not well-formed UTF-16 is stored with U+FFFD in place of a lone
  * surrogate, so no client's odd string can fail an insert shared with others.
  */
 export function encodeRow(row: object): string {
   const line = JSON.stringify(row);
   return line.includes(LONE_SURROGATE_ESCAPE) ? JSON.stringify(row, wellFormed) : line;
 }
-
-export const encodeSpanRow = (s: SpanRecord): string => encodeRow(spanRow(s));
 
 /** A span row as read back: times come as DateTime64 text, 64-bit integers maybe as strings. */
 export type SpanRow = Omit<ReturnType<typeof baseRow>, 'start_time' | 'end_time'> & {

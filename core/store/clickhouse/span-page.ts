@@ -1,6 +1,7 @@
 import { encodeSpanCursor, SPAN_TEXT_CAP, type SpanPageQuery } from '../../model/span-page.js';
 import type { TraceSpanView } from '../../model/trace.js';
-import { fromClickHouseTime, toClickHouseTime, traceSpanView, type TraceSpanRow } from './rows.js';
+import { traceSpanView, type TraceSpanRow } from './rows.js';
+import { fromClickHouseTime, toClickHouseTime } from './time.js';
 import { spanPageSql } from './span-page-sql.js';
 
 /** How the store runs a read: bound parameters, JSONEachRow rows back. */

@@ -1,6 +1,7 @@
 import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
 import { TRACE_SEARCH_WINDOW, type TraceList, type TraceListItem, type TraceListQuery, type TraceScoreSummary, type TraceSummary } from '../../model/trace.js';
-import { toClickHouseTime, traceSummary, type TraceRow } from './rows.js';
+import { traceSummary, type TraceRow } from './rows.js';
+import { toClickHouseTime } from './time.js';
 import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, traceCountSql, tracePageSql, type TraceFilter } from './trace-stats-sql.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;

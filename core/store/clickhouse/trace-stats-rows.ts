@@ -1,5 +1,6 @@
 import type { RowBatch, SpanRecord, TraceHeader } from '../../model/span.js';
-import { encodeRow, encodeSpanRow, toClickHouseTicks } from './rows.js';
+import { encodeRow, encodeSpanRow } from './rows.js';
+import { toClickHouseTicks } from './time.js';
 
 /** Flags of a span in `trace_stats.span_stats` (migrations/clickhouse/002). */
 const STORED = 1;

@@ -1,0 +1,124 @@
+import type { KafkaMessage } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeMessage, MESSAGE_HEADERS } from '../../collector/kafka/envelope.js';
+import { createLogger } from '../../core/logger.js';
+import { MAX_TIME_MS, MIN_TIME_MS } from '../../core/model/limits.js';
+import type { SpanRecord } from '../../core/model/span.js';
+import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
+import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
+import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
+import { SPAN_ROWS, spanRow } from '../../core/store/clickhouse/rows.js';
+import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
+import type { AnalyticsStore } from '../../core/store/analytics.js';
+import { migrate } from '../../core/store/migrations.js';
+import { makeDataDir } from '../helpers/data-dir.js';
+
+// Span rows travel as CSV (core/store/clickhouse/csv.ts): every value a client can send must come
+// back from the real store as it was sent, whatever characters it holds.
+let ch: ClickHouse;
+let store: AnalyticsStore;
+
+beforeAll(async () => {
+  ch = await connectClickHouse({ dataDir: makeDataDir() });
+  await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
+  store = createAnalyticsStore(ch);
+});
+afterAll(async () => {
+  await ch?.close();
+});
+
+const HOSTILE = [
+  '', ' ', '  padded  ', 'a,b', '"', '""', 'say "hi", then "bye"', 'line 1\nline 2', 'crlf\r\n', '\ttab\t', 'nul\u0000byte',
+  'back\\slash', '\\', '\\N', 'NULL', "it's", "''", '{}', "{'a':'b'}", '[1,2]', '日本語 ✓', '😀 emoji', '\u2028\u2029', ',"\n\\\'',
+];
+
+let seq = 0;
+function span(fields: Partial<SpanRecord> = {}): SpanRecord {
+  const start = Date.UTC(2026, 10, 20, 12, 0, 0, 123);
+  seq++;
+  return {
+    project_id: 'p', trace_id: `t-${seq}`, span_id: `s-${seq}`, parent_span_id: null, name: 'chat', span_type: 'generation', component_type: 'generation',
+    convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start, end_time: start + 50, duration_ms: 50,
+    model: 'gpt-4o', input: 'hi', output: 'hello', input_tokens: 3, output_tokens: 5, attributes: {},
+    resource_attributes: { 'service.name': 'bot' }, scope_name: 'otel', scope_version: '1', events: '[]', ...fields,
+  };
+}
+
+async function stored(spans: SpanRecord[]) {
+  await store.writeRows(encodeRowBatch(spans));
+  return Promise.all(spans.map(async (s) => (await store.getSpan(s.project_id, s.span_id))!));
+}
+
+describe('span rows through the real store', () => {
+  it('keep every string as it was sent: quotes, commas, newlines, NUL, backslashes, NULL look-alikes, non-ASCII', async () => {
+    const spans = HOSTILE.map((text, i) =>
+      span({
+        name: text, status_message: text, model: text || null, input: text, output: `${text}|${i}`, kind: text, scope_name: text, scope_version: text,
+        parent_span_id: text === '' ? null : text,
+        attributes: { [text]: text, [`k${i}`]: `${text}${text}`, "key 'quoted'": 'v\\' },
+        resource_attributes: { 'service.name': text },
+        events: JSON.stringify([{ name: text, time: '2026-11-20T12:00:00.123Z', attributes: { v: text } }]),
+      }),
+    );
+    const back = await stored(spans);
+    back.forEach((b, i) => {
+      const s = spans[i];
+      expect({ name: b.name, input: b.input, output: b.output, model: b.model, status_message: b.status_message ?? '', kind: b.kind ?? '', parent: b.parent_span_id }).toEqual({
+        name: s.name, input: s.input, output: s.output, model: s.model, status_message: s.status_message, kind: s.kind, parent: s.parent_span_id,
+      });
+      expect(b.scope).toEqual({ name: s.scope_name, version: s.scope_version });
+      expect(b.attributes).toEqual(s.attributes);
+      expect(b.resource_attributes).toEqual(s.resource_attributes);
+      expect(b.events).toEqual(JSON.parse(s.events));
+    });
+  });
+
+  it('keep a 1 MB prompt whole, and store a lone UTF-16 surrogate as U+FFFD, keys included', async () => {
+    const big = `${'x'.repeat(500_000)}"\n,${'y'.repeat(500_000)}`;
+    const [long, odd] = await stored([span({ input: big }), span({ input: 'cut \ud83d', output: '\udc00 lone', attributes: { 'k\ud800': 'v\udfff' } })]);
+    expect(long.input).toBe(big);
+    expect(odd.input).toBe('cut \ufffd');
+    expect(odd.output).toBe('\ufffd lone');
+    expect(odd.attributes).toEqual({ 'k\ufffd': 'v\ufffd' });
+  });
+
+  it('keep times to the millisecond across the accepted range, including the years written as date text', async () => {
+    // A copy of spans without its TTL: the store drops rows older than 90 days as it writes them.
+    await ch.client.command({ query: 'CREATE TABLE agent_eval.spans_any_time AS agent_eval.spans' });
+    await ch.client.command({ query: 'ALTER TABLE agent_eval.spans_any_time REMOVE TTL' });
+    const times = [MIN_TIME_MS, MIN_TIME_MS + 1, 1e11 - 1, 1e11, 1e11 + 7, Date.UTC(2026, 10, 24, 0, 0, 0, 5), MAX_TIME_MS - 1, MAX_TIME_MS];
+    const spans = times.map((t, i) => span({ span_id: `time-${i}`, start_time: t, end_time: t + i, duration_ms: i }));
+    await ch.insertRows('agent_eval.spans_any_time', SPAN_ROWS, Buffer.from(encodeRowBatch(spans).spans.join('\n')));
+    const rows = await (
+      await ch.client.query({ query: 'SELECT toUnixTimestamp64Milli(start_time) AS start, toUnixTimestamp64Milli(end_time) AS end FROM agent_eval.spans_any_time ORDER BY span_id', format: 'JSONEachRow' })
+    ).json<{ start: string; end: string }>();
+    expect(rows.map((r) => [Number(r.start), Number(r.end)])).toEqual(times.map((t, i) => [t, t + i]));
+  });
+
+  it('keep token counts up to 2^53 and costs: NULL where a span was not priced, the figures where it was', async () => {
+    const pricing = { at: Date.now(), cost: { input: 0.0000025, output: 1.5e-7, cached_input: 0, total: 0.00000265, version: '2026-11-01' } };
+    const [priced, unpriced] = await stored([
+      span({ input_tokens: Number.MAX_SAFE_INTEGER, output_tokens: 2 ** 40, cached_input_tokens: 7, pricing }),
+      span({ model: 'unknown-model' }),
+    ]);
+    expect([priced.input_tokens, priced.output_tokens, priced.cached_input_tokens]).toEqual([Number.MAX_SAFE_INTEGER, 2 ** 40, 7]);
+    expect(priced.cost).toEqual(pricing.cost);
+    expect(unpriced.cost).toBeNull();
+    expect(unpriced.cached_input_tokens).toBe(0);
+  });
+
+  it('store the rows of a format-2 Kafka message (JSON lines, from before the upgrade) as the same spans', async () => {
+    const before = span({ input: 'a "quoted"\nanswer', attributes: { "it's": 'back\\slash' }, start_time: Date.UTC(2026, 10, 1, 0, 0, 0, 999) });
+    // What that release wrote: spanRow's columns with times as ticks, cost columns left out when unpriced.
+    const costColumns = new Set(['cached_input_tokens', 'input_cost', 'output_cost', 'cached_input_cost', 'total_cost', 'cost_version']);
+    const jsonRow = Object.fromEntries(Object.entries(spanRow(before)).filter(([column]) => !costColumns.has(column)));
+    const message = { value: Buffer.from(JSON.stringify(jsonRow)), headers: { [MESSAGE_HEADERS.format]: Buffer.from('2'), [MESSAGE_HEADERS.table]: Buffer.from('spans') } } as unknown as KafkaMessage;
+    const decoded = decodeMessage(message);
+    expect(decoded.rows).toBe(1);
+    await store.writeRows(decoded.batch);
+    const back = (await store.getSpan('p', before.span_id))!;
+    expect({ input: back.input, attributes: back.attributes, start: back.start_time, cost: back.cost, cached: back.cached_input_tokens }).toEqual({
+      input: before.input, attributes: before.attributes, start: '2026-11-01T00:00:00.999Z', cost: null, cached: 0,
+    });
+  });
+});
