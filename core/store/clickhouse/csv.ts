@@ -37,20 +37,19 @@ export function csvText(s: string): string {
   return s.includes('"') ? `"${s.replaceAll('"', '""')}"` : `"${s}"`;
 }
 
-const LITERAL_SPECIAL = /['\\]/;
 const LITERAL_SPECIALS = /['\\]/g;
 
 /** A string as a ClickHouse quoted literal, the form of a Map's keys and values in text formats. */
 function literal(s: string): string {
-  return LITERAL_SPECIAL.test(s) ? `'${s.replace(LITERAL_SPECIALS, '\\$&')}'` : `'${s}'`;
+  return s.includes("'") || s.includes('\\') ? `'${s.replace(LITERAL_SPECIALS, '\\$&')}'` : `'${s}'`;
 }
 
 /** A Map(String, String) as a CSV field: `{'k':'v',...}`, quoted. */
 export function csvMap(m: Record<string, unknown>): string {
   let text = '{';
-  for (const [k, v] of Object.entries(m)) {
-    if (text.length > 1) text += ',';
-    text += `${literal(k)}:${literal(typeof v === 'string' ? v : String(v))}`;
+  for (const k of Object.keys(m)) {
+    const v = m[k];
+    text += `${text.length > 1 ? ',' : ''}${literal(k)}:${literal(typeof v === 'string' ? v : String(v))}`;
   }
   return csvText(`${text}}`);
 }
