@@ -1,17 +1,13 @@
 import type { KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMessage, MESSAGE_HEADERS } from '../../collector/kafka/envelope.js';
-import { createLogger } from '../../core/logger.js';
 import { MAX_TIME_MS, MIN_TIME_MS } from '../../core/model/limits.js';
 import type { SpanRecord } from '../../core/model/span.js';
-import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
-import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
-import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
+import type { ClickHouse } from '../../core/store/clickhouse/client.js';
 import { SPAN_ROWS, spanRow } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import type { AnalyticsStore } from '../../core/store/analytics.js';
-import { migrate } from '../../core/store/migrations.js';
-import { makeDataDir } from '../helpers/data-dir.js';
+import { openMigratedClickHouse } from '../helpers/clickhouse-store.js';
 
 // Span rows travel as CSV (core/store/clickhouse/csv.ts): every value a client can send must come
 // back from the real store as it was sent, whatever characters it holds.
@@ -19,9 +15,7 @@ let ch: ClickHouse;
 let store: AnalyticsStore;
 
 beforeAll(async () => {
-  ch = await connectClickHouse({ dataDir: makeDataDir() });
-  await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
-  store = createAnalyticsStore(ch);
+  ({ ch, store } = await openMigratedClickHouse());
 });
 afterAll(async () => {
   await ch?.close();

@@ -1,23 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/logger.js';
 import type { SpanRecord, SpanType, TraceHeader } from '../../core/model/span.js';
 import type { AnalyticsStore } from '../../core/store/analytics.js';
-import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
-import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
+import type { ClickHouse } from '../../core/store/clickhouse/client.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
-import { migrate } from '../../core/store/migrations.js';
-import { makeDataDir } from '../helpers/data-dir.js';
+import { openMigratedClickHouse } from '../helpers/clickhouse-store.js';
 
 // Trace-level fields are derived inside ClickHouse (chDB), so this runs against the real engine.
 let ch: ClickHouse;
 let store: AnalyticsStore;
 
 beforeAll(async () => {
-  ch = await connectClickHouse({ dataDir: makeDataDir() });
-  await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
-  store = createAnalyticsStore(ch);
+  ({ ch, store } = await openMigratedClickHouse());
 });
 afterAll(async () => {
   await store?.close();

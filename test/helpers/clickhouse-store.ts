@@ -1,0 +1,14 @@
+import { createLogger } from '../../core/logger.js';
+import type { AnalyticsStore } from '../../core/store/analytics.js';
+import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
+import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
+import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
+import { migrate } from '../../core/store/migrations.js';
+import { makeDataDir } from './data-dir.js';
+
+/** A real chDB store in a fresh data dir, migrated: the connection and the analytics store on it. */
+export async function openMigratedClickHouse(): Promise<{ ch: ClickHouse; store: AnalyticsStore }> {
+  const ch = await connectClickHouse({ dataDir: makeDataDir() });
+  await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
+  return { ch, store: createAnalyticsStore(ch) };
+}
