@@ -13,6 +13,7 @@ import { makeDataDir } from '../helpers/data-dir.js';
 import { removeDir } from '../helpers/processes.js';
 import { JSON_ROWS } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
+import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
 import type { SpanRecord } from '../../core/model/span.js';
 
 // The ClickHouse gateway (core/store/clickhouse/gateway.ts): chDB in this process, started with
@@ -363,6 +364,25 @@ describe('the gateway with small limits (startClickHouseGateway on the same conn
     const long = await failure(httpClickHouse(client).insertRows(TABLE, JSON_ROWS, Buffer.from(line)));
     expect((long as ClickHouseError).type).toBe('TOO_LARGE_STRING_SIZE');
     expect(await rows(client, 'SELECT 3 AS three')).toEqual([{ three: 3 }]);
+  });
+
+  it("takes a write batch whose CSV body is over its limit in parts the batch writer cuts, every span once", async () => {
+    const start = Date.now() - 60_000;
+    const spans: SpanRecord[] = Array.from({ length: 200 }, (_, i) => ({
+      project_id: 'proj-gateway', trace_id: `trace-parts-${i % 4}`, span_id: `span-parts-${i}`, parent_span_id: null, name: 'chat', span_type: 'generation',
+      component_type: 'generation', convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start + i, end_time: start + i + 5,
+      duration_ms: 5, model: 'gpt-4o', input: `ünïcödé ${'ü'.repeat(500)} ${i}`, output: 'ok', input_tokens: 1, output_tokens: 1, attributes: {},
+      resource_attributes: { 'service.name': 'gw' }, scope_name: '', scope_version: '', events: '[]',
+    }));
+    const batch = encodeRowBatch(spans);
+    expect(Buffer.byteLength(batch.spans.join('\n'))).toBeGreaterThan(3 * 64 * 1024);
+    // Whole, the body is over the gateway's limit: a retryable refusal (the request is too large, not its data).
+    const whole = await failure(createBatchWriter(httpClickHouse(client), { maxInsertBytes: 1 << 30 }).writeRows(batch));
+    expect(failureKind(whole)).toBe('transient');
+    await createBatchWriter(httpClickHouse(client), { maxInsertBytes: 48 * 1024 }).writeRows(batch);
+    const stored = await rows<{ n: string; ids: string }>(client, "SELECT count() AS n, uniqExact(span_id) AS ids FROM agent_eval.spans WHERE span_id LIKE 'span-parts-%'");
+    expect(stored.map((r) => [Number(r.n), Number(r.ids)])).toEqual([[200, 200]]);
+    expect((await stores.analytics.getTrace('proj-gateway', 'trace-parts-1'))?.span_count).toBe(50);
   });
 
   it('answers TOO_MANY_SIMULTANEOUS_QUERIES beyond its queue, and runs the rest', async () => {

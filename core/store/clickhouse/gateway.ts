@@ -47,7 +47,8 @@ export interface GatewayOptions {
    * An insert's rows go to chDB in chunks of at most this many bytes, cut at row boundaries, each
    * one INSERT (default 64 MiB: a batch of the service's write path is one INSERT, as in-process).
    * A larger body is inserted in several; a failure stops it after the chunks already written.
-   * A CSV body, whose rows cannot be found without parsing it, is one INSERT of at most this size.
+   * A CSV body, whose rows cannot be found without parsing it, is one INSERT of at most this size
+   * (the service's batch writer cuts its batches below it: batch-writer.ts).
    */
   maxInsertChunkBytes?: number;
   /** Requests executing at once (chDB runs one statement at a time per connection); more wait (default 4). */
