@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../core/model/span.js';
 import { csvMap, csvNumber, csvText, csvTime, csvValue } from '../../core/store/clickhouse/csv.js';
-import { encodeSpanColumns, encodeSpanRow, SPAN_COLUMNS, spanRow } from '../../core/store/clickhouse/rows.js';
+import { encodeSpanColumns, encodeSpanRow, SPAN_COLUMNS } from '../../core/store/clickhouse/rows.js';
 import { csvFields, spanRowFields } from '../helpers/csv-rows.js';
 
 function span(fields: Partial<SpanRecord> = {}): SpanRecord {
@@ -46,7 +46,7 @@ describe('span rows as CSV', () => {
     ]);
   });
 
-  it('encode a span as encodeSpanColumns(spanRow(span)) would, field for field, priced or not, whatever its strings hold', () => {
+  it('encode a span as one field per column, priced or not, whatever its strings hold', () => {
     const odd = 'a "b", c\nd\\e \'f\' \u0000 \ud800 ✓';
     const spans = [
       span(),
@@ -54,7 +54,10 @@ describe('span rows as CSV', () => {
       span({ parent_span_id: null, component_type: null, model: null, pricing: { at: 1, cost: null } }),
       span({ name: odd, input: odd, output: odd, status_message: odd, events: JSON.stringify([{ name: odd }]), attributes: { [odd]: odd }, resource_attributes: { [odd]: '' } }),
     ];
-    for (const s of spans) expect(encodeSpanRow(s)).toBe(encodeSpanColumns(spanRow(s)));
+    for (const s of spans) {
+      expect(csvFields(encodeSpanRow(s))).toHaveLength(SPAN_COLUMNS.length);
+      expect(spanRowFields(encodeSpanRow(s))).toMatchObject({ name: s.name, input: s.input, output: s.output, status_message: s.status_message, events: s.events });
+    }
     const fields = spanRowFields(encodeSpanRow(spans[1]));
     expect(csvFields(encodeSpanRow(spans[1]))).toHaveLength(SPAN_COLUMNS.length);
     expect(fields).toMatchObject({ span_id: 's', parent_span_id: 'root', start_time: '1795482123.004', cached_input_tokens: '2', input_cost: '0.5', output_cost: '1.5e-7', total_cost: '0.50000015', cost_version: 'v1' });

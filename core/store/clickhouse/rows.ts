@@ -2,7 +2,7 @@ import type { ComponentType, SpanRecord, SpanStatus } from '../../model/span.js'
 import type { SpanView, TraceSpanView, TraceSummary } from '../../model/trace.js';
 import type { Score } from '../../model/score.js';
 import type { SpanCost } from '../../model/cost.js';
-import { CSV_INSERT_SETTINGS, CSV_NULL, csvMap, csvNumber, csvText, csvTime, csvValue } from './csv.js';
+import { CSV_INSERT_SETTINGS, csvTime, csvValue } from './csv.js';
 import { fromClickHouseTime } from './time.js';
 
 /**
@@ -81,7 +81,10 @@ export type SpanColumn = (typeof SPAN_COLUMNS)[number];
 /**
  * A row keyed by column as one CSV line of SPAN_COLUMNS (csv.ts), the form every write path
  * carries for `spans` (batcher, Kafka messages) and ClickHouse parses. A column the row leaves out
- * is NULL, read as the column's default; times given as numbers are ms since the epoch.
+ * is NULL, read as the column's default; times given as numbers are ms since the epoch. The
+ * fields are joined at once, so the line is one flat string: a line built by `+=` is a tree of as
+ * many strings as it has parts, each an object the garbage collector copies while the row waits
+ * for its insert.
  */
 export function encodeSpanColumns(row: Partial<Record<SpanColumn, unknown>>): string {
   return SPAN_COLUMNS.map((column) => {
@@ -90,25 +93,8 @@ export function encodeSpanColumns(row: Partial<Record<SpanColumn, unknown>>): st
   }).join(',');
 }
 
-/**
- * A span as its CSV line: `encodeSpanColumns(spanRow(s))` written out field by field, since it
- * runs for every span ingested (test/unit/span-rows.test.ts holds the two equal). The fields are
- * joined at once, so the line is one flat string: a line built by `+=` is a tree of as many
- * strings as it has parts, each an object the garbage collector copies while the row waits for
- * its insert.
- */
-export function encodeSpanRow(s: SpanRecord): string {
-  const cost = s.pricing?.cost;
-  return [
-    csvText(s.project_id), csvText(s.trace_id), csvText(s.span_id), csvText(s.parent_span_id ?? ''), csvText(s.name), csvText(s.span_type),
-    csvText(s.component_type ?? ''), csvText(s.convention), csvText(s.kind), csvText(s.status), csvText(s.status_message),
-    csvTime(s.start_time), csvTime(s.end_time), csvNumber(s.duration_ms), csvText(s.model ?? ''), csvText(s.input), csvText(s.output),
-    csvNumber(s.input_tokens), csvNumber(s.output_tokens), csvMap(s.attributes), csvMap(s.resource_attributes),
-    csvText(s.scope_name), csvText(s.scope_version), csvText(s.events), csvNumber(s.cached_input_tokens ?? 0),
-    cost ? csvNumber(cost.input) : CSV_NULL, cost ? csvNumber(cost.output) : CSV_NULL, cost ? csvNumber(cost.cached_input) : CSV_NULL,
-    cost ? csvNumber(cost.total) : CSV_NULL, csvText(cost ? cost.version : ''),
-  ].join(',');
-}
+/** A span as its CSV line (encodeSpanColumns). */
+export const encodeSpanRow = (s: SpanRecord): string => encodeSpanColumns(spanRow(s));
 
 /** How a table's rows are encoded on the write path, which the insert states. */
 export interface RowFormat {
