@@ -7,7 +7,7 @@ import { connectClickHouse } from '../core/store/clickhouse/client.js';
 import { SPAN_COLUMNS, SPAN_ROWS, STATS_ROWS, type RowFormat, type SpanColumn } from '../core/store/clickhouse/rows.js';
 import { clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
 import { migrate } from '../core/store/migrations.js';
-import { csvFields } from '../test/helpers/csv-rows.js';
+import { tsvFields } from '../test/helpers/tsv-rows.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
 import { median, round } from './lib.js';
 import { buildPayload, stamp } from './otlp-payloads.js';
@@ -24,17 +24,17 @@ const BLANKED: Record<string, SpanColumn[]> = {
   maps: ['attributes', 'resource_attributes'],
 };
 
-/** The span rows (CSV of SPAN_COLUMNS) with those columns emptied. */
+/** The span rows (TabSeparated of SPAN_COLUMNS) with those columns emptied. */
 function blank(lines: string[], columns: readonly SpanColumn[]): string[] {
   const at = new Set(columns.map((c) => SPAN_COLUMNS.indexOf(c)));
-  return lines.map((line) => csvFields(line).map((f, i) => (at.has(i) ? (f.startsWith('"{') ? '"{}"' : '""') : f)).join(','));
+  return lines.map((line) => tsvFields(line).map((f, i) => (at.has(i) ? (f.startsWith('{') ? '{}' : '') : f)).join('\t'));
 }
 
 /**
  * Where ClickHouse's CPU goes when the write path inserts a batch of agent spans (chDB
  * in-process, the service's own insert path: `ClickHouse.insertRows`). Rows come from the real
  * ingest path (bench OTLP exports -> decode -> normalize -> encode). Per round, interleaved:
- * - `parse`: the batch's span rows into a Null-engine copy of `spans` (CSV parsing only);
+ * - `parse`: the batch's span rows into a Null-engine copy of `spans` (TabSeparated parsing only);
  *   `parse_blank_<cols>`: the same with those columns emptied, so the difference is their share;
  * - `spans`: the rows into `spans` (parse, sort, compress, write and fsync a part);
  * - `stats`: the batch's `trace_stats_input` rows (the materialized view folds them into `trace_stats`);

@@ -1,6 +1,7 @@
 import type { RawSpan } from '../core/model/raw-span.js';
 import type { RowBatch, TraceHeader } from '../core/model/span.js';
-import { isAcceptedTime, MAX_ID_LENGTH, MAX_TIME_MS } from '../core/model/limits.js';
+import { isAcceptedTime, MAX_ID_LENGTH, MAX_TIME_MS, reportedTokensProblem, retentionProblem } from '../core/model/limits.js';
+import { hasControlCharacter, NO_CONTROL_CHARACTERS } from '../core/model/ids.js';
 import { encodeSpanRow } from '../core/store/clickhouse/rows.js';
 import { createTraceStatsRows } from '../core/store/clickhouse/trace-stats-rows.js';
 import { toError, ValidationError } from '../core/errors.js';
@@ -8,6 +9,7 @@ import type { PriceTable } from '../core/cost/price-table.js';
 import { priceSpan } from '../core/cost/span-cost.js';
 import type { SpanSink } from './sink.js';
 import { normalizeSpan } from './normalize/index.js';
+import { truncateSpan } from './truncate.js';
 
 export interface RejectedSpan {
   /** Position of the span in the request, for messages like `spans[2]`. */
@@ -48,22 +50,40 @@ export interface IngestLimits {
   maxSpanBytes: number;
   /** Prices generation spans (docs/costs.md); unpriced without it. */
   prices?: PriceTable;
+  /** RETENTION_DAYS: spans that start before now minus this many days are refused (the tables' TTL would drop them). */
+  retentionDays?: number;
 }
 
 const ALL_ZEROES = /^0+$/;
 
-/** Why a decoded span cannot be stored, or null when it can. */
-function invalidSpanReason(span: RawSpan): string | null {
+/**
+ * Why a decoded span cannot be stored, or null when it can. `limits.retentionDays` and `now`
+ * (the request's time) refuse spans older than the retention.
+ */
+function invalidSpanReason(span: RawSpan, limits: Pick<IngestLimits, 'retentionDays'> = {}, now = Date.now()): string | null {
+  // A decoder's own finding (an OTLP id of the wrong size) comes first: the ids below may be its stand-ins.
+  if (span.decodeProblem) return span.decodeProblem;
   if (!span.traceId) return 'trace_id is empty';
   if (!span.spanId) return 'span_id is empty';
   if (span.traceId.length > MAX_ID_LENGTH || span.spanId.length > MAX_ID_LENGTH) return `ids must be at most ${MAX_ID_LENGTH} characters`;
   if (ALL_ZEROES.test(span.traceId)) return 'trace_id is all zeroes';
   if (ALL_ZEROES.test(span.spanId)) return 'span_id is all zeroes';
   if (!span.traceId.isWellFormed() || !span.spanId.isWellFormed()) return 'ids must be well-formed Unicode';
+  // The id rule (core/model/ids.ts): a NUL trace id, once stored, failed every metadata query that carried it.
+  if (hasControlCharacter(span.traceId)) return `trace_id ${NO_CONTROL_CHARACTERS}`;
+  if (hasControlCharacter(span.spanId)) return `span_id ${NO_CONTROL_CHARACTERS}`;
+  if (typeof span.parentSpanId === 'string') {
+    if (span.parentSpanId.length > MAX_ID_LENGTH) return `ids must be at most ${MAX_ID_LENGTH} characters`;
+    if (!span.parentSpanId.isWellFormed()) return 'ids must be well-formed Unicode';
+    if (hasControlCharacter(span.parentSpanId)) return `parent_span_id ${NO_CONTROL_CHARACTERS}`;
+  }
   if (!isAcceptedTime(span.startTimeMs)) return 'start time is missing or out of range';
   // An end of 0 (OTLP's unset) or before the start is an instantaneous span (normalizeSpan).
   if (!Number.isFinite(span.endTimeMs) || span.endTimeMs > MAX_TIME_MS) return 'end time is out of range';
-  return null;
+  const tooOld = retentionProblem(span.startTimeMs, limits.retentionDays, now);
+  if (tooOld) return tooOld;
+  // Token counts past MAX_TOKENS_PER_SPAN, negative or fractional, in any convention's attribute.
+  return reportedTokensProblem(span.attributes, span.declaredFields);
 }
 
 /** UTF-8 size of a row, without scanning it when it is clearly small (UTF-8 needs at most 3 bytes per UTF-16 unit). */
@@ -73,12 +93,20 @@ function rowBytesOver(line: string, max: number): number | null {
   return bytes > max ? bytes : null;
 }
 
-const tooLarge = (bytes: number, max: number) => `span is ${bytes} bytes once stored; the limit is ${max} (MAX_SPAN_BYTES)`;
+const tooLarge = (bytes: number, max: number) => `span is ${bytes} bytes once stored with every text cut; the limit is ${max} (MAX_SPAN_BYTES)`;
 
-/** A request's rows, encoded, and the spans refused. */
+/** A request's rows, encoded as the writes the sink takes, and the spans refused. */
 interface Encoded {
-  rows: RowBatch;
+  writes: RowBatch[];
   rejected: RejectedSpan[];
+}
+
+/**
+ * The rows of one write being built: span rows and, built beside them, their traces' summary
+ * contributions, so a write always carries the summaries of exactly its own spans.
+ */
+function openWrite() {
+  return { spans: [] as string[], stats: createTraceStatsRows(), bytes: 0 };
 }
 
 /**
@@ -87,6 +115,11 @@ interface Encoded {
  * Every value is validated and every row encoded before it joins a write shared with other
  * requests, so one client's data can never fail another's.
  *
+ * A span over MAX_SPAN_BYTES is stored with its largest texts cut (collector/truncate.ts), not
+ * refused. A request is one write, its spans with their summaries, which the store takes whole or
+ * not at all; a sink that bounds its writes (Kafka: one message each, `maxWriteBytes`) gets the
+ * request as several writes, each with the summaries of its own spans only.
+ *
  * Encoding is synchronous and apart from the wait for the sink: the decoded spans are garbage as
  * soon as their rows exist. An async function would keep its arguments alive until it returns,
  * and a request's decoded spans (~2 MB for 500 agent spans) would survive every young-generation
@@ -94,10 +127,16 @@ interface Encoded {
  */
 export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
   const { prices } = limits;
+  // Half of a bounded write for its span rows leaves the rest for their summaries, which are far smaller.
+  const writeSpanBytes = sink.maxWriteBytes === undefined ? Infinity : Math.floor(sink.maxWriteBytes / 2);
 
   function encode(projectId: string, rawSpans: RawSpan[], traces: TraceHeaderInput[], options: IngestOptions): Encoded {
-    const rows: RowBatch = { spans: [], stats: [] };
-    const stats = createTraceStatsRows();
+    const writes: RowBatch[] = [];
+    let write = openWrite();
+    const close = () => {
+      writes.push({ spans: write.spans, stats: write.stats.rows() });
+      write = openWrite();
+    };
     const rejected: RejectedSpan[] = [];
     const pricedAt = Date.now();
     for (let index = 0; index < rawSpans.length; index++) {
@@ -106,32 +145,39 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
       if (!reason) {
         const span = normalizeSpan(raw, projectId);
         if (prices) priceSpan(span, prices, pricedAt);
-        const line = encodeSpanRow(span);
+        let line: string | undefined = encodeSpanRow(span);
         const over = rowBytesOver(line, limits.maxSpanBytes);
-        if (over === null) {
-          rows.spans.push(line);
-          stats.add(span);
+        if (over !== null) line = truncateSpan(span, limits.maxSpanBytes, encodeSpanRow)?.line;
+        if (line !== undefined) {
+          if (writeSpanBytes !== Infinity) {
+            const size = Buffer.byteLength(line) + 1;
+            if (write.spans.length > 0 && write.bytes + size > writeSpanBytes) close();
+            write.bytes += size;
+          }
+          write.spans.push(line);
+          write.stats.add(span);
           continue;
         }
-        reason = tooLarge(over, limits.maxSpanBytes);
+        reason = tooLarge(over ?? 0, limits.maxSpanBytes);
       }
       rejected.push({ index, spanId: raw.spanId, reason });
     }
     for (const t of traces) {
-      const over = rowBytesOver(stats.addHeader({ ...t, project_id: projectId }), limits.maxSpanBytes);
+      const over = rowBytesOver(write.stats.addHeader({ ...t, project_id: projectId }), limits.maxSpanBytes);
       // Nothing was written yet: refusing here refuses the whole request.
       if (over !== null) throw new ValidationError([{ field: 'attributes', message: `trace header is ${over} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
     }
     if (options.atomic && rejected.length > 0) {
       throw new ValidationError(rejected.map((r) => ({ field: `spans[${r.index}]`, message: r.reason })));
     }
-    rows.stats = stats.rows();
-    return { rows, rejected };
+    close();
+    return { writes: writes.filter((w) => w.spans.length > 0 || w.stats.length > 0), rejected };
   }
 
-  async function write({ rows, rejected }: Encoded): Promise<IngestOutcome> {
-    if (rows.spans.length > 0 || rows.stats.length > 0) await sink.write(rows);
-    const accepted = rows.spans.length;
+  async function write({ writes, rejected }: Encoded): Promise<IngestOutcome> {
+    await Promise.all(writes.map((w) => sink.write(w)));
+    let accepted = 0;
+    for (const w of writes) accepted += w.spans.length;
     if (rejected.length === 0) return { kind: 'ok', accepted };
     return { kind: 'partial', accepted, rejected };
   }

@@ -18,6 +18,12 @@ export interface SinkStats {
 export interface SpanSink {
   write(rows: RowBatch): Promise<void>;
   /**
+   * Largest write the sink takes as one unit, in bytes of rows (Kafka: one message); ingest cuts a
+   * larger request into writes of at most this size, each with the summaries of its own spans.
+   * Absent: any size, so a request is always one write, stored whole or not at all.
+   */
+  readonly maxWriteBytes?: number;
+  /**
    * Throws a BackpressureError when the sink is already full. Receivers call it before reading
    * and decoding a request, so a refusal under overload costs (almost) nothing.
    */

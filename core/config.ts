@@ -34,21 +34,26 @@ export const DEFAULT_JUDGE_MODELS: Record<LlmProviderName, string> = {
   'vertex-anthropic': 'claude-sonnet-4-6',
 };
 
+/** Default MAX_SPAN_BYTES: 4 MiB, so a long answer (a 600 KB RAG summary, kept in its attributes too) is stored whole. */
+export const DEFAULT_MAX_SPAN_BYTES = 4 * 1024 * 1024;
+
 /**
  * Kafka's defaults, in one place (config and the Kafka code both read them). A message holds at
- * least one span of MAX_SPAN_BYTES; 1,004,096 stays under the broker's default
- * `message.max.bytes` (1,048,588), which applies to a whole record batch.
+ * least one span of MAX_SPAN_BYTES and the summary rows of its trace (KAFKA_MESSAGE_HEADROOM). That
+ * is more than a broker takes by default (`message.max.bytes`, 1,048,588, applies to a whole
+ * record batch), so the spans topic is created with `max.message.bytes` to match
+ * (collector/kafka/topics.ts).
  */
 export const KAFKA_DEFAULTS = {
   topic: 'agent-eval.spans',
   deadLetterTopic: 'agent-eval.spans.dlq',
   groupId: 'agent-eval-ingester',
   partitions: 6,
-  maxMessageBytes: 1_004_096,
+  maxMessageBytes: DEFAULT_MAX_SPAN_BYTES + 64 * 1024,
 } as const;
 
-/** Room a Kafka message keeps beyond its largest row. */
-const KAFKA_MESSAGE_HEADROOM = 4096;
+/** Room a Kafka message keeps beyond its largest span row: that span's trace summary rows (a few KiB). */
+const KAFKA_MESSAGE_HEADROOM = 64 * 1024;
 export type Role = (typeof ROLES)[number];
 
 const EnvSchema = z.object({
@@ -86,7 +91,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   OTLP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
-  MAX_SPAN_BYTES: z.coerce.number().int().min(16_384).default(1_000_000),
+  MAX_SPAN_BYTES: z.coerce.number().int().min(16_384).default(DEFAULT_MAX_SPAN_BYTES),
   BATCH_MAX_SPANS: z.coerce.number().int().min(1).default(10_000),
   BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(20),
   BATCH_MAX_CONCURRENT_FLUSHES: z.coerce.number().int().min(1).max(16).default(1),

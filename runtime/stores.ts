@@ -54,7 +54,7 @@ export async function openStores(config: Config, logger: Logger, options: OpenSt
       logger.info({ url: gateway.url }, 'ClickHouse gateway listening (embedded chDB over the ClickHouse HTTP interface)');
     }
     return {
-      analytics: createAnalyticsStore(clickhouse),
+      analytics: createAnalyticsStore(clickhouse, logger),
       clickhouse: clickhouse.client,
       metadata: createMetadataStore(pool),
       clickhouseGatewayUrl,

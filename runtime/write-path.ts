@@ -35,7 +35,7 @@ export async function openWritePath(config: Config, analytics: AnalyticsStore, l
     return { sink, stats: () => sink.stats(), close: () => sink.close() };
   }
   const kafka = createKafkaClient(config.kafka.brokers, logger);
-  await ensureTopics({ kafka, logger, spansTopic: config.kafka.topic, deadLetterTopic: config.kafka.deadLetterTopic, partitions: config.kafka.partitions });
+  await ensureTopics({ kafka, logger, spansTopic: config.kafka.topic, deadLetterTopic: config.kafka.deadLetterTopic, partitions: config.kafka.partitions, maxMessageBytes: config.kafka.maxMessageBytes });
   const sink = accepts ? await createKafkaSink({ kafka, topic: config.kafka.topic, maxMessageBytes: config.kafka.maxMessageBytes, logger }) : undefined;
   let ingester: Ingester | undefined;
   try {

@@ -10,24 +10,39 @@ import {
 } from '../../core/model/span.js';
 import { encodeSpanColumns } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
+import { csvSpanRowsToTsv } from './legacy-rows.js';
 
 /**
- * The Kafka message format of the write path (format 3): a message's value is rows of one table,
- * exactly as the collector encoded them at ingest (core/store/clickhouse/rows.ts: CSV lines of
- * SPAN_COLUMNS for `spans`, JSONEachRow lines for `trace_stats_input`), and its headers name the
- * format, the table and the number of rows. The ingester inserts values as they are, without
- * parsing them in JS. Trace summaries are order-independent states (migrations/clickhouse/002),
- * so messages need no per-trace key: they spread over partitions round-robin.
+ * The Kafka message format of the write path (format 4): a message is one write of the collector
+ * (collector/ingest.ts), its span rows and the trace summary rows of exactly those spans, exactly as
+ * ingest encoded them (core/store/clickhouse/rows.ts: TabSeparated lines of SPAN_COLUMNS for
+ * `spans`, JSONEachRow lines for `trace_stats_input`). The value is the span rows, an empty line,
+ * then the summary rows: neither form ever holds an empty line (both escape line breaks inside
+ * values), so the first one divides them. The ingester inserts both parts of a message together
+ * or, when the store refuses it, neither (the message goes to the dead-letter topic), so a
+ * summary never counts spans that were not stored. Headers name the format and the rows of each
+ * part. Trace summaries are order-independent states (migrations/clickhouse/002), so messages need
+ * no per-trace key: they spread over partitions round-robin.
  *
  * Older formats are still read, so messages produced before an upgrade are not lost:
+ * - format 3 (rows of one table per message; span rows as CSV lines) is converted to TabSeparated
+ *   (legacy-rows.ts): CSV values with a blank line could not be inserted in-process;
  * - format 2 (span rows as JSONEachRow lines) is re-encoded row by row;
  * - format 1 (a JSON envelope `{v: 1, spans, traces}` of model objects, one message per trace)
  *   is validated and encoded.
  */
-export const ROWS_FORMAT = '3';
+export const ROWS_FORMAT = '4';
+const CSV_ROWS_FORMAT = '3';
 const JSON_ROWS_FORMAT = '2';
-export const MESSAGE_HEADERS = { format: 'agent-eval-format', table: 'agent-eval-table', rows: 'agent-eval-rows' } as const;
-export type RowTable = 'spans' | 'trace_stats_input';
+export const MESSAGE_HEADERS = {
+  format: 'agent-eval-format',
+  table: 'agent-eval-table',
+  rows: 'agent-eval-rows',
+  spanRows: 'agent-eval-span-rows',
+  statsRows: 'agent-eval-stats-rows',
+} as const;
+/** What divides a format-4 value's span rows from its summary rows. */
+const PART_SEPARATOR = '\n\n';
 
 const ENVELOPE_V1 = 1;
 
@@ -76,43 +91,60 @@ const envelopeSchema = z.object({
 
 /** One Kafka message of encoded rows: its value and what it carries. */
 export interface RowMessage {
-  table: RowTable;
   value: string;
   /** UTF-8 size of `value`, what the broker's message size limit is checked against (before compression). */
   bytes: number;
-  rows: number;
+  spanRows: number;
+  statsRows: number;
 }
 
-/** The headers of a format-3 message. */
+/** The headers of a format-4 message. */
 export function rowHeaders(message: RowMessage): IHeaders {
-  return { [MESSAGE_HEADERS.format]: ROWS_FORMAT, [MESSAGE_HEADERS.table]: message.table, [MESSAGE_HEADERS.rows]: String(message.rows) };
+  return {
+    [MESSAGE_HEADERS.format]: ROWS_FORMAT,
+    [MESSAGE_HEADERS.spanRows]: String(message.spanRows),
+    [MESSAGE_HEADERS.statsRows]: String(message.statsRows),
+  };
 }
 
-function pack(table: RowTable, lines: string[], maxMessageBytes: number, out: RowMessage[]): void {
-  let value: string[] = [];
-  let bytes = 0;
+function message(spans: string[], stats: string[], bytes: number): RowMessage {
+  return { value: `${spans.join('\n')}${PART_SEPARATOR}${stats.join('\n')}`, bytes, spanRows: spans.length, statsRows: stats.length };
+}
+
+const linesBytes = (lines: string[]): number => lines.reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
+
+/** Lines in messages of one part each, at most `maxMessageBytes`. */
+function packPart(lines: string[], part: 'spans' | 'stats', maxMessageBytes: number, out: RowMessage[]): void {
+  let taken: string[] = [];
+  let bytes = 2;
   const emit = () => {
-    out.push({ table, value: value.join('\n'), bytes: Math.max(0, bytes - 1), rows: value.length });
-    value = [];
-    bytes = 0;
+    out.push(part === 'spans' ? message(taken, [], bytes) : message([], taken, bytes));
+    taken = [];
+    bytes = 2;
   };
   for (const line of lines) {
     const size = Buffer.byteLength(line) + 1;
-    if (value.length > 0 && bytes + size > maxMessageBytes) emit();
-    value.push(line);
+    if (taken.length > 0 && bytes + size > maxMessageBytes) emit();
+    taken.push(line);
     bytes += size;
   }
-  if (value.length > 0) emit();
+  if (taken.length > 0) emit();
 }
 
 /**
- * Packs a batch's rows into messages of at most `maxMessageBytes`. Every row already passed the
- * span size limit at ingest (MAX_SPAN_BYTES, below the message limit), so every row fits.
+ * A write's rows as messages of at most `maxMessageBytes`: one message holding both parts, as
+ * ingest sizes its writes for this sink (SpanSink.maxWriteBytes). A write that does not fit (a
+ * trace header as large as a span beside its spans) is sent as messages of span rows, then of
+ * summary rows, all acknowledged before the write is. Every row passed the span size limit at
+ * ingest (MAX_SPAN_BYTES, below the message limit), so every row fits a message.
  */
 export function packRowMessages(rows: RowBatch, maxMessageBytes: number): RowMessage[] {
+  if (rows.spans.length === 0 && rows.stats.length === 0) return [];
+  const bytes = linesBytes(rows.spans) + linesBytes(rows.stats);
+  if (bytes <= maxMessageBytes) return [message(rows.spans, rows.stats, bytes)];
   const out: RowMessage[] = [];
-  pack('spans', rows.spans, maxMessageBytes, out);
-  pack('trace_stats_input', rows.stats, maxMessageBytes, out);
+  packPart(rows.spans, 'spans', maxMessageBytes, out);
+  packPart(rows.stats, 'stats', maxMessageBytes, out);
   return out;
 }
 
@@ -136,22 +168,36 @@ export interface DecodedMessage {
   rows: number;
 }
 
+/** A format-4 value as the rows of one write: its two parts, each as one chunk of lines (none when empty). */
+function writeOfValue(value: string): RowBatch {
+  const at = value.indexOf(PART_SEPARATOR);
+  if (at === -1) throw new EnvelopeError(`format ${ROWS_FORMAT} message without the empty line that ends its span rows`);
+  const spans = value.slice(0, at);
+  const stats = value.slice(at + PART_SEPARATOR.length);
+  return { spans: spans ? [spans] : [], stats: stats ? [stats] : [] };
+}
+
 /**
- * A consumed message as rows to insert: a format-3 value is one chunk of rows, passed on as is
- * (a malformed row fails its insert and is isolated then); a format-2 value's span rows are
- * re-encoded; a format-1 envelope is validated and encoded. Throws EnvelopeError for anything else.
+ * A consumed message as rows to insert: a format-4 value is one write, passed on as it is (a
+ * malformed row fails its insert and is isolated then); format-3 span rows are converted from CSV,
+ * format-2 span rows re-encoded, a format-1 envelope validated and encoded. Throws EnvelopeError
+ * for anything else.
  */
 export function decodeMessage(message: KafkaMessage): DecodedMessage {
   const value = message.value;
   if (!value || value.length === 0) throw new EnvelopeError('empty message value');
   const format = header(message, MESSAGE_HEADERS.format);
-  if (format === ROWS_FORMAT || format === JSON_ROWS_FORMAT) {
+  if (format === ROWS_FORMAT) {
+    const batch = writeOfValue(value.toString('utf8'));
+    const stated = Number(header(message, MESSAGE_HEADERS.spanRows)) + Number(header(message, MESSAGE_HEADERS.statsRows));
+    return { batch, rows: Number.isSafeInteger(stated) && stated > 0 ? stated : lineCount(batch) };
+  }
+  if (format === CSV_ROWS_FORMAT || format === JSON_ROWS_FORMAT) {
     const table = header(message, MESSAGE_HEADERS.table);
     const chunk = value.toString('utf8');
     if (table === 'trace_stats_input') return { batch: { spans: [], stats: [chunk] }, rows: rowCount(message, value) };
     if (table !== 'spans') throw new EnvelopeError(`unknown table ${JSON.stringify(table ?? null)} in a format ${format} message`);
-    if (format === ROWS_FORMAT) return { batch: { spans: [chunk], stats: [] }, rows: rowCount(message, value) };
-    const spans = spanRowsOfJson(chunk);
+    const spans = format === CSV_ROWS_FORMAT ? spanRowsOfCsv(chunk) : spanRowsOfJson(chunk);
     return { batch: { spans, stats: [] }, rows: spans.length };
   }
   if (format !== undefined) throw new EnvelopeError(`unsupported message format: ${JSON.stringify(format)}`);
@@ -160,7 +206,14 @@ export function decodeMessage(message: KafkaMessage): DecodedMessage {
   return { batch, rows: batch.spans.length + batch.stats.length };
 }
 
-/** Rows in a format-2/3 message: its rows header, else its lines (a native scan for newlines; CSV values may hold more). */
+/** Lines of a write whose headers do not say (a native scan for newlines). */
+function lineCount(batch: RowBatch): number {
+  let lines = 0;
+  for (const chunk of [...batch.spans, ...batch.stats]) lines += chunk.split('\n').length;
+  return lines;
+}
+
+/** Rows in a format-2/3 message: its rows header, else its lines (CSV values may hold more). */
 function rowCount(message: KafkaMessage, value: Buffer): number {
   const stated = Number(header(message, MESSAGE_HEADERS.rows));
   if (Number.isSafeInteger(stated) && stated > 0) return stated;
@@ -169,7 +222,16 @@ function rowCount(message: KafkaMessage, value: Buffer): number {
   return lines;
 }
 
-/** Format-2 span rows (JSONEachRow lines, keyed by column) as the CSV rows of today. */
+/** Format-3 span rows (CSV lines of SPAN_COLUMNS) as the TabSeparated rows of today. */
+function spanRowsOfCsv(chunk: string): string[] {
+  try {
+    return csvSpanRowsToTsv(chunk);
+  } catch (err) {
+    throw new EnvelopeError(`undecodable format ${CSV_ROWS_FORMAT} span rows: ${(err as Error).message}`);
+  }
+}
+
+/** Format-2 span rows (JSONEachRow lines, keyed by column) as the TabSeparated rows of today. */
 function spanRowsOfJson(chunk: string): string[] {
   const rows: string[] = [];
   for (const line of chunk.split('\n')) {

@@ -84,7 +84,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<KafkaSink
     else write.reject(err);
   }
 
-  const countSpans = (m: RowMessage) => (m.table === 'spans' ? m.rows : 0);
+  const countSpans = (m: RowMessage) => m.spanRows;
 
   /** Takes queued messages up to one request's worth; messages of already failed writes are dropped. */
   function takeRequest(): Queued[] {
@@ -149,6 +149,7 @@ export async function createKafkaSink(opts: KafkaSinkOptions): Promise<KafkaSink
 
   return {
     admit: () => budget.admit(),
+    maxWriteBytes: maxMessageBytes,
 
     reachable() {
       probing ??= probe()

@@ -1,4 +1,4 @@
-import type { ITopicConfig, Kafka } from 'kafkajs';
+import { ConfigResourceTypes, type Admin, type ITopicConfig, type Kafka } from 'kafkajs';
 import { KAFKA_DEFAULTS } from '../../core/config.js';
 import type { Logger } from '../../core/logger.js';
 
@@ -11,9 +11,35 @@ export interface EnsureTopicsOptions {
   partitions?: number;
   /** Default: the broker's `default.replication.factor`. */
   replicationFactor?: number;
+  /** The largest message the collector produces (KAFKA_MAX_MESSAGE_BYTES): the spans topic takes record batches this large. */
+  maxMessageBytes?: number;
 }
 
+/** What a record batch adds to its message: headers, offsets, CRC (a few hundred bytes); rounded up. */
+const RECORD_BATCH_OVERHEAD = 16 * 1024;
+
+/** DescribeConfigs' source of a value set on the topic itself (DYNAMIC_TOPIC_CONFIG). */
+const TOPIC_OVERRIDE = 1;
+
 const DAY_MS = 86_400_000;
+
+/**
+ * Raises the spans topic's `max.message.bytes` to `bytes` when it takes less (a topic created by an
+ * older release, or by hand, holds the broker's default of ~1 MiB): a larger message is refused by
+ * the broker, and its write would fail until the limit is raised.
+ */
+async function allowMessages(admin: Admin, topic: string, bytes: string, logger: Logger): Promise<void> {
+  const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }], includeSynonyms: false });
+  const entries = described.resources[0]?.configEntries ?? [];
+  const current = entries.find((e) => e.configName === 'max.message.bytes')?.configValue;
+  if (current !== undefined && Number(current) >= Number(bytes)) return;
+  // AlterConfigs replaces a topic's whole set of overrides: keep the others as they are.
+  const overrides = entries
+    .filter((e) => !e.isDefault && e.configSource === TOPIC_OVERRIDE && e.configName !== 'max.message.bytes' && !e.isSensitive)
+    .map((e) => ({ name: e.configName, value: e.configValue }));
+  await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [...overrides, { name: 'max.message.bytes', value: bytes }] }] });
+  logger.info({ topic, from: current, to: bytes }, 'raised the spans topic max.message.bytes to the largest message the collector produces');
+}
 
 /**
  * Creates the spans and dead-letter topics when missing; idempotent, safe for several roles
@@ -25,8 +51,9 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<void> {
   const deadLetterTopic = opts.deadLetterTopic ?? KAFKA_DEFAULTS.deadLetterTopic;
   const partitions = opts.partitions ?? KAFKA_DEFAULTS.partitions;
   const replicationFactor = opts.replicationFactor ?? -1;
+  const maxMessageBytes = String((opts.maxMessageBytes ?? KAFKA_DEFAULTS.maxMessageBytes) + RECORD_BATCH_OVERHEAD);
   const wanted: ITopicConfig[] = [
-    { topic: spansTopic, numPartitions: partitions, replicationFactor },
+    { topic: spansTopic, numPartitions: partitions, replicationFactor, configEntries: [{ name: 'max.message.bytes', value: maxMessageBytes }] },
     {
       topic: deadLetterTopic,
       // Dead letters are rare and read by people: one partition keeps them in arrival order,
@@ -47,6 +74,7 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<void> {
     if (missing.length > 0 && (await admin.createTopics({ topics: missing, waitForLeaders: true }))) {
       opts.logger.info({ topics: missing.map((t) => t.topic) }, 'created Kafka topics');
     }
+    await allowMessages(admin, spansTopic, maxMessageBytes, opts.logger);
     const metadata = await admin.fetchTopicMetadata({ topics: [spansTopic] });
     const actual = metadata.topics[0]?.partitions.length ?? 0;
     if (actual !== partitions) {

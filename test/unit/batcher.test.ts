@@ -4,7 +4,7 @@ import { BackpressureError, DataRejectedError } from '../../core/errors.js';
 import { createLogger } from '../../core/logger.js';
 import type { RowBatch } from '../../core/model/span.js';
 import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
-import { spanRowFields } from '../helpers/csv-rows.js';
+import { spanRowFields } from '../helpers/tsv-rows.js';
 
 const logger = createLogger('silent');
 

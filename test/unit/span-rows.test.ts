@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../core/model/span.js';
-import { csvMap, csvNumber, csvText, csvTime, csvValue } from '../../core/store/clickhouse/csv.js';
+import { tsvFieldText, tsvMap, tsvNumber, tsvText, tsvTime, tsvValue } from '../../core/store/clickhouse/tsv.js';
 import { encodeSpanColumns, encodeSpanRow, SPAN_COLUMNS } from '../../core/store/clickhouse/rows.js';
-import { csvFields, spanRowFields } from '../helpers/csv-rows.js';
+import { spanRowFields, tsvFields } from '../helpers/tsv-rows.js';
 
 function span(fields: Partial<SpanRecord> = {}): SpanRecord {
   return {
@@ -15,34 +15,44 @@ function span(fields: Partial<SpanRecord> = {}): SpanRecord {
 
 const pricing = { at: 1, cost: { input: 0.5, output: 1.5e-7, cached_input: 0, total: 0.50000015, version: 'v1' } };
 
-describe('span rows as CSV', () => {
-  it('quote every string, doubling its quotes and keeping commas, newlines and NUL as they are', () => {
-    expect(csvText('')).toBe('""');
-    expect(csvText('a,b\nc\u0000')).toBe('"a,b\nc\u0000"');
-    expect(csvText('say "hi"')).toBe('"say ""hi"""');
-    expect(csvText('\\N')).toBe('"\\N"');
+describe('span rows as TabSeparated', () => {
+  it('write a string as it is unless it holds a backslash, tab, line break or NUL, which are escaped', () => {
+    expect(tsvText('')).toBe('');
+    expect(tsvText('a, "b" \'c\' ✓ 𝄞')).toBe('a, "b" \'c\' ✓ 𝄞');
+    expect(tsvText('Paragraph one.\n\nParagraph two.')).toBe('Paragraph one.\\n\\nParagraph two.');
+    expect(tsvText('a\tb\r\nc\u0000d\\e')).toBe('a\\tb\\r\\nc\\0d\\\\e');
+    expect(tsvText('\\N')).toBe('\\\\N');
+    expect(tsvFieldText(tsvText('x\n\n\\n\t\\\r\u0000'))).toBe('x\n\n\\n\t\\\r\u0000');
   });
 
-  it("write maps as ClickHouse text inside a quoted field: quotes and backslashes escaped in keys and values", () => {
-    expect(csvMap({})).toBe('"{}"');
-    expect(csvMap({ "it's": 'back\\slash', q: '["stop"]' })).toBe(`"{'it\\'s':'back\\\\slash','q':'[""stop""]'}"`);
-    expect(csvMap({ n: 5 })).toBe(`"{'n':'5'}"`);
+  it('never put a raw line break in a row, whatever its values hold', () => {
+    const odd = 'one\n\ntwo\r\n\r\nthree\n';
+    const line = encodeSpanRow(span({ name: odd, input: odd, output: '\n\n', attributes: { [odd]: odd }, events: JSON.stringify([{ name: odd }]) }));
+    expect(line).not.toMatch(/[\n\r]/);
+    expect(tsvFields(line)).toHaveLength(SPAN_COLUMNS.length);
+  });
+
+  it("write maps as ClickHouse text: quotes, backslashes and control characters escaped in keys and values", () => {
+    expect(tsvMap({})).toBe('{}');
+    expect(tsvMap({ "it's": 'back\\slash', q: '["stop"]' })).toBe(`{'it\\'s':'back\\\\slash','q':'["stop"]'}`);
+    expect(tsvMap({ 'k\n': 'a\n\nb\tc' })).toBe(`{'k\\n':'a\\n\\nb\\tc'}`);
+    expect(tsvMap({ n: 5 })).toBe(`{'n':'5'}`);
   });
 
   it('write times as seconds.mmm where ClickHouse reads them as a Unix time, and as date text elsewhere', () => {
-    expect(csvTime(Date.UTC(2026, 10, 24, 0, 0, 0, 5))).toBe('1795478400.005');
-    expect(csvTime(1e11)).toBe('100000000.000');
-    expect(csvTime(1e11 - 1)).toBe('1973-03-03 09:46:39.999');
-    expect(csvTime(Date.UTC(1970, 0, 2))).toBe('1970-01-02 00:00:00.000');
-    expect(csvTime(Date.UTC(2299, 0, 1))).toBe('2299-01-01 00:00:00.000');
-    expect(csvTime(1e11 + 0.9)).toBe('100000000.000');
-    expect(csvTime(NaN)).toBe('\\N');
+    expect(tsvTime(Date.UTC(2026, 10, 24, 0, 0, 0, 5))).toBe('1795478400.005');
+    expect(tsvTime(1e11)).toBe('100000000.000');
+    expect(tsvTime(1e11 - 1)).toBe('1973-03-03 09:46:39.999');
+    expect(tsvTime(Date.UTC(1970, 0, 2))).toBe('1970-01-02 00:00:00.000');
+    expect(tsvTime(Date.UTC(2299, 0, 1))).toBe('2299-01-01 00:00:00.000');
+    expect(tsvTime(1e11 + 0.9)).toBe('100000000.000');
+    expect(tsvTime(NaN)).toBe('\\N');
   });
 
   it('write numbers as they are, NULL for what is not finite, and any value by its type', () => {
-    expect([csvNumber(0), csvNumber(2 ** 53 - 1), csvNumber(1.5e-7), csvNumber(Infinity), csvNumber(NaN)]).toEqual(['0', '9007199254740991', '1.5e-7', '\\N', '\\N']);
-    expect([csvValue(null), csvValue(undefined), csvValue(true), csvValue('x'), csvValue(7), csvValue({ k: 'v' }), csvValue([1, 'a'])]).toEqual([
-      '\\N', '\\N', '1', '"x"', '7', `"{'k':'v'}"`, '"[1,""a""]"',
+    expect([tsvNumber(0), tsvNumber(2 ** 53 - 1), tsvNumber(1.5e-7), tsvNumber(Infinity), tsvNumber(NaN)]).toEqual(['0', '9007199254740991', '1.5e-7', '\\N', '\\N']);
+    expect([tsvValue(null), tsvValue(undefined), tsvValue(true), tsvValue('x'), tsvValue(7), tsvValue({ k: 'v' }), tsvValue([1, 'a'])]).toEqual([
+      '\\N', '\\N', '1', 'x', '7', `{'k':'v'}`, '[1,"a"]',
     ]);
   });
 
@@ -55,11 +65,11 @@ describe('span rows as CSV', () => {
       span({ name: odd, input: odd, output: odd, status_message: odd, events: JSON.stringify([{ name: odd }]), attributes: { [odd]: odd }, resource_attributes: { [odd]: '' } }),
     ];
     for (const s of spans) {
-      expect(csvFields(encodeSpanRow(s))).toHaveLength(SPAN_COLUMNS.length);
+      expect(tsvFields(encodeSpanRow(s))).toHaveLength(SPAN_COLUMNS.length);
       expect(spanRowFields(encodeSpanRow(s))).toMatchObject({ name: s.name, input: s.input, output: s.output, status_message: s.status_message, events: s.events });
     }
     const fields = spanRowFields(encodeSpanRow(spans[1]));
-    expect(csvFields(encodeSpanRow(spans[1]))).toHaveLength(SPAN_COLUMNS.length);
+    expect(tsvFields(encodeSpanRow(spans[1]))).toHaveLength(SPAN_COLUMNS.length);
     expect(fields).toMatchObject({ span_id: 's', parent_span_id: 'root', start_time: '1795482123.004', cached_input_tokens: '2', input_cost: '0.5', output_cost: '1.5e-7', total_cost: '0.50000015', cost_version: 'v1' });
     expect(spanRowFields(encodeSpanRow(spans[2]))).toMatchObject({ parent_span_id: '', component_type: '', model: '', cached_input_tokens: '0', input_cost: '\\N', total_cost: '\\N', cost_version: '' });
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CreateScore, Score } from '../../model/score.js';
 import { DEFAULT_SPANS_PAGE } from '../../model/span-page.js';
 import type { AnalyticsStore } from '../analytics.js';
+import type { Logger } from '../../logger.js';
 import { createBatchWriter } from './batch-writer.js';
 import type { ClickHouse } from './client.js';
 import { createTraceReads } from './trace-reads.js';
@@ -15,7 +16,7 @@ import { GET_SPAN } from './trace-sql.js';
 import { readSpanPage } from './span-page.js';
 
 /** ClickHouse implementation of the analytical store; every read goes through `rows()`. */
-export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
+export function createAnalyticsStore(ch: ClickHouse, logger?: Logger): AnalyticsStore {
   const client = ch.client;
   async function rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
     const rs = await client.query({ query, query_params: params, format: 'JSONEachRow' });
@@ -48,7 +49,7 @@ export function createAnalyticsStore(ch: ClickHouse): AnalyticsStore {
   }
 
   return {
-    writeRows: createBatchWriter(ch).writeRows,
+    writeRows: createBatchWriter(ch, { logger }).writeRows,
     listTraces: traces.listTraces,
     listPromptTraces: (projectId, query) => listPromptTraces(rows, projectId, query),
 

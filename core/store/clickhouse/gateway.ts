@@ -33,6 +33,7 @@ import type { Logger } from '../../logger.js';
 import { bindParams, GatewayError, outputFormat, parseRequestUrl, passthroughInsert, type GatewayRequest } from './gateway-protocol.js';
 import { errorReply } from './gateway-errors.js';
 import type { EmbeddedConnection } from './embedded-connection.js';
+import { EMPTY_LINE_MESSAGE, hasEmptyLine } from './inline-insert.js';
 
 export interface GatewayOptions {
   connection: EmbeddedConnection;
@@ -80,6 +81,29 @@ const gzip = promisify(zlib.gzip);
 const deflate = promisify(zlib.deflate);
 const brotli = promisify(zlib.brotliCompress);
 
+/** chDB would store the rows before an empty line and run the rest as SQL (inline-insert.ts): refused whole, as bad data. */
+const emptyLineError = () => new GatewayError(117, 'INCORRECT_DATA', `Cannot insert through the gateway: ${EMPTY_LINE_MESSAGE}`);
+
+function wholeWithoutEmptyLines(data: Buffer): Buffer {
+  if (hasEmptyLine(data)) throw emptyLineError();
+  return data;
+}
+
+/**
+ * A streamed body, refused at its first empty line. chDB inserts a streamed body in chunks, so the
+ * chunks before the line may be stored already; the write path never streams an empty line (its
+ * rows escape line breaks), and a client that does gets an error naming the cause, not a silent cut.
+ */
+async function* withoutEmptyLines(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+  let last: number | undefined;
+  for await (const chunk of chunks) {
+    if (chunk.length === 0) continue;
+    if (hasEmptyLine(chunk, last)) throw emptyLineError();
+    last = chunk[chunk.length - 1];
+    yield chunk;
+  }
+}
+
 export async function startClickHouseGateway(options: GatewayOptions): Promise<RunningGateway> {
   const { connection, logger } = options;
   const maxQueryBytes = options.maxQueryBytes ?? 16 * 1024 * 1024;
@@ -93,6 +117,7 @@ export async function startClickHouseGateway(options: GatewayOptions): Promise<R
     // chDB takes SQL as a C string: it would run the text before a NUL and drop the rest.
     if (sql.includes('\0')) throw new GatewayError(62, 'SYNTAX_ERROR', 'The query text contains a NUL byte');
     if (data?.includes(0)) throw new GatewayError(48, 'NOT_IMPLEMENTED', 'Data with NUL bytes (a binary format) can only be inserted as INSERT ... FORMAT JSONEachRow, JSONCompactEachRow, TabSeparated or CSV');
+    if (data && hasEmptyLine(data)) throw emptyLineError();
     const result = await connection.exec({
       query: sql,
       values: data && data.length > 0 ? Readable.from([data]) : undefined,
@@ -115,14 +140,14 @@ export async function startClickHouseGateway(options: GatewayOptions): Promise<R
           ...target,
           format: insert.format,
           // Not destroyed when chDB stops reading on an error: the answer still has to reach the client.
-          values: body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>,
+          values: withoutEmptyLines(body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>),
           settings: request.settings,
           maxChunkBytes: maxChunk,
           maxRowBytes: maxChunk,
           stallTimeout: options.stallTimeoutMs ?? 60_000,
           signal,
         })
-      : await connection.chdb.rawInsert({ ...target, format: insert.format, values: await readAll(body, maxChunk), settings: request.settings, signal });
+      : await connection.chdb.rawInsert({ ...target, format: insert.format, values: wholeWithoutEmptyLines(await readAll(body, maxChunk)), settings: request.settings, signal });
     const summary = {
       read_rows: String(done.rowsSent ?? done.rowsWritten),
       read_bytes: String(done.bytesSent),

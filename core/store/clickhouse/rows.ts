@@ -2,7 +2,7 @@ import type { ComponentType, SpanRecord, SpanStatus } from '../../model/span.js'
 import type { SpanView, TraceSpanView, TraceSummary } from '../../model/trace.js';
 import type { Score } from '../../model/score.js';
 import type { SpanCost } from '../../model/cost.js';
-import { CSV_INSERT_SETTINGS, csvTime, csvValue } from './csv.js';
+import { TSV_INSERT_SETTINGS, tsvFieldText, tsvTime, tsvValue } from './tsv.js';
 import { fromClickHouseTime } from './time.js';
 
 /**
@@ -65,9 +65,9 @@ export function spanRow(s: SpanRecord): ReturnType<typeof baseRow> & CostColumns
 }
 
 /**
- * The columns of a `spans` row on the write path, in the order of its CSV fields. Kafka messages
- * carry rows in this order (collector/kafka/envelope.ts, format 3): a change to it takes a new
- * message format, and the ingester keeps reading the old one.
+ * The columns of a `spans` row on the write path, in the order of its TabSeparated fields. Kafka
+ * messages carry rows in this order (collector/kafka/envelope.ts, formats 3 and 4): a change to it
+ * takes a new message format, and the ingester keeps reading the old one.
  */
 export const SPAN_COLUMNS = [
   'project_id', 'trace_id', 'span_id', 'parent_span_id', 'name', 'span_type', 'component_type', 'convention',
@@ -79,8 +79,9 @@ export const SPAN_COLUMNS = [
 export type SpanColumn = (typeof SPAN_COLUMNS)[number];
 
 /**
- * A row keyed by column as one CSV line of SPAN_COLUMNS (csv.ts), the form every write path
- * carries for `spans` (batcher, Kafka messages) and ClickHouse parses. A column the row leaves out
+ * A row keyed by column as one TabSeparated line of SPAN_COLUMNS (tsv.ts), the form every write
+ * path carries for `spans` (batcher, Kafka messages) and ClickHouse parses. The line never holds a
+ * raw line break: values escape theirs. A column the row leaves out
  * is NULL, read as the column's default; times given as numbers are ms since the epoch. The
  * fields are joined at once, so the line is one flat string: a line built by `+=` is a tree of as
  * many strings as it has parts, each an object the garbage collector copies while the row waits
@@ -89,23 +90,29 @@ export type SpanColumn = (typeof SPAN_COLUMNS)[number];
 export function encodeSpanColumns(row: Partial<Record<SpanColumn, unknown>>): string {
   return SPAN_COLUMNS.map((column) => {
     const v = row[column];
-    return typeof v === 'number' && (column === 'start_time' || column === 'end_time') ? csvTime(v) : csvValue(v);
-  }).join(',');
+    return typeof v === 'number' && (column === 'start_time' || column === 'end_time') ? tsvTime(v) : tsvValue(v);
+  }).join('\t');
 }
 
-/** A span as its CSV line (encodeSpanColumns). */
+/** The key of a `spans` row as encodeSpanColumns writes it: its first three fields, (project_id, trace_id, span_id). */
+export function spanRowKey(line: string): [string, string, string] {
+  const [project, trace, span] = line.split('\t', 3);
+  return [tsvFieldText(project), tsvFieldText(trace ?? ''), tsvFieldText(span ?? '')];
+}
+
+/** A span as its TabSeparated line (encodeSpanColumns). */
 export const encodeSpanRow = (s: SpanRecord): string => encodeSpanColumns(spanRow(s));
 
 /** How a table's rows are encoded on the write path, which the insert states. */
 export interface RowFormat {
-  format: 'CSV' | 'JSONEachRow';
-  /** The columns of each row, in order (CSV). */
+  format: 'TabSeparated' | 'JSONEachRow';
+  /** The columns of each row, in order (TabSeparated). */
   columns?: readonly string[];
   settings: Readonly<Record<string, string | number>>;
 }
 
-/** `spans` rows: CSV lines of SPAN_COLUMNS. */
-export const SPAN_ROWS: RowFormat = { format: 'CSV', columns: SPAN_COLUMNS, settings: CSV_INSERT_SETTINGS };
+/** `spans` rows: TabSeparated lines of SPAN_COLUMNS. */
+export const SPAN_ROWS: RowFormat = { format: 'TabSeparated', columns: SPAN_COLUMNS, settings: TSV_INSERT_SETTINGS };
 /** Rows as JSONEachRow lines, keyed by column. */
 export const JSON_ROWS: RowFormat = { format: 'JSONEachRow', settings: {} };
 /** `trace_stats_input` rows: JSONEachRow lines (trace-stats-rows.ts). */
