@@ -1,4 +1,4 @@
-import { ConfigResourceTypes, type Admin, type ITopicConfig, type Kafka } from 'kafkajs';
+import kafkajs, { type Admin, type ITopicConfig, type Kafka } from 'kafkajs';
 import { KAFKA_DEFAULTS } from '../../core/config.js';
 import type { Logger } from '../../core/logger.js';
 
@@ -20,6 +20,9 @@ const RECORD_BATCH_OVERHEAD = 16 * 1024;
 
 /** DescribeConfigs' source of a value set on the topic itself (DYNAMIC_TOPIC_CONFIG). */
 const TOPIC_OVERRIDE = 1;
+
+// kafkajs is CommonJS, and Node's ESM loader finds only some of its named exports.
+const { ConfigResourceTypes } = kafkajs;
 
 const DAY_MS = 86_400_000;
 
