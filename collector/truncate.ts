@@ -73,6 +73,13 @@ function cutEvents(events: string, maxBytes: number): string {
   return `[${kept.join(',')}]`;
 }
 
+/** The span with every text that can be cut emptied: the smallest it can be made. */
+function emptied(span: SpanRecord): SpanRecord {
+  const attributes: Record<string, string> = {};
+  for (const key of Object.keys(span.attributes)) attributes[key] = '';
+  return { ...span, input: '', output: '', status_message: '', events: '[]', attributes };
+}
+
 /** Room left for the attributes that record the cuts (a key and a number each). */
 const RECORD_ROOM = 512;
 
@@ -82,9 +89,12 @@ const RECORD_ROOM = 512;
  * the bound holds for the row as stored, escapes included. Mutates and returns `span`.
  */
 export function truncateSpan(span: SpanRecord, maxBytes: number, encode: (s: SpanRecord) => string): { span: SpanRecord; line: string } | null {
-  const cut = new Set<string>();
   let line = encode(span);
   let bytes = utf8Bytes(line);
+  if (bytes <= maxBytes) return { span, line };
+  // Over even with every text emptied: give up at once, instead of cutting text after text in vain.
+  if (utf8Bytes(encode(emptied(span))) + RECORD_ROOM > maxBytes) return null;
+  const cut = new Set<string>();
   while (bytes > maxBytes) {
     const field = largestField(span, cut);
     if (!field) return null;

@@ -4,16 +4,22 @@ import { apiFetch, makeDataDir, sampleTrace } from '../helpers/server.js';
 import { pollUntil, removeDir, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 import { decodeResponse, encodeRequest, postTraces } from '../fixtures/otlp/harness.js';
 
-// Issue 7, item 4: one oversize span does not sink an export. A span whose stored row is over
-// MAX_SPAN_BYTES is refused alone, at ingest, before any write path sees it: OTLP stores the rest
-// and names it in partial_success; the JSON routes (all or nothing) answer 422 naming spans[i].
-// The same inputs, the same answers, in both write paths: the in-process batcher (embedded) and
-// Kafka (sink -> broker -> ingester), each the real service in its own OS process.
+// Large spans (issue 25): a span whose stored row is over MAX_SPAN_BYTES is stored with its largest
+// texts cut to fit, not refused, and says so in its attributes (the original size of each cut text).
+// Only a span that cannot fit even with every text cut (its ids, names and attribute keys alone are
+// over the limit) is refused alone: OTLP stores the rest and names it in partial_success; the JSON
+// routes (all or nothing) answer 422 naming spans[i]. The same in both write paths: the in-process
+// batcher (embedded) and Kafka (sink -> broker -> ingester), each the real service in its own process.
 
 const MAX_SPAN_BYTES = 16_384;
 const PROJECT = 'proj-oversize';
-/** Why the span is refused, as a pattern: its size once stored is not known before it is encoded. */
-const TOO_LARGE = `span is \\d+ bytes once stored; the limit is ${MAX_SPAN_BYTES} \\(MAX_SPAN_BYTES\\)`;
+/** Why a span that cannot be cut to fit is refused. */
+const TOO_LARGE = `span is \\d+ bytes once stored with every text cut; the limit is ${MAX_SPAN_BYTES} \\(MAX_SPAN_BYTES\\)`;
+const ATTRIBUTES_RECORD = 'agent_eval.truncated.attributes_bytes';
+const INPUT_RECORD = 'agent_eval.truncated.input_bytes';
+
+/** A long prompt: markdown paragraphs with blank lines, non-ASCII, as agents send. */
+const LONG_PROMPT = Array.from({ length: 400 }, (_, i) => `## Step ${i}\n\nRead the file \`src/${i}.ts\` and summarize it — ✓ 日本語.`).join('\n\n');
 
 interface TraceDetail {
   trace_id: string;
@@ -25,11 +31,14 @@ interface TraceDetail {
 const hex = (n: number, bytes: number) => n.toString(16).padStart(bytes * 2, '0');
 const nanos = (ms: number) => (BigInt(ms) * 1_000_000n).toString();
 
-/** An OTLP export of one trace: a root and three children, the third carrying a prompt over MAX_SPAN_BYTES. */
-function exportWithOneOversizeSpan() {
+/**
+ * An OTLP export of one trace: a root and four children; the third carries a prompt over
+ * MAX_SPAN_BYTES (cut to fit), the fourth more attribute keys than the limit holds (refused).
+ */
+function exportWithOversizeSpans() {
   const traceId = hex(0x7e57, 16);
   const start = Date.now() - 60_000;
-  const spans = [0, 1, 2, 3].map((i) => ({
+  const spans = [0, 1, 2, 3, 4].map((i) => ({
     traceId: Buffer.from(traceId, 'hex'),
     spanId: Buffer.from(hex(i + 1, 8), 'hex'),
     parentSpanId: i === 0 ? undefined : Buffer.from(hex(1, 8), 'hex'),
@@ -38,11 +47,12 @@ function exportWithOneOversizeSpan() {
     endTimeUnixNano: nanos(start + i * 10 + 5),
     attributes: [
       { key: 'gen_ai.operation.name', value: { stringValue: i === 0 ? 'invoke_agent' : 'chat' } },
-      ...(i === 2 ? [{ key: 'gen_ai.prompt', value: { stringValue: 'x'.repeat(2 * MAX_SPAN_BYTES) } }] : []),
+      ...(i === 2 ? [{ key: 'gen_ai.prompt', value: { stringValue: LONG_PROMPT } }] : []),
+      ...(i === 4 ? Array.from({ length: 1_000 }, (_, k) => ({ key: `custom.attribute.key.number.${k}`, value: { stringValue: '' } })) : []),
     ],
   }));
   const body = encodeRequest({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] }, scopeSpans: [{ spans }] }] });
-  return { body, traceId, oversize: { index: 2, spanId: hex(3, 8) }, stored: [1, 2, 4].map((n) => hex(n, 8)) };
+  return { body, traceId, cut: hex(3, 8), refused: { index: 4, spanId: hex(5, 8) }, stored: [1, 2, 3, 4].map((n) => hex(n, 8)) };
 }
 
 const modes: Array<{ mode: string; sink: 'batcher' | 'kafka'; env: () => Record<string, string> }> = [
@@ -88,49 +98,71 @@ describe.each(modes)('$mode', ({ sink, env }) => {
       return pendingSpans === 0 && (consumerLag ?? 0) === 0 ? true : undefined;
     }, { timeoutMs: 30_000, intervalMs: 100 });
 
-  it('OTLP/HTTP protobuf: 200 with partial_success naming the oversize span; every other span is stored', async () => {
-    const sent = exportWithOneOversizeSpan();
+  async function getSpan(id: string): Promise<{ input: string; attributes: Record<string, string> }> {
+    const res = await apiFetch(svc.apiUrl!, PROJECT, `/api/spans/${id}`);
+    expect(res.status).toBe(200);
+    return (await res.json()) as { input: string; attributes: Record<string, string> };
+  }
+
+  it('OTLP/HTTP protobuf: the oversize span stored cut to fit; only a span that cannot fit is named in partial_success', async () => {
+    const sent = exportWithOversizeSpans();
     const res = await postTraces(svc.otlpHttpUrl!, sent.body, { project: PROJECT });
     expect(res.status).toBe(200);
     const answer = decodeResponse(new Uint8Array(await res.arrayBuffer()));
     expect(answer).toEqual({
       partialSuccess: {
         rejectedSpans: 1,
-        errorMessage: expect.stringMatching(new RegExp(`^1 span\\(s\\) rejected: spans\\[${sent.oversize.index}\\] \\(span_id ${sent.oversize.spanId}\\): ${TOO_LARGE}$`)) as string,
+        errorMessage: expect.stringMatching(new RegExp(`^1 span\\(s\\) rejected: spans\\[${sent.refused.index}\\] \\(span_id ${sent.refused.spanId}\\): ${TOO_LARGE}$`)) as string,
       },
     });
 
-    const trace = await pollUntil('the three other spans to be readable', async () => {
+    const trace = await pollUntil('the four other spans to be readable', async () => {
       const got = await getTrace(sent.traceId);
       return got.body?.span_count === sent.stored.length ? got.body : undefined;
     }, { timeoutMs: 30_000, intervalMs: 100 });
     expect(trace.spans.map((s) => s.span_id).sort()).toEqual(sent.stored);
     expect(trace.name).toBe('invoke_agent');
+
+    // The cut span keeps the beginning of its texts, byte for byte, and records their original size.
+    const cut = await getSpan(sent.cut);
+    const original = Buffer.byteLength(LONG_PROMPT);
+    // The GenAI normalizer makes `gen_ai.prompt` the span's input.
+    expect(cut.attributes['gen_ai.prompt']).toBeUndefined();
+    expect(cut.input.length).toBeGreaterThan(MAX_SPAN_BYTES / 2);
+    expect(cut.input.length).toBeLessThan(LONG_PROMPT.length);
+    expect(LONG_PROMPT.startsWith(cut.input)).toBe(true);
+    expect(Number(cut.attributes[INPUT_RECORD])).toBe(original);
+    expect(cut.attributes[ATTRIBUTES_RECORD]).toBeUndefined();
     await settled();
     expect((await getTrace(sent.traceId)).body?.span_count).toBe(sent.stored.length);
   });
 
-  it('JSON ingest: 422 naming spans[i] for the oversize span, and nothing of the trace is stored', async () => {
+  it('JSON ingest: 201 with the oversize input stored cut to fit; 422 naming spans[i] for a span that cannot fit, and nothing stored', async () => {
     const body = sampleTrace('json-oversize', { spanCount: 3 });
-    Object.assign(body.spans[1], { input: 'x'.repeat(2 * MAX_SPAN_BYTES) });
+    Object.assign(body.spans[1], { input: LONG_PROMPT });
     const res = await apiFetch(svc.apiUrl!, PROJECT, '/api/traces/ingest', { method: 'POST', json: body });
-    expect(res.status).toBe(422);
-    expect(await res.json()).toEqual({
+    expect(res.status, await res.clone().text()).toBe(201);
+    const trace = await pollUntil('the trace to be readable', async () => ((await getTrace('json-oversize')).body?.span_count === 3 ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    expect(trace).toBe(true);
+    const span = await getSpan(body.spans[1].span_id as string);
+    expect(LONG_PROMPT.startsWith(span.input)).toBe(true);
+    expect(span.input.length).toBeGreaterThan(MAX_SPAN_BYTES / 2);
+    expect(Number(span.attributes[INPUT_RECORD])).toBe(Buffer.byteLength(LONG_PROMPT));
+
+    const unfit = sampleTrace('json-unfit', { spanCount: 3 });
+    Object.assign(unfit.spans[1], { attributes: Object.fromEntries(Array.from({ length: 1_000 }, (_, k) => [`custom.attribute.key.number.${k}`, ''])) });
+    const refused = await apiFetch(svc.apiUrl!, PROJECT, '/api/traces/ingest', { method: 'POST', json: unfit });
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toEqual({
       error: 'Validation error',
       code: 'VALIDATION_ERROR',
       message: 'Field validation failed',
       details: [{ field: 'spans[1]', message: expect.stringMatching(new RegExp(`^${TOO_LARGE}$`)) as string }],
     });
-
-    // The same trace without the oversize span is accepted: the 422 was about that span alone.
-    const control = sampleTrace('json-control', { spanCount: 3 });
-    const accepted = await apiFetch(svc.apiUrl!, PROJECT, '/api/traces/ingest', { method: 'POST', json: control });
-    expect(accepted.status, await accepted.text()).toBe(201);
-    await pollUntil('the control trace to be readable', async () => ((await getTrace('json-control')).body?.span_count === 3 ? true : undefined), {
-      timeoutMs: 30_000,
-      intervalMs: 100,
-    });
     await settled();
-    expect((await getTrace('json-oversize')).status).toBe(404);
+    expect((await getTrace('json-unfit')).status).toBe(404);
   });
 });

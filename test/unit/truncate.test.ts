@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cutToBytes, truncateSpan } from '../../collector/truncate.js';
+import type { SpanRecord } from '../../core/model/span.js';
+import { TRUNCATION_ATTRIBUTES } from '../../core/model/truncation.js';
+import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
+
+function span(fields: Partial<SpanRecord> = {}): SpanRecord {
+  return {
+    project_id: 'p', trace_id: 't', span_id: 's', parent_span_id: null, name: 'chat', span_type: 'generation', component_type: 'generation',
+    convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: Date.UTC(2026, 10, 1), end_time: Date.UTC(2026, 10, 1, 0, 0, 1),
+    duration_ms: 1000, model: 'gpt-4o', input: '', output: '', input_tokens: 0, output_tokens: 0, attributes: {}, resource_attributes: {},
+    scope_name: '', scope_version: '', events: '[]', ...fields,
+  };
+}
+
+const bytes = (s: string) => Buffer.byteLength(s);
+/** A long answer as agents write it: markdown with blank lines, code, emoji and several scripts. */
+const ANSWER = Array.from({ length: 2_000 }, (_, i) => `### Part ${i}\n\nمرحبا — 日本語 👩‍👩‍👧\n\n\`\`\`ts\nconst x = ${i};\n\`\`\``).join('\n\n');
+
+describe('spans cut to fit MAX_SPAN_BYTES', () => {
+  it('cut a text at a character boundary, never past the byte bound', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.nat(1200), (text, max) => {
+        const cut = cutToBytes(text, max);
+        expect(bytes(cut)).toBeLessThanOrEqual(Math.max(0, max));
+        expect(text.startsWith(cut)).toBe(true);
+        expect(cut.isWellFormed()).toBe(true);
+      }),
+    );
+  });
+
+  it('cut the largest text first, keep its beginning byte for byte, and record its original size', () => {
+    const s = span({ input: 'short question\n\nwith a blank line', output: ANSWER, attributes: { 'gen_ai.system': 'openai' } });
+    const max = 64 * 1024;
+    const fitted = truncateSpan(s, max, encodeSpanRow)!;
+    expect(bytes(fitted.line)).toBeLessThanOrEqual(max);
+    expect(fitted.span.input).toBe('short question\n\nwith a blank line');
+    expect(ANSWER.startsWith(fitted.span.output)).toBe(true);
+    expect(bytes(fitted.span.output)).toBeGreaterThan(max / 2);
+    expect(fitted.span.attributes[TRUNCATION_ATTRIBUTES.output]).toBe(String(bytes(ANSWER)));
+    expect(fitted.span.attributes[TRUNCATION_ATTRIBUTES.input]).toBeUndefined();
+    expect(fitted.line).toBe(encodeSpanRow(fitted.span));
+  });
+
+  it('cut attribute values and whole events when they are the largest, keeping events a JSON array', () => {
+    const events = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ name: `event ${i}`, attributes: { text: 'x'.repeat(100) } })));
+    const s = span({ attributes: { 'llm.input_messages': ANSWER, small: 'kept' }, events });
+    const fitted = truncateSpan(s, 32 * 1024, encodeSpanRow)!;
+    expect(bytes(fitted.line)).toBeLessThanOrEqual(32 * 1024);
+    expect(fitted.span.attributes.small).toBe('kept');
+    expect(ANSWER.startsWith(fitted.span.attributes['llm.input_messages'])).toBe(true);
+    expect(JSON.parse(fitted.span.attributes[TRUNCATION_ATTRIBUTES.attributes])).toEqual({ 'llm.input_messages': bytes(ANSWER) });
+    expect(Array.isArray(JSON.parse(fitted.span.events))).toBe(true);
+  });
+
+  it('fit any span whose keys and names fit, whatever its texts hold', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 20_000 }),
+        fc.string({ unit: 'grapheme', maxLength: 5_000 }),
+        fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 3_000 }), { maxKeys: 8 }),
+        (input, output, attributes) => {
+          const max = 16_384;
+          const fitted = truncateSpan(span({ input, output, attributes: { ...attributes } }), max, encodeSpanRow);
+          expect(fitted).not.toBeNull();
+          expect(bytes(fitted!.line)).toBeLessThanOrEqual(max);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('give up only when ids, names and keys alone are over the bound', () => {
+    const keys = Object.fromEntries(Array.from({ length: 1_000 }, (_, k) => [`custom.attribute.key.number.${k}`, 'v']));
+    expect(truncateSpan(span({ attributes: keys }), 16_384, encodeSpanRow)).toBeNull();
+  });
+});
