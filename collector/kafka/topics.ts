@@ -38,7 +38,7 @@ async function allowMessages(admin: Admin, topic: string, bytes: string, logger:
   if (current !== undefined && Number(current) >= Number(bytes)) return;
   // AlterConfigs replaces a topic's whole set of overrides: keep the others as they are.
   const overrides = entries
-    .filter((e) => !e.isDefault && e.configSource === TOPIC_OVERRIDE && e.configName !== 'max.message.bytes' && !e.isSensitive)
+    .filter((e) => !e.isDefault && Number(e.configSource) === TOPIC_OVERRIDE && e.configName !== 'max.message.bytes' && !e.isSensitive)
     .map((e) => ({ name: e.configName, value: e.configValue }));
   await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [...overrides, { name: 'max.message.bytes', value: bytes }] }] });
   logger.info({ topic, from: current, to: bytes }, 'raised the spans topic max.message.bytes to the largest message the collector produces');

@@ -147,7 +147,7 @@ describe.each(modes)('$mode', ({ sink, env }) => {
       intervalMs: 100,
     });
     expect(trace).toBe(true);
-    const span = await getSpan(body.spans[1].span_id as string);
+    const span = await getSpan(body.spans[1].span_id);
     expect(LONG_PROMPT.startsWith(span.input)).toBe(true);
     expect(span.input.length).toBeGreaterThan(MAX_SPAN_BYTES / 2);
     expect(Number(span.attributes[INPUT_RECORD])).toBe(Buffer.byteLength(LONG_PROMPT));
