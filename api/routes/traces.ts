@@ -4,7 +4,8 @@ import { NotFoundError } from '../../core/errors.js';
 import { Timestamp } from '../../core/model/ingest-body.js';
 import { COMPONENT_TYPES } from '../../core/model/span.js';
 import { keysetCursorParam } from '../../core/model/keyset-cursor.js';
-import { DEFAULT_SPANS_PAGE, MAX_SPANS_PAGE } from '../../core/model/span-page.js';
+import { DEFAULT_SPANS_PAGE, MAX_SPANS_PAGE, SPAN_TEXT_CAP } from '../../core/model/span-page.js';
+import { withLlm } from '../../core/messages/index.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
@@ -80,7 +81,8 @@ export function tracesRouter(deps: ApiDeps): Router {
     const q = validate(TraceQuerySchema, ctx.query);
     const trace = await deps.analytics.getTrace(ctx.state.projectId, traceId, { limit: q.spans_limit, after: q.spans_cursor && { startMs: q.spans_cursor.startMs, spanId: q.spans_cursor.id } });
     if (!trace) throw new NotFoundError(`Trace with ID '${traceId}' not found`, 'TRACE_NOT_FOUND');
-    ctx.body = trace;
+    // Each generation's conversation, its texts cut as the view cuts input and output.
+    ctx.body = { ...trace, spans: trace.spans.map((s) => withLlm(s, SPAN_TEXT_CAP)) };
   });
 
   return router;

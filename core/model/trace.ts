@@ -1,4 +1,5 @@
 import type { SpanCost } from './cost.js';
+import type { LlmConversation } from './messages.js';
 import type { ComponentType, Convention, SpanStatus, SpanType } from './span.js';
 
 /** A trace as listed by GET /api/traces. Times are ISO 8601 with milliseconds. */
@@ -51,6 +52,12 @@ export interface SpanView {
   resource_attributes: Record<string, string>;
   scope: { name: string; version: string };
   events: Array<{ name: string; time: number; attributes: Record<string, unknown> }>;
+  /**
+   * Generation spans: the conversation in one shape for every convention (messages, tool calls,
+   * tools, parameters, finish reasons; core/model/messages.ts); null on other spans. The API
+   * builds it when it answers (core/messages), so a store read has none.
+   */
+  llm?: LlmConversation | null;
 }
 
 /** A span in the trace view: `input` and `output` cut to SPAN_TEXT_CAP (core/model/span-page.ts), flagged when cut. */

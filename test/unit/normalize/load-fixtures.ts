@@ -19,6 +19,8 @@ export interface FixtureExpectation {
   input_json?: unknown;
   output?: string;
   output_json?: unknown;
+  /** Generation spans: the conversation the API shows (core/messages; test/unit/messages). */
+  llm?: unknown;
 }
 
 export interface Fixture {
