@@ -5,6 +5,7 @@ import type { ApiDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
 import { authenticate } from './middleware/auth.js';
+import { requestText } from './middleware/request-text.js';
 import { healthRouter } from './routes/health.js';
 import { metricsRouter } from './routes/metrics.js';
 import { scoresRouter } from './routes/scores.js';
@@ -46,6 +47,8 @@ export function createApp(deps: ApiDeps): Koa {
 
   const api = new Router();
   api.use(authenticate(deps.auth, deps.limiter));
+  // No control character in a path parameter or a query value: 400 (core/model/ids.ts).
+  api.use(requestText());
   // A full write path refuses ingest before its body is read (as the OTLP receivers do).
   api.use(async (ctx, next) => {
     if (ctx.method === 'POST' && INGEST_PATHS.has(ctx.path)) deps.collector.admit();

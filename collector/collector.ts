@@ -2,6 +2,8 @@ import { IngestTraceSchema, ManySpansSchema, OneSpanSchema } from '../core/model
 import type { z } from 'zod';
 import type { RawSpan } from '../core/model/raw-span.js';
 import { validate } from '../core/validate.js';
+import { ValidationError } from '../core/errors.js';
+import { retentionProblem } from '../core/model/limits.js';
 import { createIngest, type Ingest, type IngestOutcome } from './ingest.js';
 import { decodeIngestBody, spanInputToRaw } from './json/ingest-body.js';
 import { decodeJsonRequest } from './otlp/decode.js';
@@ -16,6 +18,8 @@ export interface CollectorDeps {
   maxSpanBytes: number;
   /** The price table generation spans are priced from at ingest (docs/costs.md); the shipped one when absent. */
   prices?: PriceTable;
+  /** RETENTION_DAYS: data starting longer ago than this is refused, not acknowledged and then dropped by the TTL. */
+  retentionDays?: number;
 }
 
 /** What POST /api/traces/ingest answers with 201. */
@@ -51,7 +55,7 @@ export interface Collector {
 const oneSpan = (span: z.output<typeof OneSpanSchema>) => ({ trace_id: span.trace_id, spans: [span] });
 
 export function createCollector(deps: CollectorDeps): Collector {
-  const ingest: Ingest = createIngest(deps.sink, { maxSpanBytes: deps.maxSpanBytes, prices: deps.prices ?? loadPriceTable() });
+  const ingest: Ingest = createIngest(deps.sink, { maxSpanBytes: deps.maxSpanBytes, prices: deps.prices ?? loadPriceTable(), retentionDays: deps.retentionDays });
   return {
     admit: () => ingest.admit(),
 
@@ -62,7 +66,11 @@ export function createCollector(deps: CollectorDeps): Collector {
 
     async ingestTrace(projectId, body) {
       const trace = validate(IngestTraceSchema, body);
-      const { spans, header } = decodeIngestBody(trace);
+      const now = Date.now();
+      const { spans, header } = decodeIngestBody(trace, now);
+      // Ingest checks the spans; the header's own start is the body's start_time, or now - duration_ms without spans.
+      const tooOld = trace.start_time !== undefined || spans.length === 0 ? retentionProblem(header.start_time, deps.retentionDays, now) : null;
+      if (tooOld) throw new ValidationError([{ field: trace.start_time !== undefined ? 'start_time' : 'duration_ms', message: tooOld }]);
       const outcome = await ingest(projectId, spans, [header], { atomic: true });
       return { trace_id: trace.trace_id, ingested: true, spans_accepted: outcome.accepted };
     },

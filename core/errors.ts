@@ -199,11 +199,37 @@ export function isInfrastructureFailure(err: unknown): boolean {
 }
 
 /**
- * A failed read: an unreachable or overloaded store is a 503 for that store, anything else a 500
- * with the operation's fixed text. AppErrors pass through unchanged.
+ * PostgreSQL SQLSTATEs that mean the request's own value cannot be stored or compared: 22021
+ * (character_not_in_repertoire: `invalid byte sequence for encoding "UTF8": 0x00`), 22P05
+ * (untranslatable_character: `\u0000` in jsonb), 22P02 (invalid_text_representation), 54001
+ * (statement_too_complex: `stack depth limit exceeded`). Sending it again fails the same way.
+ */
+const PG_VALUE_REFUSED_SQLSTATE = new Set(['22021', '22P05', '22P02', '54001']);
+
+/**
+ * 400 for a value PostgreSQL refuses as data: the last guard behind the validation of request
+ * bodies, path parameters and queries (which name the field), so such a value is never a 500.
+ */
+export class UnstorableValueError extends AppError {
+  constructor(cause: unknown) {
+    super(400, 'UNSTORABLE_VALUE', `The request holds a value the metadata store cannot take: ${errorMessage(cause).split('\n')[0].slice(0, 300)}`, undefined, { cause });
+  }
+}
+
+/** Whether `err` is PostgreSQL refusing a value of the request itself (a pg DatabaseError carries `severity` and the SQLSTATE as `code`). */
+function isPgValueRefused(err: unknown): boolean {
+  const e = err as { code?: unknown; severity?: unknown } | null;
+  return typeof e?.severity === 'string' && typeof e.code === 'string' && PG_VALUE_REFUSED_SQLSTATE.has(e.code);
+}
+
+/**
+ * A failed read: an unreachable or overloaded store is a 503 for that store, a value PostgreSQL
+ * refuses as data a 400, anything else a 500 with the operation's fixed text. AppErrors pass
+ * through unchanged.
  */
 export function classifyStoreError(store: StoreKind, operation: string, err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (isInfrastructureFailure(err)) return new ServiceUnavailableError(store, err);
+  if (isPgValueRefused(err)) return new UnstorableValueError(err);
   return new OperationFailedError(operation, err);
 }

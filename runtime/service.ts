@@ -104,7 +104,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       return result;
     }
 
-    const collector = createCollector({ sink, maxSpanBytes: config.maxSpanBytes, prices });
+    const collector = createCollector({ sink, maxSpanBytes: config.maxSpanBytes, prices, retentionDays: config.retentionDays });
     // LLM judges call the providers configured from their own environment variables (docs/judges.md).
     const judges = { providers: createProviders(config.llm), maxAnswerAttempts: config.llm.maxAnswerAttempts, maxOutputTokens: config.llm.maxOutputTokens };
     const scorers = defaultScorerRegistry({ judges });

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../../core/errors.js';
+import { MAX_BODY_DEPTH, nestedDeeperThan } from '../../core/model/limits.js';
 
 /** Content types of a YAML body (suite files). */
 export const YAML_TYPES = ['application/yaml', 'text/yaml', 'application/x-yaml'];
@@ -31,8 +32,9 @@ export async function readBodyText(ctx: Context, limitBytes: number): Promise<st
 
 /**
  * Reads a JSON body with a size limit: over the limit -> 413 (stops reading early), malformed
- * JSON -> 400, another content type -> 415 (YAML too, except on `options.yamlPaths`).
- * Sets `ctx.request.body`.
+ * JSON -> 400, nested deeper than MAX_BODY_DEPTH -> 400 (the one bound for every route: deeper
+ * bodies overflowed the stack of the code that checks and stores them), another content type ->
+ * 415 (YAML too, except on `options.yamlPaths`). Sets `ctx.request.body`.
  */
 export function jsonBody(limitBytes: number, options: BodyOptions = {}) {
   return async (ctx: Context, next: Next) => {
@@ -55,11 +57,14 @@ export function jsonBody(limitBytes: number, options: BodyOptions = {}) {
       throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${takesYaml ? ' or application/yaml' : ''}`);
     }
     const text = await readBodyText(ctx, limitBytes);
+    let body: unknown;
     try {
-      ctx.request.body = text.trim() === '' ? undefined : JSON.parse(text);
+      body = text.trim() === '' ? undefined : JSON.parse(text);
     } catch {
       throw new BadRequestError('Malformed JSON in request body', 'MALFORMED_JSON');
     }
+    if (nestedDeeperThan(body, MAX_BODY_DEPTH)) throw new BadRequestError(`Request body is nested more than ${MAX_BODY_DEPTH} levels deep`, 'BODY_TOO_DEEP');
+    ctx.request.body = body;
     await next();
   };
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { BadRequestError } from '../../core/errors.js';
 import { validate } from '../../core/validate.js';
+import { idString } from '../../core/model/ids.js';
 
 const CompareSchema = z.object({
-  baseline_run_id: z.string().min(1).max(128),
-  candidate_run_id: z.string().min(1).max(128),
+  baseline_run_id: idString(128),
+  candidate_run_id: idString(128),
   /** A score change within ±threshold is "unchanged". */
   threshold: z.number().min(0).max(1).default(0.05),
   /** Significance level of the permutation test (1 - confidence level; experiments set it). */

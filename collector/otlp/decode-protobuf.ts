@@ -2,7 +2,7 @@ import protobuf from 'protobufjs';
 import type { Attributes, AttrValue, RawSpan, RawSpanEvent, RawSpanStatus } from '../../core/model/raw-span.js';
 import { OtlpDecodeError } from './errors.js';
 import { MAX_DEPTH } from './any-value.js';
-import { nanosToMs, toDouble, toInt64 } from './scalars.js';
+import { idLengthProblem, nanosToMs, SPAN_ID_BYTES, toDouble, toInt64, TRACE_ID_BYTES } from './scalars.js';
 
 /**
  * OTLP/protobuf ExportTraceServiceRequest -> RawSpan[] in one pass over the wire format, with
@@ -230,6 +230,12 @@ function span(r: Reader, to: number, resource: Attributes, scope: RawSpan['scope
   }
   // Kind 0 is SPAN_KIND_UNSPECIFIED: the API has no such kind, so it decodes to "not given".
   if (kind > 0 && kind < SPAN_KINDS.length) s.kind = SPAN_KINDS[kind];
+  // An id of the wrong size refuses this span only, as in the message walk of OTLP/JSON (decode.ts).
+  const problem =
+    idLengthProblem(s.traceId, 'traceId', TRACE_ID_BYTES) ??
+    idLengthProblem(s.spanId, 'spanId', SPAN_ID_BYTES) ??
+    (s.parentSpanId === null ? undefined : idLengthProblem(s.parentSpanId, 'parentSpanId', SPAN_ID_BYTES));
+  if (problem) s.decodeProblem = problem;
   return s;
 }
 

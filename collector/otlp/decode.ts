@@ -1,7 +1,7 @@
 import type { Attributes, RawSpan, RawSpanEvent, RawSpanStatus } from '../../core/model/raw-span.js';
 import { keyValuesToAttrs } from './any-value.js';
 import { OtlpDecodeError, within } from './errors.js';
-import { asList, asNode, asString, enumNumber, field, nanosToMs, toHexId } from './scalars.js';
+import { asList, asNode, asString, enumNumber, field, nanosToMs, SPAN_ID_BYTES, toHexId, TRACE_ID_BYTES } from './scalars.js';
 
 // Span.SpanKind and Status.StatusCode (trace.proto), indexed by their numeric values. Kind 0 is
 // SPAN_KIND_UNSPECIFIED: the API has no such kind, so it decodes to "not given".
@@ -35,13 +35,15 @@ interface SpanContext {
 
 function decodeSpan(value: unknown, context: SpanContext): RawSpan {
   const node = asNode(value, 'span') ?? {};
-  const parent = toHexId(field(node, 'parentSpanId', 'parent_span_id'), 'parentSpanId');
+  const traceId = toHexId(field(node, 'traceId', 'trace_id'), 'traceId', TRACE_ID_BYTES);
+  const spanId = toHexId(field(node, 'spanId', 'span_id'), 'spanId', SPAN_ID_BYTES);
+  const parent = toHexId(field(node, 'parentSpanId', 'parent_span_id'), 'parentSpanId', SPAN_ID_BYTES);
   const kind = enumNumber(node.kind, SPAN_KINDS, 'SPAN_KIND_');
   const span: RawSpan = {
-    traceId: toHexId(field(node, 'traceId', 'trace_id'), 'traceId'),
-    spanId: toHexId(field(node, 'spanId', 'span_id'), 'spanId'),
+    traceId: traceId.hex,
+    spanId: spanId.hex,
     // A root span has an empty parent_span_id (trace.proto).
-    parentSpanId: parent === '' ? null : parent,
+    parentSpanId: parent.hex === '' ? null : parent.hex,
     name: asString(node.name, 'name'),
     startTimeMs: nanosToMs(field(node, 'startTimeUnixNano', 'start_time_unix_nano'), 'startTimeUnixNano'),
     endTimeMs: nanosToMs(field(node, 'endTimeUnixNano', 'end_time_unix_nano'), 'endTimeUnixNano'),
@@ -52,6 +54,9 @@ function decodeSpan(value: unknown, context: SpanContext): RawSpan {
     scope: context.scope,
   };
   if (kind !== undefined && kind > 0 && kind < SPAN_KINDS.length) span.kind = SPAN_KINDS[kind].toLowerCase();
+  // An id of the wrong size refuses this span only (ingest answers it in partial_success).
+  const problem = traceId.problem ?? spanId.problem ?? parent.problem;
+  if (problem) span.decodeProblem = problem;
   return span;
 }
 

@@ -64,20 +64,53 @@ export function asString(v: unknown, what: string): string {
   throw new OtlpDecodeError(`expected ${what} to be a string`);
 }
 
+/** OTLP's id sizes (trace.proto): a trace id is 16 bytes, a span id 8. */
+export const TRACE_ID_BYTES = 16;
+export const SPAN_ID_BYTES = 8;
+
 /**
- * A trace or span id as lowercase hex. Protobuf bytes are hex-encoded; OTLP/JSON ids are hex
- * strings (OTLP spec, "JSON Protobuf Encoding": ids are hex, not base64), but base64 from
- * generic proto3 JSON encoders is tolerated. Absent or empty gives ''.
+ * Why a decoded id (lowercase hex) is not an OTLP id of `bytes` bytes, or undefined when it is
+ * one or is empty (ingest refuses an empty trace or span id itself; an empty parent is a root).
+ * Both decoders (protobuf and the message walk of OTLP/JSON) ask it, so they refuse the same spans.
  */
-export function toHexId(v: unknown, what: string): string {
-  if (v === undefined || v === null) return '';
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
+export function idLengthProblem(hex: string, what: string, bytes: number): string | undefined {
+  if (hex === '' || hex.length === bytes * 2) return undefined;
+  return `${what} must be ${bytes} bytes (${bytes * 2} hex characters)`;
+}
+
+/** A trace or span id as decoded: lowercase hex, and why it is not an id of its size, when it is not. */
+export interface DecodedId {
+  hex: string;
+  problem?: string;
+}
+
+function checkedId(hex: string, what: string, bytes: number): DecodedId {
+  const problem = idLengthProblem(hex, what, bytes);
+  return problem ? { hex, problem } : { hex };
+}
+
+/**
+ * A trace or span id of `bytes` bytes, as lowercase hex. Protobuf bytes are hex-encoded; OTLP/JSON
+ * ids are hex strings (OTLP spec, "JSON Protobuf Encoding": ids are hex, not base64), but base64
+ * from generic proto3 JSON encoders is tolerated when it decodes to an id of the right size.
+ * Absent or empty gives ''. Text that is neither, or an id of another size, comes back with its
+ * `problem`: the span alone is refused (partial_success), not the whole request.
+ */
+export function toHexId(v: unknown, what: string, bytes: number): DecodedId {
+  if (v === undefined || v === null) return { hex: '' };
+  if (v instanceof Uint8Array) return checkedId(Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex'), what, bytes);
   const array = octets(v);
-  if (array) return array.toString('hex');
+  if (array) return checkedId(array.toString('hex'), what, bytes);
   if (typeof v !== 'string') throw new OtlpDecodeError(`expected ${what} to be a hex string`);
-  if (HEX.test(v) && v.length % 2 === 0) return v.toLowerCase();
-  if (BASE64.test(v)) return Buffer.from(v, 'base64').toString('hex');
-  throw new OtlpDecodeError(`${what} is neither hex nor base64`);
+  if (v === '') return { hex: '' };
+  const hex = HEX.test(v);
+  if (hex && v.length === bytes * 2) return { hex: v.toLowerCase() };
+  if (BASE64.test(v)) {
+    const decoded = Buffer.from(v, 'base64');
+    if (decoded.length === bytes) return { hex: decoded.toString('hex') };
+  }
+  // Shown in partial_success as the span's id only when it is hex: other text may be anything.
+  return { hex: hex ? v.toLowerCase() : '', problem: idLengthProblem('-', what, bytes) };
 }
 
 /** An unsigned 64-bit count of nanoseconds as a double (exact to well under a microsecond). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { asId } from './ids.js';
 import { pgText } from './pg-json.js';
 import { HttpUrlSchema } from './http-url.js';
 
@@ -51,10 +52,7 @@ export const HeadersSchema = z.record(z.string(), z.string()).superRefine((heade
 
 
 /** An agent's name: also how `agentId` finds it, so it must not look like an id. */
-const AgentName = pgText(256)
-  .trim()
-  .min(1)
-  .refine((name) => !isUuid(name), 'must not be a UUID (it would be taken for an agent id)');
+const AgentName = asId(pgText(256).trim().min(1)).refine((name) => !isUuid(name), 'must not be a UUID (it would be taken for an agent id)');
 
 /** POST /api/agents. */
 export const CreateAgentSchema = z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idString } from './ids.js';
 import type { RunCost, TraceCost } from './cost.js';
 import { AGGREGATIONS, EvalCaseSchema, ScorerRefListSchema, type Aggregation, type ScoreDetail, type ScorerRef, type TokenUsage, type ToolCall } from './eval-case.js';
 
@@ -34,7 +35,8 @@ const RunConfigShape = z.object({
 export const RunConfigSchema = RunConfigShape.prefault({});
 export type RunConfig = z.output<typeof RunConfigSchema>;
 
-const Text = z.string().min(1).max(512);
+/** A suite's or agent's name or id, an agent version: ids (core/model/ids.ts). */
+const Text = idString(512);
 
 /** POST /api/evals/runs (first family): a stored suite by name. */
 export const CreateEvalRunSchema = z.object({

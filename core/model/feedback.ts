@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BadRequestError, ValidationError, type FieldIssue } from '../errors.js';
 import { validate } from '../validate.js';
+import { asId } from './ids.js';
 import { Id, Timestamp } from './ingest-body.js';
 import { keysetCursorParam } from './keyset-cursor.js';
 import { jsonProblems, MAX_JSON_DEPTH, MAX_REPORTED_ISSUES, pgText } from './pg-json.js';
@@ -26,12 +27,14 @@ const Comment = pgText(MAX_COMMENT);
 /** A trace or span id, as ingest accepts them, and storable in PostgreSQL. */
 export const TraceRef = Id.pipe(pgText(128));
 const Label = pgText(256).trim().min(1);
+/** Who gave the feedback (`user_id`): an id, so no control characters (core/model/ids.ts). */
+const UserId = asId(pgText(256).trim().min(1));
 
 /** Who gave the feedback and through what (free text: `web-ui`, `slack`...). Not the score source. */
 const Common = {
   trace_id: TraceRef.nullish(),
   span_id: TraceRef.nullish(),
-  user_id: Label.nullish(),
+  user_id: UserId.nullish(),
   source: Label.nullish(),
 };
 
@@ -268,7 +271,7 @@ export const FeedbackListQuerySchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   type: z.enum(FEEDBACK_TYPES).optional(),
   trace_id: TraceRef.optional(),
-  user_id: Label.optional(),
+  user_id: UserId.optional(),
   source: Label.optional(),
   /** Created at or after. */
   from: QueryTime.optional(),
@@ -349,7 +352,7 @@ const CreateComparisonSchema = z.strictObject({
   output_b: Text.nullish(),
   trace_a: TraceRef.nullish(),
   trace_b: TraceRef.nullish(),
-  user_id: Label.nullish(),
+  user_id: UserId.nullish(),
   source: Label.nullish(),
 });
 /** A POST /api/feedback/comparisons body as a client writes it (the SDK's typed client). */
@@ -376,7 +379,7 @@ export function parseComparison(raw: unknown): CreateComparison {
 export const AnswerComparisonSchema = z.strictObject({
   preferred: z.enum(PREFERRED),
   reason: Comment.nullish(),
-  user_id: Label.nullish(),
+  user_id: UserId.nullish(),
 });
 export type AnswerComparison = z.output<typeof AnswerComparisonSchema>;
 

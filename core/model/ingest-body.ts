@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AttrValue } from './raw-span.js';
-import { isAcceptedTime, MAX_DURATION_MS, MAX_ID_LENGTH } from './limits.js';
+import { isAcceptedTime, MAX_DURATION_MS, MAX_ID_LENGTH, MAX_TOKENS_PER_SPAN } from './limits.js';
+import { idString } from './ids.js';
 
 /** The SPEC's span kinds: the four stored types and the SDK's component kinds. */
 export const SPAN_KINDS = ['span', 'generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'] as const;
@@ -10,19 +11,49 @@ export const MAX_SPANS_PER_REQUEST = 10_000;
 
 const TIME_RANGE = 'must be between 1970-01-02 and 2200-01-01';
 
-/** ISO 8601 text or epoch milliseconds, to epoch milliseconds, within the accepted range. */
-export const Timestamp = z.union([
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/, 'must be an ISO 8601 timestamp')
-    .transform((v, ctx) => {
-      const ms = Date.parse(v);
-      if (Number.isNaN(ms)) ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp' });
-      else if (!isAcceptedTime(ms)) ctx.addIssue({ code: 'custom', message: TIME_RANGE });
-      return ms;
-    }),
-  z.number().int().refine(isAcceptedTime, TIME_RANGE),
-]);
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Whether the calendar fields of an ISO 8601 text name a time that exists: the round trip
+ * through a Date gives back the same year, month, day, hour, minute and second. Date.parse
+ * rolls `2026-02-30` over to 2 March and `T24:00` to the next day; those are refused.
+ */
+function existsInCalendar(m: RegExpExecArray): boolean {
+  const [y, mo, d, h = 0, mi = 0, s = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => (v === undefined ? undefined : Number(v)));
+  const date = new Date(0);
+  date.setUTCFullYear(y!, mo! - 1, d);
+  date.setUTCHours(h, mi, s);
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo! - 1 && date.getUTCDate() === d && date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === s;
+}
+
+/** Epoch milliseconds of ISO 8601 text, or why the text is not a time we accept. */
+function parseIsoTime(v: string): number | string {
+  const m = ISO_8601.exec(v);
+  if (!m) return 'must be an ISO 8601 timestamp';
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) return 'must be an ISO 8601 timestamp';
+  if (!existsInCalendar(m)) return `must be a date and time that exist (${v} does not)`;
+  return isAcceptedTime(ms) ? ms : TIME_RANGE;
+}
+
+/**
+ * ISO 8601 text or epoch milliseconds, to epoch milliseconds, within the accepted range. The one
+ * parser of every timestamp the API reads (bodies and query filters). One schema for both forms,
+ * so a refusal says why (a union would only say "Invalid input").
+ */
+export const Timestamp = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp or whole epoch milliseconds' });
+    else if (!isAcceptedTime(v)) ctx.addIssue({ code: 'custom', message: TIME_RANGE });
+    return v;
+  }
+  const ms = parseIsoTime(v);
+  if (typeof ms === 'string') {
+    ctx.addIssue({ code: 'custom', message: ms });
+    return NaN;
+  }
+  return ms;
+});
 
 /**
  * Attribute values are whatever JSON holds. The body comes from JSON.parse, so every value is
@@ -30,12 +61,13 @@ export const Timestamp = z.union([
  */
 const JsonValue = z.custom<AttrValue>((v) => v !== undefined, 'must be a JSON value');
 const AttributeMap = z.record(z.string(), JsonValue);
-/** An id: it keys rows, so it must be well-formed text (a lone surrogate would be stored as U+FFFD and collide). */
-export const Id = z
-  .string()
-  .min(1)
-  .max(MAX_ID_LENGTH)
-  .refine((v) => v.isWellFormed(), 'must be well-formed Unicode (no unpaired surrogates)');
+/**
+ * An id: it keys rows, so it must be well-formed text (a lone surrogate would be stored as U+FFFD
+ * and collide) without control characters (core/model/ids.ts).
+ */
+export const Id = idString(MAX_ID_LENGTH);
+
+const TokenCount = z.number().int().nonnegative().max(MAX_TOKENS_PER_SPAN, `must be at most ${MAX_TOKENS_PER_SPAN} (a whole number of tokens)`);
 
 export const SpanInputSchema = z.object({
   span_id: Id,
@@ -51,8 +83,8 @@ export const SpanInputSchema = z.object({
   model: z.string().optional(),
   input: JsonValue.optional(),
   output: JsonValue.optional(),
-  input_tokens: z.number().int().nonnegative().optional(),
-  output_tokens: z.number().int().nonnegative().optional(),
+  input_tokens: TokenCount.optional(),
+  output_tokens: TokenCount.optional(),
 });
 export type SpanInput = z.infer<typeof SpanInputSchema>;
 

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { ENV_PATTERN } from '../auth/api-key.js';
 import { ROLES, type Role } from '../principal.js';
 import { PROJECT_ID_PATTERN } from '../project-context.js';
+import { pgText } from './pg-json.js';
 
-const name = z.string().trim().min(1, 'is required').max(200);
+const name = pgText(200).trim().min(1, 'is required');
 const env = z.string().regex(ENV_PATTERN, 'must be 1-16 lower-case letters or digits (e.g. live, test)').default('live');
 
 /** POST /api/projects: a project and its first key (an admin key). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BadRequestError, ValidationError, type FieldIssue } from '../errors.js';
 import { validate } from '../validate.js';
 import { isUuid } from './agent.js';
+import { asId } from './ids.js';
 import { jsonProblems, MAX_REPORTED_ISSUES, pgText } from './pg-json.js';
 
 /**
@@ -50,14 +51,8 @@ export const LabelList = z
 
 export const PromptVersionNumber = z.number().int().min(1).max(MAX_PROMPT_VERSION);
 
-/** C0 controls (but NUL, which pgText reports) and DEL: a name is shown in lists and URLs, and a newline in one is a mistake. */
-const CONTROL = /[\u0001-\u001f\u007f]/;
-
 /** A prompt's name: also how `:id` finds it, so it must not look like an id. */
-const PromptName = pgText(MAX_PROMPT_NAME)
-  .trim()
-  .min(1)
-  .refine((n) => !CONTROL.test(n), 'must not contain control characters')
+const PromptName = asId(pgText(MAX_PROMPT_NAME).trim().min(1))
   .refine((n) => !isUuid(n), 'must not be a UUID (it would be taken for a prompt id)');
 
 export const ChatMessageSchema = z.strictObject({

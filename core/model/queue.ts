@@ -5,6 +5,7 @@ import { isUuid } from './agent.js';
 import { ScorerRefListSchema } from './eval-case.js';
 import { bodyProblems, derivedUuid, MAX_COMMENT, MAX_FEEDBACK_TEXT, TraceRef } from './feedback.js';
 import { Timestamp } from './ingest-body.js';
+import { asId } from './ids.js';
 import { pgText } from './pg-json.js';
 import type { Score } from './score.js';
 
@@ -22,6 +23,8 @@ export const MAX_QUEUE_ITEMS = 10_000;
 export const DEFAULT_FILTER_ITEMS = 1000;
 
 const Label = pgText(256).trim().min(1);
+/** A reviewer or a suite's name: ids, so no control characters (core/model/ids.ts). */
+const IdLabel = asId(pgText(256).trim().min(1));
 const Unit = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const TraceIds = z.array(TraceRef).min(1).max(MAX_QUEUE_ITEMS);
 
@@ -172,11 +175,11 @@ export const ItemListQuerySchema = z.object({
 
 /** `next`: who reviews (default: the caller's principal) and for how long (default: the queue's). */
 export const NextSchema = z.strictObject({
-  reviewer: Label.optional(),
+  reviewer: IdLabel.optional(),
   lock_seconds: z.coerce.number().int().min(1).max(MAX_LOCK_SECONDS).optional(),
 });
 
-export const SkipSchema = z.strictObject({ reviewer: Label.optional() });
+export const SkipSchema = z.strictObject({ reviewer: IdLabel.optional() });
 
 const ScoreInputValue = z.union([z.number(), z.boolean(), pgText(256)]);
 
@@ -185,7 +188,7 @@ export const CompleteSchema = z
     scores: safeRecord(ScoreInputValue, 50).default({}),
     correction: z.strictObject({ original: pgText(MAX_FEEDBACK_TEXT).nullish(), corrected: pgText(MAX_FEEDBACK_TEXT) }).nullish(),
     comment: pgText(MAX_COMMENT).nullish(),
-    reviewer: Label.optional(),
+    reviewer: IdLabel.optional(),
   })
   .superRefine((b, ctx) => {
     if (Object.keys(b.scores).length === 0 && !b.correction) ctx.addIssue({ code: 'custom', path: ['scores'], message: 'give at least one score or a correction' });
@@ -195,7 +198,7 @@ export type Completion = z.output<typeof CompleteSchema>;
 export const ToSuiteSchema = z
   .strictObject({
     suite_id: z.string().refine(isUuid, 'must be a suite id').optional(),
-    suite_name: Label.optional(),
+    suite_name: IdLabel.optional(),
     case_name: pgText(512).trim().min(1).optional(),
     /** The case's own scorers; default: none when the suite has defaultScorers, else exactMatch. */
     scorers: ScorerRefListSchema.optional(),

@@ -45,4 +45,9 @@ export interface RawSpan {
    * into the stored attributes, so a large input is stored once, in the input column.
    */
   declaredFields?: Attributes;
+  /**
+   * Why the decoder found this span unstorable while the rest of its request is fine (an OTLP id
+   * that is not a 16- or 8-byte id): ingest refuses the span alone with this reason.
+   */
+  decodeProblem?: string;
 }

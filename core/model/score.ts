@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { Id } from './ingest-body.js';
 
 export const SCORE_TYPES = ['numeric', 'categorical', 'boolean'] as const;
 export const SCORE_SOURCES = ['api', 'sdk', 'annotation', 'eval', 'temporal'] as const;
 
 /** POST /api/scores body. `trace_id` is checked first so its absence gives the SPEC's 400 text. */
 export const CreateScoreSchema = z.object({
-  trace_id: z.string().min(1).max(128),
-  span_id: z.string().min(1).max(128).nullish(),
+  trace_id: Id,
+  span_id: Id.nullish(),
   name: z.string().min(1).max(256),
   value: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1'),
   score_type: z.enum(SCORE_TYPES).default('numeric'),

@@ -3,6 +3,7 @@ import { BadRequestError, ValidationError, type FieldIssue } from '../errors.js'
 import type { ScorerRegistry } from '../scoring/scorer.js';
 import { validate } from '../validate.js';
 import { AGGREGATIONS, EvalCaseSchema, ScorerRefListSchema, type EvalCase, type ScorerRef } from './eval-case.js';
+import { asId } from './ids.js';
 import { jsonProblems, MAX_REPORTED_ISSUES, pgText } from './pg-json.js';
 
 /**
@@ -21,9 +22,9 @@ const ScoreBound = z.number().min(0, 'must be between 0 and 1').max(1, 'must be 
  * exists and stores the agent's id, so renaming the agent does not break the suite.
  */
 export const SuiteDefinitionSchema = z.strictObject({
-  name: pgText(256).trim().min(1),
+  name: asId(pgText(256).trim().min(1)),
   description: pgText(4096).nullish(),
-  agent_id: pgText(256).trim().min(1).nullish(),
+  agent_id: asId(pgText(256).trim().min(1)).nullish(),
   defaultScorers: ScorerRefListSchema.default([]),
   defaultMinScore: ScoreBound.default(0.7),
   aggregation: z.enum(AGGREGATIONS).default('mean'),

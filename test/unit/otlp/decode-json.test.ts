@@ -120,6 +120,37 @@ describe('decodeJsonRequest', () => {
     expect(out).toMatchObject({ traceId: expected.traceId, spanId: expected.spanId, parentSpanId: null });
   });
 
+  it('marks a span whose ids are not hex, or not 16 / 8 bytes, for refusal and decodes its neighbours', () => {
+    const spans = requestToRawSpans({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                { traceId: 'zz', spanId: SPAN_ID },
+                { traceId: TRACE_ID, spanId: 'abcd' },
+                { traceId: TRACE_ID, spanId: SPAN_ID, parentSpanId: 'not hex!' },
+                { traceId: TRACE_ID.slice(0, 30), spanId: SPAN_ID },
+                { traceId: TRACE_ID, spanId: SPAN_ID },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    expect(spans.map((s) => s.decodeProblem)).toEqual([
+      'traceId must be 16 bytes (32 hex characters)',
+      'spanId must be 8 bytes (16 hex characters)',
+      'parentSpanId must be 8 bytes (16 hex characters)',
+      'traceId must be 16 bytes (32 hex characters)',
+      undefined,
+    ]);
+    // Text that is not hex is never shown as an id; hex of the wrong size is.
+    expect(spans[0].traceId).toBe('');
+    expect(spans[1].spanId).toBe('abcd');
+    expect(spans[4]).toMatchObject({ traceId: expected.traceId, spanId: expected.spanId });
+  });
+
   it('accepts status codes and kinds as names, numbers or numeric strings', () => {
     const decode = (status: unknown, kind: unknown) =>
       requestToRawSpans({ resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: '01', status, kind }] }] }] })[0];
@@ -147,8 +178,8 @@ describe('decodeJsonRequest', () => {
     expect(() => decodeJsonRequest('{"resourceSpans": [')).toThrow(OtlpDecodeError);
     expect(() => decodeJsonRequest('null')).toThrow(OtlpDecodeError);
     expect(() => decodeJsonRequest('{"resourceSpans": "nope"}')).toThrow(/resourceSpans/);
-    const badId = { resourceSpans: [{ scopeSpans: [{ spans: [{}, { traceId: 'not an id!' }] }] }] };
-    expect(() => requestToRawSpans(badId)).toThrow('resourceSpans[0].scopeSpans[0].spans[1]: traceId is neither hex nor base64');
+    const badId = { resourceSpans: [{ scopeSpans: [{ spans: [{}, { traceId: 12 }] }] }] };
+    expect(() => requestToRawSpans(badId)).toThrow('resourceSpans[0].scopeSpans[0].spans[1]: expected traceId to be a hex string');
     const badAttr = { resourceSpans: [{ scopeSpans: [{ spans: [{ attributes: [{ key: 'a', value: { intValue: 'x' } }] }] }] }] };
     expect(() => requestToRawSpans(badAttr)).toThrow('resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value: expected intValue to be an integer');
   });

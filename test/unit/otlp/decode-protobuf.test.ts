@@ -200,6 +200,33 @@ describe('decodeProtobufRequest', () => {
       expect(decodeProtobufRequest(bytes)).toEqual(viaMessages(bytes));
     });
 
+    it('for ids of the wrong size: the same spans are marked for refusal, with the same reason', () => {
+      const bytes = encode({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  { traceId: Buffer.from([1, 2, 3]), spanId: hex(SPAN_ID) },
+                  { traceId: hex(TRACE_ID), spanId: Buffer.from([9]) },
+                  { traceId: hex(TRACE_ID), spanId: hex(SPAN_ID), parentSpanId: Buffer.alloc(9, 1) },
+                  { traceId: hex(TRACE_ID), spanId: hex(SPAN_ID), parentSpanId: hex(PARENT_ID) },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      const spans = decodeProtobufRequest(bytes);
+      expect(spans.map((s) => s.decodeProblem)).toEqual([
+        'traceId must be 16 bytes (32 hex characters)',
+        'spanId must be 8 bytes (16 hex characters)',
+        'parentSpanId must be 8 bytes (16 hex characters)',
+        undefined,
+      ]);
+      expect(spans).toEqual(viaMessages(bytes));
+    });
+
     it('when a resource or scope comes after its spans on the wire (fields may come in any order)', () => {
       const w = protobuf.Writer.create();
       w.uint32((1 << 3) | 2).fork(); // resource_spans

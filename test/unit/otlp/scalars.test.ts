@@ -11,19 +11,26 @@ function long(value: bigint, unsigned = false): { low: number; high: number; uns
 
 describe('toHexId', () => {
   it('hex-encodes bytes and lower-cases hex strings', () => {
-    expect(toHexId(new Uint8Array([0xab, 0x01]), 'id')).toBe('ab01');
-    expect(toHexId(Buffer.from('00ff', 'hex').subarray(1), 'id')).toBe('ff');
-    expect(toHexId('ABCDEF0123456789', 'id')).toBe('abcdef0123456789');
+    expect(toHexId(new Uint8Array([0xab, 0x01]), 'id', 2)).toEqual({ hex: 'ab01' });
+    expect(toHexId(Buffer.from('00ff', 'hex').subarray(1), 'id', 1)).toEqual({ hex: 'ff' });
+    expect(toHexId('ABCDEF0123456789', 'id', 8)).toEqual({ hex: 'abcdef0123456789' });
   });
-  it('decodes base64 ids and treats empty or absent as empty', () => {
-    expect(toHexId(Buffer.from('eee19b7ec3c1b174', 'hex').toString('base64'), 'id')).toBe('eee19b7ec3c1b174');
-    expect(toHexId('', 'id')).toBe('');
-    expect(toHexId(undefined, 'id')).toBe('');
-    expect(toHexId([], 'id')).toBe('');
+  it('decodes base64 ids of the right size and treats empty or absent as empty', () => {
+    expect(toHexId(Buffer.from('eee19b7ec3c1b174', 'hex').toString('base64'), 'id', 8)).toEqual({ hex: 'eee19b7ec3c1b174' });
+    expect(toHexId('', 'id', 8)).toEqual({ hex: '' });
+    expect(toHexId(undefined, 'id', 8)).toEqual({ hex: '' });
+    expect(toHexId([], 'id', 8)).toEqual({ hex: '' });
   });
-  it('rejects what is neither', () => {
-    expect(() => toHexId('zz top!', 'spanId')).toThrow(OtlpDecodeError);
-    expect(() => toHexId(12, 'spanId')).toThrow(OtlpDecodeError);
+  it('names an id that is not hex, or not of its size, as a problem of that id (the span alone is refused)', () => {
+    expect(toHexId('zz', 'traceId', 16)).toEqual({ hex: '', problem: 'traceId must be 16 bytes (32 hex characters)' });
+    expect(toHexId('zz top!', 'spanId', 8)).toEqual({ hex: '', problem: 'spanId must be 8 bytes (16 hex characters)' });
+    expect(toHexId('abcd', 'spanId', 8)).toEqual({ hex: 'abcd', problem: 'spanId must be 8 bytes (16 hex characters)' });
+    expect(toHexId(new Uint8Array([1, 2, 3]), 'traceId', 16)).toEqual({ hex: '010203', problem: 'traceId must be 16 bytes (32 hex characters)' });
+    // Base64 of a 1-byte value is no longer taken for an id.
+    expect(toHexId('AQ==', 'spanId', 8).problem).toBe('spanId must be 8 bytes (16 hex characters)');
+  });
+  it('rejects a value of another type as undecodable', () => {
+    expect(() => toHexId(12, 'spanId', 8)).toThrow(OtlpDecodeError);
   });
 });
 
