@@ -53,6 +53,31 @@ export function text(bytes: number, seed: number): string {
 }
 
 /**
+ * What agents write (issue 25's realistic traffic): markdown with headings, blank lines, lists,
+ * code fences, JSON tool arguments, quotes, tabs, emoji and several scripts. Every escape the row
+ * formats have to make (line breaks, tabs, backslashes, quotes) occurs in it.
+ */
+const AGENT_PARAGRAPHS = [
+  '## Summary\n\nThe customer asked about a refund for order **#48213**. I checked the policy and the order history.',
+  '- Order placed: 2026-11-02\n- Delivered: 2026-11-05\n- Refund window: 30 days',
+  '```ts\nconst refund = await orders.refund({ id: "48213", reason: "damaged" });\n\nif (!refund.ok) throw new Error(refund.error);\n```',
+  'Tool call `lookup_customer` returned:\n\n```json\n{"customer_id": "c-1192", "tier": "gold", "tags": ["vip", "eu"], "notes": "prefers \\"email\\""}\n```',
+  '> Quoted from the policy:\n> Items damaged in transit are refunded in full.\n\nSo the refund applies. ✅ 🎉 👩‍💻',
+  'مرحبا، تم استلام طلبك وسنعالج الاسترداد خلال ثلاثة أيام عمل.\n\nお問い合わせありがとうございます。返金手続きを開始しました。',
+  '| field\t| value |\n|---|---|\n| status\t| approved |\n| path | C:\\\\orders\\\\48213 |',
+  'Next steps:\r\n1. Email the label.\r\n2. Close the ticket.\r\n\r\nHindi: धन्यवाद! Hebrew: תודה רבה.',
+];
+
+/** Deterministic agent-like text of about `bytes` UTF-16 units, cut on a character boundary. */
+export function agentText(bytes: number, seed: number): string {
+  let out = '';
+  let i = seed;
+  while (out.length < bytes) out += `${AGENT_PARAGRAPHS[i++ % AGENT_PARAGRAPHS.length]}\n\n`;
+  const cut = out.slice(0, bytes);
+  return cut.isWellFormed() ? cut : cut.slice(0, -1);
+}
+
+/**
  * Sizes of the large text fields of a generated span, in bytes. The issue-7 shape (the default of
  * every scenario) is ~1.5 KB prompts / tool arguments and a smaller output: about 2 KB per span on
  * the wire. `legacy` is the shape of the earlier benchmarks (1-4 KB each way, ~4 KB per span).
@@ -63,12 +88,19 @@ export interface SpanSize {
   input(seed: number): number;
   /** Bytes of completion / tool result text of span `seed`. */
   output(seed: number): number;
+  /** The text itself (default: filler words on one line). */
+  text?(bytes: number, seed: number): string;
 }
 
 export const SPAN_SIZES: Record<string, SpanSize> = {
   '2k': { name: '2k', input: () => 1536, output: () => 256 },
   legacy: { name: 'legacy', input: (seed) => 1024 + (seed % 4) * 1024, output: (seed) => 1024 + (seed % 2) * 1024 },
+  /** The 2k sizes with what agents really write (agentText): multi-paragraph markdown, code, JSON, several scripts. */
+  agent: { name: 'agent', input: () => 1536, output: () => 256, text: agentText },
 };
+
+/** The text of a span of this size. */
+export const sizedText = (size: SpanSize, bytes: number, seed: number): string => (size.text ?? text)(bytes, seed);
 
 export function spanSize(name = '2k'): SpanSize {
   const size = SPAN_SIZES[name];
@@ -90,8 +122,8 @@ export function agentTrace(traceId: string, spans: number, start: number, seed: 
       type: llm ? 'generation' : 'tool',
       start_time: start + i * 100,
       end_time: start + i * 100 + 80,
-      input: text(size.input(seed + i), seed + i),
-      output: text(size.output(seed + i), seed + i + 7),
+      input: sizedText(size, size.input(seed + i), seed + i),
+      output: sizedText(size, size.output(seed + i), seed + i + 7),
       attributes: llm
         ? { model: 'gpt-4o', input_tokens: 400 + i, output_tokens: 120 + i, temperature: 0.2, stop_reason: 'stop', 'llm.provider': 'openai' }
         : { tool_name: 'search', tool_status: 'success', 'tool.query': 'refund policy', skill_category: 'retrieval', selection_confidence: 0.9 },

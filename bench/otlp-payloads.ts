@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { spanSize, text, type SpanSize } from './lib.js';
+import { sizedText, spanSize, type SpanSize } from './lib.js';
 import { protoTypes } from './proto.js';
 
 /**
@@ -50,9 +50,9 @@ const nanos = (ms: number) => (BigInt(Math.round(ms * 1000)) * 1000n).toString()
 const msg = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] });
 
 /** JSON of `wrap(content)` with filler content sized so the whole text is `bytes` long. */
-function fit(bytes: number, seed: number, wrap: (content: string) => unknown): AnyValue {
+function fit(size: SpanSize, bytes: number, seed: number, wrap: (content: string) => unknown): AnyValue {
   const overhead = JSON.stringify(wrap('')).length;
-  return str(JSON.stringify(wrap(text(Math.max(0, bytes - overhead), seed))));
+  return str(JSON.stringify(wrap(sizedText(size, Math.max(0, bytes - overhead), seed))));
 }
 
 const MODELS = ['gpt-4o', 'claude-sonnet-4', 'gemini-2.5-pro'];
@@ -68,8 +68,8 @@ function agentSpanAttrs(seed: number, size: SpanSize): Record<string, AnyValue> 
     'gen_ai.request.model': str(MODELS[seed % MODELS.length]),
     'user.id': str(`u${seed % 1000}`),
     'session.id': str(`s${seed % 5000}`),
-    'gen_ai.input.messages': fit(size.input(seed), seed, (c) => [msg('user', c)]),
-    'gen_ai.output.messages': fit(size.output(seed), seed + 3, (c) => [msg('assistant', c)]),
+    'gen_ai.input.messages': fit(size, size.input(seed), seed, (c) => [msg('user', c)]),
+    'gen_ai.output.messages': fit(size, size.output(seed), seed + 3, (c) => [msg('assistant', c)]),
   };
 }
 
@@ -85,8 +85,8 @@ function chatSpanAttrs(seed: number, size: SpanSize): Record<string, AnyValue> {
     'gen_ai.response.finish_reasons': { arrayValue: { values: [str('stop')] } },
     'gen_ai.usage.input_tokens': int(400 + (seed % 3000)),
     'gen_ai.usage.output_tokens': int(50 + (seed % 800)),
-    'gen_ai.input.messages': fit(size.input(seed), seed, (c) => [msg('system', 'You are a helpful support agent.'), msg('user', c)]),
-    'gen_ai.output.messages': fit(size.output(seed), seed + 7, (c) => [{ ...msg('assistant', c), finish_reason: 'stop' }]),
+    'gen_ai.input.messages': fit(size, size.input(seed), seed, (c) => [msg('system', 'You are a helpful support agent.'), msg('user', c)]),
+    'gen_ai.output.messages': fit(size, size.output(seed), seed + 7, (c) => [{ ...msg('assistant', c), finish_reason: 'stop' }]),
   };
 }
 
@@ -99,8 +99,8 @@ function toolSpanAttrs(seed: number, size: SpanSize): Record<string, AnyValue> {
     'gen_ai.tool.description': str('Looks things up for the support agent'),
     'gen_ai.agent.name': str('support-bot'),
     'gen_ai.conversation.id': str(`conv-${seed}`),
-    'gen_ai.tool.call.arguments': fit(size.input(seed), seed, (c) => ({ query: c, top_k: 5 })),
-    'gen_ai.tool.call.result': fit(size.output(seed), seed + 11, (c) => ({ results: [c] })),
+    'gen_ai.tool.call.arguments': fit(size, size.input(seed), seed, (c) => ({ query: c, top_k: 5 })),
+    'gen_ai.tool.call.result': fit(size, size.output(seed), seed + 11, (c) => ({ results: [c] })),
     'code.function.name': str('tools.lookup'),
   };
 }

@@ -25,7 +25,7 @@ interface TraceDetail {
   trace_id: string;
   name: string;
   span_count: number;
-  spans: Array<{ span_id: string; name: string }>;
+  spans: Array<{ span_id: string; name: string; input_truncated: boolean; output_truncated: boolean }>;
 }
 
 const hex = (n: number, bytes: number) => n.toString(16).padStart(bytes * 2, '0');
@@ -151,6 +151,11 @@ describe.each(modes)('$mode', ({ sink, env }) => {
     expect(LONG_PROMPT.startsWith(span.input)).toBe(true);
     expect(span.input.length).toBeGreaterThan(MAX_SPAN_BYTES / 2);
     expect(Number(span.attributes[INPUT_RECORD])).toBe(Buffer.byteLength(LONG_PROMPT));
+    // The trace view says the input is not whole; the other spans' are.
+    const view = (await getTrace('json-oversize')).body!.spans;
+    expect(view.map((s) => [s.span_id, s.input_truncated, s.output_truncated])).toEqual(
+      body.spans.map((s) => [s.span_id, s.span_id === body.spans[1].span_id, false]),
+    );
 
     const unfit = sampleTrace('json-unfit', { spanCount: 3 });
     Object.assign(unfit.spans[1], { attributes: Object.fromEntries(Array.from({ length: 1_000 }, (_, k) => [`custom.attribute.key.number.${k}`, ''])) });

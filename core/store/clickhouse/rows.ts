@@ -4,6 +4,7 @@ import type { Score } from '../../model/score.js';
 import type { SpanCost } from '../../model/cost.js';
 import { TSV_INSERT_SETTINGS, tsvFieldText, tsvTime, tsvValue } from './tsv.js';
 import { fromClickHouseTime } from './time.js';
+import { originalBytes } from '../../model/truncation.js';
 
 /**
  * The one converter each way between the model and ClickHouse rows (STYLE 4).
@@ -210,8 +211,13 @@ export function spanView(r: SpanRow): SpanView {
 export type TraceSpanRow = SpanRow & { input_truncated: number | boolean; output_truncated: number | boolean };
 
 export function traceSpanView(r: TraceSpanRow): TraceSpanView {
-  // ClickHouse returns a comparison as UInt8: 0 or 1.
-  return { ...spanView(r), input_truncated: Number(r.input_truncated) === 1, output_truncated: Number(r.output_truncated) === 1 };
+  const view = spanView(r);
+  // Cut for the view (ClickHouse returns the comparison as UInt8: 0 or 1), or stored cut (collector/truncate.ts).
+  return {
+    ...view,
+    input_truncated: Number(r.input_truncated) === 1 || originalBytes(r.attributes, 'input') !== null,
+    output_truncated: Number(r.output_truncated) === 1 || originalBytes(r.attributes, 'output') !== null,
+  };
 }
 
 export interface TraceRow {
