@@ -1,4 +1,6 @@
 import http from 'node:http';
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseError, ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
@@ -167,10 +169,10 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     expect(await overGateway.ping()).toBe(true);
   });
 
-  it("takes the write path's span rows (CSV, read whole) with NUL bytes, newlines and quotes in their values, as in-process", async () => {
+  it("takes the write path's span rows (TabSeparated) with NUL bytes, blank lines and quotes in their values, as in-process", async () => {
     const overGateway = createAnalyticsStore(remote);
     const start = Date.now() - 60_000;
-    const text = 'nul\u0000byte, "quoted"\nsecond line \\ end';
+    const text = 'nul\u0000byte, "quoted"\n\nsecond paragraph \\ end\r\n\r\n';
     const span: SpanRecord = {
       project_id: 'proj-gateway', trace_id: 'trace-csv', span_id: 'span-csv', parent_span_id: null, name: text, span_type: 'generation', component_type: 'generation',
       convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start, end_time: start + 5, duration_ms: 5, model: 'gpt-4o',
@@ -366,23 +368,38 @@ describe('the gateway with small limits (startClickHouseGateway on the same conn
     expect(await rows(client, 'SELECT 3 AS three')).toEqual([{ three: 3 }]);
   });
 
-  it("takes a write batch whose CSV body is over its limit in parts the batch writer cuts, every span once", async () => {
+  it('takes a write batch over its chunk limit, streamed in chunks (span rows are TabSeparated: a row ends at a raw newline), every span once', async () => {
     const start = Date.now() - 60_000;
     const spans: SpanRecord[] = Array.from({ length: 200 }, (_, i) => ({
       project_id: 'proj-gateway', trace_id: `trace-parts-${i % 4}`, span_id: `span-parts-${i}`, parent_span_id: null, name: 'chat', span_type: 'generation',
       component_type: 'generation', convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start + i, end_time: start + i + 5,
-      duration_ms: 5, model: 'gpt-4o', input: `ünïcödé ${'ü'.repeat(500)} ${i}`, output: 'ok', input_tokens: 1, output_tokens: 1, attributes: {},
+      duration_ms: 5, model: 'gpt-4o', input: `ünïcödé\n\n${'ü'.repeat(500)}\n\n${i}`, output: 'ok\n\nbye', input_tokens: 1, output_tokens: 1, attributes: {},
       resource_attributes: { 'service.name': 'gw' }, scope_name: '', scope_version: '', events: '[]',
     }));
     const batch = encodeRowBatch(spans);
     expect(Buffer.byteLength(batch.spans.join('\n'))).toBeGreaterThan(3 * 64 * 1024);
-    // Whole, the body is over the gateway's limit: a retryable refusal (the request is too large, not its data).
-    const whole = await failure(createBatchWriter(httpClickHouse(client), { maxInsertBytes: 1 << 30 }).writeRows(batch));
-    expect(failureKind(whole)).toBe('transient');
+    await createBatchWriter(httpClickHouse(client), { maxInsertBytes: 1 << 30 }).writeRows(batch);
+    // And again in parts the batch writer cuts: the same rows, so nothing counts twice.
     await createBatchWriter(httpClickHouse(client), { maxInsertBytes: 48 * 1024 }).writeRows(batch);
     const stored = await rows<{ n: string; ids: string }>(client, "SELECT count() AS n, uniqExact(span_id) AS ids FROM agent_eval.spans WHERE span_id LIKE 'span-parts-%'");
-    expect(stored.map((r) => [Number(r.n), Number(r.ids)])).toEqual([[200, 200]]);
+    expect(Number(stored[0].ids)).toBe(200);
     expect((await stores.analytics.getTrace('proj-gateway', 'trace-parts-1'))?.span_count).toBe(50);
+    expect((await stores.analytics.getSpan('proj-gateway', 'span-parts-7'))?.input).toBe(spans[7].input);
+  });
+
+  it('refuses insert data with an empty line, whole or streamed, before storing any of it', async () => {
+    const before = await rows<{ n: string }>(client, `SELECT count() AS n FROM ${TABLE}`);
+    const body = `${JSON.stringify({ id: 90_001, name: 'a' })}\n\n${JSON.stringify({ id: 90_002, name: 'b' })}\n`;
+    const streamed = await failure(httpClickHouse(client).insertRows(TABLE, JSON_ROWS, Buffer.from(body)));
+    expect(streamed).toBeInstanceOf(ClickHouseError);
+    expect(streamed.message).toMatch(/empty line/);
+    expect(failureKind(streamed)).toBe('permanent');
+    const csv = await failure(client.exec({ query: `INSERT INTO ${TABLE} FORMAT CSV`, values: Readable.from([Buffer.from('90003,"x\n\ny",2026-01-01 00:00:00.000,"[]"\n')]) }).then(async (r) => {
+      r.stream.resume();
+      await finished(r.stream);
+    }));
+    expect(csv.message).toMatch(/empty line/);
+    expect(await rows<{ n: string }>(client, `SELECT count() AS n FROM ${TABLE}`)).toEqual(before);
   });
 
   it('answers TOO_MANY_SIMULTANEOUS_QUERIES beyond its queue, and runs the rest', async () => {

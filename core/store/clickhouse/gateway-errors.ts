@@ -26,7 +26,8 @@ function clickhouseText(err: unknown): { code: number; text: string } | undefine
 
 /** Errors raised in JS (by chdb's bindings or the gateway itself) under ClickHouse's code for them. */
 function jsError(err: unknown): GatewayError {
-  if (err instanceof GatewayError) return err;
+  // The gateway's own refusal, also when chDB's streamed insert wrapped it (a body source that threw).
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof GatewayError) return e;
   const e = err as { code?: unknown; reason?: unknown; message?: unknown } | null;
   const message = typeof e?.message === 'string' ? e.message : String(err);
   if (e?.code === 'CHDB_ABORT' || (err instanceof Error && err.name === 'AbortError')) return new GatewayError(394, 'QUERY_WAS_CANCELLED', message);
