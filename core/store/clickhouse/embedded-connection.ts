@@ -26,6 +26,8 @@
  */
 import { Readable } from 'node:stream';
 import type { ChdbConnection, ChdbExtension, Connection } from 'chdb/connection';
+import { DataRejectedError } from '../../errors.js';
+import { EMPTY_LINE_MESSAGE, hasEmptyLine } from './inline-insert.js';
 
 /** What the service uses of the in-process connection: @clickhouse/client's Connection and chDB's raw inserts. */
 export interface EmbeddedConnection extends Connection<Readable> {
@@ -51,10 +53,16 @@ function settleOnAbort<T>(run: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** A request body read whole before the call takes its turn, so no turn waits on a sender. */
-async function buffered(values: AsyncIterable<Buffer | string | Uint8Array>): Promise<Readable> {
+async function buffered(values: AsyncIterable<Buffer | string | Uint8Array>): Promise<{ data: Buffer; stream: Readable }> {
   const chunks: Buffer[] = [];
   for await (const chunk of values) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-  return Readable.from([Buffer.concat(chunks)], { objectMode: false });
+  const data = Buffer.concat(chunks);
+  return { data, stream: Readable.from([data], { objectMode: false }) };
+}
+
+/** chDB would store the rows before an empty line and run the rest as SQL (inline-insert.ts): refused whole, as bad data. */
+function assertNoEmptyLine(data: Buffer): void {
+  if (hasEmptyLine(data)) throw new DataRejectedError(EMPTY_LINE_MESSAGE);
 }
 
 /** `inner` with its calls queued, and the result buffer drained after every failure (see above). */
@@ -90,11 +98,13 @@ export function serializedChdbConnection(inner: ChdbConnection): EmbeddedConnect
     command: (params) => queued(params.abort_signal, () => inner.command({ ...params, abort_signal: undefined })),
     async exec(params) {
       const values = params.values === undefined ? undefined : await buffered(params.values);
-      return queued(params.abort_signal, () => inner.exec({ ...params, values, abort_signal: undefined }));
+      if (values) assertNoEmptyLine(values.data);
+      return queued(params.abort_signal, () => inner.exec({ ...params, values: values?.stream, abort_signal: undefined }));
     },
     async insert(params) {
       const values = typeof params.values === 'string' ? params.values : await buffered(params.values);
-      return queued(params.abort_signal, () => inner.insert({ ...params, values, abort_signal: undefined }));
+      assertNoEmptyLine(typeof values === 'string' ? Buffer.from(values) : values.data);
+      return queued(params.abort_signal, () => inner.insert({ ...params, values: typeof values === 'string' ? values : values.stream, abort_signal: undefined }));
     },
     ping: (params) => queued(undefined, () => inner.ping(params)),
     close: () => inner.close(),

@@ -150,7 +150,7 @@ const INSERT = new RegExp(`^\\s*INSERT\\s+INTO\\s+(?:TABLE\\s+)?(${IDENT}(?:\\.$
 
 /**
  * `INSERT INTO db.t [(a, b)] FORMAT JSONEachRow` (what @clickhouse/client's insert sends) or
- * `... FORMAT CSV` (the service's span rows): the body can go to chDB's raw insert as bytes.
+ * `... FORMAT CSV` (read whole): the body can go to chDB's raw insert as bytes.
  * Anything else (VALUES, SETTINGS, other formats) runs as SQL text with the body appended.
  */
 export function passthroughInsert(query: string): PassthroughInsert | undefined {
