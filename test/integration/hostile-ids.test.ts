@@ -331,7 +331,9 @@ describe('hostile ids and bodies on every route', () => {
   it('still answers a prompt whose config nests deep but within the bounds: a 422 naming the field past 64 levels', async () => {
     const answer = await send('POST', '/api/prompts', deepBody(100));
     expect(answer.status, answer.text).toBe(422);
-    expect(answer.body.details).toEqual([expect.objectContaining({ field: expect.stringMatching(/^config\.a/), message: 'is nested more than 64 levels deep' })]);
+    const details = answer.body.details as Array<{ field: string; message: string }>;
+    expect(details.map((d) => d.message)).toEqual(['is nested more than 64 levels deep']);
+    expect(details[0].field).toMatch(/^config\.a(\.a)+$/);
   });
 
   it('refuses NUL in other stored text with a 4xx naming the field (a project name)', async () => {
