@@ -194,6 +194,20 @@ const storedMap = (m: Record<string, unknown>): Record<string, string> => Object
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** Longest JSON of the root's resource attributes a trace summary keeps whole (core/store/clickhouse/trace-stats-rows.ts). */
+const SUMMARY_RESOURCE_MAX = 4096;
+
+/**
+ * The root's resource attributes as the trace summary holds them: whole when their JSON is at
+ * most SUMMARY_RESOURCE_MAX characters, else only those that name the service (service.*,
+ * deployment.*, telemetry.sdk.*, values of at most 256 characters). The spans keep theirs whole.
+ */
+function summaryResource(resource: Record<string, string>): Record<string, string> {
+  if (JSON.stringify(resource).length <= SUMMARY_RESOURCE_MAX) return resource;
+  const naming = Object.entries(resource).filter(([k, v]) => /^(service\.|deployment\.|telemetry\.sdk\.)/.test(k) && v.length <= 256);
+  return JSON.stringify(Object.fromEntries(naming)).length <= SUMMARY_RESOURCE_MAX ? Object.fromEntries(naming) : {};
+}
+
 /** The summary of the sent spans: counts of distinct spans, tokens of generation spans (docs/architecture.md). */
 function summaryOf(traceId: string, spans: SentSpan[], header?: { name: string; status: 'ok' | 'error'; attributes: Record<string, string> }): SummaryExpectation {
   const roots = spans.filter((s) => s.parent_span_id === null).sort((a, b) => a.start_time.localeCompare(b.start_time) || a.span_id.localeCompare(b.span_id));
@@ -210,7 +224,7 @@ function summaryOf(traceId: string, spans: SentSpan[], header?: { name: string; 
     total_input_tokens: generations.reduce((n, s) => n + s.expect.input_tokens, 0),
     total_output_tokens: generations.reduce((n, s) => n + s.expect.output_tokens, 0),
     // The root span's resource, updated by the explicit header's attributes.
-    attributes: { ...roots[0].resource_attributes, ...header?.attributes },
+    attributes: { ...summaryResource(roots[0].resource_attributes), ...header?.attributes },
   };
 }
 
@@ -317,6 +331,50 @@ export function expectSameText(got: string, want: string, label: string): void {
   expect.fail(`${label}: got ${got.length} UTF-16 units, want ${want.length}; first difference at ${i}: got ${around(got)}, want ${around(want)}`);
 }
 
+/** A text shortened for a failure message. */
+const brief = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 60)}…(${s.length} units)` : s);
+
+/**
+ * Equal string maps, or a failure that names the keys missing, unexpected and different (maps
+ * holding the 60,000-character line would drown a plain diff).
+ */
+export function expectSameMap(got: Record<string, string>, want: Record<string, string>, label: string): void {
+  const problems: string[] = [];
+  for (const [k, v] of Object.entries(want)) {
+    if (!Object.prototype.hasOwnProperty.call(got, k)) problems.push(`missing ${brief(k)}`);
+    else if (got[k] !== v) problems.push(`${brief(k)}: got ${brief(got[k])}, want ${brief(v)}`);
+  }
+  for (const k of Object.keys(got)) if (!Object.prototype.hasOwnProperty.call(want, k)) problems.push(`unexpected ${brief(k)} = ${brief(got[k])}`);
+  if (problems.length > 0) expect.fail(`${label}: ${problems.length} of ${Object.keys(want).length} keys differ:\n  ${problems.join('\n  ')}`);
+}
+
+/**
+ * Deep equality whose failure stays readable with 600 KB texts: strings are compared by
+ * expectSameText, objects key by key (missing and unexpected keys named), arrays item by item.
+ */
+export function expectSame(got: unknown, want: unknown, label: string): void {
+  if (typeof want === 'string') {
+    if (typeof got !== 'string') expect.fail(`${label}: got ${JSON.stringify(got)?.slice(0, 200)}, want the text ${brief(want)}`);
+    return expectSameText(got, want, label);
+  }
+  if (Array.isArray(want)) {
+    if (!Array.isArray(got) || got.length !== want.length) expect.fail(`${label}: got ${Array.isArray(got) ? `${got.length} items` : typeof got}, want ${want.length} items`);
+    want.forEach((w, i) => expectSame((got as unknown[])[i], w, `${label}[${i}]`));
+    return;
+  }
+  if (want !== null && typeof want === 'object') {
+    if (got === null || typeof got !== 'object' || Array.isArray(got)) expect.fail(`${label}: got ${JSON.stringify(got)?.slice(0, 200)}, want an object`);
+    const g = got as Record<string, unknown>;
+    const w = want as Record<string, unknown>;
+    const missing = Object.keys(w).filter((k) => !Object.prototype.hasOwnProperty.call(g, k));
+    const extra = Object.keys(g).filter((k) => !Object.prototype.hasOwnProperty.call(w, k));
+    if (missing.length + extra.length > 0) expect.fail(`${label}: missing keys ${missing.map(brief).join(', ') || 'none'}; unexpected keys ${extra.map(brief).join(', ') || 'none'}`);
+    for (const k of Object.keys(w)) expectSame(g[k], w[k], `${label}.${brief(k)}`);
+    return;
+  }
+  expect(got, label).toEqual(want);
+}
+
 /** Attributes of at least this many characters that became the input or output are stored once (collector/normalize MOVED_VALUE_MIN_LENGTH). */
 const MOVED_MIN = 256;
 
@@ -351,13 +409,13 @@ function expectColumn(got: string, want: TextExpectation, label: string): void {
   } catch {
     expect.fail(`${label} is not JSON: ${JSON.stringify(got.slice(0, 200))}`);
   }
-  expect(parsed, label).toEqual(want.json);
+  expectSame(parsed, want.json, label);
 }
 
 /** GET /api/spans/{id} shows the span as it was sent: every field, every attribute key and value, whole texts. */
 export function expectSpanAsSent(got: SpanView, sent: SentSpan, label: string): void {
   const e = sent.expect;
-  expect(
+  expectSame(
     {
       span_id: got.span_id,
       trace_id: got.trace_id,
@@ -377,31 +435,32 @@ export function expectSpanAsSent(got: SpanView, sent: SentSpan, label: string): 
       output_tokens: got.output_tokens,
       scope: got.scope,
     },
+    {
+      span_id: sent.span_id,
+      trace_id: sent.trace_id,
+      parent_span_id: sent.parent_span_id,
+      name: wellFormed(sent.name),
+      kind: sent.kind,
+      type: e.type,
+      component_type: e.component_type,
+      convention: e.convention,
+      status: e.status,
+      status_message: e.status_message === null ? null : wellFormed(e.status_message),
+      start_time: sent.start_time,
+      end_time: sent.end_time,
+      duration_ms: Date.parse(sent.end_time) - Date.parse(sent.start_time),
+      model: e.model === null ? null : wellFormed(e.model),
+      input_tokens: e.input_tokens,
+      output_tokens: e.output_tokens,
+      scope: { name: wellFormed(sent.scope.name), version: wellFormed(sent.scope.version) },
+    },
     label,
-  ).toEqual({
-    span_id: sent.span_id,
-    trace_id: sent.trace_id,
-    parent_span_id: sent.parent_span_id,
-    name: wellFormed(sent.name),
-    kind: sent.kind,
-    type: e.type,
-    component_type: e.component_type,
-    convention: e.convention,
-    status: e.status,
-    status_message: e.status_message === null ? null : wellFormed(e.status_message),
-    start_time: sent.start_time,
-    end_time: sent.end_time,
-    duration_ms: Date.parse(sent.end_time) - Date.parse(sent.start_time),
-    model: e.model === null ? null : wellFormed(e.model),
-    input_tokens: e.input_tokens,
-    output_tokens: e.output_tokens,
-    scope: { name: wellFormed(sent.scope.name), version: wellFormed(sent.scope.version) },
-  });
+  );
   expectColumn(got.input, e.input, `${label} input`);
   expectColumn(got.output, e.output, `${label} output`);
-  expect(got.attributes, `${label} attributes`).toEqual(storedAttributes(wellFormedMap(sent.attributes), got.input, got.output));
-  expect(got.resource_attributes, `${label} resource attributes`).toEqual(wellFormedMap(sent.resource_attributes));
-  expect(got.events, `${label} events`).toEqual(sent.events);
+  expectSameMap(got.attributes, storedAttributes(wellFormedMap(sent.attributes), got.input, got.output), `${label} attributes`);
+  expectSameMap(got.resource_attributes, wellFormedMap(sent.resource_attributes), `${label} resource attributes`);
+  expectSame(got.events, sent.events, `${label} events`);
 }
 
 /** The first SPAN_TEXT_CAP code points of a text, as the trace view cuts it. */
@@ -417,7 +476,7 @@ export function expectTraceViewSpan(view: TraceSpanView, whole: SpanView, label:
   // `llm` (the conversation the API reads from input and output) is built from the cut texts in the view.
   delete rest.llm;
   delete wholeRest.llm;
-  expect(rest, label).toEqual(wholeRest);
+  expectSame(rest, wholeRest, `${label} in the trace view`);
   expectSameText(input, cut(wholeInput), `${label} input in the trace view`);
   expectSameText(output, cut(wholeOutput), `${label} output in the trace view`);
   expect({ input_truncated, output_truncated }, label).toEqual({
@@ -429,7 +488,7 @@ export function expectTraceViewSpan(view: TraceSpanView, whole: SpanView, label:
 /** The trace summary of GET /api/traces/{id} counts exactly the spans sent, and names and labels the trace as sent. */
 export function expectSummary(detail: TraceDetail, want: SummaryExpectation, label: string): void {
   const { attributes, ...counts } = want;
-  expect(
+  expectSame(
     {
       trace_id: detail.trace_id,
       name: detail.name,
@@ -441,9 +500,10 @@ export function expectSummary(detail: TraceDetail, want: SummaryExpectation, lab
       total_input_tokens: detail.total_input_tokens,
       total_output_tokens: detail.total_output_tokens,
     },
+    { ...counts, name: wellFormed(counts.name) },
     `${label} summary`,
-  ).toEqual({ ...counts, name: wellFormed(counts.name) });
-  expect(detail.attributes, `${label} trace attributes`).toEqual(wellFormedMap(attributes));
+  );
+  expectSameMap(detail.attributes, wellFormedMap(attributes), `${label} trace attributes`);
 }
 
 /**
