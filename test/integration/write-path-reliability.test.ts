@@ -42,7 +42,8 @@ function hostileBodies(n: number): Array<{ label: string; body: unknown; stored?
     { label: 'span ending in year 5000', body: { ...base, spans: [{ ...base.spans[0], end_time: '5000-01-01T00:00:00Z' }] } },
     { label: 'lone surrogate in trace id', body: { ...base, trace_id: `h${n}${LONE}` } },
     { label: 'lone surrogate in span id', body: { ...base, spans: [{ ...base.spans[0], span_id: `s${LONE}` }] } },
-    { label: 'tokens beyond 2^53 (clamped to 2^53-1)', body: { ...base, trace_id: `hostile-tokens-${n}`, spans: [{ ...base.spans[1], attributes: { model: 'm', input_tokens: 2 ** 60 } }] }, stored: true },
+    // Past MAX_TOKENS_PER_SPAN (10^9): refused, no longer clamped to 2^53-1 and stored (docs/api.md, "Refused at the door").
+    { label: 'tokens beyond 2^53', body: { ...base, trace_id: `hostile-tokens-${n}`, spans: [{ ...base.spans[1], attributes: { model: 'm', input_tokens: 2 ** 60 } }] } },
     { label: 'negative tokens', body: { ...base, spans: [{ ...base.spans[1], input_tokens: -5 }] } },
     { label: 'trace attributes over MAX_SPAN_BYTES once escaped', body: { ...base, attributes: { big: '\u0001'.repeat(200_000) } } },
     // Stored safely: odd text is stored with U+FFFD in place of a lone surrogate.
