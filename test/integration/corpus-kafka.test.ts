@@ -1,0 +1,90 @@
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportVia, recordTrace, type ExporterKind, type RecordedTrace } from '../e2e/helpers/otel.js';
+import { expectTraceStoredAsSent, loadCorpus, readWholeTrace, sentFromJson, sentFromRecorded, toSpansBodies, toSpanSpecs, wellFormed, type ApiGet, type SentTrace } from '../helpers/corpus.js';
+import { startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
+import { pollUntil } from '../helpers/processes.js';
+import { startTestService, type TestService } from '../helpers/server.js';
+
+/**
+ * The corpus of test/fixtures/corpus through the Kafka write path, nothing mocked: every way in
+ * (JSON ingest, POST /api/spans, OTLP/HTTP protobuf and JSON, OTLP/gRPC with the real exporters)
+ * produces the rows to a real broker (scripts/kafka.sh), the ingester consumes them into chDB,
+ * and the API reads them back as they were sent, field by field. Nothing may reach the dead
+ * letter topic.
+ */
+
+const TOPIC = 'corpus.spans';
+const DLQ = 'corpus.spans.dlq';
+
+let broker: KafkaBroker;
+let kafka: Kafka;
+let svc: TestService;
+const corpus = loadCorpus();
+const recorded = new Map<string, RecordedTrace>();
+
+beforeAll(async () => {
+  broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
+  kafka = new Kafka({ clientId: 'corpus-kafka-test', brokers: broker.brokers, logLevel: logLevel.NOTHING });
+  // Without credentials: the write path is under test, not the keys.
+  svc = await startTestService({ AUTH_MODE: 'none', KAFKA_BROKERS: broker.brokers.join(','), KAFKA_TOPIC: TOPIC, KAFKA_DLQ_TOPIC: DLQ, KAFKA_GROUP_ID: 'corpus-ingester' });
+  for (const t of corpus.otel) recorded.set(t.name, await recordTrace(t.resource, toSpanSpecs(t)));
+});
+afterAll(async () => {
+  await svc?.stop();
+  await broker?.stop();
+});
+
+const reader = (project: string): ApiGet => (pathname) => svc.api(pathname, { project });
+
+/** Waits until the ingester stored the whole trace (every span, the summary counting them all, the header's name), then checks it. */
+async function expectConsumedAsSent(get: ApiGet, sent: SentTrace): Promise<void> {
+  const n = sent.spans.length;
+  await pollUntil(
+    `${sent.name}: trace ${sent.trace_id} with ${n} spans through Kafka`,
+    async () => {
+      const read = await readWholeTrace(get, sent.trace_id, 1000);
+      return read && read.detail.span_count === n && read.spans.length === n && read.detail.name === wellFormed(sent.summary.name) ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+  await expectTraceStoredAsSent(get, sent);
+}
+
+async function post(pathname: string, project: string, body: unknown): Promise<void> {
+  const res = await svc.api(pathname, { method: 'POST', json: body, project });
+  const text = await res.text();
+  expect(res.status, `POST ${pathname}: ${text.slice(0, 1000)}`).toBe(201);
+}
+
+describe('receivers -> Kafka -> ingester -> chDB', () => {
+  it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/traces/ingest: %s', async (_name, t) => {
+    const project = 'corpus-kafka-json-ingest';
+    await post('/api/traces/ingest', project, t.body);
+    await expectConsumedAsSent(reader(project), sentFromJson(t, 'ingest'));
+  });
+
+  it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/spans: %s', async (_name, t) => {
+    const project = 'corpus-kafka-spans';
+    for (const body of toSpansBodies(t)) await post('/api/spans', project, body);
+    await expectConsumedAsSent(reader(project), sentFromJson(t, 'spans'));
+  });
+
+  const otlp: Array<[string, ExporterKind, () => string]> = [
+    ['OTLP/HTTP protobuf', 'http/protobuf', () => svc.otlpHttpUrl!],
+    ['OTLP/HTTP JSON', 'http/json', () => svc.otlpHttpUrl!],
+    ['OTLP/gRPC', 'grpc', () => svc.otlpGrpcAddress!],
+  ];
+  const cases = otlp.flatMap(([transport, kind, target]) => corpus.otel.map((t) => [transport, t.name, kind, target, t] as const));
+
+  it.each(cases)('%s: %s', async (transport, _name, kind, target, t) => {
+    const project = `corpus-kafka-${transport.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+    const rec = recorded.get(t.name)!;
+    await exportVia(kind, target(), project, rec.spans);
+    await expectConsumedAsSent(reader(project), sentFromRecorded(t, rec));
+  });
+
+  it('sent nothing to the dead letter topic', async () => {
+    expect(await topicMessageCount(kafka, DLQ)).toBe(0);
+  });
+});
