@@ -323,7 +323,8 @@ describe('trace page: content, scores and feedback', () => {
   it('folds long text with "show all", and folds it again', async () => {
     const p = await open();
     await p.page.goto(`/traces/${CHAT}?span=${CHAT_LONG}`);
-    const output = p.page.locator(SEL.contentOutput);
+    // A generation's output is its conversation's response (the stored output is folded away under it).
+    const output = p.page.getByTestId('llm-output');
     const folded = output.locator(SEL.foldedText);
     await poll(() => folded.getAttribute('data-folded')).toBe('true');
     const shown = (await folded.locator('pre').textContent())!;

@@ -49,6 +49,18 @@ describe('span input and output', () => {
     expect(asChat([{ role: 'assistant', function_call: { name: 'f', arguments: 'not json' } }])).toEqual([{ role: 'assistant', content: '', toolCalls: [{ id: null, name: 'f', arguments: 'not json' }] }]);
   });
 
+  it("reads OpenInference's stored messages: tool calls wrapped in tool_call, parts in message_content", () => {
+    expect(
+      asChat([
+        { role: 'user', contents: [{ message_content: { type: 'text', text: 'Weather?' } }] },
+        { role: 'assistant', tool_calls: [{ tool_call: { id: 'call_W1', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } } }] },
+      ]),
+    ).toEqual([
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'call_W1', name: 'get_weather', arguments: { city: 'Paris' } }] },
+    ]);
+  });
+
   it('describes JSON tree nodes', () => {
     expect(jsonEntries({ a: 1, b: [2] })).toEqual([['a', 1], ['b', [2]]]);
     expect(jsonEntries(['x', 'y'])).toEqual([['0', 'x'], ['1', 'y']]);

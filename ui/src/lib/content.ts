@@ -47,9 +47,10 @@ function str(v: Json | undefined): string | null {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
 }
 
-/** A call from an OpenAI `tool_calls` entry, a `function_call`, or a tool-use part; null when it is none. */
-function toolCall(v: Json): ToolCall | null {
-  if (!isObject(v)) return null;
+/** A call from an OpenAI `tool_calls` entry (OpenInference's wrapped in `tool_call`), a `function_call`, or a tool-use part; null when it is none. */
+function toolCall(outer: Json): ToolCall | null {
+  if (!isObject(outer)) return null;
+  const v = isObject(outer.tool_call) ? outer.tool_call : outer;
   const fn = isObject(v.function) ? v.function : v;
   const name = str(fn.name);
   if (name === null) return null;
@@ -73,7 +74,9 @@ function readParts(content: Json | undefined, into: Parts): void {
     into.text.push(JSON.stringify(content, null, 2));
     return;
   }
-  for (const part of content) {
+  for (const wrapped of content) {
+    // OpenInference wraps each part of `message.contents` in `message_content`.
+    const part = isObject(wrapped) && isObject(wrapped.message_content) ? wrapped.message_content : wrapped;
     if (typeof part === 'string') into.text.push(part);
     else if (isObject(part)) {
       const type = str(part.type);
@@ -107,7 +110,7 @@ export function asChat(value: Json): ChatMessage[] | null {
   for (const m of list) {
     if (!isObject(m) || typeof m.role !== 'string') return null;
     const parts: Parts = { text: [], calls: [], answers: null };
-    readParts(m.content ?? m.parts, parts);
+    readParts(m.content ?? m.parts ?? m.contents, parts);
     if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) {
       const call = toolCall(c);
       if (call) parts.calls.push(call);

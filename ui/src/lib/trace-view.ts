@@ -1,5 +1,5 @@
-/** Helpers of the trace page (scores, feedback) and the traces list's score column. */
-import type { Feedback, Score, TraceSpanView } from './types.js';
+/** Helpers of the trace page (scores, feedback, a generation's conversation) and the traces list's score column. */
+import type { Feedback, LlmConversation, Score, TraceSpanView } from './types.js';
 
 export type ScoreBand = 'excellent' | 'good' | 'fair' | 'poor';
 
@@ -51,4 +51,37 @@ export function scoreBody(traceId: string, form: { name: string; value: string; 
   if (form.reason.trim()) body.reason = form.reason.trim();
   if (form.spanId) body.span_id = form.spanId;
   return body;
+}
+
+/** Tool call names by call id, over a conversation's prompt and response: a tool result names the call it answers. */
+export function toolCallNames(llm: Pick<LlmConversation, 'messages' | 'output_messages'>): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const m of [...llm.messages, ...llm.output_messages]) for (const c of m.tool_calls ?? []) if (c.id) names.set(c.id, c.name);
+  return names;
+}
+
+/** Ids of the calls a `tool` message of the conversation answers. */
+export function answeredCalls(llm: Pick<LlmConversation, 'messages' | 'output_messages'>): Set<string> {
+  return new Set([...llm.messages, ...llm.output_messages].flatMap((m) => (m.role === 'tool' && m.tool_call_id ? [m.tool_call_id] : [])));
+}
+
+/** A tool call's arguments as shown: JSON pretty-printed (two spaces), anything else exactly as sent. */
+export function prettyArguments(args: string): string {
+  const t = args.trim();
+  if (t[0] !== '{' && t[0] !== '[') return args;
+  try {
+    return JSON.stringify(JSON.parse(t), null, 2);
+  } catch {
+    return args;
+  }
+}
+
+/** A request parameter's value as shown: strings as they are, anything else as JSON. */
+export function parameterText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}
+
+/** The element id of a tool call on the trace page (call ids may hold any character). */
+export function toolCallAnchor(spanId: string, callId: string): string {
+  return `call-${spanId}-${callId}`.replace(/[^A-Za-z0-9_-]/g, '_');
 }

@@ -18,3 +18,4 @@ export type { ScoreTrends, ScoreSeries, ScoreNameCount, ComponentHealth, Compone
 export type { PendingApproval } from '../../../workflows/contract.js';
 export type { CalibrationList, JudgeCalibration, JudgeCalibrationAnswer, AgreementLevel } from '../../../core/model/calibration.js';
 export type { SpanCost, RunCost, TraceCost } from '../../../core/model/cost.js';
+export type { LlmConversation, LlmMessage, LlmToolCall, LlmToolDefinition, LlmContentPart } from '../../../core/model/messages.js';
