@@ -34,5 +34,6 @@ export type { SuiteDefinition, SuiteSummary, SuiteVersion } from '../core/model/
 export type { Scorer, ScoreInput } from '../core/scoring/index.js';
 export type { ScoreDetail, ToolCall, TokenUsage, Expected } from '../core/model/eval-case.js';
 export type { TraceDetail, TraceList, SpanView, TraceSpanView } from '../core/model/trace.js';
+export type { LlmConversation, LlmMessage, LlmToolCall, LlmToolDefinition, LlmParameters } from '../core/model/messages.js';
 export type { Score } from '../core/model/score.js';
 export type { Agent } from '../core/model/agent.js';
