@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { BadRequestError } from '../../core/errors.js';
+import { BadRequestError, ValidationError } from '../../core/errors.js';
 import { hasControlCharacter, NO_CONTROL_CHARACTERS } from '../../core/model/ids.js';
 
 /** One path segment as the router decodes it; a malformed escape stays as it is (the router keeps it raw too). */
@@ -14,8 +14,9 @@ function decoded(segment: string): string {
 /**
  * The id rule (core/model/ids.ts) on everything of an /api/* URL: every path parameter is an id
  * (a run, a queue, an agent, a prompt's name...), and a query value is an id or a filter on
- * stored text, so neither may hold a control character. Refused with 400 before any store sees
- * it: PostgreSQL cannot hold U+0000 and answered such lookups with a 500.
+ * stored text, so neither may hold a control character. Refused before any store sees it
+ * (PostgreSQL cannot hold U+0000 and answered such lookups with a 500): a path with one is a 400,
+ * a query value the 422 of every other bad query parameter, naming it.
  */
 export function requestText() {
   return async (ctx: Context, next: Next) => {
@@ -27,14 +28,16 @@ export function requestText() {
       }
     }
     if (ctx.querystring !== '') {
+      const issues: Array<{ field: string; message: string }> = [];
       for (const [name, value] of Object.entries(ctx.query)) {
-        if (hasControlCharacter(name)) throw new BadRequestError(`Query parameter names ${NO_CONTROL_CHARACTERS}`, 'CONTROL_CHARACTERS');
-        const values = Array.isArray(value) ? value : [value ?? ''];
-        if (values.some(hasControlCharacter)) {
-          const shown = name.length > 64 ? `${name.slice(0, 64)}...` : name;
-          throw new BadRequestError(`Query parameter "${shown}" ${NO_CONTROL_CHARACTERS}`, 'CONTROL_CHARACTERS');
+        if (hasControlCharacter(name)) {
+          issues.push({ field: '(query)', message: `parameter names ${NO_CONTROL_CHARACTERS}` });
+          continue;
         }
+        const values = Array.isArray(value) ? value : [value ?? ''];
+        if (values.some(hasControlCharacter)) issues.push({ field: name, message: NO_CONTROL_CHARACTERS });
       }
+      if (issues.length > 0) throw new ValidationError(issues);
     }
     await next();
   };

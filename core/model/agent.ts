@@ -52,7 +52,7 @@ export const HeadersSchema = z.record(z.string(), z.string()).superRefine((heade
 
 
 /** An agent's name: also how `agentId` finds it, so it must not look like an id. */
-const AgentName = asId(pgText(256).trim().min(1)).refine((name) => !isUuid(name), 'must not be a UUID (it would be taken for an agent id)');
+const AgentName = asId(z.string().max(256).trim().min(1)).refine((name) => !isUuid(name), 'must not be a UUID (it would be taken for an agent id)');
 
 /** POST /api/agents. */
 export const CreateAgentSchema = z.strictObject({

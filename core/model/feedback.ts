@@ -28,7 +28,7 @@ const Comment = pgText(MAX_COMMENT);
 export const TraceRef = Id.pipe(pgText(128));
 const Label = pgText(256).trim().min(1);
 /** Who gave the feedback (`user_id`): an id, so no control characters (core/model/ids.ts). */
-const UserId = asId(pgText(256).trim().min(1));
+const UserId = asId(z.string().max(256).trim().min(1));
 
 /** Who gave the feedback and through what (free text: `web-ui`, `slack`...). Not the score source. */
 const Common = {

@@ -33,7 +33,10 @@ export function idProblem(id: string): string | null {
   return null;
 }
 
-/** Adds the id rule to a string schema (after its own trims and bounds). */
+/**
+ * Adds the id rule to a string schema (after its own trims and bounds). It covers what PostgreSQL
+ * `text` cannot hold (U+0000, a lone surrogate), so an id needs no pgText besides.
+ */
 export function asId<S extends z.ZodType<string>>(schema: S) {
   return schema.superRefine((v, ctx) => {
     const problem = idProblem(v);

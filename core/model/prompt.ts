@@ -52,7 +52,7 @@ export const LabelList = z
 export const PromptVersionNumber = z.number().int().min(1).max(MAX_PROMPT_VERSION);
 
 /** A prompt's name: also how `:id` finds it, so it must not look like an id. */
-const PromptName = asId(pgText(MAX_PROMPT_NAME).trim().min(1))
+const PromptName = asId(z.string().max(MAX_PROMPT_NAME).trim().min(1))
   .refine((n) => !isUuid(n), 'must not be a UUID (it would be taken for a prompt id)');
 
 export const ChatMessageSchema = z.strictObject({

@@ -24,7 +24,7 @@ export const DEFAULT_FILTER_ITEMS = 1000;
 
 const Label = pgText(256).trim().min(1);
 /** A reviewer or a suite's name: ids, so no control characters (core/model/ids.ts). */
-const IdLabel = asId(pgText(256).trim().min(1));
+const IdLabel = asId(z.string().max(256).trim().min(1));
 const Unit = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 const TraceIds = z.array(TraceRef).min(1).max(MAX_QUEUE_ITEMS);
 

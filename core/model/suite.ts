@@ -22,9 +22,9 @@ const ScoreBound = z.number().min(0, 'must be between 0 and 1').max(1, 'must be 
  * exists and stores the agent's id, so renaming the agent does not break the suite.
  */
 export const SuiteDefinitionSchema = z.strictObject({
-  name: asId(pgText(256).trim().min(1)),
+  name: asId(z.string().max(256).trim().min(1)),
   description: pgText(4096).nullish(),
-  agent_id: asId(pgText(256).trim().min(1)).nullish(),
+  agent_id: asId(z.string().max(256).trim().min(1)).nullish(),
   defaultScorers: ScorerRefListSchema.default([]),
   defaultMinScore: ScoreBound.default(0.7),
   aggregation: z.enum(AGGREGATIONS).default('mean'),

@@ -248,7 +248,7 @@ describe('after hostile requests', () => {
     await refused('/api/traces/ingest', { ...trace('nul\u0000after'), name: 'door-after' });
     await exportOtlp([otlpSpan('zz', 1)], 'json');
     expect((await call('GET', `/api/agents/${encodeURIComponent('a\u0000b')}`)).status).toBe(400);
-    expect((await call('GET', `/api/runs?suite_name=${encodeURIComponent('a\u0000b')}`)).status).toBe(400);
+    expect((await call('GET', `/api/runs?suite_name=${encodeURIComponent('a\u0000b')}`)).status).toBe(422);
     expect((await call('GET', `/api/queues/${encodeURIComponent('q\u0000')}`)).status).toBe(400);
     // Then a normal trace: the rule scores it.
     expect((await call('POST', '/api/traces/ingest', { ...trace('door-after-ok'), name: 'door-after' })).status).toBe(201);

@@ -420,9 +420,13 @@ describe('hostile input gets a 4xx, never a 500', () => {
     expect((await issues(await postRaw('/api/prompts', '{"name": "esc\\u0000", "type": "text", "template": "t"}'))).map((i) => i.field)).toEqual(['name']);
   });
 
+  it.each([['/api/prompts/%00'], ['/api/prompts/a%00b/versions'], ['/api/prompts/a%1Bb']])('GET %s -> 400: no id holds a control character', async (path) => {
+    const res = await svc.api(path);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'Path parameters must not contain control characters (U+0000-U+001F, U+007F-U+009F)', code: 'CONTROL_CHARACTERS', status: 400 });
+  });
+
   it.each([
-    ['/api/prompts/%00'],
-    ['/api/prompts/a%00b/versions'],
     ['/api/prompts/%ED%A0%80'],
     ['/api/prompts/%F0%9F'],
     [`/api/prompts/${'n'.repeat(5000)}`],
