@@ -1,5 +1,5 @@
 import type { RawSpan } from '../core/model/raw-span.js';
-import type { RowBatch, TraceHeader } from '../core/model/span.js';
+import type { RowBatch, SpanRecord, TraceHeader } from '../core/model/span.js';
 import { isAcceptedTime, MAX_ID_LENGTH, MAX_TIME_MS, reportedTokensProblem, retentionProblem } from '../core/model/limits.js';
 import { hasControlCharacter, NO_CONTROL_CHARACTERS } from '../core/model/ids.js';
 import { encodeSpanRow } from '../core/store/clickhouse/rows.js';
@@ -103,11 +103,17 @@ interface Encoded {
 
 /**
  * The rows of one write being built: span rows and, built beside them, their traces' summary
- * contributions, so a write always carries the summaries of exactly its own spans.
+ * contributions, so a write always carries the summaries of exactly its own spans. A bounded write
+ * also keeps its spans and headers, to build the summaries of each half should it be cut in two.
  */
 function openWrite() {
-  return { spans: [] as string[], stats: createTraceStatsRows(), bytes: 0 };
+  return { spans: [] as string[], stats: createTraceStatsRows(), bytes: 0, records: [] as SpanRecord[], headers: [] as TraceHeader[] };
 }
+
+type OpenWrite = ReturnType<typeof openWrite>;
+
+/** Bytes of rows as the sink counts them: each line's UTF-8 size and its line break. */
+const linesBytes = (lines: string[]): number => lines.reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
 
 /**
  * The one ingest path: validate -> normalize -> price -> encode -> sink. Every receiver (OTLP gRPC, OTLP
@@ -127,14 +133,47 @@ function openWrite() {
  */
 export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
   const { prices } = limits;
-  // Half of a bounded write for its span rows leaves the rest for their summaries, which are far smaller.
-  const writeSpanBytes = sink.maxWriteBytes === undefined ? Infinity : Math.floor(sink.maxWriteBytes / 2);
+  const maxWriteBytes = sink.maxWriteBytes;
+  // Half of a bounded write for its span rows leaves the rest for their summaries, mostly far smaller.
+  const writeSpanBytes = maxWriteBytes === undefined ? Infinity : Math.floor(maxWriteBytes / 2);
+
+  /** The rows of spans `from` to `to` of a bounded write, with their own summaries (and its headers, for the last part). */
+  function part(w: OpenWrite, from: number, to: number, withHeaders: boolean): OpenWrite {
+    const p = openWrite();
+    for (let i = from; i < to; i++) {
+      p.spans.push(w.spans[i]);
+      p.records.push(w.records[i]);
+      p.stats.add(w.records[i]);
+      p.bytes += Buffer.byteLength(w.spans[i]) + 1;
+    }
+    if (withHeaders) for (const h of w.headers) p.stats.addHeader(h);
+    if (withHeaders) p.headers.push(...w.headers);
+    return p;
+  }
+
+  /**
+   * A finished write's rows. A bounded write whose summary rows outgrow the room its span rows left
+   * them (many traces of a span or two each: a summary row per trace, larger than a short span's
+   * row) is cut in halves, each with the summaries of its own spans, until each fits, so the sink
+   * never has to send its span rows and their summaries apart. Only a write of one span or none
+   * can stay over (that span and its summary next to trace headers as large as spans).
+   */
+  function finish(w: OpenWrite, out: RowBatch[]): void {
+    const stats = w.stats.rows();
+    if (maxWriteBytes === undefined || w.spans.length < 2 || w.bytes + linesBytes(stats) <= maxWriteBytes) {
+      out.push({ spans: w.spans, stats });
+      return;
+    }
+    const half = Math.ceil(w.spans.length / 2);
+    finish(part(w, 0, half, false), out);
+    finish(part(w, half, w.spans.length, true), out);
+  }
 
   function encode(projectId: string, rawSpans: RawSpan[], traces: TraceHeaderInput[], options: IngestOptions): Encoded {
     const writes: RowBatch[] = [];
     let write = openWrite();
     const close = () => {
-      writes.push({ spans: write.spans, stats: write.stats.rows() });
+      finish(write, writes);
       write = openWrite();
     };
     const rejected: RejectedSpan[] = [];
@@ -153,6 +192,7 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
             const size = Buffer.byteLength(line) + 1;
             if (write.spans.length > 0 && write.bytes + size > writeSpanBytes) close();
             write.bytes += size;
+            write.records.push(span);
           }
           write.spans.push(line);
           write.stats.add(span);
@@ -163,7 +203,9 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
       rejected.push({ index, spanId: raw.spanId, reason });
     }
     for (const t of traces) {
-      const over = rowBytesOver(write.stats.addHeader({ ...t, project_id: projectId }), limits.maxSpanBytes);
+      const header = { ...t, project_id: projectId };
+      if (writeSpanBytes !== Infinity) write.headers.push(header);
+      const over = rowBytesOver(write.stats.addHeader(header), limits.maxSpanBytes);
       // Nothing was written yet: refusing here refuses the whole request.
       if (over !== null) throw new ValidationError([{ field: 'attributes', message: `trace header is ${over} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
     }
