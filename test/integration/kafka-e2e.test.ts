@@ -60,8 +60,8 @@ async function getTrace(apiUrl: string, project: string, id: string): Promise<Tr
 /**
  * Polls until the trace is readable with `spanCount` spans and, when given, the `name` of its
  * explicit header. A request's span rows and its trace_stats_input rows (the summary: span_count,
- * counts, tokens; and the explicit header) travel in separate messages (one table per message),
- * possibly on different partitions, so one may be readable before the other.
+ * counts, tokens; and the explicit header) travel in one message (format 4), which the ingester
+ * inserts whole, spans first, some time after the 201.
  */
 async function waitForTrace(apiUrl: string, project: string, id: string, spanCount: number, name?: string, timeoutMs = 30_000): Promise<TraceDetail> {
   let last: TraceDetail | undefined;
@@ -105,8 +105,8 @@ async function endOffsets(topic: string): Promise<string[]> {
 
 /**
  * Whether every JSON body sent is stored whole: listed (from trace_stats) with its header's name
- * and its span count, and every span row readable (from spans, which travel in messages of their
- * own). `whole` keeps the traces already found whole across polls.
+ * and its span count, and every span row readable (from spans, a separate table, though the rows
+ * travel in the same message). `whole` keeps the traces already found whole across polls.
  */
 async function allStored(apiUrl: string, project: string, sent: Array<ReturnType<typeof sampleTrace>>, whole = new Set<string>()): Promise<true | undefined> {
   const list = await listTraces(apiUrl, project);
@@ -119,6 +119,14 @@ async function allStored(apiUrl: string, project: string, sent: Array<ReturnType
     whole.add(body.trace_id);
   }
   return true;
+}
+
+/** A format-4 message value's two parts: span rows up to the first empty line, then trace_stats_input rows. */
+function partsOf(value: string): { spans: string[]; stats: string[] } {
+  const at = value.indexOf('\n\n');
+  if (at === -1) throw new Error(`a format-4 value without the empty line between its parts: ${value.slice(0, 200)}`);
+  const [spans, stats] = [value.slice(0, at), value.slice(at + 2)];
+  return { spans: spans ? spans.split('\n') : [], stats: stats ? stats.split('\n') : [] };
 }
 
 /** Messages of `topic` the group has not committed (a partition never committed counts from 0). */
@@ -197,21 +205,33 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
       const res = await svc.api('/api/traces/ingest', { method: 'POST', json: sent[i], project: PROJECT });
       expect(res.status, await res.text()).toBe(201);
     });
-    // Two messages per request (one table per message): its span rows, and its trace_stats_input
+    // One message per request (format 4): its span rows, an empty line, then its trace_stats_input
     // rows, the spans' contribution to the trace's summary and the trace header. The 201s were
     // answered once Kafka acknowledged them.
     const after = await topicMessageCount(kafka, TOPIC);
-    expect(after).toBe(before + 2 * sent.length);
+    expect(after).toBe(before + sent.length);
     const messages = (await readTopic(kafka, TOPIC, after)).filter((m) => m.value.includes('"kjson-'));
-    const tables = messages.map((m) => m.headers[MESSAGE_HEADERS.table]);
-    expect(tables).toHaveLength(2 * sent.length);
-    for (const table of ['spans', 'trace_stats_input']) expect(tables.filter((t) => t === table), table).toHaveLength(sent.length);
-    // The header rides in its request's trace_stats_input message, next to the spans' contribution.
-    for (const m of messages.filter((x) => x.headers[MESSAGE_HEADERS.table] === 'trace_stats_input')) {
-      const rows = m.value.split('\n').map((line) => JSON.parse(line) as { trace_id: string; header?: number });
+    expect(messages).toHaveLength(sent.length);
+    const bodies = new Map(sent.map((b) => [b.trace_id, b]));
+    for (const m of messages) {
+      expect(m.headers[MESSAGE_HEADERS.format], m.value).toBe('4');
+      const parts = partsOf(m.value);
+      expect(Number(m.headers[MESSAGE_HEADERS.spanRows])).toBe(parts.spans.length);
+      expect(Number(m.headers[MESSAGE_HEADERS.statsRows])).toBe(parts.stats.length);
+      // The header rides next to the spans' contribution, and the spans they count beside them.
+      const rows = parts.stats.map((line) => JSON.parse(line) as { trace_id: string; header?: number });
       expect(rows.map((r) => r.header ?? 0).sort(), m.value).toEqual([0, 1]);
-      expect(new Set(rows.map((r) => r.trace_id)).size, m.value).toBe(1);
+      const traceId = rows[0].trace_id;
+      expect(rows.map((r) => r.trace_id), m.value).toEqual([traceId, traceId]);
+      const body = bodies.get(traceId)!;
+      expect(body, traceId).toBeDefined();
+      bodies.delete(traceId);
+      // Span rows are TabSeparated: trace id, then span id, in the second and third fields.
+      expect(parts.spans.map((row) => row.split('\t')[1])).toEqual(body.spans.map(() => traceId));
+      expect(parts.spans.map((row) => row.split('\t')[2]).sort()).toEqual(body.spans.map((x) => x.span_id).sort());
     }
+    // Each request in exactly one message.
+    expect(bodies.size).toBe(0);
 
     for (const body of sent) expectJsonTraceAsSent(await waitForJsonTrace(svc.apiUrl!, PROJECT, body), body);
     const one = (await getTrace(svc.apiUrl!, PROJECT, 'kjson-5'))!;
@@ -231,8 +251,8 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
     const before = await topicMessageCount(kafka, TOPIC);
     expect(await exportSpans(exporter, sent)).toEqual({ code: 0 });
     await exporter.shutdown();
-    // Two messages: the span rows and the trace's trace_stats_input row (OTLP has no trace header).
-    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 2);
+    // One message: the span rows and the trace's trace_stats_input row (OTLP has no trace header).
+    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 1);
 
     const got = await waitForTrace(svc.apiUrl!, PROJECT, traceId, 2);
     expect(got).toMatchObject({ trace_id: traceId, span_count: 2, llm_call_count: 1, error_count: 1, total_input_tokens: 42 });
@@ -283,12 +303,12 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
     const body = sampleTrace('kjson-unconsumed', { spanCount: 3 });
     const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body, project: PROJECT });
     expect(res.status).toBe(201);
-    // Its spans message and its trace_stats_input message (the summary and the header).
-    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 2);
+    // One message: its span rows and its trace_stats_input rows (the summary and the header).
+    expect(await topicMessageCount(kafka, TOPIC)).toBe(before + 1);
     await sleep(2000);
     // The receiver did not write to ClickHouse itself: the trace (spans, header and summary) is in Kafka, uncommitted.
     expect(await getTrace(svc.apiUrl!, PROJECT, 'kjson-unconsumed')).toBeUndefined();
-    expect(await groupLag(GROUP, TOPIC)).toBe(2);
+    expect(await groupLag(GROUP, TOPIC)).toBe(1);
   });
 });
 

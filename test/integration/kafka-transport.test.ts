@@ -13,14 +13,14 @@ import { writeFailure } from '../../core/errors.js';
 import type { BatchWriter } from '../../core/store/analytics.js';
 import type { RowBatch, SpanRecord, TraceHeader } from '../../core/model/span.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { encodeSpanRow, spanRow } from '../../core/store/clickhouse/rows.js';
+import { encodeSpanRow, SPAN_COLUMNS, spanRow } from '../../core/store/clickhouse/rows.js';
 
 // The Kafka transport alone: sink -> broker -> ingester -> a BatchWriter that records what it gets.
-// Rows are encoded once at ingest (JSONEachRow lines) and must arrive byte for byte as sent. A
-// write's rows of each table travel in messages of their own, spread round-robin over the
-// partitions: its span rows, and its trace_stats_input rows (what its spans add to each trace they
-// touch, plus one row per explicit trace header, `"header":1`). A write of spans is a spans and a
-// trace_stats_input message at least.
+// Rows are encoded once at ingest (span rows as TabSeparated lines, trace_stats_input rows as
+// JSONEachRow lines) and must arrive byte for byte as sent. Format 4: a write is one message,
+// spread round-robin over the partitions, holding its span rows, an empty line, then its
+// trace_stats_input rows (what its spans add to each trace they touch, plus one row per explicit
+// trace header, `"header":1`); the ingester inserts both parts of a message together, or neither.
 // KAFKA_TEST_VERSION runs the same file against another broker version (docs/kafka.md).
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 let broker: KafkaBroker;
@@ -53,7 +53,7 @@ async function topics(partitions = 6): Promise<{ topic: string; deadLetterTopic:
   return names;
 }
 
-/** The production default (KAFKA_MAX_MESSAGE_BYTES) is ~1 MB; tests that do not look at sizes use this. */
+/** The production default (KAFKA_MAX_MESSAGE_BYTES) is 4 MiB + 64 KiB; tests that do not look at sizes use this. */
 const MAX_MESSAGE_BYTES = 100_000;
 
 async function sink(topic: string, opts: { maxMessageBytes?: number; maxInFlightBytes?: number; retryAfterSeconds?: number } = {}) {
@@ -82,8 +82,49 @@ function rows(spans: SpanRecord[], traces: TraceHeader[] = []): RowBatch {
   return encodeRowBatch(spans, traces);
 }
 
-/** A format-3 message value holds its rows as one chunk of lines; this splits chunks back into rows (none of this file's rows holds a newline). */
+/** A message part reaches the writer as one chunk of lines; this splits chunks back into rows (no row holds a raw newline). */
 const lines = (chunks: string[]): string[] => chunks.flatMap((c) => c.split('\n'));
+
+/**
+ * A format-4 value's two parts, each as its rows: the span rows, up to the first empty line, then the
+ * trace_stats_input rows (none when a part is empty).
+ */
+function partsOf(value: string): RowBatch {
+  const at = value.indexOf('\n\n');
+  if (at === -1) throw new Error(`a format-4 value without the empty line between its parts: ${value.slice(0, 200)}`);
+  const [spans, stats] = [value.slice(0, at), value.slice(at + 2)];
+  return { spans: spans ? spans.split('\n') : [], stats: stats ? stats.split('\n') : [] };
+}
+
+/** The value of a format-4 message holding a whole write. */
+const wholeValue = (b: RowBatch): string => `${b.spans.join('\n')}\n\n${b.stats.join('\n')}`;
+
+/** The trace id of a span row (TabSeparated: its second field) or of a trace_stats_input row. */
+const spanRowTrace = (row: string): string => row.split('\t')[1];
+const statsRowTrace = (row: string): string => (JSON.parse(row) as { trace_id: string }).trace_id;
+
+/**
+ * A span as the row of format 3 (before 2026-11-27), written the way that release's CSV encoder
+ * did: strings always quoted with their `"` doubled and line breaks raw; maps as ClickHouse text
+ * `{'k':'v'}` (each `'` and `\` escaped by a backslash), quoted; times as `seconds.mmm`; numbers
+ * bare; `\N` for null.
+ */
+function csvSpanRow(s: SpanRecord): string {
+  const quoted = (t: string) => `"${t.replaceAll('"', '""')}"`;
+  const literal = (t: string) => `'${t.replace(/['\\]/g, '\\$&')}'`;
+  const row = spanRow(s) as unknown as Record<string, unknown>;
+  return SPAN_COLUMNS.map((column) => {
+    const v = row[column];
+    if (v === null || v === undefined) return '\\N';
+    if (column === 'start_time' || column === 'end_time') {
+      const ms = v as number;
+      return `${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')}`;
+    }
+    if (typeof v === 'number') return String(v);
+    if (typeof v === 'string') return quoted(v);
+    return quoted(`{${Object.entries(v as Record<string, string>).map(([k, x]) => `${literal(k)}:${literal(x)}`).join(',')}}`);
+  }).join(',');
+}
 
 const sorted = (xs: string[]): string[] => [...xs].sort();
 
@@ -152,7 +193,7 @@ async function ingest(opts: Omit<IngesterOptions, 'kafka' | 'logger'>): Promise<
 
 
 describe('Kafka transport (real broker)', () => {
-  it('delivers rows from the sink to the ingester exactly as sent, in format-3 messages of at most maxMessageBytes', async () => {
+  it('delivers rows from the sink to the ingester exactly as sent, one format-4 message per write of at most maxMessageBytes', async () => {
     const names = await topics();
     const maxMessageBytes = 4_000;
     const s = await sink(names.topic, { maxMessageBytes });
@@ -175,7 +216,9 @@ describe('Kafka transport (real broker)', () => {
         write(spans, [header(project, trace)]);
       }
     }
-    // Rows of ~1.4 kB: one write's rows do not fit one 4 kB message and are packed into several.
+    // Rows of ~1.4 kB: these two writes do not fit one 4 kB message (ingest never makes such a
+    // write for this sink, but a trace header as large as a span can), so each is sent as messages
+    // of span rows only, then one of its trace_stats_input rows, all format 4.
     const big = Array.from({ length: 12 }, (_, n) => span('p1', 'p1-big', n, { input: 'x'.repeat(1_000) }));
     sent.push(...big);
     write(big.slice(0, 6));
@@ -195,38 +238,55 @@ describe('Kafka transport (real broker)', () => {
     expect(sorted(writer.stats)).toEqual(sorted(batches.flatMap((b) => b.stats)));
     expect(sorted(writer.headers)).toEqual(sorted(headerRows(headers)));
 
-    // Every message packed from a write was produced once: per write one trace_stats_input message
-    // (its few small stats rows, the header's among them), and its span rows in as many messages as they need.
-    const expected = batches.flatMap((b) => packRowMessages(b, maxMessageBytes));
-    const countOf = (tables: Array<string | undefined>) => ({
-      spans: tables.filter((t) => t === 'spans').length,
-      trace_stats_input: tables.filter((t) => t === 'trace_stats_input').length,
+    // What the sink packs: a write that fits is one message, its span rows, an empty line, its
+    // trace_stats_input rows; a big one is several messages of span rows and one of its stats rows.
+    const packed = batches.map((b) => packRowMessages(b, maxMessageBytes));
+    packed.slice(0, headers.length).forEach((ms, i) => {
+      expect(ms, `write ${i}`).toHaveLength(1);
+      expect(ms[0]).toMatchObject({ value: wholeValue(batches[i]), spanRows: 3, statsRows: 2 });
     });
-    expect(countOf(expected.map((m) => m.table))).toMatchObject({ trace_stats_input: batches.length });
-    expect(expected).toHaveLength(countOf(expected.map((m) => m.table)).spans + batches.length);
+    for (const ms of packed.slice(headers.length)) {
+      expect(ms.length).toBeGreaterThan(2);
+      expect(ms.slice(0, -1).every((m) => m.spanRows > 0 && m.statsRows === 0)).toBe(true);
+      expect(ms.at(-1)).toMatchObject({ spanRows: 0, statsRows: 1 });
+    }
+    const expected = packed.flat();
+    // Every message packed from a write was produced once, as packed.
     const produced = await topicMessageCount(kafka, names.topic);
     expect(produced).toBe(expected.length);
     const messages = await readTopic(kafka, names.topic, produced);
     expect(messages).toHaveLength(produced);
     for (const m of messages) {
-      // Format 3: headers name the format, the one table and the rows; no key, the value is rows as lines.
-      expect(m.headers[MESSAGE_HEADERS.format]).toBe('3');
-      expect(Number(m.headers[MESSAGE_HEADERS.rows])).toBe(m.value.split('\n').length);
-      expect(['spans', 'trace_stats_input']).toContain(m.headers[MESSAGE_HEADERS.table]);
+      // Format 4: headers name the format and the rows of each part; no table, no key.
+      const parts = partsOf(m.value);
+      expect(m.headers[MESSAGE_HEADERS.format]).toBe('4');
+      expect(Number(m.headers[MESSAGE_HEADERS.spanRows])).toBe(parts.spans.length);
+      expect(Number(m.headers[MESSAGE_HEADERS.statsRows])).toBe(parts.stats.length);
+      expect(m.headers[MESSAGE_HEADERS.table]).toBeUndefined();
+      expect(m.headers[MESSAGE_HEADERS.rows]).toBeUndefined();
       expect(m.key).toBe('');
       expect(Buffer.byteLength(m.value)).toBeLessThanOrEqual(maxMessageBytes);
     }
-    expect(countOf(messages.map((m) => m.headers[MESSAGE_HEADERS.table]))).toEqual(countOf(expected.map((m) => m.table)));
     expect(sorted(messages.map((m) => m.value))).toEqual(sorted(expected.map((m) => m.value)));
-    const ofTable = (table: string) => messages.filter((m) => m.headers[MESSAGE_HEADERS.table] === table);
-    expect(sorted(lines(ofTable('spans').map((m) => m.value)))).toEqual(sorted(sent.map(encodeSpanRow)));
-    expect(sorted(lines(ofTable('trace_stats_input').map((m) => m.value)))).toEqual(sorted(batches.flatMap((b) => b.stats)));
-    // Each header rides in its write's trace_stats_input message, next to its trace's span contribution.
-    expect(sorted(lines(ofTable('trace_stats_input').map((m) => m.value)).filter(isHeaderRow))).toEqual(sorted(headerRows(headers)));
-    expect(sorted(ofTable('trace_stats_input').map((m) => m.value))).toEqual(sorted(batches.map((b) => b.stats.join('\n'))));
+    const parts = messages.map((m) => partsOf(m.value));
+    expect(sorted(parts.flatMap((p) => p.spans))).toEqual(sorted(sent.map(encodeSpanRow)));
+    expect(sorted(parts.flatMap((p) => p.stats))).toEqual(sorted(batches.flatMap((b) => b.stats)));
+    // Each small write's message holds its trace's spans next to their summary and the trace's header.
+    const whole = parts.filter((p) => p.spans.length > 0 && p.stats.length > 0);
+    expect(whole).toHaveLength(headers.length);
+    for (const p of whole) {
+      const trace = spanRowTrace(p.spans[0]);
+      expect(p.spans.map(spanRowTrace)).toEqual([trace, trace, trace]);
+      expect(p.stats.map(statsRowTrace)).toEqual([trace, trace]);
+      expect(p.stats.filter(isHeaderRow)).toEqual(headerRows(headers.filter((h) => h.trace_id === trace)));
+    }
+    expect(sorted(whole.flatMap((p) => p.stats.filter(isHeaderRow)))).toEqual(sorted(headerRows(headers)));
     // The big trace needed several messages; without a key they spread over the partitions
     // (trace summaries are order-independent states, so a trace need not stay in one partition).
-    expect(ofTable('spans').filter((m) => m.value.includes('"p1-big"')).length).toBeGreaterThan(2);
+    const bigSpans = parts.filter((p) => p.stats.length === 0);
+    expect(bigSpans.length).toBeGreaterThan(2);
+    expect(bigSpans.every((p) => p.spans.every((row) => spanRowTrace(row) === 'p1-big'))).toBe(true);
+    expect(parts.filter((p) => p.spans.length === 0).map((p) => p.stats.map(statsRowTrace))).toEqual([['p1-big'], ['p1-big']]);
     expect(new Set(messages.map((m) => m.partition)).size).toBeGreaterThan(1);
   });
 
@@ -239,65 +299,103 @@ describe('Kafka transport (real broker)', () => {
       { key: 'p1/bad-json', value: '{"v":1,"spans":[' },
       { key: 'p1/bad-schema', value: JSON.stringify({ v: 1, spans: [{ span_id: 'x' }], traces: [] }) },
       { key: 'p1/bad-version', value: JSON.stringify({ v: 99, spans: [], traces: [] }) },
-      { key: 'p1/format-4', value: encodeSpanRow(span('p1', 'from-the-future', 0)), headers: formatHeaders('4') },
+      { key: 'p1/format-5', value: wholeValue(rows([span('p1', 'from-the-future', 0)])), headers: formatHeaders('5') },
+      { key: 'p1/format-4-one-part', value: encodeSpanRow(span('p1', 'no-empty-line', 0)), headers: formatHeaders('4') },
       { key: 'p1/no-such-table', value: '{"score_id":"s1"}', headers: formatHeaders('3', 'scores') },
+      { key: 'p1/bad-csv-row', value: `${csvSpanRow(span('p1', 'cut-csv', 0))}\n"p1","cut-csv","s1`, headers: formatHeaders('3', 'spans') },
       { key: 'p1/bad-json-row', value: `${JSON.stringify(spanRow(span('p1', 'cut', 0)))}\n{"project_id":"p1","tr`, headers: formatHeaders('2', 'spans') },
     ];
-    // A format-1 envelope and a format-2 message (span rows as JSON lines) produced before the
-    // upgrade are still read and written: the latter's rows re-encoded as the rows of today.
+    // A format-1 envelope, a format-2 message (span rows as JSON lines) and a format-3 pair (span
+    // rows as CSV lines, and their trace_stats_input rows) produced before the upgrade are still
+    // read and written: span rows as the rows of today, byte for byte what ingest encodes now.
     const legacy: Message = { key: 'p1/legacy', value: JSON.stringify({ v: 1, spans: [legacySpan], traces: [legacyHeader] }) };
     const jsonRowSpans = [span('p1', 'json-rows', 0), span('p1', 'json-rows', 1, { input: 'a "quoted", \'odd\' \\ input' })];
     const jsonRows: Message = { key: 'p1/format-2', value: jsonRowSpans.map((x) => JSON.stringify(spanRow(x))).join('\n'), headers: formatHeaders('2', 'spans') };
+    // Blank lines inside quoted values, a map value's among them: raw in CSV, where chDB's inline
+    // insert data would have ended (docs/chdb-inline-insert-empty-line.md).
+    const csvSpans = [
+      span('p1', 'csv-rows', 0, {
+        name: 'plan\n\nact',
+        input: 'Paragraph one.\n\nParagraph "two", with\ttabs\r\n\r\nand a back\\slash',
+        output: '\n\n',
+        attributes: { 'gen_ai.prompt': 'Question.\n\nAnswer briefly.', "it's": "'quoted'\\\n\n" },
+      }),
+      span('p1', 'csv-rows', 1, { input: 'a "quoted", \'odd\' \\ input', resource_attributes: { 'service.name': 'svc\n\nblank' } }),
+    ];
+    const csvRows = rows(csvSpans);
+    const csvSpanMessage: Message = {
+      key: 'p1/format-3',
+      value: csvSpans.map(csvSpanRow).join('\n'),
+      headers: { ...formatHeaders('3', 'spans'), [MESSAGE_HEADERS.rows]: String(csvSpans.length) },
+    };
+    expect(csvSpanMessage.value).toContain('\n\n');
+    const csvStatsMessage: Message = {
+      key: 'p1/format-3-stats',
+      value: csvRows.stats.join('\n'),
+      headers: { ...formatHeaders('3', 'trace_stats_input'), [MESSAGE_HEADERS.rows]: String(csvRows.stats.length) },
+    };
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: names.topic, messages: [...poison, legacy, jsonRows] });
+    await producer.send({ topic: names.topic, messages: [...poison, legacy, jsonRows, csvSpanMessage, csvStatsMessage] });
     await producer.disconnect();
 
-    // Three writes, six format-3 messages (each write's spans message and its trace_stats_input message);
-    // the store refuses the middle write's spans message for its data.
+    // Three writes, three format-4 messages (each write's span rows and trace_stats_input rows);
+    // the store refuses the middle one for its data.
     const s = await sink(names.topic);
     const good = [span('p1', 'good-1', 0), span('p1', 'good-2', 0)];
     const refused = span('p1', 'refused', 0, { name: 'refuse-me' });
     const sent = { good: good.map((g) => rows([g])), refused: rows([refused]) };
     await Promise.all([s.write(sent.good[0]), s.write(sent.refused), s.write(sent.good[1])]);
-    expect(await topicMessageCount(kafka, names.topic)).toBe(poison.length + 2 + 3 * 2);
+    expect(await topicMessageCount(kafka, names.topic)).toBe(poison.length + 4 + 3);
 
     const parseError = new Error('Code: 41. DB::Exception: Cannot parse datetime: while reading start_time (CANNOT_PARSE_DATETIME)');
     const writer = new RecordingWriter((b) => (b.spans.some((chunk) => chunk.includes('refuse-me')) ? parseError : undefined));
     const ingester = await ingest({ ...names, writer });
     await eventually(async () => expect(await ingester.lag()).toBe(0));
-    // Everything but the refused spans message is written: the legacy envelope (encoded on the way
-    // in, with its trace_stats_input rows: its span's contribution and its header), the good writes,
-    // and the refused write's trace_stats_input message, a message of its own that the store took.
+    // Everything but the refused write is written: the legacy envelope (encoded on the way in, with
+    // its trace_stats_input rows: its span's contribution and its header), the format-2 and format-3
+    // rows, and the good writes.
     const legacyRows = rows([legacySpan], [legacyHeader]);
     expect(legacyRows.stats).toHaveLength(2);
     const jsonRowsAsRows = { spans: jsonRowSpans.map(encodeSpanRow), stats: [] };
-    expect(sorted(writer.spans)).toEqual(sorted([legacySpan, ...jsonRowSpans, ...good].map(encodeSpanRow)));
+    expect(sorted(writer.spans)).toEqual(sorted([legacySpan, ...jsonRowSpans, ...csvSpans, ...good].map(encodeSpanRow)));
     expect(writer.headers).toEqual(headerRows([legacyHeader]));
-    expect(writer.rows).toEqual(rowsOf([legacyRows, jsonRowsAsRows, ...sent.good, { ...sent.refused, spans: [] }]));
+    expect(writer.rows).toEqual(rowsOf([legacyRows, jsonRowsAsRows, csvRows, ...sent.good]));
+    // Nothing of the refused write: not its span, and not its trace's summary row either.
+    expect(writer.spans.filter((row) => spanRowTrace(row) === 'refused')).toEqual([]);
+    expect(writer.stats.filter((row) => statsRowTrace(row) === 'refused')).toEqual([]);
     // The refused message was first tried together with every other writable one (all in the one
     // partition), which were written all the same: the ingester split the insert until the refused
-    // message was alone.
-    expect(rowsOf([writer.refused[0]])).toEqual(rowsOf([legacyRows, jsonRowsAsRows, ...sent.good, sent.refused]));
-    expect(writer.refused.at(-1)).toEqual({ spans: sent.refused.spans, stats: [] });
+    // message was alone. Its two parts were always inserted together, as one write.
+    expect(rowsOf([writer.refused[0]])).toEqual(rowsOf([legacyRows, jsonRowsAsRows, csvRows, ...sent.good, sent.refused]));
+    for (const attempt of writer.refused) {
+      expect(lines(attempt.spans)).toContain(sent.refused.spans[0]);
+      expect(lines(attempt.stats)).toContain(sent.refused.stats[0]);
+    }
+    expect(writer.refused.at(-1)).toEqual(sent.refused);
 
-    // Seven dead letters: the six poison messages and the refused spans message, nothing else.
-    const letters = await readTopic(kafka, names.deadLetterTopic, 7);
-    expect(letters).toHaveLength(7);
-    expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(7);
+    // Nine dead letters: the eight poison messages and the refused write's one message, nothing else.
+    const letters = await readTopic(kafka, names.deadLetterTopic, poison.length + 1);
+    expect(letters).toHaveLength(poison.length + 1);
+    expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(poison.length + 1);
     const reasonOf = Object.fromEntries(letters.map((l) => [l.key, l.headers[DEAD_LETTER_HEADERS.reason]]));
     expect(reasonOf['p1/bad-json']).toMatch(/^undecodable JSON/);
     expect(reasonOf['p1/bad-schema']).toMatch(/^schema-invalid envelope: spans\.0\./);
     expect(reasonOf['p1/bad-version']).toBe('unsupported envelope version: 99');
-    expect(reasonOf['p1/format-4']).toBe('unsupported message format: "4"');
+    expect(reasonOf['p1/format-5']).toBe('unsupported message format: "5"');
+    expect(reasonOf['p1/format-4-one-part']).toBe('format 4 message without the empty line that ends its span rows');
     expect(reasonOf['p1/no-such-table']).toBe('unknown table "scores" in a format 3 message');
+    expect(reasonOf['p1/bad-csv-row']).toBe('undecodable format 3 span rows: row 2: a quoted field is not closed');
     expect(reasonOf['p1/bad-json-row']).toMatch(/^undecodable format 2 span row: /);
-    // The format-3 message has no key; it is found by its value, unchanged, with its original headers.
+    // The sink's message has no key; it is found by its value, the whole write unchanged (span row
+    // and trace_stats_input row), with its original headers.
     const refusedLetter = letters.find((l) => l.key === '')!;
-    expect(refusedLetter.value).toBe(encodeSpanRow(refused));
+    expect(refusedLetter.value).toBe(wholeValue(sent.refused));
+    expect(partsOf(refusedLetter.value)).toEqual(sent.refused);
     expect(refusedLetter.headers).toMatchObject({
-      [MESSAGE_HEADERS.format]: '3',
-      [MESSAGE_HEADERS.table]: 'spans',
+      [MESSAGE_HEADERS.format]: '4',
+      [MESSAGE_HEADERS.spanRows]: '1',
+      [MESSAGE_HEADERS.statsRows]: '1',
       [DEAD_LETTER_HEADERS.reason]: `rejected by the store: The analytical store rejected the data: ${parseError.message}`,
     });
     for (const p of poison) {
@@ -315,10 +413,11 @@ describe('Kafka transport (real broker)', () => {
     const names = await topics(3);
     const s = await sink(names.topic);
     const sent = [0, 1, 2].map((n) => span('p1', 'outage', n));
-    // Two messages, on two partitions: the span rows, and the trace_stats_input rows (the spans'
-    // contribution and the trace header).
-    const batch = rows(sent, [header('p1', 'outage')]);
-    await s.write(batch);
+    const other = span('p1', 'outage-2', 0);
+    // Two writes, two messages on two partitions: each its span rows and its trace_stats_input rows
+    // (the spans' contribution, and for the first the trace header).
+    const batches = [rows(sent, [header('p1', 'outage')]), rows([other])];
+    for (const b of batches) await s.write(b);
     expect(await topicMessageCount(kafka, names.topic)).toBe(2);
 
     const writer = new RecordingWriter();
@@ -331,10 +430,13 @@ describe('Kafka transport (real broker)', () => {
 
     writer.down = false;
     await eventually(async () => expect(await ingester.lag()).toBe(0));
-    expect(writer.spans).toEqual(sent.map(encodeSpanRow));
+    expect(sorted(writer.spans)).toEqual(sorted([...sent, other].map(encodeSpanRow)));
     expect(writer.headers).toEqual(headerRows([header('p1', 'outage')]));
-    expect(writer.stats).toEqual(batch.stats);
-    expect(writer.stats).toHaveLength(2);
+    expect(sorted(writer.stats)).toEqual(sorted(batches.flatMap((b) => b.stats)));
+    expect(writer.stats).toHaveLength(3);
+    // Each message's rows in one insert, each once.
+    expect(writer.rows).toEqual(rowsOf(batches));
+    expect(sorted(writer.batches.map((b) => wholeValue({ spans: lines(b.spans), stats: lines(b.stats) })))).toEqual(sorted(batches.map(wholeValue)));
     // Both partitions that held a message are committed past it; the third never held one.
     expect(sorted(await committedOffsets(kafka, names.groupId, names.topic))).toEqual(['-1', '1', '1']);
     expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(0);
@@ -344,9 +446,10 @@ describe('Kafka transport (real broker)', () => {
     const names = await topics(3);
     const s = await sink(names.topic);
     const sent = [0, 1].map((n) => span('p2', 'restart', n));
-    const batch = rows(sent);
-    // Two messages, the span rows and the trace_stats_input row, on two partitions.
-    await s.write(batch);
+    // Two writes, two messages (each a span row and its trace_stats_input row), on two partitions.
+    const writes = sent.map((x) => rows([x]));
+    for (const w of writes) await s.write(w);
+    const batch = mergeRowBatches(writes);
     expect(await topicMessageCount(kafka, names.topic)).toBe(2);
 
     // The first ingester's inserts (one per partition, both under way) are cut off by the
@@ -374,19 +477,21 @@ describe('Kafka transport (real broker)', () => {
     const writer = new RecordingWriter();
     const second = await ingest({ ...names, writer });
     await eventually(async () => expect(await second.lag()).toBe(0));
-    // Both messages again, each once; the stopped ingester retried nothing.
+    // Both messages again, each once and whole; the stopped ingester retried nothing.
     expect(writer.rows).toEqual(rowsOf([batch]));
     expect(writer.batches).toHaveLength(2);
-    expect(writer.spans).toEqual(sent.map(encodeSpanRow));
+    expect(sorted(writer.batches.map((b) => wholeValue(b)))).toEqual(sorted(writes.map(wholeValue)));
+    expect(sorted(writer.spans)).toEqual(sorted(sent.map(encodeSpanRow)));
     expect(inserts).toHaveLength(2);
   });
 
   it('stop() lets the insert in progress finish and commits it', async () => {
     const names = await topics(3);
     const s = await sink(names.topic);
-    const batch = rows([span('p3', 'drain', 0)]);
-    // Two messages, the span row and the trace_stats_input row, on two partitions: two inserts at once.
-    await s.write(batch);
+    // Two writes, two messages (each a span row and its trace_stats_input row) on two partitions: two inserts at once.
+    const writes = [rows([span('p3', 'drain', 0)]), rows([span('p3', 'drain-2', 0)])];
+    for (const w of writes) await s.write(w);
+    const batch = mergeRowBatches(writes);
     expect(await topicMessageCount(kafka, names.topic)).toBe(2);
 
     const inserts: Array<{ batch: RowBatch; finish: () => void }> = [];
@@ -421,6 +526,7 @@ describe('Kafka transport (real broker)', () => {
     }
     expect(written).toHaveLength(2);
     expect(rowsOf(written)).toEqual(rowsOf([batch]));
+    expect(sorted(written.map((b) => wholeValue(b)))).toEqual(sorted(writes.map(wholeValue)));
     // Both partitions that held a message are committed past it; the third never held one.
     expect(sorted(await committedOffsets(kafka, names.groupId, names.topic))).toEqual(['-1', '1', '1']);
   });
@@ -428,9 +534,10 @@ describe('Kafka transport (real broker)', () => {
   it('keeps its group membership through an insert longer than the session timeout', async () => {
     const names = await topics(3);
     const s = await sink(names.topic);
-    const batch = rows([span('p5', 'slow', 0)]);
-    // Two messages, the span row and the trace_stats_input row, on two partitions: two slow inserts.
-    await s.write(batch);
+    // Two writes, two messages (each a span row and its trace_stats_input row) on two partitions: two slow inserts.
+    const writes = [rows([span('p5', 'slow', 0)]), rows([span('p5', 'slow-2', 0)])];
+    for (const w of writes) await s.write(w);
+    const batch = mergeRowBatches(writes);
     const written: RowBatch[] = [];
     const slow: BatchWriter = {
       writeRows: async (b) => {
@@ -471,14 +578,15 @@ describe('Kafka transport (real broker)', () => {
       process.kill(broker.pid, 'SIGCONT');
     }
     await write;
-    // Two messages a write (its span rows, its trace_stats_input rows), each stored once.
-    expect(await topicMessageCount(kafka, names.topic)).toBe(4);
-    const stored = (await readTopic(kafka, names.topic, 4)).filter((m) => m.value.includes('retried'));
-    expect(stored.map((m) => m.headers[MESSAGE_HEADERS.table]).sort()).toEqual(['spans', 'trace_stats_input']);
+    // One message a write (its span rows and its trace_stats_input rows), each stored once.
+    expect(await topicMessageCount(kafka, names.topic)).toBe(2);
+    const stored = (await readTopic(kafka, names.topic, 2)).filter((m) => m.value.includes('retried'));
+    expect(stored.map((m) => m.value)).toEqual([wholeValue(batch)]);
+    expect(stored[0].headers).toMatchObject({ [MESSAGE_HEADERS.format]: '4', [MESSAGE_HEADERS.spanRows]: '1', [MESSAGE_HEADERS.statsRows]: '1' });
   });
 
-  // Last: it stops the broker. (A span too large for a message never reaches the sink: ingest
-  // refuses it alone, in every mode; test/integration/oversize-span.test.ts.)
+  // Last: it stops the broker. (A span too large for a message never reaches the sink: ingest cuts
+  // its texts to fit MAX_SPAN_BYTES, in every mode; test/integration/oversize-span.test.ts.)
   it('the sink refuses with 429 past its in-flight bound, 503 + Retry-After when Kafka is gone', async () => {
     const names = await topics(3);
     const s = await sink(names.topic, { maxInFlightBytes: 2_000, maxMessageBytes: 10_000, retryAfterSeconds: 7 });
