@@ -180,7 +180,7 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
     const pricedAt = Date.now();
     for (let index = 0; index < rawSpans.length; index++) {
       const raw = rawSpans[index];
-      let reason = invalidSpanReason(raw);
+      let reason = invalidSpanReason(raw, limits, pricedAt);
       if (!reason) {
         const span = normalizeSpan(raw, projectId);
         if (prices) priceSpan(span, prices, pricedAt);
