@@ -5,7 +5,7 @@ import { openinference } from './conventions/openinference.js';
 import { openllmetry } from './conventions/openllmetry.js';
 import { spec } from './conventions/spec.js';
 import { vercelAi } from './conventions/vercel-ai.js';
-import { SpanReader, type LlmSpanSource, type MessageConvention, type Reading } from './source.js';
+import { SpanReader, type LlmSpanSource, type MessageConvention, type Turns } from './source.js';
 
 export type { LlmSpanSource } from './source.js';
 
@@ -35,24 +35,39 @@ function orderFor(convention: Convention): readonly MessageConvention[] {
   return own ? [own, ...ORDER.filter((c) => c !== own)] : ORDER;
 }
 
-const hasMessages = (x: Reading) => (x.messages?.length ?? 0) > 0 || (x.output_messages?.length ?? 0) > 0;
+const hasMessages = (t: Turns) => (t.messages?.length ?? 0) > 0 || (t.output_messages?.length ?? 0) > 0;
+
+/** The first non-empty answer of `read` over the conventions, in order; undefined when none has one. */
+function first<T>(order: readonly MessageConvention[], read: (c: MessageConvention) => T[] | null): T[] | undefined {
+  for (const c of order) {
+    const found = read(c);
+    if (found !== null && found.length > 0) return found;
+  }
+  return undefined;
+}
 
 function build(span: LlmSpanSource): LlmConversation | null {
-  if (span.type !== 'generation' || isEmbedding(new SpanReader(span).attrs)) return null;
-  const readings: Array<Reading & { truncated: boolean }> = [];
-  for (const c of orderFor(span.convention)) {
-    const reader = new SpanReader(span);
-    readings.push({ ...c.read(reader), truncated: reader.truncated });
-  }
+  const reader = new SpanReader(span);
+  if (span.type !== 'generation' || isEmbedding(reader.attrs)) return null;
+  const order = orderFor(span.convention);
   // Messages and the response come from one convention, so a turn is never half from another source.
-  const chosen = readings.find(hasMessages);
+  let chosen: Turns | undefined;
+  let truncated = false;
+  for (const c of order) {
+    const own = new SpanReader(span); // its own, so only the chosen convention's reads can flag a cut
+    const turns = c.turns(own);
+    if (!hasMessages(turns)) continue;
+    chosen = turns;
+    truncated = own.truncated;
+    break;
+  }
   const messages = chosen?.messages ?? [];
   const output = chosen?.output_messages ?? [];
-  const tools = readings.find((x) => x.tools !== null && x.tools.length > 0)?.tools;
+  const tools = first(order, (c) => c.tools(reader));
   const parameters: LlmParameters = {};
-  for (const x of readings) for (const [k, v] of Object.entries(x.parameters)) if (!Object.prototype.hasOwnProperty.call(parameters, k)) parameters[k] = v;
+  for (const c of order) for (const [k, v] of Object.entries(c.parameters(reader))) if (!Object.prototype.hasOwnProperty.call(parameters, k)) parameters[k] = v;
   const fromMessages = output.map((m) => m.finish_reason).filter((f): f is string => f !== undefined);
-  const finish = readings.find((x) => x.finish_reasons !== null && x.finish_reasons.length > 0)?.finish_reasons ?? (fromMessages.length > 0 ? fromMessages : undefined);
+  const finish = first(order, (c) => c.finishReasons(reader)) ?? (fromMessages.length > 0 ? fromMessages : undefined);
   // A span-level reason per choice (OpenInference llm.finish_reason, AI SDK finishReason) is also its message's.
   if (finish && finish.length === output.length) output.forEach((m, i) => (m.finish_reason ??= finish[i]));
   const hasParameters = Object.keys(parameters).length > 0;
@@ -61,7 +76,7 @@ function build(span: LlmSpanSource): LlmConversation | null {
   if (tools) conversation.tools = tools;
   if (hasParameters) conversation.parameters = parameters;
   if (finish) conversation.finish_reasons = finish;
-  if (chosen?.truncated) conversation.truncated = true;
+  if (truncated) conversation.truncated = true;
   return conversation;
 }
 

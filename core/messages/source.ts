@@ -57,17 +57,20 @@ export class SpanReader {
   }
 }
 
-/** What one convention read from a span; null: it has nothing to say about that part. */
-export interface Reading {
+/** The prompt and the response one convention found; null: it holds none of that side. */
+export interface Turns {
   messages: LlmMessage[] | null;
   output_messages: LlmMessage[] | null;
-  tools: LlmToolDefinition[] | null;
-  parameters: LlmParameters;
-  finish_reasons: string[] | null;
 }
 
-/** One convention's reader: pure, total over attribute shapes. */
+/**
+ * One convention's reader: pure, total over attribute shapes. Its parts are asked for only as
+ * needed (a span's messages come from the first convention that has some), so each is separate.
+ */
 export interface MessageConvention {
   name: Exclude<Convention, 'none'>;
-  read(r: SpanReader): Reading;
+  turns(r: SpanReader): Turns;
+  tools(r: SpanReader): LlmToolDefinition[] | null;
+  parameters(r: SpanReader): LlmParameters;
+  finishReasons(r: SpanReader): string[] | null;
 }

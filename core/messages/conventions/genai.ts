@@ -2,7 +2,7 @@ import type { LlmMessage, LlmParameters } from '../../model/messages.js';
 import { indexedList, isRecord, jsonish, parseJson, parseStructured, stringList } from '../json.js';
 import { addPrefixed } from '../parameters.js';
 import { messageFrom, toolList, valueMessages } from '../shapes.js';
-import type { MessageConvention, Reading, SpanReader } from '../source.js';
+import type { MessageConvention, SpanReader } from '../source.js';
 
 /**
  * OpenTelemetry GenAI semantic conventions, newest form first: `gen_ai.input.messages` /
@@ -25,21 +25,20 @@ function systemMessages(v: unknown): LlmMessage[] {
 }
 
 /** The 1.37 form from attributes or the operation-details event; null when neither has it. */
-function current(r: SpanReader): { input: LlmMessage[] | null; output: LlmMessage[] | null; tools: unknown } | null {
+function current(r: SpanReader): { input: LlmMessage[] | null; output: LlmMessage[] | null } | null {
   const fromAttrs = {
     input: r.get('gen_ai.input.messages'),
     system: r.get('gen_ai.system_instructions'),
     output: r.get('gen_ai.output.messages'),
-    tools: r.get('gen_ai.tool.definitions'),
   };
   const details = r.events(DETAILS_EVENT)[0]?.attributes;
   const source =
     fromAttrs.input !== undefined || fromAttrs.system !== undefined || fromAttrs.output !== undefined || !details
       ? fromAttrs
-      : { input: details['gen_ai.input.messages'], system: details['gen_ai.system_instructions'], output: details['gen_ai.output.messages'], tools: details['gen_ai.tool.definitions'] ?? fromAttrs.tools };
+      : { input: details['gen_ai.input.messages'], system: details['gen_ai.system_instructions'], output: details['gen_ai.output.messages'] };
   if (source.input === undefined && source.system === undefined && source.output === undefined) return null;
   const input = source.input === undefined && source.system === undefined ? null : [...systemMessages(source.system), ...(valueMessages(source.input, 'user') ?? [])];
-  return { input, output: valueMessages(source.output, 'assistant'), tools: source.tools };
+  return { input, output: valueMessages(source.output, 'assistant') };
 }
 
 /** OpenLLMetry's Python instrumentations store a list content as its JSON text: the parts, parsed back. */
@@ -96,14 +95,14 @@ export function genaiParameters(r: SpanReader): LlmParameters {
 
 export const genai: MessageConvention = {
   name: 'genai',
-  read(r): Reading {
+  turns(r) {
     const now = current(r);
     return {
       messages: now?.input ?? flatMessages(r, 'gen_ai.prompt', 'user') ?? valueMessages(r.get('gen_ai.prompt'), 'user') ?? eventMessages(r, 'input'),
       output_messages: now?.output ?? flatMessages(r, 'gen_ai.completion', 'assistant') ?? valueMessages(r.get('gen_ai.completion'), 'assistant') ?? eventMessages(r, 'output'),
-      tools: toolList(now?.tools ?? r.get('gen_ai.tool.definitions')),
-      parameters: genaiParameters(r),
-      finish_reasons: stringList(r.get('gen_ai.response.finish_reasons')),
     };
   },
+  tools: (r) => toolList(r.get('gen_ai.tool.definitions') ?? r.events(DETAILS_EVENT)[0]?.attributes['gen_ai.tool.definitions']),
+  parameters: genaiParameters,
+  finishReasons: (r) => stringList(r.get('gen_ai.response.finish_reasons')),
 };

@@ -2,7 +2,7 @@ import type { LlmMessage, LlmParameters, LlmToolDefinition } from '../../model/m
 import { indexedList, isRecord, parseStructured, str, stringList } from '../json.js';
 import { addParameterObject } from '../parameters.js';
 import { messageFrom, toolDefinition, valueMessages } from '../shapes.js';
-import type { MessageConvention, Reading, SpanReader } from '../source.js';
+import type { MessageConvention, SpanReader } from '../source.js';
 
 /**
  * OpenInference (Arize Phoenix): messages flattened as `llm.input_messages.N.message.*` with
@@ -49,17 +49,15 @@ function finishReasons(r: SpanReader): string[] | null {
 
 export const openinference: MessageConvention = {
   name: 'openinference',
-  read(r): Reading {
-    const parameters: LlmParameters = {};
-    addParameterObject(parameters, r.get('llm.invocation_parameters'));
-    const input = flattened(r, 'llm.input_messages', 'user') ?? prompts(r);
-    const output = flattened(r, 'llm.output_messages', 'assistant');
-    return {
-      messages: input ?? valueMessages(r.get('input.value'), 'user'),
-      output_messages: output ?? valueMessages(r.get('output.value'), 'assistant'),
-      tools: tools(r),
-      parameters,
-      finish_reasons: finishReasons(r),
-    };
+  turns: (r) => ({
+    messages: flattened(r, 'llm.input_messages', 'user') ?? prompts(r) ?? valueMessages(r.get('input.value'), 'user'),
+    output_messages: flattened(r, 'llm.output_messages', 'assistant') ?? valueMessages(r.get('output.value'), 'assistant'),
+  }),
+  tools,
+  parameters(r) {
+    const out: LlmParameters = {};
+    addParameterObject(out, r.get('llm.invocation_parameters'));
+    return out;
   },
+  finishReasons,
 };

@@ -2,7 +2,7 @@ import type { LlmMessage, LlmToolDefinition } from '../../model/messages.js';
 import { indexedList, isRecord, parseStructured } from '../json.js';
 import { addParameter } from '../parameters.js';
 import { messagesFrom, textMessages, toolDefinition } from '../shapes.js';
-import type { MessageConvention, Reading, SpanReader } from '../source.js';
+import type { MessageConvention, SpanReader } from '../source.js';
 import { flatMessages, genaiParameters } from './genai.js';
 
 /**
@@ -42,15 +42,16 @@ const LLM_PARAMETERS: Record<string, string> = {
 
 export const openllmetry: MessageConvention = {
   name: 'openllmetry',
-  read(r): Reading {
-    const parameters = genaiParameters(r);
-    for (const [key, name] of Object.entries(LLM_PARAMETERS)) addParameter(parameters, name, r.get(key));
-    return {
-      messages: flatMessages(r, 'gen_ai.prompt', 'user') ?? flatMessages(r, 'llm.prompts', 'user') ?? entity(r.get('traceloop.entity.input'), 'user'),
-      output_messages: flatMessages(r, 'gen_ai.completion', 'assistant') ?? flatMessages(r, 'llm.completions', 'assistant') ?? entity(r.get('traceloop.entity.output'), 'assistant'),
-      tools: tools(r),
-      parameters,
-      finish_reasons: null,
-    };
+  turns: (r) => ({
+    messages: flatMessages(r, 'gen_ai.prompt', 'user') ?? flatMessages(r, 'llm.prompts', 'user') ?? entity(r.get('traceloop.entity.input'), 'user'),
+    output_messages: flatMessages(r, 'gen_ai.completion', 'assistant') ?? flatMessages(r, 'llm.completions', 'assistant') ?? entity(r.get('traceloop.entity.output'), 'assistant'),
+  }),
+  tools,
+  parameters(r) {
+    const out = genaiParameters(r);
+    for (const [key, name] of Object.entries(LLM_PARAMETERS)) addParameter(out, name, r.get(key));
+    return out;
   },
+  // gen_ai.completion.N.finish_reason is on each response message already.
+  finishReasons: () => null,
 };

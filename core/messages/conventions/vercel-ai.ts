@@ -2,7 +2,7 @@ import type { LlmMessage, LlmParameters, LlmToolCall } from '../../model/message
 import { jsonish, str, stringList } from '../json.js';
 import { addParameter, addPrefixed } from '../parameters.js';
 import { textMessages, toolCall, toolList } from '../shapes.js';
-import type { MessageConvention, Reading, SpanReader } from '../source.js';
+import type { MessageConvention, SpanReader } from '../source.js';
 
 /**
  * Vercel AI SDK telemetry: the prompt as `ai.prompt.messages` JSON (content parts `text`,
@@ -34,16 +34,13 @@ function response(r: SpanReader): LlmMessage[] | null {
 
 export const vercelAi: MessageConvention = {
   name: 'vercel-ai',
-  read(r): Reading {
-    const parameters: LlmParameters = {};
-    addPrefixed(parameters, r.attrs, 'ai.settings.');
-    addParameter(parameters, 'tool_choice', r.get('ai.prompt.toolChoice'));
-    return {
-      messages: textMessages(r.get('ai.prompt.messages') ?? r.get('ai.prompt'), 'user'),
-      output_messages: response(r),
-      tools: toolList(r.get('ai.prompt.tools')),
-      parameters,
-      finish_reasons: stringList(r.get('ai.response.finishReason')),
-    };
+  turns: (r) => ({ messages: textMessages(r.get('ai.prompt.messages') ?? r.get('ai.prompt'), 'user'), output_messages: response(r) }),
+  tools: (r) => toolList(r.get('ai.prompt.tools')),
+  parameters(r) {
+    const out: LlmParameters = {};
+    addPrefixed(out, r.attrs, 'ai.settings.');
+    addParameter(out, 'tool_choice', r.get('ai.prompt.toolChoice'));
+    return out;
   },
+  finishReasons: (r) => stringList(r.get('ai.response.finishReason')),
 };
