@@ -167,6 +167,27 @@ describe('message shapes', () => {
     });
   });
 
+  it('AI SDK 4: tool-call args and tool-result result; SDK 5 text and error outputs', () => {
+    const llm = llmConversation(
+      span(
+        {
+          'ai.operationId': 'ai.generateText.doGenerate',
+          'ai.prompt.messages': JSON.stringify([
+            { role: 'assistant', content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', args: { city: 'Paris' } }] },
+            { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'weather', result: { temp: 14 } }, { type: 'tool-result', toolCallId: 'c2', toolName: 'clock', output: { type: 'text', value: '12:00' } }, { type: 'tool-result', toolCallId: 'c3', toolName: 'x', output: { type: 'error-text', value: 'boom' } }] },
+          ]),
+        },
+        { convention: 'vercel-ai' },
+      ),
+    );
+    expect(llm?.messages).toEqual([
+      { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' }] },
+      { role: 'tool', content: '{"temp":14}', tool_call_id: 'c1', name: 'weather' },
+      { role: 'tool', content: '12:00', tool_call_id: 'c2', name: 'clock' },
+      { role: 'tool', content: 'boom', tool_call_id: 'c3', name: 'x' },
+    ]);
+  });
+
   it('Gemini: candidates with functionCall parts', () => {
     const llm = spec([{ role: 'user', parts: [{ text: 'Weather?' }] }], { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] }, finishReason: 'STOP' }] });
     expect(llm?.output_messages).toEqual([{ role: 'assistant', content: '', tool_calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' }], finish_reason: 'STOP' }]);
