@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Koa from 'koa';
 import { createApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
+import { classifyStoreError } from '../../core/errors.js';
+import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
 
 /**
@@ -340,6 +342,27 @@ describe('hostile ids and bodies on every route', () => {
     const answer = await send('POST', '/api/projects', JSON.stringify({ id: 'hostile-nul', name: 'a\u0000b' }));
     expect(notASpecRefusal(answer), answer.text).toBeNull();
     expect(answer.body.details).toEqual([{ field: 'name', message: 'must not contain the NUL character (U+0000)' }]);
+  });
+});
+
+describe('the last guard', () => {
+  it('answers a value PostgreSQL itself refuses with 400, never 500, should one get past validation', async () => {
+    const metadata = openServiceMetadata(svc.dataDir);
+    try {
+      const refusals: unknown[] = [];
+      for (const lookup of [() => metadata.agents.resolve(PROJECT, 'x\u0000y'), () => metadata.scorers.resolve(PROJECT, 's\u0000')]) {
+        refusals.push(await lookup().then(() => undefined, (err: unknown) => err));
+      }
+      for (const err of refusals) {
+        expect(err, 'PostgreSQL refused the NUL').toBeDefined();
+        const answer = classifyStoreError('metadata', 'fetch agent', err);
+        expect(answer.status).toBe(400);
+        expect(answer.code).toBe('UNSTORABLE_VALUE');
+        expect(answer.message).toMatch(/^The request holds a value the metadata store cannot take: /);
+      }
+    } finally {
+      await metadata.close();
+    }
   });
 });
 
