@@ -2,7 +2,8 @@ import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportVia, recordTrace, type ExporterKind, type RecordedTrace } from '../e2e/helpers/otel.js';
 import { expectTraceStoredAsSent, loadCorpus, readWholeTrace, sentFromJson, sentFromRecorded, toSpansBodies, toSpanSpecs, wellFormed, type ApiGet, type SentTrace } from '../helpers/corpus.js';
-import { startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
+import { DEAD_LETTER_HEADERS } from '../../collector/kafka/dead-letter.js';
+import { readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { pollUntil } from '../helpers/processes.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
@@ -37,17 +38,29 @@ afterAll(async () => {
 
 const reader = (project: string): ApiGet => (pathname) => svc.api(pathname, { project });
 
-/** Waits until the ingester stored the whole trace (every span, the summary counting them all, the header's name), then checks it. */
-async function expectConsumedAsSent(get: ApiGet, sent: SentTrace): Promise<void> {
+/**
+ * Waits until the ingester stored the whole trace (every span, the summary counting them all, the
+ * header's name), then checks it. Fails at once, with the reason, when a message of this write
+ * went to the dead letter topic instead.
+ */
+async function expectConsumedAsSent(get: ApiGet, sent: SentTrace, deadLettersBefore: number): Promise<void> {
   const n = sent.spans.length;
-  await pollUntil(
+  let last = 'not found';
+  const outcome = await pollUntil(
     `${sent.name}: trace ${sent.trace_id} with ${n} spans through Kafka`,
-    async () => {
+    async (): Promise<{ deadLetters: string[] } | 'stored' | undefined> => {
+      const letters = await topicMessageCount(kafka, DLQ);
+      if (letters > deadLettersBefore) {
+        const messages = await readTopic(kafka, DLQ, letters);
+        return { deadLetters: messages.map((m) => m.headers[DEAD_LETTER_HEADERS.reason]).slice(deadLettersBefore) };
+      }
       const read = await readWholeTrace(get, sent.trace_id, 1000);
-      return read && read.detail.span_count === n && read.spans.length === n && read.detail.name === wellFormed(sent.summary.name) ? true : undefined;
+      if (read) last = `${read.spans.length} spans read, span_count ${read.detail.span_count}, name ${JSON.stringify(read.detail.name.slice(0, 80))}`;
+      return read && read.detail.span_count === n && read.spans.length === n && read.detail.name === wellFormed(sent.summary.name) ? 'stored' : undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 250 },
+    { timeoutMs: 60_000, intervalMs: 250, describe: () => last },
   );
+  if (outcome !== 'stored') expect.fail(`${sent.name}: dead-lettered (${last}): ${outcome.deadLetters.join(' | ').slice(0, 2000)}`);
   await expectTraceStoredAsSent(get, sent);
 }
 
@@ -60,14 +73,16 @@ async function post(pathname: string, project: string, body: unknown): Promise<v
 describe('receivers -> Kafka -> ingester -> chDB', () => {
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/traces/ingest: %s', async (_name, t) => {
     const project = 'corpus-kafka-json-ingest';
+    const letters = await topicMessageCount(kafka, DLQ);
     await post('/api/traces/ingest', project, t.body);
-    await expectConsumedAsSent(reader(project), sentFromJson(t, 'ingest'));
+    await expectConsumedAsSent(reader(project), sentFromJson(t, 'ingest'), letters);
   });
 
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/spans: %s', async (_name, t) => {
     const project = 'corpus-kafka-spans';
+    const letters = await topicMessageCount(kafka, DLQ);
     for (const body of toSpansBodies(t)) await post('/api/spans', project, body);
-    await expectConsumedAsSent(reader(project), sentFromJson(t, 'spans'));
+    await expectConsumedAsSent(reader(project), sentFromJson(t, 'spans'), letters);
   });
 
   const otlp: Array<[string, ExporterKind, () => string]> = [
@@ -80,8 +95,9 @@ describe('receivers -> Kafka -> ingester -> chDB', () => {
   it.each(cases)('%s: %s', async (transport, _name, kind, target, t) => {
     const project = `corpus-kafka-${transport.toLowerCase().replace(/[^a-z]+/g, '-')}`;
     const rec = recorded.get(t.name)!;
+    const letters = await topicMessageCount(kafka, DLQ);
     await exportVia(kind, target(), project, rec.spans);
-    await expectConsumedAsSent(reader(project), sentFromRecorded(t, rec));
+    await expectConsumedAsSent(reader(project), sentFromRecorded(t, rec), letters);
   });
 
   it('sent nothing to the dead letter topic', async () => {
