@@ -45,7 +45,7 @@ function hostileBodies(n: number): Array<{ label: string; body: unknown; stored?
     // Past MAX_TOKENS_PER_SPAN (10^9): refused, no longer clamped to 2^53-1 and stored (docs/api.md, "Refused at the door").
     { label: 'tokens beyond 2^53', body: { ...base, trace_id: `hostile-tokens-${n}`, spans: [{ ...base.spans[1], attributes: { model: 'm', input_tokens: 2 ** 60 } }] } },
     { label: 'negative tokens', body: { ...base, spans: [{ ...base.spans[1], input_tokens: -5 }] } },
-    { label: 'trace attributes over MAX_SPAN_BYTES once escaped', body: { ...base, attributes: { big: '\u0001'.repeat(200_000) } } },
+    { label: 'trace attributes over MAX_SPAN_BYTES once escaped', body: { ...base, attributes: { big: '\u0001'.repeat(800_000) } } },
     // Stored safely: odd text is stored with U+FFFD in place of a lone surrogate.
     { label: 'lone surrogates in name and attributes', body: { ...base, trace_id: `hostile-text-${n}`, name: `x${LONE}y`, attributes: { [`k${LONE}`]: `v${LONE}` } }, stored: true },
     { label: 'NUL bytes and escapes', body: { ...base, trace_id: `hostile-nul-${n}`, name: 'a\u0000b\\ud800c' }, stored: true },
