@@ -1,6 +1,7 @@
 import type { Attributes, RawSpan } from '../../core/model/raw-span.js';
 import type { SpanStatus } from '../../core/model/span.js';
 import { get, isRecord, lowerOf, safeJson, text, tryJson, UNSERIALIZABLE } from './values.js';
+import { wellFormedJsonText } from '../../core/model/well-formed-json.js';
 
 /** The convention-independent SpanRecord fields: attribute maps, events, status. */
 
@@ -24,11 +25,12 @@ function eventList(raw: RawSpan): Array<{ name: string; time: number; attributes
 /** Span events as the stored JSON array of {name, time (ms), attributes}. */
 export function eventsJson(raw: RawSpan): string {
   const events = eventList(raw);
+  // Lone surrogates as U+FFFD, as every other text is stored (and as protobuf's UTF-8 decoding gives them).
   const whole = tryJson(events);
-  if (whole !== null) return whole;
+  if (whole !== null) return wellFormedJsonText(whole);
   // Some attribute cannot be serialized: replace just those values so the rest survives.
   const sanitize = (a: Attributes) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, tryJson(v) === null ? UNSERIALIZABLE : v]));
-  return safeJson(events.map((e) => ({ ...e, attributes: sanitize(e.attributes) })));
+  return wellFormedJsonText(safeJson(events.map((e) => ({ ...e, attributes: sanitize(e.attributes) }))));
 }
 
 /**

@@ -5,6 +5,7 @@ import type { SpanCost } from '../../model/cost.js';
 import { TSV_INSERT_SETTINGS, tsvFieldText, tsvTime, tsvValue } from './tsv.js';
 import { fromClickHouseTime } from './time.js';
 import { originalBytes } from '../../model/truncation.js';
+import { wellFormedJson } from '../../model/well-formed-json.js';
 
 /**
  * The one converter each way between the model and ClickHouse rows (STYLE 4).
@@ -120,31 +121,12 @@ export const JSON_ROWS: RowFormat = { format: 'JSONEachRow', settings: {} };
 export const STATS_ROWS = JSON_ROWS;
 
 /**
- * JSON.stringify escapes a lone UTF-16 surrogate as `\udXXX`, which ClickHouse refuses (high) or
- * stores as invalid UTF-8 (low); paired surrogates come out as raw characters. So `\ud` in the
- * output can only come from a lone surrogate or from a literal backslash before "ud".
- */
-const LONE_SURROGATE_ESCAPE = '\\ud';
-
-/** Replaces lone surrogates with U+FFFD in every string of a row (keys included). */
-function wellFormed(_key: string, value: unknown): unknown {
-  if (typeof value === 'string') return value.toWellFormed();
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k.toWellFormed()] = v;
-    return out;
-  }
-  return value;
-}
-
-/**
  * A row as one JSONEachRow line, the form of `trace_stats_input` rows on every write path
  * (batcher, Kafka messages). Text that is not well-formed UTF-16 is stored with U+FFFD in place of a lone
  * surrogate, so no client's odd string can fail an insert shared with others.
  */
 export function encodeRow(row: object): string {
-  const line = JSON.stringify(row);
-  return line.includes(LONE_SURROGATE_ESCAPE) ? JSON.stringify(row, wellFormed) : line;
+  return wellFormedJson(row);
 }
 
 /** A span row as read back: times come as DateTime64 text, 64-bit integers maybe as strings. */

@@ -1,6 +1,7 @@
 import type { RowBatch, SpanRecord, TraceHeader } from '../../model/span.js';
 import { encodeRow, encodeSpanRow } from './rows.js';
 import { toClickHouseTicks } from './time.js';
+import { wellFormedJson } from '../../model/well-formed-json.js';
 
 /** Flags of a span in `trace_stats.span_stats` (migrations/clickhouse/002). */
 const STORED = 1;
@@ -41,10 +42,11 @@ interface Contribution {
 
 /** The root's resource attributes as JSON of at most ROOT_RESOURCE_MAX characters. */
 function resourceJson(resource: Record<string, string>): string {
-  const all = JSON.stringify(resource);
+  // Well-formed: ClickHouse's JSON functions read an object with a `\udXXX` escape as empty.
+  const all = wellFormedJson(resource);
   if (all.length <= ROOT_RESOURCE_MAX) return all;
   const essential = Object.fromEntries(Object.entries(resource).filter(([k, v]) => ESSENTIAL_RESOURCE.test(k) && v.length <= 256));
-  const some = JSON.stringify(essential);
+  const some = wellFormedJson(essential);
   return some.length <= ROOT_RESOURCE_MAX ? some : '{}';
 }
 
