@@ -380,7 +380,9 @@ describe('hostile input', () => {
     expect((await issues(nestedProto))[0].field).toBe('preference.__proto__');
     expect((await issues(await raw('{"type": "rating", "trace_id": "t", "value": 1e400}')))[0].message).toBe('must be a finite number');
     const deep = `{"type": "preference", "chosen": "a", "rejected": "b", "x": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
-    expect((await raw(deep)).status).toBe(422);
+    const tooDeep = await raw(deep);
+    expect(tooDeep.status).toBe(400);
+    expect(await tooDeep.json()).toMatchObject({ code: 'BODY_TOO_DEEP' });
     expect((await raw('{"type": ')).status).toBe(400);
 
     for (const body of [

@@ -428,8 +428,15 @@ describe('hostile input', () => {
     // Built as text: JSON.stringify itself would overflow the stack on this.
     const deep = `${'{"d":'.repeat(100_000)}"bottom"${'}'.repeat(100_000)}`;
     const deepBody = JSON.stringify(suite('deep', { cases: [{ name: 'c', input: '@DEEP@' }] })).replace('"@DEEP@"', deep);
-    const nested = await issues(await svc.api('/api/suites', { method: 'POST', headers: { 'content-type': 'application/json' }, body: deepBody }));
-    expect(nested[0].message).toMatch(/nested more than 64 levels/);
+    // Past the body's own bound (128 levels, api/middleware/json-body.ts) it is refused before any schema sees it.
+    const nested = await svc.api('/api/suites', { method: 'POST', headers: { 'content-type': 'application/json' }, body: deepBody });
+    expect(nested.status).toBe(400);
+    expect(await nested.json()).toEqual({ code: 'BODY_TOO_DEEP', error: 'Request body is nested more than 128 levels deep', status: 400 });
+    // Within it, the suite's own bound on case values (64 levels) names the field.
+    const deep100 = `${'{"d":'.repeat(100)}"bottom"${'}'.repeat(100)}`;
+    const body100 = JSON.stringify(suite('deep', { cases: [{ name: 'c', input: '@DEEP@' }] })).replace('"@DEEP@"', deep100);
+    const nested100 = await issues(await svc.api('/api/suites', { method: 'POST', headers: { 'content-type': 'application/json' }, body: body100 }));
+    expect(nested100[0].message).toMatch(/nested more than 64 levels/);
 
     const proto = await svc.api('/api/suites', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(suite('proto')).replace('{', '{"__proto__": {"name": "polluted"}, ') });
     expect((await issues(proto))[0].message).toMatch(/__proto__/);
