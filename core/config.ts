@@ -99,6 +99,7 @@ const EnvSchema = z.object({
   AUTH_MODE: z.enum(['required', 'none']).default('required'),
   JWT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a strong random value)').optional()),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3600_000).default(10_000),
+  METRICS_TOKEN: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a strong random value)').optional()),
   RATE_LIMIT_INGEST_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   RATE_LIMIT_QUERY_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   RATE_LIMIT_EVAL_RUNS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
@@ -186,6 +187,8 @@ export interface Config {
   onlineEvals: { tickMs: number; scanBatch: number; concurrency: number; leaseMs: number };
   /** Who may call (docs/security.md). */
   auth: { mode: 'required' | 'none'; jwtSecret?: string; cacheTtlMs: number };
+  /** A bearer token for Prometheus: `GET /metrics` with every series (docs/security.md, "Metrics"). */
+  metricsToken?: string;
   /** Requests per minute per project and endpoint group (SPEC Limits), unless a project has its own. */
   rateLimits: RateLimits;
   /** LLM providers and judge settings (docs/judges.md); a provider is absent when its credentials are not set. */
@@ -282,6 +285,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     alerts: { tickMs: e.ALERT_TICK_MS, webhook: { timeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS, maxAttempts: e.ALERT_WEBHOOK_MAX_ATTEMPTS, backoffMs: e.ALERT_WEBHOOK_BACKOFF_MS } },
     onlineEvals: { tickMs: e.ONLINE_EVAL_TICK_MS, scanBatch: e.ONLINE_EVAL_SCAN_BATCH, concurrency: e.ONLINE_EVAL_CONCURRENCY, leaseMs: e.ONLINE_EVAL_LEASE_MS },
     auth: { mode: e.AUTH_MODE, jwtSecret: e.JWT_SECRET, cacheTtlMs: e.AUTH_CACHE_TTL_MS },
+    metricsToken: e.METRICS_TOKEN,
     rateLimits: { ingest: e.RATE_LIMIT_INGEST_PER_MINUTE, query: e.RATE_LIMIT_QUERY_PER_MINUTE, evalRuns: e.RATE_LIMIT_EVAL_RUNS_PER_MINUTE },
     llm,
     customScorers: { timeoutMs: e.CUSTOM_SCORER_TIMEOUT_MS },
