@@ -66,7 +66,9 @@ export type CreateAgent = z.output<typeof CreateAgentSchema>;
 /**
  * PUT /api/agents/{id} replaces the agent's fields: `name` and `endpoint` are required, an
  * omitted `description` becomes null. `headers` is the exception: omitted, the stored headers are
- * kept (a client cannot read them back to send them again); `{}` removes them.
+ * kept while the endpoint stays the same (a client cannot read them back to send them again) and
+ * dropped when it changes, so credentials never follow the agent to an address their owner did
+ * not give them to; `{}` removes them.
  */
 export const UpdateAgentSchema = CreateAgentSchema;
 export type UpdateAgent = z.output<typeof UpdateAgentSchema>;

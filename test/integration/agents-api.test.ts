@@ -185,18 +185,19 @@ describe('GET /api/agents', () => {
 });
 
 describe('PUT and DELETE /api/agents/{id}', () => {
-  it('replaces the fields, keeps the headers when omitted and clears them with {}', async () => {
-    const agent = await created({ name: 'editable', endpoint: 'https://v1.example.com', description: 'v1', headers: { Authorization: 'Bearer a' } });
-    const put = async (ref: string, body: unknown) => svc.api(`/api/agents/${ref}`, { method: 'PUT', json: body });
+  const put = async (ref: string, body: unknown) => svc.api(`/api/agents/${ref}`, { method: 'PUT', json: body });
 
-    const renamed = await put('editable', { name: 'edited', endpoint: 'https://v2.example.com' });
+  it('replaces the fields, keeps the headers when omitted at the same endpoint and clears them with {}', async () => {
+    const agent = await created({ name: 'editable', endpoint: 'https://v1.example.com', description: 'v1', headers: { Authorization: 'Bearer a' } });
+
+    const renamed = await put('editable', { name: 'edited', endpoint: 'https://v1.example.com' });
     expect(renamed.status).toBe(200);
     const v2 = (await renamed.json()) as Agent;
-    expect(v2).toMatchObject({ id: agent.id, name: 'edited', endpoint: 'https://v2.example.com', description: null, header_names: ['Authorization'], created_at: agent.created_at });
+    expect(v2).toMatchObject({ id: agent.id, name: 'edited', endpoint: 'https://v1.example.com', description: null, header_names: ['Authorization'], created_at: agent.created_at });
     expect(Date.parse(v2.updated_at)).toBeGreaterThanOrEqual(Date.parse(agent.updated_at));
     expect((await svc.api('/api/agents/editable')).status).toBe(404);
 
-    const cleared = (await (await put(agent.id, { name: 'edited', endpoint: 'https://v2.example.com', headers: {} })).json()) as Agent;
+    const cleared = (await (await put(agent.id, { name: 'edited', endpoint: 'https://v1.example.com', headers: {} })).json()) as Agent;
     expect(cleared.header_names).toEqual([]);
 
     expect(await issues(await put(agent.id, { description: 'only this' }))).toEqual({ name: 'is required', endpoint: 'is required' });
@@ -205,6 +206,31 @@ describe('PUT and DELETE /api/agents/{id}', () => {
     await created({ name: 'taken', endpoint: 'https://e.com' });
     const clash = await put(agent.id, { name: 'taken', endpoint: 'https://e.com' });
     expect(clash.status).toBe(409);
+  });
+
+  it('drops the stored headers when the endpoint changes, unless the request sends headers again', async () => {
+    const agent = await created({ name: 'movable', endpoint: 'https://home.example.com/a', headers: { Authorization: 'Bearer home-secret', 'x-tenant': 'acme' } });
+    const metadata = openServiceMetadata(svc.dataDir);
+    try {
+      // Any change of the endpoint's text counts: a path, a port, a host.
+      const moved = await put(agent.id, { name: 'movable', endpoint: 'https://home.example.com/b' });
+      expect(moved.status).toBe(200);
+      expect(((await moved.json()) as Agent).header_names).toEqual([]);
+      expect((await metadata.agents.resolveForCall(svc.defaultProjectId, agent.id))?.headers).toEqual({});
+
+      const resupplied = await put(agent.id, { name: 'movable', endpoint: 'https://elsewhere.example.com', headers: { Authorization: 'Bearer new-secret' } });
+      expect(((await resupplied.json()) as Agent).header_names).toEqual(['Authorization']);
+      expect((await metadata.agents.resolveForCall(svc.defaultProjectId, agent.id))?.headers).toEqual({ Authorization: 'Bearer new-secret' });
+
+      // Same endpoint, no headers: kept.
+      const renamed = await put(agent.id, { name: 'moved', endpoint: 'https://elsewhere.example.com', description: 'renamed' });
+      const text = await renamed.text();
+      expect(text).not.toContain('new-secret');
+      expect((JSON.parse(text) as Agent).header_names).toEqual(['Authorization']);
+      expect((await metadata.agents.resolveForCall(svc.defaultProjectId, agent.id))?.headers).toEqual({ Authorization: 'Bearer new-secret' });
+    } finally {
+      await metadata.close();
+    }
   });
 
   it('deletes by id or name with 204, then 404', async () => {

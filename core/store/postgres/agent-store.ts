@@ -14,7 +14,11 @@ export interface AgentStore {
   list(projectId: string, page: { limit: number; offset: number }): Promise<AgentList>;
   /** By id or name. */
   resolve(projectId: string, idOrName: string): Promise<Agent | null>;
-  /** Replaces the fields; `headers` undefined keeps the stored ones. Null when there is no such agent. */
+  /**
+   * Replaces the fields. `headers` undefined keeps the stored ones while the endpoint stays the
+   * same, and drops them all when it changes: credentials never follow an agent to a new address
+   * (docs/security.md, "Secrets follow the URL"). Null when there is no such agent.
+   */
   update(projectId: string, idOrName: string, input: UpdateAgent): Promise<Agent | null>;
   /** True when an agent was deleted. */
   delete(projectId: string, idOrName: string): Promise<boolean>;
@@ -95,7 +99,8 @@ export function createAgentStore(pool: pg.Pool): AgentStore {
     async update(projectId, idOrName, input) {
       try {
         const { rows } = await pool.query<AgentRow>(
-          `UPDATE agents SET name = $4, endpoint = $5, description = $6, headers = COALESCE($7::jsonb, headers), updated_at = now()
+          `UPDATE agents SET name = $4, endpoint = $5, description = $6,
+             headers = CASE WHEN $7::jsonb IS NOT NULL THEN $7::jsonb WHEN endpoint = $5 THEN headers ELSE '{}'::jsonb END, updated_at = now()
            WHERE project_id = $1 AND id = (SELECT id FROM agents WHERE ${MATCH_REF} ${ID_FIRST})
            RETURNING ${COLUMNS}`,
           [...refParams(projectId, idOrName), input.name, input.endpoint, input.description ?? null, input.headers === undefined ? null : JSON.stringify(input.headers)],
