@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patternProblem } from '../safe-regex.js';
 
 /**
  * The pieces every evaluation shares (suites, the second family's dataset items, runs, the SDK):
@@ -62,13 +63,11 @@ export const ExpectedSchema = z
     outputContains: TextList.optional(),
     toolCalls: z.array(ExpectedToolCall).max(1000).optional(),
     output: z.unknown().optional(),
+    // User patterns run on RE2 (core/safe-regex.ts): what it cannot run is refused here, naming the pattern.
     regex: TextList.optional().superRefine((patterns, ctx) => {
       patterns?.forEach((pattern, i) => {
-        try {
-          new RegExp(pattern);
-        } catch (err) {
-          ctx.addIssue({ code: 'custom', path: [i], message: `is not a valid regular expression: ${(err as Error).message}` });
-        }
+        const problem = patternProblem(pattern);
+        if (problem) ctx.addIssue({ code: 'custom', path: [i], message: problem });
       });
     }),
     json: z.unknown().optional(),
