@@ -6,6 +6,7 @@ import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
 import { authenticate } from './middleware/auth.js';
 import { requestText } from './middleware/request-text.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { healthRouter } from './routes/health.js';
 import { metricsRouter } from './routes/metrics.js';
 import { scoresRouter } from './routes/scores.js';
@@ -39,6 +40,8 @@ export function createApp(deps: ApiDeps): Koa {
   // Koa would log every thrown error to stderr; the error middleware logs what matters.
   app.silent = true;
 
+  // CSP, nosniff, no framing, a referrer policy on every answer, errors and dashboard pages included.
+  app.use(securityHeaders());
   app.use(errorMiddleware(deps.logger));
   // The dashboard takes GET/HEAD outside /api, /v1 and /metrics before any API middleware runs.
   if (deps.ui) app.use(uiMiddleware(deps.ui.handler));

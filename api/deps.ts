@@ -18,7 +18,7 @@ import type { MetricsDeps } from './routes/metrics.js';
  * their part (HealthDeps, MetricsDeps), which a process without the API builds too.
  */
 export interface ApiDeps extends HealthDeps, MetricsDeps {
-  config: Pick<Config, 'maxBodyBytes' | 'version'>;
+  config: Pick<Config, 'maxBodyBytes' | 'version' | 'metricsToken'>;
   logger: Logger;
   analytics: AnalyticsStore;
   metadata: MetadataStore;

@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.js';
 import { NotFoundError } from '../core/errors.js';
 import type { Authenticator } from '../core/auth/authenticator.js';
 import { errorMiddleware } from '../api/middleware/errors.js';
+import { securityHeaders } from '../api/middleware/security-headers.js';
 import { API_REQUIRED, healthRouter, type HealthDeps, type ServiceName } from '../api/routes/health.js';
 import { metricsRouter, type MetricsDeps } from '../api/routes/metrics.js';
 import type { RunEngine } from '../workflows/client.js';
@@ -43,9 +44,10 @@ export function requiredServices(roles: readonly Role[], kafka: boolean): Servic
 }
 
 export interface RoleHealthOptions {
-  config: Pick<Config, 'roles' | 'kafka' | 'version' | 'healthPort' | 'host'>;
+  config: Pick<Config, 'roles' | 'kafka' | 'version' | 'healthPort' | 'host' | 'metricsToken'>;
   stores: Pick<Stores, 'analytics' | 'metadata'>;
-  auth: Pick<Authenticator, 'mode'>;
+  /** `mode` for health; /metrics checks credentials with it (docs/security.md, "Metrics"). */
+  auth: Pick<Authenticator, 'mode' | 'authenticate'>;
   writePath: Pick<WritePath, 'stats' | 'consumerLag' | 'kafkaReachable'>;
   /** The workflow engine's client, where this process has one (worker). */
   engine?: Pick<RunEngine, 'ping'>;
@@ -70,9 +72,9 @@ export function processHealthDeps(opts: Omit<RoleHealthOptions, 'logger'>): Heal
 
 /**
  * The health listener of a process without the api role, on HEALTH_PORT: the API's own
- * `GET /api/health` and `GET /metrics` routers (unauthenticated, as on the API's port) and
- * nothing else. A process with the api role serves both on its API port and gets none: the
- * result is then undefined.
+ * `GET /api/health` (unauthenticated) and `GET /metrics` (with credentials) routers, as on the
+ * API's port, with the API's security headers, and nothing else. A process with the api role
+ * serves both on its API port and gets none: the result is then undefined.
  */
 export async function startRoleHealth(opts: RoleHealthOptions): Promise<(RunningServer & { url: string }) | undefined> {
   if (opts.config.roles.includes('api')) return undefined;
@@ -80,6 +82,7 @@ export async function startRoleHealth(opts: RoleHealthOptions): Promise<(Running
   const app = new Koa();
   // Koa would log every thrown error to stderr; the error middleware logs what matters.
   app.silent = true;
+  app.use(securityHeaders());
   app.use(errorMiddleware(opts.logger));
   for (const router of [healthRouter(deps), metricsRouter(deps)]) app.use(router.routes()).use(router.allowedMethods());
   app.use((ctx) => {

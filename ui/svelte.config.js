@@ -6,5 +6,25 @@ export default {
     adapter: adapter({ out: 'build', precompress: false }),
     // The build is served by runtime/ui.ts at the site root, next to /api, /v1 and /metrics.
     appDir: '_app',
+    // Every page's Content-Security-Policy header (docs/security.md, "Security headers"). Each page
+    // starts the app with one inline script; `hash` adds its sha256 to script-src, so no
+    // 'unsafe-inline' is needed for scripts. Styles keep 'unsafe-inline': Svelte writes `style`
+    // attributes (app.html's wrapper, `style="width: …"` bindings), which a hash cannot allow.
+    csp: {
+      mode: 'hash',
+      directives: {
+        'default-src': ['self'],
+        'script-src': ['self'],
+        'style-src': ['self', 'unsafe-inline'],
+        // app.html's empty favicon (`data:,`): no request for /favicon.ico.
+        'img-src': ['self', 'data:'],
+        'font-src': ['self'],
+        'connect-src': ['self'],
+        'object-src': ['none'],
+        'base-uri': ['none'],
+        'form-action': ['self'],
+        'frame-ancestors': ['none'],
+      },
+    },
   },
 };

@@ -1,19 +1,58 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from '../../core/config.js';
+import type { Authenticator } from '../../core/auth/authenticator.js';
+import { ForbiddenError, UnauthorizedError } from '../../core/errors.js';
 import type { OnlineEvalStore } from '../../core/store/postgres/online-eval-store.js';
 import type { HealthDeps } from './health.js';
 import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
-import { registerOnlineEvalMetrics } from './online-metrics.js';
+import { onlineEvalRegistry } from './online-metrics.js';
 
 /** What GET /metrics reads: the API's deps, or those a process without the API builds (runtime/health-server.ts). */
 export interface MetricsDeps extends Pick<HealthDeps, 'sinkStats' | 'consumerLag'> {
+  /** METRICS_TOKEN: the scrape token, which sees every project's series. */
+  config: Pick<Config, 'metricsToken'>;
+  auth: Pick<Authenticator, 'mode' | 'authenticate'>;
   metadata: { onlineEvals: Pick<OnlineEvalStore, 'metrics'> };
+}
+
+/** The projects whose per-project series a scrape may read: `all`, or the listed ones. */
+export type MetricsScope = 'all' | ReadonlySet<string>;
+
+function sameSecret(presented: string, expected: string): boolean {
+  // Digests have one length, so the comparison takes the same time whatever was sent.
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+/**
+ * Who may scrape, and what they see (docs/security.md, "Metrics"): the scrape token
+ * (`Authorization: Bearer <METRICS_TOKEN>`) sees every project's series; a credential with
+ * `projects:admin` (a project's admin key or an admin token) sees the series of the projects it
+ * reaches; with `AUTH_MODE=none` anyone sees all, as anyone may do anything. Anything else: 401
+ * without valid credentials, 403 without the permission.
+ */
+export async function metricsScope(ctx: Context, deps: Pick<MetricsDeps, 'config' | 'auth'>): Promise<MetricsScope> {
+  if (deps.auth.mode === 'none') return 'all';
+  const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
+  const token = deps.config.metricsToken;
+  if (bearer && token !== undefined) {
+    if (sameSecret(bearer[1], token)) return 'all';
+    // Not the scrape token and not shaped like a JWT (header.payload.signature): a wrong token.
+    if (bearer[1].split('.').length !== 3) throw new UnauthorizedError();
+  }
+  const caller = await deps.auth.authenticate(ctx.headers, ctx.query);
+  if (!caller.permissions.has('projects:admin')) throw new ForbiddenError('missing permission projects:admin');
+  return caller.reach === null ? 'all' : new Set(caller.reach);
 }
 
 /**
  * GET /metrics in the Prometheus text format: the write path's buffer and, with Kafka, the
- * ingester group's consumer lag, plus the process's default metrics. Kafka is given
- * DEPENDENCY_TIMEOUT_MS: a hung broker shows as lag -1 (unknown), and the scrape still succeeds.
+ * ingester group's consumer lag, plus the process's default metrics, then the online rules'
+ * series the caller may see (metricsScope). Kafka is given DEPENDENCY_TIMEOUT_MS: a hung broker
+ * shows as lag -1 (unknown), and the scrape still succeeds. Never rate limited.
  */
 export function metricsRouter(deps: MetricsDeps): Router {
   const registry = new Registry();
@@ -44,14 +83,16 @@ export function metricsRouter(deps: MetricsDeps): Router {
     },
   });
 
-  registerOnlineEvalMetrics(registry, deps.metadata.onlineEvals);
-
   const router = new Router();
   router.get('/metrics', async (ctx) => {
-    const lag = deps.consumerLag ? await withDeadline(deps.consumerLag, DEPENDENCY_TIMEOUT_MS) : undefined;
+    const scope = await metricsScope(ctx, deps);
+    const [lag, online] = await Promise.all([
+      deps.consumerLag ? withDeadline(deps.consumerLag, DEPENDENCY_TIMEOUT_MS) : undefined,
+      onlineEvalRegistry(deps.metadata.onlineEvals, (project) => scope === 'all' || scope.has(project)),
+    ]);
     consumerLag = lag?.ok ? lag.value : -1;
     ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
+    ctx.body = await Registry.merge([registry, online]).metrics();
   });
   return router;
 }

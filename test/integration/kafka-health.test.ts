@@ -37,7 +37,8 @@ async function health(): Promise<{ status: number; body: Health; ms: number }> {
 
 async function consumerLagGauge(): Promise<{ status: number; lag: number; ms: number }> {
   const { value, ms } = await timed(async () => {
-    const res = await fetch(`${svc.apiUrl}/metrics`);
+    // With the admin key: /metrics needs credentials (docs/security.md, "Metrics").
+    const res = await svc.api('/metrics');
     return { status: res.status, text: await res.text() };
   });
   const line = /^agent_eval_kafka_consumer_lag (\S+)$/m.exec(value.text);

@@ -401,7 +401,8 @@ describe('the online rules API', () => {
     const rule = await c.create({ name: 'metered', scorers: ['contains'], expected: OK, delay_seconds: DELAY, since: since() });
     await c.ingest(prodTrace(`metered-${c.project}`));
     await eventually(async () => expect((await c.rule(rule.id)).stats.scored).toBe(1));
-    const text = await (await fetch(`${svc.apiUrl}/metrics`)).text();
+    // The project's admin key sees its own rules' series (docs/security.md, "Metrics").
+    const text = await (await svc.api('/metrics', { project: c.project })).text();
     const labels = `{rule_id="${rule.id}",project_id="${c.project}"}`;
     expect(text).toContain(`agent_eval_online_eval_traces_scored_total${labels} 1`);
     expect(text).toContain(`agent_eval_online_eval_errors_total${labels} 0`);

@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureUiBuild } from '../../scripts/build-ui.js';
+import { ensureUiBuild, UI_DIR } from '../../scripts/build-ui.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
 /**
@@ -52,7 +55,9 @@ describe('dashboard served by the API process', () => {
     expect(unknown.headers.get('content-type')).toContain('application/json');
     // Without credentials /api is still refused: the dashboard opens no door.
     expect((await get('/api/traces')).status).toBe(401);
-    expect((await get('/metrics')).headers.get('content-type')).toContain('text/plain');
+    // /metrics needs credentials (docs/security.md, "Metrics"): the admin key scrapes it.
+    expect((await svc.api('/metrics')).headers.get('content-type')).toContain('text/plain');
+    expect((await get('/metrics')).status).toBe(401);
     const otlpGet = await get('/v1/traces');
     expect([404, 405]).toContain(otlpGet.status);
     expect(otlpGet.headers.get('content-type')).not.toContain('text/html');
@@ -74,4 +79,73 @@ describe('dashboard served by the API process', () => {
     expect(trace.status).toBe(200);
     expect(await trace.json()).toMatchObject({ trace_id: traceId, span_count: 1 });
   });
+
+  it('puts the security headers on every page and every API answer (docs/security.md, "Security headers")', async () => {
+    const common = (res: Response, what: string) => {
+      expect(res.headers.get('x-content-type-options'), what).toBe('nosniff');
+      expect(res.headers.get('x-frame-options'), what).toBe('DENY');
+      expect(res.headers.get('referrer-policy'), what).toBe('strict-origin-when-cross-origin');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp, what).toContain("frame-ancestors 'none'");
+      expect(csp, what).not.toContain('unsafe-eval');
+      return csp;
+    };
+    for (const page of pageRoutes()) {
+      const res = await get(page);
+      expect(res.status, page).toBe(200);
+      const csp = directives(common(res, page));
+      expect(csp['default-src'], page).toEqual(["'self'"]);
+      // Scripts: this origin and the hash of the one inline bootstrap script, never 'unsafe-inline'.
+      expect(csp['script-src'], page).not.toContain("'unsafe-inline'");
+      const inline = [...(await res.text()).matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+      expect(inline.length, page).toBeGreaterThan(0);
+      for (const script of inline) expect(csp['script-src'], page).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`);
+      expect(csp['object-src'], page).toEqual(["'none'"]);
+    }
+    const html = await (await get('/traces')).text();
+    const asset = /\/_app\/immutable\/[^"']+\.js/.exec(html)![0];
+    const answers: Array<[string, Response]> = [
+      ['a script of the dashboard', await get(asset)],
+      ['GET /api/health', await get('/api/health')],
+      ['401 of /api/traces', await get('/api/traces')],
+      ['GET /api/traces', await svc.api('/api/traces')],
+      ['404 of /api/nothing', await svc.api('/api/nothing-here')],
+      ['422 of POST /api/agents', await svc.api('/api/agents', { method: 'POST', json: {} })],
+      ['POST /v1/traces', await svc.api('/v1/traces', { method: 'POST', json: { resourceSpans: [] } })],
+      ['GET /metrics', await svc.api('/metrics')],
+    ];
+    for (const [what, res] of answers) {
+      expect(res.status, what).toBeLessThan(500);
+      expect(directives(common(res, what))['default-src'], what).toEqual(["'none'"]);
+    }
+  });
 });
+
+/** Every page of the dashboard, from ui/src/routes: a parameter becomes `x`, the catch-all an unknown path. */
+function pageRoutes(): string[] {
+  const root = path.join(UI_DIR, 'src', 'routes');
+  const pages: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(path.join(dir, entry.name));
+      else if (entry.name === '+page.svelte') {
+        const route = path.relative(root, dir).split(path.sep).filter(Boolean);
+        pages.push('/' + route.map((part) => (part.startsWith('[...') ? 'no/such/page' : part.startsWith('[') ? 'x' : part)).join('/'));
+      }
+    }
+  };
+  walk(root);
+  expect(pages.length).toBeGreaterThan(10);
+  return pages.sort();
+}
+
+/** A Content-Security-Policy as `{directive: [sources]}`. */
+function directives(csp: string): Record<string, string[]> {
+  return Object.fromEntries(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...sources]) => [name, sources]),
+  );
+}
