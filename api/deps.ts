@@ -10,6 +10,7 @@ import type { Authenticator } from '../core/auth/authenticator.js';
 import type { RateLimiter } from '../core/limits/rate-limiter.js';
 import type { UiHandler } from './ui.js';
 import type { PriceTable } from '../core/cost/price-table.js';
+import type { Egress } from '../core/egress/fetch.js';
 import type { HealthDeps } from './routes/health.js';
 import type { MetricsDeps } from './routes/metrics.js';
 
@@ -28,6 +29,8 @@ export interface ApiDeps extends HealthDeps, MetricsDeps {
   collector: Collector;
   /** The scorers this process knows: suites and runs are checked against them when created. */
   scorers: ScorerRegistry;
+  /** The egress policy: URLs users register (agents, custom scorers, webhooks) are refused here when literal addresses it refuses. */
+  egress: Pick<Egress, 'refusalOfUrl' | 'fetch'>;
   /** The workflow engine's run calls; absent where this process has no engine (run routes answer 503). */
   engine?: RunEngine;
   /** The price table (docs/costs.md): POST /api/admin/recompute-costs reprices stored spans with it; the shipped one when absent. */

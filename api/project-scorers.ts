@@ -9,8 +9,8 @@ import type { ApiDeps } from './deps.js';
  * project's HTTP custom scorers. Only names and configs are checked with it here; the worker
  * builds its own to call them.
  */
-export function scorersFor(deps: Pick<ApiDeps, 'scorers' | 'metadata'>, projectId: string): Promise<ScorerRegistry> {
-  return projectRegistry(deps.scorers, deps.metadata.scorers, projectId, { timeoutMs: 30_000 });
+export function scorersFor(deps: Pick<ApiDeps, 'scorers' | 'metadata' | 'egress'>, projectId: string): Promise<ScorerRegistry> {
+  return projectRegistry(deps.scorers, deps.metadata.scorers, projectId, { timeoutMs: 30_000, fetch: deps.egress.fetch });
 }
 
 /**

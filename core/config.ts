@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { defaultAllowList, parseAllowList } from './egress/policy.js';
 
 /**
  * The one typed view of the environment (STYLE 7): parsed once at start, every problem listed,
@@ -132,6 +133,16 @@ const EnvSchema = z.object({
   JUDGE_MAX_ANSWER_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   JUDGE_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(64).max(64_000).default(4096),
   CUSTOM_SCORER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  EGRESS_ALLOW: optionalText.pipe(
+    z
+      .string()
+      .transform((v, ctx) => {
+        const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+        for (const problem of parseAllowList(entries).problems) ctx.addIssue({ code: 'custom', message: problem });
+        return entries;
+      })
+      .optional(),
+  ),
   AGENT_EVAL_PRICES_FILE: optionalText,
   AGENT_EVAL_ROLES: z
     .string()
@@ -195,6 +206,12 @@ export interface Config {
   llm: LlmSettings;
   /** HTTP custom scorers (docs/scorers.md). */
   customScorers: { timeoutMs: number };
+  /**
+   * The egress policy of calls to URLs users supply (docs/security.md, "Egress"): `allow` holds
+   * EGRESS_ALLOW's CIDRs and host names, or, unset, loopback when HOST is loopback and nothing
+   * otherwise (`none`: nothing).
+   */
+  egress: { allow: readonly string[] };
   /** A price file merged over the shipped price table (docs/costs.md). */
   prices: { file?: string };
   version: string;
@@ -289,6 +306,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: { ingest: e.RATE_LIMIT_INGEST_PER_MINUTE, query: e.RATE_LIMIT_QUERY_PER_MINUTE, evalRuns: e.RATE_LIMIT_EVAL_RUNS_PER_MINUTE },
     llm,
     customScorers: { timeoutMs: e.CUSTOM_SCORER_TIMEOUT_MS },
+    egress: { allow: e.EGRESS_ALLOW ?? defaultAllowList(e.HOST) },
     prices: { file: e.AGENT_EVAL_PRICES_FILE === undefined ? undefined : path.resolve(e.AGENT_EVAL_PRICES_FILE) },
     version: PACKAGE_VERSION,
     ...overrides,

@@ -28,6 +28,9 @@ import { createOnlineTraceReads } from '../core/store/clickhouse/online-trace-re
 import { projectRegistry } from '../core/scoring/http-scorer.js';
 import { loadPriceTable } from '../core/cost/price-table.js';
 import { judgeCallPricer } from '../core/cost/judge-pricing.js';
+import { createEgressPolicy } from '../core/egress/policy.js';
+import { createEgress } from '../core/egress/fetch.js';
+import { configuredOwnEndpoints, endpointOfUrl } from './egress.js';
 
 export interface RunningService {
   apiUrl?: string;
@@ -77,8 +80,13 @@ async function bootstrapCredentials(dataDir: string, project: Project, keys: Key
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   // Read before anything starts: a broken AGENT_EVAL_PRICES_FILE stops the service with its problems listed.
   const prices = loadPriceTable(config.prices.file);
+  // Every URL a user supplies is called through this (docs/security.md, "Egress"); the service's
+  // own endpoints join as they start, before anything could call them.
+  const egressPolicy = createEgressPolicy({ allow: config.egress.allow, own: configuredOwnEndpoints(config) });
   const stores = await openStores(config, logger, { gateway: true });
-  const cleanups: Array<() => Promise<void>> = [() => stores.close()];
+  egressPolicy.addOwn(...stores.endpoints);
+  const egress = createEgress(egressPolicy);
+  const cleanups: Array<() => Promise<void>> = [() => stores.close(), () => egress.close()];
   try {
     const project = await stores.metadata.ensureDefaultProject();
     await bootstrapCredentials(config.dataDir, project, stores.metadata.keys, logger);
@@ -97,6 +105,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       if (!health) return;
       cleanups.push(() => health.close());
       result.healthUrl = health.url;
+      egressPolicy.addOwn(...endpointOfUrl(health.url).map((e) => ({ ...e, host: config.host })));
     };
     const sink = writePath.sink;
     if (!sink) {
@@ -112,6 +121,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     if (config.roles.includes('api') || config.roles.includes('worker')) {
       const endpoint = await openWorkflowEngine(config, logger);
       cleanups.push(() => endpoint.stop());
+      egressPolicy.addOwn(...endpoint.ports.map((port) => ({ host: '127.0.0.1', port })));
       result.temporalAddress = endpoint.address;
       const { evals } = config;
       const runEngine = createRunEngine({
@@ -143,6 +153,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
             logger,
             judgeCalls: stores.metadata.judges,
             customScorers: { store: stores.metadata.scorers, timeoutMs: config.customScorers.timeoutMs },
+            fetch: egress.fetch,
           }),
           cacheDir: config.cacheDir,
           reconnect: config.reconnect,
@@ -154,7 +165,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     }
     if (config.roles.includes('worker')) {
       // Alert rules need no workflow engine: only the stores.
-      const alerts = startAlertEvaluator({ store: stores.metadata.alerts, metrics: createAlertMetrics(stores.clickhouse), logger, ...config.alerts });
+      const alerts = startAlertEvaluator({ store: stores.metadata.alerts, metrics: createAlertMetrics(stores.clickhouse), logger, ...config.alerts, fetch: egress.fetch });
       cleanups.push(() => alerts.stop());
       // Online evaluation rules need the stores and the write path (judges' traces), not the engine.
       const online = startOnlineEvaluator({
@@ -162,7 +173,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         traces: createOnlineTraceReads(stores.clickhouse),
         writeScores: (projectId, scores) => stores.analytics.writeScores(projectId, scores),
         writeTrace: async (projectId, body) => void (await collector.ingestTrace(projectId, body)),
-        registryFor: (projectId) => projectRegistry(scorers, stores.metadata.scorers, projectId, { timeoutMs: config.customScorers.timeoutMs }),
+        registryFor: (projectId) => projectRegistry(scorers, stores.metadata.scorers, projectId, { timeoutMs: config.customScorers.timeoutMs, fetch: egress.fetch }),
         recordJudgeCall: (call) => stores.metadata.judges.record(call),
         priceJudgeCall: judgeCallPricer(prices),
         logger,
@@ -184,6 +195,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       });
       cleanups.push(() => grpc.close());
       result.otlpGrpcAddress = `127.0.0.1:${grpc.port}`;
+      egressPolicy.addOwn({ host: config.host, port: grpc.port });
       const otlpApp = new Koa();
       otlpApp.silent = true;
       const router = otlpRouter();
@@ -191,6 +203,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       const http = await listen(otlpApp, config.otlpHttpPort, config.host);
       cleanups.push(() => http.close());
       result.otlpHttpUrl = `http://127.0.0.1:${http.port}`;
+      egressPolicy.addOwn({ host: config.host, port: http.port });
       logger.info({ grpc: grpc.port, http: http.port }, 'OTLP receivers listening');
     }
 
@@ -204,6 +217,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         limiter,
         collector,
         scorers,
+        egress,
         engine,
         prices,
         sinkStats: () => writePath.stats(),
@@ -215,6 +229,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       const server = await listen(app, config.port, config.host);
       cleanups.push(() => server.close());
       result.apiUrl = `http://127.0.0.1:${server.port}`;
+      egressPolicy.addOwn({ host: config.host, port: server.port });
       logger.info({ port: server.port }, 'API listening');
     }
     await serveHealth(engine);

@@ -9,6 +9,8 @@ import { migrate } from '../core/store/migrations.js';
 import { startEmbeddedPostgres } from '../core/store/postgres/embedded-postgres.js';
 import { createMetadataStore, createPool, type MetadataStore } from '../core/store/postgres/metadata-store.js';
 import { postgresMigrationTarget } from '../core/store/postgres/migration-target.js';
+import type { OwnEndpoint } from '../core/egress/policy.js';
+import { urlEndpoint } from './egress.js';
 
 export interface Stores {
   analytics: AnalyticsStore;
@@ -17,6 +19,8 @@ export interface Stores {
   metadata: MetadataStore;
   /** Where other processes reach this process's chDB (CLICKHOUSE_GATEWAY_PORT), without credentials. */
   clickhouseGatewayUrl?: string;
+  /** Where the stores listen (embedded PostgreSQL's port is chosen at start): the egress policy refuses them. */
+  endpoints: OwnEndpoint[];
   close(): Promise<void>;
 }
 
@@ -58,6 +62,7 @@ export async function openStores(config: Config, logger: Logger, options: OpenSt
       clickhouse: clickhouse.client,
       metadata: createMetadataStore(pool),
       clickhouseGatewayUrl,
+      endpoints: [urlEndpoint(connectionString, () => 5432), urlEndpoint(clickhouseGatewayUrl, () => 80)].filter((e): e is OwnEndpoint => e !== undefined),
       close: () => runCleanups(cleanups, logger),
     };
   } catch (err) {

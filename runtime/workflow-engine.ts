@@ -5,6 +5,8 @@ import { startDevServer } from '../workflows/engine/dev-server.js';
 export interface WorkflowEngineEndpoint {
   address: string;
   namespace: string;
+  /** The embedded dev server's ports on 127.0.0.1 (none for an external cluster: TEMPORAL_ADDRESS is in the config). */
+  ports: number[];
   /** Stops the embedded dev server; nothing for an external cluster. */
   stop(): Promise<void>;
 }
@@ -15,7 +17,7 @@ export interface WorkflowEngineEndpoint {
  */
 export async function openWorkflowEngine(config: Config, logger: Logger): Promise<WorkflowEngineEndpoint> {
   const { temporal } = config;
-  if (temporal.address) return { address: temporal.address, namespace: temporal.namespace, stop: () => Promise.resolve() };
+  if (temporal.address) return { address: temporal.address, namespace: temporal.namespace, ports: [], stop: () => Promise.resolve() };
   const server = await startDevServer({ dataDir: config.dataDir, cliPath: temporal.cliPath, cacheDir: config.cacheDir, namespace: temporal.namespace, logger });
-  return { address: server.address, namespace: temporal.namespace, stop: () => server.stop() };
+  return { address: server.address, namespace: temporal.namespace, ports: server.ports, stop: () => server.stop() };
 }

@@ -20,6 +20,7 @@ import { judgeRef, latencyOf, scoreInputFor, type PriceJudgeCall } from './judge
 import { judgeSpans } from './judge-trace.js';
 import { TRIAL_NOT_RECORDED } from './contract.js';
 import { AgentCallError, callAgent } from './agent-call.js';
+import type { EgressFetch } from '../core/egress/fetch.js';
 import { caseScores, caseTraceBody, caseTraceId, traceparentFor, type CaseTraceInput } from './case-trace.js';
 
 /** The agent as the worker calls it (header values included). */
@@ -43,6 +44,8 @@ export interface ActivityDeps {
   priceJudgeCall?: PriceJudgeCall;
   /** Projects' HTTP custom scorers (docs/scorers.md). */
   customScorers?: { store: { allForCall(projectId: string): Promise<CustomScorerRecord[]> }; timeoutMs: number };
+  /** How agents and custom scorers are called: through the service's egress policy (core/egress). */
+  fetch: EgressFetch;
 }
 
 /** A trial scored and not stored because the metadata store is unavailable. */
@@ -89,7 +92,7 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
   async function scorersOf(run: RunForWorker, runCase: RunCase): Promise<ScorerRegistry> {
     const custom = deps.customScorers;
     if (!custom || runCase.scorers.every((ref) => deps.scorers.get(ref.name))) return deps.scorers;
-    return projectRegistry(deps.scorers, custom.store, run.project_id, { timeoutMs: custom.timeoutMs });
+    return projectRegistry(deps.scorers, custom.store, run.project_id, { timeoutMs: custom.timeoutMs, fetch: deps.fetch });
   }
 
   /**
@@ -181,7 +184,7 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       let made: AgentCall;
       try {
         const signal = Context.current().cancellationSignal;
-        const result = await callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal });
+        const result = await callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal, fetch: deps.fetch });
         made = { startedAt: result.startedAt, endedAt: result.endedAt, reply: result.reply };
       } catch (err) {
         if (err instanceof AgentCallError) {

@@ -1,5 +1,6 @@
 import { AgentReplySchema, MAX_AGENT_REPLY_BYTES, type AgentReply } from '../core/model/agent-reply.js';
 import { errorMessage } from '../core/errors.js';
+import { EgressRefusedError, isRedirect, type EgressFetch } from '../core/egress/fetch.js';
 
 /** Why an agent call failed, and whether trying again may help. */
 export class AgentCallError extends Error {
@@ -43,27 +44,44 @@ async function readBounded(res: Response, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+export interface AgentCallOptions {
+  timeoutMs: number;
+  traceparent: string;
+  signal?: AbortSignal;
+  /**
+   * How the call is sent: the service's egress policy (core/egress) in the worker; the CLI's local
+   * runs, on the user's own machine, pass the global fetch. Redirects are not followed either way.
+   */
+  fetch: EgressFetch;
+}
+
 /**
  * `POST {endpoint}` with the case as JSON and the case trace's `traceparent`, so an agent
  * instrumented with OpenTelemetry joins the trace. A non-2xx answer, a network error or a
  * time-out is retryable (the activity's policy retries); a 2xx answer that is not the agent
- * reply shape is not (the same agent would answer the same).
+ * reply shape is not (the same agent would answer the same), nor is an endpoint the egress
+ * policy refuses (nothing is sent to it) or a redirect (not followed; its body is not shown).
  */
-export async function callAgent(target: AgentTarget, body: unknown, opts: { timeoutMs: number; traceparent: string; signal?: AbortSignal }): Promise<AgentCallResult> {
+export async function callAgent(target: AgentTarget, body: unknown, opts: AgentCallOptions): Promise<AgentCallResult> {
   const startedAt = Date.now();
   const signals = [AbortSignal.timeout(opts.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
   let res: Response;
   try {
-    res = await fetch(target.endpoint, {
+    res = await opts.fetch(target.endpoint, {
       method: 'POST',
       headers: { ...target.headers, 'content-type': 'application/json', accept: 'application/json', traceparent: opts.traceparent },
       body: JSON.stringify(body),
       signal: AbortSignal.any(signals),
-      redirect: 'error',
+      redirect: 'manual',
     });
   } catch (err) {
+    if (err instanceof EgressRefusedError) throw new AgentCallError(`agent endpoint refused by the egress policy: ${err.reason}`, false);
     const timedOut = (err as { name?: string }).name === 'TimeoutError';
     throw new AgentCallError(timedOut ? `agent did not answer within ${opts.timeoutMs} ms` : `agent unreachable: ${errorMessage((err as { cause?: unknown }).cause ?? err)}`, true);
+  }
+  if (isRedirect(res.status)) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new AgentCallError(`agent answered ${res.status}, a redirect (not followed)`, false);
   }
   let text: string;
   try {

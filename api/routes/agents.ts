@@ -3,6 +3,7 @@ import { NotFoundError } from '../../core/errors.js';
 import { CreateAgentSchema, UpdateAgentSchema } from '../../core/model/agent.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
+import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { pageQuery } from './page-query.js';
@@ -23,6 +24,7 @@ export function agentsRouter(deps: ApiDeps): Router {
 
   router.post('/', operation('create agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const input = validate(CreateAgentSchema, ctx.request.body);
+    await assertEgressAllowed(deps, [{ field: 'endpoint', url: input.endpoint }]);
     ctx.body = await agents.create(ctx.state.projectId, input);
     ctx.status = 201;
   });
@@ -40,6 +42,7 @@ export function agentsRouter(deps: ApiDeps): Router {
 
   router.put('/:id', operation('update agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const input = validate(UpdateAgentSchema, ctx.request.body);
+    await assertEgressAllowed(deps, [{ field: 'endpoint', url: input.endpoint }]);
     const agent = await agents.update(ctx.state.projectId, ctx.params.id, input);
     if (!agent) throw agentNotFound();
     ctx.body = agent;

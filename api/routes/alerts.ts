@@ -7,6 +7,7 @@ import { ALERT_EVENT_KINDS, ALERT_STATES, DEFINITION_KEYS, mergeAlertRule, parse
 import { Timestamp } from '../../core/model/ingest-body.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
+import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { pageQuery } from './page-query.js';
@@ -51,6 +52,7 @@ export function alertsRouter(deps: ApiDeps): Router {
 
   router.post('/rules', operation('create alert rule', 'metadata'), write, async (ctx) => {
     const def = parseAlertRule(ctx.request.body);
+    await assertEgressAllowed(deps, [{ field: 'webhook_url', url: def.webhook_url }]);
     ctx.body = await alerts.create(ctx.state.projectId, def);
     ctx.status = 201;
   });
@@ -70,6 +72,7 @@ export function alertsRouter(deps: ApiDeps): Router {
     const stored = await alerts.get(ctx.state.projectId, ctx.params.id);
     if (!stored) throw ruleNotFound();
     const def = mergeAlertRule(definitionOf(stored), ctx.request.body);
+    await assertEgressAllowed(deps, [{ field: 'webhook_url', url: def.webhook_url }]);
     const rule = await alerts.update(ctx.state.projectId, stored.id, def);
     if (!rule) throw ruleNotFound();
     ctx.body = rule;

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { CreateCustomScorerSchema } from '../../core/model/custom-scorer.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
+import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { pageQuery } from './page-query.js';
@@ -28,6 +29,7 @@ export function scorersRouter(deps: ApiDeps): Router {
   router.post('/', operation('create scorer', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const input = validate(CreateCustomScorerSchema, ctx.request.body);
     if (deps.scorers.get(input.name)) throw new ValidationError([{ field: 'name', message: `'${input.name}' is a built-in scorer's name` }]);
+    await assertEgressAllowed(deps, [{ field: 'endpoint', url: input.endpoint }]);
     ctx.body = await scorers.create(ctx.state.projectId, input);
     ctx.status = 201;
   });

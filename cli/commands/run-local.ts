@@ -49,8 +49,9 @@ async function moduleAgent(spec: string): Promise<LocalAgent> {
 async function endpointAgent(client: AgentEvalClient, endpoint: string, agentVersion: string): Promise<LocalAgent> {
   const fn: AgentFunction = async (input, ctx) => {
     const body = { input, case: { name: ctx.case.name, expected: ctx.case.expected }, run_id: ctx.runId, agent_version: agentVersion, trace_id: ctx.traceparent.split('-')[1], trial: ctx.trial };
-    // The SDK's own time-out aborts the signal; this bound is only a backstop.
-    const { reply: answer } = await callAgent({ endpoint, headers: {} }, body, { timeoutMs: 300_000, traceparent: ctx.traceparent, signal: ctx.signal });
+    // The SDK's own time-out aborts the signal; this bound is only a backstop. The global fetch:
+    // the user's machine calls the user's agent, where the service's egress policy has no say.
+    const { reply: answer } = await callAgent({ endpoint, headers: {} }, body, { timeoutMs: 300_000, traceparent: ctx.traceparent, signal: ctx.signal, fetch });
     return reply(answer.output, { toolCalls: answer.tool_calls, usage: answer.usage });
   };
   return { fn, name: (await findAgentByEndpoint(client, endpoint)) ?? agentNameFor(endpoint) };

@@ -8,6 +8,7 @@ import type { AlertStore, ClaimedRule, NewAlertEvent, PendingDelivery } from '..
 import { measure, type Measurement } from './measure.js';
 import { transition, type EvaluationOutcome } from './transition.js';
 import { postNotification, retryDelayMs, type WebhookSettings } from './webhook.js';
+import type { EgressFetch } from '../egress/fetch.js';
 
 /**
  * The alert evaluator (docs/alerts.md, "Evaluation"): runs in every process with the worker
@@ -23,8 +24,8 @@ export interface AlertEvaluatorDeps {
   /** How often the evaluator looks for due rules and due notifications. */
   tickMs: number;
   webhook: WebhookSettings;
-  /** For tests; the global fetch otherwise. */
-  fetch?: typeof fetch;
+  /** How notifications are sent: through the service's egress policy (core/egress). */
+  fetch: EgressFetch;
 }
 
 export interface AlertEvaluator {
@@ -102,7 +103,7 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
       await store.recordDelivery(d, { status: 'delivered' });
       return;
     }
-    const last = d.attempt >= deps.webhook.maxAttempts;
+    const last = result.final === true || d.attempt >= deps.webhook.maxAttempts;
     logger.warn({ event_id: d.id, rule_id: d.rule_id, project_id: d.project_id, attempt: d.attempt, error: result.error }, last ? 'alert notification failed; giving up' : 'alert notification failed; will retry');
     await store.recordDelivery(d, last ? { status: 'failed', error: result.error } : { status: 'retrying', error: result.error, retryInMs: retryDelayMs(d.attempt, deps.webhook.backoffMs) });
   }

@@ -1,3 +1,4 @@
+import { EgressRefusedError, isRedirect, type EgressFetch } from '../egress/fetch.js';
 import { errorMessage } from '../errors.js';
 import type { AlertNotification } from '../model/alert.js';
 import { pgSafeText } from '../model/pg-json.js';
@@ -17,7 +18,8 @@ export const MAX_BACKOFF_MS = 10 * 60_000;
 /** Longest response text kept in an event's delivery_error. */
 const MAX_ERROR_CHARS = 500;
 
-export type DeliveryResult = { ok: true } | { ok: false; error: string };
+/** `final`: trying again cannot help (the egress policy refuses the URL), so the delivery fails now. */
+export type DeliveryResult = { ok: true } | { ok: false; error: string; final?: boolean };
 
 /** The wait after failed attempt `attempt` (from 1): backoffMs * 2^(attempt - 1), capped. */
 export function retryDelayMs(attempt: number, backoffMs: number): number {
@@ -25,24 +27,32 @@ export function retryDelayMs(attempt: number, backoffMs: number): number {
 }
 
 /**
- * POSTs the notification as JSON. Any 2xx answer is a delivery; anything else, a network error
- * or the time-out is a failure to retry. Never throws.
+ * POSTs the notification as JSON through the egress policy (`fetchFn`). Any 2xx answer is a
+ * delivery; anything else, a network error or the time-out is a failure to retry. A redirect is
+ * such a failure: not followed, its body not kept. A URL the policy refuses is a final failure,
+ * with nothing sent. Never throws.
  */
-export async function postNotification(url: string, notification: AlertNotification, timeoutMs: number, fetchFn: typeof fetch = fetch): Promise<DeliveryResult> {
+export async function postNotification(url: string, notification: AlertNotification, timeoutMs: number, fetchFn: EgressFetch): Promise<DeliveryResult> {
   try {
     const res = await fetchFn(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'agent-eval-alerts' },
       body: JSON.stringify(notification),
       signal: AbortSignal.timeout(timeoutMs),
+      redirect: 'manual',
     });
     if (res.ok) {
       await res.body?.cancel().catch(() => undefined);
       return { ok: true };
     }
+    if (isRedirect(res.status)) {
+      await res.body?.cancel().catch(() => undefined);
+      return { ok: false, error: `HTTP ${res.status}, a redirect (not followed)` };
+    }
     const text = await readPrefix(res, MAX_ERROR_CHARS);
     return { ok: false, error: pgSafeText(`HTTP ${res.status}${text ? `: ${text}` : ''}`) };
   } catch (err) {
+    if (err instanceof EgressRefusedError) return { ok: false, error: pgSafeText(`webhook refused by the egress policy: ${err.reason}`), final: true };
     const name = (err as { name?: unknown } | null)?.name;
     if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, error: `no answer within ${timeoutMs} ms` };
     const cause = (err as { cause?: unknown } | null)?.cause;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { EgressRefusedError, isRedirect, type EgressFetch } from '../egress/fetch.js';
 import type { CustomScorerRecord } from '../model/custom-scorer.js';
 import type { ScoreDetail } from '../model/eval-case.js';
 import { extendRegistry } from './registry.js';
@@ -17,6 +18,8 @@ const RETRY_STATUS = new Set([429, 502, 503, 504]);
 export interface HttpScorerOptions {
   /** Time-out of one call to the endpoint. */
   timeoutMs: number;
+  /** How calls are sent: through the service's egress policy (core/egress). */
+  fetch: EgressFetch;
 }
 
 class Retryable extends Error {}
@@ -24,17 +27,22 @@ class Retryable extends Error {}
 async function callOnce(record: CustomScorerRecord, body: string, opts: HttpScorerOptions, signal?: AbortSignal): Promise<ScoreDetail> {
   let res: Response;
   try {
-    res = await fetch(record.endpoint, {
+    res = await opts.fetch(record.endpoint, {
       method: 'POST',
       headers: { ...record.headers, 'content-type': 'application/json', accept: 'application/json' },
       body,
       signal: AbortSignal.any([AbortSignal.timeout(opts.timeoutMs), ...(signal ? [signal] : [])]),
-      redirect: 'error',
     });
   } catch (err) {
     signal?.throwIfAborted();
+    // Nothing was sent: trying again would be refused again.
+    if (err instanceof EgressRefusedError) throw new Error(`custom scorer '${record.name}' endpoint refused by the egress policy: ${err.reason}`);
     const timedOut = (err as { name?: string }).name === 'TimeoutError';
     throw new Retryable(timedOut ? `custom scorer '${record.name}' did not answer within ${opts.timeoutMs} ms` : `custom scorer '${record.name}' unreachable: ${messageOf((err as { cause?: unknown }).cause ?? err)}`);
+  }
+  if (isRedirect(res.status)) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new Error(`custom scorer '${record.name}' answered ${res.status}, a redirect (not followed)`);
   }
   const declared = Number(res.headers.get('content-length') ?? 0);
   if (declared > MAX_ANSWER_BYTES) throw new Error(`custom scorer '${record.name}' answer exceeds ${MAX_ANSWER_BYTES} bytes`);
@@ -58,7 +66,8 @@ async function callOnce(record: CustomScorerRecord, body: string, opts: HttpScor
  * config, scorer}` and its registered headers; the answer `{value | score, reason, evidence?}`
  * is the verdict (`boolean` data type: true/false are 1/0). Unreachable endpoints and 429, 502,
  * 503, 504 are tried again (3 attempts in all); any other failure throws, which the run records
- * as the scorer's 0 with the error as the reason.
+ * as the scorer's 0 with the error as the reason. Calls go through the egress policy: a refused
+ * endpoint is never called, and a redirect is a failure, not followed.
  */
 export function createHttpScorer(record: CustomScorerRecord, opts: HttpScorerOptions): Scorer {
   return {

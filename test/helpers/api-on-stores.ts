@@ -11,6 +11,8 @@ import { defaultScorerRegistry } from '../../core/scoring/index.js';
 import { createRunEngine } from '../../workflows/client.js';
 import { createAuthenticator } from '../../core/auth/authenticator.js';
 import { createRateLimiter } from '../../core/limits/rate-limiter.js';
+import { createEgressPolicy } from '../../core/egress/policy.js';
+import { createEgress } from '../../core/egress/fetch.js';
 
 /**
  * The real API, listening on loopback, wired to a ClickHouse HTTP URL and a PostgreSQL URL that
@@ -28,13 +30,16 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
   // Without credentials (AUTH_MODE=none): these tests look at store outages, not at keys.
   const auth = createAuthenticator({ mode: 'none', keys: metadata.keys, cacheTtlMs: 0 });
   const limiter = createRateLimiter(metadata.pool, { ingest: 1e9, query: 1e9, evalRuns: 1e9 }, logger);
-  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, auth, limiter, collector, scorers: defaultScorerRegistry(), engine });
+  // Nothing here calls out: the default policy of a server not bound to loopback.
+  const egress = createEgress(createEgressPolicy({ allow: [] }));
+  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, auth, limiter, collector, scorers: defaultScorerRegistry(), egress, engine });
   const server = await listen(app, 0, '127.0.0.1');
   return {
     ...server,
     base: `http://127.0.0.1:${server.port}`,
     async close() {
       await server.close();
+      await egress.close();
       await engine?.close();
       await limiter.close();
       await auth.close();

@@ -54,6 +54,8 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
       OTLP_HTTP_PORT: '0',
       HEALTH_PORT: '0',
       HOST: '127.0.0.1',
+      // Agents and webhooks of tests are loopback fixture servers.
+      EGRESS_ALLOW: '127.0.0.0/8,::1/128',
       LOG_LEVEL: 'info',
       AGENT_EVAL_DATA_DIR: dataDir,
       // These tests look at processes, Kafka, backpressure and durability across restarts, not

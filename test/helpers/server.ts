@@ -33,6 +33,10 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     OTLP_HTTP_PORT: '0',
     HEALTH_PORT: '0',
     HOST: '127.0.0.1',
+    // Agents, custom scorers and webhooks of tests are loopback fixture servers (the default on a
+    // loopback HOST too, named here so no test depends on it; test/integration/egress.test.ts
+    // sets its own).
+    EGRESS_ALLOW: '127.0.0.0/8,::1/128',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     AGENT_EVAL_DATA_DIR: dataDir,
     ...UNLIMITED,

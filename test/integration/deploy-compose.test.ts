@@ -80,6 +80,8 @@ describe('the Docker Compose deployment', () => {
       expect(env.KAFKA_BROKERS, name).toBe('kafka:9092');
       expect(env.TEMPORAL_ADDRESS, name).toBe('temporal:7233');
       expect(env.JWT_SECRET, name).toBe(JWT_SECRET);
+      // Deny by default: no private or loopback destination for agents, scorers, webhooks.
+      expect(env.EGRESS_ALLOW, name).toBe('none');
     }
     expect(services.worker.volumes?.some((v) => v.startsWith('worker-cache:/var/cache/agent-eval'))).toBe(true);
   });

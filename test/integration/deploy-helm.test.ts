@@ -173,7 +173,10 @@ describe('the Helm chart', () => {
       CLICKHOUSE_CLUSTER: 'agent_eval',
       LOG_LEVEL: 'debug',
       RETENTION_DAYS: '30',
+      // Deny by default: no private or loopback destination for agents, scorers, webhooks.
+      EGRESS_ALLOW: 'none',
     });
+    expect(find(render({ ...VALUES, egress: { allow: '10.20.0.0/16' } }), 'ConfigMap', 'ae-agent-eval-config').data?.EGRESS_ALLOW).toBe('10.20.0.0/16');
     expect(JSON.stringify(data)).not.toContain('pass');
     const secret = find(manifests, 'Secret', 'ae-agent-eval-secrets').stringData ?? {};
     expect(secret).toEqual({

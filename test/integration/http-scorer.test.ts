@@ -5,10 +5,12 @@ import type { CustomScorerRecord } from '../../core/model/custom-scorer.js';
 import { createHttpScorer } from '../../core/scoring/http-scorer.js';
 import { runScorers } from '../../core/scoring/run-scorers.js';
 import { createScorerRegistry } from '../../core/scoring/registry.js';
+import { createEgress } from '../../core/egress/fetch.js';
+import { createEgressPolicy } from '../../core/egress/policy.js';
 
 /** An HTTP custom scorer against a local endpoint: the contract, its retries, and its failures as scores. */
 
-type Answer = { status?: number; body?: unknown; raw?: string };
+type Answer = { status?: number; body?: unknown; raw?: string; location?: string };
 const answers: Answer[] = [];
 const received: Array<{ headers: http.IncomingHttpHeaders; body: Record<string, unknown> }> = [];
 let server: http.Server;
@@ -21,14 +23,19 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
       const answer = answers.shift() ?? { body: { value: 0.5, reason: 'default' } };
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });
+      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...(answer.location ? { location: answer.location } : {}) });
       res.end(answer.raw ?? JSON.stringify(answer.body ?? {}));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/score`;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+// The scorer is a loopback fixture: the egress policy allows loopback here.
+const egress = createEgress(createEgressPolicy({ allow: ['127.0.0.0/8'] }));
+afterAll(async () => {
+  await egress.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
 function record(over: Partial<CustomScorerRecord> = {}): CustomScorerRecord {
   return { id: 'id', name: 'tone', endpoint: url, data_type: 'numeric', description: null, header_names: ['x-key'], headers: { 'x-key': 'secret' }, created_at: '', updated_at: '', ...over };
@@ -37,7 +44,7 @@ function record(over: Partial<CustomScorerRecord> = {}): CustomScorerRecord {
 const input = { input: { q: 'hi' }, output: 'hello', expected: { tone: 'warm' }, toolCalls: [{ name: 'greet' }], latencyMs: 5, trace: { trace_id: 't1', spans: [{ name: 's', type: 'span' }] } };
 
 async function score(over: Partial<CustomScorerRecord> = {}, config: Record<string, unknown> = {}) {
-  const scorer = createHttpScorer(record(over), { timeoutMs: 2000 });
+  const scorer = createHttpScorer(record(over), { timeoutMs: 2000, fetch: egress.fetch });
   const details = await runScorers(createScorerRegistry([scorer]), [{ name: scorer.name, config }], input);
   return details[scorer.name];
 }
@@ -88,6 +95,14 @@ describe('HTTP custom scorers', () => {
       expect(detail.reason).toMatch(reason);
       expect(received).toHaveLength(1);
     }
+  });
+
+  it('does not follow a redirect, nor show its body, and does not try again', async () => {
+    received.length = 0;
+    answers.push({ status: 302, location: `${url}/elsewhere`, raw: 'secret internal page' });
+    const detail = await score();
+    expect(detail).toEqual({ score: 0, reason: "scorer error: custom scorer 'tone' answered 302, a redirect (not followed)", evidence: [] });
+    expect(received).toHaveLength(1);
   });
 
   it('gives up on an unreachable endpoint after three attempts', async () => {

@@ -10,6 +10,8 @@ import type { Logger } from '../../core/logger.js';
 const SCRIPT = fileURLToPath(new URL('../../scripts/temporal.sh', import.meta.url));
 
 export interface DevServer {
+  /** Every port it listens on, all on 127.0.0.1 (gRPC frontend, HTTP API, metrics): the egress policy refuses them. */
+  ports: number[];
   /** host:port of the frontend gRPC service. */
   address: string;
   stop(): Promise<void>;
@@ -59,6 +61,13 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
   throw new Error(`Temporal dev server did not listen on port ${port} within ${timeoutMs} ms: ${output()}`);
 }
 
+/** `count` free loopback ports, all different (the kernel may hand out one twice in a row). */
+async function distinctFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
+
 /**
  * The embedded workflow engine: `temporal server start-dev` as a child process on a free loopback
  * port, state in `<dataDir>/temporal/temporal.db` so runs survive a restart of this process. Its
@@ -72,9 +81,12 @@ export async function startDevServer(opts: { dataDir: string; cliPath?: string; 
   const pidFile = path.join(dir, 'temporal.pid');
   await stopOrphan(pidFile, logger);
   const binary = await temporalCliPath(opts);
-  const port = await freePort();
+  // The HTTP API and metrics ports are chosen here, not left to the CLI, so the egress policy
+  // knows them: the HTTP API answers anything the gRPC frontend does.
+  const [port, httpPort, metricsPort] = await distinctFreePorts(3);
   const args = [
     'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port),
+    '--http-port', String(httpPort), '--metrics-port', String(metricsPort),
     '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
     // WAL with synchronous=NORMAL: a commit survives this process being killed (the data is in
     // the WAL file the OS holds), only an OS crash can lose the last commits; each workflow step
@@ -105,6 +117,7 @@ export async function startDevServer(opts: { dataDir: string; cliPath?: string; 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     address: `127.0.0.1:${port}`,
+    ports: [port, httpPort, metricsPort],
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

@@ -70,7 +70,9 @@ describe('alert evaluator', () => {
   it('a rule whose metric fails is noted and the others are still evaluated', async () => {
     const rules = [claimed('a', { filter: { trace_name: 'a' } }), claimed('bad', { filter: { trace_name: 'bad' } }), claimed('c', { filter: { trace_name: 'c' } })];
     const mem = memoryStore(rules);
-    const ev = createAlertEvaluator({ store: mem.store, metrics: metrics({ a: 3, bad: new Error('store exploded'), c: 0 }), logger, tickMs: 10, webhook });
+    // These rules have no webhook: nothing is sent.
+    const fetch = () => Promise.reject(new Error('no webhook here'));
+    const ev = createAlertEvaluator({ store: mem.store, metrics: metrics({ a: 3, bad: new Error('store exploded'), c: 0 }), logger, tickMs: 10, webhook, fetch });
     await ev.tick();
     expect(Object.fromEntries(mem.states)).toEqual({ a: 'firing', bad: 'ok', c: 'ok' });
     expect(mem.errors.get('bad')).toBe('store exploded');
