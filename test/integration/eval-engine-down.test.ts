@@ -7,7 +7,8 @@ let service: TestService;
 
 beforeAll(async () => {
   service = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:9' });
-  const res = await service.api('/api/agents', { method: 'POST', json: { name: 'nowhere', endpoint: 'http://127.0.0.1:9/agent' } });
+  // Not port 9: that is the engine's address here, which the egress policy refuses as the service's own.
+  const res = await service.api('/api/agents', { method: 'POST', json: { name: 'nowhere', endpoint: 'http://127.0.0.1:1/agent' } });
   expect(res.status).toBe(201);
 });
 
