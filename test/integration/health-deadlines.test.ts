@@ -22,9 +22,12 @@ async function health(base: string): Promise<{ status: number; body: Health; ms:
   return { ...value, ms };
 }
 
+/** The scrape token: /metrics answers only with credentials, and the token needs no store to be checked. */
+const METRICS_TOKEN = 'health-deadlines-scrape-token-0123456789abcdef';
+
 async function metrics(base: string): Promise<{ status: number; text: string; ms: number }> {
   const { value, ms } = await timed(async () => {
-    const res = await fetch(`${base}/metrics`);
+    const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     return { status: res.status, text: await res.text() };
   });
   return { ...value, ms };
@@ -70,7 +73,7 @@ describe('the embedded PostgreSQL stopped with SIGSTOP', () => {
   let thaw: (() => void) | undefined;
 
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startTestService({ METRICS_TOKEN });
   });
   afterAll(async () => {
     thaw?.();
