@@ -26,8 +26,7 @@
  */
 import { Readable } from 'node:stream';
 import type { ChdbConnection, ChdbExtension, Connection } from 'chdb/connection';
-import { DataRejectedError } from '../../errors.js';
-import { EMPTY_LINE_MESSAGE, hasEmptyLine } from './inline-insert.js';
+import { assertNoEmptyLine } from './inline-insert.js';
 
 /** What the service uses of the in-process connection: @clickhouse/client's Connection and chDB's raw inserts. */
 export interface EmbeddedConnection extends Connection<Readable> {
@@ -58,11 +57,6 @@ async function buffered(values: AsyncIterable<Buffer | string | Uint8Array>): Pr
   for await (const chunk of values) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   const data = Buffer.concat(chunks);
   return { data, stream: Readable.from([data], { objectMode: false }) };
-}
-
-/** chDB would store the rows before an empty line and run the rest as SQL (inline-insert.ts): refused whole, as bad data. */
-function assertNoEmptyLine(data: Buffer): void {
-  if (hasEmptyLine(data)) throw new DataRejectedError(EMPTY_LINE_MESSAGE);
 }
 
 /** `inner` with its calls queued, and the result buffer drained after every failure (see above). */
@@ -103,7 +97,7 @@ export function serializedChdbConnection(inner: ChdbConnection): EmbeddedConnect
     },
     async insert(params) {
       const values = typeof params.values === 'string' ? params.values : await buffered(params.values);
-      assertNoEmptyLine(typeof values === 'string' ? Buffer.from(values) : values.data);
+      assertNoEmptyLine(typeof values === 'string' ? values : values.data);
       return queued(params.abort_signal, () => inner.insert({ ...params, values: typeof values === 'string' ? values : values.stream, abort_signal: undefined }));
     },
     ping: (params) => queued(undefined, () => inner.ping(params)),

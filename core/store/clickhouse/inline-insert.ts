@@ -1,3 +1,5 @@
+import { DataRejectedError } from '../../errors.js';
+
 /**
  * chDB runs an insert as statement text: `INSERT INTO t ... FORMAT f`, a newline, then the data
  * (chdb-node's rawInsert, streamInsert and Connection.insert/exec all build that text). ClickHouse
@@ -16,8 +18,14 @@ export const EMPTY_LINE_MESSAGE =
   'the insert data holds an empty line, where chDB would end it and store only the rows before: send values whose line breaks are escaped (FORMAT TabSeparated or JSONEachRow), with no empty rows';
 
 /** Whether `data` holds an empty line (two LFs in a row), within it or across the boundary with the byte before it. */
-export function hasEmptyLine(data: Buffer | Uint8Array, previousByte?: number): boolean {
+export function hasEmptyLine(data: Buffer | Uint8Array | string, previousByte?: number): boolean {
+  if (typeof data === 'string') return data.includes('\n\n');
   const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (previousByte === 10 && bytes[0] === 10) return true;
   return bytes.includes('\n\n');
+}
+
+/** Refuses insert data with an empty line whole, as bad data (400), before chDB stores the rows before it. */
+export function assertNoEmptyLine(data: Buffer | Uint8Array | string): void {
+  if (hasEmptyLine(data)) throw new DataRejectedError(EMPTY_LINE_MESSAGE);
 }

@@ -1,6 +1,5 @@
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
-import { DataRejectedError } from '../../errors.js';
-import { EMPTY_LINE_MESSAGE, hasEmptyLine } from './inline-insert.js';
+import { assertNoEmptyLine } from './inline-insert.js';
 import type { RowFormat } from './rows.js';
 
 /**
@@ -65,7 +64,7 @@ export function openInsertLanes(dataPath: string, opts: InsertLaneOptions): Inse
 
   async function insert(table: string, format: RowFormat, rows: Buffer, settings: Record<string, string | number>): Promise<void> {
     // chDB would store the rows before an empty line and refuse the rest (inline-insert.ts).
-    if (hasEmptyLine(rows)) throw new DataRejectedError(EMPTY_LINE_MESSAGE);
+    assertNoEmptyLine(rows);
     const lane = pickLane(rows.length);
     lane.running++;
     bytesInFlight += rows.length;
