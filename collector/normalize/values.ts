@@ -1,4 +1,8 @@
 import type { AttrValue, Attributes } from '../../core/model/raw-span.js';
+import { isRecord, jsonish, parseJson } from '../../core/messages/json.js';
+
+// The total readers of JSON-ish values live with the message readers (browser-safe); normalizers use the same ones.
+export { isRecord, jsonish, parseJson };
 
 /**
  * Total, never-throwing readers for attribute values. Attributes come off the wire, so every
@@ -8,10 +12,6 @@ import type { AttrValue, Attributes } from '../../core/model/raw-span.js';
 /** Own-property lookup, so keys such as `constructor` never resolve to Object.prototype. */
 export function get(attrs: Attributes, key: string): AttrValue | undefined {
   return Object.prototype.hasOwnProperty.call(attrs, key) ? attrs[key] : undefined;
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Stands in for a value JSON cannot express (nesting deep enough to overflow the stack). */
@@ -111,23 +111,6 @@ export function withTotal(input: number | null, output: number | null, total: nu
   return { input, output };
 }
 
-/** JSON.parse that answers undefined instead of throwing. */
-export function parseJson(s: string): unknown {
-  try {
-    return JSON.parse(s) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A string holding a JSON array or object, parsed; other values unchanged. */
-export function jsonish(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  const t = v.trimStart();
-  if (!t.startsWith('[') && !t.startsWith('{')) return v;
-  const parsed = parseJson(v);
-  return parsed === undefined ? v : parsed;
-}
 
 /** Lower-cased string value, or null. */
 export function lowerOf(v: unknown): string | null {
