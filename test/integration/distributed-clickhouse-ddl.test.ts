@@ -81,13 +81,17 @@ describe('the cluster form', () => {
 
   it('folds trace summaries on each shard, from its local input to its local states', () => {
     const views = all.filter((s) => /^(CREATE MATERIALIZED VIEW|ALTER TABLE agent_eval\.trace_stats_from_input)/.test(s));
-    expect(views.length).toBeGreaterThanOrEqual(1);
+    expect(views.length).toBeGreaterThanOrEqual(3);
     for (const v of views) {
       expect(v).toContain(`ON CLUSTER '${CLUSTER}'`);
-      expect(v).toMatch(/FROM agent_eval\.trace_stats_input_local\n/);
-      expect(v).not.toMatch(/agent_eval\.trace_stats_input\b(?!_local)/);
+      expect(v).toMatch(/FROM agent_eval\.(trace_stats_input|write_rows)_local\n/);
+      expect(v).not.toMatch(/agent_eval\.(trace_stats_input|write_rows|spans|trace_stats)\b(?!_local)/);
     }
     expect(views[0]).toContain('TO agent_eval.trace_stats_local AS');
+    // A write's one insert (migration 007): rows placed by shard, then taken apart on the shard.
+    expect(all).toContain(`CREATE TABLE IF NOT EXISTS agent_eval.write_rows ON CLUSTER '${CLUSTER}' AS agent_eval.write_rows_local\nENGINE = Distributed('${CLUSTER}', agent_eval, write_rows_local, cityHash64(project_id, trace_id))`);
+    expect(views.find((v) => v.includes('spans_from_writes'))).toContain('TO agent_eval.spans_local AS');
+    expect(views.find((v) => v.includes('trace_stats_from_writes'))).toContain('TO agent_eval.trace_stats_input_local AS');
   });
 
   it('alters columns on both tables, settings and TTL on the local one, and drops both', () => {

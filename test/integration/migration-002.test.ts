@@ -58,6 +58,6 @@ describe('migration 002 on a store of the previous release', () => {
       attributes: { 'service.name': 'legacy', user: 'u1' },
     });
     const tables = await (await ch.client.query({ query: "SELECT name FROM system.tables WHERE database = 'agent_eval' ORDER BY name", format: 'JSONEachRow' })).json<{ name: string }>();
-    expect(tables.map((t) => t.name)).toEqual(['schema_migrations', 'scores', 'spans', 'trace_stats', 'trace_stats_from_input', 'trace_stats_input']);
+    expect(tables.map((t) => t.name)).toEqual(['schema_migrations', 'scores', 'spans', 'spans_from_writes', 'trace_stats', 'trace_stats_from_input', 'trace_stats_from_writes', 'trace_stats_input', 'write_rows']);
   });
 });

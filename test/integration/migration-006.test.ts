@@ -4,6 +4,7 @@ import type { SpanRecord } from '../../core/model/span.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
 import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
+import { SPAN_ROWS, STATS_ROWS } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { migrate, readMigrations } from '../../core/store/migrations.js';
 import { makeDataDir } from '../helpers/data-dir.js';
@@ -47,7 +48,10 @@ describe('migration 006 on a store of the previous release', () => {
 
     const store = createAnalyticsStore(ch);
     const old = { 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-old', 'ключ ✓': 'значение' };
-    await store.writeRows(encodeRowBatch([span('t-old', 's-old', old)]));
+    // Written as the previous release wrote: span rows, then their summaries (write_rows came with 007).
+    const previous = encodeRowBatch([span('t-old', 's-old', old)]);
+    await ch.insertRows('agent_eval.spans', SPAN_ROWS, Buffer.from(previous.spans.join('\n')));
+    await ch.insertRows('agent_eval.trace_stats_input', STATS_ROWS, Buffer.from(previous.stats.join('\n')));
 
     expect(await migrate(target, createLogger('silent'))).toEqual(all.slice(upgrade).map((m) => m.id));
     expect(await columnTypes()).toEqual({ attributes: 'Map(String, String)', resource_attributes: 'Map(String, String)' });

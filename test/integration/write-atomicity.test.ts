@@ -5,6 +5,7 @@ import type { RowBatch, SpanRecord } from '../../core/model/span.js';
 import type { AnalyticsStore } from '../../core/store/analytics.js';
 import type { ClickHouse } from '../../core/store/clickhouse/client.js';
 import { SPAN_ROWS } from '../../core/store/clickhouse/rows.js';
+import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { openMigratedClickHouse } from '../helpers/clickhouse-store.js';
 
@@ -106,5 +107,26 @@ describe('a write is stored whole or not at all', () => {
     for (const s of good) expect((await store.getTrace('p', s.trace_id))?.span_count).toBe(1);
     expect(await store.getTrace('p', 't-shared-bad')).toBeNull();
     expect(await store.getSpan('p', bad.span_id)).toBeNull();
+  });
+});
+
+describe('a write in parts', () => {
+  it('removes the spans of the parts it stored when the store refuses a later part for its data', async () => {
+    const writer = createBatchWriter(ch, { maxInsertBytes: 600, logger: createLogger('silent') });
+    const spans = Array.from({ length: 4 }, () => span('t-parts-refused'));
+    const rows = encodeRowBatch(spans);
+    const err = await failure(writer.writeRows({ spans: [...rows.spans, BROKEN_SPAN_ROW], stats: rows.stats }));
+    expect(err.status).toBe(400);
+    for (const s of spans) expect(await store.getSpan('p', s.span_id)).toBeNull();
+    expect(await store.getTrace('p', 't-parts-refused')).toBeNull();
+  });
+
+  it('stores a write cut into parts whole, with its summary', async () => {
+    const writer = createBatchWriter(ch, { maxInsertBytes: 600, logger: createLogger('silent') });
+    const spans = Array.from({ length: 4 }, (_, i) => span('t-parts-stored', i ? { parent_span_id: 'root' } : {}));
+    await writer.writeRows(encodeRowBatch(spans));
+    const trace = (await store.getTrace('p', 't-parts-stored'))!;
+    expect(trace.span_count).toBe(4);
+    expect(trace.spans.map((s) => s.output)).toEqual(Array(4).fill('Paris.\n\nIt has been the capital since 987.'));
   });
 });

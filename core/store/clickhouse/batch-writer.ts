@@ -3,7 +3,8 @@ import type { RowBatch } from '../../model/span.js';
 import { errorMessage, writeFailure } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { ClickHouse } from './client.js';
-import { SPAN_ROWS, spanRowKey, STATS_ROWS, type RowFormat } from './rows.js';
+import { spanRowKey, WRITE_ROWS } from './rows.js';
+import { spanWriteRows, statsWriteRows } from './write-rows.js';
 
 /**
  * Largest body of one insert. A batch is one insert per table whatever its size in-process, but
@@ -41,56 +42,65 @@ const UNDO_SPANS = `
   )`;
 
 /**
- * The one insert of the write path: the batch's encoded rows go to `spans`, then to
- * `trace_stats_input` (a materialized view folds the latter into `trace_stats`), as they are, so
- * nothing is read back and a batch costs two parts. A failure is classified here, where the store
- * is called: 400 DataRejectedError when the store refuses the data itself, else a retryable 503.
+ * The one insert of the write path: the batch's span rows and trace summaries as one insert into
+ * `write_rows` (migrations/clickhouse/007), whose views store the spans in `spans` and fold the
+ * summaries into `trace_stats`, as they are, so nothing is read back and a batch costs two parts.
+ * A failure is classified here, where the store is called: 400 DataRejectedError when the store
+ * refuses the data itself, else a retryable 503.
  *
- * All or nothing: the summaries are inserted only once the spans they count are stored, so a
- * refused span insert leaves no summary, list entry or span count behind. If the store then
- * refuses the summaries for their data, the spans just stored are deleted again before the write
- * fails, so a refused write leaves no spans a later write of the same trace would bring to light.
+ * All or nothing: ClickHouse parses the whole insert before either view stores a row, so a refused
+ * write leaves no spans, summary, list entry or span count behind. A batch whose body is over
+ * `maxInsertBytes` is written in parts, span rows first: if the store refuses a later part for its
+ * data, the spans of the parts already stored are deleted again before the write fails, so a
+ * refused write leaves no spans a later write of the same trace would bring to light.
  */
 export function createBatchWriter(ch: ClickHouse, options: BatchWriterOptions = {}) {
   const maxInsertBytes = options.maxInsertBytes ?? MAX_INSERT_BYTES;
 
-  /** The rows as one insert, or in halves while their body is over the limit (inserts are idempotent: a retry rewrites nothing twice). */
-  async function insert(table: string, format: RowFormat, lines: string[]): Promise<void> {
+  /**
+   * The lines as one insert, or in halves while their body is over the limit (inserts are
+   * idempotent: a retry rewrites nothing twice). `stored` counts the lines stored, in order.
+   */
+  async function insert(lines: string[], stored: { lines: number }): Promise<void> {
     const body = Buffer.from(lines.join('\n'));
-    if (body.length <= maxInsertBytes || lines.length === 1) return ch.insertRows(table, format, body);
+    if (body.length <= maxInsertBytes || lines.length === 1) {
+      await ch.insertRows('agent_eval.write_rows', WRITE_ROWS, body);
+      stored.lines += lines.length;
+      return;
+    }
     const half = Math.ceil(lines.length / 2);
-    await insert(table, format, lines.slice(0, half));
-    await insert(table, format, lines.slice(half));
+    await insert(lines.slice(0, half), stored);
+    await insert(lines.slice(half), stored);
   }
 
-  async function undoSpans(lines: string[], startedAt: number): Promise<void> {
+  async function undoSpans(spanRows: string[], startedAt: number): Promise<void> {
     // A Kafka message's rows arrive as one chunk of lines.
-    const keys = lines.flatMap((chunk) => chunk.split('\n')).map((line) => new TupleParam(spanRowKey(line)));
+    const keys = spanRows.flatMap((chunk) => chunk.split('\n')).map((line) => new TupleParam(spanRowKey(line)));
     const since = new Date(startedAt - UNDO_WINDOW_MS).toISOString().replace('T', ' ').replace('Z', '');
     try {
       await ch.client.command({ query: UNDO_SPANS, query_params: { keys, since } });
     } catch (err) {
       // The spans stay, without a summary: no list entry or trace page shows them until a later
       // write of the same spans replaces them.
-      options.logger?.error({ err, spans: lines.length }, `could not remove the spans of a write whose summaries the store refused: ${errorMessage(err)}`);
+      options.logger?.error({ err, spans: spanRows.length }, `could not remove the spans of a write the store refused in part: ${errorMessage(err)}`);
     }
   }
 
   return {
     async writeRows(this: void, batch: RowBatch): Promise<void> {
+      if (!batch.spans.length && !batch.stats.length) return;
       const startedAt = Date.now();
+      // Span rows first: a part with summaries only ever follows the parts with their spans.
+      const lines = [...batch.spans.map(spanWriteRows), ...batch.stats.map(statsWriteRows)];
+      const stored = { lines: 0 };
       try {
-        if (batch.spans.length) await insert('agent_eval.spans', SPAN_ROWS, batch.spans);
-      } catch (err) {
-        throw writeFailure('analytics', err);
-      }
-      try {
-        if (batch.stats.length) await insert('agent_eval.trace_stats_input', STATS_ROWS, batch.stats);
+        await insert(lines, stored);
       } catch (err) {
         const failure = writeFailure('analytics', err);
-        // Refused for its data: it will never be stored, so neither may the spans it counts. A
-        // transient failure keeps them: the client retries, and the retry's rows replace them.
-        if (failure.status === 400 && batch.spans.length) await undoSpans(batch.spans, startedAt);
+        // Refused for its data: it will never be stored, so neither may the spans of the parts
+        // before it. A transient failure keeps them: the client retries, and the retry's rows replace them.
+        const spansStored = batch.spans.slice(0, stored.lines);
+        if (failure.status === 400 && spansStored.length) await undoSpans(spansStored, startedAt);
         throw failure;
       }
     },

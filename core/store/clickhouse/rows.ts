@@ -121,6 +121,18 @@ export const JSON_ROWS: RowFormat = { format: 'JSONEachRow', settings: {} };
 export const STATS_ROWS = JSON_ROWS;
 
 /**
+ * The columns of a `write_rows` row (migrations/clickhouse/007): a span's (SPAN_COLUMNS), then
+ * `stats`, a trace summary's JSON, empty in a span row. A write is one insert of these rows.
+ */
+export const WRITE_COLUMNS = [...SPAN_COLUMNS, 'stats'] as const;
+
+/**
+ * `write_rows` rows: TabSeparated lines of WRITE_COLUMNS. Both views of the table run at once
+ * (`parallel_view_processing`): the span rows' part and the summaries' are written side by side.
+ */
+export const WRITE_ROWS: RowFormat = { format: 'TabSeparated', columns: WRITE_COLUMNS, settings: { ...TSV_INSERT_SETTINGS, parallel_view_processing: 1 } };
+
+/**
  * A row as one JSONEachRow line, the form of `trace_stats_input` rows on every write path
  * (batcher, Kafka messages). Text that is not well-formed UTF-16 is stored with U+FFFD in place of a lone
  * surrogate, so no client's odd string can fail an insert shared with others.
