@@ -82,6 +82,8 @@ describe('the Docker Compose deployment', () => {
       expect(env.JWT_SECRET, name).toBe(JWT_SECRET);
       // Deny by default: no private or loopback destination for agents, scorers, webhooks.
       expect(env.EGRESS_ALLOW, name).toBe('none');
+      // No scrape token unless one is given (then only a projects:admin key scrapes /metrics).
+      expect(env.METRICS_TOKEN, name).toBe('');
     }
     expect(services.worker.volumes?.some((v) => v.startsWith('worker-cache:/var/cache/agent-eval'))).toBe(true);
   });
@@ -116,6 +118,14 @@ describe('the Docker Compose deployment', () => {
       expect(test[3], name).toContain("fetch('http://127.0.0.1:8081/api/health')");
       expect(test[3], name).toContain('r.ok ? 0 : 1');
     }
+  });
+
+  it("passes METRICS_TOKEN, Prometheus's bearer token for /metrics, to every role", () => {
+    const token = 'a-metrics-token-of-at-least-32-characters';
+    const result = config({ JWT_SECRET, METRICS_TOKEN: token });
+    expect(result.code).toBe(0);
+    const resolved = (parse(result.stdout) as { services: Record<string, Service> }).services;
+    for (const name of Object.keys(ROLE_SERVICES)) expect(resolved[name].environment?.METRICS_TOKEN, name).toBe(token);
   });
 
   it('refuses to start without a JWT secret', () => {

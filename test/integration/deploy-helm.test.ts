@@ -31,6 +31,7 @@ interface Spec {
   template: { metadata: { annotations: Record<string, string> }; spec: { containers: Container[] } };
   ports: Array<{ port: number; targetPort: string }>;
   metrics: Array<{ resource: { target: { averageUtilization: number } } }>;
+  podMetricsEndpoints?: Array<{ port: string; path: string; interval: string; authorization: unknown }>;
 }
 interface Manifest {
   apiVersion: string;
@@ -46,7 +47,7 @@ const VALUES = {
   postgresql: { url: 'postgres://agent_eval:pg-pass@agent-eval-pg-rw:5432/agent_eval' },
   kafka: { brokers: 'agent-eval-kafka-bootstrap:9092', partitions: 12 },
   temporal: { address: 'temporal-frontend:7233', namespace: 'evals' },
-  secrets: { jwtSecret: 'a-test-secret-of-at-least-32-characters', anthropicApiKey: 'sk-ant-test' },
+  secrets: { jwtSecret: 'a-test-secret-of-at-least-32-characters', anthropicApiKey: 'sk-ant-test', metricsToken: 'a-metrics-token-of-at-least-32-characters' },
   env: { LOG_LEVEL: 'debug', RETENTION_DAYS: '30' },
   roles: {
     api: { replicas: 3 },
@@ -183,8 +184,38 @@ describe('the Helm chart', () => {
       JWT_SECRET: VALUES.secrets.jwtSecret,
       CLICKHOUSE_URL: VALUES.clickhouse.url,
       DATABASE_URL: VALUES.postgresql.url,
+      METRICS_TOKEN: VALUES.secrets.metricsToken,
       ANTHROPIC_API_KEY: 'sk-ant-test',
     });
+  });
+
+  it('ships the scrape token in the Secret (refusing a short one) and scrapes every pod with it through an optional PodMonitor', () => {
+    const withoutToken = render({ ...VALUES, secrets: { jwtSecret: VALUES.secrets.jwtSecret } });
+    expect(Object.keys(find(withoutToken, 'Secret', 'ae-agent-eval-secrets').stringData ?? {})).not.toContain('METRICS_TOKEN');
+    const short = run(['template', 'ae', CHART, '-f', valuesFile('short.yaml', { ...VALUES, secrets: { ...VALUES.secrets, metricsToken: 'too-short' } })]);
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toContain('secrets.metricsToken must be at least 32 characters');
+
+    expect(manifests.some((m) => m.kind === 'PodMonitor')).toBe(false);
+    const monitored = { ...VALUES, metrics: { podMonitor: { enabled: true, interval: '15s', labels: { release: 'prometheus' } } } };
+    const monitor = find(render(monitored), 'PodMonitor', 'ae-agent-eval');
+    expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(monitor.metadata.labels).toMatchObject({ release: 'prometheus', 'app.kubernetes.io/instance': 'ae' });
+    expect(monitor.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'agent-eval', 'app.kubernetes.io/instance': 'ae' });
+    // The api's port and every other role's health port, each with the token from the Secret.
+    const authorization = { type: 'Bearer', credentials: { name: 'ae-agent-eval-secrets', key: 'METRICS_TOKEN' } };
+    expect(monitor.spec.podMetricsEndpoints).toEqual([
+      { port: 'http', path: '/metrics', interval: '15s', authorization },
+      { port: 'health', path: '/metrics', interval: '15s', authorization },
+    ]);
+    const lint = run(['lint', CHART, '--strict', '-f', valuesFile('lint-monitor.yaml', monitored)]);
+    expect(lint.stdout + lint.stderr).toContain('0 chart(s) failed');
+    // A PodMonitor without a token would only collect 401s.
+    const tokenless = run(['template', 'ae', CHART, '-f', valuesFile('tokenless.yaml', { ...monitored, secrets: { jwtSecret: VALUES.secrets.jwtSecret } })]);
+    expect(tokenless.code).not.toBe(0);
+    expect(tokenless.stderr).toContain('metrics.podMonitor.enabled needs secrets.metricsToken');
+    const existing = find(render({ ...monitored, secrets: { existingSecret: 'my-secrets' } }), 'PodMonitor', 'ae-agent-eval');
+    expect(existing.spec.podMetricsEndpoints?.[0].authorization).toEqual({ type: 'Bearer', credentials: { name: 'my-secrets', key: 'METRICS_TOKEN' } });
   });
 
   it('migrates in a pre-install and pre-upgrade hook', () => {

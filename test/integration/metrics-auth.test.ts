@@ -70,6 +70,8 @@ describe('GET /metrics on the API port', () => {
     for (const name of PROCESS_SERIES) expect(text, name).toMatch(new RegExp(`^${name}`, 'm'));
     expect(text).toContain(`agent_eval_online_eval_traces_scored_total{rule_id="${rules.a}",project_id="${projects.a}"} 0`);
     expect(text).toContain(`agent_eval_online_eval_traces_scored_total{rule_id="${rules.b}",project_id="${projects.b}"} 0`);
+    const labelled = new Set([...text.matchAll(/project_id="([^"]*)"/g)].map((m) => m[1]));
+    expect([...labelled]).toEqual(expect.arrayContaining([projects.a, projects.b]));
   });
 
   it("with a project's admin key: the process series and that project's rules only", async () => {
@@ -80,6 +82,9 @@ describe('GET /metrics on the API port', () => {
     expect(text).toContain(`agent_eval_online_eval_pending{rule_id="${rules.a}",project_id="${projects.a}"} 0`);
     expect(text).not.toContain(rules.b);
     expect(text).not.toContain(projects.b);
+    // Whatever series carry a project label, they name this project only, and rule ids only its rule.
+    expect(new Set([...text.matchAll(/project_id="([^"]*)"/g)].map((m) => m[1]))).toEqual(new Set([projects.a]));
+    expect(new Set([...text.matchAll(/rule_id="([^"]*)"/g)].map((m) => m[1]))).toEqual(new Set([rules.a]));
     // The bootstrap admin key of the default project sees neither.
     const other = await (await scrape({ 'x-api-key': svc.apiKey! })).text();
     expect(other).not.toContain(rules.a);
