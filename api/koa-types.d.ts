@@ -16,6 +16,8 @@ declare module 'koa' {
     permissions: ReadonlySet<Permission>;
     /** The projects the credential may reach; null: any (`AUTH_MODE=none`). */
     reach: readonly string[] | null;
+    /** Where the request came from (core/auth/client-address.ts): audit entries record it. */
+    clientAddress?: string;
     /** Set by `operation()`: what the route does, for the SPEC's `Failed to <verb> <object>`. */
     operation?: Operation;
   }

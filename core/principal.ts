@@ -29,10 +29,32 @@ export const ROLE_PERMISSIONS: Readonly<Record<Role, ReadonlySet<Permission>>> =
 });
 
 export interface Principal {
-  kind: 'anonymous' | 'api_key' | 'jwt';
-  /** Key id, token subject, or 'anonymous'. */
+  /** `user`: a person signed in to the dashboard (OpenID Connect), through a session cookie. */
+  kind: 'anonymous' | 'api_key' | 'jwt' | 'user';
+  /** Key id, token subject, user id, or 'anonymous'. */
   id: string;
+  /** A signed-in person's display name (the provider's `name`, else their email); a token's `name` claim; absent for keys. */
+  name?: string;
+  /** An API key's name (a label, not a person's): what audit entries show beside the key's id. */
+  keyName?: string;
+  /**
+   * A server admin governs the server (docs/security.md, "Server admins and project governance"):
+   * creates, lists, archives and deletes projects, reads the whole audit log, creates server-admin
+   * keys. Set for server-admin keys (the bootstrap key), tokens with `server_admin: true`,
+   * OIDC users made server admins, and everyone under AUTH_MODE=none. It widens no `reach` by itself.
+   */
+  serverAdmin?: boolean;
 }
 
-export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous', id: 'anonymous' });
+/** Who did something, as records keep it: an id, and a person's name when a signed-in user did it. */
+export interface Actor {
+  id: string;
+  name: string | null;
+}
+
+export function actorOf(p: Principal): Actor {
+  return { id: p.id, name: p.name ?? null };
+}
+
+export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous', id: 'anonymous', serverAdmin: true });
 export const ALL_PERMISSIONS: ReadonlySet<Permission> = ROLE_PERMISSIONS.admin;
