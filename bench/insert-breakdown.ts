@@ -4,7 +4,8 @@ import type { SpanSink } from '../collector/sink.js';
 import { createLogger } from '../core/logger.js';
 import type { RowBatch } from '../core/model/span.js';
 import { connectClickHouse } from '../core/store/clickhouse/client.js';
-import { SPAN_COLUMNS, SPAN_ROWS, STATS_ROWS, type RowFormat, type SpanColumn } from '../core/store/clickhouse/rows.js';
+import { SPAN_COLUMNS, SPAN_ROWS, STATS_ROWS, WRITE_ROWS, type RowFormat, type SpanColumn } from '../core/store/clickhouse/rows.js';
+import { spanWriteRows, statsWriteRows } from '../core/store/clickhouse/write-rows.js';
 import { clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
 import { migrate } from '../core/store/migrations.js';
 import { tsvFields } from '../test/helpers/tsv-rows.js';
@@ -64,6 +65,8 @@ export async function benchInsertBreakdown(opts: InsertBreakdownOptions) {
       return { spans: written.flatMap((w) => w.spans), stats: written.flatMap((w) => w.stats) };
     }
     const body = (lines: string[]) => Buffer.from(lines.join('\n'));
+    const writeLines = (b: RowBatch) => [...b.spans.map(spanWriteRows), ...b.stats.map(statsWriteRows)];
+    const SERIAL_VIEWS: RowFormat = { ...WRITE_ROWS, settings: { ...WRITE_ROWS.settings, parallel_view_processing: 0 } };
     const cases: Record<string, (b: RowBatch) => { table: string; format?: RowFormat; rows: Buffer }> = {
       parse: (b) => ({ table: 'agent_eval.spans_parse_only', rows: body(b.spans) }),
       ...Object.fromEntries(Object.entries(BLANKED).map(([name, cols]) => [`parse_blank_${name}`, (b: RowBatch) => ({ table: 'agent_eval.spans_parse_only', rows: body(blank(b.spans, cols)) })])),
@@ -71,8 +74,12 @@ export async function benchInsertBreakdown(opts: InsertBreakdownOptions) {
       stats: (b) => ({ table: 'agent_eval.trace_stats_input', format: STATS_ROWS, rows: body(b.stats) }),
       spans_fixed: (b) => ({ table: 'agent_eval.spans', rows: body(b.spans.slice(0, 1)) }),
       stats_fixed: (b) => ({ table: 'agent_eval.trace_stats_input', format: STATS_ROWS, rows: body(b.stats.slice(0, 1)) }),
+      write: (b) => ({ table: 'agent_eval.write_rows', format: WRITE_ROWS, rows: body(writeLines(b)) }),
+      write_serial_views: (b) => ({ table: 'agent_eval.write_rows', format: SERIAL_VIEWS, rows: body(writeLines(b)) }),
+      write_fixed: (b) => ({ table: 'agent_eval.write_rows', format: WRITE_ROWS, rows: body(writeLines({ spans: b.spans.slice(0, 1), stats: b.stats.slice(0, 1) })) }),
     };
     const cpuMs: Record<string, number[]> = {};
+    const wallMs: Record<string, number[]> = {};
     let spansPerBatch = 0;
     let statsPerBatch = 0;
     let bytesPerSpan = 0;
@@ -85,7 +92,9 @@ export async function benchInsertBreakdown(opts: InsertBreakdownOptions) {
         const { table, format = SPAN_ROWS, rows } = cases[name](b);
         if (name === 'spans') bytesPerSpan = rows.length / b.spans.length;
         const before = process.cpuUsage();
+        const start = performance.now();
         await ch.insertRows(table, format, rows);
+        (wallMs[name] ??= []).push(performance.now() - start);
         const used = process.cpuUsage(before);
         (cpuMs[name] ??= []).push((used.user + used.system) / 1000);
       }
@@ -103,7 +112,11 @@ export async function benchInsertBreakdown(opts: InsertBreakdownOptions) {
         spans_insert: perSpan('spans'),
         stats_insert: perSpan('stats'),
       },
-      cpu_ms_per_insert: { spans: round(ms('spans'), 1), stats: round(ms('stats'), 1), spans_one_row: round(ms('spans_fixed'), 2), stats_one_row: round(ms('stats_fixed'), 2) },
+      cpu_ms_per_insert: {
+        spans: round(ms('spans'), 1), stats: round(ms('stats'), 1), spans_one_row: round(ms('spans_fixed'), 2), stats_one_row: round(ms('stats_fixed'), 2),
+        write: round(ms('write'), 1), write_serial_views: round(ms('write_serial_views'), 1), write_one_span: round(ms('write_fixed'), 2),
+      },
+      wall_ms_per_insert: Object.fromEntries(Object.keys(wallMs).map((name) => [name, round(median(wallMs[name]), 1)])),
     };
   } finally {
     // The data dir goes with the invocation's (bench/run.ts): removed between runs, it would slow the next run's inserts.
