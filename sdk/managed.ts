@@ -101,7 +101,9 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
   };
   if (run.status === 'failed') throw Object.assign(new EvaluationRunError(run.error ?? `run ${runId} failed`, { runId }), { result });
   if (run.status === 'cancelled') throw Object.assign(new EvaluationRunError(`run ${runId} was cancelled`, { runId }), { result });
-  const errored = results.filter((c) => c.error);
+  // Cases whose agent call ended with an error (a trial's error); a case that failed on its scores
+  // carries the shortfall as its `error` too (SPEC), and is a failed case, not an errored one.
+  const errored = results.filter((c) => c.trials.some((t) => t.error));
   if (errored.length && (options.throwOnCaseErrors ?? true)) {
     throw Object.assign(new EvaluationRunError(`${errored.length} of ${results.length} cases ended with an error (first: case '${errored[0].case_name}': ${errored[0].error})`, { runId }), { result });
   }

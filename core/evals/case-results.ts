@@ -1,6 +1,6 @@
 import type { Aggregation } from '../model/eval-case.js';
 import type { CaseResultView, RunCase, RunSummary, TrialRecord } from '../model/eval-run.js';
-import { aggregateScores, casePasses, meanDetails } from '../scoring/run-scorers.js';
+import { aggregateScores, caseShortfall, meanDetails } from '../scoring/run-scorers.js';
 
 /**
  * How stored trials become the SPEC's case results and run summary: one function each way, used
@@ -25,7 +25,9 @@ export function caseResultView(runCase: RunCase, trials: Array<TrialRecord & { t
   const details = ran.length === 1 ? ran[0].details : meanDetails(ran.map((t) => t.details));
   const avg = ran.length === 1 ? ran[0].avg_score : aggregateScores(details, runCase.scorers, scoring.aggregation);
   const errors = ran.filter((t) => t.error).map((t) => t.error!);
-  const passed = errors.length === 0 && casePasses(details, runCase.scorers, runCase.min_score ?? scoring.minScore);
+  // SPEC: a failed case carries an error message: the agent's error, else why its scores fall short.
+  const shortfall = caseShortfall(details, runCase.scorers, runCase.min_score ?? scoring.minScore);
+  const passed = errors.length === 0 && shortfall === null;
   const scores = Object.fromEntries(Object.entries(details).map(([name, d]) => [name, round(d.score)]));
   return {
     ...base,
@@ -35,7 +37,7 @@ export function caseResultView(runCase: RunCase, trials: Array<TrialRecord & { t
     passed,
     duration_ms: round(ran.reduce((sum, t) => sum + t.duration_ms, 0) / ran.length),
     details,
-    ...(errors.length ? { error: errors[0] } : {}),
+    ...(errors.length ? { error: errors[0] } : shortfall !== null ? { error: shortfall } : {}),
   };
 }
 

@@ -174,7 +174,9 @@ function normalize(body: z.output<typeof AlertRuleBodySchema>): AlertRuleDefinit
       issues.push({ field: `filter.${key}`, message: `does not apply to metric ${body.metric}${drift ? ` of ${driftSource}` : ''} (filters: ${allowed.join(', ')})` });
     }
   }
-  if ((body.metric === 'avg_score' || driftSource === 'score') && !filter.score_name) {
+  // avg_score without a name averages every score (SPEC: a rule is name, metric, threshold, operator,
+  // severity); drift needs one score's values, as scores of different names have different scales.
+  if (driftSource === 'score' && !filter.score_name) {
     issues.push({ field: 'filter.score_name', message: `is required for metric ${body.metric}` });
   }
   const baselineWindows = drift ? (body.baseline_windows ?? DRIFT_DEFAULTS.baseline_windows) : null;

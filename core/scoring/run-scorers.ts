@@ -97,13 +97,32 @@ export function aggregateScores(details: Record<string, ScoreDetail>, refs: read
  * `minScore` (the case's or the suite's). A referenced scorer with no score fails the case.
  */
 export function casePasses(details: Record<string, ScoreDetail>, refs: readonly ScorerRef[], minScore: number): boolean {
+  return caseShortfall(details, refs, minScore) === null;
+}
+
+/** Reasons longer than this are cut in a shortfall message (the whole reason is in `details`). */
+const SHORTFALL_REASON_MAX = 300;
+
+/**
+ * Why a case fails on its scores (casePasses), in words, or null when it passes: the first scorer
+ * under its minimum, with its score and reason, e.g. `scorer 'exactMatch' scored 0.2, below its
+ * minimum 0.7: expected 'Paris', got 'Lyon'`, and how many more fell short.
+ */
+export function caseShortfall(details: Record<string, ScoreDetail>, refs: readonly ScorerRef[], minScore: number): string | null {
   const minOf = new Map(refs.map((ref) => [ref.name, ref.minScore ?? minScore]));
   const names = new Set([...refs.map((ref) => ref.name), ...Object.keys(details)]);
+  const short: string[] = [];
   for (const name of names) {
     const detail = Object.hasOwn(details, name) ? details[name] : undefined;
-    if (!detail || detail.score + EPSILON < (minOf.get(name) ?? minScore)) return false;
+    const min = minOf.get(name) ?? minScore;
+    if (!detail) short.push(`scorer '${name}' has no score`);
+    else if (detail.score + EPSILON < min) {
+      const reason = detail.reason.length > SHORTFALL_REASON_MAX ? `${detail.reason.slice(0, SHORTFALL_REASON_MAX)}...` : detail.reason;
+      short.push(`scorer '${name}' scored ${Math.round(detail.score * 1e4) / 1e4}, below its minimum ${min}${reason ? `: ${reason}` : ''}`);
+    }
   }
-  return true;
+  if (short.length === 0) return null;
+  return short.length === 1 ? short[0] : `${short[0]} (and ${short.length - 1} more scorer${short.length > 2 ? 's' : ''} below their minimum)`;
 }
 
 /**

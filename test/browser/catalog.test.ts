@@ -253,11 +253,11 @@ describe('alerts page', () => {
     await expect.poll(() => p.page.locator(CATALOG.ruleRow).count()).toBeGreaterThanOrEqual(1);
     await p.page.getByTestId('alert-new').click();
 
-    // avg_score without a score name: the API's 422 is shown next to the filter field.
-    await p.page.getByTestId('alert-name').fill('UI score');
-    await p.page.getByTestId('alert-metric').selectOption('avg_score');
+    // Score drift without a score name: the API's 422 is shown next to the filter field.
+    await p.page.getByTestId('alert-name').fill('UI score drift');
+    await p.page.getByTestId('alert-metric').selectOption('drift');
     await p.page.getByTestId('alert-create').click();
-    await expect.poll(() => p.page.locator('[data-testid="alert-field-error"][data-field="filter.score_name"]').textContent()).toContain('is required for metric avg_score');
+    await expect.poll(() => p.page.locator('[data-testid="alert-field-error"][data-field="filter.score_name"]').textContent()).toContain('is required for metric drift');
     await p.screenshot('catalog-alerts-form-errors');
 
     await p.page.getByTestId('alert-name').fill('UI trace volume');

@@ -316,6 +316,25 @@ describe('evaluation', () => {
     expect(fired.delivery_status).toBe('none');
   });
 
+  it("creates a rule from the SPEC's five fields alone, and avg_score without a name averages every score", async () => {
+    for (const value of [0.25, 0.75]) {
+      expect((await svc.api('/api/scores', { method: 'POST', json: { trace_id: tag('t'), name: tag('any'), value } })).status).toBe(201);
+    }
+    const res = await svc.api('/api/alerts/rules', { method: 'POST', json: { name: tag('all scores'), metric: 'avg_score', threshold: 2, operator: 'lt', severity: 'warning' } });
+    expect(res.status).toBe(201);
+    const r = (await res.json()) as { id: string; filter: Record<string, unknown>; window_seconds: number };
+    expect(r.filter).toEqual({});
+    await update(r.id, { eval_interval_seconds: 1 });
+    const [fired] = await eventually(async () => {
+      const list = await events(r.id);
+      expect(list.map((e) => e.kind)).toEqual(['fired']);
+      return list;
+    }, 20_000);
+    // Every score of the project in the window: at least the two above, each between 0 and 1.
+    expect(fired.value).toBeGreaterThanOrEqual(0);
+    expect(fired.value).toBeLessThanOrEqual(1);
+  });
+
   it('computes every metric from its store, with filters', async () => {
     const name = tag('metrics');
     const now = Date.now();

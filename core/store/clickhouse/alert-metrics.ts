@@ -104,7 +104,7 @@ const TRACE_AGGREGATES: Record<TraceMetric, string> = {
 const WINDOW_SCORES = `(
   SELECT value, created_at
   FROM agent_eval.scores
-  WHERE project_id = {project:String} AND name = {scoreName:String}
+  WHERE project_id = {project:String} AND ({scoreName:String} = '' OR name = {scoreName:String})
     AND created_at >= {from:${TIME}} AND created_at < {to:${TIME}}
   ORDER BY created_at DESC
   LIMIT 1 BY score_id

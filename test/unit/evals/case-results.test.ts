@@ -44,11 +44,16 @@ describe('case results', () => {
     expect(view.avg_score).toBeCloseTo(0.8, 6);
     // contains' mean 0.6 is under the 0.7 minimum: the case fails although one trial passed.
     expect(view).toMatchObject({ status: 'failed', passed: false });
+    // SPEC: a failed case carries an error message; here, why its scores fall short.
+    expect(view.error).toMatch(/^scorer 'contains' scored 0\.6, below its minimum 0\.7/);
     expect(view.trials).toHaveLength(3);
+    expect(view.trials.every((t) => t.error === null)).toBe(true);
   });
 
   it('uses the case min score over the run default, and fails a case whose trial errored', () => {
-    expect(caseResultView(runCase({ min_score: 0.5 }), [trial({ contains: 0.6, latency: 1 })], scoring)).toMatchObject({ status: 'passed' });
+    const passing = caseResultView(runCase({ min_score: 0.5 }), [trial({ contains: 0.6, latency: 1 })], scoring);
+    expect(passing).toMatchObject({ status: 'passed' });
+    expect(passing.error).toBeUndefined();
     const errored = caseResultView(runCase(), [trial({ contains: 1, latency: 1 }, { error: 'agent answered 500' })], scoring);
     expect(errored).toMatchObject({ status: 'failed', error: 'agent answered 500' });
   });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ExpectedSchema, ScorerRefListSchema } from '../../../core/model/eval-case.js';
 import type { ScoreDetail } from '../../../core/model/eval-case.js';
 import { createScorerRegistry, RULE_SCORERS } from '../../../core/scoring/index.js';
-import { aggregateScores, casePasses, meanDetails, runScorers } from '../../../core/scoring/run-scorers.js';
+import { aggregateScores, casePasses, caseShortfall, meanDetails, runScorers } from '../../../core/scoring/run-scorers.js';
 import type { Scorer } from '../../../core/scoring/scorer.js';
 
 const custom = (name: string, evaluate: Scorer['evaluate']): Scorer => ({
@@ -140,5 +140,24 @@ describe('meanDetails', () => {
   it('averages a scorer over the trials that have it, and leaves a single trial as it is', () => {
     expect(meanDetails([{ a: detail(1) }, { b: detail(0.5) }])).toEqual({ a: detail(1), b: detail(0.5) });
     expect(meanDetails([])).toEqual({});
+  });
+});
+
+describe('caseShortfall: why a case fails on its scores, in words', () => {
+  it('names the first scorer under its minimum, with its score, minimum and reason', () => {
+    const details = { exactMatch: { score: 0.2, reason: "expected 'Paris', got 'Lyon'", evidence: [] }, contains: detail(1) };
+    expect(caseShortfall(details, refs(['exactMatch', 'contains']), 0.7)).toBe("scorer 'exactMatch' scored 0.2, below its minimum 0.7: expected 'Paris', got 'Lyon'");
+  });
+
+  it('counts the other scorers that fell short, and names a missing score', () => {
+    expect(caseShortfall({ a: detail(0.1), b: detail(0.2), c: detail(0.3) }, refs(['a', 'b', 'c']), 0.5)).toMatch(/^scorer 'a' scored 0\.1, below its minimum 0\.5.*\(and 2 more scorers below their minimum\)$/);
+    expect(caseShortfall({ a: detail(1) }, refs(['a', 'b']), 0.5)).toBe("scorer 'b' has no score");
+  });
+
+  it('is null exactly when the case passes, and cuts a long reason', () => {
+    expect(caseShortfall({ a: detail(0.7) }, refs(['a']), 0.7)).toBeNull();
+    const long = caseShortfall({ a: { score: 0, reason: 'x'.repeat(5000), evidence: [] } }, refs(['a']), 0.7)!;
+    expect(long.length).toBeLessThan(400);
+    expect(long.endsWith('...')).toBe(true);
   });
 });
