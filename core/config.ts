@@ -78,8 +78,9 @@ const EnvSchema = z.object({
   MAX_RECONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   RECONNECT_DELAY_MS: z.coerce.number().int().min(1).max(600_000).default(5000),
   EVAL_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
-  EVAL_PAUSE_MAX_MS: z.coerce.number().int().min(1).default(24 * 3600_000),
-  EVAL_APPROVAL_MAX_MS: z.coerce.number().int().min(1).default(7 * 24 * 3600_000),
+  // SPEC bounds: a run pauses up to 24 hours; an approval waits up to 7 days. Shorter is allowed.
+  EVAL_PAUSE_MAX_MS: z.coerce.number().int().min(1).max(24 * 3600_000).default(24 * 3600_000),
+  EVAL_APPROVAL_MAX_MS: z.coerce.number().int().min(1).max(7 * 24 * 3600_000).default(7 * 24 * 3600_000),
   EVAL_RETRY_TIME_SCALE: z.coerce.number().min(0.001).max(1).default(1),
   EVAL_HISTORY_MAX_EVENTS: z.coerce.number().int().min(100).max(40_000).default(8_000),
   KAFKA_BROKERS: optionalText,
@@ -101,6 +102,25 @@ const EnvSchema = z.object({
   JWT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a strong random value)').optional()),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3600_000).default(10_000),
   METRICS_TOKEN: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a strong random value)').optional()),
+  // Failed authentication throttled, the client address, the audit log (docs/security.md).
+  AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(365),
+  // Signing in to the dashboard (docs/security.md, "Signing in").
+  OIDC_ISSUER: optionalUrl,
+  OIDC_CLIENT_ID: optionalText,
+  OIDC_CLIENT_SECRET: optionalText,
+  OIDC_REDIRECT_URL: optionalUrl,
+  OIDC_NAME: z.string().trim().min(1).max(60).default('OpenID Connect'),
+  OIDC_SCOPES: z.string().trim().default('openid email profile').refine((v) => v.split(/\s+/).includes('openid'), 'must include openid'),
+  OIDC_ADMIN_EMAILS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean)),
+  OIDC_DEFAULT_ROLE: z.enum(['none', 'viewer', 'member', 'admin']).default('none'),
+  SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(720),
+  SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(8_760).default(168),
   RATE_LIMIT_INGEST_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   RATE_LIMIT_QUERY_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   RATE_LIMIT_EVAL_RUNS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
@@ -200,6 +220,16 @@ export interface Config {
   auth: { mode: 'required' | 'none'; jwtSecret?: string; cacheTtlMs: number };
   /** A bearer token for Prometheus: `GET /metrics` with every series (docs/security.md, "Metrics"). */
   metricsToken?: string;
+  /** Failed authentications per minute before 429, per client address and per key prefix; 0: no limit (docs/security.md, "Failed authentication"). */
+  authThrottle: { perAddress: number; perPrefix: number };
+  /** How many proxies of the operator's own add to X-Forwarded-For (0: the connection's peer is the client). */
+  trustProxyHops: number;
+  /** Days the audit log keeps an entry; 0: forever (docs/security.md, "Audit log"). */
+  auditRetentionDays: number;
+  /** Sign-in with OpenID Connect (OIDC_*), when configured (docs/security.md, "Signing in"). */
+  oidc?: OidcConfig;
+  /** The dashboard's sessions: idle and absolute lifetimes. */
+  sessions: { idleMs: number; maxMs: number };
   /** Requests per minute per project and endpoint group (SPEC Limits), unless a project has its own. */
   rateLimits: RateLimits;
   /** LLM providers and judge settings (docs/judges.md); a provider is absent when its credentials are not set. */
@@ -228,6 +258,20 @@ export interface LlmSettings {
   /** Answers a judge may give before an unusable one scores 0 (the first included). */
   maxAnswerAttempts: number;
   maxOutputTokens: number;
+}
+
+/** OIDC_*: the provider, and who among its users gets what here. */
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUrl: string;
+  name: string;
+  scopes: string;
+  /** Verified emails of server admins, lower-case. */
+  adminEmails: readonly string[];
+  /** The role a user gets in the default project at their first sign-in; null: none (a project admin grants one). */
+  defaultRole: 'viewer' | 'member' | 'admin' | null;
 }
 
 export interface RateLimits {
@@ -303,6 +347,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     onlineEvals: { tickMs: e.ONLINE_EVAL_TICK_MS, scanBatch: e.ONLINE_EVAL_SCAN_BATCH, concurrency: e.ONLINE_EVAL_CONCURRENCY, leaseMs: e.ONLINE_EVAL_LEASE_MS },
     auth: { mode: e.AUTH_MODE, jwtSecret: e.JWT_SECRET, cacheTtlMs: e.AUTH_CACHE_TTL_MS },
     metricsToken: e.METRICS_TOKEN,
+    authThrottle: { perAddress: e.AUTH_FAILURES_PER_ADDRESS_PER_MINUTE, perPrefix: e.AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE },
+    trustProxyHops: e.TRUST_PROXY_HOPS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    oidc: oidcConfig(e),
+    sessions: { idleMs: e.SESSION_IDLE_MINUTES * 60_000, maxMs: e.SESSION_MAX_HOURS * 3_600_000 },
     rateLimits: { ingest: e.RATE_LIMIT_INGEST_PER_MINUTE, query: e.RATE_LIMIT_QUERY_PER_MINUTE, evalRuns: e.RATE_LIMIT_EVAL_RUNS_PER_MINUTE },
     llm,
     customScorers: { timeoutMs: e.CUSTOM_SCORER_TIMEOUT_MS },
@@ -312,6 +361,43 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...overrides,
   };
   return Object.freeze(config);
+}
+
+/** The path of the OIDC callback route (api/routes/auth.ts), which OIDC_REDIRECT_URL must name. */
+export const OIDC_CALLBACK_PATH = '/api/auth/oidc/callback';
+
+/** Plain http to this machine (`localhost`, 127.0.0.0/8, [::1]): a provider or a dashboard on loopback. */
+export function isLoopbackHttpUrl(url: URL): boolean {
+  return url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname));
+}
+
+/**
+ * OIDC_*: all four of issuer, client id, client secret and redirect URL, or none. Plain http only
+ * to this machine (a provider or a dashboard on loopback); the redirect URL is this service's
+ * callback route.
+ */
+function oidcConfig(e: z.output<typeof EnvSchema>): OidcConfig | undefined {
+  const required = { OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET, OIDC_REDIRECT_URL: e.OIDC_REDIRECT_URL };
+  const missing = Object.entries(required).filter(([, v]) => v === undefined).map(([k]) => k);
+  if (missing.length === 4) return undefined;
+  const problems = missing.map((k) => `  ${k}: required when any OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET or OIDC_REDIRECT_URL is set`);
+  if (e.OIDC_ISSUER && !e.OIDC_ISSUER.startsWith('https:') && !isLoopbackHttpUrl(new URL(e.OIDC_ISSUER))) problems.push('  OIDC_ISSUER: must be https (plain http only for a provider on loopback)');
+  if (e.OIDC_REDIRECT_URL) {
+    const redirect = new URL(e.OIDC_REDIRECT_URL);
+    if (redirect.pathname !== OIDC_CALLBACK_PATH) problems.push(`  OIDC_REDIRECT_URL: must be this service's ${OIDC_CALLBACK_PATH} (e.g. https://evals.example.com${OIDC_CALLBACK_PATH})`);
+    if (redirect.protocol !== 'https:' && !isLoopbackHttpUrl(redirect)) problems.push('  OIDC_REDIRECT_URL: must be https (plain http only on loopback)');
+  }
+  if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  return {
+    issuer: e.OIDC_ISSUER!,
+    clientId: e.OIDC_CLIENT_ID!,
+    clientSecret: e.OIDC_CLIENT_SECRET!,
+    redirectUrl: e.OIDC_REDIRECT_URL!,
+    name: e.OIDC_NAME,
+    scopes: e.OIDC_SCOPES,
+    adminEmails: e.OIDC_ADMIN_EMAILS,
+    defaultRole: e.OIDC_DEFAULT_ROLE === 'none' ? null : e.OIDC_DEFAULT_ROLE,
+  };
 }
 
 /** CLICKHOUSE_GATEWAY_*: only where this process runs chDB, and never without a password (it serves any SQL). */

@@ -21,6 +21,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it("holds pauses and approvals to the SPEC's bounds: 24 hours and 7 days", () => {
+    expect(loadConfig({}).evals).toMatchObject({ pauseMaxMs: 86_400_000, approvalMaxMs: 604_800_000 });
+    expect(loadConfig({ EVAL_PAUSE_MAX_MS: '60000', EVAL_APPROVAL_MAX_MS: '3600000' }).evals).toMatchObject({ pauseMaxMs: 60_000, approvalMaxMs: 3_600_000 });
+    expect(() => loadConfig({ EVAL_PAUSE_MAX_MS: String(86_400_001) })).toThrow(/EVAL_PAUSE_MAX_MS/);
+    expect(() => loadConfig({ EVAL_APPROVAL_MAX_MS: String(8 * 86_400_000) })).toThrow(/EVAL_APPROVAL_MAX_MS/);
+  });
+
   it('reads Kafka brokers and roles', () => {
     const c = loadConfig({ KAFKA_BROKERS: 'a:9092, b:9092', AGENT_EVAL_ROLES: 'collector,ingester' });
     expect(c.kafka?.brokers).toEqual(['a:9092', 'b:9092']);
