@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig, PACKAGE_VERSION } from './core/config.js';
 import { createLogger } from './core/logger.js';
 import { registerCliCommands } from './cli/index.js';
+import { endQuietlyOnClosedOutput, unknownCommand } from './cli/process-guards.js';
 
 /** The `agent-eval` command: `serve` (default), `migrate`, and the client commands of cli/. */
 const program = new Command('agent-eval').version(PACKAGE_VERSION);
@@ -61,8 +62,18 @@ program
 
 registerCliCommands(program, { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
 
+const [commandName] = process.argv.slice(2);
+// Client commands only: the service's log has its own handling of failed writes (core/logger.ts).
+if (commandName && !commandName.startsWith('-') && commandName !== 'serve' && commandName !== 'migrate') endQuietlyOnClosedOutput([process.stdout, process.stderr]);
+const unknown = unknownCommand(program, process.argv.slice(2));
+if (unknown) {
+  process.stderr.write(`${unknown}\n`);
+  process.exit(1);
+}
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
-  else process.stderr.write(`agent-eval: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // One line, never a stack trace, unless asked for (AGENT_EVAL_DEBUG=1).
+  else process.stderr.write(`agent-eval: ${err instanceof Error ? (process.env.AGENT_EVAL_DEBUG === '1' ? (err.stack ?? err.message) : err.message) : String(err)}\n`);
   process.exit(1);
 });
