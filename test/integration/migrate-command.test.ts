@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { REPO_ROOT } from '../helpers/server.js';
 import { readMigrations } from '../../core/store/migrations.js';
+import { connectClickHouse } from '../../core/store/clickhouse/client.js';
 
 const run = promisify(execFile);
 
@@ -32,4 +33,29 @@ describe('agent-eval migrate', () => {
     const second = await migrate(dir);
     expect(second.filter((l) => l.msg === 'applying migration')).toEqual([]);
   });
+
+  it('refuses a data dir a newer version migrated, before applying anything, with a clear message', async () => {
+    const dir = makeDataDir('agent-eval-migrate-newer-');
+    await migrate(dir);
+    // What a newer version leaves behind: a migration this one does not have.
+    const ch = await connectClickHouse({ dataDir: dir });
+    try {
+      await ch.client.insert({ table: 'agent_eval.schema_migrations', values: [{ id: '999_from_a_newer_version' }], format: 'JSONEachRow' });
+    } finally {
+      await ch.close();
+    }
+    const failed = await run(process.execPath, ['--import', 'tsx', 'main.ts', 'migrate'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, AGENT_EVAL_DATA_DIR: dir, LOG_LEVEL: 'info' },
+      timeout: 120_000,
+    }).then(
+      () => null,
+      (err: { code: number; stdout: string; stderr: string }) => err,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toMatch(/the ClickHouse store was migrated by a newer agent-eval than this one \(0\.\d+\.\d+\): it has migration 999_from_a_newer_version, which this version does not know/);
+    expect(failed?.stderr).not.toMatch(/\n\s+at /);
+    expect(failed?.stdout ?? '').not.toContain('applying migration');
+  });
 });
+
