@@ -19,6 +19,13 @@ export class AppError extends Error {
     super(message, options);
     this.name = new.target.name;
   }
+
+  /** The same error (class, status, message, details) under another code: a route's own vocabulary. */
+  withCode(code: string): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object, Object.getOwnPropertyDescriptors(this)) as this;
+    Object.defineProperty(copy, 'code', { value: code, enumerable: true });
+    return copy;
+  }
 }
 
 /** 400 with the SPEC's general body `{error, status}`. */
@@ -53,8 +60,8 @@ export class UnauthorizedError extends AppError {
 /** 403 `Forbidden` (SPEC): an authenticated caller lacking a permission, or asking for another project. */
 export class ForbiddenError extends AppError {
   readonly hint: string;
-  constructor(details: string, hint = 'Use a key or token with this permission for this project') {
-    super(403, 'FORBIDDEN', 'Forbidden', details);
+  constructor(details: string, hint = 'Use a key or token with this permission for this project', code = 'FORBIDDEN') {
+    super(403, code, 'Forbidden', details);
     this.hint = hint;
   }
 }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { ComponentHealthQuerySchema, CorrelationQuerySchema, MetricSeriesQuerySchema, ScoreTrendsQuerySchema } from '../../core/model/analytics.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
+import { correlationErrorCodes } from '../middleware/correlation-errors.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 
@@ -26,7 +27,7 @@ export function analyticsRouter(deps: ApiDeps): Router {
     ctx.body = await reads.metricSeries(ctx.state.projectId, validate(MetricSeriesQuerySchema, ctx.query));
   });
 
-  router.get('/correlation', operation('fetch score correlation'), requirePermission('traces:read'), async (ctx) => {
+  router.get('/correlation', operation('fetch score correlation'), requirePermission('traces:read'), correlationErrorCodes, async (ctx) => {
     ctx.body = await reads.correlation(ctx.state.projectId, validate(CorrelationQuerySchema, ctx.query));
   });
 

@@ -300,7 +300,9 @@ describe('bad parameters: the SPEC 422', () => {
     const res = await svc.api(path);
     expect(res.status).toBe(422);
     const body = (await res.json()) as ErrorBody;
-    expect(body).toMatchObject({ error: 'Validation error', code: 'VALIDATION_ERROR', message: 'Field validation failed' });
+    // Correlation analysis has the SPEC's own codes (INVALID_INPUT for a refused query); the body is the same.
+    const code = path.startsWith('/api/analytics/correlation') ? 'INVALID_INPUT' : 'VALIDATION_ERROR';
+    expect(body).toMatchObject({ error: 'Validation error', code, message: 'Field validation failed' });
     expect(body.details.map((d) => d.field)).toContain(field);
   });
 
