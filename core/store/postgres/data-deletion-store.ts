@@ -1,0 +1,128 @@
+import type pg from 'pg';
+import type { DataDeletionKind, DataDeletionView } from '../../model/data-deletion.js';
+import { inTransaction } from './transaction.js';
+
+/**
+ * The deletions of data clients asked for (migrations/postgres/016), and the PostgreSQL half of
+ * carrying one out: the rows that are about the deleted traces (feedback, review queue items,
+ * online evaluations, judge calls), the links of evaluation results to them, and for an end user
+ * the feedback they gave. The ClickHouse half is core/store/clickhouse/trace-erasure.ts.
+ */
+export interface DataDeletionStore {
+  create(d: { id: string; projectId: string; kind: DataDeletionKind; target: string; requestedBy: { id: string; name: string | null } }): Promise<DataDeletionView>;
+  get(projectId: string, id: string): Promise<DataDeletionView | null>;
+  /** Takes a deletion to carry out, for `leaseMs`: false when it is done or another process holds it. */
+  claim(id: string, leaseMs: number): Promise<boolean>;
+  /** Deletions not finished and not held by a live lease (any process's), oldest first. */
+  open(): Promise<string[]>;
+  /** Loads a deletion for the runner (no project check: it holds the claim). */
+  load(id: string): Promise<DataDeletionView | null>;
+  /** Deletes and unlinks the rows about these traces, and for `userId` the feedback that user gave, in one transaction; the rows per table. */
+  deleteMetadata(projectId: string, traceIds: readonly string[], userId: string | null): Promise<Record<string, number>>;
+  complete(id: string, tracesDeleted: number, rowsDeleted: Record<string, Record<string, number>>): Promise<void>;
+  /** A try that failed: the deletion waits `retryInMs`, then any process takes it up again. */
+  retryLater(id: string, error: string, retryInMs: number): Promise<void>;
+}
+
+interface Row {
+  id: string;
+  project_id: string;
+  kind: DataDeletionKind;
+  target: string;
+  status: DataDeletionView['status'];
+  requested_by: { id: string; name: string | null };
+  attempts: number;
+  last_error: string | null;
+  traces_deleted: number | null;
+  rows_deleted: DataDeletionView['rows_deleted'];
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+function view(r: Row): DataDeletionView {
+  return {
+    id: r.id,
+    project_id: r.project_id,
+    kind: r.kind,
+    target: r.target,
+    status: r.status,
+    requested_by: r.requested_by,
+    attempts: r.attempts,
+    last_error: r.last_error,
+    traces_deleted: r.traces_deleted,
+    rows_deleted: r.rows_deleted,
+    created_at: r.created_at.toISOString(),
+    completed_at: r.completed_at?.toISOString() ?? null,
+  };
+}
+
+/** Tables whose rows are about one trace of the project: deleted with it. */
+const TRACE_ROW_TABLES = ['feedback', 'review_queue_items', 'online_evaluations', 'judge_calls'] as const;
+
+export function createDataDeletionStore(pool: pg.Pool): DataDeletionStore {
+  return {
+    async create(d) {
+      const { rows } = await pool.query<Row>(
+        `INSERT INTO data_deletions (id, project_id, kind, target, requested_by) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        [d.id, d.projectId, d.kind, d.target, JSON.stringify(d.requestedBy)],
+      );
+      return view(rows[0]);
+    },
+    async get(projectId, id) {
+      const { rows } = await pool.query<Row>('SELECT * FROM data_deletions WHERE id = $1 AND project_id = $2', [id, projectId]);
+      return rows[0] ? view(rows[0]) : null;
+    },
+    async load(id) {
+      const { rows } = await pool.query<Row>('SELECT * FROM data_deletions WHERE id = $1', [id]);
+      return rows[0] ? view(rows[0]) : null;
+    },
+    async claim(id, leaseMs) {
+      const { rowCount } = await pool.query(
+        `UPDATE data_deletions SET status = 'running', lease_until = now() + make_interval(secs => $2::double precision / 1000), attempts = attempts + 1
+         WHERE id = $1 AND status <> 'completed' AND (lease_until IS NULL OR lease_until < now())`,
+        [id, leaseMs],
+      );
+      return rowCount === 1;
+    },
+    async open() {
+      const { rows } = await pool.query<{ id: string }>(
+        `SELECT id FROM data_deletions WHERE status <> 'completed' AND (lease_until IS NULL OR lease_until < now()) ORDER BY created_at LIMIT 100`,
+      );
+      return rows.map((r) => r.id);
+    },
+    async deleteMetadata(projectId, traceIds, userId) {
+      return inTransaction(pool, async (client) => {
+        const counts: Record<string, number> = {};
+        if (traceIds.length) {
+          for (const table of TRACE_ROW_TABLES) {
+            const r = await client.query(`DELETE FROM ${table} WHERE project_id = $1 AND trace_id = ANY($2::text[])`, [projectId, traceIds]);
+            if (r.rowCount) counts[table] = r.rowCount;
+          }
+          // A run's results stay (they are the run's record); they no longer point at a deleted trace.
+          const unlinked = await client.query(
+            `UPDATE eval_case_results SET trace_id = NULL WHERE trace_id = ANY($2::text[]) AND run_id IN (SELECT id FROM eval_runs WHERE project_id = $1)`,
+            [projectId, traceIds],
+          );
+          if (unlinked.rowCount) counts.eval_case_results_unlinked = unlinked.rowCount;
+        }
+        if (userId !== null) {
+          const given = await client.query('DELETE FROM feedback WHERE project_id = $1 AND user_id = $2', [projectId, userId]);
+          if (given.rowCount) counts.feedback = (counts.feedback ?? 0) + given.rowCount;
+        }
+        return counts;
+      });
+    },
+    async complete(id, tracesDeleted, rowsDeleted) {
+      await pool.query(
+        `UPDATE data_deletions SET status = 'completed', completed_at = now(), lease_until = NULL, last_error = NULL, traces_deleted = $2, rows_deleted = $3 WHERE id = $1`,
+        [id, tracesDeleted, JSON.stringify(rowsDeleted)],
+      );
+    },
+    async retryLater(id, error, retryInMs) {
+      await pool.query(
+        `UPDATE data_deletions SET status = 'pending', last_error = $2, lease_until = now() + make_interval(secs => $3::double precision / 1000) WHERE id = $1 AND status <> 'completed'`,
+        [id, error.slice(0, 2000), retryInMs],
+      );
+    },
+  };
+}
