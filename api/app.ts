@@ -44,7 +44,7 @@ export function createApp(deps: ApiDeps): Koa {
   app.use(securityHeaders());
   app.use(errorMiddleware(deps.logger));
   // The dashboard takes GET/HEAD outside /api, /v1 and /metrics before any API middleware runs.
-  if (deps.ui) app.use(uiMiddleware(deps.ui.handler));
+  if (deps.ui) app.use(uiMiddleware(deps.ui));
   for (const open of [healthRouter(deps), metricsRouter(deps)]) app.use(open.routes());
   if (deps.otlpRouter) app.use(deps.otlpRouter.routes()).use(deps.otlpRouter.allowedMethods());
 

@@ -8,7 +8,7 @@ import type { Collector } from '../collector/index.js';
 import type { RunEngine } from '../workflows/client.js';
 import type { Authenticator } from '../core/auth/authenticator.js';
 import type { RateLimiter } from '../core/limits/rate-limiter.js';
-import type { UiHandler } from './ui.js';
+import type { UiSource } from './ui.js';
 import type { PriceTable } from '../core/cost/price-table.js';
 import type { Egress } from '../core/egress/fetch.js';
 import type { HealthDeps } from './routes/health.js';
@@ -38,5 +38,5 @@ export interface ApiDeps extends HealthDeps, MetricsDeps {
   /** The OTLP/HTTP route, so one port can serve everything. */
   otlpRouter?: Router;
   /** The dashboard on this port (api/ui.ts): `handler` null when it is not built; absent, no dashboard paths. */
-  ui?: { handler: UiHandler | null };
+  ui?: UiSource;
 }

@@ -9,6 +9,17 @@ export function isApiPath(pathname: string): boolean {
   return pathname === '/api' || pathname.startsWith('/api/') || pathname.startsWith('/v1/') || pathname === '/metrics';
 }
 
+/** The dashboard as the service has it: `handler` appears when a background build finishes (runtime/ui.ts). */
+export interface UiSource {
+  handler: UiHandler | null;
+  /** A build is under way (the first `npm start`): dashboard paths say so, with Retry-After. */
+  building?: boolean;
+}
+
+export const UI_BUILDING =
+  'The agent-eval dashboard is being built (the first start takes about a minute); reload this page shortly.\n' +
+  'The API is running meanwhile: /api/health, /api/*, /v1/traces.\n';
+
 export const UI_NOT_BUILT =
   'The agent-eval dashboard is not built. Run `npm run build` (or `npm start`, which builds it when missing) and restart the service.\n' +
   'The API is running: /api/health, /api/*, /v1/traces.\n';
@@ -18,16 +29,20 @@ export const UI_NOT_BUILT =
  * writes the response itself); without a build they get 503 and a sentence saying how to build.
  * Other methods and the API's paths go on to the API.
  */
-export function uiMiddleware(handler: UiHandler | null): Middleware {
+export function uiMiddleware(source: UiHandler | null | UiSource): Middleware {
+  const ui: UiSource = typeof source === 'function' || source === null ? { handler: source } : source;
   return async (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || isApiPath(ctx.path)) {
       await next();
       return;
     }
+    // Read per request: a background build hands its handler over when it finishes.
+    const handler = ui.handler;
     if (!handler) {
       ctx.status = 503;
       ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = UI_NOT_BUILT;
+      if (ui.building) ctx.set('Retry-After', '15');
+      ctx.body = ui.building ? UI_BUILDING : UI_NOT_BUILT;
       return;
     }
     ctx.respond = false;

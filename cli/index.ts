@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerCompare } from './commands/compare.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerKeys } from './commands/keys.js';
 import { registerLogin } from './commands/login.js';
 import { registerProjects } from './commands/projects.js';
@@ -22,4 +23,5 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerProjects(program, io);
   registerKeys(program, io);
   registerLogin(program, io);
+  registerDoctor(program, io);
 }

@@ -74,6 +74,10 @@ const EnvSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('agent-eval-runs'),
   TEMPORAL_CLI_PATH: optionalText,
+  // Where the pinned Temporal CLI release is downloaded from (a mirror of GitHub's release layout); `none`: never download.
+  TEMPORAL_CLI_DOWNLOAD_URL: z.string().trim().min(1).default('https://github.com/temporalio/cli/releases/download'),
+  // The archive's SHA-256 for this platform, instead of the pinned one (a mirror serving its own build).
+  TEMPORAL_CLI_SHA256: optionalText.pipe(z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in hex').optional()),
   AGENT_EVAL_CACHE_DIR: optionalText,
   MAX_RECONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   RECONNECT_DELAY_MS: z.coerce.number().int().min(1).max(600_000).default(5000),
@@ -196,7 +200,7 @@ export interface Config {
   clickhouseGateway?: { port: number; host: string; password: string };
   databaseUrl?: string;
   /** The workflow engine: an external cluster at `address`, else an embedded dev server. */
-  temporal: { address?: string; namespace: string; taskQueue: string; cliPath?: string };
+  temporal: { address?: string; namespace: string; taskQueue: string; cliPath?: string; downloadUrl: string; sha256?: string };
   /** Where scripts/ keep built tools (the Temporal CLI, Kafka jars) and the worker its workflow bundle. */
   cacheDir: string;
   /** Worker reconnects to the workflow engine (SPEC: exponential backoff, then exit 1). */
@@ -311,7 +315,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickhouseCluster: e.CLICKHOUSE_CLUSTER,
     clickhouseGateway: gateway,
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, cliPath: e.TEMPORAL_CLI_PATH },
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, cliPath: e.TEMPORAL_CLI_PATH, downloadUrl: e.TEMPORAL_CLI_DOWNLOAD_URL, sha256: e.TEMPORAL_CLI_SHA256 },
     cacheDir: path.resolve(e.AGENT_EVAL_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'agent-eval')),
     reconnect: { maxAttempts: e.MAX_RECONNECT_ATTEMPTS, delayMs: e.RECONNECT_DELAY_MS },
     evals: {

@@ -5,7 +5,7 @@ import { NotFoundError } from '../core/errors.js';
 import type { Authenticator } from '../core/auth/authenticator.js';
 import { errorMiddleware } from '../api/middleware/errors.js';
 import { securityHeaders } from '../api/middleware/security-headers.js';
-import { API_REQUIRED, healthRouter, type HealthDeps, type ServiceName } from '../api/routes/health.js';
+import { healthRouter, type HealthDeps, type ServiceName } from '../api/routes/health.js';
 import { metricsRouter, type MetricsDeps } from '../api/routes/metrics.js';
 import type { RunEngine } from '../workflows/client.js';
 import { listen, type RunningServer } from './http-server.js';
@@ -15,29 +15,30 @@ import type { WritePath } from './write-path.js';
 const ORDER: readonly ServiceName[] = ['analytical_store', 'metadata_store', 'streaming_buffer', 'workflow_engine'];
 
 /**
- * The services a process's `/api/health` status counts (docs/deployment.md, "Health per role").
- * A process serving the API answers with the API's rule (SPEC: its two stores), whatever else it
- * runs. Without the API, each role adds what it cannot work without:
+ * The services a process's `/api/health` status counts (docs/deployment.md, "Health per role"):
+ * what each of its roles cannot work without, together.
+ * - api: both stores (SPEC);
  * - collector: PostgreSQL (API keys, rate limits) and where its spans go: Kafka with
  *   KAFKA_BROKERS, else ClickHouse (the in-process batcher);
  * - ingester: Kafka (it consumes) and ClickHouse (it inserts);
- * - worker: both stores (runs, cases, scores, alerts, online rules). The workflow engine is
- *   reported, not counted, as in the API: the worker reconnects on its own and exits after
- *   MAX_RECONNECT_ATTEMPTS, and a probe restarting it would race that policy.
+ * - worker: both stores (runs, cases, scores, alerts, online rules).
+ * The workflow engine (api, worker) and the data dir (embedded stores or engine) are added by
+ * the health route where the process has them (HealthDeps.engineStatus, dataDir): an outage of
+ * either is `degraded` (200), so no probe restarts a worker that reconnects on its own and exits
+ * after MAX_RECONNECT_ATTEMPTS.
  */
 export function requiredServices(roles: readonly Role[], kafka: boolean): ServiceName[] {
-  if (roles.includes('api')) return [...API_REQUIRED];
   const needs = new Set<ServiceName>();
   for (const role of roles) {
-    if (role === 'collector') {
+    if (role === 'api' || role === 'worker') {
+      needs.add('analytical_store');
+      needs.add('metadata_store');
+    } else if (role === 'collector') {
       needs.add('metadata_store');
       needs.add(kafka ? 'streaming_buffer' : 'analytical_store');
     } else if (role === 'ingester') {
       needs.add('analytical_store');
       if (kafka) needs.add('streaming_buffer');
-    } else if (role === 'worker') {
-      needs.add('analytical_store');
-      needs.add('metadata_store');
     }
   }
   return ORDER.filter((name) => needs.has(name));
@@ -51,6 +52,10 @@ export interface RoleHealthOptions {
   writePath: Pick<WritePath, 'stats' | 'consumerLag' | 'kafkaReachable'>;
   /** The workflow engine's client, where this process has one (worker). */
   engine?: Pick<RunEngine, 'ping'>;
+  /** Its state while prepared in the background (runtime/engine-start.ts); the engine then counts. */
+  engineStatus?: HealthDeps['engineStatus'];
+  /** The data dir's write probe, where this process keeps data on local disk; it then counts. */
+  dataDir?: HealthDeps['dataDir'];
   logger: Logger;
 }
 
@@ -63,6 +68,8 @@ export function processHealthDeps(opts: Omit<RoleHealthOptions, 'logger'>): Heal
     analytics: stores.analytics,
     metadata: stores.metadata,
     engine: opts.engine,
+    engineStatus: opts.engineStatus,
+    dataDir: opts.dataDir,
     sinkStats: () => writePath.stats(),
     consumerLag: writePath.consumerLag,
     kafkaReachable: writePath.kafkaReachable,

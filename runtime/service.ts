@@ -10,13 +10,16 @@ import { createRateLimiter } from '../core/limits/rate-limiter.js';
 import type { Project } from '../core/store/postgres/metadata-store.js';
 import type { KeyStore } from '../core/store/postgres/key-store.js';
 import { listen } from './http-server.js';
-import { startRoleHealth } from './health-server.js';
-import { loadUiHandler } from './ui.js';
+import { requiredServices, startRoleHealth } from './health-server.js';
+import { openUi } from './ui.js';
 import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { openStores, runCleanups } from './stores.js';
 import { openWritePath, type WritePath } from './write-path.js';
-import { openWorkflowEngine } from './workflow-engine.js';
-import { createRunEngine, type RunEngine } from '../workflows/client.js';
+import { startEngineInBackground } from './engine-start.js';
+import type { RunEngine } from '../workflows/client.js';
+import type { EngineStatus } from '../workflows/engine/engine-status.js';
+import type { DevServer } from '../workflows/engine/dev-server.js';
+import { createDataDirCheck } from '../core/os/data-dir-check.js';
 import { createActivities } from '../workflows/activities.js';
 import { startWorker } from '../workflows/worker.js';
 import { defaultScorerRegistry } from '../core/scoring/index.js';
@@ -46,12 +49,25 @@ export interface RunningService {
   temporalAddress?: string;
   /** This process's chDB over ClickHouse's HTTP interface (CLICKHOUSE_GATEWAY_PORT), without credentials. */
   clickhouseGatewayUrl?: string;
+  /** Settles when the workflow engine is ready or cannot be prepared (where this process has one). */
+  engineSettled?: Promise<void>;
+  /** The embedded Temporal dev server, once started. */
+  devServer?(): DevServer | undefined;
+  /** The embedded PostgreSQL's postmaster pid (none with DATABASE_URL). */
+  postgresPid?(): number | undefined;
   stop(): Promise<void>;
 }
 
 export interface ServiceOptions {
   /** The evaluation worker could not reach the workflow engine through every reconnect attempt (SPEC: exit 1). */
   onFatal?(err: Error): void;
+  /**
+   * Return only once the workflow engine is ready or known unavailable (default). `agent-eval
+   * serve` does not wait: the API answers at once and the engine comes up in the background.
+   */
+  waitForEngine?: boolean;
+  /** Build a missing or stale dashboard in the background (`serve --build-ui`, as `npm start` runs it). */
+  buildUi?: boolean;
 }
 
 /**
@@ -100,8 +116,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
     cleanups.push(() => writePath.close());
     const result: RunningService = { defaultProjectId: project.id, writePath, clickhouse: stores.clickhouse, clickhouseGatewayUrl: stores.clickhouseGatewayUrl, stop: () => runCleanups(cleanups, logger) };
     // Without the api role: health and metrics on HEALTH_PORT, once the roles are started.
-    const serveHealth = async (engine?: RunEngine) => {
-      const health = await startRoleHealth({ config, stores, auth, writePath, engine, logger });
+    // The stores and the engine on local disk cannot write to a full or read-only data dir: health says so.
+    const onDisk = !config.clickhouseUrl || !config.databaseUrl || (!config.temporal.address && (config.roles.includes('api') || config.roles.includes('worker')));
+    const dataDir = onDisk ? createDataDirCheck(config.dataDir) : undefined;
+    result.postgresPid = stores.postgresPid;
+    const serveHealth = async (engine?: RunEngine, engineStatus?: () => EngineStatus) => {
+      const health = await startRoleHealth({ config, stores, auth, writePath, engine, engineStatus, dataDir, logger });
       if (!health) return;
       cleanups.push(() => health.close());
       result.healthUrl = health.url;
@@ -118,50 +138,48 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const judges = { providers: createProviders(config.llm), maxAnswerAttempts: config.llm.maxAnswerAttempts, maxOutputTokens: config.llm.maxOutputTokens };
     const scorers = defaultScorerRegistry({ judges });
     let engine: RunEngine | undefined;
+    let engineStatus: (() => EngineStatus) | undefined;
     if (config.roles.includes('api') || config.roles.includes('worker')) {
-      const endpoint = await openWorkflowEngine(config, logger);
-      cleanups.push(() => endpoint.stop());
-      egressPolicy.addOwn(...endpoint.ports.map((port) => ({ host: '127.0.0.1', port })));
-      result.temporalAddress = endpoint.address;
-      const { evals } = config;
-      const runEngine = createRunEngine({
-        address: endpoint.address,
-        namespace: endpoint.namespace,
-        taskQueue: config.temporal.taskQueue,
-        defaultConcurrency: evals.maxConcurrency,
-        policy: {
-          pauseMaxMs: evals.pauseMaxMs,
-          approvalMaxMs: evals.approvalMaxMs,
-          retryTimeScale: evals.retryTimeScale,
-          historyMaxEvents: evals.historyMaxEvents,
+      // Prepared in the background (docs/deployment.md, "First start"): the API and the collector
+      // answer meanwhile, run routes 503 with what is under way.
+      const background = startEngineInBackground({
+        config,
+        logger,
+        onEndpoint: (endpoint) => {
+          egressPolicy.addOwn(...endpoint.ports.map((port) => ({ host: '127.0.0.1', port })));
+          result.temporalAddress = endpoint.address;
+        },
+        onReady: async (endpoint) => {
+          if (!config.roles.includes('worker')) return undefined;
+          return startWorker({
+            address: endpoint.address,
+            namespace: endpoint.namespace,
+            taskQueue: config.temporal.taskQueue,
+            activities: createActivities({
+              priceJudgeCall: judgeCallPricer(prices),
+              runs: stores.metadata.runs,
+              agents: stores.metadata.agents,
+              collector,
+              analytics: stores.analytics,
+              scorers,
+              logger,
+              judgeCalls: stores.metadata.judges,
+              customScorers: { store: stores.metadata.scorers, timeoutMs: config.customScorers.timeoutMs },
+              fetch: egress.fetch,
+            }),
+            cacheDir: config.cacheDir,
+            reconnect: config.reconnect,
+            logger,
+            onFatal: (err) => options.onFatal?.(err),
+          });
         },
       });
-      engine = runEngine;
-      cleanups.push(() => runEngine.close());
-      if (config.roles.includes('worker')) {
-        const worker = await startWorker({
-          address: endpoint.address,
-          namespace: endpoint.namespace,
-          taskQueue: config.temporal.taskQueue,
-          activities: createActivities({
-            priceJudgeCall: judgeCallPricer(prices),
-            runs: stores.metadata.runs,
-            agents: stores.metadata.agents,
-            collector,
-            analytics: stores.analytics,
-            scorers,
-            logger,
-            judgeCalls: stores.metadata.judges,
-            customScorers: { store: stores.metadata.scorers, timeoutMs: config.customScorers.timeoutMs },
-            fetch: egress.fetch,
-          }),
-          cacheDir: config.cacheDir,
-          reconnect: config.reconnect,
-          logger,
-          onFatal: (err) => options.onFatal?.(err),
-        });
-        cleanups.push(() => worker.stop());
-      }
+      cleanups.push(() => background.stop());
+      engine = background.gate.engine;
+      engineStatus = () => background.gate.status();
+      result.engineSettled = background.settled;
+      result.devServer = () => background.devServer();
+      if (options.waitForEngine ?? true) await background.settled;
     }
     if (config.roles.includes('worker')) {
       // Alert rules need no workflow engine: only the stores.
@@ -219,12 +237,16 @@ export async function startService(config: Config, logger: Logger, options: Serv
         scorers,
         egress,
         engine,
+        engineStatus,
+        dataDir,
+        // Health counts what every role of this process needs (Kafka too, where the collector writes to it).
+        required: requiredServices(config.roles, config.kafka !== undefined),
         prices,
         sinkStats: () => writePath.stats(),
         consumerLag: writePath.consumerLag,
         kafkaReachable: writePath.kafkaReachable,
         otlpRouter: otlpRouter(),
-        ui: { handler: await loadUiHandler(logger) },
+        ui: await openUi(logger, { build: options.buildUi ?? false }),
       });
       const server = await listen(app, config.port, config.host);
       cleanups.push(() => server.close());
@@ -232,7 +254,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       egressPolicy.addOwn({ host: config.host, port: server.port });
       logger.info({ port: server.port }, 'API listening');
     }
-    await serveHealth(engine);
+    await serveHealth(engine, engineStatus);
     return result;
   } catch (err) {
     await runCleanups(cleanups, logger);

@@ -21,6 +21,8 @@ export interface Stores {
   clickhouseGatewayUrl?: string;
   /** Where the stores listen (embedded PostgreSQL's port is chosen at start): the egress policy refuses them. */
   endpoints: OwnEndpoint[];
+  /** The embedded PostgreSQL's postmaster pid (it changes when a dead one is restarted); none with DATABASE_URL. */
+  postgresPid?(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -42,10 +44,12 @@ export async function openStores(config: Config, logger: Logger, options: OpenSt
     await migrate(clickhouseMigrationTarget(clickhouse.client, { cluster: config.clickhouseCluster }), logger);
     await applyRetention(clickhouse.client, config.retentionDays, { cluster: config.clickhouseCluster });
     let connectionString = config.databaseUrl;
+    let postgresPid: (() => number | undefined) | undefined;
     if (!connectionString) {
       const embedded = await startEmbeddedPostgres(config.dataDir, logger);
       cleanups.push(() => embedded.stop());
       connectionString = embedded.connectionString;
+      postgresPid = () => embedded.pid();
     }
     const pool = createPool(connectionString);
     cleanups.push(() => pool.end());
@@ -62,6 +66,7 @@ export async function openStores(config: Config, logger: Logger, options: OpenSt
       clickhouse: clickhouse.client,
       metadata: createMetadataStore(pool),
       clickhouseGatewayUrl,
+      postgresPid,
       endpoints: [urlEndpoint(connectionString, () => 5432), urlEndpoint(clickhouseGatewayUrl, () => 80)].filter((e): e is OwnEndpoint => e !== undefined),
       close: () => runCleanups(cleanups, logger),
     };

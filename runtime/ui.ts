@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from '../core/logger.js';
-import type { UiHandler } from '../api/ui.js';
+import type { UiHandler, UiSource } from '../api/ui.js';
+import { errorMessage } from '../core/errors.js';
 
 /** adapter-node's output: `npm run build` (scripts/build-ui.ts) writes it. */
 export const DEFAULT_UI_BUILD_DIR = fileURLToPath(new URL('../ui/build/', import.meta.url));
@@ -16,4 +17,37 @@ export async function loadUiHandler(logger: Logger, buildDir = DEFAULT_UI_BUILD_
   }
   const mod = (await import(pathToFileURL(file).href)) as { handler: UiHandler };
   return mod.handler;
+}
+
+/**
+ * The dashboard for the API, never blocking it: the build there is served at once; with `build`
+ * (`agent-eval serve --build-ui`, which `npm start` runs) a missing or stale build is made in the
+ * background (scripts/build-ui.ts, a vite child process). A missing one is handed to the API when
+ * it finishes (dashboard paths answer 503 "being built" until then); a stale one keeps being
+ * served, and the new build is served from the next start.
+ */
+export async function openUi(logger: Logger, opts: { build: boolean }): Promise<UiSource> {
+  if (!opts.build) return { handler: await loadUiHandler(logger) };
+  const { ensureUiBuild, staleReason } = await import('../scripts/build-ui.js');
+  let reason: string | null;
+  try {
+    reason = staleReason();
+  } catch (err) {
+    logger.warn({ err: errorMessage(err) }, 'cannot tell whether the dashboard build is current; serving what is built');
+    return { handler: await loadUiHandler(logger) };
+  }
+  const missing = !fs.existsSync(path.join(DEFAULT_UI_BUILD_DIR, 'handler.js'));
+  const ui: UiSource = { handler: missing ? null : await loadUiHandler(logger), building: reason !== null && missing };
+  if (reason === null) return ui;
+  logger.info({ reason }, missing ? 'building the dashboard in the background; the API answers meanwhile' : 'rebuilding the stale dashboard in the background; the current build is served until the next start');
+  void ensureUiBuild((line) => logger.info(line))
+    .then(async () => {
+      if (missing) ui.handler = await loadUiHandler(logger);
+      else logger.info('dashboard rebuilt: restart the service to serve the new build');
+    })
+    .catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'the dashboard could not be built; the API is served without it (run `npm run build` to see why)'))
+    .finally(() => {
+      ui.building = false;
+    });
+  return ui;
 }

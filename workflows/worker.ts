@@ -69,10 +69,18 @@ export function reconnectDelay(attempt: number, delayMs: number): number {
   return Math.min(60_000, delayMs * 2 ** (attempt - 1));
 }
 
+/** How long one connection check of a running worker may take. */
+function probeDeadlineMs(delayMs: number): number {
+  return Math.max(1_000, Math.min(delayMs, 5_000));
+}
+
 /**
  * Runs the evaluation worker until stopped. It connects with exponential backoff and, when a
  * running worker fails (the engine went away), connects again; after `maxAttempts` failed
- * attempts in a row it gives up through `onFatal`.
+ * attempts in a row it gives up through `onFatal`. A running worker does not fail when its
+ * engine goes away (the SDK retries its polls forever), so its connection is also checked every
+ * `delayMs`: an engine that does not answer is asked again with the same backoff, and after
+ * `maxAttempts` failed checks in a row the worker gives up the same way (SPEC: exit 1).
  */
 export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   const { logger } = opts;
@@ -82,6 +90,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   let worker: Worker | undefined;
   let connection: NativeConnection | undefined;
   let wake: (() => void) | undefined;
+  let fatal = false;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -107,6 +116,41 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     }
   }
 
+  /** Whether the engine answers on this connection within the probe deadline. */
+  async function reachable(conn: NativeConnection): Promise<string | undefined> {
+    try {
+      await conn.withDeadline(Date.now() + probeDeadlineMs(opts.reconnect.delayMs), () => conn.workflowService.getSystemInfo({}));
+      return undefined;
+    } catch (err) {
+      return errorMessage(err);
+    }
+  }
+
+  /** Checks a running worker's engine until the worker stops; gives up after maxAttempts failed checks in a row. */
+  async function watch(conn: NativeConnection, running: Worker): Promise<void> {
+    let failures = 0;
+    const live = () => ['INITIALIZED', 'RUNNING'].includes(running.getState());
+    while (!stopping && worker === running && live()) {
+      await sleep(failures === 0 ? opts.reconnect.delayMs : reconnectDelay(failures, opts.reconnect.delayMs));
+      if (stopping || worker !== running) return;
+      const error = await reachable(conn);
+      if (error === undefined) {
+        if (failures > 0) logger.info({ attempts: failures }, 'workflow engine reachable again; evaluation worker polling');
+        failures = 0;
+        continue;
+      }
+      failures++;
+      if (failures >= opts.reconnect.maxAttempts) {
+        fatal = true;
+        logger.error({ attempts: failures, err: error }, 'workflow engine unreachable after every reconnect attempt');
+        if (running.getState() === 'RUNNING') running.shutdown();
+        opts.onFatal(new Error(`workflow engine unreachable after ${failures} reconnect attempts: ${error}`));
+        return;
+      }
+      logger.warn({ attempt: failures, delay_ms: reconnectDelay(failures, opts.reconnect.delayMs), err: error }, 'workflow engine unreachable; reconnecting');
+    }
+  }
+
   async function loop(): Promise<void> {
     while (!stopping) {
       connection = await connect();
@@ -126,9 +170,13 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       }
       try {
         logger.info({ task_queue: opts.taskQueue }, 'evaluation worker polling');
-        await worker.run();
+        const running = worker;
+        const run = running.run();
+        void watch(connection, running);
+        await run;
+        if (fatal) break;
       } catch (err) {
-        if (stopping) break;
+        if (stopping || fatal) break;
         logger.warn({ err: errorMessage(err) }, 'evaluation worker stopped; reconnecting');
       } finally {
         worker = undefined;
@@ -139,7 +187,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   }
 
   const done = loop().catch((err: unknown) => {
-    if (!stopping) {
+    if (!stopping && !fatal) {
       logger.error({ err: errorMessage(err) }, 'workflow engine unreachable after every reconnect attempt');
       opts.onFatal(toError(err));
     }
@@ -150,7 +198,8 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       stopping = true;
       wake?.();
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
-      await done;
+      // A worker whose engine is gone may not finish its shutdown: do not hang the process's stop on it.
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
     },
   };
 }

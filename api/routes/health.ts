@@ -5,10 +5,14 @@ import type { AnalyticsStore } from '../../core/store/analytics.js';
 import type { MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import type { SinkStats } from '../../collector/index.js';
 import type { RunEngine } from '../../workflows/client.js';
+import type { EngineStatus } from '../../workflows/engine/engine-status.js';
+import type { DataDirCheck } from '../../core/os/data-dir-check.js';
+import { errorMessage } from '../../core/errors.js';
 import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
 
-export type ServiceStatus = 'ok' | 'unavailable' | 'not_configured';
-export type ServiceName = 'analytical_store' | 'metadata_store' | 'workflow_engine' | 'streaming_buffer';
+/** `starting`: the workflow engine is being prepared in the background (counts as not ok). */
+export type ServiceStatus = 'ok' | 'unavailable' | 'starting' | 'not_configured';
+export type ServiceName = 'analytical_store' | 'metadata_store' | 'workflow_engine' | 'streaming_buffer' | 'data_dir';
 export type HealthStatus = 'healthy' | 'degraded' | 'unhealthy';
 
 /** The stores the API cannot answer without (SPEC, Health). */
@@ -34,12 +38,21 @@ export interface HealthDeps {
   kafkaReachable?: () => Promise<boolean>;
   /** The services `status` counts (runtime/health-server.ts, requiredServices); default the API's stores. */
   required?: readonly ServiceName[];
+  /**
+   * Where this process prepares or uses a workflow engine (runtime/service.ts): its state, and
+   * the engine then counts (a process that runs evaluations is not healthy without it).
+   */
+  engineStatus?: () => EngineStatus;
+  /** Where this process keeps data on local disk (embedded stores or engine): a write probe and free space; it then counts. */
+  dataDir?: DataDirCheck;
 }
 
-/** A dependency that fails, says no, or does not answer within DEPENDENCY_TIMEOUT_MS is down. */
-async function check(ping: () => Promise<boolean>): Promise<ServiceStatus> {
+/** A dependency that fails, says no, or does not answer within DEPENDENCY_TIMEOUT_MS is down, with why (shown in `reasons`). */
+async function probe(ping: () => Promise<boolean>): Promise<{ status: ServiceStatus; reason?: string }> {
   const result = await withDeadline(ping, DEPENDENCY_TIMEOUT_MS);
-  return result.ok && result.value ? 'ok' : 'unavailable';
+  if (result.ok && result.value) return { status: 'ok' };
+  const reason = !result.ok && result.reason === 'timeout' ? `no answer within ${DEPENDENCY_TIMEOUT_MS} ms` : !result.ok && result.error !== undefined ? errorMessage(result.error).split('\n')[0].slice(0, 300) : 'not reachable';
+  return { status: 'unavailable', reason };
 }
 
 /**
@@ -52,7 +65,8 @@ export function healthStatus(services: Partial<Record<ServiceName, ServiceStatus
 }
 
 /**
- * GET /api/health: 200 `healthy` when the required services answer, 200 `degraded` when some of
+ * GET /api/health: 200 `healthy` when the required services answer (the API's stores, plus the
+ * workflow engine and the data dir where the process has them), 200 `degraded` when some of
  * them do not, 503 `unhealthy` when none does (healthStatus). The API requires its two stores; a
  * process without the API requires what its roles need (docs/deployment.md). The others are
  * reported, not required. Every dependency is asked at once and given DEPENDENCY_TIMEOUT_MS, so a
@@ -61,14 +75,37 @@ export function healthStatus(services: Partial<Record<ServiceName, ServiceStatus
 export function healthRouter(deps: HealthDeps): Router {
   const router = new Router();
   router.get('/api/health', async (ctx) => {
-    const { engine, consumerLag, kafkaReachable } = deps;
-    const [analytics, metadata, workflow, lag, kafka] = await Promise.all([
-      check(() => deps.analytics.ping()),
-      check(() => deps.metadata.ping()),
-      engine ? check(() => engine.ping()) : Promise.resolve<ServiceStatus>('not_configured'),
+    const { engine, consumerLag, kafkaReachable, engineStatus, dataDir } = deps;
+    const reasons: Partial<Record<ServiceName, string>> = {};
+    const engineState = engineStatus?.();
+    const store = async (name: ServiceName, ping: () => Promise<boolean>): Promise<ServiceStatus> => {
+      const result = await probe(ping);
+      if (result.reason) reasons[name] = result.reason;
+      return result.status;
+    };
+    const workflowCheck = async (): Promise<ServiceStatus> => {
+      if (engineState && engineState.state !== 'ready') {
+        reasons.workflow_engine = engineState.state === 'starting' ? `starting: ${engineState.detail ?? ''}` : `${engineState.detail ?? 'not available'}; to fix: ${engineState.fix ?? 'see agent-eval doctor'}`;
+        return engineState.state === 'starting' ? 'starting' : 'unavailable';
+      }
+      if (!engine) return 'not_configured';
+      return store('workflow_engine', () => engine.ping());
+    };
+    const diskCheck = async (): Promise<ServiceStatus | undefined> => {
+      if (!dataDir) return undefined;
+      const result = await withDeadline(() => dataDir.check(), DEPENDENCY_TIMEOUT_MS);
+      if (result.ok && result.value.ok) return 'ok';
+      reasons.data_dir = result.ok ? (result.value.reason ?? 'not writable') : `no write within ${DEPENDENCY_TIMEOUT_MS} ms`;
+      return 'unavailable';
+    };
+    const [analytics, metadata, workflow, lag, kafka, disk] = await Promise.all([
+      store('analytical_store', () => deps.analytics.ping()),
+      store('metadata_store', () => deps.metadata.ping()),
+      workflowCheck(),
       consumerLag ? withDeadline(consumerLag, DEPENDENCY_TIMEOUT_MS) : undefined,
       // The consumer lag already is a round trip to Kafka: no second one where it is asked.
-      !consumerLag && kafkaReachable ? check(kafkaReachable) : undefined,
+      !consumerLag && kafkaReachable ? store('streaming_buffer', kafkaReachable) : undefined,
+      diskCheck(),
     ]);
     const services: Partial<Record<ServiceName, ServiceStatus>> = {
       analytical_store: analytics,
@@ -78,12 +115,17 @@ export function healthRouter(deps: HealthDeps): Router {
     // Kafka is reported where this process reads it (the ingester's consumer lag) or writes it (the sink).
     if (lag) services.streaming_buffer = lag.ok ? 'ok' : 'unavailable';
     else if (kafka) services.streaming_buffer = kafka;
+    if (disk) services.data_dir = disk;
+    if (lag && !lag.ok) reasons.streaming_buffer = lag.reason === 'timeout' ? `no answer within ${DEPENDENCY_TIMEOUT_MS} ms` : errorMessage(lag.error);
     const stats = deps.sinkStats?.();
     const ingest = stats && { ...stats, ...(lag?.ok ? { consumerLag: lag.value } : {}) };
-    const status = healthStatus(services, deps.required ?? API_REQUIRED);
+    const required = [...(deps.required ?? API_REQUIRED), ...(engineStatus ? (['workflow_engine'] as const) : []), ...(dataDir ? (['data_dir'] as const) : [])];
+    const status = healthStatus(services, required);
     ctx.status = status === 'unhealthy' ? 503 : 200;
     // auth: whether calls need credentials (a client such as the dashboard asks here, unauthenticated).
-    ctx.body = { status, version: deps.config.version, services, auth: deps.auth.mode, ...(ingest ? { ingest } : {}) };
+    // reasons: why each service that is not ok is not (the engine starting, a full disk...).
+    const why = Object.keys(reasons).length > 0 ? { reasons } : {};
+    ctx.body = { status, version: deps.config.version, services, ...why, auth: deps.auth.mode, ...(ingest ? { ingest } : {}) };
   });
   return router;
 }

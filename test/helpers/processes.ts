@@ -44,7 +44,12 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-export async function spawnServiceProcess(dataDir: string, env: Record<string, string> = {}, startTimeoutMs = 90_000): Promise<ServiceProcess> {
+/**
+ * `waitForEngine` (default true): return once the workflow engine, prepared in the background by
+ * `serve`, is ready or known unavailable, as well as the listeners (a process with the api or
+ * worker role); false returns at the ready line, as a user sees the API answer.
+ */
+export async function spawnServiceProcess(dataDir: string, env: Record<string, string> = {}, startTimeoutMs = 90_000, opts: { waitForEngine?: boolean } = {}): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'main.ts', 'serve'], {
     cwd: REPO_ROOT,
     env: {
@@ -87,14 +92,22 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
     }, startTimeoutMs);
     const onData = (d: Buffer) => {
       buffered += d.toString();
+    let readyLine: ReadyLine | undefined;
+    let engineSettled = opts.waitForEngine === false;
       const lines = buffered.split('\n');
       buffered = lines.pop() ?? '';
       for (const line of lines) {
-        if (!line.includes('"agent-eval ready"')) continue;
+        if (line.includes('"workflow engine ready"') || line.includes('"workflow engine not available')) engineSettled = true;
+        if (line.includes('"agent-eval ready"')) {
+          readyLine = JSON.parse(line) as ReadyLine;
+          // A process without the api or worker role has no engine to wait for.
+          if (!readyLine.roles.some((r) => r === 'api' || r === 'worker')) engineSettled = true;
+        }
+        if (!readyLine || !engineSettled) continue;
         clearTimeout(timer);
         child.stdout.off('data', onData);
         child.off('exit', onExit);
-        resolve(JSON.parse(line) as ReadyLine);
+        resolve(readyLine);
         return;
       }
     };

@@ -49,8 +49,9 @@ describe('workflow engine unreachable', () => {
     expect(((await (await service.api('/api/runs')).json()) as { total: number }).total).toBe(0);
   });
 
-  it('reports the engine unavailable in health without calling the service unhealthy', async () => {
-    const body = (await (await service.api('/api/health')).json()) as { status: string; services: Record<string, string> };
-    expect(body).toMatchObject({ status: 'healthy', services: { workflow_engine: 'unavailable' } });
+  it('reports the engine unavailable in health: degraded (runs cannot work), not unhealthy (the stores answer), with the reason', async () => {
+    const body = (await (await service.api('/api/health')).json()) as { status: string; services: Record<string, string>; reasons: Record<string, string> };
+    expect(body).toMatchObject({ status: 'degraded', services: { workflow_engine: 'unavailable', analytical_store: 'ok', metadata_store: 'ok' } });
+    expect(body.reasons.workflow_engine).toBeTruthy();
   });
 });

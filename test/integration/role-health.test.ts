@@ -85,7 +85,7 @@ describe('a collector (Kafka write path) without the api role', () => {
       status: 'healthy',
       version: expect.any(String) as string,
       auth: 'none',
-      services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'not_configured', streaming_buffer: 'ok' },
+      services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'not_configured', streaming_buffer: 'ok', data_dir: 'ok' },
       ingest: { kind: 'kafka', pendingSpans: 0, pendingBytes: 0 },
     });
     // The health port serves health and metrics only: the API's routes are not there.
@@ -113,7 +113,7 @@ describe('a collector (Kafka write path) without the api role', () => {
         expect({ status, body: body.status, services: body.services }).toEqual({
           status: 200,
           body: 'degraded',
-          services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'not_configured', streaming_buffer: 'unavailable' },
+          services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'not_configured', streaming_buffer: 'unavailable', data_dir: 'ok' },
         });
         expect(ms).toBeLessThan(1000);
       }
@@ -155,7 +155,7 @@ describe('a worker without the api role', () => {
       status: 'healthy',
       version: expect.any(String) as string,
       auth: 'none',
-      services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'ok' },
+      services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'ok', data_dir: 'ok' },
       ingest: { kind: 'batcher', pendingSpans: 0, pendingBytes: 0 },
     });
   });

@@ -17,9 +17,10 @@ describe('HEALTH_PORT', () => {
 });
 
 describe('requiredServices: what each process cannot work without', () => {
-  it('a process serving the API keeps the API rule (its two stores), whatever else it runs', () => {
+  it('a process serving the API needs its two stores, and what its other roles need too (Kafka for a collector writing to it)', () => {
     expect(requiredServices(['api'], false)).toEqual(['analytical_store', 'metadata_store']);
-    expect(requiredServices(['api', 'collector', 'worker', 'ingester'], true)).toEqual(['analytical_store', 'metadata_store']);
+    expect(requiredServices(['api', 'collector', 'worker'], false)).toEqual(['analytical_store', 'metadata_store']);
+    expect(requiredServices(['api', 'collector', 'worker', 'ingester'], true)).toEqual(['analytical_store', 'metadata_store', 'streaming_buffer']);
   });
 
   it('a collector needs PostgreSQL and where its spans go: Kafka with KAFKA_BROKERS, else ClickHouse', () => {
@@ -94,6 +95,12 @@ describe('GET /api/health with a Kafka sink (a collector)', () => {
   it('defaults to the API rule and reports no streaming_buffer without Kafka', async () => {
     const { status, body } = await get({ required: undefined, analytics: down });
     expect(status).toBe(200);
-    expect(body).toEqual({ status: 'degraded', version: '9.9.9', auth: 'required', services: { analytical_store: 'unavailable', metadata_store: 'ok', workflow_engine: 'not_configured' } });
+    expect(body).toEqual({
+      status: 'degraded',
+      version: '9.9.9',
+      auth: 'required',
+      services: { analytical_store: 'unavailable', metadata_store: 'ok', workflow_engine: 'not_configured' },
+      reasons: { analytical_store: 'ECONNREFUSED' },
+    });
   });
 });

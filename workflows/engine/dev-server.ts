@@ -1,27 +1,20 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort, isAlive } from '../../core/os/processes.js';
 import type { Logger } from '../../core/logger.js';
-
-const SCRIPT = fileURLToPath(new URL('../../scripts/temporal.sh', import.meta.url));
+import { createRestarter } from '../../core/os/restarter.js';
+import { prepareTemporalCli } from './temporal-cli.js';
 
 export interface DevServer {
   /** Every port it listens on, all on 127.0.0.1 (gRPC frontend, HTTP API, metrics): the egress policy refuses them. */
   ports: number[];
   /** host:port of the frontend gRPC service. */
   address: string;
+  /** The running dev server's pid (it changes when a dead one is restarted). */
+  pid(): number | undefined;
   stop(): Promise<void>;
-}
-
-/** The `temporal` binary: TEMPORAL_CLI_PATH, else PATH, else the cache dir (built there when missing). */
-export async function temporalCliPath(opts: { cliPath?: string; cacheDir: string }): Promise<string> {
-  const env = { ...process.env, AGENT_EVAL_CACHE_DIR: opts.cacheDir, ...(opts.cliPath ? { TEMPORAL_CLI_PATH: opts.cliPath } : {}) };
-  const { stdout } = await promisify(execFile)('bash', [SCRIPT, 'path'], { env, maxBuffer: 1 << 20, timeout: 30 * 60_000 });
-  return stdout.trim();
 }
 
 /** A dev server a killed process left running holds the database file: stop it before starting ours. */
@@ -68,19 +61,31 @@ async function distinctFreePorts(count: number): Promise<number[]> {
   return [...ports];
 }
 
+export interface DevServerOptions {
+  dataDir: string;
+  /** The `temporal` binary (workflows/engine/temporal-cli.ts); found or built as scripts/temporal.sh does when absent. */
+  binary?: string;
+  cliPath?: string;
+  cacheDir: string;
+  namespace: string;
+  logger: Logger;
+}
+
 /**
  * The embedded workflow engine: `temporal server start-dev` as a child process on a free loopback
  * port, state in `<dataDir>/temporal/temporal.db` so runs survive a restart of this process. Its
  * pid is written next to the database; one orphaned by a kill -9 is stopped at the next start
- * (as with embedded PostgreSQL).
+ * (as with embedded PostgreSQL). A dev server that dies under us is restarted with backoff on the
+ * same ports (core/os/restarter.ts): clients and the worker reconnect to the same address, and
+ * runs in flight continue from its database.
  */
-export async function startDevServer(opts: { dataDir: string; cliPath?: string; cacheDir: string; namespace: string; logger: Logger }): Promise<DevServer> {
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const { logger } = opts;
   const dir = path.join(opts.dataDir, 'temporal');
   fs.mkdirSync(dir, { recursive: true });
   const pidFile = path.join(dir, 'temporal.pid');
   await stopOrphan(pidFile, logger);
-  const binary = await temporalCliPath(opts);
+  const binary = opts.binary ?? (await prepareTemporalCli({ cliPath: opts.cliPath, cacheDir: opts.cacheDir, downloadUrl: 'none', logger }));
   // The HTTP API and metrics ports are chosen here, not left to the CLI, so the egress policy
   // knows them: the HTTP API answers anything the gRPC frontend does.
   const [port, httpPort, metricsPort] = await distinctFreePorts(3);
@@ -98,32 +103,50 @@ export async function startDevServer(opts: { dataDir: string; cliPath?: string; 
     '--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000',
     ...(opts.namespace === 'default' ? [] : ['--namespace', opts.namespace]),
   ];
-  // Its own process group: a kill of ours by signal does not take it down mid-write; stop() does.
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let tail = '';
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-8000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  fs.writeFileSync(pidFile, String(child.pid));
-  try {
-    await waitForPort(port, child, () => tail, 60_000);
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw err;
+  let stopping = false;
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+
+  async function launch(): Promise<void> {
+    // Its own process group: a kill of ours by signal does not take it down mid-write; stop() does.
+    const c = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let tail = '';
+    const keep = (chunk: Buffer) => {
+      tail = (tail + chunk.toString('utf8')).slice(-8000);
+    };
+    c.stdout?.on('data', keep);
+    c.stderr?.on('data', keep);
+    fs.writeFileSync(pidFile, String(c.pid));
+    try {
+      await waitForPort(port, c, () => tail, 60_000);
+    } catch (err) {
+      c.kill('SIGKILL');
+      throw err;
+    }
+    child = c;
+    exited = new Promise<void>((resolve) =>
+      c.once('exit', (code, signal) => {
+        resolve();
+        if (!stopping) restarter.died(`exit code ${code ?? '-'}, signal ${signal ?? '-'}: ${tail.slice(-500)}`);
+      }),
+    );
   }
-  logger.info({ port, pid: child.pid }, 'embedded Temporal dev server started');
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const restarter = createRestarter({ name: 'Temporal dev server', logger, start: launch });
+  await launch();
+  logger.info({ port, pid: child?.pid }, 'embedded Temporal dev server started');
   return {
     address: `127.0.0.1:${port}`,
     ports: [port, httpPort, metricsPort],
+    pid: () => child?.pid,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
+      stopping = true;
+      await restarter.stop();
+      const c = child;
+      if (c && c.exitCode === null && c.signalCode === null) {
+        c.kill('SIGTERM');
         const killed = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
         if (!killed) {
-          child.kill('SIGKILL');
+          c.kill('SIGKILL');
           await exited;
         }
       }

