@@ -4,6 +4,7 @@ import { NotFoundError } from '../core/errors.js';
 import type { ApiDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
+import { idempotency } from './middleware/idempotency.js';
 import { authenticate } from './middleware/auth.js';
 import { requestText } from './middleware/request-text.js';
 import { securityHeaders } from './middleware/security-headers.js';
@@ -24,8 +25,14 @@ import { alertsRouter } from './routes/alerts.js';
 import { onlineRulesRouter } from './routes/online-rules.js';
 import { promptsRouter } from './routes/prompts.js';
 import { projectsRouter } from './routes/projects.js';
+import { membersRouter } from './routes/members.js';
+import { authRouter } from './routes/auth.js';
 import { analyticsRouter } from './routes/analytics.js';
 import { adminCostsRouter } from './routes/admin-costs.js';
+import { adminProjectsRouter } from './routes/admin-projects.js';
+import { adminBackupRouter } from './routes/admin-backup.js';
+import { auditRouter } from './routes/audit.js';
+import { deletionsRouter } from './routes/deletions.js';
 import { judgeCalibrationRouter } from './routes/judge-calibration.js';
 import { createRunService } from './run-service.js';
 import { uiMiddleware } from './ui.js';
@@ -45,11 +52,12 @@ export function createApp(deps: ApiDeps): Koa {
   app.use(errorMiddleware(deps.logger));
   // The dashboard takes GET/HEAD outside /api, /v1 and /metrics before any API middleware runs.
   if (deps.ui) app.use(uiMiddleware(deps.ui));
-  for (const open of [healthRouter(deps), metricsRouter(deps)]) app.use(open.routes());
+  // Open routes: health, metrics (their own credentials), the dashboard's sign-in and session.
+  for (const open of [healthRouter(deps), metricsRouter(deps), authRouter(deps)]) app.use(open.routes());
   if (deps.otlpRouter) app.use(deps.otlpRouter.routes()).use(deps.otlpRouter.allowedMethods());
 
   const api = new Router();
-  api.use(authenticate(deps.auth, deps.limiter));
+  api.use(authenticate(deps.auth, deps.limiter, deps.sessions, deps.projectStates));
   // No control character in a path parameter or a query value: 400 (core/model/ids.ts).
   api.use(requestText());
   // A full write path refuses ingest before its body is read (as the OTLP receivers do).
@@ -58,9 +66,12 @@ export function createApp(deps: ApiDeps): Koa {
     await next();
   });
   api.use(jsonBody(deps.config.maxBodyBytes, { yamlPaths: SUITE_BODY_PATHS }));
+  // Idempotency-Key on the creating POSTs (runs, eval runs, scores, feedback): a retry gets the first answer.
+  api.use(idempotency(deps.metadata.idempotency, deps.logger));
   const runService = createRunService(deps);
   const routers = [
     projectsRouter(deps),
+    membersRouter(deps),
     tracesRouter(deps),
     scoresRouter(deps),
     spansRouter(deps),
@@ -78,6 +89,10 @@ export function createApp(deps: ApiDeps): Koa {
     onlineRulesRouter(deps),
     analyticsRouter(deps),
     adminCostsRouter(deps),
+    adminProjectsRouter(deps),
+    adminBackupRouter(deps),
+    auditRouter(deps),
+    deletionsRouter(deps),
     judgeCalibrationRouter(deps),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());

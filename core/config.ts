@@ -111,6 +111,9 @@ const EnvSchema = z.object({
   AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(365),
+  // PostgreSQL's data about traces (default: RETENTION_DAYS) and finished runs (default: kept), docs/configuration.md.
+  METADATA_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).optional(),
+  RUN_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(0),
   // Signing in to the dashboard (docs/security.md, "Signing in").
   OIDC_ISSUER: optionalUrl,
   OIDC_CLIENT_ID: optionalText,
@@ -230,6 +233,8 @@ export interface Config {
   trustProxyHops: number;
   /** Days the audit log keeps an entry; 0: forever (docs/security.md, "Audit log"). */
   auditRetentionDays: number;
+  /** Days PostgreSQL keeps data about traces, and finished runs; 0: forever (core/retention/metadata-retention.ts). */
+  metadataRetention: { days: number; runDays: number };
   /** Sign-in with OpenID Connect (OIDC_*), when configured (docs/security.md, "Signing in"). */
   oidc?: OidcConfig;
   /** The dashboard's sessions: idle and absolute lifetimes. */
@@ -354,6 +359,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authThrottle: { perAddress: e.AUTH_FAILURES_PER_ADDRESS_PER_MINUTE, perPrefix: e.AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE },
     trustProxyHops: e.TRUST_PROXY_HOPS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    metadataRetention: { days: e.METADATA_RETENTION_DAYS ?? e.RETENTION_DAYS, runDays: e.RUN_RETENTION_DAYS },
     oidc: oidcConfig(e),
     sessions: { idleMs: e.SESSION_IDLE_MINUTES * 60_000, maxMs: e.SESSION_MAX_HOURS * 3_600_000 },
     rateLimits: { ingest: e.RATE_LIMIT_INGEST_PER_MINUTE, query: e.RATE_LIMIT_QUERY_PER_MINUTE, evalRuns: e.RATE_LIMIT_EVAL_RUNS_PER_MINUTE },

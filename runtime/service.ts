@@ -6,7 +6,19 @@ import type { Logger } from '../core/logger.js';
 import { createApp } from '../api/app.js';
 import { createCollector, createOtlpHttpRouter, exportGate, startOtlpGrpcServer } from '../collector/index.js';
 import { createAuthenticator } from '../core/auth/authenticator.js';
+import { createSessions } from '../core/auth/sessions.js';
+import { createOidcClient } from '../core/auth/oidc.js';
 import { createRateLimiter } from '../core/limits/rate-limiter.js';
+import { createAuthThrottle, type AuthThrottle } from '../core/auth/auth-throttle.js';
+import { createProjectStates } from '../core/auth/project-states.js';
+import { createAuditLog, type AuditLog } from '../core/audit/audit-log.js';
+import { createProjectDeletion } from '../core/projects/project-deletion.js';
+import { createDataDeletion } from '../core/deletion/data-deletion.js';
+import { pruneMetadata } from '../core/retention/metadata-retention.js';
+import { createDataDeletionStore } from '../core/store/postgres/data-deletion-store.js';
+import { eraseTraces, tracesOfSubject } from '../core/store/clickhouse/trace-erasure.js';
+import { purgeProjectAnalytics } from '../core/store/clickhouse/project-purge.js';
+import type pg from 'pg';
 import type { Project } from '../core/store/postgres/metadata-store.js';
 import type { KeyStore } from '../core/store/postgres/key-store.js';
 import { listen } from './http-server.js';
@@ -14,6 +26,7 @@ import { requiredServices, startRoleHealth } from './health-server.js';
 import { openUi } from './ui.js';
 import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { openStores, runCleanups } from './stores.js';
+import { createBackupSource } from '../core/backup/create-backup.js';
 import { openWritePath, type WritePath } from './write-path.js';
 import { startEngineInBackground } from './engine-start.js';
 import type { RunEngine } from '../workflows/client.js';
@@ -82,10 +95,37 @@ async function bootstrapCredentials(dataDir: string, project: Project, keys: Key
     if (!fs.existsSync(file)) fs.writeFileSync(file, `${JSON.stringify({ project_id: project.id }, null, 2)}\n`, { mode: 0o600 });
     return;
   }
-  const key = await keys.createKey(project.id, { name: 'bootstrap admin key', role: 'admin', env: 'live', createdBy: 'bootstrap' });
+  // A server admin (docs/security.md, "Server admins and project governance"): it creates the other projects.
+  const key = await keys.createKey(project.id, { name: 'bootstrap admin key', role: 'admin', env: 'live', createdBy: 'bootstrap', serverAdmin: true });
   fs.writeFileSync(file, `${JSON.stringify({ project_id: project.id, api_key: key.key }, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
   logger.info({ file, project_id: project.id, key_prefix: key.prefix }, 'created the first admin API key; it is in this file (keep it secret)');
+}
+
+/** How often an API process drops audit entries past AUDIT_RETENTION_DAYS. */
+const AUDIT_PRUNE_EVERY_MS = 3600_000;
+
+/**
+ * Failed authentication, throttled per client address and key prefix across processes
+ * (docs/security.md, "Failed authentication"); a subject crossing its limit is an audit entry.
+ * None with AUTH_MODE=none (there are no credentials to fail), or with both limits 0.
+ */
+function authThrottle(config: Config, pool: pg.Pool, audit: AuditLog, logger: Logger): AuthThrottle | undefined {
+  const { perAddress, perPrefix } = config.authThrottle;
+  if (config.auth.mode !== 'required' || (perAddress <= 0 && perPrefix <= 0)) return undefined;
+  return createAuthThrottle({
+    pool,
+    limits: config.authThrottle,
+    logger,
+    onThrottled: (kind, subject, failures) =>
+      void audit.record({
+        actor: { kind: 'anonymous', id: 'unauthenticated' },
+        action: 'auth.throttled',
+        target: subject,
+        details: { kind, failures, per_minute: kind === 'address' ? perAddress : perPrefix },
+        client: kind === 'address' ? { address: subject } : undefined,
+      }),
+  });
 }
 
 /**
@@ -106,11 +146,23 @@ export async function startService(config: Config, logger: Logger, options: Serv
   try {
     const project = await stores.metadata.ensureDefaultProject();
     await bootstrapCredentials(config.dataDir, project, stores.metadata.keys, logger);
-    const auth = createAuthenticator({ mode: config.auth.mode, keys: stores.metadata.keys, jwtSecret: config.auth.jwtSecret, cacheTtlMs: config.auth.cacheTtlMs });
+    const audit = createAuditLog(stores.metadata.audit, logger);
+    const throttle = authThrottle(config, stores.metadata.pool, audit, logger);
+    if (throttle) cleanups.push(() => throttle.close());
+    const auth = createAuthenticator({
+      mode: config.auth.mode,
+      keys: stores.metadata.keys,
+      jwtSecret: config.auth.jwtSecret,
+      cacheTtlMs: config.auth.cacheTtlMs,
+      throttle,
+      trustProxyHops: config.trustProxyHops,
+    });
     cleanups.push(() => auth.close());
     const limiter = createRateLimiter(stores.metadata.pool, config.rateLimits, logger);
     cleanups.push(() => limiter.close());
-    const gate = exportGate(auth, limiter, project.id);
+    // One cache of projects' statuses for the API and the receivers: an archive here is seen by both at once.
+    const projectStates = createProjectStates(stores.metadata.projectAdmin, config.auth.cacheTtlMs, logger);
+    const gate = exportGate(auth, limiter, project.id, projectStates);
 
     const writePath = await openWritePath(config, stores.analytics, logger);
     cleanups.push(() => writePath.close());
@@ -226,12 +278,49 @@ export async function startService(config: Config, logger: Logger, options: Serv
     }
 
     if (config.roles.includes('api')) {
+      // Deleted projects' data leaves both stores here; a deletion cut short (a crash, an outage) resumes.
+      const projectDeletion = createProjectDeletion({
+        projects: stores.metadata.projectAdmin,
+        purgeAnalytics: (id) => purgeProjectAnalytics(stores.clickhouse, id, { cluster: config.clickhouseCluster }),
+        audit,
+        logger,
+      });
+      cleanups.push(() => projectDeletion.close());
+      void projectDeletion.resume();
+      // Deletions of traces and of end users' or sessions' data (docs/api.md, "Deleting data"); one cut short resumes.
+      const dataDeletion = createDataDeletion({
+        store: createDataDeletionStore(stores.metadata.pool),
+        tracesOf: (project, subject, value) => tracesOfSubject(stores.clickhouse, project, subject, value),
+        eraseTraces: (project, ids) => eraseTraces(stores.clickhouse, project, ids, { cluster: config.clickhouseCluster }),
+        audit,
+        logger,
+      });
+      cleanups.push(() => dataDeletion.close());
+      void dataDeletion.resume();
+      const pruneAudit = () => {
+        void audit.prune(config.auditRetentionDays).catch((err: unknown) => logger.warn({ err }, 'audit entries past their retention not pruned'));
+        void pruneMetadata(stores.metadata.pool, config.metadataRetention).then(
+          (removed) => Object.keys(removed).length > 0 && logger.info({ removed }, 'PostgreSQL data past its retention removed'),
+          (err: unknown) => logger.warn({ err }, 'PostgreSQL data past its retention not removed'),
+        );
+      };
+      pruneAudit();
+      const pruneTimer = setInterval(pruneAudit, AUDIT_PRUNE_EVERY_MS);
+      pruneTimer.unref();
+      cleanups.push(() => Promise.resolve(clearInterval(pruneTimer)));
       const app = createApp({
         config,
         logger,
         analytics: stores.analytics,
         metadata: stores.metadata,
         auth,
+        audit,
+        projectStates,
+        projectDeletion,
+        dataDeletion,
+        // The dashboard's sign-in (docs/security.md, "Signing in"): nothing to sign in to with AUTH_MODE=none.
+        sessions: config.auth.mode === 'required' ? createSessions({ store: stores.metadata.sessions, ...config.sessions }) : undefined,
+        oidc: config.auth.mode === 'required' && config.oidc ? createOidcClient(config.oidc) : undefined,
         limiter,
         collector,
         scorers,
@@ -246,6 +335,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
         consumerLag: writePath.consumerLag,
         kafkaReachable: writePath.kafkaReachable,
         otlpRouter: otlpRouter(),
+        // Backups need the write gate of the chDB this process owns (docs/operations.md, "Backup and restore").
+        backup: stores.clickhouseWriteGate && createBackupSource({ clickhouse: stores.clickhouse, gate: stores.clickhouseWriteGate, pool: stores.metadata.pool, dataDir: config.dataDir, logger }),
         ui: await openUi(logger, { build: options.buildUi ?? false }),
       });
       const server = await listen(app, config.port, config.host);

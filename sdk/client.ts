@@ -16,7 +16,8 @@ import type {
 } from '../core/model/eval-run.js';
 import type { Comparison, ComparisonList, CreateComparisonBody, Feedback, FeedbackBody, FeedbackList } from '../core/model/feedback.js';
 import type { IngestTraceSchema, ManySpansSchema, OneSpanSchema } from '../core/model/ingest-body.js';
-import type { ApiKeyView, CreateKeySchema, CreateProjectSchema, ProjectView, RateLimitsSchema } from '../core/model/project.js';
+import type { AdminProjectView, ApiKeyView, CreateKeySchema, CreateProjectSchema, ProjectView, RateLimitsSchema } from '../core/model/project.js';
+import type { AuditPage } from '../core/model/audit.js';
 import type { PromptBody, PromptLabels, PromptList, PromptTraceList, PromptUpdateBody, PromptVersion, PromptVersionList, RenderedPrompt } from '../core/model/prompt.js';
 import type { CreateQueueBody, ItemList, QueueItem, QueueList, ReviewQueue } from '../core/model/queue.js';
 import type { CreateScoreSchema, Score } from '../core/model/score.js';
@@ -298,8 +299,24 @@ export class AgentEvalClient {
   readonly projects = {
     list: () => this.get<{ projects: ProjectView[] }>('/api/projects'),
     get: (id: string) => this.get<ProjectView & { rate_limits: RateLimitsView }>(`/api/projects/${enc(id)}`),
-    /** POST /api/projects: the project and its first admin key (`api_key.key`, shown once). */
+    /** POST /api/projects (a server admin's): the project and its first admin key (`api_key.key`, shown once). */
     create: (body: z.input<typeof CreateProjectSchema>) => this.post<ProjectView & { api_key: ApiKeyView & { key: string } }>('/api/projects', body),
+  };
+
+  /** Every project, for server admins (docs/security.md, "Server admins and project governance"). */
+  readonly adminProjects = {
+    list: () => this.get<{ projects: AdminProjectView[] }>('/api/admin/projects'),
+    /** Read-only from now: reads work, writes are refused (403 PROJECT_ARCHIVED). */
+    archive: (id: string) => this.post<AdminProjectView>(`/api/admin/projects/${enc(id)}/archive`),
+    unarchive: (id: string) => this.post<AdminProjectView>(`/api/admin/projects/${enc(id)}/unarchive`),
+    /** An archived project: its keys stop at once (status `deleting`), its data leaves both stores in the background (then `deleted`). */
+    delete: (id: string) => this.transport.request<AdminProjectView>('DELETE', `/api/admin/projects/${enc(id)}`),
+  };
+
+  /** GET /api/audit: newest first; a server admin reads every entry, a project admin their project's (docs/security.md, "Audit log"). */
+  readonly audit = {
+    list: (params: { action?: string; actor?: string; project?: string; since?: string | number; until?: string | number; limit?: number; cursor?: string } = {}) =>
+      this.get<AuditPage>('/api/audit', params),
   };
 
   /** API keys of a project (the client's project when `projectId` is absent). */

@@ -2,7 +2,9 @@ import Router from '@koa/router';
 import { NotFoundError } from '../../core/errors.js';
 import { CreateAgentSchema, UpdateAgentSchema } from '../../core/model/agent.js';
 import { validate } from '../../core/validate.js';
+import { urlForAudit } from '../../core/audit/audit-log.js';
 import type { ApiDeps } from '../deps.js';
+import { auditFrom } from '../audit-context.js';
 import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
@@ -25,7 +27,15 @@ export function agentsRouter(deps: ApiDeps): Router {
   router.post('/', operation('create agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const input = validate(CreateAgentSchema, ctx.request.body);
     await assertEgressAllowed(deps, [{ field: 'endpoint', url: input.endpoint }]);
-    ctx.body = await agents.create(ctx.state.projectId, input);
+    const agent = await agents.create(ctx.state.projectId, input);
+    await deps.audit.record({
+      ...auditFrom(ctx),
+      action: 'agent.created',
+      projectId: ctx.state.projectId,
+      target: agent.id,
+      details: { name: agent.name, endpoint: urlForAudit(agent.endpoint), header_names: agent.header_names },
+    });
+    ctx.body = agent;
     ctx.status = 201;
   });
 
@@ -43,13 +53,26 @@ export function agentsRouter(deps: ApiDeps): Router {
   router.put('/:id', operation('update agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const input = validate(UpdateAgentSchema, ctx.request.body);
     await assertEgressAllowed(deps, [{ field: 'endpoint', url: input.endpoint }]);
-    const agent = await agents.update(ctx.state.projectId, ctx.params.id, input);
+    const before = await agents.resolve(ctx.state.projectId, ctx.params.id);
+    const agent = before && (await agents.update(ctx.state.projectId, ctx.params.id, input));
     if (!agent) throw agentNotFound();
+    // Where the agent's calls (and its secret headers) go: recorded when it changes.
+    if (before.endpoint !== agent.endpoint) {
+      await deps.audit.record({
+        ...auditFrom(ctx),
+        action: 'agent.endpoint_changed',
+        projectId: ctx.state.projectId,
+        target: agent.id,
+        details: { name: agent.name, from: urlForAudit(before.endpoint), to: urlForAudit(agent.endpoint), header_names: agent.header_names, headers_dropped: before.header_names.filter((h) => !agent.header_names.includes(h)) },
+      });
+    }
     ctx.body = agent;
   });
 
   router.delete('/:id', operation('delete agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
-    if (!(await agents.delete(ctx.state.projectId, ctx.params.id))) throw agentNotFound();
+    const agent = await agents.resolve(ctx.state.projectId, ctx.params.id);
+    if (!agent || !(await agents.delete(ctx.state.projectId, ctx.params.id))) throw agentNotFound();
+    await deps.audit.record({ ...auditFrom(ctx), action: 'agent.deleted', projectId: ctx.state.projectId, target: agent.id, details: { name: agent.name, endpoint: urlForAudit(agent.endpoint) } });
     ctx.status = 204;
   });
 

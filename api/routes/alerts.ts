@@ -6,7 +6,9 @@ import { isUuid } from '../../core/model/agent.js';
 import { ALERT_EVENT_KINDS, ALERT_STATES, DEFINITION_KEYS, mergeAlertRule, parseAlertRule, type AlertRule, type AlertRuleDefinition } from '../../core/model/alert.js';
 import { Timestamp } from '../../core/model/ingest-body.js';
 import { validate } from '../../core/validate.js';
+import { urlForAudit } from '../../core/audit/audit-log.js';
 import type { ApiDeps } from '../deps.js';
+import { auditFrom } from '../audit-context.js';
 import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
@@ -50,10 +52,24 @@ export function alertsRouter(deps: ApiDeps): Router {
   const read = requirePermission('alerts:read');
   const write = requirePermission('alerts:write');
 
+  /** Where a rule's notifications go, recorded when it changes (set, moved or removed): never the URL itself, which may be a secret. */
+  async function webhookChanged(ctx: Context, rule: Pick<AlertRule, 'id' | 'name'>, from: string | null | undefined, to: string | null | undefined) {
+    if ((from ?? null) === (to ?? null)) return;
+    await deps.audit.record({
+      ...auditFrom(ctx),
+      action: 'alert_webhook.changed',
+      projectId: ctx.state.projectId,
+      target: rule.id,
+      details: { rule: rule.name, from: urlForAudit(from), to: urlForAudit(to) },
+    });
+  }
+
   router.post('/rules', operation('create alert rule', 'metadata'), write, async (ctx) => {
     const def = parseAlertRule(ctx.request.body);
     await assertEgressAllowed(deps, [{ field: 'webhook_url', url: def.webhook_url }]);
-    ctx.body = await alerts.create(ctx.state.projectId, def);
+    const rule = await alerts.create(ctx.state.projectId, def);
+    await webhookChanged(ctx, rule, null, rule.webhook_url);
+    ctx.body = rule;
     ctx.status = 201;
   });
 
@@ -75,11 +91,14 @@ export function alertsRouter(deps: ApiDeps): Router {
     await assertEgressAllowed(deps, [{ field: 'webhook_url', url: def.webhook_url }]);
     const rule = await alerts.update(ctx.state.projectId, stored.id, def);
     if (!rule) throw ruleNotFound();
+    await webhookChanged(ctx, rule, stored.webhook_url, rule.webhook_url);
     ctx.body = rule;
   });
 
   const remove = async (ctx: Context, id: string) => {
-    if (!(await alerts.delete(ctx.state.projectId, id))) throw ruleNotFound();
+    const rule = await alerts.get(ctx.state.projectId, id);
+    if (!rule || !(await alerts.delete(ctx.state.projectId, id))) throw ruleNotFound();
+    await webhookChanged(ctx, rule, rule.webhook_url, null);
     ctx.status = 204;
   };
   router.delete('/rules', operation('delete alert rule', 'metadata'), write, (ctx) => remove(ctx, idFromQuery(ctx)));

@@ -1,14 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../../core/config.js';
-import type { Authenticator } from '../../core/auth/authenticator.js';
+import type { AuthContext, Authenticator } from '../../core/auth/authenticator.js';
 import { ForbiddenError, UnauthorizedError } from '../../core/errors.js';
 import type { OnlineEvalStore } from '../../core/store/postgres/online-eval-store.js';
 import type { HealthDeps } from './health.js';
 import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
 import { onlineEvalRegistry } from './online-metrics.js';
+import { droppedLogWrites } from '../../core/log-destination.js';
 
 /** What GET /metrics reads: the API's deps, or those a process without the API builds (runtime/health-server.ts). */
 export interface MetricsDeps extends Pick<HealthDeps, 'sinkStats' | 'consumerLag'> {
@@ -38,12 +39,17 @@ export async function metricsScope(ctx: Context, deps: Pick<MetricsDeps, 'config
   if (deps.auth.mode === 'none') return 'all';
   const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
   const token = deps.config.metricsToken;
-  if (bearer && token !== undefined) {
-    if (sameSecret(bearer[1], token)) return 'all';
-    // Not the scrape token and not shaped like a JWT (header.payload.signature): a wrong token.
-    if (bearer[1].split('.').length !== 3) throw new UnauthorizedError();
+  if (bearer && token !== undefined && sameSecret(bearer[1], token)) return 'all';
+  // Anything else is a key or a token to check, a wrong scrape token included: its failure is
+  // throttled like any other (docs/security.md, "Failed authentication").
+  let caller: AuthContext;
+  try {
+    caller = await deps.auth.authenticate(ctx.headers, ctx.query, undefined, ctx.req.socket.remoteAddress);
+  } catch (err) {
+    // Not the scrape token and not shaped like a JWT (header.payload.signature): a wrong token, said plainly.
+    if (err instanceof UnauthorizedError && bearer && token !== undefined && bearer[1].split('.').length !== 3) throw new UnauthorizedError();
+    throw err;
   }
-  const caller = await deps.auth.authenticate(ctx.headers, ctx.query);
   if (!caller.permissions.has('projects:admin')) throw new ForbiddenError('missing permission projects:admin');
   return caller.reach === null ? 'all' : new Set(caller.reach);
 }
@@ -80,6 +86,17 @@ export function metricsRouter(deps: MetricsDeps): Router {
     registers: [registry],
     collect() {
       this.set(consumerLag);
+    },
+  });
+
+  new Counter({
+    name: 'agent_eval_log_writes_dropped_total',
+    help: 'Log lines dropped because their write failed (a full disk: ENOSPC, a closed stdout: EPIPE), by error code',
+    labelNames: ['code'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [code, count] of droppedLogWrites()) this.inc({ code }, count);
     },
   });
 

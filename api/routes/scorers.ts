@@ -2,7 +2,9 @@ import Router from '@koa/router';
 import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { CreateCustomScorerSchema } from '../../core/model/custom-scorer.js';
 import { validate } from '../../core/validate.js';
+import { urlForAudit } from '../../core/audit/audit-log.js';
 import type { ApiDeps } from '../deps.js';
+import { auditFrom } from '../audit-context.js';
 import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
@@ -30,7 +32,15 @@ export function scorersRouter(deps: ApiDeps): Router {
     const input = validate(CreateCustomScorerSchema, ctx.request.body);
     if (deps.scorers.get(input.name)) throw new ValidationError([{ field: 'name', message: `'${input.name}' is a built-in scorer's name` }]);
     await assertEgressAllowed(deps, [{ field: 'endpoint', url: input.endpoint }]);
-    ctx.body = await scorers.create(ctx.state.projectId, input);
+    const scorer = await scorers.create(ctx.state.projectId, input);
+    await deps.audit.record({
+      ...auditFrom(ctx),
+      action: 'scorer.created',
+      projectId: ctx.state.projectId,
+      target: scorer.id,
+      details: { name: scorer.name, endpoint: urlForAudit(scorer.endpoint), header_names: scorer.header_names },
+    });
+    ctx.body = scorer;
     ctx.status = 201;
   });
 
@@ -46,7 +56,9 @@ export function scorersRouter(deps: ApiDeps): Router {
   });
 
   router.delete('/:id', operation('delete scorer', 'metadata'), requirePermission('evals:write'), async (ctx) => {
-    if (!(await scorers.delete(ctx.state.projectId, ctx.params.id))) throw scorerNotFound();
+    const scorer = await scorers.resolve(ctx.state.projectId, ctx.params.id);
+    if (!scorer || !(await scorers.delete(ctx.state.projectId, ctx.params.id))) throw scorerNotFound();
+    await deps.audit.record({ ...auditFrom(ctx), action: 'scorer.deleted', projectId: ctx.state.projectId, target: scorer.id, details: { name: scorer.name, endpoint: urlForAudit(scorer.endpoint) } });
     ctx.status = 204;
   });
 

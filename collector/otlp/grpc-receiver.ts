@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { HeaderBag } from '../../core/project-context.js';
 import type { Collector } from '../collector.js';
 import { GrpcCode, toWireError } from '../../core/wire-error.js';
+import { grpcPeerAddress } from '../../core/auth/client-address.js';
 import { OtlpDecodeError } from './errors.js';
 import type { ExportGate } from './project.js';
 import { encodeExportResponse, encodeStatus, partialSuccessOf } from './response.js';
@@ -87,7 +88,7 @@ function logFailure(logger: Logger, err: unknown): void {
 function exportHandler(deps: OtlpGrpcDeps): grpc.handleUnaryCall<Buffer, Buffer> {
   return (call, callback) => {
     const run = async (): Promise<Buffer> => {
-      const { projectId } = await deps.gate(metadataHeaders(call.metadata), {});
+      const { projectId } = await deps.gate(metadataHeaders(call.metadata), {}, grpcPeerAddress(call.getPeer()));
       deps.collector.admit();
       const outcome = await deps.collector.ingestOtlp(projectId, call.request, 'protobuf');
       const partial = outcome && partialSuccessOf(outcome);

@@ -70,7 +70,7 @@ export function createOtlpHttpRouter(deps: OtlpHttpDeps): Router {
       }
       const coding = contentCoding(ctx);
       if (!coding) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding must be gzip or identity');
-      const { projectId, headers } = await deps.gate(ctx.headers, ctx.query);
+      const { projectId, headers } = await deps.gate(ctx.headers, ctx.query, ctx.req.socket.remoteAddress);
       ctx.set(headers);
       deps.collector.admit();
       const body = await readBody(ctx.req, { limitBytes: deps.maxBodyBytes, gzip: coding === 'gzip', declaredLength: declaredLength(ctx) });

@@ -20,6 +20,8 @@ export interface RateLimiter {
   limitsOf(projectId: string): Promise<RateLimits>;
   /** Sets or clears (null) a project's own limits; effective at once in this process. */
   setLimits(projectId: string, limits: Partial<Record<RateBucket, number | null>>): Promise<RateLimits>;
+  /** Drops this process's counters and limits of a project being deleted, so no sync writes its counters again. */
+  forget(projectId: string): void;
   close(): Promise<void>;
 }
 
@@ -198,6 +200,11 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
       }
       limits.delete(projectId);
       return limitsOf(projectId);
+    },
+
+    forget(projectId) {
+      for (const key of counters.keys()) if (key.startsWith(`${projectId}\u0000`)) counters.delete(key);
+      limits.delete(projectId);
     },
 
     async close() {

@@ -15,11 +15,12 @@ export const CreateProjectSchema = z.strictObject({
   env,
 });
 
-/** POST /api/projects/{id}/keys. */
+/** POST /api/projects/{id}/keys; `server_admin: true` only from a server admin. */
 export const CreateKeySchema = z.strictObject({
   name,
   role: z.enum(ROLES).default('member'),
   env,
+  server_admin: z.boolean().default(false),
 });
 
 const perMinute = z.number().int().min(1).max(100_000_000).nullable().optional();
@@ -33,6 +34,8 @@ export interface ApiKeyView {
   name: string;
   role: Role;
   prefix: string;
+  /** A server-admin key (docs/security.md, "Server admins"). */
+  server_admin: boolean;
   created_by: string | null;
   created_at: string;
   last_used_at: string | null;
@@ -44,4 +47,16 @@ export interface ProjectView {
   name: string;
   is_default: boolean;
   created_at: string;
+  /** When a server admin archived it (read-only since); null for a live project. */
+  archived_at: string | null;
+}
+
+/** A project's life: live, archived (read-only), its deletion under way, deleted (only its id is kept). */
+export type ProjectStatus = 'active' | 'archived' | 'deleting' | 'deleted';
+
+/** A project as GET /api/admin/projects lists it for server admins. */
+export interface AdminProjectView extends ProjectView {
+  status: ProjectStatus;
+  deleted_at: string | null;
+  purged_at: string | null;
 }

@@ -1,3 +1,6 @@
+import { createDataDeletion } from '../../core/deletion/data-deletion.js';
+import { createDataDeletionStore } from '../../core/store/postgres/data-deletion-store.js';
+import { eraseTraces, tracesOfSubject } from '../../core/store/clickhouse/trace-erasure.js';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { createApp } from '../../api/app.js';
 import { createBatcher } from '../../collector/batcher.js';
@@ -13,6 +16,8 @@ import { createAuthenticator } from '../../core/auth/authenticator.js';
 import { createRateLimiter } from '../../core/limits/rate-limiter.js';
 import { createEgressPolicy } from '../../core/egress/policy.js';
 import { createEgress } from '../../core/egress/fetch.js';
+import { createAuditLog } from '../../core/audit/audit-log.js';
+import { createProjectStates } from '../../core/auth/project-states.js';
 
 /**
  * The real API, listening on loopback, wired to a ClickHouse HTTP URL and a PostgreSQL URL that
@@ -20,7 +25,8 @@ import { createEgress } from '../../core/egress/fetch.js';
  */
 export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUrl: string; clickhouseTimeoutMs: number; temporalAddress?: string }): Promise<RunningServer & { base: string }> {
   const logger = createLogger('silent');
-  const analytics = createAnalyticsStore(httpClickHouse(createClient({ url: opts.clickhouseUrl, request_timeout: opts.clickhouseTimeoutMs, log: { level: ClickHouseLogLevel.OFF } })));
+  const clickhouse = createClient({ url: opts.clickhouseUrl, request_timeout: opts.clickhouseTimeoutMs, log: { level: ClickHouseLogLevel.OFF } });
+  const analytics = createAnalyticsStore(httpClickHouse(clickhouse));
   const metadata = createMetadataStore(createPool(opts.postgresUrl));
   const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
   const collector = createCollector({ sink, maxSpanBytes: 1_000_000 });
@@ -32,13 +38,26 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
   const limiter = createRateLimiter(metadata.pool, { ingest: 1e9, query: 1e9, evalRuns: 1e9 }, logger);
   // Nothing here calls out: the default policy of a server not bound to loopback.
   const egress = createEgress(createEgressPolicy({ allow: [] }));
-  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, auth, limiter, collector, scorers: defaultScorerRegistry(), egress, engine });
+  const audit = createAuditLog(metadata.audit, logger);
+  const projectStates = createProjectStates(metadata.projectAdmin, 0, logger);
+  // No project is deleted here: the deletion is never started.
+  const projectDeletion = { start: () => undefined };
+  const dataDeletion = createDataDeletion({
+    store: createDataDeletionStore(metadata.pool),
+    tracesOf: (project, subject, value) => tracesOfSubject(clickhouse, project, subject, value),
+    eraseTraces: (project, ids) => eraseTraces(clickhouse, project, ids),
+    audit,
+    logger,
+    resumeEveryMs: 0,
+  });
+  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, auth, limiter, collector, scorers: defaultScorerRegistry(), egress, engine, audit, projectStates, projectDeletion, dataDeletion });
   const server = await listen(app, 0, '127.0.0.1');
   return {
     ...server,
     base: `http://127.0.0.1:${server.port}`,
     async close() {
       await server.close();
+      await dataDeletion.close();
       await egress.close();
       await engine?.close();
       await limiter.close();

@@ -70,6 +70,8 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
       RATE_LIMIT_INGEST_PER_MINUTE: '1000000000',
       RATE_LIMIT_QUERY_PER_MINUTE: '1000000000',
       RATE_LIMIT_EVAL_RUNS_PER_MINUTE: '1000000000',
+      AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '0',
+      AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,10 +92,10 @@ export async function spawnServiceProcess(dataDir: string, env: Record<string, s
       setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
       reject(new Error(`service did not start within ${startTimeoutMs} ms:\n${out.slice(-8000)}`));
     }, startTimeoutMs);
-    const onData = (d: Buffer) => {
-      buffered += d.toString();
     let readyLine: ReadyLine | undefined;
     let engineSettled = opts.waitForEngine === false;
+    const onData = (d: Buffer) => {
+      buffered += d.toString();
       const lines = buffered.split('\n');
       buffered = lines.pop() ?? '';
       for (const line of lines) {

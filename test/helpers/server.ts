@@ -21,8 +21,18 @@ export interface TestService extends RunningService {
   api(pathname: string, init?: RequestInit & { project?: string | null; json?: unknown; key?: string | null }): Promise<Response>;
 }
 
-/** Limits high enough that tests never meet them, unless a test sets its own. */
-const UNLIMITED = { RATE_LIMIT_INGEST_PER_MINUTE: '1000000000', RATE_LIMIT_QUERY_PER_MINUTE: '1000000000', RATE_LIMIT_EVAL_RUNS_PER_MINUTE: '1000000000' };
+/**
+ * Limits high enough that tests never meet them, unless a test sets its own: rate limits, and no
+ * throttling of failed authentication (tests of refusals send many wrong keys from 127.0.0.1;
+ * test/integration/auth-throttling.test.ts sets its own limits).
+ */
+const UNLIMITED = {
+  RATE_LIMIT_INGEST_PER_MINUTE: '1000000000',
+  RATE_LIMIT_QUERY_PER_MINUTE: '1000000000',
+  RATE_LIMIT_EVAL_RUNS_PER_MINUTE: '1000000000',
+  AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '0',
+  AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE: '0',
+};
 
 /** The real service in this process: chDB, embedded PostgreSQL, all roles, ephemeral ports. */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
@@ -67,7 +77,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   };
 }
 
-/** Creates `project` (POST /api/projects with an admin key) and returns its first admin key. */
+/** Creates `project` (POST /api/projects with the bootstrap key, a server admin's) and returns its first admin key. */
 async function createProjectKey(apiUrl: string, adminKey: string | undefined, project: string): Promise<string> {
   const res = await apiFetch(apiUrl, null, '/api/projects', { method: 'POST', key: adminKey ?? null, json: { id: project, name: project } });
   const body = (await res.json()) as { api_key?: { key: string } };

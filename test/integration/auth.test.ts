@@ -92,7 +92,7 @@ describe('projects and keys', () => {
     const list = await json<{ keys: Array<Record<string, unknown>> }>(await svc.api('/api/projects/team-a/keys', { project: 'team-a', key: adminA }), 200);
     expect(list.keys.map((k) => k.name).sort()).toEqual(['dashboard', 'first admin key']);
     for (const k of list.keys) {
-      expect(Object.keys(k).sort()).toEqual(['created_at', 'created_by', 'id', 'last_used_at', 'name', 'prefix', 'project_id', 'revoked_at', 'role']);
+      expect(Object.keys(k).sort()).toEqual(['created_at', 'created_by', 'id', 'last_used_at', 'name', 'prefix', 'project_id', 'revoked_at', 'role', 'server_admin']);
       expect(JSON.stringify(k)).not.toContain(viewer.key.slice(16));
     }
     // Duplicate id, bad role and env: refused without a 500.

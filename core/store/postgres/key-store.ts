@@ -10,7 +10,10 @@ export type { ApiKeyView, ProjectView } from '../../model/project.js';
 export interface StoredKey {
   id: string;
   project_id: string;
+  name: string;
   role: Role;
+  /** Governs the server besides its role in its project (docs/security.md, "Server admins"). */
+  server_admin: boolean;
   key_hash: Buffer;
   revoked: boolean;
 }
@@ -18,16 +21,19 @@ export interface StoredKey {
 /** Projects and their API keys (PostgreSQL). */
 export interface KeyStore {
   /** A new key: the secret is in the result, and nowhere else ever again. */
-  createKey(projectId: string, input: { name: string; role: Role; env: string; createdBy?: string }): Promise<ApiKeyView & { key: string }>;
+  createKey(projectId: string, input: { name: string; role: Role; env: string; createdBy?: string; serverAdmin?: boolean }): Promise<ApiKeyView & { key: string }>;
   findByPrefix(prefix: string): Promise<StoredKey | null>;
   listKeys(projectId: string): Promise<ApiKeyView[]>;
-  /** The revoked key's prefix when a live key of that project was revoked now, else null. */
-  revokeKey(projectId: string, keyId: string): Promise<string | null>;
+  /** The revoked key when a live key of that project was revoked now (its prefix and what it was), else null. */
+  revokeKey(projectId: string, keyId: string): Promise<ApiKeyView | null>;
   /** Records use (called at most once a minute per key, off the request's path). */
   touchKeys(ids: string[]): Promise<void>;
   anyKey(): Promise<boolean>;
+  /** Null when the id is taken, by a live, archived or deleted project (a deleted project's id is never reused). */
   createProject(input: { id?: string; name: string }): Promise<ProjectView | null>;
+  /** A live or archived project; null for one that does not exist or is deleted. */
   getProject(id: string): Promise<ProjectView | null>;
+  /** Live and archived projects (of `ids`, when given), never deleted ones. */
   listProjects(ids?: readonly string[]): Promise<ProjectView[]>;
 }
 
@@ -37,13 +43,14 @@ interface KeyRow {
   name: string;
   role: Role;
   prefix: string;
+  server_admin: boolean;
   created_by: string | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
 }
 
-const KEY_COLUMNS = 'id, project_id, name, role, prefix, created_by, created_at, last_used_at, revoked_at';
+const KEY_COLUMNS = 'id, project_id, name, role, prefix, server_admin, created_by, created_at, last_used_at, revoked_at';
 
 function toKeyView(row: KeyRow): ApiKeyView {
   return {
@@ -52,6 +59,7 @@ function toKeyView(row: KeyRow): ApiKeyView {
     name: row.name,
     role: row.role,
     prefix: row.prefix,
+    server_admin: row.server_admin,
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
     last_used_at: row.last_used_at?.toISOString() ?? null,
@@ -59,28 +67,40 @@ function toKeyView(row: KeyRow): ApiKeyView {
   };
 }
 
-function toProjectView(row: { id: string; name: string; is_default: boolean; created_at: Date }): ProjectView {
-  return { id: row.id, name: row.name, is_default: row.is_default, created_at: row.created_at.toISOString() };
+interface ProjectRow {
+  id: string;
+  name: string;
+  is_default: boolean;
+  created_at: Date;
+  archived_at: Date | null;
+}
+
+const PROJECT_COLUMNS = 'id, name, is_default, created_at, archived_at';
+
+function toProjectView(row: ProjectRow): ProjectView {
+  return { id: row.id, name: row.name, is_default: row.is_default, created_at: row.created_at.toISOString(), archived_at: row.archived_at?.toISOString() ?? null };
 }
 
 export function createKeyStore(pool: pg.Pool): KeyStore {
   return {
-    async createKey(projectId, { name, role, env, createdBy }) {
+    async createKey(projectId, { name, role, env, createdBy, serverAdmin }) {
       const made = generateApiKey(env);
       const { rows } = await pool.query<KeyRow>(
-        `INSERT INTO api_keys (id, project_id, name, role, prefix, key_hash, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
-        [randomUUID(), projectId, name, role, made.prefix, made.hash, createdBy ?? null],
+        `INSERT INTO api_keys (id, project_id, name, role, prefix, key_hash, created_by, server_admin) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
+        [randomUUID(), projectId, name, role, made.prefix, made.hash, createdBy ?? null, serverAdmin === true],
       );
       return { ...toKeyView(rows[0]), key: made.key };
     },
 
     async findByPrefix(prefix) {
-      const { rows } = await pool.query<{ id: string; project_id: string; role: Role; key_hash: Buffer; revoked_at: Date | null }>(
-        'SELECT id, project_id, role, key_hash, revoked_at FROM api_keys WHERE prefix = $1',
+      const { rows } = await pool.query<{ id: string; project_id: string; name: string; role: Role; server_admin: boolean; key_hash: Buffer; revoked_at: Date | null }>(
+        'SELECT id, project_id, name, role, server_admin, key_hash, revoked_at FROM api_keys WHERE prefix = $1',
         [prefix],
       );
       const row = rows[0];
-      return row ? { id: row.id, project_id: row.project_id, role: row.role, key_hash: row.key_hash, revoked: row.revoked_at !== null } : null;
+      return row
+        ? { id: row.id, project_id: row.project_id, name: row.name, role: row.role, server_admin: row.server_admin, key_hash: row.key_hash, revoked: row.revoked_at !== null }
+        : null;
     },
 
     async listKeys(projectId) {
@@ -89,11 +109,11 @@ export function createKeyStore(pool: pg.Pool): KeyStore {
     },
 
     async revokeKey(projectId, keyId) {
-      const { rows } = await pool.query<{ prefix: string }>(
-        'UPDATE api_keys SET revoked_at = now() WHERE project_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING prefix',
+      const { rows } = await pool.query<KeyRow>(
+        `UPDATE api_keys SET revoked_at = now() WHERE project_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`,
         [projectId, keyId],
       );
-      return rows[0]?.prefix ?? null;
+      return rows[0] ? toKeyView(rows[0]) : null;
     },
 
     async touchKeys(ids) {
@@ -106,21 +126,21 @@ export function createKeyStore(pool: pg.Pool): KeyStore {
     },
 
     async createProject({ id, name }) {
-      const { rows } = await pool.query<{ id: string; name: string; is_default: boolean; created_at: Date }>(
-        'INSERT INTO projects (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id, name, is_default, created_at',
+      const { rows } = await pool.query<ProjectRow>(
+        `INSERT INTO projects (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING ${PROJECT_COLUMNS}`,
         [id ?? randomUUID(), name],
       );
       return rows[0] ? toProjectView(rows[0]) : null;
     },
 
     async getProject(id) {
-      const { rows } = await pool.query<{ id: string; name: string; is_default: boolean; created_at: Date }>('SELECT id, name, is_default, created_at FROM projects WHERE id = $1', [id]);
+      const { rows } = await pool.query<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = $1 AND deleted_at IS NULL`, [id]);
       return rows[0] ? toProjectView(rows[0]) : null;
     },
 
     async listProjects(ids) {
-      const { rows } = await pool.query<{ id: string; name: string; is_default: boolean; created_at: Date }>(
-        `SELECT id, name, is_default, created_at FROM projects ${ids ? 'WHERE id = ANY($1::text[])' : ''} ORDER BY created_at, id`,
+      const { rows } = await pool.query<ProjectRow>(
+        `SELECT ${PROJECT_COLUMNS} FROM projects WHERE deleted_at IS NULL ${ids ? 'AND id = ANY($1::text[])' : ''} ORDER BY created_at, id`,
         ids ? [ids] : [],
       );
       return rows.map(toProjectView);

@@ -11,6 +11,11 @@ import { createKeyStore, type KeyStore } from './key-store.js';
 import { createCustomScorerStore, type CustomScorerStore } from './scorer-store.js';
 import { createJudgeStore, type JudgeStore } from './judge-store.js';
 import { createOnlineEvalStore, type OnlineEvalStore } from './online-eval-store.js';
+import { createAuditStore, type AuditStore } from './audit-store.js';
+import { createProjectAdminStore, type ProjectAdminStore } from './project-admin-store.js';
+import { createUserStore, type UserStore } from './user-store.js';
+import { createSessionStore, type SessionStore } from './session-store.js';
+import { createIdempotencyStore, type IdempotencyStore } from './idempotency-store.js';
 
 export interface Project {
   id: string;
@@ -39,6 +44,16 @@ export interface MetadataStore {
   judges: JudgeStore;
   /** Online evaluation rules and their evaluations (docs/online-evals.md). */
   onlineEvals: OnlineEvalStore;
+  /** The audit log's table (docs/security.md, "Audit log"); written through core/audit. */
+  audit: AuditStore;
+  /** Every project as server admins govern them: list, archive, delete (docs/security.md). */
+  projectAdmin: ProjectAdminStore;
+  /** People signed in with OpenID Connect and their roles per project (docs/security.md, "Signing in"). */
+  users: UserStore;
+  /** The dashboard's server-side sessions. */
+  sessions: SessionStore;
+  /** Idempotency-Key claims and stored answers of the creating POSTs (docs/api.md). */
+  idempotency: IdempotencyStore;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -64,6 +79,11 @@ export function createMetadataStore(pool: pg.Pool): MetadataStore {
     scorers: createCustomScorerStore(pool),
     judges: createJudgeStore(pool),
     onlineEvals: createOnlineEvalStore(pool),
+    audit: createAuditStore(pool),
+    projectAdmin: createProjectAdminStore(pool),
+    users: createUserStore(pool),
+    sessions: createSessionStore(pool),
+    idempotency: createIdempotencyStore(pool),
     async ensureDefaultProject() {
       await pool.query(
         `INSERT INTO projects (id, name, is_default) VALUES ($1, 'Default project', true)
