@@ -1,6 +1,6 @@
 import Router from '@koa/router';
-import { BadRequestError } from '../../core/errors.js';
-import { CreateScoreSchema } from '../../core/model/score.js';
+import { BadRequestError, ConflictError } from '../../core/errors.js';
+import { CreateScoreSchema, sameScore } from '../../core/model/score.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
@@ -18,7 +18,11 @@ export function scoresRouter(deps: ApiDeps): Router {
     // The SPEC names this one 400 text for the score's key field.
     if (!raw || typeof raw !== 'object' || missing(raw.trace_id)) throw new BadRequestError('trace_id is required', 'TRACE_ID_REQUIRED');
     const input = validate(CreateScoreSchema, raw);
-    const score = await deps.analytics.insertScore(ctx.state.projectId, input);
+    // A client's id makes the POST safe to repeat: the first score with it is the answer.
+    const first = input.id === undefined ? null : await deps.analytics.findScore(ctx.state.projectId, input.id);
+    if (first && !sameScore(first, input)) throw new ConflictError('A different score with this id exists', 'SCORE_ID_TAKEN');
+    if (first) ctx.set('Idempotent-Replayed', 'true');
+    const score = first ?? (await deps.analytics.insertScore(ctx.state.projectId, input));
     ctx.status = 201;
     ctx.body = score;
   });

@@ -7,6 +7,8 @@ export const SCORE_SOURCES = ['api', 'sdk', 'annotation', 'eval', 'temporal'] as
 /** POST /api/scores body. `trace_id` is checked first so its absence gives the SPEC's 400 text. */
 export const CreateScoreSchema = z.object({
   trace_id: Id,
+  /** The client's own id (the id rule): a second POST with it answers the first score (docs/api.md, "Scores"). */
+  id: Id.optional(),
   span_id: Id.nullish(),
   name: z.string().min(1).max(256),
   value: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1'),
@@ -35,4 +37,20 @@ export interface Score {
    * rule and its judge's trace: docs/online-evals.md); absent when there are none.
    */
   attributes?: Record<string, string>;
+}
+
+/** Whether a stored score is the one `input` asks for (a retried POST with the client's id): every field but the time. */
+export function sameScore(stored: Score, input: CreateScore): boolean {
+  return (
+    stored.trace_id === input.trace_id &&
+    stored.span_id === (input.span_id ?? null) &&
+    stored.name === input.name &&
+    stored.value === input.value &&
+    stored.score_type === input.score_type &&
+    stored.source === input.source &&
+    stored.scorer_name === (input.scorer_name ?? null) &&
+    stored.reason === (input.reason ?? null) &&
+    stored.evidence.length === input.evidence.length &&
+    stored.evidence.every((e, i) => e === input.evidence[i])
+  );
 }

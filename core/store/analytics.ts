@@ -22,7 +22,10 @@ export interface AnalyticsStore extends BatchWriter {
   getTrace(projectId: string, traceId: string, page?: SpanPageQuery): Promise<TraceDetail | null>;
   listTraces(projectId: string, query: TraceListQuery): Promise<TraceList>;
   getSpan(projectId: string, spanId: string): Promise<SpanView | null>;
+  /** Stores a score under the client's id when it gives one (`score.id`), else a new UUID. */
   insertScore(projectId: string, score: CreateScore): Promise<Score>;
+  /** The project's score with this id (the first written), or null. */
+  findScore(projectId: string, id: string): Promise<Score | null>;
   /** Scores with their ids and times already set (evaluation runs); idempotent by id. */
   writeScores(projectId: string, scores: Score[]): Promise<void>;
   listScores(projectId: string, traceId: string): Promise<Score[]>;

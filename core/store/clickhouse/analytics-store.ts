@@ -66,7 +66,7 @@ export function createAnalyticsStore(ch: ClickHouse, logger?: Logger): Analytics
 
     async insertScore(projectId, input: CreateScore): Promise<Score> {
       const score: Score = {
-        id: randomUUID(),
+        id: input.id ?? randomUUID(),
         trace_id: input.trace_id,
         span_id: input.span_id ?? null,
         name: input.name,
@@ -83,6 +83,18 @@ export function createAnalyticsStore(ch: ClickHouse, logger?: Logger): Analytics
     },
 
     writeScores,
+
+    async findScore(projectId, id) {
+      const [row] = await rows<ScoreRow>(
+        `SELECT score_id, trace_id, span_id, name, value, score_type, source, scorer_name, reason, evidence, created_at, attributes
+         FROM agent_eval.scores
+         WHERE project_id = {project:String} AND score_id = {id:String}
+         ORDER BY created_at
+         LIMIT 1`,
+        { project: projectId, id },
+      );
+      return row ? scoreView(row) : null;
+    },
 
     aggregates: createAnalyticsReads(client),
     costs: createCostReads(client),
