@@ -175,8 +175,9 @@ describe('POST /api/feedback: each type', () => {
     const first = await post(body, { headers });
     expect(first.status).toBe(201);
     const fb = (await first.json()) as Feedback;
+    // The first answer again, status and body (docs/api.md, "Retries: Idempotency-Key").
     const again = await post(body, { headers });
-    expect(again.status).toBe(200);
+    expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toEqual(fb);
     expect(await scoresOf('rate-retry')).toHaveLength(1);
@@ -184,7 +185,7 @@ describe('POST /api/feedback: each type', () => {
     expect(list.total).toBe(1);
 
     const other = await post({ ...body, value: 0.9 }, { headers });
-    expect(other.status).toBe(409);
+    expect(other.status).toBe(422);
     expect(((await other.json()) as ErrorBody).code).toBe('IDEMPOTENCY_KEY_REUSED');
     // The same key in another project is another feedback.
     expect((await post(body, { headers, project: 'feedback-key-elsewhere' })).status).toBe(201);
