@@ -1,7 +1,7 @@
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import { errorMessage } from '../core/errors.js';
-import { createRunEngine, type RunEngine } from '../workflows/client.js';
+import type { RunEngine } from '../workflows/client.js';
 import { startDevServer, type DevServer } from '../workflows/engine/dev-server.js';
 import { createEngineGate, type EngineGate } from '../workflows/engine/engine-status.js';
 import { ENGINE_FIX, EngineSetupError, prepareTemporalCli } from '../workflows/engine/temporal-cli.js';
@@ -72,6 +72,8 @@ export function startEngineInBackground(opts: BackgroundEngineOptions): Backgrou
     }
     opts.onEndpoint(endpoint);
     const { evals } = config;
+    // Loaded here, not at start: the Temporal SDK takes a second or more to load, which the API need not wait for.
+    const { createRunEngine } = await import('../workflows/client.js');
     runEngine = createRunEngine({
       address: endpoint.address,
       namespace: endpoint.namespace,

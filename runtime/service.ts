@@ -33,8 +33,6 @@ import type { RunEngine } from '../workflows/client.js';
 import type { EngineStatus } from '../workflows/engine/engine-status.js';
 import type { DevServer } from '../workflows/engine/dev-server.js';
 import { createDataDirCheck } from '../core/os/data-dir-check.js';
-import { createActivities } from '../workflows/activities.js';
-import { startWorker } from '../workflows/worker.js';
 import { defaultScorerRegistry } from '../core/scoring/index.js';
 import { createProviders } from '../core/providers/index.js';
 import { startAlertEvaluator } from '../core/alerts/evaluator.js';
@@ -203,6 +201,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
         },
         onReady: async (endpoint) => {
           if (!config.roles.includes('worker')) return undefined;
+          // The Temporal worker SDK (a native module) loads in the background too.
+          const [{ startWorker }, { createActivities }] = await Promise.all([import('../workflows/worker.js'), import('../workflows/activities.js')]);
           return startWorker({
             address: endpoint.address,
             namespace: endpoint.namespace,
