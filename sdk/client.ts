@@ -138,6 +138,19 @@ export class AgentEvalClient {
     return this.transport.request<T>('GET', path, { query });
   }
 
+  /**
+   * A creating POST, with an `Idempotency-Key` when `key` is given: the request is then safe to
+   * send again (a lost answer, 503, or 409 while the first sending still runs), and every sending
+   * gets the first answer (docs/api.md, "Retries: Idempotency-Key").
+   */
+  private create<T>(path: string, json: unknown, key: string | undefined, alreadyIdempotent = false): Promise<T> {
+    return this.transport.request<T>('POST', path, {
+      json,
+      idempotent: key !== undefined || alreadyIdempotent,
+      headers: key !== undefined ? { 'idempotency-key': key } : undefined,
+    });
+  }
+
   private post<T>(path: string, json?: unknown, opts: Omit<RequestOptions, 'json'> = {}): Promise<T> {
     return this.transport.request<T>('POST', path, { ...opts, json: json ?? {} });
   }
@@ -197,8 +210,9 @@ export class AgentEvalClient {
   };
 
   readonly scores = {
-    /** POST /api/scores. */
-    create: (body: z.input<typeof CreateScoreSchema>) => this.post<Score>('/api/scores', body),
+    /** POST /api/scores; with the score's own `id`, or `idempotencyKey`, sending it again stores it once. */
+    create: (body: z.input<typeof CreateScoreSchema>, opts: { idempotencyKey?: string } = {}) =>
+      this.create<Score>('/api/scores', body, opts.idempotencyKey, body.id !== undefined),
     /** GET /api/scores?trace_id=: the trace's scores, newest first. */
     list: (traceId: string) => this.get<{ scores: Score[] }>('/api/scores', { trace_id: traceId }),
   };
@@ -249,9 +263,9 @@ export class AgentEvalClient {
   /** Runs: both API families, managed and local execution (docs/evals.md). */
   readonly runs = {
     /** POST /api/runs: an inline dataset run by the service's workflows against a registered agent. */
-    create: (body: z.input<typeof CreateRunSchema>) => this.post<RunView>('/api/runs', body),
+    create: (body: z.input<typeof CreateRunSchema>, opts: { idempotencyKey?: string } = {}) => this.create<RunView>('/api/runs', body, opts.idempotencyKey),
     /** POST /api/evals/runs: a stored suite by name, run by the service's workflows. */
-    createFromSuite: (body: z.input<typeof CreateEvalRunSchema>) => this.post<RunView>('/api/evals/runs', body),
+    createFromSuite: (body: z.input<typeof CreateEvalRunSchema>, opts: { idempotencyKey?: string } = {}) => this.create<RunView>('/api/evals/runs', body, opts.idempotencyKey),
     /** POST /api/runs with `execution: "local"`: a run the caller executes and reports with addResults() and complete(). */
     createLocal: (body: Omit<z.input<typeof CreateLocalRunSchema>, 'execution'>) => this.post<RunView>('/api/runs', { ...body, execution: 'local' }),
     /** POST /api/runs/{id}/results: case trials of a local run, recorded once each by (case_index, trial). */
@@ -280,7 +294,7 @@ export class AgentEvalClient {
 
   /** The SPEC's first family, `/api/evals/...` (the same runs as {@link runs}). */
   readonly evals = {
-    createRun: (body: z.input<typeof CreateEvalRunSchema>) => this.post<RunView>('/api/evals/runs', body),
+    createRun: (body: z.input<typeof CreateEvalRunSchema>, opts: { idempotencyKey?: string } = {}) => this.create<RunView>('/api/evals/runs', body, opts.idempotencyKey),
     getRun: (runId: string) => this.get<RunView>(`/api/evals/runs/${enc(runId)}`),
     results: (runId: string, opts: { failedOnly?: boolean } = {}) =>
       this.get<{ results: CaseResultView[] }>(`/api/evals/runs/${enc(runId)}/results`, { failed_only: opts.failedOnly ? 'true' : undefined }),
@@ -352,12 +366,7 @@ export class AgentEvalClient {
 
   readonly feedback = {
     /** POST /api/feedback; with `idempotencyKey`, sending it again records it once. */
-    create: (body: FeedbackBody, opts: { idempotencyKey?: string } = {}) =>
-      this.transport.request<Feedback>('POST', '/api/feedback', {
-        json: body,
-        idempotent: opts.idempotencyKey !== undefined,
-        headers: opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : undefined,
-      }),
+    create: (body: FeedbackBody, opts: { idempotencyKey?: string } = {}) => this.create<Feedback>('/api/feedback', body, opts.idempotencyKey),
     list: (params: Page & Query = {}) => this.get<FeedbackList>('/api/feedback', params),
     get: (id: string) => this.get<Feedback>(`/api/feedback/${enc(id)}`),
     comparisons: {

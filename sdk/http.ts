@@ -127,8 +127,10 @@ export class Transport {
         return parsed as T;
       }
       const wait = retryAfter(res);
-      // 429 and 503 mean nothing was done (docs/api.md), so even a POST may be sent again.
-      if (RETRY_STATUSES.has(res.status) && (idempotent || res.status === 429 || res.status === 503) && attempt < this.retries) {
+      // 429 and 503 mean nothing was done (docs/api.md), so even a POST may be sent again; a 409
+      // with Retry-After to a request with an Idempotency-Key: its first sending still runs.
+      const keyInUse = res.status === 409 && wait !== undefined && 'idempotency-key' in headers;
+      if ((keyInUse || (RETRY_STATUSES.has(res.status) && (idempotent || res.status === 429 || res.status === 503))) && attempt < this.retries) {
         await res.body?.cancel().catch(() => undefined);
         await sleep(Math.min(60_000, wait !== undefined ? wait * 1000 : backoff(attempt)), opts.signal);
         continue;

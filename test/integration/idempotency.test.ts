@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentEvalClient } from '../../sdk/index.js';
 import { startApiOnStores } from '../helpers/api-on-stores.js';
 import { eventually } from '../helpers/eventually.js';
 import { silentServer } from '../helpers/hang.js';
@@ -225,6 +226,37 @@ describe('across processes', () => {
       expect(retry.status).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBeNull();
     } finally {
+      await other.close();
+      await hung.close();
+    }
+  });
+});
+
+describe('the SDK', () => {
+  it('sends idempotencyKey: the same run twice is one run; a 409 while another process holds the key is waited out', async () => {
+    const client = new AgentEvalClient({ url: svc.apiUrl, project: svc.defaultProjectId });
+    const a = await client.runs.create(runBody('sdk-once'), { idempotencyKey: 'sdk-run-1' });
+    const b = await client.runs.create(runBody('sdk-once'), { idempotencyKey: 'sdk-run-1' });
+    expect(b.run_id).toBe(a.run_id);
+    expect((await client.evals.createRun({ suite_name: 'idem-suite', agent_version: 'v2' }, { idempotencyKey: 'sdk-eval-1' })).run_id).toBe(
+      (await client.runs.createFromSuite({ suite_name: 'idem-suite', agent_version: 'v2' }, { idempotencyKey: 'sdk-eval-1' })).run_id,
+    );
+
+    // Another process holds the score's key while its ClickHouse hangs (1.5 s): the SDK's 409s are
+    // retried after Retry-After until the key is free, and the score is stored once.
+    const hung = await silentServer();
+    const other = await startApiOnStores({ clickhouseUrl: `http://${hung.address}`, postgresUrl: servicePostgresUrl(svc.dataDir), clickhouseTimeoutMs: 1500 });
+    const metadata = openServiceMetadata(svc.dataDir);
+    try {
+      const body = { trace_id: 'idem-sdk-busy', name: 'q', value: 0.5 };
+      const pending = apiFetch(other.base, svc.defaultProjectId, '/api/scores', { method: 'POST', json: body, headers: { 'idempotency-key': 'sdk-busy-1' } });
+      await eventually(async () => expect((await metadata.pool.query(`SELECT 1 FROM idempotency_keys WHERE key = 'sdk-busy-1'`)).rowCount).toBe(1), 2000);
+      const score = await client.scores.create(body, { idempotencyKey: 'sdk-busy-1' });
+      expect(score).toMatchObject(body);
+      expect((await pending).status).toBe(503);
+      expect((await client.scores.list('idem-sdk-busy')).scores.map((s) => s.id)).toEqual([score.id]);
+    } finally {
+      await metadata.close();
       await other.close();
       await hung.close();
     }
