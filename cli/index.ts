@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerBackup } from './commands/backup.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerKeys } from './commands/keys.js';
@@ -23,5 +24,6 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerProjects(program, io);
   registerKeys(program, io);
   registerLogin(program, io);
+  registerBackup(program, io);
   registerDoctor(program, io);
 }

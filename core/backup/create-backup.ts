@@ -59,21 +59,16 @@ export function createBackupSource(deps: BackupSourceDeps): BackupSource {
       fs.mkdirSync(work, { recursive: true, mode: 0o700 });
       const started = Date.now();
       try {
-        let release = await deps.gate.pause();
-        let tables: string[];
-        let pgSnapshot;
-        let createdAt: string;
-        try {
-          tables = await snapshotClickHouse(deps.clickhouse);
-          pgSnapshot = await snapshotPostgres(deps.pool);
-          createdAt = new Date().toISOString();
-        } catch (err) {
-          await dropSnapshot(deps.clickhouse).catch(() => undefined);
-          throw err;
-        } finally {
-          release();
-          release = () => undefined;
-        }
+        const { tables, pgSnapshot, createdAt } = await deps.gate.exclusive(async () => {
+          try {
+            const cloned = await snapshotClickHouse(deps.clickhouse);
+            const snapshot = await snapshotPostgres(deps.pool);
+            return { tables: cloned, pgSnapshot: snapshot, createdAt: new Date().toISOString() };
+          } catch (err) {
+            await dropSnapshot(deps.clickhouse).catch(() => undefined);
+            throw err;
+          }
+        });
         deps.logger.info({ held_ms: Date.now() - started }, 'backup snapshot taken (writes were held meanwhile)');
         let postgres;
         try {

@@ -7,6 +7,7 @@ import { createChdbConnection } from 'chdb/connection';
 import { serializedChdbConnection, type EmbeddedConnection } from './embedded-connection.js';
 import { openInsertLanes } from './insert-lanes.js';
 import type { RowFormat } from './rows.js';
+import { createWriteGate, gatedInserts, type WriteGate } from './write-gate.js';
 
 export type { ClickHouseClient, EmbeddedConnection };
 
@@ -32,6 +33,8 @@ export interface ClickHouse {
   insertRows(table: string, format: RowFormat, rows: Buffer): Promise<void>;
   /** The in-process chDB connection, when embedded: what the gateway (gateway.ts) serves to other processes. */
   chdb?: EmbeddedConnection;
+  /** Holds embedded chDB's inserts while a backup clones the tables (write-gate.ts). */
+  writeGate?: WriteGate;
   close(): Promise<void>;
 }
 
@@ -84,7 +87,9 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
     fs.mkdirSync(dir, { recursive: true });
     // Every user of chDB (reads, writes, the gateway) goes through this one wrapper: chDB hands a
     // failed query's partial output to the next query, which the wrapper prevents (embedded-connection.ts).
-    const connection = serializedChdbConnection(createChdbConnection({ path: dir }));
+    // Inserts pass the write gate, so a backup can clone every table at one moment.
+    const writeGate = createWriteGate();
+    const connection = gatedInserts(serializedChdbConnection(createChdbConnection({ path: dir })), writeGate);
     // chdb types its Connection against @clickhouse/client-common, which @clickhouse/client now
     // bundles under another path; the shapes are identical, the declarations are not.
     const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS } });
@@ -92,8 +97,9 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
     ch = {
       client,
       chdb: connection,
+      writeGate,
       // client.insert would serialize the body into the SQL text; rawInsert passes the bytes through.
-      insertRows: (table, format, rows) => lanes.insert(table, format, rows, EMBEDDED_SETTINGS),
+      insertRows: (table, format, rows) => writeGate.run(() => lanes.insert(table, format, rows, EMBEDDED_SETTINGS)),
       close: async () => {
         await lanes.close();
         await client.close();

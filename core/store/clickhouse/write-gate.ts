@@ -1,29 +1,34 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EmbeddedConnection } from './embedded-connection.js';
 
 /**
- * A gate on embedded chDB's writes, for a backup's snapshot (core/backup/create-backup.ts, docs/operations.md):
- * `pause()` waits for the writes in flight to finish and holds new ones until the returned
- * release is called, so the tables cloned meanwhile are all at one moment, with no write half in
- * one table and half in another. Reads never wait. Writes held wait in memory: the write path's
- * byte budget still bounds them (beyond it, 429 + Retry-After as in any overload).
+ * A gate on embedded chDB's writes, for a backup's snapshot (core/backup/create-backup.ts,
+ * docs/operations.md): `exclusive(fn)` waits for the writes in flight to finish, holds new ones,
+ * runs `fn` (whose own statements pass), then lets the held writes go. So the tables `fn` clones
+ * are all at one moment, with no write half in one table and half in another. Reads never wait.
+ * Held writes wait in memory: the write path's byte budget still bounds them (beyond it, 429 +
+ * Retry-After as in any overload).
  */
 export interface WriteGate {
-  /** Runs a write, after any pause in force. */
+  /** Runs a write, after any exclusive section in force. */
   run<T>(write: () => Promise<T>): Promise<T>;
-  /** Holds new writes and resolves once none is in flight; call the result to let them go. */
-  pause(): Promise<() => void>;
+  /** Runs `fn` with every other write held (see above); one section at a time. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export function createWriteGate(): WriteGate {
   let inFlight = 0;
-  /** Resolves when the current pause ends; undefined while writes flow. */
-  let paused: Promise<void> | undefined;
+  /** Resolves when the current section ends; undefined while writes flow. */
+  let held: Promise<void> | undefined;
   let idle: (() => void) | undefined;
-  /** Pauses take turns (two backups at once): each waits for the one before it to be released. */
-  let lastPause: Promise<void> = Promise.resolve();
+  /** Sections take turns: each starts when the one before it has ended. */
+  let lastSection: Promise<unknown> = Promise.resolve();
+  /** Set inside a section: its own writes pass. */
+  const inside = new AsyncLocalStorage<true>();
 
   async function run<T>(write: () => Promise<T>): Promise<T> {
-    while (paused) await paused;
+    if (inside.getStore()) return write();
+    while (held) await held;
     inFlight++;
     try {
       return await write();
@@ -33,41 +38,40 @@ export function createWriteGate(): WriteGate {
     }
   }
 
-  function pause(): Promise<() => void> {
-    const before = lastPause;
-    let turnDone!: () => void;
-    lastPause = new Promise<void>((resolve) => (turnDone = resolve));
-    return before.then(async () => {
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const section = lastSection.then(async () => {
       let end!: () => void;
-      paused = new Promise<void>((resolve) => (end = resolve));
-      while (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
-      idle = undefined;
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        paused = undefined;
+      held = new Promise<void>((resolve) => (end = resolve));
+      try {
+        while (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+        idle = undefined;
+        return await inside.run(true, fn);
+      } finally {
+        idle = undefined;
+        held = undefined;
         end();
-        turnDone();
-      };
+      }
     });
+    lastSection = section.catch(() => undefined);
+    return section;
   }
 
-  return { run, pause };
+  return { run, exclusive };
 }
 
 /**
- * `connection` with its inserts (client.insert: scores, the ledger; the gateway's raw inserts)
- * behind the gate. Queries and commands pass: the backup's own statements go through them.
+ * `connection` with its writes behind the gate: inserts (client.insert: scores, the migration
+ * ledger; the gateway's raw and streamed inserts) and commands (mutations, a cost recompute's
+ * INSERT ... SELECT, the write path's undo of a refused write's parts). Queries and `exec` (the
+ * gateway's SQL, reads mostly) pass, so a long read never delays a backup.
  */
 export function gatedInserts(connection: EmbeddedConnection, gate: WriteGate): EmbeddedConnection {
   return {
-    ...connection,
     query: (params) => connection.query(params),
-    command: (params) => connection.command(params),
     exec: (params) => connection.exec(params),
     ping: (params) => connection.ping(params),
     close: () => connection.close(),
+    command: (params) => gate.run(() => connection.command(params)),
     insert: (params) => gate.run(() => connection.insert(params)),
     chdb: {
       rawInsert: (params) => gate.run(() => connection.chdb.rawInsert(params)),
