@@ -31,7 +31,6 @@ import { analyticsRouter } from './routes/analytics.js';
 import { adminCostsRouter } from './routes/admin-costs.js';
 import { adminProjectsRouter } from './routes/admin-projects.js';
 import { adminBackupRouter } from './routes/admin-backup.js';
-import { adminBackupRouter } from './routes/admin-backup.js';
 import { auditRouter } from './routes/audit.js';
 import { deletionsRouter } from './routes/deletions.js';
 import { judgeCalibrationRouter } from './routes/judge-calibration.js';
@@ -91,7 +90,6 @@ export function createApp(deps: ApiDeps): Koa {
     analyticsRouter(deps),
     adminCostsRouter(deps),
     adminProjectsRouter(deps),
-    adminBackupRouter(deps),
     adminBackupRouter(deps),
     auditRouter(deps),
     deletionsRouter(deps),

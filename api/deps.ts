@@ -20,7 +20,6 @@ import type { Egress } from '../core/egress/fetch.js';
 import type { HealthDeps } from './routes/health.js';
 import type { MetricsDeps } from './routes/metrics.js';
 import type { BackupSource } from '../core/backup/create-backup.js';
-import type { BackupSource } from '../core/backup/create-backup.js';
 
 /**
  * Everything the API needs, passed in by the entry point (STYLE 3). Health and metrics read only
@@ -55,8 +54,6 @@ export interface ApiDeps extends HealthDeps, MetricsDeps {
   engine?: RunEngine;
   /** The price table (docs/costs.md): POST /api/admin/recompute-costs reprices stored spans with it; the shipped one when absent. */
   prices?: PriceTable;
-  /** Backups of the stores this process owns (embedded chDB): POST /api/admin/backup; absent, 409. */
-  backup?: BackupSource;
   /** Backups of the stores this process owns (embedded chDB): POST /api/admin/backup; absent, 409. */
   backup?: BackupSource;
   /** The OTLP/HTTP route, so one port can serve everything. */

@@ -27,7 +27,6 @@ import { openUi } from './ui.js';
 import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { openStores, runCleanups } from './stores.js';
 import { createBackupSource } from '../core/backup/create-backup.js';
-import { createBackupSource } from '../core/backup/create-backup.js';
 import { openWritePath, type WritePath } from './write-path.js';
 import { startEngineInBackground } from './engine-start.js';
 import type { RunEngine } from '../workflows/client.js';
@@ -336,8 +335,6 @@ export async function startService(config: Config, logger: Logger, options: Serv
         consumerLag: writePath.consumerLag,
         kafkaReachable: writePath.kafkaReachable,
         otlpRouter: otlpRouter(),
-        // Backups need the write gate of the chDB this process owns (docs/operations.md, "Backup and restore").
-        backup: stores.clickhouseWriteGate && createBackupSource({ clickhouse: stores.clickhouse, gate: stores.clickhouseWriteGate, pool: stores.metadata.pool, dataDir: config.dataDir, logger }),
         // Backups need the write gate of the chDB this process owns (docs/operations.md, "Backup and restore").
         backup: stores.clickhouseWriteGate && createBackupSource({ clickhouse: stores.clickhouse, gate: stores.clickhouseWriteGate, pool: stores.metadata.pool, dataDir: config.dataDir, logger }),
         ui: await openUi(logger, { build: options.buildUi ?? false }),
