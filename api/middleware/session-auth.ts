@@ -13,6 +13,14 @@ export const CSRF_HEADER = 'x-csrf-token';
 
 const CSRF_HINT = 'Send the X-CSRF-Token header with the csrf_token of GET /api/auth/session, or call with an API key';
 
+/**
+ * This service's origin as the browser sees it (`X-Forwarded-Proto` / `-Host` behind a proxy).
+ * Not Koa's `ctx.origin`: in Koa 3 that is the request's own `Origin` header.
+ */
+export function ownOrigin(ctx: Context): string {
+  return `${ctx.protocol}://${ctx.host}`;
+}
+
 /** Whether the request carries a credential of its own (an API key or a bearer token): then the cookie is not read. */
 export function hasCredentialHeader(ctx: Context): boolean {
   return Boolean(ctx.get('x-api-key') || ctx.get('authorization'));
@@ -33,7 +41,7 @@ export function checkSameOrigin(ctx: Context, session: Pick<LiveSession, 'csrfTo
   }
   if (SAFE_METHODS.has(ctx.method)) return;
   const origin = ctx.get('origin');
-  if (origin && origin !== ctx.origin) throw new ForbiddenError(`cross-origin request refused (Origin ${origin.slice(0, 200)})`, CSRF_HINT, 'CSRF_REFUSED');
+  if (origin && origin !== ownOrigin(ctx)) throw new ForbiddenError(`cross-origin request refused (Origin ${origin.slice(0, 200)})`, CSRF_HINT, 'CSRF_REFUSED');
   if (!csrfMatches(ctx.get(CSRF_HEADER) || undefined, session.csrfToken)) {
     throw new ForbiddenError('CSRF token missing or invalid: a request signed in with the session cookie must send X-CSRF-Token', CSRF_HINT, 'CSRF_REFUSED');
   }

@@ -12,7 +12,7 @@ import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { checkSameOrigin } from '../middleware/session-auth.js';
+import { checkSameOrigin, ownOrigin } from '../middleware/session-auth.js';
 import { clearCookie, OIDC_COOKIE, readCookie, SESSION_COOKIE, setCookie, signInTransport, type CookieTransport } from '../session-cookie.js';
 
 /** How long a started OIDC sign-in may take at the provider. */
@@ -37,7 +37,7 @@ export function safeNext(raw: unknown): string {
 function checkSignInOrigin(ctx: Context): void {
   const origin = ctx.get('origin');
   const site = ctx.get('sec-fetch-site');
-  if ((origin && origin !== ctx.origin) || (site && site !== 'same-origin' && site !== 'none')) {
+  if ((origin && origin !== ownOrigin(ctx)) || (site && site !== 'same-origin' && site !== 'none')) {
     throw new ForbiddenError('a sign-in must come from this dashboard\'s own page', 'Sign in on this service\'s /signin page', 'CSRF_REFUSED');
   }
 }

@@ -19,6 +19,7 @@ import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
+import { actorFor, personOf } from '../actor.js';
 
 /** Spans read to find a trace's root span: it starts first, so it is on the first page. */
 const ROOT_SEARCH_SPANS = 100;
@@ -108,7 +109,7 @@ export function feedbackRouter(deps: ApiDeps): Router {
   router.post('/comparisons/:id/answer', operation('submit feedback', 'metadata'), write, async (ctx) => {
     bodyProblems(ctx.request.body);
     const answer = validate(AnswerComparisonSchema, ctx.request.body ?? {});
-    const result = await store.answerComparison(ctx.state.projectId, ctx.params.id, answer, answer.user_id ?? ctx.state.principal.id);
+    const result = await store.answerComparison(ctx.state.projectId, ctx.params.id, answer, actorFor(ctx, answer.user_id, 'user_id'));
     if (!result) throw comparisonNotFound();
     await writeAnnotationScores(deps.analytics, ctx.state.projectId, feedbackScores(result.feedback));
     ctx.status = result.created ? 201 : 200;
@@ -117,7 +118,10 @@ export function feedbackRouter(deps: ApiDeps): Router {
 
   router.post('/', operation('submit feedback', 'metadata'), write, async (ctx) => {
     const key = idempotencyKey(ctx);
-    const input = parseFeedback(ctx.request.body);
+    const parsed = parseFeedback(ctx.request.body);
+    // A signed-in person's feedback is theirs, by id and name; a key or token names any user_id (an app's end users).
+    const person = personOf(ctx) && actorFor(ctx, parsed.user_id, 'user_id');
+    const input = person ? { ...parsed, user_id: person.id, user_name: person.name } : parsed;
     const { feedback, created } = await store.create(ctx.state.projectId, input, { idempotencyKey: key });
     await answerWith(ctx, deps, feedback, created);
   });

@@ -28,6 +28,8 @@ import { requirePermission } from '../middleware/permission.js';
 import { traceIO, writeAnnotationScores } from './feedback.js';
 import { pageQuery } from './page-query.js';
 import { scorersFor } from '../project-scorers.js';
+import { actorFor } from '../actor.js';
+import type { Actor } from '../../core/principal.js';
 
 /** Largest page of GET /api/queues. */
 export const MAX_QUEUE_PAGE = 1000;
@@ -103,9 +105,9 @@ async function materialize(analytics: AnalyticsStore, projectId: string, filter:
   return { traceIds: ids, truncated: true };
 }
 
-/** Who reviews: the `reviewer` the client names, else the caller's principal id. */
-function reviewerOf(ctx: Context, named: string | undefined): string {
-  return named ?? ctx.state.principal.id;
+/** Who reviews: the signed-in person, else the `reviewer` the client names, else the caller's principal id. */
+function reviewerOf(ctx: Context, named: string | undefined): Actor {
+  return actorFor(ctx, named, 'reviewer');
 }
 
 /** A trace's input as a case input: JSON text becomes its value, other text stays text. */
@@ -214,7 +216,7 @@ export function queuesRouter(deps: ApiDeps): Router {
     bodyProblems(ctx.request.body);
     const body = validate(SkipSchema, ctx.request.body ?? {});
     const queue = await queueOf(ctx, ctx.params.id);
-    const item = await queues.skip(ctx.state.projectId, queue.id, ctx.params.itemId, reviewerOf(ctx, body.reviewer));
+    const item = await queues.skip(ctx.state.projectId, queue.id, ctx.params.itemId, reviewerOf(ctx, body.reviewer).id);
     if (!item) throw itemNotFound();
     ctx.body = item;
   });

@@ -7,6 +7,7 @@ import { Id, Timestamp } from './ingest-body.js';
 import { keysetCursorParam } from './keyset-cursor.js';
 import { jsonProblems, MAX_JSON_DEPTH, MAX_REPORTED_ISSUES, pgText } from './pg-json.js';
 import type { Score } from './score.js';
+import type { Actor } from '../principal.js';
 
 /**
  * Human feedback (SPEC "Feedback (create fields)"): a preference between two outputs, a
@@ -101,6 +102,8 @@ interface FeedbackBase {
   trace_id: string | null;
   span_id: string | null;
   user_id: string | null;
+  /** The display name of the signed-in person who gave it (user_id is then theirs); null from keys and tokens. */
+  user_name: string | null;
   source: string | null;
 }
 
@@ -232,7 +235,7 @@ export function parseFeedback(raw: unknown): FeedbackInput {
 }
 
 function base(v: { trace_id?: string | null; span_id?: string | null; user_id?: string | null; source?: string | null }): FeedbackBase {
-  return { trace_id: v.trace_id ?? null, span_id: v.span_id ?? null, user_id: v.user_id ?? null, source: v.source ?? null };
+  return { trace_id: v.trace_id ?? null, span_id: v.span_id ?? null, user_id: v.user_id ?? null, user_name: null, source: v.source ?? null };
 }
 
 function toInput(type: FeedbackType, flat: Record<string, unknown>): FeedbackInput {
@@ -313,7 +316,7 @@ const cut = (text: string) => (text.length > MAX_COMMENT ? text.slice(0, MAX_COM
  * - preference: `preference` = 1 on `chosen_trace_id` and 0 on `rejected_trace_id` (0.5 each for
  *   a tie); reason = the reason. A preference's `trace_id` alone writes no score: one trace
  *   has no value in a comparison of two outputs.
- * Every score's evidence is `["feedback:<id>"]`; scorer_name is the user_id.
+ * Every score's evidence is `["feedback:<id>"]`; scorer_name is the person's name, else the user_id.
  */
 export function feedbackScores(fb: Pick<Feedback, 'id' | 'created_at'> & FeedbackInput): Score[] {
   const make = (traceId: string, name: string, value: number, scoreType: Score['score_type'], reason: string | null, spanId: string | null = null): Score => ({
@@ -324,7 +327,7 @@ export function feedbackScores(fb: Pick<Feedback, 'id' | 'created_at'> & Feedbac
     value,
     score_type: scoreType,
     source: 'annotation',
-    scorer_name: fb.user_id,
+    scorer_name: fb.user_name ?? fb.user_id,
     reason,
     evidence: [`feedback:${fb.id}`],
     created_at: fb.created_at,
@@ -403,6 +406,8 @@ export interface Comparison {
   preferred: (typeof PREFERRED)[number] | null;
   reason: string | null;
   answered_by: string | null;
+  /** The display name of the signed-in person who answered; null from keys and tokens. */
+  answered_by_name: string | null;
   feedback_id: string | null;
   created_at: string;
   answered_at: string | null;
@@ -419,7 +424,7 @@ export interface ComparisonList {
 export const comparisonFeedbackId = (comparisonId: string) => derivedUuid(`comparison-answer:${comparisonId}`);
 
 /** The preference feedback an answer records: the preferred side is `chosen` (side a for a tie). */
-export function comparisonPreference(c: Comparison, answer: AnswerComparison, answeredBy: string): FeedbackInput {
+export function comparisonPreference(c: Comparison, answer: AnswerComparison, answeredBy: Actor): FeedbackInput {
   const aWins = answer.preferred !== 'b';
   const [chosen, rejected] = aWins ? ([c.output_a, c.output_b] as const) : ([c.output_b, c.output_a] as const);
   const [chosenTrace, rejectedTrace] = aWins ? [c.trace_a, c.trace_b] : [c.trace_b, c.trace_a];
@@ -427,7 +432,8 @@ export function comparisonPreference(c: Comparison, answer: AnswerComparison, an
     type: 'preference',
     trace_id: chosenTrace,
     span_id: null,
-    user_id: answeredBy,
+    user_id: answeredBy.id,
+    user_name: answeredBy.name,
     source: c.source,
     preference: {
       prompt: c.prompt,

@@ -250,9 +250,13 @@ export interface QueueItem {
   trace_id: string;
   status: ItemState;
   locked_by: string | null;
+  /** The display name of the signed-in person holding the lock; null for keys and tokens. */
+  locked_by_name: string | null;
   locked_until: string | null;
   skipped_by: string[];
   completed_by: string | null;
+  /** The display name of the signed-in person who completed it; null for keys and tokens. */
+  completed_by_name: string | null;
   completed_at: string | null;
   scores: Record<string, number | boolean | string> | null;
   comment: string | null;
@@ -324,7 +328,7 @@ export function itemScores(queue: Pick<ReviewQueue, 'id' | 'score_names'>, item:
         value: v.value,
         score_type: config.type,
         source: 'annotation',
-        scorer_name: item.completed_by,
+        scorer_name: item.completed_by_name ?? item.completed_by,
         reason: item.comment,
         evidence: [`queue:${queue.id}`, `queue_item:${item.id}`, ...(v.label === null ? [] : [`category:${v.label}`]), ...(typeof raw === 'number' && (config.min !== 0 || config.max !== 1) ? [`raw:${raw}`] : [])],
         created_at: item.completed_at ?? item.created_at,

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_STORAGE_KEY, launchBrowser, openPage } from '../helpers/browser.js';
+import { PROJECT_STORAGE_KEY, launchBrowser, openPage } from '../helpers/browser.js';
 
 /** The browser harness itself (test/helpers/browser.ts), on a page of its own: no UI build needed. */
 let browser: Browser;
@@ -11,8 +11,8 @@ let server: http.Server;
 let baseUrl: string;
 
 const PAGES: Record<string, string> = {
-  '/ok': `<!doctype html><title>ok</title><link rel="icon" href="data:,"><h1>hello</h1><p id="key"></p>
-    <script>document.getElementById('key').textContent = localStorage.getItem(${JSON.stringify(SESSION_STORAGE_KEY)}) ?? 'none'</script>`,
+  '/ok': `<!doctype html><title>ok</title><link rel="icon" href="data:,"><h1>hello</h1><p id="project"></p>
+    <script>document.getElementById('project').textContent = localStorage.getItem(${JSON.stringify(PROJECT_STORAGE_KEY)}) ?? 'none'</script>`,
   '/broken': `<!doctype html><title>broken</title><link rel="icon" href="data:,"><script>console.error('boom'); setTimeout(() => { throw new Error('kaboom') })</script>`,
 };
 
@@ -31,11 +31,11 @@ afterAll(async () => {
 });
 
 describe('browser harness', () => {
-  it('opens a page with a session (the API key) already in localStorage, and takes a screenshot', async () => {
-    const p = await openPage(browser, baseUrl, { apiKey: 'ak_test_123' });
+  it('opens a page with the remembered project already in localStorage, and takes a screenshot', async () => {
+    const p = await openPage(browser, baseUrl, { project: 'p-harness' });
     try {
       await p.page.goto('/ok');
-      await expect.poll(() => p.page.locator('#key').textContent()).toBe(JSON.stringify({ mode: 'key', key: 'ak_test_123', projectId: null }));
+      await expect.poll(() => p.page.locator('#project').textContent()).toBe('p-harness');
       const file = await p.screenshot('harness-ok');
       expect(fs.statSync(file).size).toBeGreaterThan(1000);
       expect(p.errors).toEqual([]);

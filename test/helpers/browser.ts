@@ -13,11 +13,11 @@ import { REPO_ROOT } from './processes.js';
 export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'test-output', 'screenshots');
 
 /**
- * Where the dashboard keeps its session between page loads (ui/src/lib/api.ts: localStorage,
- * JSON `{ mode: 'key' | 'none', key, projectId }`). A page opened with `openPage(..., { apiKey })`
- * finds one there, as after a sign-in.
+ * Where the dashboard remembers the chosen project between page loads (ui/src/lib/api.ts:
+ * localStorage, the project's id). Nothing secret is kept there: the session is an HttpOnly
+ * cookie, which `openPage(..., { apiKey })` gets the way the sign-in page does.
  */
-export const SESSION_STORAGE_KEY = 'agent-eval.session';
+export const PROJECT_STORAGE_KEY = 'agent-eval.project';
 
 /** The Chromium binary: $CHROMIUM_PATH or Debian's, installed first when missing (scripts/chromium.sh fetch). */
 export function chromiumPath(): string {
@@ -87,9 +87,13 @@ export interface WatchedPage {
 }
 
 export interface OpenPageOptions {
-  /** Put a session with this API key where the UI keeps it before any page script runs: the page opens signed in. */
+  /**
+   * Sign in with this API key before any page loads, as the sign-in page does (POST
+   * /api/auth/key from this context: the session cookie lands in its cookie jar, the key nowhere
+   * in the browser): the page opens signed in.
+   */
   apiKey?: string;
-  /** The session's project (default: none, the UI picks the key's default project). */
+  /** The project the dashboard remembers (default: none, the UI picks the session's default project). */
   project?: string;
   /** Viewport; default 1280x800. */
   viewport?: { width: number; height: number };
@@ -98,14 +102,14 @@ export interface OpenPageOptions {
 /** A fresh context (own localStorage and cookies) and page on `baseUrl`; nothing is loaded yet. */
 export async function openPage(browser: Browser, baseUrl: string, opts: OpenPageOptions = {}): Promise<WatchedPage> {
   const context = await browser.newContext({ baseURL: baseUrl, viewport: opts.viewport ?? { width: 1280, height: 800 } });
-  if (opts.apiKey !== undefined) {
-    const session = JSON.stringify({ mode: 'key', key: opts.apiKey, projectId: opts.project ?? null });
+  if (opts.apiKey !== undefined) await signInWithKey(context, baseUrl, opts.apiKey);
+  if (opts.project !== undefined) {
     await context.addInitScript(
       ({ name, value }) => {
-        // Only when not there yet: a sign-out or a project switch in the test must survive a reload.
+        // Only when not there yet: a project switch in the test must survive a reload.
         if (window.localStorage.getItem(name) === null) window.localStorage.setItem(name, value);
       },
-      { name: SESSION_STORAGE_KEY, value: session },
+      { name: PROJECT_STORAGE_KEY, value: opts.project },
     );
   }
   const page = await context.newPage();
@@ -138,6 +142,15 @@ export async function openPage(browser: Browser, baseUrl: string, opts: OpenPage
     },
     close: () => context.close(),
   };
+}
+
+/**
+ * Signs `context` in with an API key as the dashboard's sign-in page does: POST /api/auth/key,
+ * whose session cookie the context's request API keeps in the context's cookie jar.
+ */
+export async function signInWithKey(context: BrowserContext, baseUrl: string, key: string): Promise<void> {
+  const res = await context.request.post(`${baseUrl}/api/auth/key`, { data: { key }, headers: { origin: new URL(baseUrl).origin } });
+  if (res.status() !== 200) throw new Error(`signing in with the API key: ${res.status()} ${await res.text()}`);
 }
 
 /** The recorded errors as one message, for `expect(describeErrors(p)).toBe('')`-style asserts. */

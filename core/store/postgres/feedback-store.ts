@@ -21,6 +21,7 @@ import {
 } from '../../model/feedback.js';
 import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
 import { inTransaction } from './transaction.js';
+import type { Actor } from '../../principal.js';
 
 /**
  * Feedback and pairwise comparisons (PostgreSQL). Every query filters by project. The scores a
@@ -44,7 +45,7 @@ export interface FeedbackStore {
    * transaction. Answering again with the same choice returns the stored result (`created`
    * false); another choice is a 409. Null when there is no such comparison.
    */
-  answerComparison(projectId: string, id: string, answer: AnswerComparison, answeredBy: string): Promise<{ comparison: Comparison; feedback: Feedback; created: boolean } | null>;
+  answerComparison(projectId: string, id: string, answer: AnswerComparison, answeredBy: Actor): Promise<{ comparison: Comparison; feedback: Feedback; created: boolean } | null>;
 }
 
 /** A pool or one of its clients (inside a transaction). */
@@ -57,6 +58,7 @@ interface FeedbackRow {
   span_id: string | null;
   data: unknown;
   user_id: string | null;
+  user_name: string | null;
   source: string | null;
   comparison_id: string | null;
   queue_item_id: string | null;
@@ -69,8 +71,8 @@ interface ComparisonRow extends Omit<Comparison, 'created_at' | 'answered_at'> {
   answered_at: Date | null;
 }
 
-const FEEDBACK_COLUMNS = 'id, type, trace_id, span_id, data, user_id, source, comparison_id, queue_item_id, request_hash, created_at';
-const COMPARISON_COLUMNS = 'id, prompt, output_a, output_b, trace_a, trace_b, user_id, source, status, preferred, reason, answered_by, feedback_id, created_at, answered_at';
+const FEEDBACK_COLUMNS = 'id, type, trace_id, span_id, data, user_id, user_name, source, comparison_id, queue_item_id, request_hash, created_at';
+const COMPARISON_COLUMNS = 'id, prompt, output_a, output_b, trace_a, trace_b, user_id, source, status, preferred, reason, answered_by, answered_by_name, feedback_id, created_at, answered_at';
 
 /** The one converter from a feedback row. */
 function toFeedback(row: FeedbackRow): Feedback {
@@ -79,6 +81,7 @@ function toFeedback(row: FeedbackRow): Feedback {
     trace_id: row.trace_id,
     span_id: row.span_id,
     user_id: row.user_id,
+    user_name: row.user_name,
     source: row.source,
     comparison_id: row.comparison_id,
     queue_item_id: row.queue_item_id,
@@ -110,11 +113,11 @@ export async function insertFeedback(
   links: { comparisonId?: string | null; queueItemId?: string | null; requestHash?: string | null } = {},
 ): Promise<Feedback | null> {
   const { rows } = await client.query<FeedbackRow>(
-    `INSERT INTO feedback (id, project_id, type, trace_id, span_id, data, user_id, source, comparison_id, queue_item_id, request_hash)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11)
+    `INSERT INTO feedback (id, project_id, type, trace_id, span_id, data, user_id, user_name, source, comparison_id, queue_item_id, request_hash)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (id) DO NOTHING
      RETURNING ${FEEDBACK_COLUMNS}`,
-    [id, projectId, input.type, input.trace_id, input.span_id, JSON.stringify(dataOf(input)), input.user_id, input.source, links.comparisonId ?? null, links.queueItemId ?? null, links.requestHash ?? null],
+    [id, projectId, input.type, input.trace_id, input.span_id, JSON.stringify(dataOf(input)), input.user_id, input.user_name, input.source, links.comparisonId ?? null, links.queueItemId ?? null, links.requestHash ?? null],
   );
   return rows.length ? toFeedback(rows[0]) : null;
 }
@@ -243,9 +246,9 @@ export function createFeedbackStore(pool: pg.Pool): FeedbackStore {
         const feedback = await insertFeedback(client, projectId, feedbackId, comparisonPreference(current, answer, answeredBy), { comparisonId: id });
         const { rows } = await client.query<ComparisonRow>(
           `UPDATE feedback_comparisons
-           SET status = 'answered', preferred = $3, reason = $4, answered_by = $5, feedback_id = $6, answered_at = date_trunc('milliseconds', now())
+           SET status = 'answered', preferred = $3, reason = $4, answered_by = $5, answered_by_name = $6, feedback_id = $7, answered_at = date_trunc('milliseconds', now())
            WHERE project_id = $1 AND id = $2 RETURNING ${COMPARISON_COLUMNS}`,
-          [projectId, id, answer.preferred, answer.reason ?? null, answeredBy, feedbackId],
+          [projectId, id, answer.preferred, answer.reason ?? null, answeredBy.id, answeredBy.name, feedbackId],
         );
         const stored = feedback ?? (await feedbackById(client, projectId, feedbackId));
         return { comparison: toComparison(rows[0]), feedback: stored!, created: true };

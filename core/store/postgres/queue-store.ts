@@ -17,6 +17,7 @@ import {
 } from '../../model/queue.js';
 import { feedbackById, insertFeedback, type Db } from './feedback-store.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
+import type { Actor } from '../../principal.js';
 
 /**
  * Review queues and their items (PostgreSQL). Every query filters by project. An item's
@@ -39,7 +40,7 @@ export interface QueueStore {
    * UPDATE over `FOR UPDATE SKIP LOCKED`: concurrent calls never get the same item. Null when
    * no item is free.
    */
-  next(projectId: string, queueId: string, reviewer: string, lockSeconds: number): Promise<QueueItem | null>;
+  next(projectId: string, queueId: string, reviewer: Actor, lockSeconds: number): Promise<QueueItem | null>;
   /**
    * Completes an item not locked by someone else, recording a correction feedback when one is
    * given. Completing again with the same payload by the same reviewer returns the stored item
@@ -49,7 +50,7 @@ export interface QueueStore {
     projectId: string,
     queueId: string,
     itemId: string,
-    reviewer: string,
+    reviewer: Actor,
     completion: Completion,
     completionHash: string,
   ): Promise<{ item: QueueItem; feedback: Feedback | null; created: boolean } | null>;
@@ -92,9 +93,10 @@ const LOCKED = `(status <> 'completed' AND COALESCE(locked_until > now(), false)
 const ITEM_COLUMNS = `id, queue_id, trace_id,
   CASE WHEN ${LOCKED} THEN 'locked' ELSE status END AS status,
   CASE WHEN ${LOCKED} THEN locked_by END AS locked_by,
+  CASE WHEN ${LOCKED} THEN locked_by_name END AS locked_by_name,
   CASE WHEN ${LOCKED} THEN locked_until END AS locked_until,
   locked_by AS lock_holder,
-  skipped_by, completed_by, completed_at, scores, comment, correction, completion_hash, feedback_id, suite_case, created_at`;
+  skipped_by, completed_by, completed_by_name, completed_at, scores, comment, correction, completion_hash, feedback_id, suite_case, created_at`;
 
 const STATE_FILTER: Record<ItemState, string> = {
   locked: LOCKED,
@@ -135,9 +137,11 @@ function toItem(row: ItemRow): QueueItem {
     trace_id: row.trace_id,
     status: row.status,
     locked_by: row.locked_by,
+    locked_by_name: row.locked_by_name,
     locked_until: row.locked_until?.toISOString() ?? null,
     skipped_by: row.skipped_by,
     completed_by: row.completed_by,
+    completed_by_name: row.completed_by_name,
     completed_at: row.completed_at?.toISOString() ?? null,
     scores: row.scores,
     comment: row.comment,
@@ -187,7 +191,7 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
 
   async function feedbackOf(client: Db, projectId: string, item: ItemRow): Promise<Feedback | null> {
     if (!item.correction || !item.completed_at) return null;
-    const input: FeedbackInput = { type: 'correction', trace_id: item.trace_id, span_id: null, user_id: item.completed_by, source: 'review_queue', correction: item.correction };
+    const input: FeedbackInput = { type: 'correction', trace_id: item.trace_id, span_id: null, user_id: item.completed_by, user_name: item.completed_by_name, source: 'review_queue', correction: item.correction };
     const id = item.feedback_id ?? itemFeedbackId(item.id);
     return (await insertFeedback(client, projectId, id, input, { queueItemId: item.id })) ?? feedbackById(client, projectId, id);
   }
@@ -253,7 +257,7 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
       // taking, and a row it took and committed no longer meets the WHERE when re-checked.
       const { rows } = await pool.query<ItemRow>(
         `UPDATE review_queue_items
-         SET locked_by = $3, locked_until = date_trunc('milliseconds', now()) + make_interval(secs => $4::double precision)
+         SET locked_by = $3, locked_by_name = $5, locked_until = date_trunc('milliseconds', now()) + make_interval(secs => $4::double precision)
          WHERE id = (
            SELECT id FROM review_queue_items
            WHERE project_id = $1 AND queue_id = $2 AND status <> 'completed'
@@ -264,7 +268,7 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
            FOR UPDATE SKIP LOCKED
          )
          RETURNING ${ITEM_COLUMNS}`,
-        [projectId, queueId, reviewer, lockSeconds],
+        [projectId, queueId, reviewer.id, lockSeconds, reviewer.name],
       );
       return rows.length ? toItem(rows[0]) : null;
     },
@@ -274,22 +278,22 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
         const current = await itemRow(client, projectId, queueId, itemId, true);
         if (!current) return null;
         if (current.status === 'completed') {
-          if (current.completed_by !== reviewer || current.completion_hash !== completionHash) {
-            throw new ConflictError(`Queue item already completed by ${current.completed_by ?? 'another reviewer'}`, 'ITEM_COMPLETED');
+          if (current.completed_by !== reviewer.id || current.completion_hash !== completionHash) {
+            throw new ConflictError(`Queue item already completed by ${current.completed_by_name ?? current.completed_by ?? 'another reviewer'}`, 'ITEM_COMPLETED');
           }
           return { item: toItem(current), feedback: await feedbackOf(client, projectId, current), created: false };
         }
-        if (current.is_locked && current.lock_holder !== reviewer) {
+        if (current.is_locked && current.lock_holder !== reviewer.id) {
           throw new ConflictError(`Queue item is locked by another reviewer until ${current.locked_until?.toISOString() ?? '?'}`, 'ITEM_LOCKED');
         }
         const correction = completion.correction ? { original: completion.correction.original ?? null, corrected: completion.correction.corrected } : null;
         const { rows } = await client.query<ItemRow>(
           `UPDATE review_queue_items
-           SET status = 'completed', completed_by = $4, completed_at = date_trunc('milliseconds', now()), scores = $5::jsonb, comment = $6,
-               correction = $7::jsonb, completion_hash = $8, feedback_id = $9, locked_by = NULL, locked_until = NULL
+           SET status = 'completed', completed_by = $4, completed_by_name = $10, completed_at = date_trunc('milliseconds', now()), scores = $5::jsonb, comment = $6,
+               correction = $7::jsonb, completion_hash = $8, feedback_id = $9, locked_by = NULL, locked_by_name = NULL, locked_until = NULL
            WHERE project_id = $1 AND queue_id = $2 AND id = $3
            RETURNING ${ITEM_COLUMNS}`,
-          [projectId, queueId, itemId, reviewer, JSON.stringify(completion.scores), completion.comment ?? null, correction && JSON.stringify(correction), completionHash, correction ? itemFeedbackId(itemId) : null],
+          [projectId, queueId, itemId, reviewer.id, JSON.stringify(completion.scores), completion.comment ?? null, correction && JSON.stringify(correction), completionHash, correction ? itemFeedbackId(itemId) : null, reviewer.name],
         );
         return { item: toItem(rows[0]), feedback: await feedbackOf(client, projectId, rows[0]), created: true };
       });
@@ -299,13 +303,13 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
       return inTransaction(pool, async (client) => {
         const current = await itemRow(client, projectId, queueId, itemId, true);
         if (!current) return null;
-        if (current.status === 'completed') throw new ConflictError(`Queue item already completed by ${current.completed_by ?? 'another reviewer'}`, 'ITEM_COMPLETED');
+        if (current.status === 'completed') throw new ConflictError(`Queue item already completed by ${current.completed_by_name ?? current.completed_by ?? 'another reviewer'}`, 'ITEM_COMPLETED');
         if (current.is_locked && current.lock_holder !== reviewer) {
           throw new ConflictError(`Queue item is locked by another reviewer until ${current.locked_until?.toISOString() ?? '?'}`, 'ITEM_LOCKED');
         }
         const { rows } = await client.query<ItemRow>(
           `UPDATE review_queue_items
-           SET status = 'skipped', locked_by = NULL, locked_until = NULL,
+           SET status = 'skipped', locked_by = NULL, locked_by_name = NULL, locked_until = NULL,
                skipped_by = CASE WHEN $4 = ANY (skipped_by) THEN skipped_by ELSE array_append(skipped_by, $4) END
            WHERE project_id = $1 AND queue_id = $2 AND id = $3
            RETURNING ${ITEM_COLUMNS}`,

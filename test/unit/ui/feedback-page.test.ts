@@ -51,7 +51,7 @@ describe('reading traces and feedback', () => {
   });
 
   it('summarizes each kind of feedback and lists the traces it is about', () => {
-    const common = { id: 'f', trace_id: 't1', span_id: null, user_id: null, source: null, comparison_id: null, queue_item_id: null, score_ids: [], created_at: '2026-01-01T00:00:00Z' };
+    const common = { id: 'f', trace_id: 't1', span_id: null, user_id: null, user_name: null, source: null, comparison_id: null, queue_item_id: null, score_ids: [], created_at: '2026-01-01T00:00:00Z' };
     const rating: Feedback = { ...common, type: 'rating', rating: { name: 'rating', value: 1, thumbs: 'up', comment: 'nice' } };
     expect(feedbackSummary(rating)).toBe('rating: thumbs up. nice');
     const correction: Feedback = { ...common, type: 'correction', correction: { original: 'Lyon', corrected: 'Paris' } };

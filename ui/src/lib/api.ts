@@ -1,40 +1,53 @@
 import { writable, get } from 'svelte/store';
-import type { Project } from './types.js';
+import type { AuthState, Project, ProjectRole, SessionView } from './types.js';
 
 /**
- * Who the dashboard is, as any API client: an API key (sent as `x-api-key`) and the chosen
- * project (sent as `x-project-id`). With `AUTH_MODE=none` the service wants no key, only the
- * project header (docs/security.md).
+ * Who the dashboard is. Signed in, the browser holds an HttpOnly session cookie the page never
+ * sees (POST /api/auth/key or the OpenID Connect sign-in set it): every call is same-origin, so
+ * the cookie goes with it, and a state-changing one carries the session's CSRF token. Nothing
+ * secret is kept in localStorage or sessionStorage; only the chosen project's id is. With
+ * `AUTH_MODE=none` there is no session, only the project header (docs/security.md).
  */
 export interface Session {
-  mode: 'key' | 'none';
-  key: string | null;
+  mode: 'session' | 'none';
+  /** The signed-in person (OpenID Connect); null for a key's session and with AUTH_MODE=none. */
+  user: SessionView['user'];
+  /** The API key the session was opened with (its name and prefix, never its secret). */
+  key: SessionView['key'];
+  /** Sent as X-CSRF-Token with every state-changing call. */
+  csrfToken: string | null;
   projectId: string | null;
 }
 
-const STORAGE_KEY = 'agent-eval.session';
+/** The chosen project, remembered across visits (an id, not a secret). */
+const PROJECT_KEY = 'agent-eval.project';
+/** Where an older dashboard kept the API key itself: removed at every start. */
+const LEGACY_SESSION_KEY = 'agent-eval.session';
 
 export const session = writable<Session | null>(null);
-/** The projects the credential can reach (GET /api/projects). */
-export const projects = writable<Project[]>([]);
+/** The projects the session reaches, with its role in each (a role is absent with AUTH_MODE=none). */
+export const projects = writable<ProjectRole[]>([]);
+/** How one signs in here (GET /api/auth/session): an API key, and OpenID Connect when configured. */
+export const signInOptions = writable<AuthState['sign_in'] | null>(null);
 
-export function loadSession(storage: Pick<Storage, 'getItem'> = localStorage): Session | null {
+/** The remembered project id (and the key an older dashboard stored there is wiped). */
+export function rememberedProject(storage: Pick<Storage, 'getItem' | 'removeItem'> = localStorage): string | null {
   try {
-    const raw = storage.getItem(STORAGE_KEY);
-    if (!raw) return null;
-    const s = JSON.parse(raw) as Partial<Session>;
-    if (s.mode !== 'key' && s.mode !== 'none') return null;
-    if (s.mode === 'key' && typeof s.key !== 'string') return null;
-    return { mode: s.mode, key: s.key ?? null, projectId: typeof s.projectId === 'string' ? s.projectId : null };
+    storage.removeItem(LEGACY_SESSION_KEY);
+    return storage.getItem(PROJECT_KEY);
   } catch {
     return null;
   }
 }
 
+/** Sets the session (null: signed out) and remembers its project. */
 export function saveSession(s: Session | null): void {
   session.set(s);
-  if (s) localStorage.setItem(STORAGE_KEY, JSON.stringify(s));
-  else localStorage.removeItem(STORAGE_KEY);
+  try {
+    if (s?.projectId) localStorage.setItem(PROJECT_KEY, s.projectId);
+  } catch {
+    // Storage may be off (a private window): the project is then chosen again next time.
+  }
 }
 
 /** An API answer other than 2xx, with the sentence to show. */
@@ -68,18 +81,21 @@ interface ErrorBody {
 export function describeFailure(status: number, body: ErrorBody | null): string {
   const detail = typeof body?.details === 'string' ? body.details : Array.isArray(body?.details) ? (body.details as Array<{ field?: string; message?: string }>).map((d) => `${d.field ?? ''}: ${d.message ?? ''}`).join('; ') : '';
   const what = body?.message && body.message !== body.error ? `${body.error ?? ''} ${body.message}`.trim() : (body?.error ?? '');
-  if (status === 401) return `The API refused the credentials${what ? ` (${what})` : ''}. Sign in again.`;
-  if (status === 403) return `This key may not do that${detail ? `: ${detail}` : what ? `: ${what}` : ''}.`;
+  if (status === 401) return `The API refused the credentials${detail ? ` (${detail})` : what ? ` (${what})` : ''}. Sign in again.`;
+  if (status === 403) return `You may not do that here${detail ? `: ${detail}` : what ? `: ${what}` : ''}.`;
   if (status === 429) return 'Too many requests for this project right now (rate limit); try again in a minute.';
   if (status === 503) return `The service is unavailable${what ? `: ${what}` : ''}. It may be starting or a store may be down; try again shortly.`;
   return `${what || `Request failed with HTTP ${status}`}${detail ? ` (${detail})` : ''}`;
 }
 
-/** Headers for a session: the key and the project, as any API client sends them. */
-export function authHeaders(s: Session | null): Record<string, string> {
+/** Methods that change nothing: every other one carries the CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/** Headers for a call: the project, and for a state-changing call with a session its CSRF token. */
+export function authHeaders(s: Session | null, method = 'GET'): Record<string, string> {
   const h: Record<string, string> = {};
-  if (s?.key) h['x-api-key'] = s.key;
   if (s?.projectId) h['x-project-id'] = s.projectId;
+  if (s?.csrfToken && !SAFE_METHODS.has(method.toUpperCase())) h['x-csrf-token'] = s.csrfToken;
   return h;
 }
 
@@ -89,13 +105,14 @@ export async function api<T>(
   init: { signal?: AbortSignal; method?: string; json?: unknown; session?: Session | null; text?: { body: string; contentType: string } } = {},
 ): Promise<T> {
   const s = init.session === undefined ? get(session) : init.session;
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(s) };
+  const method = init.method ?? 'GET';
+  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(s, method) };
   if (init.json !== undefined) headers['content-type'] = 'application/json';
   // A body that is not JSON, e.g. a suite as YAML (Content-Type application/yaml).
   else if (init.text) headers['content-type'] = init.text.contentType;
   let res: Response;
   try {
-    res = await fetch(path, { method: init.method ?? 'GET', headers, signal: init.signal, body: init.json === undefined ? init.text?.body : JSON.stringify(init.json) });
+    res = await fetch(path, { method, headers, credentials: 'same-origin', signal: init.signal, body: init.json === undefined ? init.text?.body : JSON.stringify(init.json) });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'The service did not answer: is it running? Check the network and try again.');
@@ -121,43 +138,52 @@ export function pickProject(list: readonly Project[], remembered: string | null)
   return (list.find((p) => p.is_default) ?? list[0])?.id ?? null;
 }
 
-/** A project to name while listing projects with AUTH_MODE=none, before any is known (see detectNoAuth). */
+/** A project to name while listing projects with AUTH_MODE=none, before any is known. */
 const PROBE_PROJECT = 'default';
 
-/**
- * Checks a key against GET /api/projects and returns the session to keep, or throws ApiError
- * (401 for a wrong or revoked key).
- */
-export async function signIn(key: string, remembered: string | null = null): Promise<{ session: Session; projects: Project[] }> {
-  const probe: Session = { mode: 'key', key, projectId: null };
-  const body = await api<{ projects: Project[] }>('/api/projects', { session: probe });
-  const list = body.projects ?? [];
-  return { session: { ...probe, projectId: pickProject(list, remembered) }, projects: list };
+/** The session the dashboard keeps for a server session, on the remembered project when it still reaches it. */
+function fromView(view: SessionView, remembered: string | null): { session: Session; projects: ProjectRole[] } {
+  return {
+    session: { mode: 'session', user: view.user, key: view.key, csrfToken: view.csrf_token, projectId: pickProject(view.projects, remembered) },
+    projects: view.projects,
+  };
 }
 
 /**
- * Whether the service runs with AUTH_MODE=none (GET /api/health, which needs no credentials,
- * says `auth: "none"`), and then its projects: naming any project lists them all, since an
- * anonymous caller reaches all.
+ * Exchanges an API key for a session (POST /api/auth/key): the server checks it, sets the
+ * HttpOnly cookie and keeps only which key it was. The key is not kept here either. Throws
+ * ApiError (401 for a wrong or revoked key).
  */
-export async function detectNoAuth(remembered: string | null = null): Promise<{ session: Session; projects: Project[] } | null> {
-  const health = await api<{ auth?: string }>('/api/health', { session: { mode: 'none', key: null, projectId: null } }).catch(() => null);
-  if (health?.auth !== 'none') return null;
-  const probe: Session = { mode: 'none', key: null, projectId: remembered ?? PROBE_PROJECT };
-  const body = await api<{ projects: Project[] }>('/api/projects', { session: probe });
-  const list = body.projects ?? [];
-  return { session: { mode: 'none', key: null, projectId: pickProject(list, remembered) }, projects: list };
+export async function signInWithKey(key: string, remembered: string | null = null): Promise<{ session: Session; projects: ProjectRole[] }> {
+  const view = await api<SessionView>('/api/auth/key', { method: 'POST', json: { key }, session: null });
+  return fromView(view, remembered);
 }
 
-/** Restores a stored session (re-checking it) or finds AUTH_MODE=none; null means: sign in. */
-export async function resumeSession(stored: Session | null): Promise<{ session: Session; projects: Project[] } | null> {
-  if (stored?.mode === 'key' && stored.key) {
-    try {
-      return await signIn(stored.key, stored.projectId);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return null;
-      throw err;
-    }
+/** Ends the session on the server (its cookie stops working everywhere) and here. */
+export async function signOut(): Promise<void> {
+  const s = get(session);
+  try {
+    if (s?.mode === 'session') await api('/api/auth/sign-out', { method: 'POST', session: s });
+  } finally {
+    session.set(null);
+    projects.set([]);
   }
-  return detectNoAuth(stored?.projectId ?? null);
+}
+
+/** How this service signs people in, read without credentials (GET /api/auth/session). */
+export async function authState(): Promise<AuthState> {
+  return api<AuthState>('/api/auth/session', { session: null });
+}
+
+/**
+ * The session to start with: the server's (the browser's cookie), or, with AUTH_MODE=none, the
+ * anonymous one and every project (naming any project lists them all). Null means: sign in.
+ */
+export async function resumeSession(state: AuthState, remembered: string | null): Promise<{ session: Session; projects: ProjectRole[] } | null> {
+  if (state.auth_mode === 'none') {
+    const probe: Session = { mode: 'none', user: null, key: null, csrfToken: null, projectId: remembered ?? PROBE_PROJECT };
+    const list = (await api<{ projects: Project[] }>('/api/projects', { session: probe })).projects ?? [];
+    return { session: { ...probe, projectId: pickProject(list, remembered) }, projects: list };
+  }
+  return state.session ? fromView(state.session, remembered) : null;
 }

@@ -9,5 +9,6 @@ export const NAV = [
   { href: '/prompts', label: 'Prompts' },
   { href: '/agents', label: 'Agents' },
   { href: '/alerts', label: 'Alerts' },
-  { href: '/settings/keys', label: 'API keys' },
+  // API keys and Members (ui/src/lib/components/SettingsTabs.svelte).
+  { href: '/settings/keys', label: 'Settings' },
 ] as const;

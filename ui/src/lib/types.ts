@@ -1,3 +1,6 @@
+import type { ProjectView } from '../../../core/model/project.js';
+import type { Role } from '../../../core/principal.js';
+
 // The UI shows what the API answers: the one domain model of core/model (STYLE 4), imported as types only.
 export type { TraceSummary, TraceList, TraceDetail, TraceSpanView, SpanView } from '../../../core/model/trace.js';
 export type { Score } from '../../../core/model/score.js';
@@ -19,3 +22,7 @@ export type { PendingApproval } from '../../../workflows/contract.js';
 export type { CalibrationList, JudgeCalibration, JudgeCalibrationAnswer, AgreementLevel } from '../../../core/model/calibration.js';
 export type { SpanCost, RunCost, TraceCost } from '../../../core/model/cost.js';
 export type { LlmConversation, LlmMessage, LlmToolCall, LlmToolDefinition, LlmContentPart } from '../../../core/model/messages.js';
+export type { AuthState, SessionView, MemberView, UserView } from '../../../core/model/user.js';
+
+/** A project as the dashboard lists it: with the session's role there (absent with AUTH_MODE=none). */
+export type ProjectRole = ProjectView & { role?: Role };

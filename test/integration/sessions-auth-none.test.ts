@@ -1,0 +1,28 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/server.js';
+
+/**
+ * With AUTH_MODE=none there are no sessions (docs/security.md, "Signing in"): the dashboard calls
+ * as anyone, naming its project. A file of its own: chDB opens one data directory per process.
+ */
+let svc: TestService;
+
+beforeAll(async () => {
+  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', AUTH_MODE: 'none' });
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+describe('AUTH_MODE=none', () => {
+  it('has no sessions: GET /api/auth/session says so, POST /api/auth/key is 400, the cookie is never read', async () => {
+    const state = (await (await fetch(`${svc.apiUrl}/api/auth/session`)).json()) as Record<string, unknown>;
+    expect(state).toEqual({ auth_mode: 'none', sign_in: { api_key: false, oidc: null }, session: null });
+    const key = await fetch(`${svc.apiUrl}/api/auth/key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'anything' }) });
+    expect(key.status).toBe(400);
+    expect(await key.json()).toMatchObject({ code: 'AUTH_DISABLED' });
+    // Anyone calls as before, naming the project; a cookie changes nothing.
+    const res = await fetch(`${svc.apiUrl}/api/traces`, { headers: { 'x-project-id': svc.defaultProjectId, cookie: 'agent-eval-session=whatever' } });
+    expect(res.status).toBe(200);
+  });
+});
