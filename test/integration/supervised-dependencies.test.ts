@@ -98,9 +98,9 @@ describe('supervised dependencies', () => {
     }, { intervalMs: 50, timeoutMs: 10_000 });
     expect(down.status).toBe('degraded');
     expect(down.reasons?.workflow_engine).toBeTruthy();
-    await pollUntil('a new dev server', async () => {
+    await pollUntil('a new dev server', () => {
       const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-      return pid !== before && isAlive(pid) ? pid : undefined;
+      return Promise.resolve(pid !== before && isAlive(pid) ? pid : undefined);
     }, { timeoutMs: 30_000 });
     await pollUntil('health healthy again', async () => ((await health()).status === 'healthy' ? true : undefined), { timeoutMs: 30_000 });
     expect(service!.output()).toContain('Temporal dev server exited unexpectedly; restarting it');

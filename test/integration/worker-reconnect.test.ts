@@ -54,7 +54,7 @@ describe('worker against an external engine', () => {
       logger: createLogger('silent'),
     });
     worker = await spawnServiceProcess(makeDataDir('agent-eval-worker-lost-'), env(engine.address));
-    await pollUntil('the worker to poll', async () => (worker!.output().includes('evaluation worker polling') ? true : undefined), { timeoutMs: 60_000 });
+    await pollUntil('the worker to poll', () => Promise.resolve(worker!.output().includes('evaluation worker polling') ? true : undefined), { timeoutMs: 60_000 });
     // A few healthy checks pass first: the worker keeps running while its engine answers.
     await new Promise((r) => setTimeout(r, DELAY_MS * 4));
     expect(worker.child.exitCode).toBeNull();
