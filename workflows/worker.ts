@@ -198,8 +198,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
       stopping = true;
       wake?.();
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
-      // A worker whose engine is gone may not finish its shutdown: do not hang the process's stop on it.
-      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
+      // A worker whose engine is gone may not finish its shutdown (its polls are still retried):
+      // do not hang the process's stop on it, and after giving up on the engine barely wait at all.
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, fatal ? 2_000 : 15_000).unref())]);
     },
   };
 }
