@@ -142,7 +142,7 @@ export async function importPostgres(
       }
       if (batch.length) await insertBatch(client, table, batch);
       const { rows } = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${ident(table.name)}`);
-      if (Number(rows[0]!.n) !== table.rows) throw new Error(`PostgreSQL table ${table.name}: ${rows[0]!.n} rows restored, the backup has ${table.rows}`);
+      if (Number(rows[0].n) !== table.rows) throw new Error(`PostgreSQL table ${table.name}: ${rows[0].n} rows restored, the backup has ${table.rows}`);
     }
     for (const seq of backup.sequences) {
       if (seq.last_value !== null) await client.query('SELECT setval($1::regclass, $2::bigint, true)', [ident(seq.name), seq.last_value]);

@@ -13,7 +13,7 @@ import { CREDENTIALS_FILE, MANIFEST_FILE, parseManifest, type BackupManifest } f
 import { importPostgres } from './postgres-backup.js';
 import { unpackTarGz } from './tar.js';
 
-/** What a restore replaces in a data dir (with --force), and what makes one not empty. */
+/** What a restore replaces in a data dir (with --force), once the archive is checked. */
 const STORE_ENTRIES = ['clickhouse', 'postgres', 'temporal', CREDENTIALS_FILE];
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -32,16 +32,14 @@ function runningPostgres(dataDir: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
 }
 
-/** Refuses a data dir in use or (without `force`) holding anything; with `force`, removes the stores' entries. */
-function prepareDataDir(dataDir: string, force: boolean): void {
+/** Refuses a data dir in use, or (without `force`) holding anything. Nothing is removed here. */
+function checkDataDir(dataDir: string, force: boolean): void {
   const pid = runningPostgres(dataDir);
   if (pid) throw new RestoreRefusedError(`a service is running on ${dataDir} (its PostgreSQL, pid ${pid}): stop it before restoring`);
   const entries = fs.existsSync(dataDir) ? fs.readdirSync(dataDir) : [];
   if (entries.length && !force) {
     throw new RestoreRefusedError(`${dataDir} is not empty (${entries.slice(0, 5).join(', ')}${entries.length > 5 ? ', ...' : ''}): restore into an empty data dir, or pass --force to replace its stores`);
   }
-  for (const entry of STORE_ENTRIES) fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
-  fs.mkdirSync(dataDir, { recursive: true });
 }
 
 /** Refuses names the restore would put into SQL, and files outside the archive's layout. */
@@ -55,16 +53,25 @@ function checkManifest(manifest: BackupManifest, names: Set<string>): void {
   for (const s of manifest.postgres.sequences) if (!NAME.test(s.name)) throw new Error(`the backup names a sequence this restore does not accept: ${s.name}`);
 }
 
+/** Refuses a backup of a newer agent-eval (a migration this version does not know), before anything is written. */
+function checkMigrations(manifest: BackupManifest): void {
+  for (const store of ['clickhouse', 'postgres'] as const) {
+    const known = new Set(readMigrations(store).map((m) => m.id));
+    const unknown = manifest[store].migrations.filter((id) => !known.has(id));
+    if (unknown.length) {
+      throw new RestoreRefusedError(
+        `the backup was taken by a newer agent-eval (${manifest.agent_eval_version}): its ${store === 'clickhouse' ? 'ClickHouse' : 'PostgreSQL'} store has migration${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which this version does not know`,
+      );
+    }
+  }
+}
+
 /**
  * Applies exactly the backup's migrations (the schema its rows were read from); the service
  * applies this version's later ones at its next start. A backup of a newer version is refused.
  */
 async function migrateTo(target: MigrationTarget, ids: string[]): Promise<void> {
   const known = readMigrations(target.store);
-  const unknown = ids.filter((id) => !known.some((m) => m.id === id));
-  if (unknown.length) {
-    throw new RestoreRefusedError(`the backup was taken by a newer agent-eval: its ${target.store} store has migration${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which this version does not know`);
-  }
   const done = await target.applied();
   for (const migration of known) if (ids.includes(migration.id) && !done.has(migration.id)) await target.apply(migration);
 }
@@ -80,13 +87,24 @@ export interface RestoreResult {
  */
 export async function restoreBackup(archive: string, dataDir: string, options: { force?: boolean; logger: Logger }): Promise<RestoreResult> {
   if (!fs.existsSync(archive) || !fs.statSync(archive).isFile()) throw new RestoreRefusedError(`File not found: ${archive}`);
-  prepareDataDir(dataDir, options.force === true);
+  checkDataDir(dataDir, options.force === true);
+  fs.mkdirSync(dataDir, { recursive: true });
   const work = fs.mkdtempSync(path.join(dataDir, '.restore-'));
   try {
-    const names = new Set(await unpackTarGz(archive, work));
-    if (!names.has(MANIFEST_FILE)) throw new Error('not an agent-eval backup: it has no manifest.json');
-    const manifest = parseManifest(fs.readFileSync(path.join(work, MANIFEST_FILE), 'utf8'));
-    checkManifest(manifest, names);
+    // The whole archive is read and checked before anything of the data dir is replaced.
+    let manifest: BackupManifest;
+    let names: Set<string>;
+    try {
+      names = new Set(await unpackTarGz(archive, work));
+      if (!names.has(MANIFEST_FILE)) throw new Error('not an agent-eval backup: it has no manifest.json');
+      manifest = parseManifest(fs.readFileSync(path.join(work, MANIFEST_FILE), 'utf8'));
+      checkManifest(manifest, names);
+      checkMigrations(manifest);
+    } catch (err) {
+      if (err instanceof RestoreRefusedError) throw err;
+      throw new RestoreRefusedError(`${archive} cannot be restored: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    for (const entry of STORE_ENTRIES) fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
 
     const clickhouse = await connectClickHouse({ dataDir });
     try {

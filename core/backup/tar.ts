@@ -84,11 +84,11 @@ export async function unpackTarGz(archive: string, dir: string): Promise<string[
       if (h.every((b) => b === 0)) break;
       const stored = parseInt(h.subarray(148, 156).toString('ascii').replace(/\0.*$/s, '').trim(), 8);
       let sum = 0;
-      for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : h[i]!;
+      for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : h[i];
       if (sum !== stored) throw new Error('the archive is corrupt (a header checksum does not match)');
       const name = safeName(h.subarray(0, 100).toString('utf8').replace(/\0.*$/s, ''));
       const size = parseInt(h.subarray(124, 136).toString('ascii').replace(/\0.*$/s, '').trim(), 8);
-      const type = String.fromCharCode(h[156]!);
+      const type = String.fromCharCode(h[156]);
       offset += BLOCK;
       if (type !== '0' && type !== '\0') throw new Error(`archive entry ${name} is not a regular file`);
       if (offset + size > total) throw new Error('the archive is truncated');

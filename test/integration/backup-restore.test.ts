@@ -135,7 +135,7 @@ describe('agent-eval backup and restore of an embedded install', () => {
     const created = await json<{ api_key: { key: string } }>(await api('/api/projects', { method: 'POST', project: null, json: { id: OTHER, name: 'Other team' } }), 201);
     otherKey = created.api_key.key;
     memberKey = (await json<{ key: string }>(await api(`/api/projects/${svc!.projectId}/keys`, { method: 'POST', json: { name: 'ci', role: 'member' } }), 201)).key;
-    await json(await api('/api/traces/ingest', { method: 'POST', project: OTHER, key: otherKey, json: { ...corpus.json[0]!.body, trace_id: 'other-team-trace' } }), 201);
+    await json(await api('/api/traces/ingest', { method: 'POST', project: OTHER, key: otherKey, json: { ...corpus.json[0].body, trace_id: 'other-team-trace' } }), 201);
     before = await snapshotViews();
     expect((before.traces as unknown[]).length).toBe(sent.length);
   }, 120_000);
