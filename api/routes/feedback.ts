@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { classifyStoreError, NotFoundError, ValidationError, writeFailure } from '../../core/errors.js';
 import { isUuid } from '../../core/model/agent.js';
 import {
@@ -10,7 +9,6 @@ import {
   FeedbackListQuerySchema,
   parseComparison,
   parseFeedback,
-  type Feedback,
 } from '../../core/model/feedback.js';
 import { pgSafeText } from '../../core/model/pg-json.js';
 import type { Score } from '../../core/model/score.js';
@@ -59,22 +57,6 @@ function comparisonNotFound(): NotFoundError {
   return new NotFoundError('Comparison not found', 'COMPARISON_NOT_FOUND');
 }
 
-/** The optional `Idempotency-Key` header: 1-256 visible ASCII characters. */
-function idempotencyKey(ctx: Context): string | undefined {
-  const key = ctx.get('idempotency-key');
-  if (key === '') return undefined;
-  if (key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) throw new ValidationError([{ field: 'Idempotency-Key', message: 'must be 1-256 visible ASCII characters' }]);
-  return key;
-}
-
-/** Writes the feedback's scores (every write of them is the same rows) and answers with it. */
-async function answerWith(ctx: Context, deps: ApiDeps, feedback: Feedback, created: boolean): Promise<void> {
-  await writeAnnotationScores(deps.analytics, ctx.state.projectId, feedbackScores(feedback));
-  ctx.status = created ? 201 : 200;
-  if (!created) ctx.set('Idempotent-Replayed', 'true');
-  ctx.body = feedback;
-}
-
 /** /api/feedback: preference, correction and rating feedback, and pairwise comparisons (docs/feedback.md). */
 export function feedbackRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/feedback' });
@@ -117,13 +99,15 @@ export function feedbackRouter(deps: ApiDeps): Router {
   });
 
   router.post('/', operation('submit feedback', 'metadata'), write, async (ctx) => {
-    const key = idempotencyKey(ctx);
     const parsed = parseFeedback(ctx.request.body);
     // A signed-in person's feedback is theirs, by id and name; a key or token names any user_id (an app's end users).
     const person = personOf(ctx) && actorFor(ctx, parsed.user_id, 'user_id');
     const input = person ? { ...parsed, user_id: person.id, user_name: person.name } : parsed;
-    const { feedback, created } = await store.create(ctx.state.projectId, input, { idempotencyKey: key });
-    await answerWith(ctx, deps, feedback, created);
+    // The row and its scores are stored together or not at all: the scores are written inside
+    // the transaction that stores the row, which a refused score write rolls back (503, nothing stored).
+    const projectId = ctx.state.projectId;
+    ctx.body = await store.create(projectId, input, (feedback) => writeAnnotationScores(deps.analytics, projectId, feedbackScores(feedback)));
+    ctx.status = 201;
   });
 
   router.get('/', operation('fetch feedback', 'metadata'), read, async (ctx) => {

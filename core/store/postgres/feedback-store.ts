@@ -3,12 +3,9 @@ import type pg from 'pg';
 import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
 import {
-  canonicalJson,
   comparisonFeedbackId,
   comparisonPreference,
-  derivedUuid,
   feedbackScores,
-  sha256,
   type AnswerComparison,
   type Comparison,
   type ComparisonList,
@@ -26,14 +23,15 @@ import type { Actor } from '../../principal.js';
 /**
  * Feedback and pairwise comparisons (PostgreSQL). Every query filters by project. The scores a
  * feedback implies are derived from the stored row ({@link feedbackScores}); the API writes them
- * to the analytical store after the row is stored.
+ * to the analytical store inside the transaction that stores the row (`create`).
  */
 export interface FeedbackStore {
   /**
-   * Stores a feedback. With an idempotency key the id derives from (project, key): the same key
-   * again returns the stored feedback with `created` false, or a 409 when the body differs.
+   * Stores a feedback and, in the same transaction, runs `alongside` with it (the API writes its
+   * scores there): when `alongside` fails nothing is stored (docs/feedback.md, "Feedback becomes
+   * scores"). Retries are the Idempotency-Key middleware's (api/middleware/idempotency.ts).
    */
-  create(projectId: string, input: FeedbackInput, opts?: { idempotencyKey?: string }): Promise<{ feedback: Feedback; created: boolean }>;
+  create(projectId: string, input: FeedbackInput, alongside: (feedback: Feedback) => Promise<void>): Promise<Feedback>;
   get(projectId: string, id: string): Promise<Feedback | null>;
   /** Newest first; `cursor` pages by keyset, `offset` by position. */
   list(projectId: string, query: FeedbackListQuery): Promise<FeedbackList>;
@@ -159,21 +157,12 @@ export function createFeedbackStore(pool: pg.Pool): FeedbackStore {
   }
 
   return {
-    async create(projectId, input, opts = {}) {
-      if (opts.idempotencyKey === undefined) {
-        const feedback = await insertFeedback(pool, projectId, randomUUID(), input);
-        return { feedback: feedback!, created: true };
-      }
-      const id = derivedUuid(`feedback:${projectId}:${opts.idempotencyKey}`);
-      const requestHash = sha256(canonicalJson(input));
-      const feedback = await insertFeedback(pool, projectId, id, input, { requestHash });
-      if (feedback) return { feedback, created: true };
-      const { rows } = await pool.query<FeedbackRow>(`SELECT ${FEEDBACK_COLUMNS} FROM feedback WHERE project_id = $1 AND id = $2`, [projectId, id]);
-      // A derived id cannot name another project's row unless sha256 collides; refuse it anyway.
-      if (!rows.length || rows[0].request_hash !== requestHash) {
-        throw new ConflictError('This Idempotency-Key was already used with a different feedback', 'IDEMPOTENCY_KEY_REUSED');
-      }
-      return { feedback: toFeedback(rows[0]), created: false };
+    create(projectId, input, alongside) {
+      return inTransaction(pool, async (client) => {
+        const feedback = (await insertFeedback(client, projectId, randomUUID(), input))!;
+        await alongside(feedback);
+        return feedback;
+      });
     },
 
     get,
