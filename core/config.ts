@@ -105,6 +105,8 @@ const EnvSchema = z.object({
   AUTH_MODE: z.enum(['required', 'none']).default('required'),
   JWT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a strong random value)').optional()),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3600_000).default(10_000),
+  /** Ingest only: how long a key verified before an outage of PostgreSQL keeps letting spans in (0: never). */
+  AUTH_INGEST_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).default(900_000),
   METRICS_TOKEN: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a strong random value)').optional()),
   // Failed authentication throttled, the client address, the audit log (docs/security.md).
   AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(20),
@@ -224,7 +226,7 @@ export interface Config {
   /** The online evaluator of the worker role (docs/online-evals.md). */
   onlineEvals: { tickMs: number; scanBatch: number; concurrency: number; leaseMs: number };
   /** Who may call (docs/security.md). */
-  auth: { mode: 'required' | 'none'; jwtSecret?: string; cacheTtlMs: number };
+  auth: { mode: 'required' | 'none'; jwtSecret?: string; cacheTtlMs: number; ingestGraceMs: number };
   /** A bearer token for Prometheus: `GET /metrics` with every series (docs/security.md, "Metrics"). */
   metricsToken?: string;
   /** Failed authentications per minute before 429, per client address and per key prefix; 0: no limit (docs/security.md, "Failed authentication"). */
@@ -354,7 +356,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     roles: e.AGENT_EVAL_ROLES,
     alerts: { tickMs: e.ALERT_TICK_MS, webhook: { timeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS, maxAttempts: e.ALERT_WEBHOOK_MAX_ATTEMPTS, backoffMs: e.ALERT_WEBHOOK_BACKOFF_MS } },
     onlineEvals: { tickMs: e.ONLINE_EVAL_TICK_MS, scanBatch: e.ONLINE_EVAL_SCAN_BATCH, concurrency: e.ONLINE_EVAL_CONCURRENCY, leaseMs: e.ONLINE_EVAL_LEASE_MS },
-    auth: { mode: e.AUTH_MODE, jwtSecret: e.JWT_SECRET, cacheTtlMs: e.AUTH_CACHE_TTL_MS },
+    auth: { mode: e.AUTH_MODE, jwtSecret: e.JWT_SECRET, cacheTtlMs: e.AUTH_CACHE_TTL_MS, ingestGraceMs: e.AUTH_INGEST_GRACE_MS },
     metricsToken: e.METRICS_TOKEN,
     authThrottle: { perAddress: e.AUTH_FAILURES_PER_ADDRESS_PER_MINUTE, perPrefix: e.AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE },
     trustProxyHops: e.TRUST_PROXY_HOPS,

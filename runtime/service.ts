@@ -152,6 +152,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       keys: stores.metadata.keys,
       jwtSecret: config.auth.jwtSecret,
       cacheTtlMs: config.auth.cacheTtlMs,
+      ingestGraceMs: config.auth.ingestGraceMs,
       throttle,
       trustProxyHops: config.trustProxyHops,
     });

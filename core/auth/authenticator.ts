@@ -29,7 +29,7 @@ export interface AuthOptions {
   cacheTtlMs: number;
   /**
    * Ingest only: how long after its last successful lookup a key still lets spans in while
-   * PostgreSQL cannot be read (default INGEST_GRACE_MS; 0: never). docs/security.md, "Key checks".
+   * PostgreSQL cannot be read (AUTH_INGEST_GRACE_MS, default INGEST_GRACE_MS; 0: never). docs/security.md.
    */
   ingestGraceMs?: number;
   /** Failed authentication, throttled per client address and key prefix (absent: not throttled). */
@@ -62,7 +62,7 @@ export interface Authenticator {
 const WORKSPACE_REQUIRED = 'Workspace context required for this operation (provide the workspace header or query parameter)';
 const MAX_CACHED_KEYS = 10_000;
 const TOUCH_EVERY_MS = 60_000;
-/** How long a key verified before an outage of PostgreSQL keeps letting spans in (docs/security.md). */
+/** How long a key verified before an outage of PostgreSQL keeps letting spans in, by default (AUTH_INGEST_GRACE_MS; docs/security.md). */
 export const INGEST_GRACE_MS = 15 * 60_000;
 /** How long an ingest call waits for a key lookup when an earlier verification can stand in. */
 export const STALE_WAIT_MS = 250;
