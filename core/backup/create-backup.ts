@@ -51,14 +51,23 @@ export interface BackupSource {
  */
 export function createBackupSource(deps: BackupSourceDeps): BackupSource {
   let busy = false;
+  /** Work dirs of this process's archives still being sent (removed by dispose()). */
+  const live = new Set<string>();
   return {
     async create() {
       if (busy) throw new BackupBusyError();
       busy = true;
-      const work = path.join(deps.dataDir, `backup-${randomUUID()}`);
-      fs.mkdirSync(work, { recursive: true, mode: 0o700 });
-      const started = Date.now();
+      let work: string | undefined;
       try {
+        // Work dirs a crash left behind: this process is the data dir's one owner, so the others are no one's.
+        for (const entry of fs.readdirSync(deps.dataDir)) {
+          if (/^backup-[0-9a-f-]{36}$/.test(entry) && !live.has(entry)) fs.rmSync(path.join(deps.dataDir, entry), { recursive: true, force: true });
+        }
+        const id = `backup-${randomUUID()}`;
+        work = path.join(deps.dataDir, id);
+        fs.mkdirSync(work, { recursive: true, mode: 0o700 });
+        live.add(id);
+        const started = Date.now();
         const { tables, pgSnapshot, createdAt } = await deps.gate.exclusive(async () => {
           try {
             const cloned = await snapshotClickHouse(deps.clickhouse);
@@ -95,9 +104,20 @@ export function createBackupSource(deps: BackupSourceDeps): BackupSource {
         await packTarGz(work, names, file);
         for (const name of names) fs.rmSync(path.join(work, name), { force: true });
         deps.logger.info({ ms: Date.now() - started, bytes: fs.statSync(file).size }, 'backup packed');
-        return { file, manifest, dispose: () => fs.rmSync(work, { recursive: true, force: true }) };
+        const done = work;
+        return {
+          file,
+          manifest,
+          dispose: () => {
+            fs.rmSync(done, { recursive: true, force: true });
+            live.delete(path.basename(done));
+          },
+        };
       } catch (err) {
-        fs.rmSync(work, { recursive: true, force: true });
+        if (work) {
+          fs.rmSync(work, { recursive: true, force: true });
+          live.delete(path.basename(work));
+        }
         throw err;
       } finally {
         busy = false;

@@ -28,6 +28,7 @@ let svc: ServiceProcess | undefined;
 let adminKey: string;
 let otherKey: string;
 let memberKey: string;
+let runId: string;
 const sent: SentTrace[] = [];
 
 const serviceEnv = { AUTH_MODE: 'required' };
@@ -64,6 +65,8 @@ async function snapshotViews(): Promise<Record<string, unknown>> {
     traces: traces.traces.filter((t) => !t.trace_id.startsWith('during-')),
     scores,
     agents: await json(await api('/api/agents')),
+    run: await json(await api(`/api/runs/${runId}`)),
+    runResults: await json(await api(`/api/runs/${runId}/results`)),
     suites: await json(await api('/api/suites')),
     projects: await json(await api('/api/projects', { project: null })),
     keys: withoutLastUse((await json<{ keys: Array<Record<string, unknown>> }>(await api(`/api/projects/${svc!.projectId}/keys`))).keys),
@@ -107,7 +110,7 @@ afterAll(async () => {
 });
 
 describe('agent-eval backup and restore of an embedded install', () => {
-  it('stores traces of every convention, scores, an agent, a suite, a second project and keys', async () => {
+  it('stores traces of every convention, scores, an agent, a suite, a run, a second project and keys', async () => {
     for (const t of corpus.json) {
       await json(await api('/api/traces/ingest', { method: 'POST', json: t.body }), 201);
       sent.push(sentFromJson(t, 'ingest'));
@@ -132,12 +135,41 @@ describe('agent-eval backup and restore of an embedded install', () => {
       }),
       201,
     );
+    // A run executed by its client (no workflow engine needed), its results and summary.
+    const run = await json<{ id: string }>(
+      await api('/api/runs', {
+        method: 'POST',
+        json: {
+          execution: 'local',
+          agentId: 'weather-bot',
+          agentVersion: 'v1',
+          dataset: { items: [{ name: 'paris', input: { city: 'Paris' }, expected: { outputContains: ['sunny'] } }, { name: 'oslo', input: { city: 'Oslo' }, expected: { outputContains: ['snow'] } }] },
+          scorers: ['contains'],
+        },
+      }),
+      201,
+    );
+    runId = run.id;
+    await json(
+      await api(`/api/runs/${runId}/results`, {
+        method: 'POST',
+        json: {
+          results: [
+            { case_index: 0, output: 'sunny in Paris ☀', details: { contains: { score: 1, reason: 'found sunny', evidence: ['sunny'] } }, duration_ms: 120 },
+            { case_index: 1, output: 'rain in Oslo', details: { contains: { score: 0, reason: 'snow missing', evidence: [] } }, duration_ms: 95 },
+          ],
+        },
+      }),
+    );
+    await json(await api(`/api/runs/${runId}/complete`, { method: 'POST', json: {} }));
     const created = await json<{ api_key: { key: string } }>(await api('/api/projects', { method: 'POST', project: null, json: { id: OTHER, name: 'Other team' } }), 201);
     otherKey = created.api_key.key;
     memberKey = (await json<{ key: string }>(await api(`/api/projects/${svc!.projectId}/keys`, { method: 'POST', json: { name: 'ci', role: 'member' } }), 201)).key;
     await json(await api('/api/traces/ingest', { method: 'POST', project: OTHER, key: otherKey, json: { ...corpus.json[0].body, trace_id: 'other-team-trace' } }), 201);
     before = await snapshotViews();
     expect((before.traces as unknown[]).length).toBe(sent.length);
+    expect((before.run as { status: string }).status).toBe('completed');
+    expect((before.runResults as { results: unknown[] }).results).toHaveLength(2);
   }, 120_000);
 
   it('backs up while the service runs and traces keep arriving', async () => {
@@ -178,7 +210,7 @@ describe('agent-eval backup and restore of an embedded install', () => {
     expect(notEmpty.stderr).toContain('is not empty');
   }, 120_000);
 
-  it('restores into the wiped data dir: every trace, score, project and key is back', async () => {
+  it('restores into the wiped data dir: every trace, score, run, project and key is back', async () => {
     for (const entry of fs.readdirSync(dataDir)) fs.rmSync(path.join(dataDir, entry), { recursive: true, force: true });
     const restored = await cli(['restore', archive], { AGENT_EVAL_DATA_DIR: dataDir });
     expect(restored.stderr).toBe('');
