@@ -85,7 +85,7 @@ describe('signing in to the dashboard', () => {
     await p.screenshot('signin-oidc-dashboard');
 
     // The session is a cookie the page cannot read: HttpOnly, SameSite=Lax, Path=/.
-    const cookies = await p.context.cookies(svc.apiUrl!);
+    const cookies = await p.context.cookies(svc.apiUrl);
     const session = cookies.find((c) => c.name === 'agent-eval-session')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
     expect(session.expires).toBeGreaterThan(Date.now() / 1000 + 3600);
@@ -108,8 +108,9 @@ describe('signing in to the dashboard', () => {
     const storage = await storageOf(p);
     expect(storage).not.toContain(svc.apiKey!);
     expect(storage).not.toContain(svc.apiKey!.slice(0, 16));
-    expect(JSON.parse(storage).local).toEqual({ 'agent-eval.project': svc.defaultProjectId });
-    expect(JSON.parse(storage).session).toEqual({});
+    const stored = JSON.parse(storage) as { local: unknown; session: unknown };
+    expect(stored.local).toEqual({ 'agent-eval.project': svc.defaultProjectId });
+    expect(stored.session).toEqual({});
     // A reload stays signed in: the cookie, not the page, holds the session.
     await p.page.reload();
     await poll(() => p.page.getByTestId('user-name').isVisible()).toBe(true);
@@ -120,13 +121,13 @@ describe('signing in to the dashboard', () => {
   it('sign-out ends the session on the server: the old cookie no longer works', async () => {
     const p = await open();
     await signInWithProvider(p, 'ada');
-    const cookie = (await p.context.cookies(svc.apiUrl!)).find((c) => c.name === 'agent-eval-session')!;
+    const cookie = (await p.context.cookies(svc.apiUrl)).find((c) => c.name === 'agent-eval-session')!;
     const call = () => fetch(`${svc.apiUrl}/api/traces`, { headers: { cookie: `${cookie.name}=${cookie.value}`, 'x-project-id': svc.defaultProjectId } });
     expect((await call()).status).toBe(200);
     await p.page.getByTestId('signout').click();
     await p.page.waitForURL((url) => url.pathname === '/signin');
     expect((await call()).status).toBe(401);
-    expect((await p.context.cookies(svc.apiUrl!)).some((c) => c.name === 'agent-eval-session')).toBe(false);
+    expect((await p.context.cookies(svc.apiUrl)).some((c) => c.name === 'agent-eval-session')).toBe(false);
     // Back to the dashboard: the sign-in page again.
     await p.page.goto('/traces');
     await p.page.waitForURL((url) => url.pathname === '/signin');

@@ -44,14 +44,12 @@ export async function startOidcProvider(serviceUrl: string, accounts: Record<str
     cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
     // Lifetimes of its own artifacts (the defaults work, with a notice each).
     ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
-    async findAccount(_ctx, sub) {
+    findAccount(_ctx, sub) {
       const account = accounts[sub];
-      return {
+      return Promise.resolve({
         accountId: sub,
-        async claims() {
-          return account ? { sub, name: account.name, email: account.email, email_verified: account.emailVerified ?? true } : { sub };
-        },
-      };
+        claims: () => Promise.resolve(account ? { sub, name: account.name, email: account.email, email_verified: account.emailVerified ?? true } : { sub }),
+      });
     },
     // A first-party client: the grant is given without a consent page.
     async loadExistingGrant(ctx) {
@@ -68,7 +66,8 @@ export async function startOidcProvider(serviceUrl: string, accounts: Record<str
     },
   };
   const provider = new Provider(issuer, configuration);
-  server.on('request', provider.callback());
+  const handle = provider.callback();
+  server.on('request', (req, res) => void handle(req, res));
   return {
     issuer,
     clientId: TEST_CLIENT_ID,

@@ -68,7 +68,7 @@ describe('signing in with an API key', () => {
   it('refuses plain http to a host other than loopback (the cookie could not be Secure there): 400', async () => {
     const res = await fetch(`${svc.apiUrl}/api/auth/key`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-host': 'evals.example.com' }, body: JSON.stringify({ key: svc.apiKey }) });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: 'INSECURE_TRANSPORT', error: expect.stringContaining('https') });
+    expect(await res.json()).toMatchObject({ code: 'INSECURE_TRANSPORT', error: expect.stringContaining('https') as unknown });
     expect(res.headers.getSetCookie()).toEqual([]);
   });
 
