@@ -1,4 +1,5 @@
 import { RE2JS, RE2JSException } from 're2js';
+import { regexPool, type PatternSearch, type PatternSearchOptions, type PatternSearchOutcome } from './safe-regex/pool.js';
 
 /**
  * The one way a user-supplied regular expression is compiled and run (the `regex` scorer's
@@ -8,12 +9,37 @@ import { RE2JS, RE2JSException } from 're2js';
  * linear time (backreferences, lookaround, atomic groups, possessive quantifiers...) are refused
  * with a {@link PatternError} naming the construct, so an API request can be refused with a 422.
  *
- * Linear is still not free on a shared event loop: re2js's NFA, the path a hostile pattern
- * forces, was measured at up to ~30 ns per program instruction per character. So a search reads
- * at most {@link SCAN_WORK_BUDGET} / program size characters ({@link SafeRegex.scanLimit}), which
- * keeps one search under ~100 ms whatever the pattern; callers running many patterns give each
- * search its own event-loop turn (core/scoring/rules/regex.ts).
+ * Linear is still not free: re2js's NFA, the path a hostile pattern forces, was measured at up
+ * to ~30 ns per program instruction per character. So a search reads at most
+ * {@link SCAN_WORK_BUDGET} / program size characters ({@link SafeRegex.scanLimit}), which keeps
+ * one search under ~100 ms whatever the pattern. Scoring does not search here but through
+ * {@link searchPatterns}: on worker threads (core/safe-regex/pool.ts), off the event loop the
+ * API shares, within a time budget per case and per run. Compiling here is what checks a
+ * pattern when it enters (suites, runs, rules: a 422), and what the workers run.
  */
+
+export {
+  createRegexPool,
+  REGEX_CASE_BUDGET_MS,
+  REGEX_RUN_BUDGET_MS,
+  REGEX_WORKERS,
+  regexPool,
+  setRegexPool,
+  type PatternSearch,
+  type PatternSearchOptions,
+  type PatternSearchOutcome,
+  type RegexPool,
+  type RegexPoolStats,
+} from './safe-regex/pool.js';
+
+/**
+ * Searches one case's `patterns` (with `flags`) in `text` on the process's regex pool, off the
+ * event loop: each pattern's leftmost match as {@link SafeRegex.search} finds it, or why the
+ * case could not be searched (a pattern that does not compile, a budget that ran out).
+ */
+export function searchPatterns(search: PatternSearch, options?: PatternSearchOptions): Promise<PatternSearchOutcome> {
+  return regexPool().search(search, options);
+}
 
 /** Longest pattern accepted (characters). */
 export const MAX_PATTERN_LENGTH = 1_000;

@@ -36,6 +36,7 @@ export function scoreInputFor(runCase: RunCase, caseRun: CaseRun): Omit<ScoreInp
     usage: reply.usage,
     latencyMs: latencyOf(caseRun.calls),
     trace: { trace_id: caseTraceId(caseRun), spans: reply.spans ?? [] },
+    runId: caseRun.runId,
   };
 }
 

@@ -16,6 +16,11 @@ export interface ScoreInput {
   trace?: ScoreTrace;
   /** The scorer's own config from the suite or run (already checked by its configSchema). */
   config: Record<string, unknown>;
+  /**
+   * The eval run the execution belongs to, for budgets its cases share (the `regex` scorer's
+   * search time: docs/scorers.md). Absent for online evaluations and the SDK's local runs.
+   */
+  runId?: string;
 }
 
 /** Spans of the execution being scored, in the ingest shape (name, type, input, output, attributes...). */

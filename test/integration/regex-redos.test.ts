@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
+import { regexPool } from '../../core/safe-regex.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
 /**
- * Issue 26 (ReDoS): user patterns run on RE2 (core/safe-regex.ts). A case of 30 `(a+)+b`
- * patterns used to stall /api/health for seconds for every tenant; now it is scored in linear
- * time while health keeps answering, and a pattern RE2 cannot run is refused at the door with a
- * 422 naming the field, wherever it enters.
+ * Issue 26 (ReDoS): user patterns run on RE2 (core/safe-regex.ts), on the regex pool's worker
+ * threads (core/safe-regex/pool.ts), not on the event loop the API shares. Cases of 30
+ * `(a+)+b`-style patterns over long answers, scored concurrently, used to stall /api/health for
+ * seconds for every tenant (and, on RE2 but on the loop, up to 227 ms); now they are scored
+ * right while health stays under the issue's 100 ms, and a pattern RE2 cannot run is refused at
+ * the door with a 422 naming the field, wherever it enters.
  */
 
 interface ErrorBody {
@@ -17,15 +20,25 @@ interface ErrorBody {
 }
 
 const LOOKBEHIND = 'lookbehind is not supported (patterns run on RE2: docs/scorers.md)';
-/** The issue asks under 100 ms; CI gets room on two noisy cores (the test logs what it measured). */
-const HEALTH_BOUND_MS = 500;
+/**
+ * The issue's bound. Asserted on the 95th percentile of the health answers whose request started
+ * while the pool was searching (at least MIN_SAMPLES of them): on a noisy 2-core machine a single
+ * answer can wait for the scheduler, a GC or an in-process store write whatever the patterns
+ * do, and one such outlier in twenty must not fail the test; a loop held by the searches slows
+ * every answer, which the percentile sees (searching on the loop, as before the pool, put most
+ * answers behind a search of up to ~100 ms).
+ */
+const HEALTH_BOUND_MS = 100;
+const MIN_SAMPLES = 20;
+/** Characters of the hostile cases' answers: long enough for a nested pattern's search to cost ~100 ms on the loop, short enough for `(.*a){30}$` to read them whole (its scan limit is 19,607). */
+const LONG = 19_000;
 
 let service: TestService;
 let agent: TestAgent;
 
 beforeAll(async () => {
-  // The agent answers `input.answer`, or 50,000 a's.
-  agent = await startTestAgent((req) => ({ json: { output: (req.body.input as { answer?: string }).answer ?? 'a'.repeat(50_000) } }));
+  // The agent answers `input.answer`, or LONG a's.
+  agent = await startTestAgent((req) => ({ json: { output: (req.body.input as { answer?: string }).answer ?? 'a'.repeat(LONG) } }));
   service = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' });
   const res = await service.api('/api/agents', { method: 'POST', json: { name: 'redos-agent', endpoint: agent.url } });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -42,71 +55,88 @@ async function json<T>(res: Response, status: number): Promise<T> {
   return JSON.parse(text) as T;
 }
 
-/** Polls /api/health back to back until `stop` resolves; returns each answer's latency (ms). */
-async function pollHealth(stop: Promise<unknown>): Promise<number[]> {
+interface Sample {
+  ms: number;
+  /** The pool had a case running or waiting when the request was sent. */
+  searching: boolean;
+}
+
+/** Runs suite `name` (created with `cases`) to completion; polls /api/health meanwhile. */
+async function runPolling(name: string, cases: unknown[]): Promise<{ runId: string; samples: Sample[] }> {
+  await json(await service.api('/api/suites', { method: 'POST', json: { name, agent_id: 'redos-agent', defaultScorers: ['regex'], defaultMinScore: 0.5, cases } }), 201);
+  const created = await json<{ run_id: string }>(await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: name, agent_version: 'v1', config: { parallel: true } } }), 202);
+  const finished = eventually(async () => {
+    const run = await json<{ status: string }>(await service.api(`/api/runs/${created.run_id}`), 200);
+    expect(run.status).toBe('completed');
+  }, 90_000);
+  const samples = await pollHealth(finished);
+  await finished;
+  return { runId: created.run_id, samples };
+}
+
+/** Polls /api/health back to back until `stop` resolves; returns each answer's latency and whether the pool was searching. */
+async function pollHealth(stop: Promise<unknown>): Promise<Sample[]> {
   let done = false;
   const end = () => {
     done = true;
   };
   void stop.then(end, end);
-  const latencies: number[] = [];
+  const samples: Sample[] = [];
   while (!done) {
+    const { running, queued } = regexPool().stats();
     const started = performance.now();
     const res = await service.api('/api/health', { project: null });
     await res.arrayBuffer();
-    latencies.push(performance.now() - started);
-    await new Promise((r) => setTimeout(r, 10));
+    samples.push({ ms: performance.now() - started, searching: running + queued > 0 });
+    await new Promise((r) => setTimeout(r, 5));
   }
-  return latencies;
+  return samples;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
 describe('hostile patterns leave the service responsive', () => {
-  it('scores a case of 30 (a+)+b patterns on a 50,000-character answer right, while /api/health stays fast', async () => {
+  it('scores cases of 30 (a+)+b-style patterns on long answers right, concurrently, while /api/health stays under 100 ms', async () => {
     const hostile = Array.from({ length: 30 }, () => '(a+)+b');
-    await json(
-      await service.api('/api/suites', {
-        method: 'POST',
-        json: {
-          name: 'redos',
-          agent_id: 'redos-agent',
-          defaultScorers: ['regex'],
-          defaultMinScore: 0.5,
-          cases: [
-            { name: 'hostile', input: {}, expected: { regex: hostile } },
-            { name: 'hostile-and-anchored', input: {}, expected: { regex: [...hostile, '^(a+)+$', '^(a|aa)+$'] } },
-            // No literal for a prefilter to rule out: every pattern runs the automaton over the whole answer.
-            { name: 'hostile-no-literal', input: { answer: `${'a'.repeat(50_000)}!` }, expected: { regex: Array.from({ length: 30 }, () => '(a|aa)+$') } },
-            { name: 'normal', input: { answer: 'Order #12345 shipped' }, expected: { regex: ['#\\d{5}', 'SHIPPED'] } },
-          ],
-        },
-      }),
-      201,
-    );
-    const created = await json<{ run_id: string }>(await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'redos', agent_version: 'v1', config: { parallel: true } } }), 202);
-
-    const finished = eventually(async () => {
-      const run = await json<{ status: string }>(await service.api(`/api/runs/${created.run_id}`), 200);
-      expect(run.status).toBe('completed');
-    }, 90_000);
-    const latencies = await pollHealth(finished);
-    await finished;
+    // No literal for a prefilter to rule out: every pattern runs the automaton over the whole
+    // answer, and the nested ones cost RE2 its most (program size x characters near the scan
+    // budget: ~100 ms or more a search, which on the event loop held every request that long).
+    const nested = ['(.*a){30}$', '(.*a){12}$', '(a|aa)+$', '(a*)*b', '^(a|a?)+$', '(a+)+$'];
+    const noLiteral = (n: number) => Array.from({ length: 30 }, (_, i) => nested[(i + n) % nested.length]);
+    const longCase = (name: string, regex: string[], answer?: string) => ({ name, input: answer === undefined ? {} : { answer }, expected: { regex } });
+    const cases = [
+      longCase('hostile', hostile),
+      longCase('hostile-and-anchored', [...hostile, '^(a+)+$', '^(a|aa)+$']),
+      ...[1, 2, 3, 4].map((n) => longCase(`hostile-no-literal-${n}`, noLiteral(n), `${'a'.repeat(LONG)}!`)),
+      { name: 'normal', input: { answer: 'Order #12345 shipped' }, expected: { regex: ['#\\d{5}', 'SHIPPED'] } },
+    ];
+    // The service's first run pays for its start-up (the workflow bundle, JIT, the regex worker's
+    // own start): a run of the same cases with one cheap pattern each, not measured.
+    await runPolling('warm-up', cases.map((c) => ({ ...c, expected: { regex: ['a!?$'] } })));
+    const { runId, samples } = await runPolling('redos', cases);
 
     const { results } = await json<{ results: Array<{ case_name: string; scores: Record<string, number>; details: Record<string, { reason: string }> }> }>(
-      await service.api(`/api/evals/runs/${created.run_id}/results`),
+      await service.api(`/api/evals/runs/${runId}/results`),
       200,
     );
     const byName = Object.fromEntries(results.map((r) => [r.case_name, r]));
     expect(byName.hostile.scores.regex).toBe(0);
     expect(byName.hostile.details.regex.reason).toContain('0 of 30 patterns matched');
     expect(byName['hostile-and-anchored'].scores.regex).toBeCloseTo(2 / 32, 5);
-    expect(byName['hostile-no-literal'].scores.regex).toBe(0);
+    for (const n of [1, 2, 3, 4]) {
+      expect(byName[`hostile-no-literal-${n}`].scores.regex, byName[`hostile-no-literal-${n}`].details.regex.reason).toBe(0);
+      expect(byName[`hostile-no-literal-${n}`].details.regex.reason).toContain('0 of 30 patterns matched');
+    }
     expect(byName.normal.scores.regex).toBe(0.5);
 
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const max = sorted[sorted.length - 1];
-    console.info(`/api/health while hostile patterns were scored: ${sorted.length} answers, median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, max ${max.toFixed(1)} ms`);
-    expect(sorted.length).toBeGreaterThan(0);
-    expect(max).toBeLessThan(HEALTH_BOUND_MS);
+    const during = samples.filter((s) => s.searching).map((s) => s.ms).sort((a, b) => a - b);
+    const all = samples.map((s) => s.ms).sort((a, b) => a - b);
+    const show = (xs: number[]) => `${xs.length} answers, median ${percentile(xs, 0.5)?.toFixed(1)} ms, p95 ${percentile(xs, 0.95)?.toFixed(1)} ms, max ${xs.at(-1)?.toFixed(1)} ms`;
+    console.info(`/api/health while the pool searched: ${show(during)}; over the whole run: ${show(all)}`);
+    expect(during.length).toBeGreaterThanOrEqual(MIN_SAMPLES);
+    expect(percentile(during, 0.95)).toBeLessThan(HEALTH_BOUND_MS);
   });
 });
 

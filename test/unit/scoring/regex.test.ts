@@ -1,7 +1,8 @@
 import { ExpectedSchema } from '../../../core/model/eval-case.js';
 import { describe, expect, it } from 'vitest';
 import { REGEX_MAX_TEXT, regexScorer } from '../../../core/scoring/rules/regex.js';
-import { compileSafeRegex } from '../../../core/safe-regex.js';
+import { compileSafeRegex, createRegexPool, setRegexPool } from '../../../core/safe-regex.js';
+import { createScorerRegistry, RULE_SCORERS, runScorers } from '../../../core/scoring/index.js';
 import { score } from './score-input.js';
 
 describe('regex', () => {
@@ -80,6 +81,26 @@ describe('regex', () => {
     controller.abort(new Error('cancelled'));
     const input = { input: 'q', output: 'abc', expected: ExpectedSchema.parse({ regex: ['a', 'b'] }), toolCalls: [], latencyMs: 1, config: { flags: '' } };
     await expect(Promise.resolve().then(() => regexScorer.evaluate(input, controller.signal))).rejects.toThrow('cancelled');
+  });
+
+  it("scores 0, saying why, when the case's search budget runs out; the case's other scorers go on", async () => {
+    // The process's pool, with a case budget of 1 ms instead of 5 s (real workers, real searches).
+    const small = createRegexPool({ caseBudgetMs: 1 });
+    const previous = setRegexPool(small);
+    try {
+      const hostile = Array.from({ length: 100 }, () => '(a|aa)+$');
+      const details = await runScorers(
+        createScorerRegistry(RULE_SCORERS),
+        [{ name: 'regex', config: {} }, { name: 'contains', config: {} }],
+        { input: 'q', output: `${'a'.repeat(100_000)}!`, expected: ExpectedSchema.parse({ regex: hostile, outputContains: ['a!'] }), toolCalls: [], latencyMs: 1, runId: 'run-x' },
+      );
+      expect(details.regex.score).toBe(0);
+      expect(details.regex.reason).toMatch(/^scorer error: regex budget exhausted: a case's patterns may search for 1 ms in all \(docs\/scorers\.md\); \d+ of its 100 patterns were searched$/);
+      expect(details.contains.score).toBe(1);
+    } finally {
+      setRegexPool(previous ?? createRegexPool());
+      await small.close();
+    }
   });
 
   it('matches JSON outputs as text', async () => {
