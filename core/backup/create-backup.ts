@@ -47,7 +47,8 @@ export interface BackupSource {
  * (docs/operations.md, "Backup and restore"). The snapshot moment: writes to chDB are held
  * (the write gate waits for those in flight), every ClickHouse table is cloned by hard links,
  * the PostgreSQL snapshot is taken, writes go on; then both are exported as of that moment,
- * packed with a manifest into one .tar.gz. Writes are held for milliseconds, not for the export.
+ * packed with a manifest into one .tar.gz. Writes are held for the cloning (well
+ * under a second), not for the export.
  */
 export function createBackupSource(deps: BackupSourceDeps): BackupSource {
   let busy = false;
