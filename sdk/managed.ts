@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { CreateRunSchema, RunConfigSchema, RunView } from '../core/model/eval-run.js';
 import { FINAL_RUN_STATUSES } from '../core/model/eval-run.js';
@@ -24,6 +25,11 @@ export interface StartRunOptions extends ClientOptions {
   name?: string;
   config?: z.input<typeof RunConfigSchema>;
   client?: AgentEvalClient;
+  /**
+   * The run's Idempotency-Key (default: a new random one per call): a request whose answer was
+   * lost is sent again and gets the same run, never a second one (docs/api.md).
+   */
+  idempotencyKey?: string;
 }
 
 const clientOf = (o: ClientOptions & { client?: AgentEvalClient }) => o.client ?? new AgentEvalClient(o);
@@ -36,8 +42,9 @@ const clientOf = (o: ClientOptions & { client?: AgentEvalClient }) => o.client ?
 export async function startRun(options: StartRunOptions): Promise<RunView> {
   const client = clientOf(options);
   const agentVersion = options.agentVersion ?? 'unversioned';
+  const once = { idempotencyKey: options.idempotencyKey ?? randomUUID() };
   if (typeof options.suite === 'string' && !/\.ya?ml$/i.test(options.suite)) {
-    return client.runs.createFromSuite({ suite_name: options.suite, agent_version: agentVersion, agent_id: options.agent, suite_version: options.suiteVersion, config: options.config });
+    return client.runs.createFromSuite({ suite_name: options.suite, agent_version: agentVersion, agent_id: options.agent, suite_version: options.suiteVersion, config: options.config }, once);
   }
   const suite = typeof options.suite === 'string' ? await loadSuite(options.suite) : isSuite(options.suite) ? options.suite : defineSuite(options.suite);
   if (suite.scorers.length) {
@@ -56,7 +63,7 @@ export async function startRun(options: StartRunOptions): Promise<RunView> {
     scorers: def.defaultScorers.length ? def.defaultScorers : items[0].scorers,
     config: { ...options.config, minScore: def.defaultMinScore, aggregation: def.aggregation },
   };
-  return client.runs.create(body);
+  return client.runs.create(body, once);
 }
 
 export interface WaitOptions extends ClientOptions {

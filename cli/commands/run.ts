@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Option, type Command } from 'commander';
 import type { RunView } from '../../core/model/eval-run.js';
 import type { SuiteDefinition } from '../../core/model/suite.js';
@@ -51,13 +52,14 @@ async function startManagedRun(io: CliIo, suiteArg: string, opts: RunOptions): P
   const agentId = opts.agent === undefined ? undefined : isEndpoint(opts.agent) ? await agentForEndpoint(client, opts.agent) : opts.agent;
   let created: RunView;
   try {
+    // One Idempotency-Key per command: a request whose answer was lost is sent again and starts no second run.
     created = await client.runs.createFromSuite({
       suite_name: suite.name,
       suite_version: suite.version,
       agent_version: opts.agentVersion,
       ...(agentId ? { agent_id: agentId } : {}),
       config: { parallel: concurrency !== undefined, ...(concurrency ? { concurrency } : {}), ...(timeoutMs ? { timeout_ms: timeoutMs } : {}), ...(repetitions ? { repetitions } : {}) },
-    });
+    }, { idempotencyKey: randomUUID() });
   } catch (err) {
     if (err instanceof ServiceApiError && err.code === 'SUITE_NOT_FOUND') throw new CliError(`Suite not found: ${suite.name}`);
     if (err instanceof ServiceApiError && err.code === 'AGENT_REQUIRED') throw new CliError(err.message, 'Name the agent with --agent <endpoint or agent name>, or with agent: in the suite file.');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentEvalClient } from '../../sdk/index.js';
+import { AgentEvalClient, startRun } from '../../sdk/index.js';
 import { startApiOnStores } from '../helpers/api-on-stores.js';
 import { eventually } from '../helpers/eventually.js';
 import { silentServer } from '../helpers/hang.js';
@@ -260,5 +260,23 @@ describe('the SDK', () => {
       await other.close();
       await hung.close();
     }
+  });
+
+  it('startRun sends a key of its own: an answer lost on the way is asked again and gets the same run, never a second', async () => {
+    let lost = 0;
+    // The service answers, and the answer never reaches the client (a connection reset).
+    const losing: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (init?.method === 'POST' && String(input).endsWith('/api/evals/runs') && lost++ === 0) {
+        await res.body?.cancel();
+        throw new TypeError('fetch failed: the answer was lost');
+      }
+      return res;
+    };
+    const run = await startRun({ url: svc.apiUrl, project: svc.defaultProjectId, fetch: losing, suite: 'idem-suite', agentVersion: 'lost-answer' });
+    expect(lost).toBe(2);
+    const runs = await json<{ runs: Array<{ run_id: string }>; total: number }>(await svc.api('/api/runs?suite_name=idem-suite&agent_version=lost-answer'), 200);
+    expect(runs.total).toBe(1);
+    expect(runs.runs[0].run_id).toBe(run.run_id);
   });
 });
