@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import Router from '@koa/router';
 import { BackupBusyError, type BackupSource } from '../../core/backup/create-backup.js';
 import { AppError, ConflictError } from '../../core/errors.js';
+import { WritesInFlightError } from '../../core/store/clickhouse/write-gate.js';
 import type { ApiDeps } from '../deps.js';
 import { auditFrom } from '../audit-context.js';
 import { operation } from '../middleware/errors.js';
@@ -30,6 +31,7 @@ export function adminBackupRouter(deps: Pick<ApiDeps, 'audit'> & { backup?: Back
       archive = await deps.backup.create();
     } catch (err) {
       if (err instanceof BackupBusyError) throw new ConflictError(err.message, 'BACKUP_IN_PROGRESS');
+      if (err instanceof WritesInFlightError) throw new AppError(503, 'BACKUP_WRITES_IN_FLIGHT', `${err.message}: the backup did not start and writes went on; try again later`);
       throw err;
     }
     const { manifest } = archive;

@@ -12,9 +12,23 @@ import type { EmbeddedConnection } from './embedded-connection.js';
 export interface WriteGate {
   /** Runs a write, after any exclusive section in force. */
   run<T>(write: () => Promise<T>): Promise<T>;
-  /** Runs `fn` with every other write held (see above); one section at a time. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` with every other write held (see above); one section at a time. When the writes in
+   * flight have not finished within `drainTimeoutMs` (a long mutation), it gives up before `fn`
+   * runs and lets the held writes go (WritesInFlightError), rather than hold every write for as long.
+   */
+  exclusive<T>(fn: () => Promise<T>, options?: { drainTimeoutMs?: number }): Promise<T>;
 }
+
+/** The writes in flight did not finish in time: the section did not run. */
+export class WritesInFlightError extends Error {
+  constructor(readonly inFlight: number, readonly waitedMs: number) {
+    super(`${inFlight} write${inFlight > 1 ? 's' : ''} to the analytical store (a deletion's rewrite, a cost recompute?) did not finish within ${waitedMs} ms`);
+    this.name = 'WritesInFlightError';
+  }
+}
+
+const DRAIN_TIMEOUT_MS = 10_000;
 
 export function createWriteGate(): WriteGate {
   let inFlight = 0;
@@ -38,12 +52,24 @@ export function createWriteGate(): WriteGate {
     }
   }
 
-  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  function exclusive<T>(fn: () => Promise<T>, options: { drainTimeoutMs?: number } = {}): Promise<T> {
+    const drainTimeoutMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
     const section = lastSection.then(async () => {
       let end!: () => void;
       held = new Promise<void>((resolve) => (end = resolve));
       try {
-        while (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+        if (inFlight > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          const drained = await Promise.race([
+            (async () => {
+              while (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+              return true;
+            })(),
+            new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), drainTimeoutMs))),
+          ]);
+          clearTimeout(timer);
+          if (!drained) throw new WritesInFlightError(inFlight, drainTimeoutMs);
+        }
         idle = undefined;
         return await inside.run(true, fn);
       } finally {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWriteGate } from '../../../core/store/clickhouse/write-gate.js';
+import { createWriteGate, WritesInFlightError } from '../../../core/store/clickhouse/write-gate.js';
 
 /** The gate a backup holds embedded chDB's writes with while it clones the tables. */
 
@@ -56,5 +56,22 @@ describe('write gate', () => {
     await b;
     await gate.run(() => Promise.resolve(void events.push('write')));
     expect(events).toEqual(['a', 'b', 'write']);
+  });
+
+  it('gives up when a write in flight does not finish in time, and lets the held writes go', async () => {
+    const gate = createWriteGate();
+    const stuck = deferred();
+    const long = gate.run(() => stuck.promise);
+    let ran = false;
+    const section = gate.exclusive(() => Promise.resolve(void (ran = true)), { drainTimeoutMs: 50 });
+    await tick();
+    const held = gate.run(() => Promise.resolve('written'));
+    await expect(section).rejects.toBeInstanceOf(WritesInFlightError);
+    await expect(section).rejects.toThrow('1 write to the analytical store (a deletion\'s rewrite, a cost recompute?) did not finish within 50 ms');
+    expect(ran).toBe(false);
+    expect(await held).toBe('written');
+    stuck.resolve();
+    await long;
+    expect(await gate.exclusive(() => Promise.resolve('next'))).toBe('next');
   });
 });
