@@ -65,7 +65,7 @@ export interface RunningService {
   /** The embedded Temporal dev server, once started. */
   devServer?(): DevServer | undefined;
   /** The embedded PostgreSQL's postmaster pid (none with DATABASE_URL). */
-  postgresPid?(): number | undefined;
+  postgresPid?: () => number | undefined;
   stop(): Promise<void>;
 }
 

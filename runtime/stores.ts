@@ -25,7 +25,7 @@ export interface Stores {
   /** Where the stores listen (embedded PostgreSQL's port is chosen at start): the egress policy refuses them. */
   endpoints: OwnEndpoint[];
   /** The embedded PostgreSQL's postmaster pid (it changes when a dead one is restarted); none with DATABASE_URL. */
-  postgresPid?(): number | undefined;
+  postgresPid?: () => number | undefined;
   close(): Promise<void>;
 }
 

@@ -60,10 +60,16 @@ export function idempotency(store: IdempotencyStore, logger: Logger) {
 
   return async (ctx: Context, next: Next) => {
     const route = `${ctx.method} ${ctx.path.replace(/\/+$/, '')}`;
-    if (!IDEMPOTENT_ROUTES.has(route)) return next();
+    if (!IDEMPOTENT_ROUTES.has(route)) {
+      await next();
+      return;
+    }
     const key = idempotencyKeyOf(ctx);
-    if (key === undefined) return next();
-    const request: IdempotentRequest = { projectId: ctx.state.projectId as string, route, key, requestHash: requestHash(ctx) };
+    if (key === undefined) {
+      await next();
+      return;
+    }
+    const request: IdempotentRequest = { projectId: ctx.state.projectId, route, key, requestHash: requestHash(ctx) };
     sweep();
     const claim = await store.claim(request, { leaseMs: IDEMPOTENCY_LEASE_MS, ttlMs: IDEMPOTENCY_KEY_TTL_MS }).catch((err: unknown) => {
       throw metadataFailure(err);

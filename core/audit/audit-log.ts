@@ -100,7 +100,6 @@ const MAX_DEPTH = 8;
 
 /** Text PostgreSQL can store: well-formed, no control characters, bounded. */
 function cleanText(text: string, max = MAX_TEXT): string {
-  // eslint-disable-next-line no-control-regex
   return text.toWellFormed().replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, max);
 }
 

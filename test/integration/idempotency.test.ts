@@ -267,7 +267,8 @@ describe('the SDK', () => {
     // The service answers, and the answer never reaches the client (a connection reset).
     const losing: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
-      if (init?.method === 'POST' && String(input).endsWith('/api/evals/runs') && lost++ === 0) {
+      const url = input instanceof Request ? input.url : input.toString();
+      if (init?.method === 'POST' && url.endsWith('/api/evals/runs') && lost++ === 0) {
         await res.body?.cancel();
         throw new TypeError('fetch failed: the answer was lost');
       }
