@@ -12,6 +12,7 @@ import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { requestText } from '../middleware/request-text.js';
 import { checkSameOrigin, ownOrigin } from '../middleware/session-auth.js';
 import { clearCookie, OIDC_COOKIE, readCookie, SESSION_COOKIE, setCookie, signInTransport, type CookieTransport } from '../session-cookie.js';
 
@@ -45,6 +46,8 @@ function checkSignInOrigin(ctx: Context): void {
 /** /api/auth: the dashboard's sign-in (OpenID Connect or an API key), its session, sign-out (docs/security.md, "Signing in"). */
 export function authRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/auth' });
+  // The door rules of every API route (control characters in the path or a query value: 400/422), here too.
+  router.use(requestText());
   const { sessions, oidc } = deps;
 
   /** The session as GET /api/auth/session shows it: who, what they reach, the CSRF token, when it ends. */

@@ -77,6 +77,7 @@ function normalParam(route: Route, param: string): string {
     queues: ids.queue,
     'alerts/rules': ids.alert,
     'evals/online-rules': ids.onlineRule,
+    deletions: ids.deletion,
   };
   const value = byResource[resource];
   if (value === undefined) throw new Error(`no normal value for :${param} of ${route.method} ${route.path}`);
@@ -242,6 +243,7 @@ beforeAll(async () => {
   const items = (await (await svc.api(`/api/queues/${ids.queue}/items`, { project: PROJECT })).json()) as { items: Array<{ id: string }> };
   ids.item = items.items[0].id;
   ids.alert = String((await created('/api/alerts/rules', { name: 'errors', metric: 'error_rate', threshold: 0.5, operator: 'gt', severity: 'info' })).id);
+  ids.deletion = String((await created('/api/deletions', { user_id: 'hostile-ids-nobody' }, 202)).id);
   ids.onlineRule = String((await created('/api/evals/online-rules', { name: 'online', scorers: ['contains'], expected: { outputContains: ['x'] } })).id);
 });
 
@@ -326,7 +328,8 @@ describe('hostile ids and bodies on every route', () => {
 
   it('refuses a 5,000-deep JSON body on every write route with 400, before any route reads it', async () => {
     const failures: string[] = [];
-    for (const route of ROUTES.filter(hasBody)) {
+    // The sign-in routes are outside the API's body reader: they read at most 4 KiB (413 past it), and sign-out reads none.
+    for (const route of ROUTES.filter((r) => hasBody(r) && !r.path.startsWith('/api/auth/'))) {
       for (const body of [deepBody(5000), `${'['.repeat(5000)}${']'.repeat(5000)}`]) {
         const answer = await send(route.method, pathOf(route), body);
         if (notASpecRefusal(answer) || answer.status !== 400 || answer.body.error !== 'Request body is nested more than 128 levels deep') {
@@ -382,7 +385,9 @@ describe('after the hostile requests', () => {
       const answer = await send('GET', `${pathOf(route)}${required[route.path] ?? ''}`);
       // Run status and approvals ask the workflow engine, which this service has none of (503).
       const engine = /^\/api\/runs\/:id\/(status|approvals)$/.test(route.path) && answer.status === 503;
-      if (answer.status !== 200 && !engine) failures.push(`GET ${route.path}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      // Sign-in with OpenID Connect is not configured here (404 saying so), and this project's admin is no server admin (403).
+      const expected = (route.path.startsWith('/api/auth/oidc/') && answer.status === 404) || (route.path === '/api/admin/projects' && answer.status === 403);
+      if (answer.status !== 200 && !engine && !expected) failures.push(`GET ${route.path}: ${answer.status} ${answer.text.slice(0, 200)}`);
     }
     expect(failures).toEqual([]);
   });
