@@ -15,10 +15,14 @@ export function resultsTable(c: Colors, results: CaseResultView[]): string {
   return table(c, ['Case', 'Status', 'Score', 'Scorers', 'Duration', 'Notes'], rows, { ruled: true });
 }
 
-/** Why a case did not pass: its error, else the reasons of its scorers below 1. */
+/**
+ * Why a case did not pass: the agent's error, else the reasons of its scorers below 1 (shorter
+ * than the case's `error`, which names the scorer under its minimum in a sentence).
+ */
 function failureReason(r: CaseResultView): string {
   if (r.status === 'passed') return '';
-  if (r.error) return short(r.error, 60);
+  const agentError = r.trials.find((t) => t.error)?.error;
+  if (agentError) return short(agentError, 60);
   const low = Object.entries(r.details)
     .filter(([, d]) => d.score < 1)
     .map(([name, d]) => `${name}: ${d.reason}`);
