@@ -74,8 +74,9 @@ describe('parseAlertRule', () => {
     }
   });
 
-  it('requires a score name for avg_score and score drift, and fills drift defaults', () => {
-    expect((thrown(() => parseAlertRule({ ...base, metric: 'avg_score' })) as ValidationError).issues[0].field).toBe('filter.score_name');
+  it('takes avg_score without a score name (every score), requires one for score drift, and fills drift defaults', () => {
+    expect(parseAlertRule({ ...base, metric: 'avg_score' })).toMatchObject({ metric: 'avg_score', filter: {} });
+    expect((thrown(() => parseAlertRule({ ...base, metric: 'drift' })) as ValidationError).issues[0].field).toBe('filter.score_name');
     const drift = parseAlertRule({ ...base, metric: 'drift', filter: { score_name: 'quality' } });
     expect(drift).toMatchObject({ drift_test: 'psi', drift_source: 'score', baseline_windows: 6, psi_bins: 10, min_samples: 20 });
     const latency = parseAlertRule({ ...base, metric: 'drift', drift_test: 'ks', drift_source: 'latency', filter: { trace_name: 'agent' } });
