@@ -82,8 +82,10 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
     syncing = (async () => {
       try {
         const { rows } = await pool.query<{ project_id: string; bucket: string; window_start: Date; count: number }>(
+          // A deleted project's counts are dropped: its deletion removes its rows, and no flush may bring one back.
           `INSERT INTO rate_limit_windows (project_id, bucket, window_start, count)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[])
+           SELECT u.* FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[]) AS u (project_id, bucket, window_start, count)
+           WHERE NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id AND p.deleted_at IS NOT NULL)
            ON CONFLICT (project_id, bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count
            RETURNING project_id, bucket, window_start, count`,
           [
