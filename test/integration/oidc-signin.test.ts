@@ -142,7 +142,12 @@ describe('roles per project', () => {
     expect(signIns.map((e) => e.actor.name)).toContain('Grace Hopper');
   });
 
-  it('what a person records carries their name: feedback, an answered comparison, a completed review', async () => {
+  it('what a person records carries their name: feedback, an annotation score, an answered comparison, a completed review', async () => {
+    const score = await json<{ scorer_name: string | null; source: string }>(
+      await as(grace, '/api/scores', { method: 'POST', json: { trace_id: 'oidc-trace-1', name: 'faithful', value: 0.5, source: 'annotation', scorer_name: 'someone else' } }),
+      201,
+    );
+    expect(score).toMatchObject({ scorer_name: 'Grace Hopper', source: 'annotation' });
     const fb = await json<Feedback>(await as(grace, '/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: 'oidc-trace-1', rating: { name: 'helpful', value: 1 } } }), 201);
     expect(fb).toMatchObject({ user_id: grace.session.user!.id, user_name: 'Grace Hopper' });
     // A person cannot record as someone else.
