@@ -93,6 +93,13 @@ export function promptsRouter(deps: ApiDeps): Router {
     ctx.body = updated;
   });
 
+  // Deleting a prompt with every version and label (docs/prompts.md); traces keep the name and version they recorded.
+  router.delete('/:id', write, operation('delete prompt', 'metadata'), async (ctx) => {
+    const current = found(await prompts.get(ctx.state.projectId, ref(ctx.params)), ref(ctx.params));
+    if (!(await prompts.remove(ctx.state.projectId, current.id))) throw promptNotFound(ref(ctx.params));
+    ctx.status = 204;
+  });
+
   router.get('/:id/versions', read, operation('get prompt', 'metadata'), async (ctx) => {
     const page = validate(pageQuery(MAX_PROMPT_PAGE), ctx.query);
     const versions = await prompts.versions(ctx.state.projectId, ref(ctx.params), page);

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { BadRequestError } from '../../core/errors.js';
-import { CONTROL_ACTIONS, CreateRunSchema, RUN_STATUSES, type ControlAction } from '../../core/model/eval-run.js';
+import { BadRequestError, ConflictError } from '../../core/errors.js';
+import { CONTROL_ACTIONS, CreateRunSchema, FINAL_RUN_STATUSES, RUN_STATUSES, type ControlAction } from '../../core/model/eval-run.js';
+import { auditFrom } from '../audit-context.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
@@ -56,6 +57,17 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
 
   router.get('/runs/:id', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     ctx.body = await service.get(ctx.state.projectId, ctx.params.id);
+  });
+
+  // Deleting a finished run (docs/evals.md, "Deleting a run"): its cases, results and judge calls go with it.
+  router.delete('/runs/:id', operation('delete eval run', 'metadata'), requirePermission('evals:write'), async (ctx) => {
+    const run = await service.get(ctx.state.projectId, ctx.params.id);
+    if (!FINAL_RUN_STATUSES.has(run.status)) {
+      throw new ConflictError(`Eval run ${run.run_id} is ${run.status}: cancel it first (POST /api/runs/${run.run_id}/control {"action": "cancel"})`, 'RUN_NOT_FINISHED');
+    }
+    await deps.metadata.runs.discard(run.run_id);
+    await deps.audit.record({ ...auditFrom(ctx), action: 'data.deleted', projectId: ctx.state.projectId, target: run.run_id, details: { kind: 'run' } });
+    ctx.status = 204;
   });
 
   router.get('/runs/:id/status', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {

@@ -163,3 +163,45 @@ describe('retention of the PostgreSQL side', () => {
     }
   });
 });
+
+describe('deleting a prompt and a run', () => {
+  it('DELETE /api/prompts/{id} removes every version and label; the name can be used again', async () => {
+    const template = 'You are a support agent.\n\nAnswer in {{language}}. 日本語も可 ✓';
+    const created = await svc.api('/api/prompts', { method: 'POST', json: { name: 'del-prompt', type: 'text', template } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    expect((await svc.api('/api/prompts/del-prompt', { method: 'PUT', json: { template: `${template}\n\nv2` } })).status).toBe(200);
+    expect((await svc.api('/api/prompts/del-prompt/labels', { method: 'POST', json: { labels: ['production'], version: 2 } })).status).toBe(200);
+    expect((await svc.api('/api/prompts/del-prompt', { method: 'DELETE' })).status).toBe(204);
+    expect(await status('/api/prompts/del-prompt')).toBe(404);
+    expect(await status('/api/prompts/del-prompt/versions')).toBe(404);
+    expect((await svc.api('/api/prompts/del-prompt', { method: 'DELETE' })).status).toBe(404);
+    const again = (await (await svc.api('/api/prompts', { method: 'POST', json: { name: 'del-prompt', type: 'text', template } })).json()) as { version: number };
+    expect(again.version).toBe(1);
+  });
+
+  it('DELETE /api/runs/{id} removes a finished run with its results, and refuses one still running (409)', async () => {
+    const metadata = openServiceMetadata(svc.dataDir);
+    const [done, running] = [randomUUID(), randomUUID()];
+    try {
+      for (const [id, state] of [[done, 'completed'], [running, 'running']] as const) {
+        await metadata.pool.query(
+          `INSERT INTO eval_runs (id, project_id, suite_name, agent_id, agent_name, agent_version, status, config, aggregation, min_score, case_count, repetitions, completed_at)
+           VALUES ($1, $2, 'del-runs', $3, 'agent', 'v1', $4, '{}', 'mean', 0.7, 1, 1, CASE WHEN $4 = 'completed' THEN now() END)`,
+          [id, svc.defaultProjectId, randomUUID(), state],
+        );
+        await metadata.pool.query(`INSERT INTO eval_case_results (run_id, case_index, trial, status, passed) VALUES ($1, 0, 0, 'passed', true)`, [id]);
+      }
+    } finally {
+      await metadata.close();
+    }
+    expect(await status(`/api/runs/${done}`)).toBe(200);
+    expect((await svc.api(`/api/runs/${done}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await status(`/api/runs/${done}`)).toBe(404);
+    expect(await status(`/api/runs/${done}/results`)).toBe(404);
+    const refused = await svc.api(`/api/runs/${running}`, { method: 'DELETE' });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ code: 'RUN_NOT_FINISHED' });
+    expect(await status(`/api/runs/${running}`)).toBe(200);
+    expect((await svc.api(`/api/runs/${randomUUID()}`, { method: 'DELETE' })).status).toBe(404);
+  });
+});

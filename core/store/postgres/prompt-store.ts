@@ -36,6 +36,8 @@ export interface PromptStore {
   versions(projectId: string, ref: string, page: { limit: number; offset: number }): Promise<PromptVersionList | null>;
   /** Writes the next version (latest + 1, under the prompt's row lock) and moves `input.labels` to it; null when there is no such prompt. */
   update(projectId: string, id: string, input: PromptInput): Promise<PromptVersion | null>;
+  /** Deletes a prompt (by id) with its versions and labels; false when the project has no such prompt. */
+  remove(projectId: string, id: string): Promise<boolean>;
   /** Moves every label to `version` in one transaction. */
   setLabels(projectId: string, ref: string, labels: string[], version: number): Promise<PromptLookup<PromptLabels>>;
   /** Removes a label from whichever version holds it. */
@@ -227,6 +229,17 @@ export function createPromptStore(pool: pg.Pool): PromptStore {
         pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM prompts p WHERE p.project_id = $1${filter}`, params),
       ]);
       return { prompts: page.rows.map(toSummary), total: count.rows[0].total, limit, offset };
+    },
+
+    async remove(projectId, id) {
+      return inTransaction(pool, async (client) => {
+        const { rowCount } = await client.query('SELECT 1 FROM prompts WHERE id = $1 AND project_id = $2 FOR UPDATE', [id, projectId]);
+        if (!rowCount) return false;
+        await client.query('DELETE FROM prompt_labels WHERE prompt_id = $1', [id]);
+        await client.query('DELETE FROM prompt_versions WHERE prompt_id = $1', [id]);
+        await client.query('DELETE FROM prompts WHERE id = $1', [id]);
+        return true;
+      });
     },
 
     async get(projectId, ref, select = {}) {
