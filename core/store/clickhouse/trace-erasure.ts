@@ -1,13 +1,10 @@
 import type { ClickHouseClient } from './client.js';
 import { DATABASE } from './client.js';
-import { onCluster } from './cluster-ddl.js';
+import { deleteRows, tablesWithColumns } from './row-mutations.js';
 
 /**
  * Removing traces from the analytical store (docs/api.md, "Deleting data"): one trace, or every
- * trace of an end user or a session. The same approach as a project's purge (project-purge.ts):
- * one mutation per table that has a `trace_id` column (spans, trace summaries, scores, and any
- * table added later), `ALTER TABLE ... DELETE`, which rewrites the parts holding the rows, so the
- * data is gone from disk and not only hidden; `mutations_sync = 2` waits for every replica.
+ * trace of an end user or a session, by mutation like a project's purge (row-mutations.ts).
  */
 
 /** The span and resource attributes that name a trace's end user or session (OpenTelemetry, then the names other SDKs use). */
@@ -32,44 +29,18 @@ export async function tracesOfSubject(client: ClickHouseClient, projectId: strin
   return (await rs.json<{ trace_id: string }>()).map((r) => r.trace_id);
 }
 
-/** Tables holding rows per trace: MergeTree tables with both `project_id` and `trace_id` (the `_local` ones on a cluster). */
-async function traceTables(client: ClickHouseClient): Promise<string[]> {
-  const rs = await client.query({
-    query: `SELECT t.name AS name FROM system.tables t
-            WHERE t.database = {db:String} AND t.engine LIKE '%MergeTree'
-              AND t.name IN (SELECT table FROM system.columns WHERE database = {db:String} AND name = 'trace_id')
-              AND t.name IN (SELECT table FROM system.columns WHERE database = {db:String} AND name = 'project_id')
-            ORDER BY t.name`,
-    query_params: { db: DATABASE },
-    format: 'JSONEachRow',
-  });
-  return (await rs.json<{ name: string }>()).map((t) => t.name);
-}
-
 /**
- * Deletes every row of these traces of the project; returns the rows each table held (what was
- * deleted). Running it again deletes nothing more.
+ * Deletes every row of these traces of the project (every MergeTree table with `project_id` and
+ * `trace_id`); returns the rows each table held (what was deleted). Running it again deletes
+ * nothing more.
  */
 export async function eraseTraces(client: ClickHouseClient, projectId: string, traceIds: readonly string[], options: { cluster?: string } = {}): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
   if (traceIds.length === 0) return deleted;
-  for (const table of await traceTables(client)) {
-    const readable = options.cluster ? table.replace(/_local$/, '') : table;
+  for (const table of await tablesWithColumns(client, ['project_id', 'trace_id'])) {
     for (let at = 0; at < traceIds.length; at += IDS_PER_MUTATION) {
       const ids = traceIds.slice(at, at + IDS_PER_MUTATION);
-      const params = { project: projectId, ids };
-      const counted = await client.query({
-        query: `SELECT count() AS n FROM ${DATABASE}.${readable} WHERE project_id = {project:String} AND trace_id IN {ids:Array(String)}`,
-        query_params: params,
-        format: 'JSONEachRow',
-      });
-      const n = Number((await counted.json<{ n: string | number }>())[0]?.n ?? 0);
-      if (n === 0 && !options.cluster) continue;
-      await client.command({
-        query: `ALTER TABLE ${DATABASE}.${table}${onCluster(options.cluster)} DELETE WHERE project_id = {project:String} AND trace_id IN {ids:Array(String)}`,
-        query_params: params,
-        clickhouse_settings: { mutations_sync: '2' },
-      });
+      const { readable, deleted: n } = await deleteRows(client, table, 'project_id = {project:String} AND trace_id IN {ids:Array(String)}', { project: projectId, ids }, options.cluster);
       if (n > 0) deleted[readable] = (deleted[readable] ?? 0) + n;
     }
   }
