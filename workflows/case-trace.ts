@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hexId, scoreUuid } from '../core/ids/derived-ids.js';
 import type { ScoreDetail } from '../core/model/eval-case.js';
 import type { AgentReply } from '../core/model/agent-reply.js';
 import type { Score } from '../core/model/score.js';
@@ -15,13 +15,12 @@ export interface TrialKey {
   trial: number;
 }
 
-const hex = (text: string, length: number) => createHash('sha256').update(text).digest('hex').slice(0, length);
 const keyText = (k: TrialKey) => `${k.runId}:${k.caseIndex}:${k.trial}`;
 
 /** W3C trace id (32 hex) of a case trial. */
-export const caseTraceId = (k: TrialKey) => hex(keyText(k), 32);
+export const caseTraceId = (k: TrialKey) => hexId(keyText(k), 32);
 /** W3C span id (16 hex) of a named span within a case trial's trace. */
-export const caseSpanId = (k: TrialKey, name: string) => hex(`${keyText(k)}:${name}`, 16);
+export const caseSpanId = (k: TrialKey, name: string) => hexId(`${keyText(k)}:${name}`, 16);
 /** The agent call's span id: the parent of whatever the agent reports or exports. */
 export const agentSpanId = (k: TrialKey, call: number) => caseSpanId(k, `agent-call-${call}`);
 /** The `traceparent` header sent with agent call number `call` (0 first, 1 after an approval). */
@@ -29,8 +28,7 @@ export const traceparentFor = (k: TrialKey, call: number) => `00-${caseTraceId(k
 
 /** A deterministic UUID-shaped id for a score of a case trial. */
 function scoreId(k: TrialKey, name: string): string {
-  const h = hex(`${keyText(k)}:score:${name}`, 32);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return scoreUuid(`${keyText(k)}:score:${name}`);
 }
 
 export interface AgentCallRecord {

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { AppError, ConflictError, ValidationError, classifyStoreError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { canonicalJson, sha256 } from '../../core/model/feedback.js';
+import { contentHash } from '../../core/ids/derived-ids.js';
 import type { IdempotencyStore, IdempotentRequest } from '../../core/store/postgres/idempotency-store.js';
 
 /** The creating POSTs that honour `Idempotency-Key` (docs/api.md, "Retries: Idempotency-Key"). */
@@ -34,7 +34,7 @@ export function idempotencyKeyOf(ctx: Context): string | undefined {
 /** What the request asks, as far as a retry must match it: the caller and the body. */
 function requestHash(ctx: Context): string {
   const principal = ctx.state.principal as { kind?: string; id?: string } | undefined;
-  return sha256(canonicalJson({ caller: `${principal?.kind ?? ''}:${principal?.id ?? ''}`, body: ctx.request.body ?? null }));
+  return contentHash({ caller: `${principal?.kind ?? ''}:${principal?.id ?? ''}`, body: ctx.request.body ?? null });
 }
 
 const metadataFailure = (err: unknown) => classifyStoreError('metadata', 'store idempotency key', err);

@@ -5,11 +5,11 @@ import {
   AnswerComparisonSchema,
   bodyProblems,
   ComparisonListQuerySchema,
-  feedbackScores,
   FeedbackListQuerySchema,
   parseComparison,
   parseFeedback,
 } from '../../core/model/feedback.js';
+import { feedbackScores } from '../../core/feedback/annotation-scores.js';
 import { pgSafeText } from '../../core/model/pg-json.js';
 import type { Score } from '../../core/model/score.js';
 import type { AnalyticsStore } from '../../core/store/analytics.js';

@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { classifyStoreError, ConflictError, NotFoundError } from '../../core/errors.js';
-import { bodyProblems, canonicalJson, feedbackScores, sha256 } from '../../core/model/feedback.js';
+import { bodyProblems } from '../../core/model/feedback.js';
+import { contentHash } from '../../core/ids/derived-ids.js';
+import { feedbackScores, itemScores } from '../../core/feedback/annotation-scores.js';
 import { decodeKeysetCursor } from '../../core/model/keyset-cursor.js';
 import { pgSafeJson, pgSafeText } from '../../core/model/pg-json.js';
 import {
@@ -9,7 +11,6 @@ import {
   checkScores,
   CompleteSchema,
   ItemListQuerySchema,
-  itemScores,
   NextSchema,
   parseCreateQueue,
   SkipSchema,
@@ -203,7 +204,7 @@ export function queuesRouter(deps: ApiDeps): Router {
     const queue = await queueOf(ctx, ctx.params.id);
     checkScores(queue.score_names, completion.scores);
     const reviewer = reviewerOf(ctx, completion.reviewer);
-    const hash = sha256(canonicalJson({ scores: completion.scores, correction: completion.correction ?? null, comment: completion.comment ?? null }));
+    const hash = contentHash({ scores: completion.scores, correction: completion.correction ?? null, comment: completion.comment ?? null });
     const result = await queues.complete(ctx.state.projectId, queue.id, ctx.params.itemId, reviewer, completion, hash);
     if (!result) throw itemNotFound();
     const scores = [...itemScores(queue, result.item), ...(result.feedback ? feedbackScores(result.feedback) : [])];

@@ -1,13 +1,11 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BadRequestError, ValidationError, type FieldIssue } from '../errors.js';
 import { validate } from '../validate.js';
 import { asId } from './ids.js';
 import { Id, Timestamp } from './ingest-body.js';
 import { keysetCursorParam } from './keyset-cursor.js';
-import { jsonProblems, MAX_JSON_DEPTH, MAX_REPORTED_ISSUES, pgText } from './pg-json.js';
-import type { Score } from './score.js';
 import type { Actor } from '../principal.js';
+import { jsonProblems, MAX_JSON_DEPTH, MAX_REPORTED_ISSUES, pgText } from './pg-json.js';
 
 /**
  * Human feedback (SPEC "Feedback (create fields)"): a preference between two outputs, a
@@ -284,67 +282,6 @@ export const FeedbackListQuerySchema = z.object({
 });
 export type FeedbackListQuery = z.output<typeof FeedbackListQuerySchema>;
 
-/** A UUID-shaped id derived from `text`: the same text always names the same row or score. */
-export function derivedUuid(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-/** JSON with object keys sorted: equal values give equal text (request hashes). */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (isRecord(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-/** The id of a score a feedback writes on a trace: a retried write reads back once. */
-export function feedbackScoreId(feedbackId: string, traceId: string, name: string): string {
-  return derivedUuid(`feedback-score:${feedbackId}:${traceId}:${name}`);
-}
-
-const cut = (text: string) => (text.length > MAX_COMMENT ? text.slice(0, MAX_COMMENT) : text);
-
-/**
- * The scores a feedback writes to the analytical store, all with source `annotation`, a
- * deterministic id and the feedback's own time (so writing them again changes nothing):
- * - rating: `rating.name` (default `rating`) = the value; thumbs up 1, down 0 (score_type boolean);
- *   reason = the comment.
- * - correction: `correction` = 0 on the trace (and span), boolean; reason = the corrected text
- *   (first 65,536 characters).
- * - preference: `preference` = 1 on `chosen_trace_id` and 0 on `rejected_trace_id` (0.5 each for
- *   a tie); reason = the reason. A preference's `trace_id` alone writes no score: one trace
- *   has no value in a comparison of two outputs.
- * Every score's evidence is `["feedback:<id>"]`; scorer_name is the person's name, else the user_id.
- */
-export function feedbackScores(fb: Pick<Feedback, 'id' | 'created_at'> & FeedbackInput): Score[] {
-  const make = (traceId: string, name: string, value: number, scoreType: Score['score_type'], reason: string | null, spanId: string | null = null): Score => ({
-    id: feedbackScoreId(fb.id, traceId, name),
-    trace_id: traceId,
-    span_id: spanId,
-    name,
-    value,
-    score_type: scoreType,
-    source: 'annotation',
-    scorer_name: fb.user_name ?? fb.user_id,
-    reason,
-    evidence: [`feedback:${fb.id}`],
-    created_at: fb.created_at,
-  });
-  if (fb.type === 'rating') {
-    return fb.trace_id ? [make(fb.trace_id, fb.rating.name, fb.rating.value, fb.rating.thumbs ? 'boolean' : 'numeric', fb.rating.comment, fb.span_id)] : [];
-  }
-  if (fb.type === 'correction') {
-    return fb.trace_id ? [make(fb.trace_id, 'correction', 0, 'boolean', cut(fb.correction.corrected), fb.span_id)] : [];
-  }
-  const p = fb.preference;
-  const scores: Score[] = [];
-  if (p.chosen_trace_id) scores.push(make(p.chosen_trace_id, 'preference', p.tie ? 0.5 : 1, 'numeric', p.reason));
-  if (p.rejected_trace_id && p.rejected_trace_id !== p.chosen_trace_id) scores.push(make(p.rejected_trace_id, 'preference', p.tie ? 0.5 : 0, 'numeric', p.reason));
-  return scores;
-}
-
 export const COMPARISON_STATUSES = ['pending', 'answered'] as const;
 export type ComparisonStatus = (typeof COMPARISON_STATUSES)[number];
 export const PREFERRED = ['a', 'b', 'tie'] as const;
@@ -419,9 +356,6 @@ export interface ComparisonList {
   limit: number;
   offset: number;
 }
-
-/** The id of the preference feedback that answers a comparison: answering twice records it once. */
-export const comparisonFeedbackId = (comparisonId: string) => derivedUuid(`comparison-answer:${comparisonId}`);
 
 /** The preference feedback an answer records: the preferred side is `chosen` (side a for a tie). */
 export function comparisonPreference(c: Comparison, answer: AnswerComparison, answeredBy: Actor): FeedbackInput {

@@ -3,11 +3,10 @@ import { BadRequestError, ValidationError, type FieldIssue } from '../errors.js'
 import { validate } from '../validate.js';
 import { isUuid } from './agent.js';
 import { ScorerRefListSchema } from './eval-case.js';
-import { bodyProblems, derivedUuid, MAX_COMMENT, MAX_FEEDBACK_TEXT, TraceRef } from './feedback.js';
+import { bodyProblems, MAX_COMMENT, MAX_FEEDBACK_TEXT, TraceRef } from './feedback.js';
 import { Timestamp } from './ingest-body.js';
 import { asId } from './ids.js';
 import { pgText } from './pg-json.js';
-import type { Score } from './score.js';
 
 /**
  * Review queues: traces a person reviews one at a time, filling in the queue's scores and
@@ -304,35 +303,4 @@ export function checkScores(configs: ScoreConfig[], scores: Record<string, numbe
     if (typeof v === 'string') issues.push({ field: `scores.${name}`, message: v });
   }
   if (issues.length) throw new ValidationError(issues);
-}
-
-/** The id of the correction feedback a completed item records: completing twice records it once. */
-export const itemFeedbackId = (itemId: string) => derivedUuid(`queue-item:${itemId}:correction`);
-
-/**
- * The annotation scores of a completed item: one per filled score, with a deterministic id and
- * the completion time, so writing them again changes nothing. The comment is each score's reason.
- */
-export function itemScores(queue: Pick<ReviewQueue, 'id' | 'score_names'>, item: QueueItem): Score[] {
-  const byName = new Map(queue.score_names.map((c) => [c.name, c]));
-  return Object.entries(item.scores ?? {}).flatMap(([name, raw]): Score[] => {
-    const config = byName.get(name);
-    const v = config && scoreValue(config, raw);
-    if (!v || typeof v === 'string') return [];
-    return [
-      {
-        id: derivedUuid(`queue-item:${item.id}:score:${name}`),
-        trace_id: item.trace_id,
-        span_id: null,
-        name,
-        value: v.value,
-        score_type: config.type,
-        source: 'annotation',
-        scorer_name: item.completed_by_name ?? item.completed_by,
-        reason: item.comment,
-        evidence: [`queue:${queue.id}`, `queue_item:${item.id}`, ...(v.label === null ? [] : [`category:${v.label}`]), ...(typeof raw === 'number' && (config.min !== 0 || config.max !== 1) ? [`raw:${raw}`] : [])],
-        created_at: item.completed_at ?? item.created_at,
-      },
-    ];
-  });
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { isSampled } from '../model/online-rule.js';
+import { isSampled } from './sampling.js';
 import { pgSafeText } from '../model/pg-json.js';
 import type { Score } from '../model/score.js';
 import type { ScorerRegistry } from '../scoring/scorer.js';

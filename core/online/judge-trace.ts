@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hexId, scoreUuid } from '../ids/derived-ids.js';
 import type { JudgeGeneration } from '../judges/judge.js';
 import type { ScoreDetail } from '../model/eval-case.js';
 import { judgeCallSpan } from '../judges/judge-span.js';
@@ -9,17 +9,15 @@ import { judgeCallSpan } from '../judges/judge-span.js';
  * after a crash writes the same score and the same judge trace, which read back once.
  */
 
-const hex = (text: string, length: number) => createHash('sha256').update(text).digest('hex').slice(0, length);
 const keyText = (ruleId: string, traceId: string, scorer: string) => `online:${ruleId}:${traceId}:${scorer}`;
 
 /** A UUID-shaped id for the score a rule's scorer gives a trace. */
 export function onlineScoreId(ruleId: string, traceId: string, scorer: string): string {
-  const h = hex(`${keyText(ruleId, traceId, scorer)}:score`, 32);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return scoreUuid(`${keyText(ruleId, traceId, scorer)}:score`);
 }
 
 /** W3C trace id (32 hex) of the trace holding a judge's calls for one (rule, trace, scorer). */
-export const judgeTraceId = (ruleId: string, traceId: string, scorer: string) => hex(`${keyText(ruleId, traceId, scorer)}:judge`, 32);
+export const judgeTraceId = (ruleId: string, traceId: string, scorer: string) => hexId(`${keyText(ruleId, traceId, scorer)}:judge`, 32);
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -47,7 +45,7 @@ export interface JudgeTraceInput {
  */
 export function judgeTraceBody(t: JudgeTraceInput): Record<string, unknown> {
   const traceId = judgeTraceId(t.ruleId, t.traceId, t.scorer);
-  const root = hex(`${traceId}:root`, 16);
+  const root = hexId(`${traceId}:root`, 16);
   const failed = t.calls.length > 0 && t.calls.every((c) => c.status === 'error');
   const spans: Array<Record<string, unknown>> = [
     {
@@ -63,7 +61,7 @@ export function judgeTraceBody(t: JudgeTraceInput): Record<string, unknown> {
   ];
   t.calls.forEach((c, i) => {
     spans.push({
-      span_id: hex(`${traceId}:${t.attempt}:call:${i}`, 16),
+      span_id: hexId(`${traceId}:${t.attempt}:call:${i}`, 16),
       parent_span_id: root,
       ...judgeCallSpan({
         ...c,

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSampled, type OnlineEvaluationList, type OnlineRule } from '../../core/model/online-rule.js';
+import type { OnlineEvaluationList, OnlineRule } from '../../core/model/online-rule.js';
+import { isSampled } from '../../core/online/sampling.js';
 import type { Score } from '../../core/model/score.js';
 import { eventually } from '../helpers/eventually.js';
 import { exited, removeDir, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';

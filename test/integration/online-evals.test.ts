@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/logger.js';
-import { isSampled, type OnlineEvaluationList, type OnlineRule } from '../../core/model/online-rule.js';
+import type { OnlineEvaluationList, OnlineRule } from '../../core/model/online-rule.js';
+import { isSampled } from '../../core/online/sampling.js';
 import type { Score } from '../../core/model/score.js';
 import type { TraceDetail } from '../../core/model/trace.js';
 import { createOnlineEvaluator } from '../../core/online/evaluator.js';

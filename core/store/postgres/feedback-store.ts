@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { comparisonFeedbackId, feedbackScores } from '../../feedback/annotation-scores.js';
 import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
 import {
-  comparisonFeedbackId,
   comparisonPreference,
-  feedbackScores,
   type AnswerComparison,
   type Comparison,
   type ComparisonList,

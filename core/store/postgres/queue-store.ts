@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { itemFeedbackId } from '../../feedback/annotation-scores.js';
 import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
 import type { Feedback, FeedbackInput } from '../../model/feedback.js';
 import {
-  itemFeedbackId,
   type Completion,
   type CreateQueue,
   type ItemCounts,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../core/errors.js';
-import { isSampled, mergeOnlineRule, parseOnlineRule, sampleFraction } from '../../../core/model/online-rule.js';
+import { mergeOnlineRule, parseOnlineRule } from '../../../core/model/online-rule.js';
+import { isSampled, sampleFraction } from '../../../core/online/sampling.js';
 import { judgeTraceId, onlineScoreId } from '../../../core/online/judge-trace.js';
 import { retryDelayMs } from '../../../core/online/evaluator.js';
 
