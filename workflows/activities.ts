@@ -16,10 +16,11 @@ import { projectRegistry } from '../core/scoring/http-scorer.js';
 import type { CustomScorerRecord } from '../core/model/custom-scorer.js';
 import type { JudgeStore, StoredJudgeCall } from '../core/store/postgres/judge-store.js';
 import type { AgentCall, CaseRecord, CaseRun, EvalActivities } from './activity-types.js';
-import { judgeRef, latencyOf, scoreInputFor, type PriceJudgeCall } from './judge-activity.js';
+import type { PriceJudgeCall } from '../core/judges/run-judge.js';
+import { judgeRef, latencyOf, scoreInputFor } from './judge-activity.js';
 import { judgeSpans } from './judge-trace.js';
 import { TRIAL_NOT_RECORDED } from './contract.js';
-import { AgentCallError, callAgent } from './agent-call.js';
+import { AgentCallError, callAgent } from '../core/agents/agent-call.js';
 import type { EgressFetch } from '../core/egress/fetch.js';
 import { caseScores, caseTraceBody, caseTraceId, traceparentFor, type CaseTraceInput } from './case-trace.js';
 

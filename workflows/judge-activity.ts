@@ -1,18 +1,15 @@
-import { errorMessage, isInfrastructureFailure } from '../core/errors.js';
-import type { JudgeGeneration, JudgeHooks } from '../core/judges/judge.js';
-import { isJudgeScorer, JudgeUnavailableError } from '../core/judges/scorers.js';
+import { isInfrastructureFailure } from '../core/errors.js';
+import type { JudgeHooks } from '../core/judges/judge.js';
+import { runJudge, type PriceJudgeCall } from '../core/judges/run-judge.js';
+import { JudgeUnavailableError } from '../core/judges/scorers.js';
 import type { ScoreDetail, ScorerRef } from '../core/model/eval-case.js';
 import type { RunCase } from '../core/model/eval-run.js';
 import { ProviderError } from '../core/providers/types.js';
-import { sanitize } from '../core/scoring/run-scorers.js';
 import type { ScoreInput, ScorerRegistry } from '../core/scoring/scorer.js';
 import type { JudgeStore } from '../core/store/postgres/judge-store.js';
 import type { RunForWorker } from '../core/store/postgres/run-store.js';
 import type { AgentCall, CaseRun } from './activity-types.js';
 import { caseTraceId } from './case-trace.js';
-
-/** The price of one judge call, once the price table exists (issue 12's cost part); null when the model is not priced. */
-export type PriceJudgeCall = (generation: JudgeGeneration) => { cost_usd: number; price_version: string } | null;
 
 export interface JudgeActivityDeps {
   scorers: ScorerRegistry;
@@ -70,31 +67,15 @@ function budgetGate(deps: JudgeActivityDeps, run: RunForWorker, scorer: string):
  * e.g. grounding without context) is its 0 with the error as the reason.
  */
 export async function judgeRef(deps: JudgeActivityDeps, run: RunForWorker, runCase: RunCase, caseRun: CaseRun, ref: ScorerRef, signal?: AbortSignal): Promise<ScoreDetail> {
-  const scorer = deps.scorers.get(ref.name);
-  if (!isJudgeScorer(scorer)) return { score: 0, reason: `scorer error: '${ref.name}' is not an LLM judge`, evidence: [] };
-  const config = scorer.configSchema.safeParse(ref.config ?? {});
-  if (!config.success) return { score: 0, reason: `scorer error: invalid config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`.trim()).join('; ')}`, evidence: [] };
-  const input = scoreInputFor(runCase, caseRun);
-  if (!input) return { score: 0, reason: 'scorer error: no agent answer to judge', evidence: [] };
   const store = deps.judgeCalls;
-  const hooks: JudgeHooks = {
+  return runJudge(deps.scorers, ref, scoreInputFor(runCase, caseRun), {
     signal,
     beforeCall: budgetGate(deps, run, ref.name),
+    priceJudgeCall: deps.priceJudgeCall,
     onGeneration: store
-      ? (generation) =>
-          store.record({
-            projectId: run.project_id,
-            run: { runId: run.id, caseIndex: caseRun.caseIndex, trial: caseRun.trial },
-            traceId: caseTraceId(caseRun),
-            generation,
-            cost: deps.priceJudgeCall?.(generation) ?? null,
-          })
+      ? (generation, cost) =>
+          store.record({ projectId: run.project_id, run: { runId: run.id, caseIndex: caseRun.caseIndex, trial: caseRun.trial }, traceId: caseTraceId(caseRun), generation, cost })
       : undefined,
-  };
-  try {
-    return sanitize(await scorer.judge({ ...input, config: config.data }, hooks, ref.name));
-  } catch (err) {
-    if (err instanceof ProviderError || err instanceof JudgeUnavailableError || isInfrastructureFailure(err) || signal?.aborted) throw err;
-    return { score: 0, reason: `scorer error: ${errorMessage(err)}`, evidence: [] };
-  }
+    rethrow: (err) => err instanceof ProviderError || err instanceof JudgeUnavailableError || isInfrastructureFailure(err) || signal?.aborted === true,
+  });
 }

@@ -7,12 +7,11 @@ import {
   parseCreatePrompt,
   parsePromptUpdate,
   PromptVersionNumber,
-  RenderRequestSchema,
-  renderPrompt,
   SetLabelsSchema,
   type PromptLookup,
   type PromptSelector,
 } from '../../core/model/prompt.js';
+import { RenderRequestSchema, renderPrompt } from '../../core/model/prompt-render.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation, type Operation } from '../middleware/errors.js';

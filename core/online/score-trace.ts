@@ -1,23 +1,21 @@
-import { errorMessage, isInfrastructureFailure } from '../errors.js';
+import { isInfrastructureFailure } from '../errors.js';
 import type { JudgeGeneration } from '../judges/judge.js';
-import { LLM_CALL_RETRY, withRetries } from '../judges/retry.js';
+import { LLM_CALL_RETRY } from '../judges/retry.js';
+import { runJudge, SCORER_ERROR, type JudgeCallCost, type PriceJudgeCall } from '../judges/run-judge.js';
 import { isJudgeScorer } from '../judges/scorers.js';
 import type { ScoreDetail, ScorerRef } from '../model/eval-case.js';
 import type { OnlineScoreRecord } from '../model/online-rule.js';
 import type { Score } from '../model/score.js';
-import { runScorers, sanitize } from '../scoring/run-scorers.js';
+import { runScorers } from '../scoring/run-scorers.js';
 import type { ScoreInput, ScorerRegistry } from '../scoring/scorer.js';
-import type { TraceForScoring } from '../store/clickhouse/online-trace-reads.js';
+import type { TraceForScoring } from '../store/online-traces.js';
 import type { ClaimedEvaluation } from '../store/postgres/online-eval-store.js';
 import { judgeTraceBody, judgeTraceId, onlineScoreId } from './judge-trace.js';
 import { scoreInputFromTrace } from './trace-input.js';
 
-/** The price of one judge call from the price table; null when the model is not priced. */
-export type PriceJudgeCall = (generation: JudgeGeneration) => { cost_usd: number; price_version: string } | null;
-
 export interface ScoreTraceDeps {
   /** Stores every judge call as it ends (docs/judges.md: `judge_calls`, run_id null, trace_id the judge's trace). */
-  recordJudgeCall?(call: { projectId: string; traceId: string; generation: JudgeGeneration; cost: { cost_usd: number; price_version: string } | null }): Promise<void>;
+  recordJudgeCall?(call: { projectId: string; traceId: string; generation: JudgeGeneration; cost: JudgeCallCost | null }): Promise<void>;
   priceJudgeCall?: PriceJudgeCall;
 }
 
@@ -33,8 +31,6 @@ export interface TraceScoring {
   judgeTraces: Array<Record<string, unknown>>;
 }
 
-const SCORER_ERROR = 'scorer error: ';
-
 /**
  * One LLM judge on the trace, with the SPEC's LLM-call retries (5 retries, 1 s to 30 s, each call
  * bounded by 5 minutes) and every call recorded. A judge that cannot judge (no provider in this
@@ -49,38 +45,20 @@ async function judge(
   input: Omit<ScoreInput, 'config'>,
   claim: ClaimedEvaluation,
   signal: AbortSignal,
-): Promise<{ detail: ScoreDetail; calls: Array<JudgeGeneration & { cost: { cost_usd: number; price_version: string } | null }> }> {
-  const scorer = registry.get(ref.name);
-  const calls: Array<JudgeGeneration & { cost: { cost_usd: number; price_version: string } | null }> = [];
-  if (!isJudgeScorer(scorer)) return { detail: { score: 0, reason: `${SCORER_ERROR}'${ref.name}' is not an LLM judge`, evidence: [] }, calls };
-  const config = scorer.configSchema.safeParse(ref.config ?? {});
-  if (!config.success) {
-    return { detail: { score: 0, reason: `${SCORER_ERROR}invalid config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`.trim()).join('; ')}`, evidence: [] }, calls };
-  }
+): Promise<{ detail: ScoreDetail; calls: Array<JudgeGeneration & { cost: JudgeCallCost | null }> }> {
+  const calls: Array<JudgeGeneration & { cost: JudgeCallCost | null }> = [];
   const traceId = judgeTraceId(claim.rule_id, claim.trace_id, ref.name);
-  try {
-    const detail = await withRetries(
-      () =>
-        scorer.judge(
-          { ...input, config: config.data },
-          {
-            signal,
-            onGeneration: async (generation) => {
-              const cost = deps.priceJudgeCall?.(generation) ?? null;
-              calls.push({ ...generation, cost });
-              await deps.recordJudgeCall?.({ projectId: claim.project_id, traceId, generation, cost });
-            },
-          },
-          ref.name,
-        ),
-      LLM_CALL_RETRY,
-      signal,
-    );
-    return { detail: sanitize(detail), calls };
-  } catch (err) {
-    if (signal.aborted || isInfrastructureFailure(err)) throw err;
-    return { detail: { score: 0, reason: `${SCORER_ERROR}${errorMessage(err)}`, evidence: [] }, calls };
-  }
+  const detail = await runJudge(registry, ref, input, {
+    signal,
+    retry: LLM_CALL_RETRY,
+    priceJudgeCall: deps.priceJudgeCall,
+    onGeneration: async (generation, cost) => {
+      calls.push({ ...generation, cost });
+      await deps.recordJudgeCall?.({ projectId: claim.project_id, traceId, generation, cost });
+    },
+    rethrow: (err) => signal.aborted || isInfrastructureFailure(err),
+  });
+  return { detail, calls };
 }
 
 /**

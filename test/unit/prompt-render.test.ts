@@ -4,13 +4,9 @@ import {
   MAX_TEMPLATE_CHARS,
   parseCreatePrompt,
   parsePromptUpdate,
-  promptVariables,
-  RenderRequestSchema,
-  renderPrompt,
-  RenderTooLargeError,
   SetLabelsSchema,
-  templateVariables,
 } from '../../core/model/prompt.js';
+import { promptVariables, RenderRequestSchema, renderPrompt, RenderTooLargeError, templateVariables } from '../../core/model/prompt-render.js';
 import { validate } from '../../core/validate.js';
 
 const vars = (o: Record<string, string>) => new Map(Object.entries(o));

@@ -7,7 +7,6 @@ import {
   LATEST_LABEL,
   MAX_LABELS_PER_PROMPT,
   MAX_PROMPT_NAME,
-  promptVariables,
   type ChatMessage,
   type PromptInput,
   type PromptLabels,
@@ -19,6 +18,7 @@ import {
   type PromptVersion,
   type PromptVersionList,
 } from '../../model/prompt.js';
+import { promptVariables } from '../../model/prompt-render.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
 /**
