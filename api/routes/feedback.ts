@@ -91,9 +91,12 @@ export function feedbackRouter(deps: ApiDeps): Router {
   router.post('/comparisons/:id/answer', operation('submit feedback', 'metadata'), write, async (ctx) => {
     bodyProblems(ctx.request.body);
     const answer = validate(AnswerComparisonSchema, ctx.request.body ?? {});
-    const result = await store.answerComparison(ctx.state.projectId, ctx.params.id, answer, actorFor(ctx, answer.user_id, 'user_id'));
+    // The preference feedback and its scores are stored together or not at all (as POST /api/feedback's).
+    const projectId = ctx.state.projectId;
+    const result = await store.answerComparison(projectId, ctx.params.id, answer, actorFor(ctx, answer.user_id, 'user_id'), (feedback) =>
+      writeAnnotationScores(deps.analytics, projectId, feedbackScores(feedback)),
+    );
     if (!result) throw comparisonNotFound();
-    await writeAnnotationScores(deps.analytics, ctx.state.projectId, feedbackScores(result.feedback));
     ctx.status = result.created ? 201 : 200;
     ctx.body = { comparison: result.comparison, feedback: result.feedback };
   });

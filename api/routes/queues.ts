@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { classifyStoreError, ConflictError, NotFoundError } from '../../core/errors.js';
-import { bodyProblems } from '../../core/model/feedback.js';
+import { bodyProblems, type Feedback } from '../../core/model/feedback.js';
 import { contentHash } from '../../core/ids/derived-ids.js';
 import { feedbackScores, itemScores } from '../../core/feedback/annotation-scores.js';
 import { decodeKeysetCursor } from '../../core/model/keyset-cursor.js';
@@ -16,6 +16,7 @@ import {
   SkipSchema,
   ToSuiteSchema,
   type QueueFilter,
+  type QueueItem,
   type ReviewQueue,
 } from '../../core/model/queue.js';
 import type { EvalCase } from '../../core/model/eval-case.js';
@@ -205,10 +206,14 @@ export function queuesRouter(deps: ApiDeps): Router {
     checkScores(queue.score_names, completion.scores);
     const reviewer = reviewerOf(ctx, completion.reviewer);
     const hash = contentHash({ scores: completion.scores, correction: completion.correction ?? null, comment: completion.comment ?? null });
-    const result = await queues.complete(ctx.state.projectId, queue.id, ctx.params.itemId, reviewer, completion, hash);
+    // The completion, its correction feedback and their scores are stored together or not at all.
+    const projectId = ctx.state.projectId;
+    const scoresOf = (item: QueueItem, feedback: Feedback | null) => [...itemScores(queue, item), ...(feedback ? feedbackScores(feedback) : [])];
+    const result = await queues.complete(projectId, queue.id, ctx.params.itemId, reviewer, completion, hash, (item, feedback) =>
+      writeAnnotationScores(deps.analytics, projectId, scoresOf(item, feedback)),
+    );
     if (!result) throw itemNotFound();
-    const scores = [...itemScores(queue, result.item), ...(result.feedback ? feedbackScores(result.feedback) : [])];
-    await writeAnnotationScores(deps.analytics, ctx.state.projectId, scores);
+    const scores = scoresOf(result.item, result.feedback);
     if (!result.created) ctx.set('Idempotent-Replayed', 'true');
     ctx.body = { item: result.item, feedback: result.feedback, score_ids: scores.map((s) => s.id) };
   });

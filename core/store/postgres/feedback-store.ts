@@ -40,9 +40,11 @@ export interface FeedbackStore {
   /**
    * Records the answer's preference feedback and marks the comparison answered, in one
    * transaction. Answering again with the same choice returns the stored result (`created`
-   * false); another choice is a 409. Null when there is no such comparison.
+   * false); another choice is a 409. Null when there is no such comparison. `alongside` runs
+   * inside the transaction with the preference feedback (the route writes its scores there): when
+   * it fails, nothing is stored and the comparison stays pending.
    */
-  answerComparison(projectId: string, id: string, answer: AnswerComparison, answeredBy: Actor): Promise<{ comparison: Comparison; feedback: Feedback; created: boolean } | null>;
+  answerComparison(projectId: string, id: string, answer: AnswerComparison, answeredBy: Actor, alongside: (feedback: Feedback) => Promise<void>): Promise<{ comparison: Comparison; feedback: Feedback; created: boolean } | null>;
 }
 
 /** A pool or one of its clients (inside a transaction). */
@@ -219,7 +221,7 @@ export function createFeedbackStore(pool: pg.Pool): FeedbackStore {
       return { comparisons: page.rows.map(toComparison), total: count.rows[0].total, limit, offset };
     },
 
-    async answerComparison(projectId, id, answer, answeredBy) {
+    async answerComparison(projectId, id, answer, answeredBy, alongside) {
       const feedbackId = comparisonFeedbackId(id);
       return inTransaction(pool, async (client) => {
         const current = await comparison(client, projectId, id, true);
@@ -229,7 +231,9 @@ export function createFeedbackStore(pool: pg.Pool): FeedbackStore {
             throw new ConflictError(`Comparison already answered: '${current.preferred}' was preferred`, 'COMPARISON_ANSWERED');
           }
           const stored = await feedbackById(client, projectId, current.feedback_id ?? feedbackId);
-          return stored ? { comparison: current, feedback: stored, created: false } : null;
+          if (!stored) return null;
+          await alongside(stored);
+          return { comparison: current, feedback: stored, created: false };
         }
         const feedback = await insertFeedback(client, projectId, feedbackId, comparisonPreference(current, answer, answeredBy), { comparisonId: id });
         const { rows } = await client.query<ComparisonRow>(
@@ -239,6 +243,7 @@ export function createFeedbackStore(pool: pg.Pool): FeedbackStore {
           [projectId, id, answer.preferred, answer.reason ?? null, answeredBy.id, answeredBy.name, feedbackId],
         );
         const stored = feedback ?? (await feedbackById(client, projectId, feedbackId));
+        await alongside(stored!);
         return { comparison: toComparison(rows[0]), feedback: stored!, created: true };
       });
     },

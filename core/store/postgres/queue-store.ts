@@ -44,7 +44,9 @@ export interface QueueStore {
   /**
    * Completes an item not locked by someone else, recording a correction feedback when one is
    * given. Completing again with the same payload by the same reviewer returns the stored item
-   * (`created` false); anything else on a completed item is a 409.
+   * (`created` false); anything else on a completed item is a 409. `alongside` runs inside the
+   * transaction with the completed item and its feedback (the route writes their scores there):
+   * when it fails, nothing is stored and the item stays as it was.
    */
   complete(
     projectId: string,
@@ -53,6 +55,7 @@ export interface QueueStore {
     reviewer: Actor,
     completion: Completion,
     completionHash: string,
+    alongside: (item: QueueItem, feedback: Feedback | null) => Promise<void>,
   ): Promise<{ item: QueueItem; feedback: Feedback | null; created: boolean } | null>;
   /** Releases the item (state `skipped`); 409 when completed or locked by someone else. */
   skip(projectId: string, queueId: string, itemId: string, reviewer: string): Promise<QueueItem | null>;
@@ -273,7 +276,7 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
       return rows.length ? toItem(rows[0]) : null;
     },
 
-    async complete(projectId, queueId, itemId, reviewer, completion, completionHash) {
+    async complete(projectId, queueId, itemId, reviewer, completion, completionHash, alongside) {
       return inTransaction(pool, async (client) => {
         const current = await itemRow(client, projectId, queueId, itemId, true);
         if (!current) return null;
@@ -281,7 +284,9 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
           if (current.completed_by !== reviewer.id || current.completion_hash !== completionHash) {
             throw new ConflictError(`Queue item already completed by ${current.completed_by_name ?? current.completed_by ?? 'another reviewer'}`, 'ITEM_COMPLETED');
           }
-          return { item: toItem(current), feedback: await feedbackOf(client, projectId, current), created: false };
+          const stored = { item: toItem(current), feedback: await feedbackOf(client, projectId, current), created: false };
+          await alongside(stored.item, stored.feedback);
+          return stored;
         }
         if (current.is_locked && current.lock_holder !== reviewer.id) {
           throw new ConflictError(`Queue item is locked by another reviewer until ${current.locked_until?.toISOString() ?? '?'}`, 'ITEM_LOCKED');
@@ -295,7 +300,9 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
            RETURNING ${ITEM_COLUMNS}`,
           [projectId, queueId, itemId, reviewer.id, JSON.stringify(completion.scores), completion.comment ?? null, correction && JSON.stringify(correction), completionHash, correction ? itemFeedbackId(itemId) : null, reviewer.name],
         );
-        return { item: toItem(rows[0]), feedback: await feedbackOf(client, projectId, rows[0]), created: true };
+        const completed = { item: toItem(rows[0]), feedback: await feedbackOf(client, projectId, rows[0]), created: true };
+        await alongside(completed.item, completed.feedback);
+        return completed;
       });
     },
 
