@@ -79,7 +79,7 @@ async function startFastAgent(): Promise<FastAgent> {
 
 const item = (i: number) => ({ name: `case-${i}`, input: { question: `what is item ${i}?`, answer: `the answer is item ${i}` }, expected: { outputContains: ['answer', `item ${i}`] } });
 
-/** (a) The agent as the worker calls it (workflows/agent-call.ts: global fetch, the same body and headers), one call at a time. */
+/** (a) The agent as the worker calls it (core/agents/agent-call.ts: global fetch, the same body and headers), one call at a time. */
 async function direct(agentUrl: string, calls: number, warmup: number) {
   const call = async (i: number) => {
     const it = item(i);

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { AgentEvalClient } from '../../sdk/client.js';
 import { evaluate, reply, type AgentFunction, type EvaluationResult } from '../../sdk/evaluate.js';
 import { defineSuite, type Suite } from '../../sdk/suites.js';
-import { callAgent } from '../../workflows/agent-call.js';
+import { callAgent } from '../../core/agents/agent-call.js';
 import { agentNameFor, findAgentByEndpoint, isEndpoint } from '../agent-ref.js';
 import { connect } from '../client.js';
 import { CliError, colorsFor, println, type CliIo } from '../io.js';

@@ -9,7 +9,7 @@ import type { AlertNotification } from '../../core/model/alert.js';
 import { createHttpScorer } from '../../core/scoring/http-scorer.js';
 import { runScorers } from '../../core/scoring/run-scorers.js';
 import { createScorerRegistry } from '../../core/scoring/registry.js';
-import { AgentCallError, callAgent } from '../../workflows/agent-call.js';
+import { AgentCallError, callAgent } from '../../core/agents/agent-call.js';
 import { eventually } from '../helpers/eventually.js';
 import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';

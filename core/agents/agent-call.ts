@@ -1,6 +1,6 @@
-import { AgentReplySchema, MAX_AGENT_REPLY_BYTES, type AgentReply } from '../core/model/agent-reply.js';
-import { errorMessage } from '../core/errors.js';
-import { EgressRefusedError, isRedirect, type EgressFetch } from '../core/egress/fetch.js';
+import { AgentReplySchema, MAX_AGENT_REPLY_BYTES, type AgentReply } from '../model/agent-reply.js';
+import { errorMessage } from '../errors.js';
+import { EgressRefusedError, isRedirect, type EgressFetch } from '../egress/fetch.js';
 
 /** Why an agent call failed, and whether trying again may help. */
 export class AgentCallError extends Error {
