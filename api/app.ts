@@ -18,7 +18,6 @@ import { scorersRouter } from './routes/scorers.js';
 import { SUITE_BODY_PATHS, suitesRouter } from './routes/suites.js';
 import { evalRunsRouter } from './routes/eval-runs.js';
 import { runsRouter } from './routes/runs.js';
-import { localRunsRouter } from './routes/local-runs.js';
 import { feedbackRouter } from './routes/feedback.js';
 import { queuesRouter } from './routes/queues.js';
 import { alertsRouter } from './routes/alerts.js';
@@ -80,8 +79,6 @@ export function createApp(deps: ApiDeps): Koa {
     suitesRouter(deps),
     promptsRouter(deps),
     evalRunsRouter(deps, runService),
-    // Before runsRouter: it takes POST /api/runs bodies with `execution: "local"` and passes the others on.
-    localRunsRouter(deps),
     runsRouter(deps, runService),
     feedbackRouter(deps),
     queuesRouter(deps),

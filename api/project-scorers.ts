@@ -1,4 +1,4 @@
-import { BadRequestError } from '../core/errors.js';
+import { BadRequestError, ValidationError } from '../core/errors.js';
 import type { ScorerRef } from '../core/model/eval-case.js';
 import { projectRegistry } from '../core/scoring/http-scorer.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
@@ -22,4 +22,15 @@ export function assertScorersRunnable(registry: ScorerRegistry, lists: Array<{ f
     const [issue] = registry.unavailable(refs ?? []);
     if (issue) throw new BadRequestError(`${field}[${issue.index}]: ${issue.message}`, 'SCORER_UNAVAILABLE');
   }
+}
+
+/**
+ * Scorers the project's registry refuses (422), each named by where the request put it; then
+ * scorers that cannot run here, such as a judge without a provider (400).
+ */
+export async function checkRunScorers(deps: Pick<ApiDeps, 'scorers' | 'metadata' | 'egress'>, projectId: string, lists: Array<{ field: string; refs: ScorerRef[] | undefined }>): Promise<void> {
+  const registry = await scorersFor(deps, projectId);
+  const issues = lists.flatMap(({ field, refs }) => registry.check(refs ?? []).map((issue) => ({ field: `${field}[${issue.index}]`, message: issue.message })));
+  if (issues.length) throw new ValidationError(issues.slice(0, 100));
+  assertScorersRunnable(registry, lists);
 }

@@ -73,6 +73,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** 409 `RUN_STATE_CONFLICT`: a run was asked to do what its status or execution does not allow (resume a cancelled run...). */
+export class RunStateConflictError extends AppError {
+  constructor(message: string) {
+    super(409, 'RUN_STATE_CONFLICT', message);
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
     super(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${limitBytes} bytes`);

@@ -1,6 +1,6 @@
 import type { ScoreDetail, TokenUsage, ToolCall } from '../core/model/eval-case.js';
 import type { CaseResultView, RunCase, RunSummary, RunView } from '../core/model/eval-run.js';
-import { effectiveScorers } from '../core/model/suite.js';
+import { casesOfSuite, datasetItems, indexedCases } from '../core/model/run-cases.js';
 import { aggregateScores, casePasses, runScorers, type Scorer } from '../core/scoring/index.js';
 import { recordCase } from './case-recorder.js';
 import { AgentEvalClient, type ClientOptions } from './client.js';
@@ -175,15 +175,7 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
   const upload = options.upload ?? true;
   const agentVersion = options.agentVersion ?? 'unversioned';
   const agentName = options.agentName ?? def.agent_id ?? (options.agent.name || 'local-agent');
-  const cases: RunCase[] = def.cases.map((c, i) => ({
-    case_index: i,
-    name: c.name,
-    input: c.input,
-    expected: c.expected,
-    scorers: effectiveScorers(def, c),
-    min_score: c.minScore ?? null,
-    weight: c.weight,
-  }));
+  const cases: RunCase[] = indexedCases(casesOfSuite(def));
 
   const client = upload ? (options.client ?? new AgentEvalClient(options)) : undefined;
   let ownTracing: Tracing | undefined;
@@ -203,7 +195,7 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
         agentVersion,
         name: options.name,
         suite: { name: def.name },
-        dataset: { items: cases.map((c) => ({ name: c.name, input: c.input, expected: c.expected, scorers: c.scorers, ...(c.min_score === null ? {} : { minScore: c.min_score }), weight: c.weight })) },
+        dataset: { items: datasetItems(cases) },
         scorers: def.defaultScorers,
         config: { minScore: def.defaultMinScore, aggregation: def.aggregation, repetitions, parallel: concurrency > 1, concurrency, timeout_ms: Math.min(timeoutMs, 300_000) },
       });

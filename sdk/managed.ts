@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { CreateRunSchema, RunConfigSchema, RunView } from '../core/model/eval-run.js';
 import { FINAL_RUN_STATUSES } from '../core/model/eval-run.js';
-import { effectiveScorers } from '../core/model/suite.js';
+import { casesOfSuite, datasetItems } from '../core/model/run-cases.js';
 import { AgentEvalClient, type ClientOptions, type RunStatusView } from './client.js';
 import { AgentEvalError, EvaluationRunError } from './errors.js';
 import type { EvaluationResult } from './evaluate.js';
@@ -53,7 +53,7 @@ export async function startRun(options: StartRunOptions): Promise<RunView> {
   const def = suite.definition;
   const agentId = options.agent ?? def.agent_id;
   if (!agentId) throw new AgentEvalError('agentId is required: name a registered agent (agent), or give the suite one');
-  const items = def.cases.map((c) => ({ name: c.name, input: c.input, expected: c.expected, scorers: effectiveScorers(def, c), ...(c.minScore === undefined ? {} : { minScore: c.minScore }), weight: c.weight }));
+  const items = datasetItems(casesOfSuite(def));
   // Every item carries its scorers, so the run's own list only has to be non-empty (the SPEC's rule).
   const body: z.input<typeof CreateRunSchema> = {
     agentId,

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { BadRequestError, ConflictError } from '../../core/errors.js';
-import { CONTROL_ACTIONS, CreateRunSchema, FINAL_RUN_STATUSES, RUN_STATUSES, type ControlAction } from '../../core/model/eval-run.js';
+import { CompleteLocalRunSchema, CONTROL_ACTIONS, CreateLocalRunSchema, CreateRunSchema, FINAL_RUN_STATUSES, LocalResultsSchema, RUN_STATUSES, type ControlAction } from '../../core/model/eval-run.js';
 import { auditFrom } from '../audit-context.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
@@ -27,26 +27,50 @@ const ApprovalBody = z.object({
 });
 
 const missing = (v: unknown) => v === undefined || v === null || v === '';
+const isLocal = (body: unknown) => typeof body === 'object' && body !== null && (body as { execution?: unknown }).execution === 'local';
 
-/** The SPEC's 400 texts for the second family's required fields, before the schema's 422s. */
-function requireRunFields(raw: unknown): void {
+/**
+ * The SPEC's 400 texts for the second family's required fields, before the schema's 422s. A run
+ * its client executes may give scorers per item instead of for the run.
+ */
+function requireRunFields(raw: unknown, local: boolean): void {
   const body = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   if (missing(body.agentId)) throw new BadRequestError('agentId is required', 'AGENT_ID_REQUIRED');
   const items = (body.dataset as { items?: unknown } | undefined)?.items;
   if (!Array.isArray(items) || items.length === 0) throw new BadRequestError('dataset.items is required and must not be empty', 'DATASET_REQUIRED');
-  if (!Array.isArray(body.scorers) || body.scorers.length === 0) throw new BadRequestError('scorers is required and must not be empty', 'SCORERS_REQUIRED');
+  const everyItemHasScorers = local && items.every((item) => Array.isArray((item as { scorers?: unknown } | null)?.scorers) && (item as { scorers: unknown[] }).scorers.length > 0);
+  if (!everyItemHasScorers && (!Array.isArray(body.scorers) || body.scorers.length === 0)) throw new BadRequestError('scorers is required and must not be empty', 'SCORERS_REQUIRED');
 }
 
-/** The second run family (SPEC "Eval runs, second family"): inline datasets, control, comparison. */
+/**
+ * The second run family (SPEC "Eval runs, second family"): inline datasets, control, comparison;
+ * and the uploads of runs executed outside the service (docs/evals.md, "Runs executed outside the
+ * service": `POST /api/runs` with `execution: "local"`, `/results`, `/complete`).
+ */
 export function runsRouter(deps: ApiDeps, service: RunService): Router {
   const router = new Router({ prefix: '/api' });
 
+  // One handler for both executions: a managed run is accepted (202) and started on the workflow
+  // engine; a local one is created running (201) for its client to upload results to.
   router.post('/runs', operation('create eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {
-    requireRunFields(ctx.request.body);
+    const local = isLocal(ctx.request.body);
+    requireRunFields(ctx.request.body, local);
     assertStorable(ctx.request.body);
-    const run = await service.createFromDataset(ctx.state.projectId, validate(CreateRunSchema, ctx.request.body));
-    ctx.status = 202;
+    const body = local ? validate(CreateLocalRunSchema, ctx.request.body) : validate(CreateRunSchema, ctx.request.body);
+    const run = await service.createFromDataset(ctx.state.projectId, body);
+    ctx.status = local ? 201 : 202;
     ctx.body = run;
+  });
+
+  router.post('/runs/:id/results', operation('create eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {
+    assertStorable(ctx.request.body);
+    const { results } = validate(LocalResultsSchema, ctx.request.body);
+    ctx.body = await service.addResults(ctx.state.projectId, ctx.params.id, results);
+  });
+
+  router.post('/runs/:id/complete', operation('control eval run', 'metadata'), requirePermission('evals:run'), async (ctx) => {
+    const body = validate(CompleteLocalRunSchema, ctx.request.body ?? {});
+    ctx.body = await service.complete(ctx.state.projectId, ctx.params.id, body);
   });
 
   router.get('/runs', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
