@@ -52,7 +52,7 @@ describe('the pinned Temporal CLI release', () => {
     expect(releaseArchiveUrl('https://github.com/temporalio/cli/releases/download', 'linux_amd64')).toBe(
       'https://github.com/temporalio/cli/releases/download/v1.5.1/temporal_cli_1.5.1_linux_amd64.tar.gz',
     );
-    for (const platform of ['linux_amd64', 'darwin_amd64', 'darwin_arm64']) expect(TEMPORAL_CLI_SHA256[platform]).toMatch(/^[0-9a-f]{64}$/);
+    for (const platform of ['linux_amd64', 'linux_arm64', 'darwin_amd64', 'darwin_arm64']) expect(TEMPORAL_CLI_SHA256[platform]).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('installs the binary into the cache when the SHA-256 matches', async () => {
