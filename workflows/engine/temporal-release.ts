@@ -14,8 +14,9 @@ export const TEMPORAL_CLI_VERSION = 'v1.5.1';
  * SHA-256 of the release archives of TEMPORAL_CLI_VERSION, by `<os>_<arch>` as Temporal names
  * them (github.com/temporalio/cli/releases, goreleaser's `temporal_cli_<version>_<os>_<arch>.tar.gz`).
  * A platform without a pinned checksum is not downloaded (unless TEMPORAL_CLI_SHA256 names one):
- * the CLI is built with Go there. Taken from the release's checksums as published, and the four
- * values cross-checked against an independent public pin list of the same release (2026-11-28).
+ * the CLI is built with Go there. The four values agree with an independent public pin list of the
+ * same release (checked 2026-11-28); no archive could be downloaded from the machines this was
+ * built on (no internet), so the download path is tested against archives the tests build.
  */
 export const TEMPORAL_CLI_SHA256: Readonly<Record<string, string>> = {
   linux_amd64: 'ddc95e08b0b076efd4ea9733a3f488eb7d2be875f8834e616cd2a37358b4852d',
