@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.agent-eval/**', 'dist/**', 'bin/**', 'scratch/**', 'eslint.config.js', 'ui/.svelte-kit/**', 'ui/build/**'] },
+  { ignores: ['node_modules/**', '.agent-eval/**', 'dist/**', '.dist-*/**', 'bin/**', 'scratch/**', 'eslint.config.js', 'ui/.svelte-kit/**', 'ui/build/**'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     files: ['**/*.ts'],

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Logger } from '../core/logger.js';
 import type { UiHandler, UiSource } from '../api/ui.js';
 import { errorMessage } from '../core/errors.js';
+import { packagePath } from '../core/os/package-files.js';
 
 /** adapter-node's output: `npm run build` (scripts/build-ui.ts) writes it. */
-export const DEFAULT_UI_BUILD_DIR = fileURLToPath(new URL('../ui/build/', import.meta.url));
+export const DEFAULT_UI_BUILD_DIR = packagePath('ui/build/');
 
 /** The dashboard's request handler from a build, or null when there is none (the API then answers 503 on dashboard paths). */
 export async function loadUiHandler(logger: Logger, buildDir = DEFAULT_UI_BUILD_DIR): Promise<UiHandler | null> {

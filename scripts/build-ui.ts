@@ -5,9 +5,10 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packagePath } from '../core/os/package-files.js';
 
 /** The dashboard's sources (ui/) and its build (ui/build, adapter-node output, gitignored). */
-export const UI_DIR = fileURLToPath(new URL('../ui/', import.meta.url));
+export const UI_DIR = packagePath('ui/');
 export const UI_BUILD_DIR = path.join(UI_DIR, 'build');
 /** Written next to the build: the hash of the sources it was built from. */
 const HASH_FILE = path.join(UI_BUILD_DIR, '.source-hash');
@@ -115,7 +116,7 @@ export async function ensureUiBuild(log: (line: string) => void = () => {}): Pro
 }
 
 /**
- * `node --import tsx scripts/build-ui.ts`: build the dashboard (npm run build).
+ * `node dist/scripts/build-ui.js` (npm run build, compiled) or `node --import tsx scripts/build-ui.ts`: build the dashboard.
  * `--if-stale`: only when missing or stale (npm start); a failed build there is reported and the
  * service starts anyway (the API works; dashboard paths say to run `npm run build`).
  */

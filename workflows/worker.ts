@@ -6,11 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Logger } from '../core/logger.js';
 import { errorMessage, toError } from '../core/errors.js';
+import { siblingModule } from '../core/os/package-files.js';
 import type { EvalActivities } from './activity-types.js';
 
-const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows.ts', import.meta.url));
+const WORKFLOWS_PATH = fileURLToPath(siblingModule(import.meta.url, 'workflows'));
 /** The files the workflow bundle is built from: their content names the cached bundle. */
-const BUNDLE_SOURCES = ['workflows.ts', 'contract.ts', 'activity-types.ts'].map((f) => fileURLToPath(new URL(`./${f}`, import.meta.url)));
+const BUNDLE_SOURCES = ['workflows', 'contract', 'activity-types'].map((name) => fileURLToPath(siblingModule(import.meta.url, name)));
 
 export interface WorkerOptions {
   address: string;

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { action } from '../client.js';
 import { colorsFor, printJson, println, type CliIo } from '../io.js';
@@ -10,6 +9,7 @@ import { errorMessage } from '../../core/errors.js';
 import { createDataDirCheck } from '../../core/os/data-dir-check.js';
 import { ENGINE_FIX, expectedSha256, locateTemporalCli, onPath } from '../../workflows/engine/temporal-cli.js';
 import { releaseArchiveUrl, releasePlatform, TEMPORAL_CLI_VERSION } from '../../workflows/engine/temporal-release.js';
+import { packagePath } from '../../core/os/package-files.js';
 
 /** `ready`: works now; `later`: prepared by the service at start (a download, a build); `missing`: needs the user. */
 type CheckState = 'ready' | 'later' | 'missing';
@@ -21,7 +21,7 @@ interface Check {
   fix?: string;
 }
 
-const UI_HANDLER = fileURLToPath(new URL('../../ui/build/handler.js', import.meta.url));
+const UI_HANDLER = packagePath('ui/build/handler.js');
 
 /** Whether something listens at host:port (a TCP connect within `ms`). */
 function reachable(host: string, port: number, ms = 2_000): Promise<boolean> {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { RUNNING_FROM_SOURCES } from '../../core/os/package-files.js';
 import type { AgentEvalClient } from '../../sdk/client.js';
 import { evaluate, reply, type AgentFunction, type EvaluationResult } from '../../sdk/evaluate.js';
 import { defineSuite, type Suite } from '../../sdk/suites.js';
@@ -27,6 +28,30 @@ interface LocalAgent {
   name: string;
 }
 
+/**
+ * A TypeScript agent module needs a loader: the sources run under tsx already, the compiled CLI
+ * (dist/) registers tsx's on first use, once. Both of its hooks: a `.ts` file outside a
+ * `"type": "module"` package is CommonJS to Node, loaded through `require`'s hook.
+ */
+let loaderRegistered = RUNNING_FROM_SOURCES;
+async function typescriptLoader(): Promise<void> {
+  if (loaderRegistered) return;
+  const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+  esm.register();
+  cjs.register();
+  loaderRegistered = true;
+}
+
+/**
+ * A module's exports as its author wrote them: TypeScript compiled to CommonJS (a `.ts` file
+ * outside a `"type": "module"` package, loaded through tsx's require hook) reaches `import()` as
+ * one `default` export holding them, marked `__esModule`.
+ */
+function authoredExports(mod: Record<string, unknown>): Record<string, unknown> {
+  const inner = mod.default;
+  return inner !== null && typeof inner === 'object' && (inner as { __esModule?: unknown }).__esModule === true ? (inner as Record<string, unknown>) : mod;
+}
+
 /** `file[:export]`: the module's named export, else its default export, else its `agent` export. */
 async function moduleAgent(spec: string): Promise<LocalAgent> {
   const match = /^(.*?)(?::([A-Za-z_$][\w$]*))?$/.exec(spec)!;
@@ -35,7 +60,8 @@ async function moduleAgent(spec: string): Promise<LocalAgent> {
   if (!fs.existsSync(absolute)) throw new CliError(`Failed to load agent: File not found: ${file}`);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+    if (/\.[cm]?tsx?$/.test(absolute)) await typescriptLoader();
+    mod = authoredExports((await import(pathToFileURL(absolute).href)) as Record<string, unknown>);
   } catch (err) {
     throw new CliError(`Failed to load agent: ${err instanceof Error ? err.message : String(err)}`);
   }

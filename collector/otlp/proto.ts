@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import protobuf from 'protobufjs';
+import { packagePath } from '../../core/os/package-files.js';
 
 /** The repo's `proto/` directory, resolved from this module so it works from any cwd. */
-export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
+export const PROTO_DIR = packagePath('proto/');
 
 const FILES = [
   'opentelemetry/proto/collector/trace/v1/trace_service.proto',

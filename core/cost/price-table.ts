@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../config.js';
 import { modelNameCandidates } from './model-name.js';
+import { packagePath } from '../os/package-files.js';
 
 /**
  * The versioned price table (docs/costs.md): USD per million tokens per provider and model,
@@ -57,7 +58,7 @@ export interface PriceTable {
   entries(): ModelPrice[];
 }
 
-export const SHIPPED_PRICES_FILE = new URL('./prices.json', import.meta.url);
+export const SHIPPED_PRICES_FILE = packagePath('core/cost/prices.json');
 
 /** Distinct names remembered by `lookup`; past this the memo starts over (model names are few, garbage is not). */
 const MEMO_LIMIT = 10_000;

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { RUNNING_FROM_SOURCES, siblingModule } from '../os/package-files.js';
 import type { SearchResult } from '../safe-regex.js';
 import type { SearchJob, SearchJobResult } from './search.js';
 import type { JobMessage, ReplyMessage } from './worker.js';
@@ -99,9 +100,8 @@ interface Slot {
  * imports the worker.
  */
 function workerStart(): { entry: string | URL; options: WorkerOptions } {
-  const fromSources = import.meta.url.endsWith('.ts');
-  const worker = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url);
-  if (!fromSources) return { entry: worker, options: {} };
+  const worker = siblingModule(import.meta.url, 'worker');
+  if (!RUNNING_FROM_SOURCES) return { entry: worker, options: {} };
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker.href)}); });`;
   return { entry: boot, options: { eval: true } };

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PACKAGE_VERSION } from '../config.js';
 import type { Logger } from '../logger.js';
+import { packagePath } from '../os/package-files.js';
 
 /** A numbered SQL file, split into statements. Files are never edited after they land. */
 export interface Migration {
@@ -18,7 +18,7 @@ export interface MigrationTarget {
   apply(migration: Migration): Promise<void>;
 }
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+export const MIGRATIONS_DIR = packagePath('migrations/');
 
 /** Splits on `;` at the end of a line, dropping `--` comment lines. */
 export function splitStatements(sql: string): string[] {

@@ -48,9 +48,18 @@ process.once('exit', () => {
  * `waitForEngine` (default true): return once the workflow engine, prepared in the background by
  * `serve`, is ready or known unavailable, as well as the listeners (a process with the api or
  * worker role); false returns at the ready line, as a user sees the API answer.
+ * `entry`: `sources` (default) runs main.ts through tsx; `dist` runs the compiled dist/main.js
+ * with no TypeScript loader, as `npm start` and the container do (the caller makes sure dist/ is
+ * current: `node scripts/build-dist.mjs --if-stale`).
  */
-export async function spawnServiceProcess(dataDir: string, env: Record<string, string> = {}, startTimeoutMs = 90_000, opts: { waitForEngine?: boolean } = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'main.ts', 'serve'], {
+export async function spawnServiceProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  startTimeoutMs = 90_000,
+  opts: { waitForEngine?: boolean; entry?: 'sources' | 'dist' } = {},
+): Promise<ServiceProcess> {
+  const entry = opts.entry === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'main.ts'];
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...entry, 'serve'], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -1,19 +1,23 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/processes.js';
 
 /**
- * `import {...} from 'agent-eval/sdk'` in another project, from the packed package: `npm pack`
- * (its `prepare` script compiles the SDK into dist/), the tarball unpacked where `npm install
- * <tgz>` puts it, then plain Node (no tsx) runs a JavaScript file and tsc checks a TypeScript
- * one against the shipped declarations.
+ * The packed package as another project installs it: `npm pack` (its `prepare` script,
+ * scripts/build-dist.mjs --if-stale, compiles the service and the SDK into dist/), the tarball
+ * unpacked where `npm install <tgz>` puts it. The `agent-eval` command runs the compiled service;
+ * plain Node (no tsx) runs a JavaScript file importing `agent-eval/sdk`, and tsc checks a
+ * TypeScript one against the shipped declarations.
  *
  * The install step is done by hand: this machine has no registry access, and npm's offline
  * cache lacks the package's dependencies, so the unpacked package gets the repository's
- * node_modules as its own (what an install would have put there).
+ * node_modules as its own (what an install would have put there), but for tsx: nothing the
+ * installed package runs may need a TypeScript loader.
  */
 
 let dir: string;
@@ -31,7 +35,7 @@ function run(cmd: string, args: string[], cwd: string): string {
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-pack-'));
-  // `npm pack` runs `prepare` (npm run build:sdk) first, as `npm publish` would.
+  // `npm pack` runs `prepare` (scripts/build-dist.mjs --if-stale) first, as `npm publish` would.
   const out = run('npm', ['pack', '--json', '--pack-destination', dir], REPO_ROOT);
   const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
   files = packed.files.map((f) => f.path);
@@ -39,7 +43,13 @@ beforeAll(() => {
   const installed = path.join(consumer, 'node_modules', 'agent-eval');
   fs.mkdirSync(installed, { recursive: true });
   run('tar', ['-xzf', path.join(dir, packed.filename), '-C', installed, '--strip-components=1'], dir);
-  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(installed, 'node_modules'), 'dir');
+  // The repository's dependencies, one link each, without tsx (and its esbuild).
+  const modules = path.join(installed, 'node_modules');
+  fs.mkdirSync(modules);
+  for (const name of fs.readdirSync(path.join(REPO_ROOT, 'node_modules'))) {
+    if (name === 'tsx' || name === '.bin') continue;
+    fs.symlinkSync(path.join(REPO_ROOT, 'node_modules', name), path.join(modules, name), 'dir');
+  }
   fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true, dependencies: { 'agent-eval': 'file:../agent-eval.tgz' } }));
 }, 600_000);
 
@@ -48,16 +58,49 @@ afterAll(() => {
 });
 
 describe('the packed package', () => {
-  it('ships the compiled SDK and its declarations', () => {
-    // The regex pool's worker is loaded by URL, not imported: it ships all the same.
-    expect(files).toEqual(expect.arrayContaining(['dist/sdk/index.js', 'dist/sdk/index.d.ts', 'dist/sdk/client.js', 'dist/core/model/suite.js', 'dist/core/safe-regex/worker.js', 'bin/agent-eval.js']));
-    // Only what the SDK imports of the server is compiled: no stores, no workflows.
-    expect(files.filter((f) => f.startsWith('dist/') && /dist\/(api|workflows|collector|runtime|core\/store)\//.test(f))).toEqual([]);
+  it('ships the compiled service and SDK, the SDK with its declarations', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/.build-stamp',
+        'dist/main.js',
+        'dist/runtime/service.js',
+        'dist/api/app.js',
+        'dist/collector/index.js',
+        'dist/core/store/migrations.js',
+        // Loaded by path, not imported: the regex pool's worker and the workflow bundle's sources (workflows/worker.ts hashes all three).
+        'dist/core/safe-regex/worker.js',
+        'dist/workflows/workflows.js',
+        'dist/workflows/contract.js',
+        'dist/workflows/activity-types.js',
+        'dist/scripts/build-ui.js',
+        'dist/sdk/index.js',
+        'dist/sdk/index.d.ts',
+        'dist/sdk/client.js',
+        'dist/core/model/suite.js',
+        'bin/agent-eval.js',
+        'scripts/dist-state.mjs',
+        // Read at run time from the package root, not compiled.
+        'migrations/postgres/001_projects.sql',
+        'core/cost/prices.json',
+        'scripts/temporal.sh',
+      ]),
+    );
+    expect(files.some((f) => f.startsWith('proto/') && f.endsWith('.proto'))).toBe(true);
+    // Nothing of a build under way (scripts/build-dist.mjs's temporary tree and lock).
+    expect(files.filter((f) => f.startsWith('.dist-'))).toEqual([]);
   });
 
-  it('runs the agent-eval command from the installed package (what npx agent-eval runs)', () => {
-    const bin = path.join(consumer, 'node_modules', 'agent-eval', 'bin', 'agent-eval.js');
-    const help = run(process.execPath, [bin, '--help'], consumer);
+  it('runs the agent-eval command from the installed package (what npx agent-eval runs), compiled, without tsx', async () => {
+    const installed = path.join(consumer, 'node_modules', 'agent-eval');
+    // npm pack gives every file the same time: the stamp is as new as the sources, so dist/ is current.
+    const { distState } = (await import(pathToFileURL(path.join(installed, 'scripts', 'dist-state.mjs')).href)) as { distState: (root?: string) => { current: boolean; reason?: string } };
+    expect(distState(installed)).toEqual({ current: true });
+    // No TypeScript loader to be had: the command can only run dist/main.js.
+    expect(() => createRequire(path.join(installed, 'package.json')).resolve('tsx/esm/api')).toThrow();
+    const env = { PATH: process.env.PATH, HOME: consumer };
+    const bin = path.join(installed, 'bin', 'agent-eval.js');
+    const help = execFileSync(process.execPath, [bin, '--help'], { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
+    expect(execFileSync(process.execPath, [path.join(installed, 'dist', 'main.js'), '--help'], { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env })).toBe(help);
     for (const command of ['serve', 'migrate', 'run', 'runs', 'compare', 'suites', 'projects', 'keys', 'login']) expect(help).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
     // A client command fails as the SPEC says when there are no credentials (none in this empty HOME).
     let failure: { status?: number; stderr?: string } = {};

@@ -9,14 +9,16 @@ const read = (file: string) => fs.readFileSync(path.join(REPO_ROOT, file), 'utf8
 
 /** Every way of starting the service runs node with the same V8 flags (runtime/node-flags.ts). */
 describe('service node flags', () => {
-  it('npm start passes them to the service', () => {
-    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start;
-    expect(start).toContain(`node ${SERVICE_NODE_FLAGS.join(' ')} --import tsx main.ts serve`);
+  it('npm start passes them to the compiled service (no TypeScript loader), npm run dev to the sources', () => {
+    const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(scripts.start).toContain(`node ${SERVICE_NODE_FLAGS.join(' ')} dist/main.js serve`);
+    expect(scripts.start).not.toContain('tsx');
+    expect(scripts.dev).toContain(`node ${SERVICE_NODE_FLAGS.join(' ')} --import tsx main.ts serve`);
   });
 
-  it('the container entry point passes them', () => {
+  it('the container entry point passes them to the compiled service', () => {
     const entry = /^ENTRYPOINT (.*)$/m.exec(read('deploy/Dockerfile'))?.[1];
-    expect(JSON.parse(entry ?? 'null')).toEqual(['node', ...SERVICE_NODE_FLAGS, '--import', 'tsx', 'main.ts']);
+    expect(JSON.parse(entry ?? 'null')).toEqual(['node', ...SERVICE_NODE_FLAGS, 'dist/main.js']);
   });
 
   it('the agent-eval command passes them through its shebang, and runs', () => {

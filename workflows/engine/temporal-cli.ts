@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/logger.js';
 import { errorMessage } from '../../core/errors.js';
 import { cachedCliPath, downloadTemporalCli, releaseArchiveUrl, releasePlatform, TEMPORAL_CLI_SHA256, TEMPORAL_CLI_VERSION } from './temporal-release.js';
+import { packagePath } from '../../core/os/package-files.js';
 
-const SCRIPT = fileURLToPath(new URL('../../scripts/temporal.sh', import.meta.url));
+const SCRIPT = packagePath('scripts/temporal.sh');
 
 /** How often a long step (a download, a Go build) logs that it is still going. */
 const PROGRESS_EVERY_MS = 30_000;
