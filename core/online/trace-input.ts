@@ -1,6 +1,6 @@
 import type { Expected, ToolCall } from '../model/eval-case.js';
 import type { ScoreInput } from '../scoring/scorer.js';
-import type { ScoredSpan, TraceForScoring } from '../store/clickhouse/online-trace-reads.js';
+import type { ScoredSpan, TraceForScoring } from '../store/online-traces.js';
 
 /**
  * What a rule's scorers see of a stored production trace (docs/online-evals.md, "What scorers

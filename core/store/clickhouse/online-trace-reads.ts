@@ -1,5 +1,6 @@
 import type { OnlineRuleFilter } from '../../model/online-rule.js';
 import type { SpanStatus, SpanType } from '../../model/span.js';
+import { MAX_SPANS_FOR_SCORERS, SPAN_TEXT_CAP_FOR_SCORERS, type OnlineTraceReads, type TraceForScoring } from '../online-traces.js';
 import type { ClickHouseClient } from './client.js';
 import { toClickHouseTime } from './time.js';
 import { TRACE_FILTERS, TRACE_SUMMARIES } from './trace-stats-sql.js';
@@ -14,89 +15,14 @@ import { TRACE_FILTERS, TRACE_SUMMARIES } from './trace-stats-sql.js';
  * quiet time, so no worker's clock enters the comparison.
  */
 
-/** A position in a rule's scan: every trace at or before it was decided. `traceId` null: all traces last stored at `storedMs`. */
-export interface ScanPosition {
-  storedMs: number;
-  traceId: string | null;
-}
-
-/** A trace as a scan finds it: its end by its spans' clocks, and when the store last received a write of it. */
-export interface ScannedTrace {
-  trace_id: string;
-  end_ms: number;
-  stored_ms: number;
-}
-
-export interface ScanQuery {
-  after: ScanPosition;
-  /** Traces that ended before this are not the rule's (its `since`). */
-  sinceMs: number;
-  /** Only traces the store received no write of for this long: the rule's delay. */
-  quietMs: number;
-  limit: number;
-}
-
-export interface ScanBatch {
-  /** In scan order; at most `limit`. */
-  traces: ScannedTrace[];
-  /** The scan's upper bound: the store's clock minus the quiet time. Every trace last stored at or before it was considered. */
-  untilMs: number;
-  /** When the first matching trace after the batch was last stored, when the batch was full (a backlog remains). */
-  nextStoredMs: number | null;
-}
+// Until core/online/evaluator.ts (being edited by someone else) names the contract, core/store/online-traces.ts.
+export type { OnlineTraceReads, TraceForScoring };
 
 /**
  * Added to every rule's delay: a write is stamped when its insert starts and becomes visible when
  * it commits, so the scan stays this far behind the store's clock for the writes in flight.
  */
 export const INSERT_SETTLE_MS = 5000;
-
-/** A span as scorers see it (the ingest shape, `input` and `output` cut to {@link SPAN_TEXT_CAP_FOR_SCORERS}). */
-export interface ScoredSpan {
-  span_id: string;
-  parent_span_id: string | null;
-  name: string;
-  type: SpanType;
-  component_type: string | null;
-  status: SpanStatus;
-  status_message: string | null;
-  start_ms: number;
-  end_ms: number;
-  model: string | null;
-  input: string;
-  output: string;
-  input_tokens: number;
-  output_tokens: number;
-  attributes: Record<string, string>;
-}
-
-/** A stored trace as a rule's scorers read it. */
-export interface TraceForScoring {
-  trace_id: string;
-  name: string;
-  status: SpanStatus;
-  start_ms: number;
-  end_ms: number;
-  duration_ms: number;
-  total_input_tokens: number;
-  total_output_tokens: number;
-  span_count: number;
-  attributes: Record<string, string>;
-  /** In (start time, span id) order, at most {@link MAX_SPANS_FOR_SCORERS}. */
-  spans: ScoredSpan[];
-}
-
-export interface OnlineTraceReads {
-  /** The next `limit` traces of the project after `after`, quiet for `quietMs`, that ended at or after `sinceMs` and match `filter`. */
-  nextTraces(projectId: string, filter: OnlineRuleFilter, scan: ScanQuery): Promise<ScanBatch>;
-  /** The given traces with their spans; traces not found are absent. */
-  tracesForScoring(projectId: string, traceIds: string[]): Promise<Map<string, TraceForScoring>>;
-}
-
-/** Spans a scorer sees of one trace (the earliest ones); judges cut the trace again to fit a prompt. */
-export const MAX_SPANS_FOR_SCORERS = 1000;
-/** Characters of each span's input and output a scorer sees, as in the trace view. */
-export const SPAN_TEXT_CAP_FOR_SCORERS = 16_384;
 
 const QUERY_SETTINGS = { max_execution_time: 60 } as const;
 const TIME = "DateTime64(3, 'UTC')";

@@ -11,7 +11,7 @@ import type {
   OnlineRuleList,
   OnlineScoreRecord,
 } from '../../model/online-rule.js';
-import type { ScanPosition, ScannedTrace } from '../clickhouse/online-trace-reads.js';
+import type { ScanPosition, ScannedTrace } from '../online-traces.js';
 import { definitionParams, RULE_COLUMNS, RULE_FROM, toEvaluation, toRule, type EvaluationRow, type RuleRow } from './online-rule-rows.js';
 import { createOnlineWorkQueue } from './online-work-queue.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeTraceBody } from '../../../core/online/judge-trace.js';
 import { scoreInputFromTrace } from '../../../core/online/trace-input.js';
-import type { ScoredSpan, TraceForScoring } from '../../../core/store/clickhouse/online-trace-reads.js';
+import type { ScoredSpan, TraceForScoring } from '../../../core/store/online-traces.js';
 
 function span(id: string, extra: Partial<ScoredSpan> = {}): ScoredSpan {
   return {
