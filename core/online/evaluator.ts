@@ -1,12 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { isSampled } from './sampling.js';
 import { pgSafeText } from '../model/pg-json.js';
 import type { Score } from '../model/score.js';
 import type { ScorerRegistry } from '../scoring/scorer.js';
 import type { OnlineTraceReads, TraceForScoring } from '../store/clickhouse/online-trace-reads.js';
-import type { ClaimedEvaluation, ClaimedScan, OnlineEvalStore } from '../store/postgres/online-eval-store.js';
+import type { ClaimedEvaluation, OnlineEvalStore } from '../store/postgres/online-eval-store.js';
+import { semaphore } from '../os/semaphore.js';
+import { scanDueRules } from './rule-scan.js';
 import { scoreTrace, type ScoreTraceDeps, type TraceScoring } from './score-trace.js';
 
 /**
@@ -78,11 +79,6 @@ export const SCORE_TRACE_ATTEMPTS = 4;
 const RETRY_INITIAL_MS = 2000;
 const RETRY_MAX_MS = 60_000;
 
-/** Rules claimed for a scan at once, and scan rounds per pass (a rule with a backlog is due again at once). */
-const SCAN_CLAIM_BATCH = 20;
-const MAX_SCAN_ROUNDS = 20;
-/** A scan still running after this is overtaken: the rule may be claimed again and the late scan is discarded. */
-const SCAN_LEASE_MS = 120_000;
 /**
  * Evaluations are leased and their traces read in batches of about this many (one pair of
  * analytical-store queries per batch, whatever its size), and a worker holds at most two such
@@ -100,26 +96,6 @@ const REGISTRY_TTL_MS = 30_000;
 /** The wait before attempt `attempt + 1` (2 s, 4 s, 8 s... at most 1 min). */
 export function retryDelayMs(attempt: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_INITIAL_MS * 2 ** (attempt - 1));
-}
-
-/** At most `limit` holders at once; the others wait in order. */
-function semaphore(limit: number) {
-  let free = limit;
-  const waiting: Array<() => void> = [];
-  return {
-    async acquire(): Promise<void> {
-      if (free > 0) {
-        free--;
-        return;
-      }
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    },
-    release(): void {
-      const next = waiting.shift();
-      if (next) next();
-      else free++;
-    },
-  };
 }
 
 interface Scored {
@@ -159,44 +135,7 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
     return registry;
   }
 
-  // ---- scan
-
-  async function scanRule(claim: ClaimedScan): Promise<void> {
-    const wm = claim.watermark;
-    const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, { after: wm, sinceMs: claim.since_ms, quietMs: claim.delay_seconds * 1000, limit: deps.scanBatch });
-    const sampled = batch.traces.filter((t) => isSampled(claim.id, t.trace_id, claim.sample_rate));
-    const full = batch.nextStoredMs !== null;
-    const last = batch.traces.at(-1);
-    // A full batch stops at its last trace; otherwise everything stored up to the scan's bound was read.
-    const watermark = full && last ? { storedMs: last.stored_ms, traceId: last.trace_id } : batch.untilMs > wm.storedMs ? { storedMs: batch.untilMs, traceId: null } : wm;
-    const committed = await store.commitScan(claim, {
-      sampled,
-      skipped: batch.traces.length - sampled.length,
-      watermark,
-      backlogStoredMs: batch.nextStoredMs,
-      nextScanInMs: full ? 0 : deps.tickMs,
-    });
-    if (!committed) logger.debug({ rule_id: claim.id }, 'online rule scan discarded: the rule changed or was claimed again meanwhile');
-  }
-
-  /** Scans every due rule; the number of rules scanned. */
-  async function scan(): Promise<number> {
-    let scanned = 0;
-    for (let round = 0; round < MAX_SCAN_ROUNDS && !closing; round++) {
-      const claims = await store.claimScans(SCAN_CLAIM_BATCH, SCAN_LEASE_MS);
-      for (const claim of claims) {
-        try {
-          await scanRule(claim);
-          scanned++;
-        } catch (err) {
-          logger.warn({ err, rule_id: claim.id, project_id: claim.project_id }, 'online rule scan failed');
-          await store.recordScanError(claim, pgSafeText(errorMessage(err).slice(0, 1000)), Math.min(RETRY_MAX_MS, deps.tickMs * 5)).catch(() => undefined);
-        }
-      }
-      if (claims.length === 0) break;
-    }
-    return scanned;
-  }
+  const scan = () => scanDueRules(deps, () => closing);
 
   // ---- score
 
