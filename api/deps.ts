@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
-import type { MetadataStore } from '../core/store/postgres/metadata-store.js';
+import type { MetadataStore } from '../core/store/metadata.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
 import type { Collector } from '../collector/index.js';
 import type { RunEngine } from '../workflows/client.js';

@@ -15,7 +15,7 @@ export async function benchAuthOverhead(calls: number) {
   const svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
   const metadata = openServiceMetadata(svc.dataDir);
   const auth = createAuthenticator({ mode: 'required', keys: metadata.keys, cacheTtlMs: 60_000 });
-  const limiter = createRateLimiter(metadata.pool, { ingest: 1e12, query: 1e12, evalRuns: 1e12 }, createLogger('silent'));
+  const limiter = createRateLimiter(metadata.rateLimits, { ingest: 1e12, query: 1e12, evalRuns: 1e12 }, createLogger('silent'));
   try {
     const headers = { 'x-api-key': svc.apiKey!, 'x-project-id': svc.defaultProjectId };
     await auth.authenticate(headers);

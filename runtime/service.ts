@@ -15,11 +15,8 @@ import { createAuditLog, type AuditLog } from '../core/audit/audit-log.js';
 import { createProjectDeletion } from '../core/projects/project-deletion.js';
 import { createDataDeletion } from '../core/deletion/data-deletion.js';
 import { pruneMetadata } from '../core/retention/metadata-retention.js';
-import { createDataDeletionStore } from '../core/store/postgres/data-deletion-store.js';
-import { eraseTraces, tracesOfSubject } from '../core/store/clickhouse/trace-erasure.js';
-import { purgeProjectAnalytics } from '../core/store/clickhouse/project-purge.js';
 import type pg from 'pg';
-import type { Project } from '../core/store/postgres/metadata-store.js';
+import type { Project } from '../core/store/metadata.js';
 import type { KeyStore } from '../core/store/postgres/key-store.js';
 import { listen } from './http-server.js';
 import { requiredServices, startRoleHealth } from './health-server.js';
@@ -36,9 +33,7 @@ import { createDataDirCheck } from '../core/os/data-dir-check.js';
 import { defaultScorerRegistry } from '../core/scoring/index.js';
 import { createProviders } from '../core/providers/index.js';
 import { startAlertEvaluator } from '../core/alerts/evaluator.js';
-import { createAlertMetrics } from '../core/store/clickhouse/alert-metrics.js';
 import { startOnlineEvaluator } from '../core/online/evaluator.js';
-import { createOnlineTraceReads } from '../core/store/clickhouse/online-trace-reads.js';
 import { projectRegistry } from '../core/scoring/http-scorer.js';
 import { loadPriceTable } from '../core/cost/price-table.js';
 import { judgeCallPricer } from '../core/cost/judge-pricing.js';
@@ -157,7 +152,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       trustProxyHops: config.trustProxyHops,
     });
     cleanups.push(() => auth.close());
-    const limiter = createRateLimiter(stores.metadata.pool, config.rateLimits, logger);
+    const limiter = createRateLimiter(stores.metadata.rateLimits, config.rateLimits, logger);
     cleanups.push(() => limiter.close());
     // One cache of projects' statuses for the API and the receivers: an archive here is seen by both at once.
     const projectStates = createProjectStates(stores.metadata.projectAdmin, config.auth.cacheTtlMs, logger);
@@ -236,12 +231,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
     }
     if (config.roles.includes('worker')) {
       // Alert rules need no workflow engine: only the stores.
-      const alerts = startAlertEvaluator({ store: stores.metadata.alerts, metrics: createAlertMetrics(stores.clickhouse), logger, ...config.alerts, fetch: egress.fetch });
+      const alerts = startAlertEvaluator({ store: stores.metadata.alerts, metrics: stores.analytics.alerts, logger, ...config.alerts, fetch: egress.fetch });
       cleanups.push(() => alerts.stop());
       // Online evaluation rules need the stores and the write path (judges' traces), not the engine.
       const online = startOnlineEvaluator({
         store: stores.metadata.onlineEvals,
-        traces: createOnlineTraceReads(stores.clickhouse),
+        traces: stores.analytics.online,
         writeScores: (projectId, scores) => stores.analytics.writeScores(projectId, scores),
         writeTrace: async (projectId, body) => void (await collector.ingestTrace(projectId, body)),
         registryFor: (projectId) => projectRegistry(scorers, stores.metadata.scorers, projectId, { timeoutMs: config.customScorers.timeoutMs, fetch: egress.fetch }),
@@ -282,7 +277,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       // Deleted projects' data leaves both stores here; a deletion cut short (a crash, an outage) resumes.
       const projectDeletion = createProjectDeletion({
         projects: stores.metadata.projectAdmin,
-        purgeAnalytics: (id) => purgeProjectAnalytics(stores.clickhouse, id, { cluster: config.clickhouseCluster }),
+        purgeAnalytics: (id) => stores.analytics.erasure.purgeProject(id),
         audit,
         logger,
       });
@@ -290,9 +285,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
       void projectDeletion.resume();
       // Deletions of traces and of end users' or sessions' data (docs/api.md, "Deleting data"); one cut short resumes.
       const dataDeletion = createDataDeletion({
-        store: createDataDeletionStore(stores.metadata.pool),
-        tracesOf: (project, subject, value) => tracesOfSubject(stores.clickhouse, project, subject, value),
-        eraseTraces: (project, ids) => eraseTraces(stores.clickhouse, project, ids, { cluster: config.clickhouseCluster }),
+        store: stores.metadata.dataDeletions,
+        tracesOf: (project, subject, value) => stores.analytics.erasure.tracesOf(project, subject, value),
+        eraseTraces: (project, ids) => stores.analytics.erasure.eraseTraces(project, ids),
         audit,
         logger,
       });

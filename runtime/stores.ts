@@ -4,11 +4,12 @@ import type { AnalyticsStore } from '../core/store/analytics.js';
 import { createAnalyticsStore } from '../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouseClient } from '../core/store/clickhouse/client.js';
 import { startClickHouseGateway } from '../core/store/clickhouse/gateway.js';
-import type { WriteGate } from '../core/store/clickhouse/write-gate.js';
+import type { WriteGate } from '../core/store/write-gate.js';
 import { applyRetention, clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
 import { migrate } from '../core/store/migrations.js';
 import { startEmbeddedPostgres } from '../core/store/postgres/embedded-postgres.js';
-import { createMetadataStore, createPool, type MetadataStore } from '../core/store/postgres/metadata-store.js';
+import type { MetadataStore } from '../core/store/metadata.js';
+import { createMetadataStore, createPool } from '../core/store/postgres/metadata-store.js';
 import { postgresMigrationTarget } from '../core/store/postgres/migration-target.js';
 import type { OwnEndpoint } from '../core/egress/policy.js';
 import { urlEndpoint } from './egress.js';
@@ -65,7 +66,7 @@ export async function openStores(config: Config, logger: Logger, options: OpenSt
       logger.info({ url: gateway.url }, 'ClickHouse gateway listening (embedded chDB over the ClickHouse HTTP interface)');
     }
     return {
-      analytics: createAnalyticsStore(clickhouse, logger),
+      analytics: createAnalyticsStore(clickhouse, { logger, cluster: config.clickhouseCluster }),
       clickhouse: clickhouse.client,
       metadata: createMetadataStore(pool),
       clickhouseGatewayUrl,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import Router from '@koa/router';
 import { BackupBusyError, type BackupSource } from '../../core/backup/create-backup.js';
 import { AppError, ConflictError } from '../../core/errors.js';
-import { WritesInFlightError } from '../../core/store/clickhouse/write-gate.js';
+import { WritesInFlightError } from '../../core/store/write-gate.js';
 import type { ApiDeps } from '../deps.js';
 import { auditFrom } from '../audit-context.js';
 import { operation } from '../middleware/errors.js';

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Config } from '../../core/config.js';
 import type { Authenticator } from '../../core/auth/authenticator.js';
 import type { AnalyticsStore } from '../../core/store/analytics.js';
-import type { MetadataStore } from '../../core/store/postgres/metadata-store.js';
+import type { MetadataStore } from '../../core/store/metadata.js';
 import type { SinkStats } from '../../collector/index.js';
 import type { RunEngine } from '../../workflows/client.js';
 import type { EngineStatus } from '../../workflows/engine/engine-status.js';

@@ -1,5 +1,5 @@
 import type { AlertRuleDefinition } from '../model/alert.js';
-import type { AlertMetrics, TimeRange } from '../store/clickhouse/alert-metrics.js';
+import type { AlertMetrics, TimeRange } from '../store/alert-metrics.js';
 import type { AlertStore } from '../store/postgres/alert-store.js';
 import { ksStatistic, populationStabilityIndex } from './drift.js';
 

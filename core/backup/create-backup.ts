@@ -9,7 +9,7 @@ import { appliedClickHouseMigrations, dropSnapshot, exportSnapshot, snapshotClic
 import { CREDENTIALS_FILE, MANIFEST_FILE, type BackupManifest } from './manifest.js';
 import { snapshotPostgres } from './postgres-backup.js';
 import { packTarGz } from './tar.js';
-import type { WriteGate } from '../store/clickhouse/write-gate.js';
+import type { WriteGate } from '../store/write-gate.js';
 
 export interface BackupSourceDeps {
   /** The embedded chDB's client and its write gate (core/store/clickhouse/write-gate.ts). */

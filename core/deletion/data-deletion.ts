@@ -3,8 +3,8 @@ import { SYSTEM_ACTOR, type AuditLog } from '../audit/audit-log.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { DataDeletionKind, DataDeletionView } from '../model/data-deletion.js';
-import type { DataDeletionStore } from '../store/postgres/data-deletion-store.js';
-import type { Subject } from '../store/clickhouse/trace-erasure.js';
+import type { DataDeletionStore } from '../store/data-deletions.js';
+import type { Subject } from '../store/trace-erasure.js';
 
 /**
  * Deleting data a client asked for (docs/api.md, "Deleting data"): one trace

@@ -1,10 +1,9 @@
-import type pg from 'pg';
 import { BackpressureError } from '../errors.js';
 import type { RateLimits } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { RateBucket, RateLimitStore } from '../store/rate-limits.js';
 
-/** Endpoint groups with their own limit (SPEC Limits): trace ingestion, queries, eval runs. */
-export type RateBucket = keyof RateLimits;
+export type { RateBucket };
 
 export interface RateVerdict {
   limit: number;
@@ -28,8 +27,7 @@ export interface RateLimiter {
 export const WINDOW_MS = 60_000;
 const SYNC_EVERY_MS = 1000;
 const LIMITS_TTL_MS = 30_000;
-const BUCKET_COLUMN: Record<RateBucket, string> = { ingest: 'ingest', query: 'query', evalRuns: 'eval_runs' };
-const BUCKETS = Object.keys(BUCKET_COLUMN) as RateBucket[];
+const BUCKETS: readonly RateBucket[] = ['ingest', 'query', 'evalRuns'];
 
 interface Counter {
   windowStart: number;
@@ -49,15 +47,15 @@ const FIRST_READ_WAIT_MS = 250;
 /**
  * Fixed one-minute windows per project and endpoint group, shared by every process through
  * PostgreSQL without a database round trip per request: each process counts locally and, once a
- * second, adds its new requests (possibly none) to the rows of the windows it has seen and reads
- * the totals back (`rate_limit_windows`, one query). A request is refused when the total this
+ * second, adds its new requests (possibly none) to the windows it has seen and reads the totals
+ * back (one call of the store, core/store/rate-limits.ts). A request is refused when the total this
  * process knows plus its own unsynced requests reach the limit. A process's first request of a
  * window reads the window's total first, so a process joining mid-window starts from what the
  * others counted. One process is exact; with several, the overshoot is at most what the others
  * accepted within one sync interval.
  * docs/security.md states this.
  */
-export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: Logger): RateLimiter {
+export function createRateLimiter(store: RateLimitStore, defaults: RateLimits, logger: Logger): RateLimiter {
   const counters = new Map<string, Counter>();
   const limits = new Map<string, { value: RateLimits; until: number; loading?: Promise<RateLimits> }>();
   let syncing: Promise<void> | undefined;
@@ -75,32 +73,26 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
     const due = [...counters.entries()];
     if (!due.length) return;
     const batch = due.map(([key, c]) => ({ key, c, add: c.pending, windowStart: c.windowStart }));
+    const keyOf = (projectId: string, bucket: string) => `${projectId}\u0000${bucket}`;
     for (const b of batch) {
       b.c.syncing += b.add;
       b.c.pending = 0;
     }
     syncing = (async () => {
       try {
-        const { rows } = await pool.query<{ project_id: string; bucket: string; window_start: Date; count: number }>(
-          // A deleted project's counts are dropped: its deletion removes its rows, and no flush may bring one back.
-          `INSERT INTO rate_limit_windows (project_id, bucket, window_start, count)
-           SELECT u.* FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[]) AS u (project_id, bucket, window_start, count)
-           WHERE NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = u.project_id AND p.deleted_at IS NOT NULL)
-           ON CONFLICT (project_id, bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count
-           RETURNING project_id, bucket, window_start, count`,
-          [
-            batch.map((b) => b.key.split('\u0000')[0]),
-            batch.map((b) => b.key.split('\u0000')[1]),
-            batch.map((b) => new Date(b.windowStart)),
-            batch.map((b) => b.add),
-          ],
+        // A deleted project's counts are dropped by the store: no flush brings one back.
+        const totals = await store.addCounts(
+          batch.map((b) => {
+            const [projectId, bucket] = b.key.split('\u0000');
+            return { projectId, bucket: bucket as RateBucket, windowStart: new Date(b.windowStart), count: b.add };
+          }),
         );
-        for (const row of rows) {
-          const c = counters.get(`${row.project_id}\u0000${row.bucket}`);
-          if (c && c.windowStart === row.window_start.getTime()) c.known = Math.max(c.known, row.count);
+        for (const total of totals) {
+          const c = counters.get(keyOf(total.projectId, total.bucket));
+          if (c && c.windowStart === total.windowStart.getTime()) c.known = Math.max(c.known, total.count);
         }
         for (const b of batch) b.c.syncing -= b.add;
-        if (++syncs % 60 === 0) await pool.query(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '10 minutes'`);
+        if (++syncs % 60 === 0) await store.pruneWindows();
       } catch (err) {
         // The store is down: keep the counts for the next sync and go on counting locally.
         for (const b of batch) {
@@ -121,11 +113,11 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
    * what the others counted instead of from zero. A store that is down or slow leaves it to the
    * next sync.
    */
-  function loadKnown(projectId: string, bucket: string, c: Counter): Promise<void> {
-    const read = pool
-      .query<{ count: number }>('SELECT count FROM rate_limit_windows WHERE project_id = $1 AND bucket = $2 AND window_start = $3', [projectId, bucket, new Date(c.windowStart)])
-      .then(({ rows }) => {
-        if (rows.length) c.known = Math.max(c.known, rows[0].count);
+  function loadKnown(projectId: string, bucket: RateBucket, c: Counter): Promise<void> {
+    const read = store
+      .windowTotal(projectId, bucket, new Date(c.windowStart))
+      .then((total) => {
+        c.known = Math.max(c.known, total);
       })
       .catch((err: unknown) => logger.warn({ err }, 'rate limit window not read; counting locally'));
     let timer: NodeJS.Timeout | undefined;
@@ -140,9 +132,8 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
   }
 
   async function loadLimits(projectId: string): Promise<RateLimits> {
-    const { rows } = await pool.query<{ bucket: string; per_minute: number }>('SELECT bucket, per_minute FROM project_rate_limits WHERE project_id = $1', [projectId]);
-    const own = Object.fromEntries(rows.map((r) => [r.bucket, r.per_minute]));
-    return Object.fromEntries(BUCKETS.map((b) => [b, own[BUCKET_COLUMN[b]] ?? defaults[b]])) as unknown as RateLimits;
+    const own = await store.projectLimits(projectId);
+    return Object.fromEntries(BUCKETS.map((b) => [b, own[b] ?? defaults[b]])) as unknown as RateLimits;
   }
 
   async function limitsOf(projectId: string): Promise<RateLimits> {
@@ -170,11 +161,11 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
       const limit = (await limitsOf(projectId))[bucket];
       const now = Date.now();
       const windowStart = now - (now % WINDOW_MS);
-      const key = `${projectId}\u0000${BUCKET_COLUMN[bucket]}`;
+      const key = `${projectId}\u0000${bucket}`;
       let c = counters.get(key);
       if (!c || c.windowStart !== windowStart) {
         c = { windowStart, known: 0, pending: 0, syncing: 0 };
-        c.loading = loadKnown(projectId, BUCKET_COLUMN[bucket], c);
+        c.loading = loadKnown(projectId, bucket, c);
         counters.set(key, c);
       }
       if (c.loading) await c.loading;
@@ -191,14 +182,7 @@ export function createRateLimiter(pool: pg.Pool, defaults: RateLimits, logger: L
       for (const bucket of BUCKETS) {
         const value = changes[bucket];
         if (value === undefined) continue;
-        if (value === null) await pool.query('DELETE FROM project_rate_limits WHERE project_id = $1 AND bucket = $2', [projectId, BUCKET_COLUMN[bucket]]);
-        else {
-          await pool.query(
-            `INSERT INTO project_rate_limits (project_id, bucket, per_minute) VALUES ($1, $2, $3)
-             ON CONFLICT (project_id, bucket) DO UPDATE SET per_minute = EXCLUDED.per_minute`,
-            [projectId, BUCKET_COLUMN[bucket], value],
-          );
-        }
+        await store.setProjectLimit(projectId, bucket, value);
       }
       limits.delete(projectId);
       return limitsOf(projectId);

@@ -3,20 +3,32 @@ import type { CreateScore, Score } from '../model/score.js';
 import type { PromptTraceList, PromptTraceQuery } from '../model/prompt.js';
 import type { SpanPageQuery } from '../model/span-page.js';
 import type { SpanView, TraceDetail, TraceList, TraceListQuery } from '../model/trace.js';
-import type { AnalyticsReads } from './clickhouse/analytics-reads.js';
-import type { CostReads } from './clickhouse/cost-reads.js';
-import type { CalibrationReads } from './clickhouse/calibration-reads.js';
+import type { AnalyticsReads, CalibrationReads, CostReads } from './analytics-reads.js';
+import type { AlertMetrics } from './alert-metrics.js';
+import type { OnlineTraceReads } from './online-traces.js';
+import type { TraceErasure } from './trace-erasure.js';
 
-/** The store-side writer every sink ends in: an idempotent insert of encoded span and trace-header rows. */
-export interface BatchWriter {
-  /**
-   * Resolves once the rows are on disk and their traces' summaries updated. Rejects with a
-   * DataRejectedError (400: the data itself is refused) or a ServiceUnavailableError (503: retry).
-   */
-  writeRows(batch: RowBatch): Promise<void>;
-}
-
-/** The analytical store (ClickHouse): traces, spans, scores. Every read filters by project. */
+/**
+ * The contract of the analytical store (traces, spans, scores; ClickHouse, embedded chDB or a
+ * server: store/clickhouse/analytics-store.ts implements it). Everything outside core/store/
+ * reaches ClickHouse's data only through this interface: the API, the workflow activities, the
+ * alert and online evaluators, deletions. Same promises embedded and distributed.
+ *
+ * Promises:
+ * - Isolation: every read and write names a project, and only that project's rows are read,
+ *   counted or changed.
+ * - Durability: a write resolves only once its rows are on disk (fsync) on the store; a rejected
+ *   write may be retried as it is.
+ * - Idempotency: spans are keyed (project, trace, span) and the newest row of a key is read; trace
+ *   summaries are merged, order-free states; scores are keyed by id. So any write may be repeated,
+ *   in any order, by any number of writers, and its effect is once.
+ * - Visibility: on one server (embedded chDB, a single ClickHouse), a read started after a write
+ *   resolved sees it; with replicas (CLICKHOUSE_CLUSTER), once the write reached the replica read.
+ * - Failures are classified where the store is called (core/errors.ts): DataRejectedError when
+ *   the store refuses the data itself, anything else is transient (503, retry).
+ * - What a caller gets is its own: objects returned are fresh copies, free to keep or change;
+ *   nothing is cached inside the store.
+ */
 export interface AnalyticsStore extends BatchWriter {
   /** The trace's summary and one page of its spans; the first page of DEFAULT_SPANS_PAGE when `page` is absent. */
   getTrace(projectId: string, traceId: string, page?: SpanPageQuery): Promise<TraceDetail | null>;
@@ -37,6 +49,29 @@ export interface AnalyticsStore extends BatchWriter {
   costs: CostReads;
   /** Agreement of judges with people (GET /api/judges/calibration, docs/judges.md). */
   calibration: CalibrationReads;
+  /** Alert rules' metrics over traces and scores (docs/alerts.md). */
+  alerts: AlertMetrics;
+  /** Online evaluation's scans and the traces its scorers read (docs/online-evals.md). */
+  online: OnlineTraceReads;
+  /** Deleting traces, a subject's traces and a project's data for good (docs/api.md, "Deleting data"). */
+  erasure: TraceErasure;
+  /** True when the store answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * The store-side writer every sink ends in: an idempotent insert of encoded span and trace-header
+ * rows (encoded once by the collector with the store's RowCodec, core/store/row-codec.ts).
+ *
+ * Promises: a batch is stored whole or not at all (its spans and the summaries of exactly those
+ * spans, never one without the other); it resolves only once durable; writing the same batch
+ * again changes nothing a read sees. The writer keeps no reference to the batch after it settles.
+ */
+export interface BatchWriter {
+  /**
+   * Resolves once the rows are on disk and their traces' summaries updated. Rejects with a
+   * DataRejectedError (400: the data itself is refused) or a ServiceUnavailableError (503: retry).
+   */
+  writeRows(batch: RowBatch): Promise<void>;
 }

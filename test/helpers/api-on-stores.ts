@@ -1,6 +1,4 @@
 import { createDataDeletion } from '../../core/deletion/data-deletion.js';
-import { createDataDeletionStore } from '../../core/store/postgres/data-deletion-store.js';
-import { eraseTraces, tracesOfSubject } from '../../core/store/clickhouse/trace-erasure.js';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { createApp } from '../../api/app.js';
 import { createBatcher } from '../../collector/batcher.js';
@@ -35,7 +33,7 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
     : undefined;
   // Without credentials (AUTH_MODE=none): these tests look at store outages, not at keys.
   const auth = createAuthenticator({ mode: 'none', keys: metadata.keys, cacheTtlMs: 0 });
-  const limiter = createRateLimiter(metadata.pool, { ingest: 1e9, query: 1e9, evalRuns: 1e9 }, logger);
+  const limiter = createRateLimiter(metadata.rateLimits, { ingest: 1e9, query: 1e9, evalRuns: 1e9 }, logger);
   // Nothing here calls out: the default policy of a server not bound to loopback.
   const egress = createEgress(createEgressPolicy({ allow: [] }));
   const audit = createAuditLog(metadata.audit, logger);
@@ -43,9 +41,9 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
   // No project is deleted here: the deletion is never started.
   const projectDeletion = { start: () => undefined };
   const dataDeletion = createDataDeletion({
-    store: createDataDeletionStore(metadata.pool),
-    tracesOf: (project, subject, value) => tracesOfSubject(clickhouse, project, subject, value),
-    eraseTraces: (project, ids) => eraseTraces(clickhouse, project, ids),
+    store: metadata.dataDeletions,
+    tracesOf: (project, subject, value) => analytics.erasure.tracesOf(project, subject, value),
+    eraseTraces: (project, ids) => analytics.erasure.eraseTraces(project, ids),
     audit,
     logger,
     resumeEveryMs: 0,

@@ -100,8 +100,8 @@ describe('rate limits', () => {
     const b = openServiceMetadata(svc.dataDir);
     const logger = createLogger('silent');
     const limits = { ingest: 10, query: 10, evalRuns: 10 };
-    const first = createRateLimiter(a.pool, limits, logger);
-    const second = createRateLimiter(b.pool, limits, logger);
+    const first = createRateLimiter(a.rateLimits, limits, logger);
+    const second = createRateLimiter(b.rateLimits, limits, logger);
     try {
       for (let i = 0; i < 6; i++) await first.take('rl-shared', 'query');
       await second.take('rl-shared', 'query');
@@ -129,7 +129,7 @@ describe('rate limits', () => {
     await freshWindow(15_000);
     const a = openServiceMetadata(svc.dataDir);
     const blocker = openServiceMetadata(svc.dataDir);
-    const limiter = createRateLimiter(a.pool, { ingest: 10, query: 5, evalRuns: 10 }, createLogger('silent'));
+    const limiter = createRateLimiter(a.rateLimits, { ingest: 10, query: 5, evalRuns: 10 }, createLogger('silent'));
     const lock = await blocker.pool.connect();
     try {
       const remaining = [];
@@ -156,8 +156,8 @@ describe('rate limits', () => {
     const b = openServiceMetadata(svc.dataDir);
     const logger = createLogger('silent');
     const limits = { ingest: 10, query: 10, evalRuns: 10 };
-    const first = createRateLimiter(a.pool, limits, logger);
-    const joining = createRateLimiter(b.pool, limits, logger);
+    const first = createRateLimiter(a.rateLimits, limits, logger);
+    const joining = createRateLimiter(b.rateLimits, limits, logger);
     try {
       for (let i = 0; i < 7; i++) await first.take('rl-join', 'query');
       await sleep(2500); // the first process has synced its seven

@@ -1,4 +1,5 @@
-import type { AlertFilter, DriftSource, TraceMetric } from '../../model/alert.js';
+import type { AlertFilter, TraceMetric } from '../../model/alert.js';
+import type { AlertMetrics, DriftSamples, TimeRange } from '../alert-metrics.js';
 import type { ClickHouseClient } from './client.js';
 import { toClickHouseTime } from './time.js';
 import { TRACE_COST, TRACE_FILTERS } from './trace-stats-sql.js';
@@ -8,36 +9,6 @@ import { TRACE_COST, TRACE_FILTERS } from './trace-stats-sql.js';
  * project's traces or scores in a time range. Values are always bound; the only text spliced in
  * comes from the fixed fragments below.
  */
-
-/** A half-open time range [from, to). */
-export interface TimeRange {
-  from: Date;
-  to: Date;
-}
-
-/** A metric's value over a range and how many traces or scores it was computed from. */
-export interface WindowValue {
-  /** Null when there were no samples. */
-  value: number | null;
-  samples: number;
-}
-
-export interface DriftSamples {
-  baseline: number[];
-  current: number[];
-}
-
-export interface AlertMetrics {
-  /** A trace metric over the traces that started in `range`. */
-  traceMetric(projectId: string, metric: TraceMetric, range: TimeRange, filter: AlertFilter): Promise<WindowValue>;
-  /** The mean of the scores named `scoreName` created in `range`. */
-  scoreMean(projectId: string, scoreName: string, range: TimeRange): Promise<WindowValue>;
-  /**
-   * Values of a score (by `filter.score_name`) or trace latencies in the baseline range and in the
-   * current one, each a uniform sample of at most {@link MAX_DRIFT_SAMPLES} (seeded, so repeatable).
-   */
-  driftSamples(projectId: string, source: DriftSource, filter: AlertFilter, baseline: TimeRange, current: TimeRange): Promise<DriftSamples>;
-}
 
 /** Largest sample per side a drift test reads: KS and PSI are stable far below this. */
 export const MAX_DRIFT_SAMPLES = 20_000;

@@ -6,15 +6,8 @@ import {
   NO_COMPONENT,
   type AnalyticsWindow,
   type AnalyticsWindowQuery,
-  type ComponentHealth,
-  type ComponentHealthQuery,
   type ComponentHealthRow,
-  type CorrelationQuery,
   type MetricSeries,
-  type MetricSeriesQuery,
-  type ScoreCorrelation,
-  type ScoreTrends,
-  type ScoreTrendsQuery,
 } from '../../model/analytics.js';
 import type { ComponentType } from '../../model/span.js';
 import type { ClickHouseClient } from './client.js';
@@ -29,14 +22,7 @@ import {
   type ScoreFilter,
   type SpanFilter,
 } from './analytics-sql.js';
-
-/** The dashboard's aggregate reads (docs/api.md, "Analytics"). Every read filters by project. */
-export interface AnalyticsReads {
-  scoreTrends(projectId: string, q: ScoreTrendsQuery): Promise<ScoreTrends>;
-  componentHealth(projectId: string, q: ComponentHealthQuery): Promise<ComponentHealth>;
-  metricSeries(projectId: string, q: MetricSeriesQuery): Promise<MetricSeries>;
-  correlation(projectId: string, q: CorrelationQuery): Promise<ScoreCorrelation>;
-}
+import type { AnalyticsReads } from '../analytics-reads.js';
 
 /** A read gives up after this long (503: the store is overloaded), instead of holding a connection. */
 const QUERY_SETTINGS = { max_execution_time: 30 } as const;

@@ -9,6 +9,9 @@ import { createTraceReads } from './trace-reads.js';
 import { createAnalyticsReads } from './analytics-reads.js';
 import { createCostReads } from './cost-reads.js';
 import { createCalibrationReads } from './calibration-reads.js';
+import { createAlertMetrics } from './alert-metrics.js';
+import { createOnlineTraceReads } from './online-trace-reads.js';
+import { createTraceErasure } from './trace-erasure.js';
 import { listPromptTraces } from './prompt-links.js';
 import { scoreView, spanView, type ScoreRow, type SpanRow } from './rows.js';
 import { toClickHouseTime } from './time.js';
@@ -16,7 +19,14 @@ import { GET_SPAN } from './trace-sql.js';
 import { readSpanPage } from './span-page.js';
 
 /** ClickHouse implementation of the analytical store; every read goes through `rows()`. */
-export function createAnalyticsStore(ch: ClickHouse, logger?: Logger): AnalyticsStore {
+export interface AnalyticsStoreOptions {
+  logger?: Logger;
+  /** CLICKHOUSE_CLUSTER: deletions run ON CLUSTER and wait for every replica. */
+  cluster?: string;
+}
+
+export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOptions = {}): AnalyticsStore {
+  const { logger, cluster } = options;
   const client = ch.client;
   async function rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
     const rs = await client.query({ query, query_params: params, format: 'JSONEachRow' });
@@ -99,6 +109,9 @@ export function createAnalyticsStore(ch: ClickHouse, logger?: Logger): Analytics
     aggregates: createAnalyticsReads(client),
     costs: createCostReads(client),
     calibration: createCalibrationReads(client),
+    alerts: createAlertMetrics(client),
+    online: createOnlineTraceReads(client),
+    erasure: createTraceErasure(client, { cluster }),
 
     async listScores(projectId, traceId) {
       const list = await rows<ScoreRow>(

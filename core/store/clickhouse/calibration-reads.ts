@@ -1,22 +1,9 @@
 import { agreementLevel, agreementSummary, cohensKappa, observedAgreement } from '../../evals/agreement.js';
-import {
-  MAX_CALIBRATIONS,
-  RATING_BANDS,
-  type CalibrationList,
-  type CalibrationListQuery,
-  type JudgeCalibration,
-  type JudgeCalibrationAnswer,
-  type JudgeCalibrationQuery,
-} from '../../model/calibration.js';
+import { MAX_CALIBRATIONS, RATING_BANDS, type JudgeCalibration } from '../../model/calibration.js';
 import type { ClickHouseClient } from './client.js';
+import type { CalibrationReads } from '../analytics-reads.js';
 import { calibrationSql } from './calibration-sql.js';
 import { toClickHouseTime } from './time.js';
-
-/** Judges' agreement with people, computed where the scores live (GET /api/judges/*calibration). */
-export interface CalibrationReads {
-  judge(projectId: string, judge: string, q: JudgeCalibrationQuery): Promise<JudgeCalibrationAnswer>;
-  list(projectId: string, q: CalibrationListQuery): Promise<CalibrationList>;
-}
 
 const QUERY_SETTINGS = { max_execution_time: 30 } as const;
 

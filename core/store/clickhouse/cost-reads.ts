@@ -1,20 +1,9 @@
 import type { RecomputeResult, TraceCost } from '../../model/cost.js';
-import type { PriceTable } from '../../cost/price-table.js';
 import { CACHED_INPUT_TOKEN_ATTRIBUTES } from '../../cost/span-cost.js';
 import type { ClickHouseClient } from './client.js';
 import { toClickHouseTime } from './time.js';
+import type { CostReads } from '../analytics-reads.js';
 import { REPRICE_REPORT, REPRICE_SPANS, REPRICE_TRACE_STATS, TRACE_COSTS, WINDOW_MODELS } from './cost-sql.js';
-
-/** Costs over stored spans (docs/costs.md): the cost of given traces (a run's), and repricing a window. */
-export interface CostReads {
-  /** Per trace of `traceIds` (those with generation spans): total, judges' part, unpriced calls. */
-  traceCosts(projectId: string, traceIds: string[]): Promise<Map<string, TraceCost>>;
-  /**
-   * Reprices the project's generation spans that started in [from, to) with `prices`: new row
-   * versions of the spans whose cost changes, and new cost states of their traces.
-   */
-  recompute(projectId: string, from: Date, to: Date, prices: PriceTable): Promise<RecomputeResult>;
-}
 
 /** Trace ids per query: a bound array travels in the request (the URL over HTTP). */
 const IDS_PER_QUERY = 2000;

@@ -1,6 +1,8 @@
 import type { ClickHouseClient } from './client.js';
 import { DATABASE } from './client.js';
 import { deleteRows, tablesWithColumns } from './row-mutations.js';
+import { purgeProjectAnalytics } from './project-purge.js';
+import type { Subject, TraceErasure } from '../trace-erasure.js';
 
 /**
  * Removing traces from the analytical store (docs/api.md, "Deleting data"): one trace, or every
@@ -8,12 +10,10 @@ import { deleteRows, tablesWithColumns } from './row-mutations.js';
  */
 
 /** The span and resource attributes that name a trace's end user or session (OpenTelemetry, then the names other SDKs use). */
-export const SUBJECT_ATTRIBUTES = {
+export const SUBJECT_ATTRIBUTES: Readonly<Record<Subject, readonly string[]>> = {
   user: ['user.id', 'enduser.id', 'langfuse.user.id'],
   session: ['session.id', 'gen_ai.conversation.id', 'langfuse.session.id'],
-} as const;
-
-export type Subject = keyof typeof SUBJECT_ATTRIBUTES;
+};
 
 /** Ids per mutation: a long list is sent as a parameter, and a mutation per chunk keeps each bounded. */
 const IDS_PER_MUTATION = 1000;
@@ -45,4 +45,13 @@ export async function eraseTraces(client: ClickHouseClient, projectId: string, t
     }
   }
   return deleted;
+}
+
+/** The analytical store's erasure (core/store/trace-erasure.ts) over this client. */
+export function createTraceErasure(client: ClickHouseClient, options: { cluster?: string } = {}): TraceErasure {
+  return {
+    tracesOf: (projectId, subject, value) => tracesOfSubject(client, projectId, subject, value),
+    eraseTraces: (projectId, traceIds) => eraseTraces(client, projectId, traceIds, options),
+    purgeProject: (projectId) => purgeProjectAnalytics(client, projectId, options),
+  };
 }

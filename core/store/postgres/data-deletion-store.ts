@@ -1,28 +1,7 @@
 import type pg from 'pg';
 import type { DataDeletionKind, DataDeletionView } from '../../model/data-deletion.js';
 import { inTransaction } from './transaction.js';
-
-/**
- * The deletions of data clients asked for (migrations/postgres/016), and the PostgreSQL half of
- * carrying one out: the rows that are about the deleted traces (feedback, review queue items,
- * online evaluations, judge calls), the links of evaluation results to them, and for an end user
- * the feedback they gave. The ClickHouse half is core/store/clickhouse/trace-erasure.ts.
- */
-export interface DataDeletionStore {
-  create(d: { id: string; projectId: string; kind: DataDeletionKind; target: string; requestedBy: { id: string; name: string | null } }): Promise<DataDeletionView>;
-  get(projectId: string, id: string): Promise<DataDeletionView | null>;
-  /** Takes a deletion to carry out, for `leaseMs`: false when it is done or another process holds it. */
-  claim(id: string, leaseMs: number): Promise<boolean>;
-  /** Deletions not finished and not held by a live lease (any process's), oldest first. */
-  open(): Promise<string[]>;
-  /** Loads a deletion for the runner (no project check: it holds the claim). */
-  load(id: string): Promise<DataDeletionView | null>;
-  /** Deletes and unlinks the rows about these traces, and for `userId` the feedback that user gave, in one transaction; the rows per table. */
-  deleteMetadata(projectId: string, traceIds: readonly string[], userId: string | null): Promise<Record<string, number>>;
-  complete(id: string, tracesDeleted: number, rowsDeleted: Record<string, Record<string, number>>): Promise<void>;
-  /** A try that failed: the deletion waits `retryInMs`, then any process takes it up again. */
-  retryLater(id: string, error: string, retryInMs: number): Promise<void>;
-}
+import type { DataDeletionStore } from '../data-deletions.js';
 
 interface Row {
   id: string;

@@ -3,7 +3,7 @@ import { createAlertEvaluator } from '../../../core/alerts/evaluator.js';
 import { retryDelayMs, MAX_BACKOFF_MS } from '../../../core/alerts/webhook.js';
 import { createLogger } from '../../../core/logger.js';
 import { parseAlertRule, type AlertNotification, type AlertState } from '../../../core/model/alert.js';
-import type { AlertMetrics } from '../../../core/store/clickhouse/alert-metrics.js';
+import type { AlertMetrics } from '../../../core/store/alert-metrics.js';
 import type { AlertStore, ClaimedRule, NewAlertEvent, PendingDelivery } from '../../../core/store/postgres/alert-store.js';
 
 /** The evaluator's side of the store, in memory: due rules once, events with their delivery state. */
