@@ -2,8 +2,7 @@ import type { RawSpan } from '../core/model/raw-span.js';
 import type { RowBatch, SpanRecord, TraceHeader } from '../core/model/span.js';
 import { isAcceptedTime, MAX_ID_LENGTH, MAX_TIME_MS, reportedTokensProblem, retentionProblem } from '../core/model/limits.js';
 import { hasControlCharacter, NO_CONTROL_CHARACTERS } from '../core/model/ids.js';
-import { encodeSpanRow } from '../core/store/clickhouse/rows.js';
-import { createTraceStatsRows } from '../core/store/clickhouse/trace-stats-rows.js';
+import { spanRowCodec as codec } from '../core/store/clickhouse/row-codec.js';
 import { toError, ValidationError } from '../core/errors.js';
 import type { PriceTable } from '../core/cost/price-table.js';
 import { priceSpan } from '../core/cost/span-cost.js';
@@ -107,7 +106,7 @@ interface Encoded {
  * also keeps its spans and headers, to build the summaries of each half should it be cut in two.
  */
 function openWrite() {
-  return { spans: [] as string[], stats: createTraceStatsRows(), bytes: 0, records: [] as SpanRecord[], headers: [] as TraceHeader[] };
+  return { spans: [] as string[], stats: codec.summaries(), bytes: 0, records: [] as SpanRecord[], headers: [] as TraceHeader[] };
 }
 
 type OpenWrite = ReturnType<typeof openWrite>;
@@ -184,9 +183,9 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
       if (!reason) {
         const span = normalizeSpan(raw, projectId);
         if (prices) priceSpan(span, prices, pricedAt);
-        let line: string | undefined = encodeSpanRow(span);
+        let line: string | undefined = codec.encodeSpan(span);
         const over = rowBytesOver(line, limits.maxSpanBytes);
-        if (over !== null) line = truncateSpan(span, limits.maxSpanBytes, encodeSpanRow)?.line;
+        if (over !== null) line = truncateSpan(span, limits.maxSpanBytes, codec.encodeSpan)?.line;
         if (line !== undefined) {
           if (writeSpanBytes !== Infinity) {
             const size = Buffer.byteLength(line) + 1;

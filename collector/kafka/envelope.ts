@@ -8,9 +8,7 @@ import {
   type SpanRecord,
   type TraceHeader,
 } from '../../core/model/span.js';
-import { encodeSpanColumns } from '../../core/store/clickhouse/rows.js';
-import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { csvSpanRowsToTsv } from './legacy-rows.js';
+import { spanRowCodec as codec } from '../../core/store/clickhouse/row-codec.js';
 
 /**
  * The Kafka message format of the write path (format 4): a message is one write of the collector
@@ -26,7 +24,7 @@ import { csvSpanRowsToTsv } from './legacy-rows.js';
  *
  * Older formats are still read, so messages produced before an upgrade are not lost:
  * - format 3 (rows of one table per message; span rows as CSV lines) is converted to TabSeparated
- *   (legacy-rows.ts): CSV values with a blank line could not be inserted in-process;
+ *   (core/store/clickhouse/legacy-span-rows.ts): CSV values with a blank line could not be inserted in-process;
  * - format 2 (span rows as JSONEachRow lines) is re-encoded row by row;
  * - format 1 (a JSON envelope `{v: 1, spans, traces}` of model objects, one message per trace)
  *   is validated and encoded.
@@ -202,7 +200,7 @@ export function decodeMessage(message: KafkaMessage): DecodedMessage {
   }
   if (format !== undefined) throw new EnvelopeError(`unsupported message format: ${JSON.stringify(format)}`);
   const v1 = decodeEnvelopeV1(value);
-  const batch = encodeRowBatch(v1.spans, v1.traces);
+  const batch = codec.encodeBatch(v1.spans, v1.traces);
   return { batch, rows: batch.spans.length + batch.stats.length };
 }
 
@@ -225,7 +223,7 @@ function rowCount(message: KafkaMessage, value: Buffer): number {
 /** Format-3 span rows (CSV lines of SPAN_COLUMNS) as the TabSeparated rows of today. */
 function spanRowsOfCsv(chunk: string): string[] {
   try {
-    return csvSpanRowsToTsv(chunk);
+    return codec.spanRowsOfCsv(chunk);
   } catch (err) {
     throw new EnvelopeError(`undecodable format ${CSV_ROWS_FORMAT} span rows: ${(err as Error).message}`);
   }
@@ -243,7 +241,7 @@ function spanRowsOfJson(chunk: string): string[] {
       throw new EnvelopeError(`undecodable format ${JSON_ROWS_FORMAT} span row: ${(err as Error).message}`);
     }
     if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new EnvelopeError(`format ${JSON_ROWS_FORMAT} span row is not an object`);
-    rows.push(encodeSpanColumns(row));
+    rows.push(codec.spanRowOfColumns(row));
   }
   return rows;
 }

@@ -1,5 +1,5 @@
-import { SPAN_COLUMNS } from '../../core/store/clickhouse/rows.js';
-import { tsvText } from '../../core/store/clickhouse/tsv.js';
+import { SPAN_COLUMNS } from './rows.js';
+import { tsvText } from './tsv.js';
 
 /**
  * Span rows of Kafka message format 3 (CSV lines of SPAN_COLUMNS, written by the collector before
