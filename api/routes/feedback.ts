@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { classifyStoreError, NotFoundError, ValidationError, writeFailure } from '../../core/errors.js';
+import { NotFoundError, ValidationError } from '../../core/errors.js';
 import { isUuid } from '../../core/model/agent.js';
 import {
   AnswerComparisonSchema,
@@ -10,44 +10,13 @@ import {
   parseFeedback,
 } from '../../core/model/feedback.js';
 import { feedbackScores } from '../../core/feedback/annotation-scores.js';
+import { traceIO, writeAnnotationScores } from '../../core/feedback/trace-io.js';
 import { pgSafeText } from '../../core/model/pg-json.js';
-import type { Score } from '../../core/model/score.js';
-import type { AnalyticsStore } from '../../core/store/analytics.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { actorFor, personOf } from '../actor.js';
-
-/** Spans read to find a trace's root span: it starts first, so it is on the first page. */
-const ROOT_SEARCH_SPANS = 100;
-
-/**
- * A trace's input and output: those of its root span (the first span without a parent, else
- * its first span), read whole. Null when the project has no such trace.
- */
-export async function traceIO(analytics: Pick<AnalyticsStore, 'getTrace' | 'getSpan'>, projectId: string, traceId: string): Promise<{ input: string; output: string } | null> {
-  try {
-    const trace = await analytics.getTrace(projectId, traceId, { limit: ROOT_SEARCH_SPANS });
-    if (!trace) return null;
-    const root = trace.spans.find((s) => s.parent_span_id === null) ?? trace.spans[0];
-    if (!root) return { input: '', output: '' };
-    if (!root.input_truncated && !root.output_truncated) return { input: root.input, output: root.output };
-    const whole = await analytics.getSpan(projectId, root.span_id);
-    return { input: whole?.input ?? root.input, output: whole?.output ?? root.output };
-  } catch (err) {
-    throw classifyStoreError('analytics', 'fetch trace', err);
-  }
-}
-
-/** Writes annotation scores; a store that refuses the data is a 400, one that is down a 503 (retry: ids are stable). */
-export async function writeAnnotationScores(analytics: Pick<AnalyticsStore, 'writeScores'>, projectId: string, scores: Score[]): Promise<void> {
-  try {
-    await analytics.writeScores(projectId, scores);
-  } catch (err) {
-    throw writeFailure('analytics', err);
-  }
-}
 
 function feedbackNotFound(): NotFoundError {
   return new NotFoundError('Feedback not found', 'FEEDBACK_NOT_FOUND');

@@ -1,11 +1,12 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { classifyStoreError, ConflictError, NotFoundError } from '../../core/errors.js';
+import { ConflictError, NotFoundError } from '../../core/errors.js';
 import { bodyProblems, type Feedback } from '../../core/model/feedback.js';
 import { contentHash } from '../../core/ids/derived-ids.js';
 import { feedbackScores, itemScores } from '../../core/feedback/annotation-scores.js';
-import { decodeKeysetCursor } from '../../core/model/keyset-cursor.js';
-import { pgSafeJson, pgSafeText } from '../../core/model/pg-json.js';
+import { tracesMatching } from '../../core/feedback/queue-filter.js';
+import { reviewedCase } from '../../core/feedback/reviewed-case.js';
+import { traceIO, writeAnnotationScores } from '../../core/feedback/trace-io.js';
 import {
   AddItemsSchema,
   checkScores,
@@ -15,19 +16,15 @@ import {
   parseCreateQueue,
   SkipSchema,
   ToSuiteSchema,
-  type QueueFilter,
   type QueueItem,
   type ReviewQueue,
 } from '../../core/model/queue.js';
 import type { EvalCase } from '../../core/model/eval-case.js';
 import { parseSuiteDefinition } from '../../core/model/suite.js';
-import type { TraceSummary } from '../../core/model/trace.js';
-import type { AnalyticsStore } from '../../core/store/analytics.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
-import { traceIO, writeAnnotationScores } from './feedback.js';
 import { pageQuery } from './page-query.js';
 import { scorersFor } from '../project-scorers.js';
 import { actorFor } from '../actor.js';
@@ -35,11 +32,6 @@ import type { Actor } from '../../core/principal.js';
 
 /** Largest page of GET /api/queues. */
 export const MAX_QUEUE_PAGE = 1000;
-/** Most traces a filter reads (pages of GET /api/traces) looking for matches. */
-export const MAX_FILTER_SCAN = 20_000;
-/** Score lookups a `score_below` filter runs at once. */
-const SCORE_LOOKUPS = 8;
-
 const ListQuerySchema = pageQuery(MAX_QUEUE_PAGE);
 
 function queueNotFound(): NotFoundError {
@@ -50,86 +42,9 @@ function itemNotFound(): NotFoundError {
   return new NotFoundError('Queue item not found', 'QUEUE_ITEM_NOT_FOUND');
 }
 
-function attributesMatch(trace: TraceSummary, wanted: Record<string, string> | undefined): boolean {
-  if (!wanted) return true;
-  return Object.entries(wanted).every(([k, v]) => Object.hasOwn(trace.attributes, k) && trace.attributes[k] === v);
-}
-
-/** Whether the trace's latest score named `name` is below `value` (a trace without one is not). */
-async function scoreBelow(analytics: Pick<AnalyticsStore, 'listScores'>, projectId: string, traceId: string, name: string, value: number): Promise<boolean> {
-  const scores = await analytics.listScores(projectId, traceId);
-  const latest = scores.find((s) => s.name === name);
-  return latest !== undefined && latest.value < value;
-}
-
-/**
- * The traces a filter selects, newest first, at most `max`: GET /api/traces' own filters (name,
- * status, time) run in the store; attributes and `score_below` are checked here on each page.
- * `truncated` when more traces may match than were taken.
- */
-async function materialize(analytics: AnalyticsStore, projectId: string, filter: QueueFilter, max: number): Promise<{ traceIds: string[]; truncated: boolean }> {
-  const postFilter = filter.attributes !== undefined || filter.score_below !== undefined;
-  const ids: string[] = [];
-  let cursor: { startMs: number; traceId: string } | undefined;
-  let scanned = 0;
-  try {
-    while (scanned < MAX_FILTER_SCAN) {
-      const page = await analytics.listTraces(projectId, {
-        limit: postFilter ? 1000 : Math.min(1000, max - ids.length),
-        offset: 0,
-        status: filter.status,
-        name: filter.trace_name,
-        startTime: filter.since === undefined ? undefined : new Date(filter.since),
-        endTime: filter.until === undefined ? undefined : new Date(filter.until),
-        cursor,
-      });
-      scanned += page.traces.length;
-      let matches = page.traces.filter((t) => attributesMatch(t, filter.attributes));
-      const below = filter.score_below;
-      if (below) {
-        const kept: typeof matches = [];
-        for (let i = 0; i < matches.length; i += SCORE_LOOKUPS) {
-          const chunk = matches.slice(i, i + SCORE_LOOKUPS);
-          const flags = await Promise.all(chunk.map((t) => scoreBelow(analytics, projectId, t.trace_id, below.name, below.value)));
-          kept.push(...chunk.filter((_, j) => flags[j]));
-        }
-        matches = kept;
-      }
-      ids.push(...matches.map((t) => t.trace_id));
-      if (ids.length >= max) return { traceIds: ids.slice(0, max), truncated: ids.length > max || page.next_cursor !== null };
-      const next = page.next_cursor === null ? undefined : decodeKeysetCursor(page.next_cursor);
-      if (!next) return { traceIds: ids, truncated: false };
-      cursor = { startMs: next.startMs, traceId: next.id };
-    }
-  } catch (err) {
-    throw classifyStoreError('analytics', 'fetch traces', err);
-  }
-  return { traceIds: ids, truncated: true };
-}
-
 /** Who reviews: the signed-in person, else the `reviewer` the client names, else the caller's principal id. */
 function reviewerOf(ctx: Context, named: string | undefined): Actor {
   return actorFor(ctx, named, 'reviewer');
-}
-
-/** A trace's input as a case input: JSON text becomes its value, other text stays text. */
-function caseInput(text: string): unknown {
-  const safe = pgSafeText(text);
-  const trimmed = safe.trim();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      return JSON.parse(pgSafeJson(JSON.parse(trimmed)));
-    } catch {
-      return safe;
-    }
-  }
-  return safe;
-}
-
-/** `base`, or `base (2)`, `base (3)`... whichever no case of the suite has. */
-function freeCaseName(base: string, taken: Set<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) if (!taken.has(`${base} (${n})`)) return `${base} (${n})`;
 }
 
 /** /api/queues: review queues of traces (docs/feedback.md). */
@@ -147,7 +62,7 @@ export function queuesRouter(deps: ApiDeps): Router {
 
   router.post('/', operation('create queue', 'metadata'), write, async (ctx) => {
     const def = parseCreateQueue(ctx.request.body);
-    const picked = def.filter ? await materialize(deps.analytics, ctx.state.projectId, def.filter, def.max_items) : { traceIds: def.trace_ids ?? [], truncated: false };
+    const picked = def.filter ? await tracesMatching(deps.analytics, ctx.state.projectId, def.filter, def.max_items) : { traceIds: def.trace_ids ?? [], truncated: false };
     const queue = await queues.create(ctx.state.projectId, def, picked.traceIds);
     ctx.body = { ...queue, truncated: picked.truncated };
     ctx.status = 201;
@@ -165,7 +80,7 @@ export function queuesRouter(deps: ApiDeps): Router {
     bodyProblems(ctx.request.body);
     const body = validate(AddItemsSchema, ctx.request.body ?? {});
     await queueOf(ctx, ctx.params.id);
-    const picked = body.filter ? await materialize(deps.analytics, ctx.state.projectId, body.filter, body.max_items) : { traceIds: body.trace_ids ?? [], truncated: false };
+    const picked = body.filter ? await tracesMatching(deps.analytics, ctx.state.projectId, body.filter, body.max_items) : { traceIds: body.trace_ids ?? [], truncated: false };
     const result = await queues.addItems(ctx.state.projectId, ctx.params.id, picked.traceIds);
     if (!result) throw queueNotFound();
     ctx.body = { ...result, truncated: picked.truncated };
@@ -251,14 +166,7 @@ export function queuesRouter(deps: ApiDeps): Router {
       const latest = await deps.metadata.suites.get(projectId, found.id);
       if (!latest) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
       const def = latest.definition;
-      const taken = new Set(def.cases.map((c) => c.name));
-      if (body.case_name !== undefined && taken.has(body.case_name)) {
-        throw new ConflictError(`Suite '${def.name}' already has a case named '${body.case_name}'`, 'CASE_NAME_TAKEN');
-      }
-      const caseName = body.case_name ?? freeCaseName(`${queue.name}: ${item.trace_id}`.slice(0, 500), taken);
-      const scorers = body.scorers ?? (def.defaultScorers.length ? undefined : [{ name: 'exactMatch', config: {} }]);
-      const newCase: Record<string, unknown> = { name: caseName, input: caseInput(io.input), expected: { output: item.correction!.corrected } };
-      if (scorers) newCase.scorers = scorers;
+      const newCase = reviewedCase(def, { queueName: queue.name, traceId: item.trace_id, traceInput: io.input, corrected: item.correction!.corrected, caseName: body.case_name, scorers: body.scorers });
       const next = parseSuiteDefinition({ ...def, cases: [...def.cases, newCase] }, await scorersFor(deps, projectId));
       const summary = await deps.metadata.suites.update(projectId, found.id, next);
       if (!summary) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
