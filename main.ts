@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { ConfigError, loadConfig, PACKAGE_VERSION } from './core/config.js';
+import { loadConfig, PACKAGE_VERSION } from './core/config.js';
+import { ConfigError } from './core/errors.js';
 import { createLogger } from './core/logger.js';
 import { registerCliCommands } from './cli/index.js';
 import { endQuietlyOnClosedOutput, unknownCommand } from './cli/process-guards.js';

@@ -2,6 +2,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultAllowList, parseAllowList } from './egress/policy.js';
+import { ConfigError } from './errors.js';
+import { oidcConfig, type OidcConfig } from './auth/oidc-settings.js';
+import { DEFAULT_JUDGE_MODELS, LLM_PROVIDERS, llmSettings, type LlmSettings } from './providers/settings.js';
 
 /**
  * The one typed view of the environment (STYLE 7): parsed once at start, every problem listed,
@@ -22,18 +25,6 @@ const optionalText = z
   .optional();
 
 const ROLES = ['api', 'collector', 'worker', 'ingester'] as const;
-
-/** The LLM providers judges can use (docs/judges.md). */
-export const LLM_PROVIDERS = ['anthropic', 'openai', 'vertex-gemini', 'vertex-anthropic'] as const;
-export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
-
-/** Each provider's judge model unless JUDGE_MODEL_* or a scorer's `model` says otherwise. */
-export const DEFAULT_JUDGE_MODELS: Record<LlmProviderName, string> = {
-  anthropic: 'claude-sonnet-4-6',
-  openai: 'gpt-5.4-mini',
-  'vertex-gemini': 'gemini-3.8-flash',
-  'vertex-anthropic': 'claude-sonnet-4-6',
-};
 
 /** Default MAX_SPAN_BYTES: 4 MiB, so a long answer (a 600 KB RAG summary, kept in its attributes too) is stored whole. */
 export const DEFAULT_MAX_SPAN_BYTES = 4 * 1024 * 1024;
@@ -187,6 +178,9 @@ const EnvSchema = z.object({
     }),
 });
 
+/** The environment as EnvSchema reads it: what each section's own settings are built from. */
+export type ConfigEnv = z.output<typeof EnvSchema>;
+
 export interface Config {
   port: number;
   host: string;
@@ -258,40 +252,11 @@ export interface Config {
   version: string;
 }
 
-/** The LLM providers configured from their own environment variables, and how judges use them. */
-export interface LlmSettings {
-  anthropic?: { apiKey: string; baseUrl?: string; model: string };
-  openai?: { apiKey: string; baseUrl?: string; model: string; structuredOutput: 'json_schema' | 'tool' };
-  'vertex-gemini'?: { project: string; location: string; baseUrl?: string; model: string; accessToken?: string };
-  'vertex-anthropic'?: { project: string; region: string; baseUrl?: string; model: string; accessToken?: string };
-  /** JUDGE_PROVIDER, else the first configured of LLM_PROVIDERS; undefined when none is. */
-  defaultProvider?: LlmProviderName;
-  /** Answers a judge may give before an unusable one scores 0 (the first included). */
-  maxAnswerAttempts: number;
-  maxOutputTokens: number;
-}
-
-/** OIDC_*: the provider, and who among its users gets what here. */
-export interface OidcConfig {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  redirectUrl: string;
-  name: string;
-  scopes: string;
-  /** Verified emails of server admins, lower-case. */
-  adminEmails: readonly string[];
-  /** The role a user gets in the default project at their first sign-in; null: none (a project admin grants one). */
-  defaultRole: 'viewer' | 'member' | 'admin' | null;
-}
-
 export interface RateLimits {
   ingest: number;
   query: number;
   evalRuns: number;
 }
-
-export class ConfigError extends Error {}
 
 /** Parses the environment; throws a ConfigError listing every problem. */
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
@@ -375,45 +340,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return Object.freeze(config);
 }
 
-/** The path of the OIDC callback route (api/routes/auth.ts), which OIDC_REDIRECT_URL must name. */
-export const OIDC_CALLBACK_PATH = '/api/auth/oidc/callback';
-
-/** Plain http to this machine (`localhost`, 127.0.0.0/8, [::1]): a provider or a dashboard on loopback. */
-export function isLoopbackHttpUrl(url: URL): boolean {
-  return url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname));
-}
-
-/**
- * OIDC_*: all four of issuer, client id, client secret and redirect URL, or none. Plain http only
- * to this machine (a provider or a dashboard on loopback); the redirect URL is this service's
- * callback route.
- */
-function oidcConfig(e: z.output<typeof EnvSchema>): OidcConfig | undefined {
-  const required = { OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET, OIDC_REDIRECT_URL: e.OIDC_REDIRECT_URL };
-  const missing = Object.entries(required).filter(([, v]) => v === undefined).map(([k]) => k);
-  if (missing.length === 4) return undefined;
-  const problems = missing.map((k) => `  ${k}: required when any OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET or OIDC_REDIRECT_URL is set`);
-  if (e.OIDC_ISSUER && !e.OIDC_ISSUER.startsWith('https:') && !isLoopbackHttpUrl(new URL(e.OIDC_ISSUER))) problems.push('  OIDC_ISSUER: must be https (plain http only for a provider on loopback)');
-  if (e.OIDC_REDIRECT_URL) {
-    const redirect = new URL(e.OIDC_REDIRECT_URL);
-    if (redirect.pathname !== OIDC_CALLBACK_PATH) problems.push(`  OIDC_REDIRECT_URL: must be this service's ${OIDC_CALLBACK_PATH} (e.g. https://evals.example.com${OIDC_CALLBACK_PATH})`);
-    if (redirect.protocol !== 'https:' && !isLoopbackHttpUrl(redirect)) problems.push('  OIDC_REDIRECT_URL: must be https (plain http only on loopback)');
-  }
-  if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
-  return {
-    issuer: e.OIDC_ISSUER!,
-    clientId: e.OIDC_CLIENT_ID!,
-    clientSecret: e.OIDC_CLIENT_SECRET!,
-    redirectUrl: e.OIDC_REDIRECT_URL!,
-    name: e.OIDC_NAME,
-    scopes: e.OIDC_SCOPES,
-    adminEmails: e.OIDC_ADMIN_EMAILS,
-    defaultRole: e.OIDC_DEFAULT_ROLE === 'none' ? null : e.OIDC_DEFAULT_ROLE,
-  };
-}
-
 /** CLICKHOUSE_GATEWAY_*: only where this process runs chDB, and never without a password (it serves any SQL). */
-function clickhouseGateway(e: z.output<typeof EnvSchema>): Config['clickhouseGateway'] {
+function clickhouseGateway(e: ConfigEnv): Config['clickhouseGateway'] {
   if (e.CLICKHOUSE_GATEWAY_PORT === undefined) return undefined;
   const problems: string[] = [];
   if (e.CLICKHOUSE_URL) problems.push('  CLICKHOUSE_GATEWAY_PORT: cannot be used with CLICKHOUSE_URL (the gateway shares this process\'s embedded chDB; there is none with a ClickHouse server)');
@@ -421,43 +349,6 @@ function clickhouseGateway(e: z.output<typeof EnvSchema>): Config['clickhouseGat
   if (problems.length > 0 || !e.CLICKHOUSE_GATEWAY_PASSWORD) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   return { port: e.CLICKHOUSE_GATEWAY_PORT, host: e.CLICKHOUSE_GATEWAY_HOST, password: e.CLICKHOUSE_GATEWAY_PASSWORD };
 }
-
-/**
- * The providers whose credentials are set: Anthropic and OpenAI by API key, the two Vertex ones
- * by cloud project (credentials then come from application default credentials, or from
- * AGENT_EVAL_VERTEX_ACCESS_TOKEN). JUDGE_PROVIDER must name one of them.
- */
-function llmSettings(e: z.output<typeof EnvSchema>): LlmSettings {
-  const location = e.GOOGLE_CLOUD_LOCATION ?? 'global';
-  const claudeProject = e.ANTHROPIC_VERTEX_PROJECT_ID ?? e.GOOGLE_CLOUD_PROJECT;
-  const settings: LlmSettings = {
-    anthropic: e.ANTHROPIC_API_KEY ? { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL, model: e.JUDGE_MODEL_ANTHROPIC } : undefined,
-    openai: e.OPENAI_API_KEY
-      ? { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, model: e.JUDGE_MODEL_OPENAI, structuredOutput: e.JUDGE_OPENAI_STRUCTURED_OUTPUT }
-      : undefined,
-    'vertex-gemini': e.GOOGLE_CLOUD_PROJECT
-      ? { project: e.GOOGLE_CLOUD_PROJECT, location, baseUrl: e.GOOGLE_VERTEX_BASE_URL, model: e.JUDGE_MODEL_VERTEX_GEMINI, accessToken: e.AGENT_EVAL_VERTEX_ACCESS_TOKEN }
-      : undefined,
-    'vertex-anthropic': claudeProject
-      ? { project: claudeProject, region: e.CLOUD_ML_REGION ?? location, baseUrl: e.ANTHROPIC_VERTEX_BASE_URL, model: e.JUDGE_MODEL_VERTEX_ANTHROPIC, accessToken: e.AGENT_EVAL_VERTEX_ACCESS_TOKEN }
-      : undefined,
-    maxAnswerAttempts: e.JUDGE_MAX_ANSWER_ATTEMPTS,
-    maxOutputTokens: e.JUDGE_MAX_OUTPUT_TOKENS,
-  };
-  if (e.JUDGE_PROVIDER && !settings[e.JUDGE_PROVIDER]) {
-    throw new ConfigError(`Invalid configuration:\n  JUDGE_PROVIDER: '${e.JUDGE_PROVIDER}' is not configured (${PROVIDER_CREDENTIALS[e.JUDGE_PROVIDER]} is not set)`);
-  }
-  settings.defaultProvider = e.JUDGE_PROVIDER ?? LLM_PROVIDERS.find((name) => settings[name] !== undefined);
-  return settings;
-}
-
-/** The variable that configures each provider, for messages. */
-export const PROVIDER_CREDENTIALS: Record<LlmProviderName, string> = {
-  anthropic: 'ANTHROPIC_API_KEY',
-  openai: 'OPENAI_API_KEY',
-  'vertex-gemini': 'GOOGLE_CLOUD_PROJECT',
-  'vertex-anthropic': 'GOOGLE_CLOUD_PROJECT (or ANTHROPIC_VERTEX_PROJECT_ID)',
-};
 
 /** Kept equal to package.json's version by test/unit/config.test.ts. */
 export const PACKAGE_VERSION = '0.1.0';

@@ -247,3 +247,6 @@ export function classifyStoreError(store: StoreKind, operation: string, err: unk
   if (isPgValueRefused(err)) return new UnstorableValueError(err);
   return new OperationFailedError(operation, err);
 }
+
+/** A setting of the environment is missing, malformed or inconsistent: the process does not start (main.ts prints it). */
+export class ConfigError extends Error {}

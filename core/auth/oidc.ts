@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import { isLoopbackHttpUrl, type OidcConfig } from '../config.js';
+import { isLoopbackHttpUrl, type OidcConfig } from './oidc-settings.js';
 
 /**
  * Sign-in with any OpenID Connect provider (docs/security.md, "Signing in"): the authorization

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../errors.js';
 import { modelNameCandidates } from './model-name.js';
 import { packagePath } from '../os/package-files.js';
 

@@ -1,4 +1,4 @@
-import type { LlmProviderName } from '../config.js';
+import type { LlmProviderName } from '../providers/settings.js';
 import type { ScoreDetail } from '../model/eval-case.js';
 import type { LlmProvider, LlmUsage, StructuredRequest } from '../providers/types.js';
 import { retryNote } from './prompt.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LLM_PROVIDERS, PROVIDER_CREDENTIALS, type LlmProviderName } from '../config.js';
+import { LLM_PROVIDERS, PROVIDER_CREDENTIALS, type LlmProviderName } from '../providers/settings.js';
 import type { ScoreDetail } from '../model/eval-case.js';
 import type { LlmProvider, ProviderSet } from '../providers/types.js';
 import type { Scorer, ScoreInput } from '../scoring/scorer.js';

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
-import type { LlmSettings } from '../config.js';
+import type { LlmSettings } from './settings.js';
 import { providerError } from './errors.js';
 import { fixedTokenAuthClient } from './vertex-auth.js';
 import type { LlmProvider, LlmProviderName, StructuredRequest, StructuredResponse } from './types.js';

@@ -1,5 +1,5 @@
 import { GoogleGenAI, Type, type GenerateContentResponse, type Schema } from '@google/genai';
-import type { LlmSettings } from '../config.js';
+import type { LlmSettings } from './settings.js';
 import { providerError } from './errors.js';
 import { fixedTokenAuthClient } from './vertex-auth.js';
 import type { JsonSchema, LlmProvider, StructuredRequest, StructuredResponse } from './types.js';

@@ -1,5 +1,5 @@
-import type { LlmProviderName, LlmSettings } from '../config.js';
-import { LLM_PROVIDERS } from '../config.js';
+import type { LlmProviderName, LlmSettings } from './settings.js';
+import { LLM_PROVIDERS } from './settings.js';
 import { anthropicProvider, vertexAnthropicProvider } from './anthropic.js';
 import { vertexGeminiProvider } from './gemini.js';
 import { openaiProvider } from './openai.js';

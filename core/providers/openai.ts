@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { LlmSettings } from '../config.js';
+import type { LlmSettings } from './settings.js';
 import { providerError } from './errors.js';
 import type { LlmProvider, StructuredRequest, StructuredResponse } from './types.js';
 

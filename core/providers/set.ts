@@ -1,4 +1,4 @@
-import type { LlmProviderName } from '../config.js';
+import type { LlmProviderName } from './settings.js';
 import type { LlmProvider, ProviderSet } from './types.js';
 
 /** A set over given providers (the configured ones, or a test's). No SDK is loaded here. */

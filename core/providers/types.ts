@@ -1,4 +1,4 @@
-import type { LlmProviderName } from '../config.js';
+import type { LlmProviderName } from './settings.js';
 
 export type { LlmProviderName };
 

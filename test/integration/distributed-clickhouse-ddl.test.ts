@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../core/config.js';
+import { ConfigError } from '../../core/errors.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
 import { SHARDING_KEY, clusterMigrationStatements, clusterStatements, emptyClusterSchema } from '../../core/store/clickhouse/cluster-ddl.js';
 import { applyRetention, clickhouseMigrationTarget, migrationStatements } from '../../core/store/clickhouse/migration-target.js';

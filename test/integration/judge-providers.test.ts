@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type LlmProviderName } from '../../core/config.js';
+import { loadConfig } from '../../core/config.js';
+import { type LlmProviderName } from '../../core/providers/settings.js';
 import { createJudgeScorers, type JudgeScorer } from '../../core/judges/scorers.js';
 import { VERDICT_SCHEMA } from '../../core/judges/verdict.js';
 import { createProviders, ProviderError } from '../../core/providers/index.js';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, PACKAGE_VERSION } from '../../core/config.js';
+import { loadConfig, PACKAGE_VERSION } from '../../core/config.js';
+import { ConfigError } from '../../core/errors.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {

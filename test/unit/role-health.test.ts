@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../core/config.js';
+import { ConfigError } from '../../core/errors.js';
 import { healthRouter, healthStatus, type HealthDeps } from '../../api/routes/health.js';
 import { requiredServices } from '../../runtime/health-server.js';
 import { listen, type RunningServer } from '../../runtime/http-server.js';

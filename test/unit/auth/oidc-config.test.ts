@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../core/config.js';
+import { loadConfig } from '../../../core/config.js';
+import { ConfigError } from '../../../core/errors.js';
 
 /** OIDC_* and SESSION_* (docs/configuration.md, docs/security.md "Signing in"). */
 const OIDC = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../../../core/config.js';
+import { ConfigError } from '../../../core/errors.js';
 import { modelNameCandidates } from '../../../core/cost/model-name.js';
 import { buildPriceTable, loadPriceTable, parsePriceFile, type PriceFile } from '../../../core/cost/price-table.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../core/config.js';
+import { loadConfig } from '../../../core/config.js';
+import { ConfigError } from '../../../core/errors.js';
 import { createEgressPolicy, parseAllowList, type EgressPolicyOptions } from '../../../core/egress/policy.js';
 import { configuredOwnEndpoints } from '../../../runtime/egress.js';
 

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../core/config.js';
+import { loadConfig } from '../../../core/config.js';
+import { ConfigError } from '../../../core/errors.js';
 import { runJudge, type JudgeGeneration } from '../../../core/judges/judge.js';
 import { promptText, renderTemplate, usesVariables } from '../../../core/judges/prompt.js';
 import { BAND_LABELS, RUBRICS } from '../../../core/judges/rubrics.js';
