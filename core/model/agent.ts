@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { asId } from './ids.js';
 import { pgText } from './pg-json.js';
 import { HttpUrlSchema } from './http-url.js';
+import { isUuid } from './id-rules.js';
 
 /**
  * An agent: an HTTP endpoint the eval worker calls with each case's input.
@@ -15,12 +16,7 @@ import { HttpUrlSchema } from './http-url.js';
 export const MAX_AGENT_HEADERS = 50;
 export const MAX_HEADER_VALUE = 8192;
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Whether `text` has the form of a UUID (an agent or suite id). */
-export function isUuid(text: string): boolean {
-  return UUID_PATTERN.test(text);
-}
+export { isUuid };
 
 /** RFC 9110 `token`: the characters a header name may hold. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -2,12 +2,9 @@ import { z } from 'zod';
 import { idString } from './ids.js';
 import type { RunCost, TraceCost } from './cost.js';
 import { AGGREGATIONS, EvalCaseSchema, ScorerRefListSchema, type Aggregation, type ScoreDetail, type ScorerRef, type TokenUsage, type ToolCall } from './eval-case.js';
+import type { RunStatus } from './run-status.js';
 
-/** SPEC States: every status a run can have (docs/evals.md draws the transitions). */
-export const RUN_STATUSES = ['pending', 'running', 'paused', 'completed', 'cancelled', 'failed'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-/** A run in one of these never changes again. */
-export const FINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'cancelled', 'failed']);
+export { RUN_STATUSES, FINAL_RUN_STATUSES, isFinalRunStatus, type RunStatus } from './run-status.js';
 
 export const CASE_STATUSES = ['passed', 'failed', 'cancelled'] as const;
 export type CaseStatus = (typeof CASE_STATUSES)[number];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idProblem } from './id-rules.js';
 
 /**
  * The one rule for ids (docs/api.md, "Refused at the door"): trace, span and parent span ids,
@@ -15,23 +16,7 @@ import { z } from 'zod';
  * ingest to every span's ids (collector/ingest.ts).
  */
 
-/** C0 controls, DEL and C1 controls. */
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-
-export const NO_CONTROL_CHARACTERS = 'must not contain control characters (U+0000-U+001F, U+007F-U+009F)';
-export const NOT_WELL_FORMED = 'must be well-formed Unicode (no unpaired surrogates)';
-
-/** Whether `text` holds a control character. */
-export function hasControlCharacter(text: string): boolean {
-  return CONTROL_CHARACTERS.test(text);
-}
-
-/** Why `id` cannot be an id (the end of a sentence that starts with its name), or null when it can. */
-export function idProblem(id: string): string | null {
-  if (CONTROL_CHARACTERS.test(id)) return NO_CONTROL_CHARACTERS;
-  if (!id.isWellFormed()) return NOT_WELL_FORMED;
-  return null;
-}
+export { CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS, NOT_WELL_FORMED, hasControlCharacter, idProblem } from './id-rules.js';
 
 /**
  * Adds the id rule to a string schema (after its own trims and bounds). It covers what PostgreSQL

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CURSOR_ALPHABET } from './id-rules.js';
 
 /**
  * The opaque cursors of keyset paging (GET /api/traces `cursor`, GET /api/traces/{id}
@@ -20,7 +21,7 @@ export function encodeKeysetCursor(p: KeysetPosition): string {
 
 /** The position a cursor stands for, or undefined when it is not one `encodeKeysetCursor` made. */
 export function decodeKeysetCursor(cursor: string): KeysetPosition | undefined {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  if (!CURSOR_ALPHABET.test(cursor)) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
