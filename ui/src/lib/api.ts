@@ -1,4 +1,5 @@
 import { writable, get } from 'svelte/store';
+import { AgentEvalApi, type Requester, type RequestOptions } from '../../../sdk/browser.js';
 import type { AuthState, Project, ProjectRole, SessionView } from './types.js';
 
 /**
@@ -99,37 +100,79 @@ export function authHeaders(s: Session | null, method = 'GET'): Record<string, s
   return h;
 }
 
-/** GET (or another method) on the API as the signed-in session; throws ApiError with words to show. */
-export async function api<T>(
-  path: string,
-  init: { signal?: AbortSignal; method?: string; json?: unknown; session?: Session | null; text?: { body: string; contentType: string } } = {},
-): Promise<T> {
-  const s = init.session === undefined ? get(session) : init.session;
-  const method = init.method ?? 'GET';
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(s, method) };
-  if (init.json !== undefined) headers['content-type'] = 'application/json';
+/** Who a call is made as, and what may abort it. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** The session to call as (null: none, e.g. the sign-in itself); the dashboard's current one when absent. */
+  session?: Session | null;
+}
+
+/** A path with its query (values undefined or null left out), as the SDK's transport builds it. */
+function withQuery(path: string, query: RequestOptions['query']): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) q.set(k, String(v));
+  const text = q.toString();
+  return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path;
+}
+
+/**
+ * One call on the API as the signed-in session, same-origin (the session cookie goes with it),
+ * the project's header and, on a state-changing call, the CSRF token. A failure throws an
+ * {@link ApiError} with words to show (401: sign in again); an abort throws the AbortError.
+ */
+async function send<T>(method: string, path: string, opts: RequestOptions & CallOptions): Promise<T> {
+  const s = opts.session === undefined ? get(session) : opts.session;
+  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers, ...authHeaders(s, method) };
+  if (opts.json !== undefined) headers['content-type'] = 'application/json';
   // A body that is not JSON, e.g. a suite as YAML (Content-Type application/yaml).
-  else if (init.text) headers['content-type'] = init.text.contentType;
+  else if (opts.text) headers['content-type'] = opts.text.contentType;
+  const body = opts.json === undefined ? opts.text?.body : JSON.stringify(opts.json);
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, credentials: 'same-origin', signal: init.signal, body: init.json === undefined ? init.text?.body : JSON.stringify(init.json) });
+    res = await fetch(withQuery(path, opts.query), { method, headers, credentials: 'same-origin', signal: opts.signal, body });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'The service did not answer: is it running? Check the network and try again.');
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  let body: unknown = null;
+  let parsed: unknown = null;
   try {
-    body = text ? JSON.parse(text) : null;
+    parsed = text ? JSON.parse(text) : null;
   } catch {
-    body = null;
+    parsed = null;
   }
   if (!res.ok) {
-    const b = body && typeof body === 'object' ? (body as ErrorBody) : null;
+    const b = parsed && typeof parsed === 'object' ? (parsed as ErrorBody) : null;
     throw new ApiError(res.status, describeFailure(res.status, b), b?.code, b?.details);
   }
-  return body as T;
+  return parsed as T;
+}
+
+/** The dashboard's way of carrying the SDK client's calls: {@link send}, no retries, no time-out. */
+export function requester(call: CallOptions = {}): Requester {
+  return {
+    get project() {
+      return (call.session === undefined ? get(session) : call.session)?.projectId ?? undefined;
+    },
+    request: <T>(method: string, path: string, opts: RequestOptions = {}) => send<T>(method, path, { ...opts, signal: opts.signal ?? call.signal, session: call.session }),
+  };
+}
+
+/**
+ * The SDK's typed client (sdk/browser.ts: every endpoint typed from the API's own model) over
+ * the dashboard's session: every call of the UI goes through it.
+ */
+export function client(call: CallOptions = {}): AgentEvalApi {
+  return new AgentEvalApi(requester(call));
+}
+
+/**
+ * A query the page built (its filters, kept in the URL the same way) as the parameters of the
+ * typed client's method: the names are the API's, checked by the page's own tests.
+ */
+export function queryOf<P>(q: URLSearchParams): P {
+  return Object.fromEntries(q) as P;
 }
 
 /** The project to use from a list: the remembered one if still reachable, else the default, else the first. */
@@ -155,7 +198,7 @@ function fromView(view: SessionView, remembered: string | null): { session: Sess
  * ApiError (401 for a wrong or revoked key).
  */
 export async function signInWithKey(key: string, remembered: string | null = null): Promise<{ session: Session; projects: ProjectRole[] }> {
-  const view = await api<SessionView>('/api/auth/key', { method: 'POST', json: { key }, session: null });
+  const view = await client({ session: null }).auth.signInWithKey(key);
   return fromView(view, remembered);
 }
 
@@ -163,7 +206,7 @@ export async function signInWithKey(key: string, remembered: string | null = nul
 export async function signOut(): Promise<void> {
   const s = get(session);
   try {
-    if (s?.mode === 'session') await api('/api/auth/sign-out', { method: 'POST', session: s });
+    if (s?.mode === 'session') await client({ session: s }).auth.signOut();
   } finally {
     session.set(null);
     projects.set([]);
@@ -172,7 +215,7 @@ export async function signOut(): Promise<void> {
 
 /** How this service signs people in, read without credentials (GET /api/auth/session). */
 export async function authState(): Promise<AuthState> {
-  return api<AuthState>('/api/auth/session', { session: null });
+  return client({ session: null }).auth.state();
 }
 
 /**
@@ -182,7 +225,7 @@ export async function authState(): Promise<AuthState> {
 export async function resumeSession(state: AuthState, remembered: string | null): Promise<{ session: Session; projects: ProjectRole[] } | null> {
   if (state.auth_mode === 'none') {
     const probe: Session = { mode: 'none', user: null, key: null, csrfToken: null, projectId: remembered ?? PROBE_PROJECT };
-    const list = (await api<{ projects: Project[] }>('/api/projects', { session: probe })).projects ?? [];
+    const list = (await client({ session: probe }).projects.list()).projects ?? [];
     return { session: { ...probe, projectId: pickProject(list, remembered) }, projects: list };
   }
   return state.session ? fromView(state.session, remembered) : null;

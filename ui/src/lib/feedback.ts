@@ -1,5 +1,6 @@
 /** The /feedback page's state in the URL, the API queries it makes, and how it reads queue scores and feedback. */
 import type { Feedback, FeedbackType, ScoreConfig, TraceSpanView } from './types.js';
+import { isCursorText } from '../../../core/model/id-rules.js';
 
 export const TABS = ['queues', 'compare', 'given'] as const;
 export type FeedbackTab = (typeof TABS)[number];
@@ -59,7 +60,7 @@ export function parseFeedbackState(q: URLSearchParams): FeedbackState {
   const to = q.get('to');
   if (to && isTime(to)) given.to = to;
   const cursor = q.get('cursor');
-  if (cursor && /^[A-Za-z0-9_-]{1,512}$/.test(cursor)) given.cursor = cursor;
+  if (cursor && isCursorText(cursor)) given.cursor = cursor;
   for (const k of Object.keys(given) as Array<keyof GivenFilters>) if (given[k] === undefined) delete given[k];
   return { tab, queue: id('queue'), item: id('item'), status: q.get('status') === 'answered' ? 'answered' : 'pending', comparison: id('comparison'), given };
 }

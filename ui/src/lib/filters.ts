@@ -1,5 +1,6 @@
 /** The traces page's filters, kept in the URL so a filtered list is a link to share. */
 import type { ComponentType } from './types.js';
+import { isCursorText } from '../../../core/model/id-rules.js';
 
 export const RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 export type RangeKey = keyof typeof RANGES;
@@ -101,7 +102,7 @@ export function parseFilters(q: URLSearchParams): TraceFilters {
   const to = q.get('to');
   if (to && isIsoTime(to)) f.to = to;
   const cursor = q.get('cursor');
-  if (cursor && /^[A-Za-z0-9_-]{1,512}$/.test(cursor)) f.cursor = cursor;
+  if (cursor && isCursorText(cursor)) f.cursor = cursor;
   const limit = Number(q.get('limit'));
   if (Number.isInteger(limit) && limit >= 1 && limit <= 1000 && limit !== DEFAULT_LIMIT) f.limit = limit;
   return f;

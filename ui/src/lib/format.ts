@@ -37,3 +37,10 @@ export function formatAgo(iso: string, now = Date.now()): string {
 export function spanKind(span: { type: string; component_type: string | null }): string {
   return span.component_type ?? span.type;
 }
+
+/** An ISO time as a `datetime-local` input's value, in the browser's time zone (minutes). */
+export function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}

@@ -1,9 +1,14 @@
 /** The eval run pages' helpers: filters in the URL, numbers in words, polling, the comparison in plain words. */
 import type { RunStatus, RunView, RunComparison, Significance } from './types.js';
+/** The form of a UUID (a suite id rather than a suite name): core/model/id-rules.ts. */
+import { isUuid } from '../../../core/model/id-rules.js';
 
-/** Statuses after which a run never changes again (core/model/eval-run.ts FINAL_RUN_STATUSES). */
-export const FINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'cancelled', 'failed']);
-export const isFinal = (status: RunStatus): boolean => FINAL_STATUSES.has(status);
+export { isUuid };
+
+/** Whether a run never changes again: the model's own rule (core/model/run-status.ts, browser-safe). */
+import { isFinalRunStatus as isFinal } from '../../../core/model/run-status.js';
+
+export { isFinal };
 
 /** GET /api/runs/{id}/status (docs/evals.md): the run view's moving parts. */
 export type RunStatusView = Pick<RunView, 'id' | 'run_id' | 'status' | 'progress' | 'summary' | 'created_at' | 'started_at' | 'completed_at' | 'error'>;
@@ -95,8 +100,6 @@ export function apiRunsQuery(f: RunFilters): URLSearchParams {
   if (f.version) q.set('agent_version', f.version);
   return q;
 }
-
-export const isUuid = (v: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
 
 export const isRunFiltered = (f: RunFilters): boolean => Boolean(f.status || f.suite || f.version);
 
@@ -225,55 +228,4 @@ export function defaultPair(runs: readonly RunView[]): { baseline: string; candi
 export function runLabel(r: RunView, time: (iso: string) => string): string {
   const what = r.suite_name ? `${r.suite_name} v${r.suite_version ?? '?'}` : (r.name ?? 'dataset');
   return `${r.agent_version} · ${what} · ${r.status} · ${time(r.created_at)}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Polling.
-
-export interface Poller {
-  /** Stops for good. */
-  stop(): void;
-  /** Starts again after `active()` turned true (a no-op while a tick is scheduled). */
-  kick(): void;
-}
-
-/**
- * Calls `tick` every `ms` while the tab is visible and `active()` says so; a tick that is still
- * running is not started again. A hidden tab stops the ticks until it is shown again; `active()`
- * turning false stops them until `kick()`.
- */
-export function pollWhileVisible(tick: () => Promise<void>, ms: number, active: () => boolean): Poller {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let ticking = false;
-  let stopped = false;
-  const schedule = () => {
-    if (stopped || timer !== null || ticking) return;
-    timer = setTimeout(() => void run(), ms);
-  };
-  const run = async () => {
-    timer = null;
-    if (stopped || document.visibilityState !== 'visible' || !active()) return;
-    ticking = true;
-    try {
-      await tick();
-    } catch {
-      // A failed poll is retried at the next tick; what is on screen stays.
-    } finally {
-      ticking = false;
-      schedule();
-    }
-  };
-  const onVisible = () => {
-    if (document.visibilityState === 'visible') schedule();
-  };
-  document.addEventListener('visibilitychange', onVisible);
-  schedule();
-  return {
-    stop() {
-      stopped = true;
-      if (timer !== null) clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisible);
-    },
-    kick: schedule,
-  };
 }

@@ -5,6 +5,7 @@ import type { Role } from '../../../core/principal.js';
 export type { TraceSummary, TraceList, TraceDetail, TraceSpanView, SpanView } from '../../../core/model/trace.js';
 export type { Score } from '../../../core/model/score.js';
 export type { ProjectView as Project } from '../../../core/store/postgres/key-store.js';
+export type { ApiKeyView } from '../../../core/model/project.js';
 export type { Feedback, FeedbackList, Comparison, ComparisonList, FeedbackType } from '../../../core/model/feedback.js';
 export type { ReviewQueue, QueueList, QueueItem, ItemList, ScoreConfig, ItemCounts, SuiteCaseRef } from '../../../core/model/queue.js';
 export type { PromptSummary, PromptList, PromptVersion, PromptVersionInfo, PromptVersionList, PromptLabels, PromptTraceLink, PromptTraceList, ChatMessage as PromptMessage } from '../../../core/model/prompt.js';
@@ -26,3 +27,13 @@ export type { AuthState, SessionView, MemberView, UserView } from '../../../core
 
 /** A project as the dashboard lists it: with the session's role there (absent with AUTH_MODE=none). */
 export type ProjectRole = ProjectView & { role?: Role };
+
+// The typed client's own parameter and answer shapes (sdk/api-types.ts).
+export type { TraceListParams, RunListParams, RunList, RunStatusView, HealthView } from '../../../sdk/browser.js';
+
+// What the forms send: the input types of the schemas the API validates them with.
+export type { AlertRuleBody } from '../../../core/model/alert.js';
+export type { FeedbackBody } from '../../../core/model/feedback.js';
+export type { CreateQueueBody } from '../../../core/model/queue.js';
+export type AgentInput = import('zod').input<typeof import('../../../core/model/agent.js').CreateAgentSchema>;
+export type ScoreInput = import('zod').input<typeof import('../../../core/model/score.js').CreateScoreSchema>;
