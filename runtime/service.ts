@@ -17,7 +17,7 @@ import { createDataDeletion } from '../core/deletion/data-deletion.js';
 import { pruneMetadata } from '../core/retention/metadata-retention.js';
 import type pg from 'pg';
 import type { Project } from '../core/store/metadata.js';
-import type { KeyStore } from '../core/store/postgres/key-store.js';
+import type { KeyStore } from '../core/store/keys.js';
 import { listen } from './http-server.js';
 import { requiredServices, startRoleHealth } from './health-server.js';
 import { openUi } from './ui.js';

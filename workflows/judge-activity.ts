@@ -6,7 +6,7 @@ import type { ScoreDetail, ScorerRef } from '../core/model/eval-case.js';
 import type { RunCase } from '../core/model/eval-run.js';
 import { ProviderError } from '../core/providers/types.js';
 import type { ScoreInput, ScorerRegistry } from '../core/scoring/scorer.js';
-import type { JudgeStore } from '../core/store/postgres/judge-store.js';
+import type { JudgeStore } from '../core/store/judges.js';
 import type { RunForWorker } from '../core/store/postgres/run-store.js';
 import type { AgentCall, CaseRun } from './activity-types.js';
 import { caseTraceId } from './case-trace.js';

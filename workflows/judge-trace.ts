@@ -1,5 +1,5 @@
 import type { ScoreDetail } from '../core/model/eval-case.js';
-import type { StoredJudgeCall } from '../core/store/postgres/judge-store.js';
+import type { StoredJudgeCall } from '../core/store/judges.js';
 import { judgeCallSpan } from '../core/judges/judge-span.js';
 import { caseSpanId, type TrialKey } from './case-trace.js';
 

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { AppError, ConflictError, ValidationError, classifyStoreError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { contentHash } from '../../core/ids/derived-ids.js';
-import type { IdempotencyStore, IdempotentRequest } from '../../core/store/postgres/idempotency-store.js';
+import type { IdempotencyStore, IdempotentRequest } from '../../core/store/idempotency.js';
 
 /** The creating POSTs that honour `Idempotency-Key` (docs/api.md, "Retries: Idempotency-Key"). */
 export const IDEMPOTENT_ROUTES: ReadonlySet<string> = new Set(['POST /api/runs', 'POST /api/evals/runs', 'POST /api/scores', 'POST /api/feedback']);

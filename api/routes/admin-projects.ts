@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ConflictError, NotFoundError } from '../../core/errors.js';
 import { PROJECT_ID_PATTERN } from '../../core/project-context.js';
-import type { ProjectChange } from '../../core/store/postgres/project-admin-store.js';
+import type { ProjectChange } from '../../core/store/project-admin.js';
 import type { ApiDeps } from '../deps.js';
 import { auditFrom } from '../audit-context.js';
 import { operation } from '../middleware/errors.js';

@@ -6,7 +6,7 @@ import { isAdminIdentity, OidcError, type OidcAttempt } from '../../core/auth/oi
 import type { LiveSession } from '../../core/auth/sessions.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../core/errors.js';
 import type { Role } from '../../core/principal.js';
-import type { SessionSubject } from '../../core/store/postgres/session-store.js';
+import type { SessionSubject } from '../../core/store/sessions.js';
 import type { AuthState, SessionView } from '../../core/model/user.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';

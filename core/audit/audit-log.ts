@@ -33,7 +33,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { AuditAction, AuditActorKind, AuditListQuery, AuditPage } from '../model/audit.js';
 import type { Principal } from '../principal.js';
-import type { AuditStore } from '../store/postgres/audit-store.js';
+import type { AuditStore } from '../store/audit.js';
 
 export interface AuditActor {
   kind: AuditActorKind;

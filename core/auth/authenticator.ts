@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ForbiddenError, ServiceUnavailableError, UnauthorizedError, isInfrastructureFailure } from '../errors.js';
 import { ALL_PERMISSIONS, ANONYMOUS, ROLE_PERMISSIONS, ROLES, type Permission, type Principal } from '../principal.js';
 import { projectIdFrom, requireProjectId, type HeaderBag, type QueryBag } from '../project-context.js';
-import type { KeyStore, StoredKey } from '../store/postgres/key-store.js';
+import type { KeyStore, StoredKey } from '../store/keys.js';
 import { keyMatches, keyPrefix } from './api-key.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import { clientAddress } from './client-address.js';

@@ -1,7 +1,7 @@
 import { ForbiddenError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProjectStatus } from '../model/project.js';
-import type { ProjectAdminStore } from '../store/postgres/project-admin-store.js';
+import type { ProjectAdminStore } from '../store/project-admin.js';
 
 /** What a request does to its project's data. */
 export type ProjectAccess = 'read' | 'write';

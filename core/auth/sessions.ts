@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ForbiddenError, ServiceUnavailableError, isInfrastructureFailure } from '../errors.js';
 import { ALL_PERMISSIONS, ROLE_PERMISSIONS, type Principal, type Role } from '../principal.js';
-import type { SessionStore, SessionSubject, StoredSession } from '../store/postgres/session-store.js';
+import type { SessionStore, SessionSubject, StoredSession } from '../store/sessions.js';
 import type { AuthContext } from './authenticator.js';
 
 /**

@@ -1,7 +1,7 @@
 import { SYSTEM_ACTOR, type AuditLog } from '../audit/audit-log.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ProjectAdminStore } from '../store/postgres/project-admin-store.js';
+import type { ProjectAdminStore } from '../store/project-admin.js';
 
 /**
  * A project's data leaving both stores, after a server admin asked for it (DELETE

@@ -1,23 +1,23 @@
 import type pg from 'pg';
+import type { AuditStore } from './audit.js';
 import type { DataDeletionStore } from './data-deletions.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { JudgeStore } from './judges.js';
+import type { KeyStore } from './keys.js';
+import type { ProjectAdminStore } from './project-admin.js';
 import type { RateLimitStore } from './rate-limits.js';
+import type { SessionStore } from './sessions.js';
+import type { UserStore } from './users.js';
 // The stores below still declare their contracts beside their SQL (store/postgres/); each moves here in turn.
 import type { AgentStore } from './postgres/agent-store.js';
 import type { AlertStore } from './postgres/alert-store.js';
-import type { AuditStore } from './postgres/audit-store.js';
 import type { FeedbackStore } from './postgres/feedback-store.js';
-import type { IdempotencyStore } from './postgres/idempotency-store.js';
-import type { JudgeStore } from './postgres/judge-store.js';
-import type { KeyStore } from './postgres/key-store.js';
 import type { OnlineEvalStore } from './postgres/online-eval-store.js';
-import type { ProjectAdminStore } from './postgres/project-admin-store.js';
 import type { PromptStore } from './postgres/prompt-store.js';
 import type { QueueStore } from './postgres/queue-store.js';
 import type { RunStore } from './postgres/run-store.js';
 import type { CustomScorerStore } from './postgres/scorer-store.js';
-import type { SessionStore } from './postgres/session-store.js';
 import type { SuiteStore } from './postgres/suite-store.js';
-import type { UserStore } from './postgres/user-store.js';
 
 export interface Project {
   id: string;

@@ -1,29 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { AuditActorKind, AuditEntryView, AuditListQuery, AuditPage } from '../../model/audit.js';
+import type { AuditRow, AuditStore } from '../audit.js';
+import type { AuditActorKind, AuditEntryView } from '../../model/audit.js';
 import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
 
-/** One entry as stored (core/audit/audit-log.ts builds it; nothing in it is a secret). */
-export interface AuditRow {
-  actorKind: AuditActorKind;
-  actorId: string;
-  actorName: string | null;
-  action: string;
-  projectId: string | null;
-  target: string | null;
-  details: Record<string, unknown>;
-  clientAddress: string | null;
-  userAgent: string | null;
-}
-
-/** The audit log's table (migration 013): append, list newest first, prune by age. */
-export interface AuditStore {
-  insert(row: AuditRow): Promise<void>;
-  /** `projectId` set: that project's entries only (a project admin's view); undefined: every entry. */
-  list(projectId: string | undefined, q: AuditListQuery): Promise<AuditPage>;
-  /** Deletes entries older than `days` days; returns how many. */
-  prune(days: number): Promise<number>;
-}
+export type { AuditRow, AuditStore };
 
 interface Row {
   id: string;

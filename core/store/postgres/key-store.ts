@@ -1,41 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { KeyStore, StoredKey } from '../keys.js';
 import { generateApiKey } from '../../auth/api-key.js';
 import type { Role } from '../../principal.js';
 import type { ApiKeyView, ProjectView } from '../../model/project.js';
 
 export type { ApiKeyView, ProjectView } from '../../model/project.js';
 
-/** A key as the authenticator checks it. */
-export interface StoredKey {
-  id: string;
-  project_id: string;
-  name: string;
-  role: Role;
-  /** Governs the server besides its role in its project (docs/security.md, "Server admins"). */
-  server_admin: boolean;
-  key_hash: Buffer;
-  revoked: boolean;
-}
-
-/** Projects and their API keys (PostgreSQL). */
-export interface KeyStore {
-  /** A new key: the secret is in the result, and nowhere else ever again. */
-  createKey(projectId: string, input: { name: string; role: Role; env: string; createdBy?: string; serverAdmin?: boolean }): Promise<ApiKeyView & { key: string }>;
-  findByPrefix(prefix: string): Promise<StoredKey | null>;
-  listKeys(projectId: string): Promise<ApiKeyView[]>;
-  /** The revoked key when a live key of that project was revoked now (its prefix and what it was), else null. */
-  revokeKey(projectId: string, keyId: string): Promise<ApiKeyView | null>;
-  /** Records use (called at most once a minute per key, off the request's path). */
-  touchKeys(ids: string[]): Promise<void>;
-  anyKey(): Promise<boolean>;
-  /** Null when the id is taken, by a live, archived or deleted project (a deleted project's id is never reused). */
-  createProject(input: { id?: string; name: string }): Promise<ProjectView | null>;
-  /** A live or archived project; null for one that does not exist or is deleted. */
-  getProject(id: string): Promise<ProjectView | null>;
-  /** Live and archived projects (of `ids`, when given), never deleted ones. */
-  listProjects(ids?: readonly string[]): Promise<ProjectView[]>;
-}
+export type { KeyStore, StoredKey };
 
 interface KeyRow {
   id: string;
