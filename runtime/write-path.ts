@@ -1,12 +1,7 @@
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
-import { createBatcher } from '../collector/batcher.js';
-import { createKafkaClient } from '../collector/kafka/client.js';
-import { createKafkaSink } from '../collector/kafka/kafka-sink.js';
-import { startIngester, type Ingester } from '../collector/kafka/ingester.js';
-import { ensureTopics } from '../collector/kafka/topics.js';
-import type { SinkStats, SpanSink } from '../collector/sink.js';
+import { createBatcher, createKafkaClient, createKafkaSink, ensureTopics, startIngester, type Ingester, type SinkStats, type SpanSink } from '../collector/sinks.js';
 
 export interface WritePath {
   /** Present when this process accepts spans (api, collector or worker role). */
