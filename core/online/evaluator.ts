@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { pgSafeText } from '../model/pg-json.js';
 import type { Score } from '../model/score.js';
 import type { ScorerRegistry } from '../scoring/scorer.js';
-import type { OnlineTraceReads, TraceForScoring } from '../store/clickhouse/online-trace-reads.js';
+import type { OnlineTraceReads, TraceForScoring } from '../store/online-traces.js';
 import type { ClaimedEvaluation, OnlineEvalStore } from '../store/postgres/online-eval-store.js';
 import { semaphore } from '../os/semaphore.js';
 import { scanDueRules } from './rule-scan.js';

@@ -15,9 +15,6 @@ import { TRACE_FILTERS, TRACE_SUMMARIES } from './trace-stats-sql.js';
  * quiet time, so no worker's clock enters the comparison.
  */
 
-// Until core/online/evaluator.ts (being edited by someone else) names the contract, core/store/online-traces.ts.
-export type { OnlineTraceReads, TraceForScoring };
-
 /**
  * Added to every rule's delay: a write is stamped when its insert starts and becomes visible when
  * it commits, so the scan stays this far behind the store's clock for the writes in flight.
