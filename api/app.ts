@@ -5,6 +5,7 @@ import type { ApiDeps } from './deps.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/json-body.js';
 import { idempotency } from './middleware/idempotency.js';
+import { patternCheckBudget } from './middleware/pattern-check-budget.js';
 import { authenticate } from './middleware/auth.js';
 import { requestText } from './middleware/request-text.js';
 import { securityHeaders } from './middleware/security-headers.js';
@@ -65,6 +66,8 @@ export function createApp(deps: ApiDeps): Koa {
     await next();
   });
   api.use(jsonBody(deps.config.maxBodyBytes, { yamlPaths: SUITE_BODY_PATHS }));
+  // The patterns a request brings are compiled to check them, within one budget per request.
+  api.use(patternCheckBudget());
   // Idempotency-Key on the creating POSTs (runs, eval runs, scores, feedback): a retry gets the first answer.
   api.use(idempotency(deps.metadata.idempotency, deps.logger));
   const runService = createRunService(deps);

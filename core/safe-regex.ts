@@ -1,4 +1,6 @@
 import { RE2JS, RE2JSException } from 're2js';
+import { chargePatternCheck, PATTERN_CHECK_BUDGET, PATTERN_CHECK_FIXED_COST } from './safe-regex/check-budget.js';
+import { patternSize } from './safe-regex/pattern-size.js';
 import { regexPool, type PatternSearch, type PatternSearchOptions, type PatternSearchOutcome } from './safe-regex/pool.js';
 
 /**
@@ -43,6 +45,11 @@ export function searchPatterns(search: PatternSearch, options?: PatternSearchOpt
 
 /** Longest pattern accepted (characters). */
 export const MAX_PATTERN_LENGTH = 1_000;
+/**
+ * Largest pattern accepted, in program instructions as estimated from its text (pattern-size.ts):
+ * ~25 ms of compiling at most. Ten `[a-z]{1000}` fit; `a{1000}` written 142 times (142,000) does not.
+ */
+export const MAX_PATTERN_SIZE = 10_000;
 /** Most characters one search reads, whatever the pattern. */
 export const MAX_SCAN_CHARS = 1_048_576;
 /** Program instructions × characters one search may cost: its scan limit is this over the program size. */
@@ -104,6 +111,13 @@ export function compileSafeRegex(pattern: string, flags = ''): SafeRegex {
   const flagIssue = flagsProblem(flags);
   if (flagIssue) throw new PatternError(flagIssue);
   if (pattern.length > MAX_PATTERN_LENGTH) throw new PatternError(`is longer than ${MAX_PATTERN_LENGTH} characters`);
+  const size = patternSize(pattern);
+  if (size > MAX_PATTERN_SIZE) {
+    throw new PatternError(`is too large: its repetition counts expand it to about ${size} instructions, at most ${MAX_PATTERN_SIZE} ${RE2_NOTE}`);
+  }
+  if (!chargePatternCheck(size + PATTERN_CHECK_FIXED_COST)) {
+    throw new PatternError(`was not checked: this request's patterns together are too large to check (over ${PATTERN_CHECK_BUDGET} instructions); send fewer or smaller patterns per request`);
+  }
   let re: RE2JS;
   try {
     re = RE2JS.compile(toRe2Syntax(pattern), [...flags].reduce((bits, f) => bits | FLAGS[f], 0));

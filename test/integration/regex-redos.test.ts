@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
-import { regexPool } from '../../core/safe-regex.js';
+import { MAX_PATTERN_SIZE, regexPool } from '../../core/safe-regex.js';
+import { texts } from '../fixtures/corpus/texts.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
@@ -178,5 +179,42 @@ describe('a pattern RE2 cannot run is refused with a 422 naming its field', () =
       422,
     );
     expect(rule.details).toEqual([{ field: 'expected.regex[0]', message: 'a possessive quantifier (++) is not supported (patterns run on RE2: docs/scorers.md)' }]);
+  });
+});
+
+describe('checking the patterns of one request costs a bounded time', () => {
+  it('refuses a pattern whose counts expand it past the size bound, and a suite whose patterns together are past the budget', async () => {
+    const huge = 'a{1000}'.repeat(142);
+    const big = await json<ErrorBody>(
+      await service.api('/api/suites', { method: 'POST', json: { name: 'huge-pattern', defaultScorers: ['regex'], cases: [{ name: 'c', input: { question: texts.supportQuestion }, expected: { regex: ['Refund', huge] } }] } }),
+      422,
+    );
+    expect(big.details).toEqual([{ field: 'cases[0].expected.regex[1]', message: expect.stringContaining(`its repetition counts expand it to about 142142 instructions, at most ${MAX_PATTERN_SIZE}`) as string }]);
+
+    // 200 cases of realistic questions, each with five patterns of ~2,000 instructions: ~2 million, ten times the budget.
+    const question = [texts.travelQuestion, texts.supportQuestion, texts.researchQuestion, texts.multilingual];
+    const cases = Array.from({ length: 200 }, (_, i) => ({ name: `case ${i}`, input: { question: question[i % 4] }, expected: { regex: Array.from({ length: 5 }, (_, j) => `w${i}x${j}{1000}y{1000}`) } }));
+    const started = performance.now();
+    const health = (async () => {
+      // Another client's request while the API checks the suite: the check runs on the event loop (core/safe-regex/check-budget.ts), so this waits for it, at most the budget's time.
+      await new Promise((r) => setTimeout(r, 20));
+      const t = performance.now();
+      const res = await service.api('/api/health', { project: null });
+      await res.arrayBuffer();
+      return performance.now() - t;
+    })();
+    const over = await json<ErrorBody>(await service.api('/api/suites', { method: 'POST', json: { name: 'over-budget', defaultScorers: ['regex'], cases } }), 422);
+    const ms = performance.now() - started;
+    console.info(`a suite of 1,000 patterns of ~2,000 instructions: refused in ${ms.toFixed(0)} ms; /api/health meanwhile ${(await health).toFixed(0)} ms`);
+    const refused = (over.details ?? []).filter((d) => d.field.startsWith('cases['));
+    expect(refused.length).toBeGreaterThan(0);
+    for (const d of refused) expect(d.message).toContain("this request's patterns together are too large to check");
+    // The first ~100 patterns (the budget) were checked; the rest refused without compiling.
+    expect(refused[0].field).toMatch(/^cases\[\d+\]\.expected\.regex\[\d\]$/);
+    expect(Number(/^cases\[(\d+)\]/.exec(refused[0].field)![1])).toBeGreaterThanOrEqual(15);
+
+    // The same suite with small patterns is stored: the budget is per request, not per process.
+    const fine = cases.map((c, i) => ({ ...c, expected: { regex: [`case ${i}`, '\\d{4}-\\d{2}-\\d{2}', '(?i)refund'] } }));
+    await json(await service.api('/api/suites', { method: 'POST', json: { name: 'within-budget', defaultScorers: ['regex'], cases: fine } }), 201);
   });
 });
