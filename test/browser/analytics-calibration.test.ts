@@ -1,10 +1,9 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatUsd } from '../../ui/src/lib/cost.js';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type OpenPageOptions, type WatchedPage } from '../helpers/browser.js';
+import { describeErrors, type WatchedPage } from '../helpers/browser.js';
 import { writeScores } from '../helpers/dashboard-analytics.js';
 import { CALIBRATION_SEL as SEL, calibrationScore, SAFETY_KAPPA, SAFETY_PAIRS, TONE_PAIRS } from '../helpers/dashboard-calibration.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 
 /**
  * Judge calibration and cost on the dashboard, in Chromium against the real service: the
@@ -12,9 +11,6 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * traces list, a trace and a span show what the model calls cost. Screenshots:
  * test-output/screenshots/calibration-*.png.
  */
-let svc: TestService;
-let browser: Browser;
-const pages: WatchedPage[] = [];
 const EMPTY_PROJECT = 'calibration-empty';
 const MINUTE = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -22,56 +18,41 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** gpt-4o-mini at list price: $0.15 per million input tokens, $0.60 output. */
 const CALL_COST = (2000 * 0.15 + 400 * 0.6) / 1e6;
 
-async function open(opts: OpenPageOptions = {}): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, { apiKey: svc.apiKey, project: svc.defaultProjectId, ...opts });
-  pages.push(p);
-  return p;
-}
 const text = async (p: WatchedPage, selector: string) => (await p.page.locator(selector).first().textContent())?.replace(/\s+/g, ' ').trim();
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  const start = Date.now() - 30 * MINUTE;
-  const scores = [];
-  let t = 0;
-  const trace = async (id: string) => {
-    const body = {
-      trace_id: id, name: 'support-answer', status: 'ok', duration_ms: 900, start_time: iso(start + t * 1000),
-      spans: [
-        { span_id: `${id}-root`, name: 'agent', type: 'span', start_time: iso(start + t * 1000), end_time: iso(start + t * 1000 + 900) },
-        { span_id: `${id}-llm`, parent_span_id: `${id}-root`, name: 'answer', type: 'generation', start_time: iso(start + t * 1000 + 10), end_time: iso(start + t * 1000 + 800), model: 'gpt-4o-mini', input_tokens: 2000, output_tokens: 400 },
-        { span_id: `${id}-local`, parent_span_id: `${id}-root`, name: 'rerank', type: 'generation', start_time: iso(start + t * 1000 + 800), end_time: iso(start + t * 1000 + 850), model: 'in-house-reranker', input_tokens: 100, output_tokens: 1 },
-      ],
+const { svc, open } = dashboardSuite({
+  async seed() {
+    const start = Date.now() - 30 * MINUTE;
+    const scores = [];
+    let t = 0;
+    const trace = async (id: string) => {
+      const body = {
+        trace_id: id, name: 'support-answer', status: 'ok', duration_ms: 900, start_time: iso(start + t * 1000),
+        spans: [
+          { span_id: `${id}-root`, name: 'agent', type: 'span', start_time: iso(start + t * 1000), end_time: iso(start + t * 1000 + 900) },
+          { span_id: `${id}-llm`, parent_span_id: `${id}-root`, name: 'answer', type: 'generation', start_time: iso(start + t * 1000 + 10), end_time: iso(start + t * 1000 + 800), model: 'gpt-4o-mini', input_tokens: 2000, output_tokens: 400 },
+          { span_id: `${id}-local`, parent_span_id: `${id}-root`, name: 'rerank', type: 'generation', start_time: iso(start + t * 1000 + 800), end_time: iso(start + t * 1000 + 850), model: 'in-house-reranker', input_tokens: 100, output_tokens: 1 },
+        ],
+      };
+      const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body });
+      expect(res.status, await res.clone().text()).toBe(201);
+      t++;
     };
-    const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body });
-    expect(res.status, await res.clone().text()).toBe(201);
-    t++;
-  };
-  for (const [judge, person, count] of SAFETY_PAIRS) {
-    for (let k = 0; k < count; k++) {
-      const id = `cal-ui-safe-${t}`;
-      await trace(id);
-      scores.push(calibrationScore(id, 'safety_judge', judge, 'eval', 'safety_judge', start + 5 * MINUTE), calibrationScore(id, 'safety_judge', person, 'annotation', 'reviewer', start + 6 * MINUTE));
+    for (const [judge, person, count] of SAFETY_PAIRS) {
+      for (let k = 0; k < count; k++) {
+        const id = `cal-ui-safe-${t}`;
+        await trace(id);
+        scores.push(calibrationScore(id, 'safety_judge', judge, 'eval', 'safety_judge', start + 5 * MINUTE), calibrationScore(id, 'safety_judge', person, 'annotation', 'reviewer', start + 6 * MINUTE));
+      }
     }
-  }
-  for (const [judge, person] of TONE_PAIRS) {
-    const id = `cal-ui-tone-${t}`;
-    await trace(id);
-    scores.push(calibrationScore(id, 'tone_judge', judge, 'eval', 'tone_judge', start + 5 * MINUTE), calibrationScore(id, 'tone_judge', person, 'annotation', 'reviewer', start + 6 * MINUTE));
-  }
-  await writeScores(svc.clickhouse, svc.defaultProjectId, scores);
-  await svc.keyFor(EMPTY_PROJECT);
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+    for (const [judge, person] of TONE_PAIRS) {
+      const id = `cal-ui-tone-${t}`;
+      await trace(id);
+      scores.push(calibrationScore(id, 'tone_judge', judge, 'eval', 'tone_judge', start + 5 * MINUTE), calibrationScore(id, 'tone_judge', person, 'annotation', 'reviewer', start + 6 * MINUTE));
+    }
+    await writeScores(svc.clickhouse, svc.defaultProjectId, scores);
+    await svc.keyFor(EMPTY_PROJECT);
+  },
 });
 
 describe('judge calibration on the analytics page', () => {

@@ -1,10 +1,9 @@
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, SCREENSHOT_DIR, type OpenPageOptions, type WatchedPage } from '../helpers/browser.js';
+import { describe, expect, it } from 'vitest';
+import { describeErrors, SCREENSHOT_DIR, type WatchedPage } from '../helpers/browser.js';
 import { formatDuration } from '../../ui/src/lib/format.js';
 import { ANALYTICS_SEL as SEL, fixtureScores, MINUTE, pearson, quantile, traceBody, TRACES, windowStartHoursAgo, writeScores, type FixtureTrace } from '../helpers/dashboard-analytics.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 
 /**
  * The analytics page in Chromium against the real service: the fixture's traces and scores five
@@ -13,9 +12,6 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * pixels on its canvas); the numbers are read from the tables and summaries next to them.
  * Screenshots: test-output/screenshots/analytics-*.png.
  */
-let svc: TestService;
-let browser: Browser;
-const pages: WatchedPage[] = [];
 const EMPTY_PROJECT = 'analytics-empty';
 
 /** Two traces started ten minutes ago, scored now (POST /api/scores): the only data of the last hour. */
@@ -28,12 +24,6 @@ const RECENT_SCORES = [0.5, 0.4];
 async function ingest(body: unknown): Promise<void> {
   const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body });
   expect(res.status, await res.clone().text()).toBe(201);
-}
-
-async function open(opts: OpenPageOptions = {}): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, { apiKey: svc.apiKey, project: svc.defaultProjectId, ...opts });
-  pages.push(p);
-  return p;
 }
 
 /** Pixels of each canvas under `selector` that are strongly coloured (data marks; axes and grid lines are grey). */
@@ -56,29 +46,19 @@ const text = async (p: WatchedPage, selector: string) => (await p.page.locator(s
 /** The text of each cell of the first row `selector` finds. */
 const cells = async (p: WatchedPage, selector: string) => (await p.page.locator(selector).first().locator('td').allTextContents()).map((t) => t.trim());
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  const t0 = windowStartHoursAgo(5);
-  for (const t of TRACES) await ingest(traceBody(t, t0));
-  await writeScores(svc.clickhouse, svc.defaultProjectId, fixtureScores(t0));
-  const recentStart = Date.now() - 10 * MINUTE;
-  for (const [i, t] of RECENT.entries()) {
-    await ingest(traceBody(t, recentStart));
-    const res = await svc.api('/api/scores', { method: 'POST', json: { trace_id: t.id, name: 'faithfulness', value: RECENT_SCORES[i] } });
-    expect(res.status).toBe(201);
-  }
-  await svc.keyFor(EMPTY_PROJECT);
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+const { svc, open } = dashboardSuite({
+  async seed() {
+    const t0 = windowStartHoursAgo(5);
+    for (const t of TRACES) await ingest(traceBody(t, t0));
+    await writeScores(svc.clickhouse, svc.defaultProjectId, fixtureScores(t0));
+    const recentStart = Date.now() - 10 * MINUTE;
+    for (const [i, t] of RECENT.entries()) {
+      await ingest(traceBody(t, recentStart));
+      const res = await svc.api('/api/scores', { method: 'POST', json: { trace_id: t.id, name: 'faithfulness', value: RECENT_SCORES[i] } });
+      expect(res.status).toBe(201);
+    }
+    await svc.keyFor(EMPTY_PROJECT);
+  },
 });
 
 // Each trace's mean faithfulness (an-a1: 0.9 and 0.7) and its duration, fixture then recent.

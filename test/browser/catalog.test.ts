@@ -1,12 +1,12 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../core/model/agent.js';
 import type { AlertEventList, AlertRule, AlertRuleList } from '../../core/model/alert.js';
 import type { SuiteSummary } from '../../core/model/suite.js';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import { describeErrors, type WatchedPage } from '../helpers/browser.js';
 import { CATALOG, errorsExcept, PAGE_OVERFLOWS_X, suiteBody } from '../helpers/dashboard-catalog.js';
 import { eventually } from '../helpers/eventually.js';
-import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
+import { sampleTrace } from '../helpers/server.js';
 
 /**
  * The catalog pages in Chromium against the real service (chDB, PostgreSQL, credentials
@@ -14,13 +14,9 @@ import { sampleTrace, startTestService, type TestService } from '../helpers/serv
  * registered and deleted from the UI, alert rules created from the UI and the events the
  * evaluator records for them. Screenshots: test-output/screenshots/catalog-*.png.
  */
-let svc: TestService;
-let browser: Browser;
-let apiKey: string;
 let viewerKey: string;
 let weather: SuiteSummary;
 let apiRule: AlertRule;
-const pages: WatchedPage[] = [];
 
 const EMPTY_PROJECT = 'catalog-empty';
 const NARROW = { width: 420, height: 900 };
@@ -30,51 +26,32 @@ async function json<T>(res: Response, status: number): Promise<T> {
   return (await res.json()) as T;
 }
 
-async function open(opts: { key?: string; project?: string; viewport?: { width: number; height: number } } = {}): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, { apiKey: opts.key ?? apiKey, project: opts.project ?? svc.defaultProjectId, viewport: opts.viewport });
-  pages.push(p);
-  return p;
-}
-
 const texts = (p: WatchedPage, selector: string) => p.page.locator(selector).allTextContents();
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService({ ALERT_TICK_MS: '200' });
-  if (!svc.apiKey) throw new Error('the test service wrote no credentials.json');
-  apiKey = svc.apiKey;
+const { svc, open } = dashboardSuite({
+  env: { ALERT_TICK_MS: '200' },
+  async seed() {
+    const viewer = await json<{ key: string }>(await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'catalog viewer', role: 'viewer' } }), 201);
+    viewerKey = viewer.key;
 
-  const viewer = await json<{ key: string }>(await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'catalog viewer', role: 'viewer' } }), 201);
-  viewerKey = viewer.key;
+    await json(await svc.api('/api/agents', { method: 'POST', json: { name: 'catalog-bot', endpoint: 'http://127.0.0.1:9/agent', headers: { Authorization: 'Bearer secret-value' } } }), 201);
+    weather = await json<SuiteSummary>(await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-weather', 'v1 case', 2, { agent_id: 'catalog-bot' }) }), 201);
+    weather = await json<SuiteSummary>(await svc.api(`/api/suites/${weather.id}`, { method: 'PUT', json: suiteBody('catalog-weather', 'v2 case', 3, { agent_id: 'catalog-bot' }) }), 200);
+    await json(await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-refunds', 'refund', 1) }), 201);
 
-  await json(await svc.api('/api/agents', { method: 'POST', json: { name: 'catalog-bot', endpoint: 'http://127.0.0.1:9/agent', headers: { Authorization: 'Bearer secret-value' } } }), 201);
-  weather = await json<SuiteSummary>(await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-weather', 'v1 case', 2, { agent_id: 'catalog-bot' }) }), 201);
-  weather = await json<SuiteSummary>(await svc.api(`/api/suites/${weather.id}`, { method: 'PUT', json: suiteBody('catalog-weather', 'v2 case', 3, { agent_id: 'catalog-bot' }) }), 200);
-  await json(await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-refunds', 'refund', 1) }), 201);
-
-  // Traces in the last minute: a rule "trace count > 0 over 5 min" fires at its first evaluation.
-  for (let i = 0; i < 3; i++) {
-    await json(await svc.api('/api/traces/ingest', { method: 'POST', json: sampleTrace(`catalog-t${i}`, { start: Date.now() - 20_000 - i * 1000, name: 'catalog-run' }) }), 201);
-  }
-  apiRule = await json<AlertRule>(
-    await svc.api('/api/alerts/rules', { method: 'POST', json: { name: 'API trace volume', metric: 'trace_count', operator: 'gt', threshold: 0, severity: 'warning', eval_interval_seconds: 1 } }),
-    201,
-  );
-  await eventually(async () => {
-    const { events } = await json<AlertEventList>(await svc.api(`/api/alerts/events?rule_id=${apiRule.id}`), 200);
-    expect(events.map((e) => e.kind)).toContain('fired');
-  }, 20_000);
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  const open = pages.splice(0);
-  await Promise.all(open.map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+    // Traces in the last minute: a rule "trace count > 0 over 5 min" fires at its first evaluation.
+    for (let i = 0; i < 3; i++) {
+      await json(await svc.api('/api/traces/ingest', { method: 'POST', json: sampleTrace(`catalog-t${i}`, { start: Date.now() - 20_000 - i * 1000, name: 'catalog-run' }) }), 201);
+    }
+    apiRule = await json<AlertRule>(
+      await svc.api('/api/alerts/rules', { method: 'POST', json: { name: 'API trace volume', metric: 'trace_count', operator: 'gt', threshold: 0, severity: 'warning', eval_interval_seconds: 1 } }),
+      201,
+    );
+    await eventually(async () => {
+      const { events } = await json<AlertEventList>(await svc.api(`/api/alerts/events?rule_id=${apiRule.id}`), 200);
+      expect(events.map((e) => e.kind)).toContain('fired');
+    }, 20_000);
+  },
 });
 
 describe('suites pages', () => {
@@ -131,7 +108,7 @@ describe('suites pages', () => {
 
   it('shows how to create a suite in an empty project, refuses a bad YAML suite field by field, and creates one from YAML', async () => {
     const key = await svc.keyFor(EMPTY_PROJECT);
-    const p = await open({ key, project: EMPTY_PROJECT });
+    const p = await open({ apiKey: key, project: EMPTY_PROJECT });
     await p.page.goto('/suites');
     await expect.poll(() => p.page.locator(CATALOG.suitesEmpty).count()).toBe(1);
     expect(await p.page.getByTestId('suite-yaml-example').textContent()).toContain('name: weather-agent');
@@ -210,7 +187,7 @@ describe('agents page', () => {
   });
 
   it('tells a viewer key in words that it cannot register agents', async () => {
-    const p = await open({ key: viewerKey });
+    const p = await open({ apiKey: viewerKey });
     await p.page.goto('/agents');
     await expect.poll(() => p.page.locator(CATALOG.agentRowNamed('catalog-bot')).count()).toBe(1);
     await p.page.getByTestId('agent-name').fill('viewer-bot');
@@ -302,7 +279,7 @@ describe('alerts page', () => {
 describe('empty agents and alerts pages', () => {
   it('say how to register an agent and create a rule, with the curl command for this service', async () => {
     const key = await svc.keyFor(EMPTY_PROJECT);
-    const p = await open({ key, project: EMPTY_PROJECT });
+    const p = await open({ apiKey: key, project: EMPTY_PROJECT });
     await p.page.goto('/agents');
     await expect.poll(() => p.page.getByTestId('agents-empty').count()).toBe(1);
     const agentsCurl = await p.page.getByTestId('agents-curl').textContent();

@@ -1,8 +1,8 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import { describe, expect, it } from 'vitest';
+import { describeErrors } from '../helpers/browser.js';
 import { LAST_SPAN_NAME, nestedAgentTrace, SEL, spanId } from '../helpers/dashboard.js';
-import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
+import { sampleTrace } from '../helpers/server.js';
 
 /**
  * The dashboard in a real browser (Debian's Chromium, playwright-core) against the real service
@@ -11,11 +11,6 @@ import { sampleTrace, startTestService, type TestService } from '../helpers/serv
  * URL, and a 10,000-span trace that only renders the rows in view. No page may log a console
  * error or throw. Screenshots: test-output/screenshots/dashboard-*.png.
  */
-let svc: TestService;
-let browser: Browser;
-let apiKey: string;
-const pages: WatchedPage[] = [];
-
 const OK_TRACES = ['bt-ok-1', 'bt-ok-2', 'bt-ok-3'];
 const ERROR_TRACES = ['bt-err-1', 'bt-err-2'];
 const NESTED = 'bt-nested';
@@ -31,46 +26,27 @@ async function ingest(body: unknown): Promise<void> {
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
-/** A page of the dashboard, signed in unless `signedIn: false`; closed (and its errors checked) after the test. */
-async function open(signedIn = true): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, signedIn ? { apiKey, project: svc.defaultProjectId } : {});
-  pages.push(p);
-  return p;
-}
-
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  if (!svc.apiKey) throw new Error('the test service wrote no credentials.json');
-  apiKey = svc.apiKey;
-  const now = Date.now();
-  // Newest first in the list: the error traces, then the ok ones, then the big ones.
-  for (const [i, id] of OK_TRACES.entries()) await ingest(sampleTrace(id, { spanCount: 5, start: now - 60_000 - i * 1000, name: 'agent-run' }));
-  for (const [i, id] of ERROR_TRACES.entries()) await ingest(sampleTrace(id, { spanCount: 4, start: now - 30_000 - i * 1000, name: 'failing-run', status: 'error' }));
-  await ingest(nestedAgentTrace(NESTED, 40, { start: now - 120_000, name: 'nested-run' }));
-  await ingest(nestedAgentTrace(BIG, 400, { start: now - 180_000, name: 'big-run' }));
-  await ingest(nestedAgentTrace(HUGE, 10_000, { start: now - 240_000, name: 'huge-run' }));
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  const open = pages.splice(0);
-  await Promise.all(open.map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+/** Pages of the dashboard (`open`), signed in unless `signedIn: false`; closed (and their errors checked) after the test. */
+const { svc, open } = dashboardSuite({
+  async seed() {
+    const now = Date.now();
+    // Newest first in the list: the error traces, then the ok ones, then the big ones.
+    for (const [i, id] of OK_TRACES.entries()) await ingest(sampleTrace(id, { spanCount: 5, start: now - 60_000 - i * 1000, name: 'agent-run' }));
+    for (const [i, id] of ERROR_TRACES.entries()) await ingest(sampleTrace(id, { spanCount: 4, start: now - 30_000 - i * 1000, name: 'failing-run', status: 'error' }));
+    await ingest(nestedAgentTrace(NESTED, 40, { start: now - 120_000, name: 'nested-run' }));
+    await ingest(nestedAgentTrace(BIG, 400, { start: now - 180_000, name: 'big-run' }));
+    await ingest(nestedAgentTrace(HUGE, 10_000, { start: now - 240_000, name: 'huge-run' }));
+  },
 });
 
 describe('dashboard in Chromium', () => {
   it('signs in with an API key on /signin and lands on the traces list', async () => {
-    const p = await open(false);
+    const p = await open({ signedIn: false });
     await p.page.goto('/traces');
     // Not signed in: the dashboard sends the visitor to the sign-in page.
     await p.page.waitForURL((url) => url.pathname === '/signin');
     await p.screenshot('dashboard-signin');
-    await p.page.getByLabel('API key').fill(apiKey);
+    await p.page.getByLabel('API key').fill(svc.apiKey!);
     await p.page.getByRole('button', { name: 'Sign in' }).click();
     await p.page.waitForURL((url) => url.pathname === '/traces');
     await poll(() => p.page.locator(SEL.traceRow).count()).toBe(ALL_TRACES.length);

@@ -1,9 +1,8 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import { describe, expect, it, vi } from 'vitest';
+import { describeErrors } from '../helpers/browser.js';
 import { nestedAgentTrace } from '../helpers/dashboard.js';
 import { FEEDBACK } from '../helpers/dashboard-feedback.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 
 /**
  * /feedback in Chromium against the real service: a review queue worked from the UI (a rating, a
@@ -11,11 +10,6 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * answered, and the feedback already given listed, filtered and paged. What the UI submitted is
  * read back through the API. Screenshots: test-output/screenshots/feedback-*.png.
  */
-let svc: TestService;
-let browser: Browser;
-let apiKey: string;
-const pages: WatchedPage[] = [];
-
 const TRACES = ['fb-trace-1', 'fb-trace-2', 'fb-trace-3'];
 const QUEUE_NAME = 'refund answers';
 const SUITE_NAME = 'refund-regressions';
@@ -23,60 +17,35 @@ const CORRECTED = 'Refunds are accepted within 30 days of delivery, with the rec
 let queueId: string;
 let comparisonId: string;
 
-async function call<T>(path: string, init: { method?: string; json?: unknown } = {}, status = 200): Promise<T> {
-  const res = await svc.api(path, init);
-  const text = await res.text();
-  expect(res.status, `${init.method ?? 'GET'} ${path}: ${text}`).toBe(status);
-  return JSON.parse(text) as T;
-}
-
-async function open(viewport?: { width: number; height: number }): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, { apiKey, project: svc.defaultProjectId, viewport });
-  pages.push(p);
-  return p;
-}
-
 // Pages wait on the API: on a busy two-core machine a load can take longer than expect.poll's 1 s default.
 vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  if (!svc.apiKey) throw new Error('the test service wrote no credentials.json');
-  apiKey = svc.apiKey;
-  const now = Date.now();
-  for (const [i, id] of TRACES.entries()) {
-    await call('/api/traces/ingest', { method: 'POST', json: nestedAgentTrace(id, 8, { start: now - 60_000 * (i + 1), name: 'support-bot.run' }) }, 201);
-  }
-  const queue = await call<{ id: string }>(
-    '/api/queues',
-    { method: 'POST', json: { name: QUEUE_NAME, description: 'Answers about refunds', score_names: [{ name: 'rating', min: 1, max: 5 }, { name: 'helpful', type: 'boolean' }], trace_ids: [TRACES[0], TRACES[1]] } },
-    201,
-  );
-  queueId = queue.id;
-  const comparison = await call<{ id: string }>(
-    '/api/feedback/comparisons',
-    {
-      method: 'POST',
-      json: { prompt: 'What is the refund policy?', output_a: 'Refunds: yes.', output_b: 'You can get a refund within 30 days of delivery; keep the receipt.', trace_a: TRACES[1], trace_b: TRACES[2] },
-    },
-    201,
-  );
-  comparisonId = comparison.id;
-  await call('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: TRACES[2], thumbs: 'down', comment: 'too vague', source: 'slack', user_id: 'dana' } }, 201);
-  // Enough feedback from one source to page through (25 a page).
-  for (let i = 0; i < 27; i++) await call('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: TRACES[2], value: (i % 10) / 10, source: 'bulk-import' } }, 201);
-  await call('/api/suites', { method: 'POST', json: { name: SUITE_NAME, cases: [{ name: 'seed', input: { query: 'hello' }, expected: { output: 'hi' }, scorers: ['exactMatch'] }] } }, 201);
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+const { svc, open, call } = dashboardSuite({
+  async seed() {
+    const now = Date.now();
+    for (const [i, id] of TRACES.entries()) {
+      await call('/api/traces/ingest', { method: 'POST', json: nestedAgentTrace(id, 8, { start: now - 60_000 * (i + 1), name: 'support-bot.run' }) }, 201);
+    }
+    const queue = await call<{ id: string }>(
+      '/api/queues',
+      { method: 'POST', json: { name: QUEUE_NAME, description: 'Answers about refunds', score_names: [{ name: 'rating', min: 1, max: 5 }, { name: 'helpful', type: 'boolean' }], trace_ids: [TRACES[0], TRACES[1]] } },
+      201,
+    );
+    queueId = queue.id;
+    const comparison = await call<{ id: string }>(
+      '/api/feedback/comparisons',
+      {
+        method: 'POST',
+        json: { prompt: 'What is the refund policy?', output_a: 'Refunds: yes.', output_b: 'You can get a refund within 30 days of delivery; keep the receipt.', trace_a: TRACES[1], trace_b: TRACES[2] },
+      },
+      201,
+    );
+    comparisonId = comparison.id;
+    await call('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: TRACES[2], thumbs: 'down', comment: 'too vague', source: 'slack', user_id: 'dana' } }, 201);
+    // Enough feedback from one source to page through (25 a page).
+    for (let i = 0; i < 27; i++) await call('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: TRACES[2], value: (i % 10) / 10, source: 'bulk-import' } }, 201);
+    await call('/api/suites', { method: 'POST', json: { name: SUITE_NAME, cases: [{ name: 'seed', input: { query: 'hello' }, expected: { output: 'hi' }, scorers: ['exactMatch'] }] } }, 201);
+  },
 });
 
 describe('/feedback in Chromium', () => {
@@ -255,8 +224,7 @@ describe('/feedback in Chromium', () => {
 
   it('tells a read-only key, in words, that it may not review', async () => {
     const made = await call<{ key: string }>(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'viewer', role: 'viewer' } }, 201);
-    const p = await openPage(browser, svc.apiUrl!, { apiKey: made.key, project: svc.defaultProjectId });
-    pages.push(p);
+    const p = await open({ apiKey: made.key, project: svc.defaultProjectId });
     await p.page.goto(`/feedback?queue=${queueId}`);
     await p.page.locator(FEEDBACK.queueNext).click();
     await expect.poll(() => p.page.locator(FEEDBACK.queueNextMessage).textContent()).toContain('missing permission feedback:write');
@@ -266,8 +234,7 @@ describe('/feedback in Chromium', () => {
 
   it('says what to do next in a project without feedback', async () => {
     const key = await svc.keyFor('fb-empty');
-    const p = await openPage(browser, svc.apiUrl!, { apiKey: key, project: 'fb-empty' });
-    pages.push(p);
+    const p = await open({ apiKey: key, project: 'fb-empty' });
     await p.page.goto('/feedback');
     await expect.poll(() => p.page.locator(FEEDBACK.queuesEmpty).textContent()).toContain('No review queues yet');
     expect(await p.page.locator(FEEDBACK.queuesEmpty).textContent()).toContain('/api/queues');
@@ -280,7 +247,7 @@ describe('/feedback in Chromium', () => {
   });
 
   it('fits a narrow window', async () => {
-    const p = await open({ width: 420, height: 900 });
+    const p = await open({ viewport: { width: 420, height: 900 } });
     await p.page.goto(`/feedback?queue=${queueId}`);
     await expect.poll(() => p.page.locator(FEEDBACK.queueDetail).count()).toBe(1);
     await p.screenshot('feedback-queue-narrow');

@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { describeErrors, type WatchedPage } from '../helpers/browser.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { NAV } from '../../ui/src/lib/nav.js';
 
 /**
@@ -11,35 +10,15 @@ import { NAV } from '../../ui/src/lib/nav.js';
  * keyboard reaches "Skip to content" first and then the links; an unknown path says so.
  * Screenshots: test-output/screenshots/layout-*.png.
  */
-let svc: TestService;
-let browser: Browser;
-const pages: WatchedPage[] = [];
-
 /** A project of its own, so every page shows its empty state. */
 const EMPTY_PROJECT = 'layout-empty';
 
+const suite = dashboardSuite();
+
 async function open(viewport?: { width: number; height: number }): Promise<WatchedPage> {
-  const key = await svc.keyFor(EMPTY_PROJECT);
-  const p = await openPage(browser, svc.apiUrl!, { apiKey: key, project: EMPTY_PROJECT, viewport });
-  pages.push(p);
-  return p;
+  const key = await suite.svc.keyFor(EMPTY_PROJECT);
+  return suite.open({ apiKey: key, project: EMPTY_PROJECT, viewport });
 }
-
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  const open = pages.splice(0);
-  await Promise.all(open.map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-});
 
 describe('dashboard layout', () => {
   it('opens every page of the navigation on an empty project without a console error, wide and narrow', async () => {

@@ -1,8 +1,7 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import { describe, expect, it, vi } from 'vitest';
+import { describeErrors } from '../helpers/browser.js';
 import { PROMPTS } from '../helpers/dashboard-feedback.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 
 /**
  * /prompts in Chromium against the real service: a prompt's versions and labels, the diff of
@@ -10,22 +9,10 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * (checked through the API), the traces that used a version, and a new version written from
  * the UI. Screenshots: test-output/screenshots/prompts-*.png.
  */
-let svc: TestService;
-let browser: Browser;
-let apiKey: string;
-const pages: WatchedPage[] = [];
-
 const NAME = 'support-reply';
 const V1 = 'You are a support agent.\nAnswer the question: {{question}}\nBe polite.\nSign as the support team.';
 const V2 = 'You are a support agent.\nAnswer the question: {{question}}\nBe polite and brief.\nSign as the support team.';
 const V3 = 'You are a support agent for {{product}}.\nAnswer the question: {{question}}\nKeep it short.\nSign as the support team.';
-
-async function call<T>(path: string, init: { method?: string; json?: unknown } = {}, status = 200): Promise<T> {
-  const res = await svc.api(path, init);
-  const text = await res.text();
-  expect(res.status, `${init.method ?? 'GET'} ${path}: ${text}`).toBe(status);
-  return JSON.parse(text) as T;
-}
 
 /** A trace whose one generation span names the prompt's version (docs/prompts.md, "Linking traces to prompts"). */
 function linkedTrace(traceId: string, version: number, start: number) {
@@ -49,42 +36,24 @@ function linkedTrace(traceId: string, version: number, start: number) {
   };
 }
 
-async function open(viewport?: { width: number; height: number }): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, { apiKey, project: svc.defaultProjectId, viewport });
-  pages.push(p);
-  return p;
-}
-
 // Pages wait on the API: on a busy two-core machine a load can take longer than expect.poll's 1 s default.
 vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  if (!svc.apiKey) throw new Error('the test service wrote no credentials.json');
-  apiKey = svc.apiKey;
-  await call('/api/prompts', { method: 'POST', json: { name: NAME, type: 'text', template: V1, labels: ['production'], commit_message: 'first draft' } }, 201);
-  await call(`/api/prompts/${NAME}`, { method: 'PUT', json: { template: V2, labels: ['staging'], commit_message: 'briefer' } });
-  await call(`/api/prompts/${NAME}`, { method: 'PUT', json: { template: V3, commit_message: 'name the product' } });
-  await call(
-    '/api/prompts',
-    { method: 'POST', json: { name: 'triage', type: 'chat', messages: [{ role: 'system', content: 'Sort tickets.' }, { role: 'user', content: '{{ticket}}' }], labels: ['production'] } },
-    201,
-  );
-  const now = Date.now();
-  await call('/api/traces/ingest', { method: 'POST', json: linkedTrace('pt-v2-a', 2, now - 60_000) }, 201);
-  await call('/api/traces/ingest', { method: 'POST', json: linkedTrace('pt-v2-b', 2, now - 50_000) }, 201);
-  await call('/api/traces/ingest', { method: 'POST', json: linkedTrace('pt-v3-a', 3, now - 40_000) }, 201);
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+const { svc, open, call } = dashboardSuite({
+  async seed() {
+    await call('/api/prompts', { method: 'POST', json: { name: NAME, type: 'text', template: V1, labels: ['production'], commit_message: 'first draft' } }, 201);
+    await call(`/api/prompts/${NAME}`, { method: 'PUT', json: { template: V2, labels: ['staging'], commit_message: 'briefer' } });
+    await call(`/api/prompts/${NAME}`, { method: 'PUT', json: { template: V3, commit_message: 'name the product' } });
+    await call(
+      '/api/prompts',
+      { method: 'POST', json: { name: 'triage', type: 'chat', messages: [{ role: 'system', content: 'Sort tickets.' }, { role: 'user', content: '{{ticket}}' }], labels: ['production'] } },
+      201,
+    );
+    const now = Date.now();
+    await call('/api/traces/ingest', { method: 'POST', json: linkedTrace('pt-v2-a', 2, now - 60_000) }, 201);
+    await call('/api/traces/ingest', { method: 'POST', json: linkedTrace('pt-v2-b', 2, now - 50_000) }, 201);
+    await call('/api/traces/ingest', { method: 'POST', json: linkedTrace('pt-v3-a', 3, now - 40_000) }, 201);
+  },
 });
 
 describe('/prompts in Chromium', () => {
@@ -195,8 +164,7 @@ describe('/prompts in Chromium', () => {
 
   it('says what to do next in a project without prompts, and when a prompt is not there', async () => {
     const key = await svc.keyFor('pr-empty');
-    const p = await openPage(browser, svc.apiUrl!, { apiKey: key, project: 'pr-empty' });
-    pages.push(p);
+    const p = await open({ apiKey: key, project: 'pr-empty' });
     await p.page.goto('/prompts');
     await expect.poll(() => p.page.locator(PROMPTS.empty).textContent()).toContain('No prompts yet');
     expect(await p.page.locator(PROMPTS.empty).textContent()).toContain('/api/prompts');
@@ -208,7 +176,7 @@ describe('/prompts in Chromium', () => {
   });
 
   it('fits a narrow window', async () => {
-    const p = await open({ width: 420, height: 900 });
+    const p = await open({ viewport: { width: 420, height: 900 } });
     await p.page.goto(`/prompts?prompt=${NAME}&diff=1..3`);
     await expect.poll(() => p.page.locator(PROMPTS.diffLine('del')).count()).toBe(2);
     expect(await p.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(420);

@@ -1,10 +1,10 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeErrors, type WatchedPage } from '../helpers/browser.js';
 import { SEL } from '../helpers/dashboard.js';
 import { RUNS_SEL, runsAgentBehaviour, type RunsAgentInput } from '../helpers/dashboard-runs.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { describeSignificance, formatDelta, formatPercent, formatScore } from '../../ui/src/lib/runs.js';
 import type { CaseResultView, RunComparison, RunView } from '../../ui/src/lib/types.js';
@@ -16,11 +16,7 @@ import type { CaseResultView, RunComparison, RunView } from '../../ui/src/lib/ty
  * the UI, and the comparison of two runs against what POST /api/compare answers. No page may log
  * a console error. Screenshots: test-output/screenshots/runs-*.png.
  */
-let svc: TestService;
-let browser: Browser;
 let agent: TestAgent;
-let apiKey: string;
-const pages: WatchedPage[] = [];
 
 const SUITE = 'ui-weather';
 const NARROW = { width: 420, height: 900 };
@@ -72,36 +68,22 @@ async function startSlowRun(version: string, count = 20, delayMs = 300): Promise
   );
 }
 
-async function open(viewport?: { width: number; height: number }): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, { apiKey, project: svc.defaultProjectId, viewport });
-  pages.push(p);
-  return p;
-}
-
 /** The progress shown on the run page, as "done / total". */
 async function progressText(p: WatchedPage): Promise<string> {
   return ((await p.page.locator(`${RUNS_SEL.summary} ${RUNS_SEL.progressText}`).textContent()) ?? '').trim();
 }
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  agent = await startTestAgent(runsAgentBehaviour);
-  svc = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' });
-  if (!svc.apiKey) throw new Error('the test service wrote no credentials.json');
-  apiKey = svc.apiKey;
-  await json(await svc.api('/api/agents', { method: 'POST', json: { name: 'runs-ui-agent', endpoint: agent.url } }), 201);
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  const open = pages.splice(0);
-  await Promise.all(open.map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  await agent?.close();
+const { svc, open } = dashboardSuite({
+  async start() {
+    agent = await startTestAgent(runsAgentBehaviour);
+    return startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' });
+  },
+  async seed() {
+    await json(await svc.api('/api/agents', { method: 'POST', json: { name: 'runs-ui-agent', endpoint: agent.url } }), 201);
+  },
+  async after() {
+    await agent?.close();
+  },
 });
 
 describe('eval run pages in Chromium', () => {
@@ -221,7 +203,7 @@ describe('eval run pages in Chromium', () => {
     });
 
     it('shows a run page on a narrow window', async () => {
-      const p = await open(NARROW);
+      const p = await open({ viewport: NARROW });
       await p.page.goto(`/runs/${runV2.id}`);
       await expect.poll(() => p.page.locator(RUNS_SEL.caseRow).count()).toBe(CASES.length);
       await p.screenshot('runs-detail-narrow');
@@ -374,7 +356,7 @@ describe('eval run pages in Chromium', () => {
     it('says in words when the compared runs are of different suites or not completed', async () => {
       const cancelled = (await json<{ runs: RunView[] }>(await svc.api('/api/runs?status=cancelled'), 200)).runs[0];
       expect(cancelled).toBeDefined();
-      const p = await open(NARROW);
+      const p = await open({ viewport: NARROW });
       await p.page.goto(`/compare/runs?baseline=${runV1.id}&candidate=${cancelled.id}`);
       await expect.poll(() => p.page.locator(RUNS_SEL.compareWarning).count()).toBe(2);
       const warnings = (await p.page.locator(RUNS_SEL.compareWarning).allTextContents()).join('\n');

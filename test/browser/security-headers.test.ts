@@ -1,8 +1,7 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import { describe, expect, it } from 'vitest';
+import { describeErrors, type WatchedPage } from '../helpers/browser.js';
 import { nestedAgentTrace, SEL } from '../helpers/dashboard.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { NAV } from '../../ui/src/lib/nav.js';
 
 /**
@@ -11,9 +10,6 @@ import { NAV } from '../../ui/src/lib/nav.js';
  * waterfall (bars placed with inline styles) load and render with no `securitypolicyviolation`
  * event and no console error (a blocked script or style is reported there too).
  */
-let svc: TestService;
-let browser: Browser;
-const pages: WatchedPage[] = [];
 const TRACE = 'csp-trace';
 
 interface Violation {
@@ -24,33 +20,22 @@ interface Violation {
 
 /** A page that records every CSP violation in `window.__cspViolations` from before any script of the page runs. */
 async function open(signedIn: boolean): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, signedIn ? { apiKey: svc.apiKey!, project: svc.defaultProjectId } : {});
+  const p = await openDashboard({ signedIn });
   await p.page.addInitScript(() => {
     const seen: Violation[] = [];
     (window as unknown as { __cspViolations: Violation[] }).__cspViolations = seen;
     document.addEventListener('securitypolicyviolation', (e) => seen.push({ directive: e.violatedDirective, blocked: e.blockedURI, source: `${e.sourceFile}:${e.lineNumber}` }));
   });
-  pages.push(p);
   return p;
 }
 
 const violations = (p: WatchedPage) => p.page.evaluate(() => (window as unknown as { __cspViolations: Violation[] }).__cspViolations);
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  const res = await svc.api('/api/traces/ingest', { method: 'POST', json: nestedAgentTrace(TRACE, 40) });
-  expect(res.status, await res.clone().text()).toBe(201);
-  browser = await launchBrowser();
-});
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+const { svc, open: openDashboard } = dashboardSuite({
+  async seed() {
+    const res = await svc.api('/api/traces/ingest', { method: 'POST', json: nestedAgentTrace(TRACE, 40) });
+    expect(res.status, await res.clone().text()).toBe(201);
+  },
 });
 
 describe('the dashboard under its CSP', () => {

@@ -1,9 +1,9 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../core/os/processes.js';
-import { ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import type { WatchedPage } from '../helpers/browser.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { oidcSignIn, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestService } from '../helpers/server.js';
 
 /**
  * Signing in to the dashboard in a real browser (Debian's Chromium, playwright-core), against
@@ -13,18 +13,12 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * ends the session; a script without the CSRF token is refused; a viewer cannot write.
  * Screenshots: test-output/screenshots/signin-*.png.
  */
-let svc: TestService;
 let idp: TestOidcProvider;
-let browser: Browser;
-const pages: WatchedPage[] = [];
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 
-async function open(): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!);
-  pages.push(p);
-  return p;
-}
+/** A page that opens signed out; closed after the test. */
+const open = (): Promise<WatchedPage> => suite.open({ signedIn: false });
 
 /**
  * The page's errors that are the dashboard's: the provider's development login page (not ours)
@@ -51,27 +45,21 @@ async function signInWithProvider(p: WatchedPage, login: string): Promise<void> 
   await p.page.waitForURL((url) => url.origin === svc.apiUrl && url.pathname === '/traces');
 }
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  idp = await startOidcProvider(url, {
-    ada: { name: 'Ada Lovelace', email: 'ada@example.com' },
-    grace: { name: 'Grace Hopper', email: 'grace@example.com' },
-  });
-  svc = await startTestService({ PORT: String(port), AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', OIDC_ADMIN_EMAILS: 'ada@example.com', ...idp.env(url) });
-  browser = await launchBrowser();
+const suite = dashboardSuite({
+  async start() {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    idp = await startOidcProvider(url, {
+      ada: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      grace: { name: 'Grace Hopper', email: 'grace@example.com' },
+    });
+    return startTestService({ PORT: String(port), AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', OIDC_ADMIN_EMAILS: 'ada@example.com', ...idp.env(url) });
+  },
+  async after() {
+    await idp?.close();
+  },
 });
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  await idp?.close();
-});
+const { svc } = suite;
 
 describe('signing in to the dashboard', () => {
   it('signs a person in with the OpenID provider and lands on the dashboard under their name', async () => {

@@ -1,11 +1,10 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportSpans } from '../fixtures/otlp/sdk.js';
 import { loadFixture, specFromFixture } from '../e2e/helpers/fixtures.js';
 import { recordTrace, type RecordedTrace } from '../e2e/helpers/otel.js';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { describeErrors, type WatchedPage } from '../helpers/browser.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 
 /**
  * The trace page shows a generation's conversation as the API reads it for every convention:
@@ -14,48 +13,34 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * answer is longer than the trace view shows. Real Chromium against the real service.
  * Screenshots: test-output/screenshots/trace-conversation-*.png.
  */
-let svc: TestService;
-let browser: Browser;
 let rec: RecordedTrace;
-const pages: WatchedPage[] = [];
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 const LONG_END = 'THE VERY END OF THE LONG ANSWER';
 const longAnswer = `${'A paragraph of the long answer, line after line.\n\n'.repeat(600)}${LONG_END}`;
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  if (!svc.apiKey) throw new Error('the test service wrote no credentials.json');
-  const agent = loadFixture('openinference/agent-with-totals');
-  const llm = loadFixture('openinference/llm-tool-call-conversation');
-  const genai = loadFixture('genai/chat-tool-call-messages');
-  const longOutput = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: longAnswer }], finish_reason: 'stop' }]);
-  rec = await recordTrace(agent.resource, [
-    specFromFixture(agent, { key: 'agent', start: 0 }),
-    specFromFixture(llm, { key: 'llm', parent: 'agent', start: 100 }),
-    specFromFixture(genai, { key: 'long', parent: 'agent', start: 2100, attributes: { 'gen_ai.output.messages': longOutput } }),
-  ]);
-  // As an application exports: OTLP/HTTP protobuf to the API port, with its key.
-  const exporter = new OTLPTraceExporter({ url: `${svc.apiUrl}/v1/traces`, headers: { 'x-api-key': svc.apiKey, 'x-project-id': svc.defaultProjectId } });
-  const result = await exportSpans(exporter, rec.spans);
-  await exporter.shutdown();
-  expect(result.error?.message ?? '').toBe('');
-  browser = await launchBrowser();
-}, 600_000);
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+const { svc, open: openDashboard } = dashboardSuite({
+  timeout: 600_000,
+  async seed() {
+    const agent = loadFixture('openinference/agent-with-totals');
+    const llm = loadFixture('openinference/llm-tool-call-conversation');
+    const genai = loadFixture('genai/chat-tool-call-messages');
+    const longOutput = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: longAnswer }], finish_reason: 'stop' }]);
+    rec = await recordTrace(agent.resource, [
+      specFromFixture(agent, { key: 'agent', start: 0 }),
+      specFromFixture(llm, { key: 'llm', parent: 'agent', start: 100 }),
+      specFromFixture(genai, { key: 'long', parent: 'agent', start: 2100, attributes: { 'gen_ai.output.messages': longOutput } }),
+    ]);
+    // As an application exports: OTLP/HTTP protobuf to the API port, with its key.
+    const exporter = new OTLPTraceExporter({ url: `${svc.apiUrl}/v1/traces`, headers: { 'x-api-key': svc.apiKey!, 'x-project-id': svc.defaultProjectId } });
+    const result = await exportSpans(exporter, rec.spans);
+    await exporter.shutdown();
+    expect(result.error?.message ?? '').toBe('');
+  },
 });
 
 async function open(spanKey: string): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, { apiKey: svc.apiKey!, project: svc.defaultProjectId, viewport: { width: 1400, height: 1000 } });
-  pages.push(p);
+  const p = await openDashboard({ viewport: { width: 1400, height: 1000 } });
   await p.page.goto(`/traces/${rec.traceId}?span=${rec.ids[spanKey]}`);
   await p.page.getByTestId('llm-conversation').waitFor({ timeout: 15_000 });
   return p;

@@ -1,10 +1,9 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Feedback } from '../../core/model/feedback.js';
 import type { Score } from '../../core/model/score.js';
-import { describeErrors, ensureUiBuilt, launchBrowser, openPage, type WatchedPage } from '../helpers/browser.js';
+import { describeErrors, type WatchedPage } from '../helpers/browser.js';
 import { LONG_TEXT_TAIL, longText, NESTED_JSON, SEL_TRACES as SEL, traceBody } from '../helpers/dashboard-traces.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
 
 /**
  * The traces list's filters (model, component type, min duration, span errors, score below,
@@ -12,10 +11,6 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * score, rating and correction forms; trace comparison. Real Chromium against the real service
  * (chDB, PostgreSQL, credentials required). Screenshots: test-output/screenshots/traces-*.png.
  */
-let svc: TestService;
-let browser: Browser;
-const pages: WatchedPage[] = [];
-
 /** The filters' own project, so its list holds exactly these traces. */
 const FILTERS_PROJECT = 'ui-filters';
 let filtersKey: string;
@@ -32,12 +27,6 @@ async function ingest(body: unknown, project?: string): Promise<void> {
 async function score(traceId: string, name: string, value: number, project?: string): Promise<void> {
   const res = await svc.api('/api/scores', { method: 'POST', json: { trace_id: traceId, name, value }, project });
   expect(res.status).toBe(201);
-}
-
-async function open(opts: { project?: string; key?: string; viewport?: { width: number; height: number } } = {}): Promise<WatchedPage> {
-  const p = await openPage(browser, svc.apiUrl!, { apiKey: opts.key ?? svc.apiKey!, project: opts.project ?? svc.defaultProjectId, viewport: opts.viewport });
-  pages.push(p);
-  return p;
 }
 
 const rowIds = async (p: WatchedPage) => (await p.page.locator(SEL.traceRow).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-trace-id')))).sort();
@@ -128,27 +117,17 @@ function compareTrace(id: string, b: boolean) {
   });
 }
 
-beforeAll(async () => {
-  ensureUiBuilt();
-  svc = await startTestService();
-  if (!svc.apiKey) throw new Error('the test service wrote no credentials.json');
-  filtersKey = await svc.keyFor(FILTERS_PROJECT);
-  for (const t of FILTER_TRACES) await ingest(t, FILTERS_PROJECT);
-  await score('ft-gpt', 'quality', 0.9, FILTERS_PROJECT);
-  await score('ft-claude', 'quality', 0.3, FILTERS_PROJECT);
-  await ingest(CHAT_TRACE);
-  await ingest(compareTrace(CMP_A, false));
-  await ingest(compareTrace(CMP_B, true));
-  browser = await launchBrowser();
-}, 600_000);
-
-afterEach(async () => {
-  await Promise.all(pages.splice(0).map((p) => p.close()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
+const { svc, open } = dashboardSuite({
+  timeout: 600_000,
+  async seed() {
+    filtersKey = await svc.keyFor(FILTERS_PROJECT);
+    for (const t of FILTER_TRACES) await ingest(t, FILTERS_PROJECT);
+    await score('ft-gpt', 'quality', 0.9, FILTERS_PROJECT);
+    await score('ft-claude', 'quality', 0.3, FILTERS_PROJECT);
+    await ingest(CHAT_TRACE);
+    await ingest(compareTrace(CMP_A, false));
+    await ingest(compareTrace(CMP_B, true));
+  },
 });
 
 describe('traces list: filters in the URL, search, scores', () => {
@@ -161,7 +140,7 @@ describe('traces list: filters in the URL, search, scores', () => {
   }
 
   it('narrows the list by each filter, keeps it in the URL, and a reload of the URL gives the same list', async () => {
-    const p = await open({ project: FILTERS_PROJECT, key: filtersKey });
+    const p = await open({ project: FILTERS_PROJECT, apiKey: filtersKey });
     const cases: Array<{ apply: () => Promise<void>; url: RegExp; expected: string[] }> = [
       {
         apply: async () => {
@@ -243,7 +222,7 @@ describe('traces list: filters in the URL, search, scores', () => {
   });
 
   it('shows each trace\'s scores in the list', async () => {
-    const p = await open({ project: FILTERS_PROJECT, key: filtersKey });
+    const p = await open({ project: FILTERS_PROJECT, apiKey: filtersKey });
     await list(p);
     const chips = (id: string) => p.page.locator(SEL.traceRowOf(id)).locator(SEL.scoreChip).allTextContents();
     await poll(() => chips('ft-claude')).toEqual(['quality: 0.3']);
@@ -254,7 +233,7 @@ describe('traces list: filters in the URL, search, scores', () => {
   });
 
   it('works on a narrow window: the filters wrap and the table scrolls inside its wrapper', async () => {
-    const p = await open({ project: FILTERS_PROJECT, key: filtersKey, viewport: NARROW });
+    const p = await open({ project: FILTERS_PROJECT, apiKey: filtersKey, viewport: NARROW });
     await list(p);
     const width = await p.page.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(NARROW.width + 1);
@@ -404,7 +383,7 @@ describe('trace page: content, scores and feedback', () => {
     const res = await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'ui viewer', role: 'viewer' } });
     expect(res.status).toBe(201);
     const viewer = ((await res.json()) as { key: string }).key;
-    const p = await open({ key: viewer });
+    const p = await open({ apiKey: viewer });
     await p.page.goto(`/traces/${CHAT}`);
     // A viewer reads: the lists load.
     await poll(() => p.page.getByTestId('trace-feedback').textContent()).not.toContain('Loading');

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { FieldIssue } from '../../core/errors.js';
+import { startTestService, type TestService } from './server.js';
+
+/**
+ * The test service of a test file, as most API tests want it: started in `beforeAll`, stopped in
+ * `afterAll`. The object returned stands for the service from the moment `beforeAll` has started
+ * it (`svc.api(...)`, `svc.apiUrl`, `svc.keyFor(...)`); touching it before then throws.
+ */
+export function useTestService(env: Record<string, string> = {}, opts: { start?: () => Promise<TestService>; timeout?: number } = {}): TestService {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    svc = await (opts.start ?? (() => startTestService(env)))();
+  }, opts.timeout);
+  afterAll(async () => {
+    await svc?.stop();
+  });
+  return startedLater(() => svc, 'the test service');
+}
+
+/**
+ * An object that forwards every property to what `get` returns once it is there (methods bound
+ * to it): for values a `beforeAll` makes, to be named at the top of a test file.
+ */
+export function startedLater<T extends object>(get: () => T | undefined, what: string): T {
+  return new Proxy({} as T, {
+    get(_target, key) {
+      const value = get();
+      if (value === undefined) {
+        // Not a promise: `await` and vitest's printing look for `then` without wanting an error.
+        if (key === 'then') return undefined;
+        throw new Error(`${what} is used before beforeAll started it (property ${String(key)})`);
+      }
+      const field = Reflect.get(value, key) as unknown;
+      return typeof field === 'function' ? (field as (...args: unknown[]) => unknown).bind(value) : field;
+    },
+  });
+}
+
+/** The body of an API error (docs/SPEC.md, "Errors"); `details` is a list of field issues on a 422. */
+export interface ErrorBody<Details = FieldIssue[] | string> {
+  error: string;
+  code: string;
+  message: string;
+  status: number;
+  details: Details;
+}
+
+/** An error body whose `details` are field issues (a 422's). */
+export type ValidationErrorBody = ErrorBody<FieldIssue[]>;
+
+/** Requests to `svc` as its default project's admin, and their answers read with their status asserted. */
+export function apiCaller(svc: TestService) {
+  return {
+    /** GET `path`, or POST `json` there when given; as `project` when given. */
+    call: (path: string, json?: unknown, project?: string): Promise<Response> => svc.api(path, json === undefined ? { project } : { method: 'POST', json, project }),
+    /** The JSON body of `res`, asserting its status first (the body is the failure's message). */
+    ok: expectJson,
+  };
+}
+
+/** The JSON body of `res`, asserting its status first (the body is the failure's message). */
+export async function expectJson<T>(res: Response, status = 200): Promise<T> {
+  expect(res.status, await res.clone().text()).toBe(status);
+  return (await res.json()) as T;
+}
