@@ -133,13 +133,24 @@ export function compileSafeRegex(pattern: string, flags = ''): SafeRegex {
     scanLimit,
     search(text) {
       const read = readable(text, scanLimit);
-      const m = re.exec(read) as (string[] & { index: number }) | null;
-      return { match: m ? { index: m.index, length: m[0].length } : null, scanned: read.length };
+      if (read.length === text.length) {
+        const m = re.exec(read) as (string[] & { index: number }) | null;
+        return { match: m ? { index: m.index, length: m[0].length } : null, scanned: read.length };
+      }
+      // Cut short: the text goes on after what is read, so `$` and `\z` must not match at the
+      // cut. A character after it (one no text carries) keeps them from it; a match that would
+      // take that character in is a match of text not read, so none.
+      const m = re.exec(read + CUT) as (string[] & { index: number }) | null;
+      const match = m && m.index + m[0].length <= read.length ? { index: m.index, length: m[0].length } : null;
+      return { match, scanned: read.length };
     },
   };
 }
 
 /** `text` cut to at most `limit` code units, never between the halves of a surrogate pair. */
+/** What stands after a text cut short: U+FFFF, a noncharacter, never an end of text. */
+const CUT = '\uffff';
+
 function readable(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const high = text.charCodeAt(limit - 1);

@@ -120,6 +120,19 @@ describe('compileSafeRegex: hostile patterns run in linear time', () => {
     expect(big.search(text.slice(-10)).match).not.toBeNull();
   });
 
+  it('does not take the cut for the end of the text: `$` and `\\z` match only where the text really ends', () => {
+    const re = compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')}|done)$`);
+    const cutAtDone = `${'x'.repeat(re.scanLimit - 4)}done and more after the cut`;
+    expect(re.search(cutAtDone)).toEqual({ match: null, scanned: re.scanLimit });
+    expect(re.search(cutAtDone.slice(0, re.scanLimit))).toEqual({ match: { index: re.scanLimit - 4, length: 4 }, scanned: re.scanLimit });
+    const anchored = compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')}|done)\\z`);
+    expect(anchored.search(cutAtDone).match).toBeNull();
+    // A match inside what was read is still found, and a class never matches past the cut.
+    expect(compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')}|x{3})`).search(cutAtDone).match).toEqual({ index: 0, length: 3 });
+    const anyTail = compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')}|done.)`);
+    expect(anyTail.search(cutAtDone).match).toBeNull();
+  });
+
   it('never cuts a surrogate pair when it stops reading', () => {
     const re = compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')})`);
     const text = `${'x'.repeat(re.scanLimit - 1)}😀`;
