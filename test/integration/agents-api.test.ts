@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FieldIssue } from '../../core/errors.js';
+import { describe, expect, it } from 'vitest';
 import type { Agent, AgentList } from '../../core/model/agent.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { useTestService, type ValidationErrorBody as ErrorBody } from '../helpers/test-service-hooks.js';
 
-interface ErrorBody {
-  error: string;
-  code: string;
-  message: string;
-  details: FieldIssue[];
-}
-
-let svc: TestService;
-
-beforeAll(async () => {
-  // The API role alone: agents need no workflow engine (its address is only dialled by runs).
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+// The API role alone: agents need no workflow engine (its address is only dialled by runs).
+const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
 
 async function create(body: unknown, project?: string) {
   return svc.api('/api/agents', { method: 'POST', json: body, project });

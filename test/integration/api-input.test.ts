@@ -1,23 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FieldIssue } from '../../core/errors.js';
+import { describe, expect, it } from 'vitest';
 import type { Score } from '../../core/model/score.js';
 import type { SpanView, TraceDetail } from '../../core/model/trace.js';
-import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
+import { sampleTrace } from '../helpers/server.js';
+import { useTestService, type ValidationErrorBody as ErrorBody } from '../helpers/test-service-hooks.js';
 
-interface ErrorBody {
-  error: string;
-  message: string;
-  details: FieldIssue[];
-}
-
-let svc: TestService;
-
-beforeAll(async () => {
-  svc = await startTestService({ MAX_BODY_BYTES: String(64 * 1024) });
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useTestService({ MAX_BODY_BYTES: String(64 * 1024) });
 
 const post = (path: string, json: unknown) => svc.api(path, { method: 'POST', json });
 

@@ -1,23 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FieldIssue } from '../../core/errors.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TraceDetail, TraceList } from '../../core/model/trace.js';
-import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
+import { sampleTrace } from '../helpers/server.js';
+import { useTestService, type ValidationErrorBody as ErrorBody } from '../helpers/test-service-hooks.js';
 
-interface ErrorBody {
-  error: string;
-  code: string;
-  message: string;
-  details: FieldIssue[];
-}
-
-let svc: TestService;
-
-beforeAll(async () => {
-  svc = await startTestService({ MAX_BODY_BYTES: String(256 * 1024) });
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+const svc = useTestService({ MAX_BODY_BYTES: String(256 * 1024) });
 
 async function ingest(body: unknown, project?: string) {
   return svc.api('/api/traces/ingest', { method: 'POST', json: body, project });

@@ -1,30 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
 import type { Comparison, ComparisonList, CorrectionData, Feedback as FeedbackUnion, FeedbackList, PreferenceData, RatingData } from '../../core/model/feedback.js';
 import type { Score } from '../../core/model/score.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { useTestService, type ErrorBody } from '../helpers/test-service-hooks.js';
 
 /** A feedback of any type, for assertions on whichever type's field it has. */
 type Feedback = FeedbackUnion & { preference?: PreferenceData; correction?: CorrectionData; rating?: RatingData };
 
-interface ErrorBody {
-  error: string;
-  code: string;
-  message: string;
-  status: number;
-  details: FieldIssue[] | string;
-}
-
-let svc: TestService;
-
-beforeAll(async () => {
-  // The API role alone: feedback needs no workflow engine.
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+// The API role alone: feedback needs no workflow engine.
+const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 

@@ -1,42 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
 import type { Feedback } from '../../core/model/feedback.js';
 import type { ItemList, QueueItem, QueueList, ReviewQueue, SuiteCaseRef } from '../../core/model/queue.js';
 import type { Score } from '../../core/model/score.js';
 import type { SuiteSummary, SuiteVersion } from '../../core/model/suite.js';
-import { startTestService, type TestService } from '../helpers/server.js';
-
-interface ErrorBody {
-  error: string;
-  code: string;
-  message: string;
-  status: number;
-  details: FieldIssue[] | string;
-}
+import { apiCaller, useTestService, type ErrorBody } from '../helpers/test-service-hooks.js';
 
 type CreatedQueue = ReviewQueue & { truncated: boolean };
 type Completed = { item: QueueItem; feedback: Feedback | null; score_ids: string[] };
 
-let svc: TestService;
-
-beforeAll(async () => {
-  // The API role alone: queues need no workflow engine.
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+// The API role alone: queues need no workflow engine.
+const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 
-function call(path: string, json?: unknown, project?: string) {
-  return svc.api(path, json === undefined ? { project } : { method: 'POST', json, project });
-}
-
-async function ok<T>(res: Response, status = 200): Promise<T> {
-  expect(res.status, await res.clone().text()).toBe(status);
-  return (await res.json()) as T;
-}
+const { call, ok } = apiCaller(svc);
 
 async function createQueue(body: Record<string, unknown>, project?: string): Promise<CreatedQueue> {
   return ok<CreatedQueue>(await call('/api/queues', body, project), 201);

@@ -1,28 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
 import type { Agent } from '../../core/model/agent.js';
 import type { SuiteList, SuiteSummary, SuiteVersion, SuiteVersionInfo } from '../../core/model/suite.js';
 import { startApiOnStores } from '../helpers/api-on-stores.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { useTestService, type ErrorBody } from '../helpers/test-service-hooks.js';
 
-interface ErrorBody {
-  error: string;
-  code: string;
-  message: string;
-  status: number;
-  details: FieldIssue[] | string;
-}
-
-let svc: TestService;
-
-beforeAll(async () => {
-  // The API role alone: suites need no workflow engine (its address is only dialled by runs).
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+// The API role alone: suites need no workflow engine (its address is only dialled by runs).
+const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 
