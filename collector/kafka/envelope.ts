@@ -105,26 +105,44 @@ export function rowHeaders(message: RowMessage): IHeaders {
   };
 }
 
-function message(spans: string[], stats: string[], bytes: number): RowMessage {
-  return { value: `${spans.join('\n')}${PART_SEPARATOR}${stats.join('\n')}`, bytes, spanRows: spans.length, statsRows: stats.length };
+/** A line and its UTF-8 size, measured once. */
+interface SizedLine {
+  line: string;
+  bytes: number;
 }
 
-const linesBytes = (lines: string[]): number => lines.reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
+const sized = (lines: string[]): SizedLine[] => lines.map((line) => ({ line, bytes: Buffer.byteLength(line) }));
+
+/** UTF-8 size of lines joined by newlines. */
+const partBytes = (lines: SizedLine[]): number => lines.reduce((n, l) => n + l.bytes, 0) + Math.max(0, lines.length - 1);
+
+/** A message of the two parts: its value is their lines joined by newlines, the parts by PART_SEPARATOR; `bytes` its exact UTF-8 size. */
+function message(spans: SizedLine[], stats: SizedLine[]): RowMessage {
+  const text = (lines: SizedLine[]) => lines.map((l) => l.line).join('\n');
+  return {
+    value: `${text(spans)}${PART_SEPARATOR}${text(stats)}`,
+    bytes: partBytes(spans) + PART_SEPARATOR.length + partBytes(stats),
+    spanRows: spans.length,
+    statsRows: stats.length,
+  };
+}
 
 /** Lines in messages of one part each, at most `maxMessageBytes`. */
-function packPart(lines: string[], part: 'spans' | 'stats', maxMessageBytes: number, out: RowMessage[]): void {
-  let taken: string[] = [];
-  let bytes = 2;
+function packPart(lines: SizedLine[], part: 'spans' | 'stats', maxMessageBytes: number, out: RowMessage[]): void {
+  let taken: SizedLine[] = [];
   const emit = () => {
-    out.push(part === 'spans' ? message(taken, [], bytes) : message([], taken, bytes));
+    out.push(part === 'spans' ? message(taken, []) : message([], taken));
     taken = [];
-    bytes = 2;
   };
-  for (const line of lines) {
-    const size = Buffer.byteLength(line) + 1;
-    if (taken.length > 0 && bytes + size > maxMessageBytes) emit();
-    taken.push(line);
-    bytes += size;
+  let bytes = PART_SEPARATOR.length;
+  for (const l of lines) {
+    // Its newline too, unless it is the message's first line.
+    const size = l.bytes + (taken.length > 0 ? 1 : 0);
+    if (taken.length > 0 && bytes + size > maxMessageBytes) {
+      emit();
+      bytes = PART_SEPARATOR.length + l.bytes;
+    } else bytes += size;
+    taken.push(l);
   }
   if (taken.length > 0) emit();
 }
@@ -138,11 +156,12 @@ function packPart(lines: string[], part: 'spans' | 'stats', maxMessageBytes: num
  */
 export function packRowMessages(rows: RowBatch, maxMessageBytes: number): RowMessage[] {
   if (rows.spans.length === 0 && rows.stats.length === 0) return [];
-  const bytes = linesBytes(rows.spans) + linesBytes(rows.stats);
-  if (bytes <= maxMessageBytes) return [message(rows.spans, rows.stats, bytes)];
+  const spans = sized(rows.spans);
+  const stats = sized(rows.stats);
+  if (partBytes(spans) + PART_SEPARATOR.length + partBytes(stats) <= maxMessageBytes) return [message(spans, stats)];
   const out: RowMessage[] = [];
-  packPart(rows.spans, 'spans', maxMessageBytes, out);
-  packPart(rows.stats, 'stats', maxMessageBytes, out);
+  packPart(spans, 'spans', maxMessageBytes, out);
+  packPart(stats, 'stats', maxMessageBytes, out);
   return out;
 }
 
