@@ -34,7 +34,42 @@ export interface CaseRecord extends CaseRun {
   error?: string;
 }
 
+/**
+ * How a trial stands after an activity: what the workflow decides its next step from
+ * (case-trial.ts). `recorded`: the trial is stored with this status, nothing is left to do (an
+ * earlier attempt may have stored it). `not-recorded`: scored, but the metadata store refused the
+ * write (it is down); the workflow stores `record` itself, retrying without limit.
+ */
+export type TrialEnd = { tag: 'recorded'; status: CaseOutcome } | { tag: 'not-recorded'; record: CaseRecord };
+
+/**
+ * What an agent call left (callCaseAgent), each tag a next step of the workflow's:
+ * - `asks-approval`: the first call's answer asks a person's approval of a tool (in `call.reply.approval`);
+ * - `to-score`: an answer to score with scoreTrial, after calling each of `judges` (the case's LLM judges);
+ * - a TrialEnd: every scorer of the case is a rule, so the answer was scored with them right there
+ *   (no workflow hop for it), and recorded or not; or the trial was recorded by an earlier attempt.
+ */
+export type AgentTurn = { call: AgentCall } & ({ tag: 'asks-approval' } | { tag: 'to-score'; judges: string[] } | TrialEnd);
+
+/** What scoreTrial did: a TrialEnd, or `to-judge`: these LLM judges of the case have no verdict yet. */
+export type ScoredTrial = TrialEnd | { tag: 'to-judge'; judges: string[] };
+
 export interface EvalActivities {
+  /**
+   * Agent execution: the case's agent call (`call` 1 is the call after an approval), and what the
+   * workflow does next (AgentTurn). Only I/O and facts: the workflow decides.
+   */
+  callCaseAgent(input: CaseRun & { call: number; grant?: ApprovalDecision }): Promise<AgentTurn>;
+  /**
+   * Score trace: every scorer of the case on the agent's last answer, the LLM judges' verdicts
+   * given in `judged` (it judges none itself), then the trial recorded with its scores.
+   */
+  scoreTrial(run: CaseRun & { judged?: Record<string, ScoreDetail> }): Promise<ScoredTrial>;
+  /*
+   * executeAgent and scoreCase are the steps of trials started before the workflow made a trial's
+   * decisions (patch 'trial-decisions-in-workflow'): kept, same names and shapes, so such trials
+   * finish on the path they started on (workflows/case-trial-v1.ts).
+   */
   /**
    * Agent execution: the case's agent call (`call` 1 is the call after an approval). When the
    * answer needs no approval and every scorer of the case is a rule, it also scores and records
@@ -44,22 +79,21 @@ export interface EvalActivities {
    */
   executeAgent(input: CaseRun & { call: number; grant?: ApprovalDecision }): Promise<{ call: AgentCall; outcome?: CaseOutcome; judges?: string[] }>;
   /**
-   * LLM call: one LLM judge of the case (`scorer`, as the case names it) on the agent's last
-   * answer, within the run's judge budget, every call recorded for the trace. Its verdict goes
-   * to scoreCase with the others.
-   */
-  callJudge(input: CaseRun & { scorer: string }): Promise<ScoreDetail>;
-  /**
-   * Score trace: every scorer of the case on the agent's last answer (the judges' verdicts come
-   * in `judged`), then the trial recorded with its scores (one step, so a case costs one
-   * workflow hop less).
+   * Score trace (trials started before the patch): as scoreTrial, judging a judge with no verdict
+   * in place; a trial it could not store fails it with TRIAL_NOT_RECORDED and the record.
    */
   scoreCase(run: CaseRun & { judged?: Record<string, ScoreDetail> }): Promise<CaseOutcome>;
+  /**
+   * LLM call: one LLM judge of the case (`scorer`, as the case names it) on the agent's last
+   * answer, within the run's judge budget, every call recorded for the trace. Its verdict goes
+   * to scoreTrial (scoreCase) with the others.
+   */
+  callJudge(input: CaseRun & { scorer: string }): Promise<ScoreDetail>;
   /** Emit span: the traces and scores of recorded case trials, in one batch, into the trace store. */
   emitCaseTraces(batch: { runId: string; trials: Array<{ caseIndex: number; trial: number }> }): Promise<void>;
   /** Those traces could not be written: their results stop naming them. */
   unlinkCaseTraces(batch: { runId: string; trials: Array<{ caseIndex: number; trial: number }> }): Promise<void>;
-  /** A trial recorded as it is (failed, cancelled, or scored by scoreCase but not yet recorded). */
+  /** A trial recorded as it is (failed, cancelled, or scored and `not-recorded`). */
   recordCaseResult(record: CaseRecord): Promise<void>;
   markRun(runId: string, status: 'running' | 'paused'): Promise<void>;
   cancelPendingCases(runId: string, caseIndex?: number): Promise<void>;

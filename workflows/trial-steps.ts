@@ -1,0 +1,164 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { errorMessage, isInfrastructureFailure } from '../core/errors.js';
+import type { RunCase, TrialRecord } from '../core/model/eval-run.js';
+import type { RunForWorker } from '../core/store/postgres/run-store.js';
+import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
+import type { ScorerRegistry } from '../core/scoring/scorer.js';
+import type { ScoreDetail } from '../core/model/eval-case.js';
+import { isJudgeScorer } from '../core/judges/scorers.js';
+import { LLM_CALL_RETRY, withRetries } from '../core/judges/retry.js';
+import { ProviderError } from '../core/providers/types.js';
+import { projectRegistry } from '../core/scoring/http-scorer.js';
+import { AgentCallError, callAgent } from '../core/agents/agent-call.js';
+import type { AgentCall, CaseRecord, CaseRun, TrialEnd } from './activity-types.js';
+import type { ActivityDeps } from './activities.js';
+import type { ApprovalDecision } from './contract.js';
+import { judgeRef, latencyOf, scoreInputFor } from './judge-activity.js';
+import { caseTraceId, traceparentFor } from './case-trace.js';
+
+/** How long an activity waits for the metadata store to come back before failing its attempt. */
+const STORE_WAIT_MS = 120_000;
+
+/**
+ * The I/O steps of one case trial, shared by the activities of both trial paths (activities.ts):
+ * reading the run and case, calling the agent, scoring an answer, storing a result. None of them
+ * decides what the trial does next: the workflow does (case-trial.ts).
+ */
+export function createTrialSteps(deps: ActivityDeps) {
+  const { runs } = deps;
+
+  /**
+   * The run and case as stored. A metadata store that is down is waited out here (up to
+   * STORE_WAIT_MS) instead of spending the agent call's few retries on an outage.
+   */
+  async function runAndCase(runId: string, caseIndex: number, trial?: number) {
+    const giveUpAt = Date.now() + STORE_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const [run, runCase, recorded] = await Promise.all([
+          runs.forWorker(runId),
+          runs.getCase(runId, caseIndex),
+          trial === undefined ? null : runs.recordedTrial(runId, caseIndex, trial),
+        ]);
+        if (!run || !runCase) throw ApplicationFailure.nonRetryable(`run ${runId} case ${caseIndex} no longer exists`, 'RunGone');
+        return { run, runCase, recorded };
+      } catch (err) {
+        if (!isInfrastructureFailure(err) || Date.now() > giveUpAt) throw err;
+        deps.logger.warn({ run_id: runId, attempt, err: errorMessage(err) }, 'metadata store unavailable; waiting');
+        await Context.current().sleep(Math.min(5_000, 200 * 2 ** attempt));
+      }
+    }
+  }
+
+  /** The scorers of a run's project: the process's, plus its HTTP custom scorers when the case names one. */
+  async function scorersOf(run: RunForWorker, runCase: RunCase): Promise<ScorerRegistry> {
+    const custom = deps.customScorers;
+    if (!custom || runCase.scorers.every((ref) => deps.scorers.get(ref.name))) return deps.scorers;
+    return projectRegistry(deps.scorers, custom.store, run.project_id, { timeoutMs: custom.timeoutMs, fetch: deps.fetch });
+  }
+
+  /** The agent called once for the trial (`call` 1 after an approval, with the person's `grant`). */
+  async function callCaseAgent(run: RunForWorker, runCase: RunCase, input: CaseRun & { call: number; grant?: ApprovalDecision }): Promise<AgentCall> {
+    const { runId, caseIndex, trial, call, grant } = input;
+    const agent = await deps.agents.resolveForCall(run.project_id, run.agent_id);
+    if (!agent) throw ApplicationFailure.nonRetryable(`agent ${run.agent_id} no longer exists`, 'AgentGone');
+    const key = { runId, caseIndex, trial };
+    const body = {
+      input: runCase.input,
+      case: { name: runCase.name, expected: runCase.expected },
+      run_id: runId,
+      agent_version: run.agent_version,
+      trace_id: caseTraceId(key),
+      trial,
+      ...(grant ? { approval: { approved: grant.approved, comment: grant.comment ?? null } } : {}),
+    };
+    try {
+      const signal = Context.current().cancellationSignal;
+      const result = await callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal, fetch: deps.fetch });
+      return { startedAt: result.startedAt, endedAt: result.endedAt, reply: result.reply };
+    } catch (err) {
+      if (err instanceof AgentCallError) {
+        throw err.retryable ? ApplicationFailure.retryable(err.message, 'AgentCallFailed') : ApplicationFailure.nonRetryable(err.message, 'AgentReplyInvalid');
+      }
+      throw err;
+    }
+  }
+
+  /** The case's LLM judges: the scorers it names that are judges of this process. */
+  const judgesOf = (runCase: RunCase) => runCase.scorers.filter((ref) => isJudgeScorer(deps.scorers.get(ref.name))).map((ref) => ref.name);
+
+  /**
+   * A judge with no verdict from the LLM call activity, judged in place with the same budget and
+   * records and the LLM call policy in process (scoreCase of trials started before the patch).
+   */
+  async function judgeInPlace(run: RunForWorker, runCase: RunCase, caseRun: CaseRun, name: string, signal: AbortSignal): Promise<ScoreDetail> {
+    const ref = runCase.scorers.find((r) => r.name === name)!;
+    try {
+      return await withRetries(() => judgeRef(deps, run, runCase, caseRun, ref, signal), LLM_CALL_RETRY, signal);
+    } catch (err) {
+      if (signal.aborted || (isInfrastructureFailure(err) && !(err instanceof ProviderError))) throw err;
+      return { score: 0, reason: `scorer error: ${errorMessage(err)}`, evidence: [] };
+    }
+  }
+
+  /**
+   * The trial's last answer scored with every scorer of its case, the judges' verdicts given in
+   * `judged`; a judge without one is judged in place when `inPlace` is set, else refused.
+   */
+  async function score(run: RunForWorker, runCase: RunCase, caseRun: CaseRun, judged: Record<string, ScoreDetail> = {}, inPlace = false): Promise<CaseRecord> {
+    const input = scoreInputFor(runCase, caseRun);
+    if (!input) throw ApplicationFailure.nonRetryable('no agent answer to score', 'NothingToScore');
+    const signal = Context.current().cancellationSignal;
+    const registry = await scorersOf(run, runCase);
+    const given = (name: string) => Object.hasOwn(judged, name);
+    const unjudged = runCase.scorers.filter((ref) => !given(ref.name) && isJudgeScorer(registry.get(ref.name))).map((ref) => ref.name);
+    if (unjudged.length && !inPlace) throw ApplicationFailure.nonRetryable(`no verdict of ${unjudged.join(', ')}`, 'JudgeVerdictMissing');
+    const others = runCase.scorers.filter((ref) => !given(ref.name) && !unjudged.includes(ref.name));
+    const [ran, judgedHere] = await Promise.all([
+      runScorers(registry, others, input, signal),
+      Promise.all(unjudged.map(async (name) => [name, await judgeInPlace(run, runCase, caseRun, name, signal)] as const)),
+    ]);
+    const found: Record<string, ScoreDetail> = { ...ran, ...Object.fromEntries(judgedHere), ...judged };
+    // In the case's order of scorers, as the rules-only path gives them.
+    const details = Object.fromEntries(runCase.scorers.filter((ref) => Object.hasOwn(found, ref.name)).map((ref) => [ref.name, found[ref.name]]));
+    const passed = casePasses(details, runCase.scorers, runCase.min_score ?? run.min_score);
+    const avgScore = aggregateScores(details, runCase.scorers, run.aggregation);
+    return { ...caseRun, endedAt: Date.now(), details, avgScore, passed, status: passed ? 'passed' : 'failed' };
+  }
+
+  /** Stores a trial's result (first write wins: a trial is recorded once). */
+  async function recordTrial(record: CaseRecord) {
+    const last = record.calls.at(-1);
+    const trial: TrialRecord = {
+      status: record.status,
+      details: record.details,
+      avg_score: record.avgScore,
+      passed: record.passed,
+      duration_ms: Math.max(0, record.endedAt - record.startedAt),
+      latency_ms: last ? latencyOf(record.calls) : null,
+      output: last?.reply?.output ?? null,
+      tool_calls: last?.reply?.tool_calls ?? null,
+      usage: last?.reply?.usage ?? null,
+      approval: record.approval ?? null,
+      error: record.error ?? null,
+      // The run writes the trace next (in a batch); it unlinks it if that fails.
+      trace_id: caseTraceId(record),
+    };
+    await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial, { started_ms: record.startedAt, ended_ms: record.endedAt, calls: record.calls });
+  }
+
+  /** A scored trial stored, or handed back `not-recorded` when the metadata store is down (the workflow stores it). */
+  async function store(record: CaseRecord): Promise<TrialEnd> {
+    try {
+      await recordTrial(record);
+      return { tag: 'recorded', status: record.status };
+    } catch (err) {
+      if (!isInfrastructureFailure(err)) throw err;
+      deps.logger.warn({ run_id: record.runId, case_index: record.caseIndex, err: errorMessage(err) }, 'recording the trial failed; the workflow records it');
+      return { tag: 'not-recorded', record };
+    }
+  }
+
+  return { runAndCase, callCaseAgent, judgesOf, score, recordTrial, store };
+}
