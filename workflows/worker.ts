@@ -11,7 +11,7 @@ import type { EvalActivities } from './activity-types.js';
 
 const WORKFLOWS_PATH = fileURLToPath(siblingModule(import.meta.url, 'workflows'));
 /** The files the workflow bundle is built from: their content names the cached bundle. */
-const BUNDLE_SOURCES = ['workflows', 'contract', 'activity-types'].map((name) => fileURLToPath(siblingModule(import.meta.url, name)));
+const BUNDLE_SOURCES = ['workflows', 'case-trial', 'case-trial-v1', 'activity-options', 'contract', 'activity-types'].map((name) => fileURLToPath(siblingModule(import.meta.url, name)));
 
 export interface WorkerOptions {
   address: string;

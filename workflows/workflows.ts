@@ -1,21 +1,15 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
   CancellationScope,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
-  isCancellation,
-  proxyActivities,
-  proxyLocalActivities,
+  patched,
   setHandler,
   sleep,
   startChild,
   workflowInfo,
   allHandlersFinished,
 } from '@temporalio/workflow';
-import type { ScoreDetail } from '../core/model/eval-case.js';
-import type { AgentCall, CaseRecord, CaseRun, EvalActivities } from './activity-types.js';
 import {
   approvalSignal,
   approvalStateQuery,
@@ -25,210 +19,57 @@ import {
   pauseSignal,
   progressQuery,
   runningTrialsQuery,
-  type ApprovalDecision,
-  type PendingApproval,
   type CaseOutcome,
   type CaseWorkflowInput,
   type RunOutcome,
-  type RunPolicy,
   type RunWorkflowInput,
-  TRIAL_NOT_RECORDED,
 } from './contract.js';
+import { activitiesFor } from './activity-options.js';
+import { decideTrial, TRIAL_DECISIONS_PATCH, type Trial, type TrialState } from './case-trial.js';
+import { legacyTrial } from './case-trial-v1.js';
 
 /**
- * Deterministic workflow code (STYLE 1): only `@temporalio/workflow` and types. All I/O is in
- * activities. SPEC "Activity time-outs and retries" sets each activity's options; `policy`
- * scales the retry intervals (1 in production, small in tests).
+ * Deterministic workflow code (STYLE 1): only `@temporalio/workflow` and types, here and in the
+ * modules it imports (activity-options.ts, case-trial.ts, case-trial-v1.ts). All I/O is in
+ * activities.
  */
-
-const seconds = (s: number, scale: number) => Math.max(1, Math.round(s * 1000 * scale));
-
-function activitiesFor(policy: RunPolicy) {
-  const k = policy.retryTimeScale;
-  return {
-    /*
-     * A case's steps run as local activities: in the worker, within the case's workflow task,
-     * with no round trip through the engine per step (measured: each activity hop cost tens of
-     * ms of latency and engine CPU; docs/benchmarks.md). Their results are recorded in the
-     * history like any activity's. A worker that dies mid-step is noticed when the workflow
-     * task times out (10 s) and the step runs again: steps are idempotent (deterministic trace
-     * ids, results keyed by run, case and trial) and the agent call is at-least-once.
-     */
-    /** Agent execution: 5 min, 5 retries, 1 s to 30 s. */
-    agent: proxyLocalActivities<Pick<EvalActivities, 'executeAgent'>>({
-      startToCloseTimeout: '5 minutes',
-      retry: { maximumAttempts: 6, initialInterval: seconds(1, k), maximumInterval: seconds(30, k), backoffCoefficient: 2, nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'] },
-    }),
-    /**
-     * LLM call: 5 min, 5 retries, 1 s to 30 s; one LLM judge of a case (a provider's
-     * Retry-After, when sent, sets the next wait). A refused request is not retried.
-     */
-    llm: proxyLocalActivities<Pick<EvalActivities, 'callJudge'>>({
-      startToCloseTimeout: '5 minutes',
-      retry: {
-        maximumAttempts: 6,
-        initialInterval: seconds(1, k),
-        maximumInterval: seconds(30, k),
-        backoffCoefficient: 2,
-        nonRetryableErrorTypes: ['LlmRequestRefused', 'JudgeUnavailable', 'RunGone'],
-      },
-    }),
-    /** Score trace: 10 min, 3 retries, 2 s to 1 min. */
-    score: proxyLocalActivities<Pick<EvalActivities, 'scoreCase'>>({
-      startToCloseTimeout: '10 minutes',
-      retry: { maximumAttempts: 4, initialInterval: seconds(2, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
-    }),
-    /**
-     * Emit span: 1 min, 3 retries, 1 s to 10 s. The run writes the traces of recorded cases in
-     * batches while its next cases run, so no case waits for the trace store.
-     */
-    emit: proxyActivities<Pick<EvalActivities, 'emitCaseTraces'>>({
-      startToCloseTimeout: '1 minute',
-      retry: { maximumAttempts: 4, initialInterval: seconds(1, k), maximumInterval: seconds(10, k), backoffCoefficient: 2 },
-    }),
-    /** The case's result: retried without limit (a database outage delays a run, it never loses a result). */
-    record: proxyLocalActivities<Pick<EvalActivities, 'recordCaseResult'>>({
-      startToCloseTimeout: '1 minute',
-      retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
-    }),
-    /** The run's own bookkeeping in the metadata store, retried without limit, each attempt bounded. */
-    book: proxyActivities<Pick<EvalActivities, 'markRun' | 'finishRun' | 'cancelPendingCases' | 'unlinkCaseTraces'>>({
-      startToCloseTimeout: '1 minute',
-      retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
-    }),
-  };
-}
-
-/** Why an activity failed, in a person's words (the innermost cause's message). */
-function failureMessage(err: unknown): string {
-  let cur: unknown = err;
-  while (cur instanceof ActivityFailure && cur.cause) cur = cur.cause;
-  return cur instanceof Error ? cur.message : String(cur);
-}
 
 /**
- * Every LLM judge of a trial at once, each its own LLM call activity; a judge whose calls failed
- * through every retry scores 0 with the error as the reason (SPEC: a scorer that fails records 0).
+ * One trial of one case: call the agent (waiting for approval if it asks), then score and record
+ * it; case-trial.ts makes each decision, case-trial-v1.ts for trials started before it did.
  */
-async function judgeTrial(acts: ReturnType<typeof activitiesFor>, run: CaseRun, judges: string[]): Promise<Record<string, ScoreDetail>> {
-  const verdicts = await Promise.all(
-    judges.map(async (scorer): Promise<[string, ScoreDetail]> => {
-      try {
-        return [scorer, await acts.llm.callJudge({ ...run, scorer })];
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        return [scorer, { score: 0, reason: `scorer error: ${failureMessage(err)}`, evidence: [] }];
-      }
-    }),
-  );
-  return Object.fromEntries(verdicts);
-}
-
-/** One trial of one case: call the agent (waiting for approval if it asks), then score and record it. */
 export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOutcome> {
   const { runId, caseIndex, trial, policy } = input;
-  const acts = activitiesFor(policy);
-  const key = { runId, caseIndex, trial };
   // A trial starts only while its run is not paused; a pause that comes later holds its next step.
-  let paused = false;
-  let cancelled = false;
-  let decision: ApprovalDecision | undefined;
+  const state: TrialState = { paused: false, cancelled: false, waiting: null };
   const scope = new CancellationScope();
   setHandler(pauseSignal, (req) => {
-    paused = req?.paused ?? !paused;
+    state.paused = req?.paused ?? !state.paused;
   });
   setHandler(cancelSignal, () => {
-    cancelled = true;
+    state.cancelled = true;
     scope.cancel();
   });
   setHandler(approvalSignal, (d) => {
-    decision = d;
+    state.decision = d;
   });
-  /** Set while the trial waits for a person's approval (GET /api/runs/{id}/approvals reads it). */
-  let waiting: PendingApproval | null = null;
-  setHandler(approvalStateQuery, () => waiting);
+  setHandler(approvalStateQuery, () => state.waiting);
 
-  /** SPEC: a pause lasts 24 hours at most, then the run goes on by itself. */
-  const whilePaused = async () => {
-    if (!paused) return;
-    if (!(await condition(() => !paused, policy.pauseMaxMs))) paused = false;
+  const t: Trial = {
+    acts: activitiesFor(policy),
+    key: { runId, caseIndex, trial },
+    policy,
+    scope,
+    state,
+    startedAt: Date.now(),
+    calls: [],
+    /** SPEC: a pause lasts 24 hours at most, then the run goes on by itself. */
+    async whilePaused() {
+      if (!state.paused) return;
+      if (!(await condition(() => !state.paused, policy.pauseMaxMs))) state.paused = false;
+    },
   };
-
-  const startedAt = Date.now();
-  const calls: AgentCall[] = [];
-  let error: string | undefined;
-  let approval: CaseRun['approval'];
-  let outcome: CaseOutcome | undefined;
-  /** The case's LLM judges, as the last agent call named them. */
-  let judges: string[] = [];
-  let unrecorded: CaseRecord | undefined;
-  try {
-    await scope.run(async () => {
-      const call = async (n: number, grant?: ApprovalDecision) => {
-        // The first call starts at once (the run was not paused when it started this trial).
-        if (n > 0 && paused) await whilePaused();
-        const callStart = Date.now();
-        try {
-          const done = await acts.agent.executeAgent({ ...key, startedAt, calls, approval, call: n, grant });
-          calls.push(done.call);
-          outcome = done.outcome;
-          judges = done.judges ?? [];
-        } catch (err) {
-          if (isCancellation(err)) throw err;
-          calls.push({ startedAt: callStart, endedAt: Date.now(), error: failureMessage(err) });
-          throw err;
-        }
-      };
-      await call(0);
-      const asked = calls[0].reply?.approval;
-      if (asked) {
-        // SPEC: a sensitive tool call waits for approvalSignal at most 7 days.
-        waiting = { case_index: caseIndex, trial, tool: asked.tool, reason: asked.reason ?? null, since: Date.now() };
-        const answered = await condition(() => decision !== undefined, policy.approvalMaxMs).finally(() => (waiting = null));
-        approval = { tool: asked.tool, approved: answered && decision!.approved, comment: decision?.comment, by: decision?.by };
-        if (!answered) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was not given within ${policy.approvalMaxMs} ms`, 'ApprovalTimeout');
-        if (!decision!.approved) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was denied${decision!.comment ? `: ${decision!.comment}` : ''}`, 'ApprovalDenied');
-        await call(1, decision);
-      }
-      // The agent call scored and recorded the trial when its scorers allowed (all rules).
-      if (outcome) return;
-      if (paused) await whilePaused();
-      const judged = judges.length ? await judgeTrial(acts, { ...key, startedAt, calls, approval }, judges) : undefined;
-      try {
-        outcome = await acts.score.scoreCase({ ...key, startedAt, calls, approval, ...(judged ? { judged } : {}) });
-      } catch (err) {
-        unrecorded = notRecorded(err);
-        if (!unrecorded) throw err;
-      }
-    });
-  } catch (err) {
-    if (!(cancelled || isCancellation(err))) error = failureMessage(err);
-  }
-  if (outcome) return outcome;
-  const status: CaseOutcome = unrecorded?.status ?? (cancelled ? 'cancelled' : 'failed');
-  const record: CaseRecord = unrecorded ?? {
-    ...key,
-    startedAt,
-    endedAt: Date.now(),
-    calls,
-    approval,
-    details: {},
-    avgScore: 0,
-    passed: false,
-    status,
-    error: status === 'cancelled' ? 'cancelled while running' : error,
-  };
-  // Recorded even when cancelled (the first record of a trial wins); the run writes its trace afterwards.
-  await CancellationScope.nonCancellable(() => acts.record.recordCaseResult(record));
-  return status;
-}
-
-/** The scored trial scoreCase could not store, if that is why it failed (the failure or one of its causes). */
-function notRecorded(err: unknown): CaseRecord | undefined {
-  for (let cur: unknown = err; cur instanceof Error; cur = cur.cause) {
-    if (cur instanceof ApplicationFailure && cur.type === TRIAL_NOT_RECORDED) return cur.details?.[0] as CaseRecord;
-  }
-  return undefined;
+  return patched(TRIAL_DECISIONS_PATCH) ? decideTrial(t) : legacyTrial(t);
 }
 
 /** Most case traces written by one emit activity. */

@@ -1,0 +1,76 @@
+import { ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { EvalActivities } from './activity-types.js';
+import type { RunPolicy } from './contract.js';
+
+/**
+ * Workflow code (deterministic, bundled with workflows.ts): the activities as the workflows call
+ * them. SPEC "Activity time-outs and retries" sets each activity's options; `policy` scales the
+ * retry intervals (1 in production, small in tests).
+ */
+
+const seconds = (s: number, scale: number) => Math.max(1, Math.round(s * 1000 * scale));
+
+export function activitiesFor(policy: RunPolicy) {
+  const k = policy.retryTimeScale;
+  return {
+    /*
+     * A case's steps run as local activities: in the worker, within the case's workflow task,
+     * with no round trip through the engine per step (measured: each activity hop cost tens of
+     * ms of latency and engine CPU; docs/benchmarks.md). Their results are recorded in the
+     * history like any activity's. A worker that dies mid-step is noticed when the workflow
+     * task times out (10 s) and the step runs again: steps are idempotent (deterministic trace
+     * ids, results keyed by run, case and trial) and the agent call is at-least-once.
+     */
+    /** Agent execution: 5 min, 5 retries, 1 s to 30 s. */
+    agent: proxyLocalActivities<Pick<EvalActivities, 'callCaseAgent' | 'executeAgent'>>({
+      startToCloseTimeout: '5 minutes',
+      retry: { maximumAttempts: 6, initialInterval: seconds(1, k), maximumInterval: seconds(30, k), backoffCoefficient: 2, nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'] },
+    }),
+    /**
+     * LLM call: 5 min, 5 retries, 1 s to 30 s; one LLM judge of a case (a provider's
+     * Retry-After, when sent, sets the next wait). A refused request is not retried.
+     */
+    llm: proxyLocalActivities<Pick<EvalActivities, 'callJudge'>>({
+      startToCloseTimeout: '5 minutes',
+      retry: {
+        maximumAttempts: 6,
+        initialInterval: seconds(1, k),
+        maximumInterval: seconds(30, k),
+        backoffCoefficient: 2,
+        nonRetryableErrorTypes: ['LlmRequestRefused', 'JudgeUnavailable', 'RunGone'],
+      },
+    }),
+    /** Score trace: 10 min, 3 retries, 2 s to 1 min. */
+    score: proxyLocalActivities<Pick<EvalActivities, 'scoreTrial' | 'scoreCase'>>({
+      startToCloseTimeout: '10 minutes',
+      retry: { maximumAttempts: 4, initialInterval: seconds(2, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+    }),
+    /**
+     * Emit span: 1 min, 3 retries, 1 s to 10 s. The run writes the traces of recorded cases in
+     * batches while its next cases run, so no case waits for the trace store.
+     */
+    emit: proxyActivities<Pick<EvalActivities, 'emitCaseTraces'>>({
+      startToCloseTimeout: '1 minute',
+      retry: { maximumAttempts: 4, initialInterval: seconds(1, k), maximumInterval: seconds(10, k), backoffCoefficient: 2 },
+    }),
+    /** The case's result: retried without limit (a database outage delays a run, it never loses a result). */
+    record: proxyLocalActivities<Pick<EvalActivities, 'recordCaseResult'>>({
+      startToCloseTimeout: '1 minute',
+      retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+    }),
+    /** The run's own bookkeeping in the metadata store, retried without limit, each attempt bounded. */
+    book: proxyActivities<Pick<EvalActivities, 'markRun' | 'finishRun' | 'cancelPendingCases' | 'unlinkCaseTraces'>>({
+      startToCloseTimeout: '1 minute',
+      retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+    }),
+  };
+}
+
+export type RunActivities = ReturnType<typeof activitiesFor>;
+
+/** Why an activity failed, in a person's words (the innermost cause's message). */
+export function failureMessage(err: unknown): string {
+  let cur: unknown = err;
+  while (cur instanceof ActivityFailure && cur.cause) cur = cur.cause;
+  return cur instanceof Error ? cur.message : String(cur);
+}
