@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import { breaches, type AlertNotification, type AlertState } from '../model/alert.js';
 import { pgSafeText } from '../model/pg-json.js';
 import type { AlertMetrics } from '../store/alert-metrics.js';
-import type { AlertStore, ClaimedRule, NewAlertEvent, PendingDelivery } from '../store/postgres/alert-store.js';
+import type { AlertStore, ClaimedRule, NewAlertEvent, PendingDelivery } from '../store/alerts.js';
 import { measure, type Measurement } from './measure.js';
 import { transition, type EvaluationOutcome } from './transition.js';
 import { postNotification, retryDelayMs, type WebhookSettings } from './webhook.js';

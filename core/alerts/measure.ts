@@ -1,6 +1,6 @@
 import type { AlertRuleDefinition } from '../model/alert.js';
 import type { AlertMetrics, TimeRange } from '../store/alert-metrics.js';
-import type { AlertStore } from '../store/postgres/alert-store.js';
+import type { AlertStore } from '../store/alerts.js';
 import { ksStatistic, populationStabilityIndex } from './drift.js';
 
 /** Where a rule's metric is read from. */

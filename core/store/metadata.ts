@@ -1,5 +1,8 @@
 import type pg from 'pg';
+import type { AgentStore } from './agents.js';
+import type { AlertStore } from './alerts.js';
 import type { AuditStore } from './audit.js';
+import type { CustomScorerStore } from './custom-scorers.js';
 import type { DataDeletionStore } from './data-deletions.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { JudgeStore } from './judges.js';
@@ -7,17 +10,14 @@ import type { KeyStore } from './keys.js';
 import type { ProjectAdminStore } from './project-admin.js';
 import type { RateLimitStore } from './rate-limits.js';
 import type { SessionStore } from './sessions.js';
+import type { SuiteStore } from './suites.js';
 import type { UserStore } from './users.js';
 // The stores below still declare their contracts beside their SQL (store/postgres/); each moves here in turn.
-import type { AgentStore } from './postgres/agent-store.js';
-import type { AlertStore } from './postgres/alert-store.js';
 import type { FeedbackStore } from './postgres/feedback-store.js';
 import type { OnlineEvalStore } from './postgres/online-eval-store.js';
 import type { PromptStore } from './postgres/prompt-store.js';
 import type { QueueStore } from './postgres/queue-store.js';
 import type { RunStore } from './postgres/run-store.js';
-import type { CustomScorerStore } from './postgres/scorer-store.js';
-import type { SuiteStore } from './postgres/suite-store.js';
 
 export interface Project {
   id: string;

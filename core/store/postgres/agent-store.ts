@@ -1,30 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { AgentStore } from '../agents.js';
 import { ConflictError } from '../../errors.js';
 import { isUniqueViolation } from './transaction.js';
-import { isUuid, toAgentView, type Agent, type AgentList, type AgentRecord, type CreateAgent, type UpdateAgent } from '../../model/agent.js';
+import { isUuid, toAgentView, type AgentRecord } from '../../model/agent.js';
 
-/**
- * Agents (PostgreSQL). Every query filters by project. Lookups take an agent's id or its name
- * (`agentId` / `agent_id` accept either); an id wins over a name (names cannot be UUIDs anyway).
- */
-export interface AgentStore {
-  create(projectId: string, input: CreateAgent): Promise<Agent>;
-  /** Newest first. */
-  list(projectId: string, page: { limit: number; offset: number }): Promise<AgentList>;
-  /** By id or name. */
-  resolve(projectId: string, idOrName: string): Promise<Agent | null>;
-  /**
-   * Replaces the fields. `headers` undefined keeps the stored ones while the endpoint stays the
-   * same, and drops them all when it changes: credentials never follow an agent to a new address
-   * (docs/security.md, "Secrets follow the URL"). Null when there is no such agent.
-   */
-  update(projectId: string, idOrName: string, input: UpdateAgent): Promise<Agent | null>;
-  /** True when an agent was deleted. */
-  delete(projectId: string, idOrName: string): Promise<boolean>;
-  /** The whole record with the header values, for the worker that calls the agent. Never returned by the API. */
-  resolveForCall(projectId: string, idOrName: string): Promise<AgentRecord | null>;
-}
+export type { AgentStore };
 
 interface AgentRow {
   id: string;

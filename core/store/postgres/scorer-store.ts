@@ -1,20 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { CustomScorerStore } from '../custom-scorers.js';
 import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
-import { toCustomScorerView, type CreateCustomScorer, type CustomScorer, type CustomScorerList, type CustomScorerRecord, type ScorerDataType } from '../../model/custom-scorer.js';
+import { toCustomScorerView, type CustomScorerRecord, type ScorerDataType } from '../../model/custom-scorer.js';
 import { isUniqueViolation } from './transaction.js';
 
-/** HTTP custom scorers (PostgreSQL), per project; found by id or name, as agents are. */
-export interface CustomScorerStore {
-  create(projectId: string, input: CreateCustomScorer): Promise<CustomScorer>;
-  /** Newest first. */
-  list(projectId: string, page: { limit: number; offset: number }): Promise<CustomScorerList>;
-  resolve(projectId: string, idOrName: string): Promise<CustomScorer | null>;
-  delete(projectId: string, idOrName: string): Promise<boolean>;
-  /** Every scorer of the project with its header values: the registry of one project (worker and creation checks). */
-  allForCall(projectId: string): Promise<CustomScorerRecord[]>;
-}
+export type { CustomScorerStore };
 
 interface Row {
   id: string;

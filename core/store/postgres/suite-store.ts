@@ -1,33 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { SuiteStore } from '../suites.js';
 import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
-import type { SuiteDefinition, SuiteList, SuiteSummary, SuiteVersion, SuiteVersionInfo } from '../../model/suite.js';
+import type { SuiteDefinition, SuiteSummary, SuiteVersion } from '../../model/suite.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
-/**
- * Test suites and their immutable versions (PostgreSQL). Every query filters by project.
- * A deleted suite is hidden (its name becomes free) but its versions stay: runs pin them.
- */
-export interface SuiteStore {
-  /** Creates the suite with version 1. */
-  create(projectId: string, def: SuiteDefinition): Promise<SuiteSummary>;
-  /** Live suites, newest first, each at its latest version; `name` filters by case-insensitive substring. */
-  list(projectId: string, query: { limit: number; offset: number; name?: string }): Promise<SuiteList>;
-  /**
-   * One version (the latest when `version` is undefined). Null for an unknown id or version, and
-   * for a deleted suite unless `includeDeleted` (a run reading the version it pinned).
-   */
-  get(projectId: string, id: string, version?: number, opts?: { includeDeleted?: boolean }): Promise<SuiteVersion | null>;
-  /** Like {@link get}, by the name of a live suite. */
-  getByName(projectId: string, name: string, version?: number): Promise<SuiteVersion | null>;
-  /** Every version, newest first; null when there is no such live suite. */
-  versions(projectId: string, id: string): Promise<SuiteVersionInfo[] | null>;
-  /** Writes the next version (latest + 1, under a row lock); null when there is no such live suite. */
-  update(projectId: string, id: string, def: SuiteDefinition): Promise<SuiteSummary | null>;
-  /** Soft delete; true when a live suite was deleted. */
-  delete(projectId: string, id: string): Promise<boolean>;
-}
+export type { SuiteStore };
 
 interface SummaryRow {
   id: string;

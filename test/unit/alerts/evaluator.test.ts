@@ -4,7 +4,7 @@ import { retryDelayMs, MAX_BACKOFF_MS } from '../../../core/alerts/webhook.js';
 import { createLogger } from '../../../core/logger.js';
 import { parseAlertRule, type AlertNotification, type AlertState } from '../../../core/model/alert.js';
 import type { AlertMetrics } from '../../../core/store/alert-metrics.js';
-import type { AlertStore, ClaimedRule, NewAlertEvent, PendingDelivery } from '../../../core/store/postgres/alert-store.js';
+import type { AlertStore, ClaimedRule, NewAlertEvent, PendingDelivery } from '../../../core/store/alerts.js';
 
 /** The evaluator's side of the store, in memory: due rules once, events with their delivery state. */
 function memoryStore(rules: ClaimedRule[]) {
