@@ -7,6 +7,34 @@ import { SERVICE_NODE_FLAGS } from '../../runtime/node-flags.js';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
+ * What every test service starts with, in this process (startTestService) or a child one
+ * (spawnServiceProcess): ephemeral ports on loopback; and egress to loopback, where the agents,
+ * custom scorers and webhooks of tests are fixture servers (the default on a loopback HOST too,
+ * named here so no test depends on it; test/integration/egress.test.ts sets its own).
+ */
+export const TEST_SERVICE_ENV: Record<string, string> = {
+  PORT: '0',
+  OTLP_GRPC_PORT: '0',
+  OTLP_HTTP_PORT: '0',
+  HEALTH_PORT: '0',
+  HOST: '127.0.0.1',
+  EGRESS_ALLOW: '127.0.0.0/8,::1/128',
+};
+
+/**
+ * Limits high enough that tests never meet them, unless a test sets its own: rate limits, and no
+ * throttling of failed authentication (tests of refusals send many wrong keys from 127.0.0.1;
+ * test/integration/auth-throttling.test.ts sets its own limits).
+ */
+export const UNLIMITED: Record<string, string> = {
+  RATE_LIMIT_INGEST_PER_MINUTE: '1000000000',
+  RATE_LIMIT_QUERY_PER_MINUTE: '1000000000',
+  RATE_LIMIT_EVAL_RUNS_PER_MINUTE: '1000000000',
+  AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '0',
+  AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE: '0',
+};
+
+/**
  * `agent-eval serve` as a child OS process, for tests that split roles across processes, kill
  * them or watch their memory. It reports every listener of the ready line (a `collector`-only
  * or `ingester`-only process has no API port: `apiUrl` is then undefined).
@@ -63,24 +91,14 @@ export async function spawnServiceProcess(
     cwd: REPO_ROOT,
     env: {
       ...process.env,
-      PORT: '0',
-      OTLP_GRPC_PORT: '0',
-      OTLP_HTTP_PORT: '0',
-      HEALTH_PORT: '0',
-      HOST: '127.0.0.1',
-      // Agents and webhooks of tests are loopback fixture servers.
-      EGRESS_ALLOW: '127.0.0.0/8,::1/128',
+      ...TEST_SERVICE_ENV,
       LOG_LEVEL: 'info',
       AGENT_EVAL_DATA_DIR: dataDir,
       // These tests look at processes, Kafka, backpressure and durability across restarts, not
       // at credentials (test/integration/auth*.test.ts do, in and out of process); a test that
       // wants keys sets AUTH_MODE itself.
       AUTH_MODE: 'none',
-      RATE_LIMIT_INGEST_PER_MINUTE: '1000000000',
-      RATE_LIMIT_QUERY_PER_MINUTE: '1000000000',
-      RATE_LIMIT_EVAL_RUNS_PER_MINUTE: '1000000000',
-      AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '0',
-      AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE: '0',
+      ...UNLIMITED,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -169,6 +187,16 @@ export async function stopProcess(p: ServiceProcess | undefined, timeoutMs = 60_
 
 export function removeDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** Whether a process `pid` is running (signal 0: nothing is sent). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,26 +1,16 @@
 import type { KafkaMessage } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeMessage, MESSAGE_HEADERS } from '../../collector/kafka/envelope.js';
 import { MAX_TIME_MS, MIN_TIME_MS } from '../../core/model/limits.js';
 import type { SpanRecord } from '../../core/model/span.js';
-import type { ClickHouse } from '../../core/store/clickhouse/client.js';
 import { SPAN_COLUMNS, SPAN_ROWS, spanRow } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import type { AnalyticsStore } from '../../core/store/analytics.js';
-import { openMigratedClickHouse } from '../helpers/clickhouse-store.js';
+import { useMigratedClickHouse } from '../helpers/clickhouse-store.js';
 
 // Span rows travel as TabSeparated (core/store/clickhouse/tsv.ts): every value a client can send must
 // come back from the real store as it was sent, whatever characters it holds; blank lines above all,
 // which chDB's inline insert data cannot carry raw (docs/chdb-inline-insert-empty-line.md).
-let ch: ClickHouse;
-let store: AnalyticsStore;
-
-beforeAll(async () => {
-  ({ ch, store } = await openMigratedClickHouse());
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch, store } = useMigratedClickHouse();
 
 const HOSTILE = [
   '', ' ', '  padded  ', 'a,b', '"', '""', 'say "hi", then "bye"', 'line 1\nline 2', 'crlf\r\n', '\ttab\t', 'nul\u0000byte',

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pollUntil, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
+import { isAlive, pollUntil, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 import { apiFetch, makeDataDir, sampleTrace } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
@@ -39,15 +39,6 @@ interface Health {
   reasons?: Record<string, string>;
 }
 const health = async (): Promise<Health> => (await (await api('/api/health')).json()) as Health;
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 interface RunBody {
   status: string;

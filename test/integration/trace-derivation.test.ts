@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SpanRecord, SpanType, TraceHeader } from '../../core/model/span.js';
-import type { AnalyticsStore } from '../../core/store/analytics.js';
 import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
-import type { ClickHouse } from '../../core/store/clickhouse/client.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { openMigratedClickHouse } from '../helpers/clickhouse-store.js';
+import { useMigratedClickHouse } from '../helpers/clickhouse-store.js';
 
 // Trace-level fields are derived inside ClickHouse (chDB), so this runs against the real engine.
-let ch: ClickHouse;
-let store: AnalyticsStore;
-
-beforeAll(async () => {
-  ({ ch, store } = await openMigratedClickHouse());
-});
-afterAll(async () => {
-  await store?.close();
-});
+const { ch, store } = useMigratedClickHouse();
 
 // Recent: rows older than the retention (TTL) are dropped by ClickHouse on insert.
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;

@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBatcher } from '../../collector/batcher.js';
 import { createLogger } from '../../core/logger.js';
 import type { RowBatch, SpanRecord } from '../../core/model/span.js';
-import type { AnalyticsStore } from '../../core/store/analytics.js';
-import type { ClickHouse } from '../../core/store/clickhouse/client.js';
 import { SPAN_ROWS } from '../../core/store/clickhouse/rows.js';
 import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { openMigratedClickHouse } from '../helpers/clickhouse-store.js';
+import { useMigratedClickHouse } from '../helpers/clickhouse-store.js';
 
 // All or nothing (issue 25): a write's spans and its trace summaries are stored together or not at
 // all, against the real store. A refusal of either table leaves nothing of the write behind: no
 // list entry, no span count, no spans a later write of the trace would bring to light.
-let ch: ClickHouse;
-let store: AnalyticsStore;
-
-beforeAll(async () => {
-  ({ ch, store } = await openMigratedClickHouse());
-});
-afterAll(async () => {
-  await ch?.close();
-});
+const { ch, store } = useMigratedClickHouse();
 
 let seq = 0;
 function span(trace: string, fields: Partial<SpanRecord> = {}): SpanRecord {
