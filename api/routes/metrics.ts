@@ -5,7 +5,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../../core/config.js';
 import type { AuthContext, Authenticator } from '../../core/auth/authenticator.js';
 import { ForbiddenError, UnauthorizedError } from '../../core/errors.js';
-import type { OnlineEvalStore } from '../../core/store/postgres/online-eval-store.js';
+import type { OnlineEvalStore } from '../../core/store/online-evals.js';
 import type { HealthDeps } from './health.js';
 import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
 import { onlineEvalRegistry } from './online-metrics.js';

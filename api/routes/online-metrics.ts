@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { OnlineEvalStore, RuleMetrics } from '../../core/store/postgres/online-eval-store.js';
+import type { OnlineEvalStore, RuleMetrics } from '../../core/store/online-evals.js';
 import { DEPENDENCY_TIMEOUT_MS, withDeadline } from '../deadline.js';
 
 type Source = Pick<OnlineEvalStore, 'metrics'>;

@@ -5,7 +5,7 @@ import { pgSafeText } from '../model/pg-json.js';
 import type { Score } from '../model/score.js';
 import type { ScorerRegistry } from '../scoring/scorer.js';
 import type { OnlineTraceReads, TraceForScoring } from '../store/online-traces.js';
-import type { ClaimedEvaluation, OnlineEvalStore } from '../store/postgres/online-eval-store.js';
+import type { ClaimedEvaluation, OnlineEvalStore } from '../store/online-evals.js';
 import { semaphore } from '../os/semaphore.js';
 import { scanDueRules } from './rule-scan.js';
 import { scoreTrace, type ScoreTraceDeps, type TraceScoring } from './score-trace.js';

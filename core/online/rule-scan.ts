@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors.js';
 import { pgSafeText } from '../model/pg-json.js';
-import type { ClaimedScan } from '../store/postgres/online-eval-store.js';
+import type { ClaimedScan } from '../store/online-evals.js';
 import type { OnlineEvaluatorDeps } from './evaluator.js';
 import { isSampled } from './sampling.js';
 

@@ -9,7 +9,7 @@ import type { Score } from '../model/score.js';
 import { runScorers } from '../scoring/run-scorers.js';
 import type { ScoreInput, ScorerRegistry } from '../scoring/scorer.js';
 import type { TraceForScoring } from '../store/online-traces.js';
-import type { ClaimedEvaluation } from '../store/postgres/online-eval-store.js';
+import type { ClaimedEvaluation } from '../store/online-evals.js';
 import { judgeTraceBody, judgeTraceId, onlineScoreId } from './judge-trace.js';
 import { scoreInputFromTrace } from './trace-input.js';
 

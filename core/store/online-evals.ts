@@ -1,0 +1,133 @@
+import type { Expected, ScorerRef } from '../model/eval-case.js';
+import type { EvaluationStatus, OnlineEvaluationList, OnlineRule, OnlineRuleDefinition, OnlineRuleFilter, OnlineRuleList, OnlineScoreRecord } from '../model/online-rule.js';
+import type { ScanPosition, ScannedTrace } from './online-traces.js';
+
+/*
+ * Online evaluation rules and their evaluations (PostgreSQL, migration 011;
+ * store/postgres/online-eval-store.ts implements it; docs/online-evals.md).
+ *
+ * Promises:
+ * - Isolation: every API call names a project and touches only its rules and evaluations.
+ * - One scanner per rule at a time (`claimScans`), and a scan is recorded only while its claim is
+ *   current, in one transaction: a rule edited, deleted or claimed again since is left alone.
+ * - A trace is evaluated once per rule: a sampled trace the rule already has is left as it is;
+ *   evaluations are leased, an attempt cut short is taken up again after its lease, and a result
+ *   is recorded only while its lease is held (so a late worker cannot record twice).
+ * - Writes resolve once committed; what a caller gets is its own copy.
+ */
+
+/**
+ * Online evaluation rules and their evaluations (PostgreSQL; docs/online-evals.md). Every API
+ * read filters by project; the evaluator's claims span projects and carry each rule's project.
+ */
+export interface OnlineEvalStore {
+  create(projectId: string, def: OnlineRuleDefinition, sinceMs: number): Promise<OnlineRule>;
+  /** Newest first. */
+  list(projectId: string, query: { limit: number; offset: number; enabled?: boolean }): Promise<OnlineRuleList>;
+  get(projectId: string, id: string): Promise<OnlineRule | null>;
+  /** Replaces the settings and makes the rule due for a scan now (a scan in flight is discarded). */
+  update(projectId: string, id: string, def: OnlineRuleDefinition): Promise<OnlineRule | null>;
+  /** True when a rule was deleted (its evaluations go with it; its scores stay). */
+  delete(projectId: string, id: string): Promise<boolean>;
+  /** Null when the project has no such rule. Newest first. */
+  listEvaluations(projectId: string, ruleId: string, query: EvaluationQuery): Promise<OnlineEvaluationList | null>;
+
+  /**
+   * Claims up to `limit` enabled rules due for a scan: next_scan_at moves `leaseMs` on and
+   * claim_seq grows, in one statement with FOR UPDATE SKIP LOCKED, so one scanner at a time.
+   */
+  claimScans(limit: number, leaseMs: number): Promise<ClaimedScan[]>;
+  /**
+   * Records a scan in one transaction, only while the claim is current: the sampled traces
+   * become pending evaluations (a trace the rule already has is left as it is), the watermark
+   * and backlog move, skipped traces are counted. False (nothing written) when the rule was
+   * edited, deleted or claimed again since.
+   */
+  commitScan(claim: ClaimedScan, scan: ScanResult): Promise<boolean>;
+  /** Notes a failed scan; the rule is scanned again after `retryInMs`. */
+  recordScanError(claim: ClaimedScan, message: string, retryInMs: number): Promise<void>;
+  /**
+   * Leases up to `limit` due evaluations of enabled rules to this worker until `leaseMs` from now
+   * (pending ones, and running ones whose worker's lease ran out), counting the attempt.
+   */
+  claimEvaluations(limit: number, leaseMs: number): Promise<ClaimedEvaluation[]>;
+  /** Records scored evaluations still leased to their claim, and adds them to their rules' counters; the number recorded. */
+  finishEvaluations(done: FinishedEvaluation[]): Promise<number>;
+  /** An attempt that failed: pending again after `retryInMs`, or `failed` (counted as an error) when `retryInMs` is null. */
+  failAttempt(claim: ClaimedEvaluation, message: string, retryInMs: number | null): Promise<void>;
+  /** Extends the leases of evaluations this worker still holds (its heartbeat) to `leaseMs` from now. */
+  renewLeases(leases: string[], leaseMs: number): Promise<void>;
+  /** Hands an evaluation back undone (this worker is stopping): due at once, the attempt not counted. */
+  release(claim: ClaimedEvaluation): Promise<void>;
+  /** Every rule's counters, for /metrics. */
+  metrics(): Promise<RuleMetrics[]>;
+  /** Deletes final evaluations of traces that ended before `beforeMs` (past retention); the number deleted. */
+  purgeFinished(beforeMs: number): Promise<number>;
+}
+
+export interface EvaluationQuery {
+  limit: number;
+  offset: number;
+  status?: EvaluationStatus;
+  trace_id?: string;
+}
+
+/** A rule as claimed for a scan. */
+export interface ClaimedScan {
+  id: string;
+  project_id: string;
+  claim_seq: string;
+  filter: OnlineRuleFilter;
+  sample_rate: number;
+  delay_seconds: number;
+  /** Traces that ended before this are not the rule's. */
+  since_ms: number;
+  watermark: ScanPosition;
+}
+
+export interface ScanResult {
+  sampled: ScannedTrace[];
+  skipped: number;
+  watermark: ScanPosition;
+  /** When the first trace left for the next scan was last stored, when the batch was full. */
+  backlogStoredMs: number | null;
+  /** When the rule is due for its next scan. */
+  nextScanInMs: number;
+}
+
+/** An evaluation leased to this worker. */
+export interface ClaimedEvaluation {
+  rule_id: string;
+  rule_name: string;
+  project_id: string;
+  trace_id: string;
+  trace_end_ms: number;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  lease: string;
+  scorers: ScorerRef[];
+  expected: Expected;
+}
+
+export interface FinishedEvaluation {
+  claim: ClaimedEvaluation;
+  scores: Record<string, OnlineScoreRecord>;
+  /** Scorer verdicts that were errors. */
+  errors: number;
+  judgeTokens: number;
+  /** Null when no judge call was priced. */
+  costUsd: number | null;
+}
+
+export interface RuleMetrics {
+  rule_id: string;
+  project_id: string;
+  enabled: boolean;
+  scored: number;
+  skipped_by_sampling: number;
+  errors: number;
+  judge_tokens: number;
+  cost_usd: number;
+  pending: number;
+  lag_seconds: number;
+}
