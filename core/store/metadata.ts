@@ -9,13 +9,13 @@ import type { JudgeStore } from './judges.js';
 import type { KeyStore } from './keys.js';
 import type { OnlineEvalStore } from './online-evals.js';
 import type { ProjectAdminStore } from './project-admin.js';
+import type { PromptStore } from './prompts.js';
 import type { RateLimitStore } from './rate-limits.js';
 import type { SessionStore } from './sessions.js';
 import type { SuiteStore } from './suites.js';
 import type { UserStore } from './users.js';
 // The stores below still declare their contracts beside their SQL (store/postgres/); each moves here in turn.
 import type { FeedbackStore } from './postgres/feedback-store.js';
-import type { PromptStore } from './postgres/prompt-store.js';
 import type { QueueStore } from './postgres/queue-store.js';
 import type { RunStore } from './postgres/run-store.js';
 

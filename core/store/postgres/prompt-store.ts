@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { PromptStore } from '../prompts.js';
 import { ConflictError, ValidationError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
 import { textProblem } from '../../model/pg-json.js';
@@ -10,39 +11,16 @@ import {
   type ChatMessage,
   type PromptInput,
   type PromptLabels,
-  type PromptList,
   type PromptLookup,
   type PromptSelector,
   type PromptSummary,
   type PromptType,
   type PromptVersion,
-  type PromptVersionList,
 } from '../../model/prompt.js';
 import { promptVariables } from '../../model/prompt-render.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
 
-/**
- * Prompts, their immutable versions and their labels (PostgreSQL). Every query filters by
- * project. `ref` is a prompt's id or its name (names cannot be UUIDs, so the two never collide).
- */
-export interface PromptStore {
-  /** Creates the prompt with version 1 and puts `input.labels` on it. */
-  create(projectId: string, input: PromptInput): Promise<PromptVersion>;
-  /** Newest first, each at its latest version; `name` is a case-insensitive substring, `label` a label the prompt has. */
-  list(projectId: string, query: { limit: number; offset: number; name?: string; label?: string }): Promise<PromptList>;
-  /** One version: `select.version`, the version `select.label` names, else the latest. */
-  get(projectId: string, ref: string, select?: PromptSelector): Promise<PromptLookup<PromptVersion>>;
-  /** Versions newest first, with their labels; null when there is no such prompt. */
-  versions(projectId: string, ref: string, page: { limit: number; offset: number }): Promise<PromptVersionList | null>;
-  /** Writes the next version (latest + 1, under the prompt's row lock) and moves `input.labels` to it; null when there is no such prompt. */
-  update(projectId: string, id: string, input: PromptInput): Promise<PromptVersion | null>;
-  /** Deletes a prompt (by id) with its versions and labels; false when the project has no such prompt. */
-  remove(projectId: string, id: string): Promise<boolean>;
-  /** Moves every label to `version` in one transaction. */
-  setLabels(projectId: string, ref: string, labels: string[], version: number): Promise<PromptLookup<PromptLabels>>;
-  /** Removes a label from whichever version holds it. */
-  removeLabel(projectId: string, ref: string, label: string): Promise<PromptLookup<PromptLabels>>;
-}
+export type { PromptStore };
 
 interface VersionRow {
   id: string;
