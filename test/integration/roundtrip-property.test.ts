@@ -213,6 +213,26 @@ async function expectStoredAsSent(project: string, sent: SentTrace): Promise<voi
 
 /** Bounded so a file runs in well under a minute; every run is one write of 1..8 spans. */
 const NUM_RUNS = 40;
+/**
+ * One run's write and reads take well under a second; one that takes this long is stuck. It then
+ * fails as a run (fast-check reports its input and the seed to replay it with) instead of the
+ * whole test timing out with neither.
+ */
+const RUN_DEADLINE_MS = 30_000;
+/** Stuck runs are not shrunk (each try would wait out the deadline again): the first is reported. */
+const PROPERTY = { numRuns: NUM_RUNS, endOnFailure: true } as const;
+
+async function withinDeadline(what: string, run: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not finished within ${RUN_DEADLINE_MS} ms (a write or a read that never answered)`)), RUN_DEADLINE_MS);
+  });
+  try {
+    await Promise.race([run(), stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe('any text round-trips through the real write path and store', () => {
   // The example the OTLP property found first, as it shrank it: the trace summary's attributes
@@ -231,11 +251,13 @@ describe('any text round-trips through the real write path and store', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(generatedSpan, { minLength: 1, maxLength: 8 }), async (spans) => {
         const { body, sent } = otlpRequest(spans);
-        const outcome = await collector.ingestOtlp('prop-otlp', body, 'json');
-        expectSame(outcome, { kind: 'ok', accepted: spans.length }, `${sent.name}: ingest`);
-        await expectStoredAsSent('prop-otlp', sent);
+        await withinDeadline(sent.name, async () => {
+          const outcome = await collector.ingestOtlp('prop-otlp', body, 'json');
+          expectSame(outcome, { kind: 'ok', accepted: spans.length }, `${sent.name}: ingest`);
+          await expectStoredAsSent('prop-otlp', sent);
+        });
       }),
-      { numRuns: NUM_RUNS },
+      PROPERTY,
     );
   });
 
@@ -283,10 +305,12 @@ describe('any text round-trips through the real write path and store', () => {
           expect: Object.fromEntries(bodySpans.map((s) => [s.span_id, s.expect])),
         };
         // As a client sends it: JSON text, parsed by the API's body reader.
-        await collector.ingestTrace('prop-json', JSON.parse(JSON.stringify(trace.body)));
-        await expectStoredAsSent('prop-json', sentFromJson(trace, 'ingest'));
+        await withinDeadline(trace.name, async () => {
+          await collector.ingestTrace('prop-json', JSON.parse(JSON.stringify(trace.body)));
+          await expectStoredAsSent('prop-json', sentFromJson(trace, 'ingest'));
+        });
       }),
-      { numRuns: NUM_RUNS },
+      PROPERTY,
     );
   });
 });
