@@ -7,6 +7,7 @@ import { CATALOG, errorsExcept, PAGE_OVERFLOWS_X, suiteBody } from '../helpers/d
 import { eventually } from '../helpers/eventually.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { sampleTrace } from '../helpers/server.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * The catalog pages in Chromium against the real service (chDB, PostgreSQL, credentials
@@ -20,11 +21,6 @@ let apiRule: AlertRule;
 
 const EMPTY_PROJECT = 'catalog-empty';
 const NARROW = { width: 420, height: 900 };
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  expect(res.status, await res.clone().text()).toBe(status);
-  return (await res.json()) as T;
-}
 
 const texts = (p: WatchedPage, selector: string) => p.page.locator(selector).allTextContents();
 

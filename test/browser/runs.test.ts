@@ -6,6 +6,7 @@ import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 import { describeSignificance, formatDelta, formatPercent, formatScore } from '../../ui/src/lib/runs.js';
 import type { CaseResultView, RunComparison, RunView } from '../../ui/src/lib/types.js';
 
@@ -40,12 +41,6 @@ const V1_FAILING = ['oslo', 'cairo'];
 
 let runV1: RunView;
 let runV2: RunView;
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
 
 async function waitForRun(id: string, statuses: string[], timeoutMs = 90_000): Promise<RunView> {
   return eventually(async () => {

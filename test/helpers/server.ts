@@ -3,6 +3,7 @@ import { readApiKey } from './credentials.js';
 import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import { startService, type RunningService } from '../../runtime/service.js';
+import { TEST_SERVICE_ENV, UNLIMITED } from './processes.js';
 
 export { REPO_ROOT } from './processes.js';
 
@@ -21,32 +22,11 @@ export interface TestService extends RunningService {
   api(pathname: string, init?: RequestInit & { project?: string | null; json?: unknown; key?: string | null }): Promise<Response>;
 }
 
-/**
- * Limits high enough that tests never meet them, unless a test sets its own: rate limits, and no
- * throttling of failed authentication (tests of refusals send many wrong keys from 127.0.0.1;
- * test/integration/auth-throttling.test.ts sets its own limits).
- */
-const UNLIMITED = {
-  RATE_LIMIT_INGEST_PER_MINUTE: '1000000000',
-  RATE_LIMIT_QUERY_PER_MINUTE: '1000000000',
-  RATE_LIMIT_EVAL_RUNS_PER_MINUTE: '1000000000',
-  AUTH_FAILURES_PER_ADDRESS_PER_MINUTE: '0',
-  AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE: '0',
-};
-
 /** The real service in this process: chDB, embedded PostgreSQL, all roles, ephemeral ports. */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = env.AGENT_EVAL_DATA_DIR ?? makeDataDir();
   const config = loadConfig({
-    PORT: '0',
-    OTLP_GRPC_PORT: '0',
-    OTLP_HTTP_PORT: '0',
-    HEALTH_PORT: '0',
-    HOST: '127.0.0.1',
-    // Agents, custom scorers and webhooks of tests are loopback fixture servers (the default on a
-    // loopback HOST too, named here so no test depends on it; test/integration/egress.test.ts
-    // sets its own).
-    EGRESS_ALLOW: '127.0.0.0/8,::1/128',
+    ...TEST_SERVICE_ENV,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     AGENT_EVAL_DATA_DIR: dataDir,
     ...UNLIMITED,

@@ -3,6 +3,7 @@ import type { Agent } from '../../core/model/agent.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * Secrets follow the URL (docs/security.md): an agent's stored headers go only to the endpoint
@@ -18,12 +19,6 @@ let svc: TestService;
 let home: TestAgent;
 let elsewhere: TestAgent;
 let memberKey: string;
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
 
 /** As the project's member. */
 function member(pathname: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {

@@ -4,6 +4,7 @@ import { exited, spawnServiceProcess } from '../helpers/processes.js';
 import { makeDataDir, startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 import { eventually } from '../helpers/eventually.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * The SPEC's time bounds (a pause lasts 24 h at most, an approval waits 7 days at most) with
@@ -25,12 +26,6 @@ interface RunBody {
   id: string;
   status: string;
   summary: { total_cases: number; passed: number; failed: number; cancelled: number };
-}
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
 }
 
 const run = (id: string) => service.api(`/api/runs/${id}`).then((r) => json<RunBody>(r, 200));

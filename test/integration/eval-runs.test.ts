@@ -3,6 +3,7 @@ import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 import { eventually } from '../helpers/eventually.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * Evaluation runs end to end on a real Temporal dev server (started by the service through
@@ -52,12 +53,6 @@ function agentBehaviour(req: AgentRequest) {
 let service: TestService;
 let agent: TestAgent;
 let agentId: string;
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
 
 async function waitForStatus(runId: string, statuses: string[], timeoutMs = 60_000): Promise<RunBody> {
   return eventually(async () => {

@@ -7,6 +7,7 @@ import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { apiFetch, startTestService, type TestService } from '../helpers/server.js';
 import { servicePostgresUrl } from '../helpers/service-postgres.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * Idempotency-Key on the creating POSTs (docs/api.md, "Retries: Idempotency-Key"): the real
@@ -23,12 +24,6 @@ interface ErrorBody {
   error: string;
   code: string;
   status: number;
-}
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
 }
 
 function post(pathname: string, body: unknown, key?: string): Promise<Response> {

@@ -13,6 +13,7 @@ import { eventually } from '../helpers/eventually.js';
 import { freeze, processTree } from '../helpers/hang.js';
 import { removeDir } from '../helpers/processes.js';
 import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * Ingest rides out an outage of PostgreSQL (docs/security.md, "Key checks off the hot path"): the
@@ -34,12 +35,6 @@ let unusedKey: string;
 /** Another process's authenticator (ingest grace GRACE_MS), over the same PostgreSQL. */
 let metadata: MetadataStore;
 let other: Authenticator;
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
 
 /** An OTLP request of `count` recent spans of one trace. */
 function otlpRequest(traceIdHex: string, count = 2): Buffer {

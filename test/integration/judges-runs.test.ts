@@ -7,6 +7,7 @@ import { DEFAULT_VERDICT, fakeProviderEnv, startFakeProvider, type FakeProvider,
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * LLM judges and HTTP custom scorers in real runs: the service (Temporal dev server, embedded
@@ -49,12 +50,6 @@ let metadata: MetadataStore;
 const customCalls: Array<{ headers: http.IncomingHttpHeaders; body: Record<string, unknown> }> = [];
 let customScorer: http.Server;
 let customUrl: string;
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
 
 async function run(items: Array<Record<string, unknown>>, scorers: unknown[], config: Record<string, unknown> = {}): Promise<string> {
   const created = await json<{ id: string }>(await service.api('/api/runs', { method: 'POST', json: { agentId: 'judged-agent', dataset: { items }, scorers, config } }), 202);

@@ -5,6 +5,7 @@ import type { QueueItem } from '../../core/model/queue.js';
 import type { Comparison, Feedback } from '../../core/model/feedback.js';
 import { oidcSignIn, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { startTestService, type TestService } from '../helpers/server.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * People sign in with OpenID Connect (docs/security.md, "Signing in") through a real provider on
@@ -40,12 +41,6 @@ async function signIn(login: keyof typeof ACCOUNTS): Promise<Person> {
   const { cookie } = await oidcSignIn(svc.apiUrl!, login);
   const state = (await (await fetch(`${svc.apiUrl}/api/auth/session`, { headers: { cookie } })).json()) as AuthState;
   return { cookie, csrf: state.session!.csrf_token, session: state.session! };
-}
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
 }
 
 beforeAll(async () => {

@@ -5,6 +5,7 @@ import { texts } from '../fixtures/corpus/texts.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * Issue 26 (ReDoS): user patterns run on RE2 (core/safe-regex.ts), on the regex pool's worker
@@ -49,12 +50,6 @@ afterAll(async () => {
   await service?.stop();
   await agent?.close();
 });
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
 
 interface Sample {
   ms: number;

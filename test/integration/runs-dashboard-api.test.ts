@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
+import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
  * What the dashboard's run pages added to the API, on a real Temporal dev server:
@@ -24,12 +25,6 @@ function behaviour(req: AgentRequest) {
   const input = req.body.input as { answer: string; approval?: string; reason?: string };
   if (input.approval && !req.body.approval) return { json: { output: 'waiting', approval: { tool: input.approval, ...(input.reason ? { reason: input.reason } : {}) } } };
   return { json: { output: input.answer } };
-}
-
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
 }
 
 const approvalsOf = async (runId: string) => json<{ run_id: string; approvals: Approval[] }>(await svc.api(`/api/runs/${runId}/approvals`), 200);
