@@ -10,3 +10,13 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 30_
     }
   }
 }
+
+/** The rejection of `p`, which must reject. */
+export async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a failure');
+}

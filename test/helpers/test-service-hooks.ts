@@ -4,13 +4,17 @@ import { startTestService, type TestService } from './server.js';
 
 /**
  * The test service of a test file, as most API tests want it: started in `beforeAll`, stopped in
- * `afterAll`. The object returned stands for the service from the moment `beforeAll` has started
+ * `afterAll`; `seed`, when given, runs once it is up. The object returned stands for the service from the moment `beforeAll` has started
  * it (`svc.api(...)`, `svc.apiUrl`, `svc.keyFor(...)`); touching it before then throws.
  */
-export function useTestService(env: Record<string, string> = {}, opts: { start?: () => Promise<TestService>; timeout?: number } = {}): TestService {
+export function useTestService(
+  env: Record<string, string> = {},
+  opts: { start?: () => Promise<TestService>; seed?: (svc: TestService) => Promise<void>; timeout?: number } = {},
+): TestService {
   let svc: TestService | undefined;
   beforeAll(async () => {
     svc = await (opts.start ?? (() => startTestService(env)))();
+    await opts.seed?.(svc);
   }, opts.timeout);
   afterAll(async () => {
     await svc?.stop();
@@ -61,6 +65,7 @@ export function apiCaller(svc: TestService) {
 
 /** The JSON body of `res`, asserting its status first (the body is the failure's message). */
 export async function expectJson<T>(res: Response, status = 200): Promise<T> {
-  expect(res.status, await res.clone().text()).toBe(status);
-  return (await res.json()) as T;
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  return JSON.parse(text) as T;
 }

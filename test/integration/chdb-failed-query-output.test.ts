@@ -5,6 +5,7 @@ import { startClickHouseGateway, type RunningGateway } from '../../core/store/cl
 import { makeDataDir } from '../helpers/data-dir.js';
 import { removeDir } from '../helpers/processes.js';
 import { JSON_ROWS } from '../../core/store/clickhouse/rows.js';
+import { failure } from '../helpers/eventually.js';
 
 // A query that fails after chDB formatted part of its result (a timeout, a memory limit, a
 // throwIf on a later block) leaves those bytes in the connection's result buffer, and chDB 3.4
@@ -38,16 +39,6 @@ const FAILING = {
 
 let dataDir: string;
 let ch: ClickHouse;
-
-/** The rejection of `p`, which must reject. */
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 async function text(stream: AsyncIterable<Buffer | string>): Promise<string> {
   const chunks: Buffer[] = [];

@@ -17,6 +17,7 @@ import { JSON_ROWS } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
 import type { SpanRecord } from '../../core/model/span.js';
+import { failure } from '../helpers/eventually.js';
 
 // The ClickHouse gateway (core/store/clickhouse/gateway.ts): chDB in this process, started with
 // the gateway by the runtime's openStores, and a second @clickhouse/client reaching it over HTTP
@@ -44,16 +45,6 @@ function urlWith(base: string, password: string): string {
 /** A client of the gateway; the failures it logs are the ones these tests cause. */
 function gatewayClient(url: string, password: string, options: ClickHouseClientConfigOptions = {}): ClickHouseClient {
   return createClient({ url: urlWith(url, password), log: { level: ClickHouseLogLevel.OFF }, ...options });
-}
-
-/** The rejection of `p`, which must reject. */
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
 }
 
 async function rows<T>(client: ClickHouseClient, query: string, query_params?: Record<string, unknown>): Promise<T[]> {

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../helpers/test-service-hooks.js';
 
 /** The workflow engine is a dependency like the stores: when it is down, runs are a retryable 503 and nothing is left behind. */
 
-let service: TestService;
-
-beforeAll(async () => {
-  service = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:9' });
-  // Not port 9: that is the engine's address here, which the egress policy refuses as the service's own.
-  const res = await service.api('/api/agents', { method: 'POST', json: { name: 'nowhere', endpoint: 'http://127.0.0.1:1/agent' } });
-  expect(res.status).toBe(201);
-});
-
-afterAll(async () => {
-  await service?.stop();
-});
+const service = useTestService(
+  { AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:9' },
+  {
+    async seed(svc) {
+      // Not port 9: that is the engine's address here, which the egress policy refuses as the service's own.
+      const res = await svc.api('/api/agents', { method: 'POST', json: { name: 'nowhere', endpoint: 'http://127.0.0.1:1/agent' } });
+      expect(res.status).toBe(201);
+    },
+  },
+);
 
 describe('workflow engine unreachable', () => {
   it('answers POST /api/runs with 503 Workflow engine service unavailable and Retry-After, and stores no run', async () => {

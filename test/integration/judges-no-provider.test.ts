@@ -1,22 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../helpers/test-service-hooks.js';
 
 /**
  * A service with no LLM provider configured knows the judges by name but refuses, when a suite
  * or a run is created, any that would need one: a clear 400, not cases failing one by one later.
  */
 
-let svc: TestService;
-
-beforeAll(async () => {
-  // The API role alone: the refusal comes before any workflow is started.
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
-  const agent = await svc.api('/api/agents', { method: 'POST', json: { name: 'a', endpoint: 'http://127.0.0.1:9/agent' } });
-  expect(agent.status).toBe(201);
-});
-afterAll(async () => {
-  await svc?.stop();
-});
+// The API role alone: the refusal comes before any workflow is started.
+const svc = useTestService(
+  { AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' },
+  {
+    async seed(started) {
+      const agent = await started.api('/api/agents', { method: 'POST', json: { name: 'a', endpoint: 'http://127.0.0.1:9/agent' } });
+      expect(agent.status).toBe(201);
+    },
+  },
+);
 
 const NONE = "LLM judge 'safety_judge' needs an LLM provider and none is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_CLOUD_PROJECT (Vertex AI); see docs/judges.md";
 
