@@ -6,7 +6,9 @@ import tseslint from 'typescript-eslint';
 const up = String.raw`^(\.\./)+`;
 const room = (name, surface = '') => ({
   regex: name === 'main' ? `${up}main\\.js$` : surface ? `${up}${name}/(?!(${surface})$)` : `${up}${name}/`,
-  message: surface ? `Only ${name}/'s public surface (${surface.replaceAll('\\', '')}) may be imported from another room.` : `This room does not import ${name === 'main' ? 'main.ts' : `${name}/`}.`,
+  message: surface
+    ? `Only ${name}/'s public surface (${surface.replaceAll('\\', '')}) may be imported from another room.`
+    : `This room does not import ${name === 'main' ? 'main.ts' : `${name}/`}.`,
 });
 const COLLECTOR = room('collector', String.raw`index\.js|sinks\.js`);
 const API = room('api', String.raw`app\.js|ui\.js|health-routes\.js`);
@@ -15,8 +17,14 @@ const WORKFLOWS = room('workflows', String.raw`client\.js|contract\.js|worker\.j
 const SDK = room('sdk', String.raw`[a-z-]+\.js`);
 const no = (...names) => names.map((name) => room(name));
 // The analytical store's internals: outside core/store/, only its contracts (core/store/*.ts) are named.
-const CLICKHOUSE = { regex: String.raw`(^|/)store/clickhouse/`, message: 'Name the store contract in core/store/ (analytics.ts, alert-metrics.ts, ...), not its ClickHouse implementation.' };
-const CLICKHOUSE_BUT_CODEC = { regex: String.raw`(^|/)store/clickhouse/(?!row-codec\.js$)`, message: 'The collector encodes rows through the named codec (core/store/clickhouse/row-codec.ts) only.' };
+const CLICKHOUSE = {
+  regex: String.raw`(^|/)store/clickhouse/`,
+  message: 'Name the store contract in core/store/ (analytics.ts, alert-metrics.ts, ...), not its ClickHouse implementation.',
+};
+const CLICKHOUSE_BUT_CODEC = {
+  regex: String.raw`(^|/)store/clickhouse/(?!row-codec\.js$)`,
+  message: 'The collector encodes rows through the named codec (core/store/clickhouse/row-codec.ts) only.',
+};
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
@@ -52,7 +60,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^node:|^(fs|path|os|crypto|http|https|net|child_process|worker_threads)$', message: 'Workflow code must not use Node built-ins; do I/O in activities.' },
+            {
+              regex: '^node:|^(fs|path|os|crypto|http|https|net|child_process|worker_threads)$',
+              message: 'Workflow code must not use Node built-ins; do I/O in activities.',
+            },
             { regex: '^@temporalio/(?!workflow$)', message: 'Workflow code imports only @temporalio/workflow.' },
             { regex: '^(?!@temporalio/workflow$|\\.)', message: 'Workflow code imports only @temporalio/workflow and local types.' },
             ...no('api', 'runtime', 'cli', 'sdk', 'ui', 'main'),

@@ -59,7 +59,15 @@ program
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
     logger.info(
-      { roles: config.roles, project_id: service.defaultProjectId, api: service.apiUrl, otlp_http: service.otlpHttpUrl, otlp_grpc: service.otlpGrpcAddress, health: service.healthUrl, clickhouse_gateway: service.clickhouseGatewayUrl },
+      {
+        roles: config.roles,
+        project_id: service.defaultProjectId,
+        api: service.apiUrl,
+        otlp_http: service.otlpHttpUrl,
+        otlp_grpc: service.otlpGrpcAddress,
+        health: service.healthUrl,
+        clickhouse_gateway: service.clickhouseGatewayUrl,
+      },
       'agent-eval ready',
     );
     if (pendingFatal) shutdown('worker lost the workflow engine');
@@ -80,7 +88,8 @@ registerCliCommands(program, { env: process.env, stdout: process.stdout, stderr:
 
 const [commandName] = process.argv.slice(2);
 // Client commands only: the service's log has its own handling of failed writes (core/logger.ts).
-if (commandName && !commandName.startsWith('-') && commandName !== 'serve' && commandName !== 'migrate') endQuietlyOnClosedOutput([process.stdout, process.stderr]);
+if (commandName && !commandName.startsWith('-') && commandName !== 'serve' && commandName !== 'migrate')
+  endQuietlyOnClosedOutput([process.stdout, process.stderr]);
 const unknown = unknownCommand(program, process.argv.slice(2));
 if (unknown) {
   process.stderr.write(`${unknown}\n`);
@@ -90,6 +99,9 @@ if (unknown) {
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
   // One line, never a stack trace, unless asked for (AGENT_EVAL_DEBUG=1).
-  else process.stderr.write(`agent-eval: ${err instanceof Error ? (process.env.AGENT_EVAL_DEBUG === '1' ? (err.stack ?? err.message) : err.message) : String(err)}\n`);
+  else
+    process.stderr.write(
+      `agent-eval: ${err instanceof Error ? (process.env.AGENT_EVAL_DEBUG === '1' ? (err.stack ?? err.message) : err.message) : String(err)}\n`,
+    );
   process.exit(1);
 });

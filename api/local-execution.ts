@@ -23,7 +23,8 @@ const refuse = (message: string) => Promise.reject(new RunStateConflictError(mes
 /** Problems of one uploaded result against its run and case. */
 function resultIssues(run: RunView, r: LocalResult, runCase: RunCase | undefined, i: number): FieldIssue[] {
   if (!runCase) return [{ field: `results[${i}].case_index`, message: `the run has ${run.summary.total_cases} cases (0-${run.summary.total_cases - 1})` }];
-  if (r.trial >= run.config.repetitions) return [{ field: `results[${i}].trial`, message: `the run repeats each case ${run.config.repetitions} times (0-${run.config.repetitions - 1})` }];
+  if (r.trial >= run.config.repetitions)
+    return [{ field: `results[${i}].trial`, message: `the run repeats each case ${run.config.repetitions} times (0-${run.config.repetitions - 1})` }];
   const names = new Set(runCase.scorers.map((s) => s.name));
   return Object.keys(r.details)
     .filter((name) => !names.has(name))
@@ -32,7 +33,9 @@ function resultIssues(run: RunView, r: LocalResult, runCase: RunCase | undefined
 
 /** The stored trial: pass or fail judged here, from the scores, by the rules of every run. */
 function trialRecord(run: RunView, runCase: RunCase, r: LocalResult): TrialRecord {
-  const details: Record<string, ScoreDetail> = Object.fromEntries(Object.entries(r.details).map(([name, d]) => [name, { score: d.score, reason: d.reason, evidence: d.evidence }]));
+  const details: Record<string, ScoreDetail> = Object.fromEntries(
+    Object.entries(r.details).map(([name, d]) => [name, { score: d.score, reason: d.reason, evidence: d.evidence }]),
+  );
   const error = r.error ?? null;
   const passed = error === null && casePasses(details, runCase.scorers, runCase.min_score ?? run.min_score);
   return {
@@ -94,7 +97,9 @@ export function localExecution(deps: ApiDeps): RunExecutionStrategy {
      */
     async admit(projectId, body) {
       const issues = body.dataset.items.flatMap((item, i) =>
-        (item.scorers ?? body.scorers).length ? [] : [{ field: `dataset.items[${i}].scorers`, message: 'a case needs at least one scorer: list scorers here or in scorers' }],
+        (item.scorers ?? body.scorers).length
+          ? []
+          : [{ field: `dataset.items[${i}].scorers`, message: 'a case needs at least one scorer: list scorers here or in scorers' }],
       );
       if (issues.length) throw new ValidationError(issues.slice(0, 100));
       const agent = await metadata.agents.resolve(projectId, body.agentId);
@@ -121,7 +126,8 @@ export function localExecution(deps: ApiDeps): RunExecutionStrategy {
 
     /** No workflow drives the run: a cancel ends it here, and its client stops at its next upload. */
     async control(run, action) {
-      if (action !== 'cancel') throw new RunStateConflictError(`Run ${run.id} is executed by its client and cannot be ${action === 'pause' ? 'paused' : 'resumed'}`);
+      if (action !== 'cancel')
+        throw new RunStateConflictError(`Run ${run.id} is executed by its client and cannot be ${action === 'pause' ? 'paused' : 'resumed'}`);
       await runs.cancelPending(run.id);
       await runs.finish(run.id, 'cancelled');
       return { run_id: run.id, action, status: 'cancelled', accepted: true };
@@ -177,7 +183,9 @@ export function localExecution(deps: ApiDeps): RunExecutionStrategy {
       }
       if (body.status === 'completed' && run.progress.completed < run.progress.total) {
         const missing = run.progress.total - run.progress.completed;
-        throw new RunStateConflictError(`Run ${runId} has ${missing} case trial${missing === 1 ? '' : 's'} without a result; upload them, or complete the run as cancelled or failed`);
+        throw new RunStateConflictError(
+          `Run ${runId} has ${missing} case trial${missing === 1 ? '' : 's'} without a result; upload them, or complete the run as cancelled or failed`,
+        );
       }
       if (body.status === 'cancelled') await runs.cancelPending(runId);
       await runs.finish(runId, body.status, body.status === 'failed' ? (body.error ?? 'the client reported a failure') : undefined);

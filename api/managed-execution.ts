@@ -18,7 +18,8 @@ export async function requireAgent(deps: Pick<ApiDeps, 'metadata'>, projectId: s
 }
 
 /** A client's uploads are for runs it executes. */
-const uploadsRefused = (run: RunView) => Promise.reject(new RunStateConflictError(`Run ${run.id} is executed by the service; its workflow records its results`));
+const uploadsRefused = (run: RunView) =>
+  Promise.reject(new RunStateConflictError(`Run ${run.id} is executed by the service; its workflow records its results`));
 
 export function managedExecution(deps: ApiDeps): RunExecutionStrategy {
   const runs = deps.metadata.runs;
@@ -38,7 +39,10 @@ export function managedExecution(deps: ApiDeps): RunExecutionStrategy {
     execution: 'managed',
 
     async admit(projectId, body) {
-      await checkRunScorers(deps, projectId, [{ field: 'scorers', refs: body.scorers }, ...body.dataset.items.map((item, i) => ({ field: `dataset.items[${i}].scorers`, refs: item.scorers }))]);
+      await checkRunScorers(deps, projectId, [
+        { field: 'scorers', refs: body.scorers },
+        ...body.dataset.items.map((item, i) => ({ field: `dataset.items[${i}].scorers`, refs: item.scorers })),
+      ]);
       const agent = await requireAgent(deps, projectId, body.agentId);
       return { agent: { id: agent.id, name: agent.name } };
     },

@@ -28,7 +28,11 @@ export function assertScorersRunnable(registry: ScorerRegistry, lists: Array<{ f
  * Scorers the project's registry refuses (422), each named by where the request put it; then
  * scorers that cannot run here, such as a judge without a provider (400).
  */
-export async function checkRunScorers(deps: Pick<ApiDeps, 'scorers' | 'metadata' | 'egress'>, projectId: string, lists: Array<{ field: string; refs: ScorerRef[] | undefined }>): Promise<void> {
+export async function checkRunScorers(
+  deps: Pick<ApiDeps, 'scorers' | 'metadata' | 'egress'>,
+  projectId: string,
+  lists: Array<{ field: string; refs: ScorerRef[] | undefined }>,
+): Promise<void> {
   const registry = await scorersFor(deps, projectId);
   const issues = lists.flatMap(({ field, refs }) => registry.check(refs ?? []).map((issue) => ({ field: `${field}[${issue.index}]`, message: issue.message })));
   if (issues.length) throw new ValidationError(issues.slice(0, 100));

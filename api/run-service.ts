@@ -84,10 +84,17 @@ export function createRunService(deps: ApiDeps) {
     /** POST /api/evals/runs: the latest (or a given) version of a stored suite, managed. */
     async createFromSuite(projectId: string, body: CreateEvalRun): Promise<RunView> {
       const suite = await deps.metadata.suites.getByName(projectId, body.suite_name, body.suite_version);
-      if (!suite) throw new NotFoundError(body.suite_version ? `Suite not found: ${body.suite_name} version ${body.suite_version}` : `Suite not found: ${body.suite_name}`, 'SUITE_NOT_FOUND');
+      if (!suite)
+        throw new NotFoundError(
+          body.suite_version ? `Suite not found: ${body.suite_name} version ${body.suite_version}` : `Suite not found: ${body.suite_name}`,
+          'SUITE_NOT_FOUND',
+        );
       const def = suite.definition;
       // Checked when the suite was written; checked again in case this server knows fewer scorers.
-      await checkRunScorers(deps, projectId, [{ field: 'suite.defaultScorers', refs: def.defaultScorers }, ...def.cases.map((c, i) => ({ field: `suite.cases[${i}].scorers`, refs: c.scorers }))]);
+      await checkRunScorers(deps, projectId, [
+        { field: 'suite.defaultScorers', refs: def.defaultScorers },
+        ...def.cases.map((c, i) => ({ field: `suite.cases[${i}].scorers`, refs: c.scorers })),
+      ]);
       const agentRef = body.agent_id ?? def.agent_id;
       if (!agentRef) throw new BadRequestError('agent_id is required (the suite names no agent)', 'AGENT_REQUIRED');
       const agent = await requireAgent(deps, projectId, agentRef);
@@ -141,14 +148,26 @@ export function createRunService(deps: ApiDeps) {
     async status(projectId: string, runId: string) {
       const run = await existing(projectId, runId);
       const progress = FINAL_RUN_STATUSES.has(run.status) ? run.progress : await strategyOf(run).progress(run);
-      return { run_id: run.id, id: run.id, status: run.status, progress, summary: run.summary, created_at: run.created_at, started_at: run.started_at, completed_at: run.completed_at, error: run.error };
+      return {
+        run_id: run.id,
+        id: run.id,
+        status: run.status,
+        progress,
+        summary: run.summary,
+        created_at: run.created_at,
+        started_at: run.started_at,
+        completed_at: run.completed_at,
+        error: run.error,
+      };
     },
 
     /** pause / resume / cancel; refused (409) where the run's status (or its execution) does not allow it. */
     async control(projectId: string, runId: string, action: ControlAction) {
       const run = await existing(projectId, runId);
       if (FINAL_RUN_STATUSES.has(run.status)) {
-        throw new RunStateConflictError(`Run ${runId} is ${run.status} and cannot be ${action === 'resume' ? 'resumed' : action === 'pause' ? 'paused' : 'cancelled'}`);
+        throw new RunStateConflictError(
+          `Run ${runId} is ${run.status} and cannot be ${action === 'resume' ? 'resumed' : action === 'pause' ? 'paused' : 'cancelled'}`,
+        );
       }
       return strategyOf(run).control(run, action);
     },
@@ -186,7 +205,10 @@ export function createRunService(deps: ApiDeps) {
 
     /** Both comparison routes: per case and scorer, with the significance of the change. */
     async compare(projectId: string, baselineId: string, candidateId: string, threshold: number, alpha?: number): Promise<RunComparison> {
-      const [baseline, candidate] = await Promise.all([isUuid(baselineId) ? runs.get(projectId, baselineId) : null, isUuid(candidateId) ? runs.get(projectId, candidateId) : null]);
+      const [baseline, candidate] = await Promise.all([
+        isUuid(baselineId) ? runs.get(projectId, baselineId) : null,
+        isUuid(candidateId) ? runs.get(projectId, candidateId) : null,
+      ]);
       if (!baseline) throw new NotFoundError(`Baseline run ${baselineId} not found`, 'RUN_NOT_FOUND');
       if (!candidate) throw new NotFoundError(`Candidate run ${candidateId} not found`, 'RUN_NOT_FOUND');
       const [baseCases, candCases] = await Promise.all([runs.results(projectId, baselineId), runs.results(projectId, candidateId)]);
@@ -195,7 +217,9 @@ export function createRunService(deps: ApiDeps) {
         agent_version: run.agent_version,
         suite_id: run.suite_id,
         suite_version: run.suite_version,
-        cases: (cases ?? []).filter((c) => c.status === 'passed' || c.status === 'failed').map((c) => ({ case_name: c.case_name, scores: c.scores, avg_score: c.avg_score, status: c.status })),
+        cases: (cases ?? [])
+          .filter((c) => c.status === 'passed' || c.status === 'failed')
+          .map((c) => ({ case_name: c.case_name, scores: c.scores, avg_score: c.avg_score, status: c.status })),
       });
       return compareRuns(comparable(baseline, baseCases), comparable(candidate, candCases), { threshold, alpha });
     },

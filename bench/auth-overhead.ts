@@ -29,7 +29,13 @@ export async function benchAuthOverhead(calls: number) {
     const limitUs = await time(() => limiter.take(svc.defaultProjectId, 'ingest'));
     const noneAuth = createAuthenticator({ mode: 'none', keys: metadata.keys, cacheTtlMs: 0 });
     const noneUs = await time(() => noneAuth.authenticate(headers));
-    return { calls, api_key_check_us: authUs, auth_mode_none_us: noneUs, rate_limit_take_us: limitUs, added_per_request_us: round(authUs - noneUs + limitUs, 2) };
+    return {
+      calls,
+      api_key_check_us: authUs,
+      auth_mode_none_us: noneUs,
+      rate_limit_take_us: limitUs,
+      added_per_request_us: round(authUs - noneUs + limitUs, 2),
+    };
   } finally {
     await limiter.close();
     await auth.close();

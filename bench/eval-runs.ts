@@ -77,13 +77,24 @@ async function startFastAgent(): Promise<FastAgent> {
   };
 }
 
-const item = (i: number) => ({ name: `case-${i}`, input: { question: `what is item ${i}?`, answer: `the answer is item ${i}` }, expected: { outputContains: ['answer', `item ${i}`] } });
+const item = (i: number) => ({
+  name: `case-${i}`,
+  input: { question: `what is item ${i}?`, answer: `the answer is item ${i}` },
+  expected: { outputContains: ['answer', `item ${i}`] },
+});
 
 /** (a) The agent as the worker calls it (core/agents/agent-call.ts: global fetch, the same body and headers), one call at a time. */
 async function direct(agentUrl: string, calls: number, warmup: number) {
   const call = async (i: number) => {
     const it = item(i);
-    const body = { input: it.input, case: { name: it.name, expected: it.expected }, run_id: 'direct', agent_version: 'bench', trace_id: '0'.repeat(32), trial: 0 };
+    const body = {
+      input: it.input,
+      case: { name: it.name, expected: it.expected },
+      run_id: 'direct',
+      agent_version: 'bench',
+      trace_id: '0'.repeat(32),
+      trial: 0,
+    };
     const t = performance.now();
     const res = await fetch(agentUrl, {
       method: 'POST',
@@ -169,7 +180,13 @@ function treeMeter(root: number, extraTemporal: number[] = []) {
       .filter(([, v]) => v >= 0.01)
       .sort((a, b) => b[1] - a[1]);
     return {
-      cpu_ms_per_case: { total: perCase(total), service: perCase(d.service), temporal: perCase(d.temporal), postgres: perCase(d.postgres), other_children: perCase(d.other) },
+      cpu_ms_per_case: {
+        total: perCase(total),
+        service: perCase(d.service),
+        temporal: perCase(d.temporal),
+        postgres: perCase(d.postgres),
+        other_children: perCase(d.other),
+      },
       service_threads_cpu_ms_per_case: Object.fromEntries(threads.map(([k, v]) => [k, perCase(v)])),
       service_tree_cpu_cores: round(total / s),
       /** This process: the agent, the direct calls, the polling. */
@@ -200,7 +217,10 @@ type HistoryEvent = {
 };
 
 /** The event's kind: the name of its attributes field, without `EventAttributes`. */
-const kind = (e: HistoryEvent) => Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k])?.replace('EventAttributes', '') ?? '?';
+const kind = (e: HistoryEvent) =>
+  Object.keys(e)
+    .find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k])
+    ?.replace('EventAttributes', '') ?? '?';
 /** An int64 of the history (a protobufjs Long, or a number). */
 const int = (v: unknown) => (v && typeof v === 'object' && 'toNumber' in v ? (v as { toNumber(): number }).toNumber() : Number(v ?? 0));
 const ms = (e: HistoryEvent) => int(e.eventTime?.seconds) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
@@ -223,7 +243,8 @@ function caseSegments(events: HistoryEvent[]) {
     const b = sorted[i];
     const dt = Math.max(0, ms(b) - ms(a));
     if (a.activityTaskScheduledEventAttributes && b.activityTaskStartedEventAttributes) add(`${activityOf.get(id(a.eventId))}.queue`, dt);
-    else if (a.activityTaskStartedEventAttributes && b.activityTaskCompletedEventAttributes) add(`${activityOf.get(id(b.activityTaskCompletedEventAttributes.scheduledEventId))}.run`, dt);
+    else if (a.activityTaskStartedEventAttributes && b.activityTaskCompletedEventAttributes)
+      add(`${activityOf.get(id(b.activityTaskCompletedEventAttributes.scheduledEventId))}.run`, dt);
     else if (a.workflowTaskScheduledEventAttributes && b.workflowTaskStartedEventAttributes) add(`wft_after_${wftScheduledBy}.queue`, dt);
     else if (a.workflowTaskStartedEventAttributes && b.workflowTaskCompletedEventAttributes) add(`wft_after_${wftScheduledBy}.run`, dt);
     else if (dt > 0) add(`other.${kind(a)}->${kind(b)}`, dt);
@@ -382,11 +403,19 @@ async function timedRun(svc: BenchService, agent: FastAgent, agentId: string, ca
   const problems: string[] = [];
   if (run.status !== 'completed') problems.push(`status ${run.status} (${run.error})`);
   if (run.summary?.total_cases !== cases) problems.push(`summary.total_cases ${run.summary?.total_cases} != ${cases}`);
-  if (run.summary?.passed !== cases) problems.push(`summary.passed ${run.summary?.passed} != ${cases} (failed ${run.summary?.failed}, cancelled ${run.summary?.cancelled})`);
+  if (run.summary?.passed !== cases)
+    problems.push(`summary.passed ${run.summary?.passed} != ${cases} (failed ${run.summary?.failed}, cancelled ${run.summary?.cancelled})`);
   const status = await api<{ progress: { completed: number; total: number } }>(svc, 'GET', `/api/runs/${created.id}/status`);
   if (status.progress.completed !== cases || status.progress.total !== cases) problems.push(`progress ${JSON.stringify(status.progress)}`);
-  const results = (await api<{ results: Array<{ status: string; trials: Array<{ duration_ms?: number; latency_ms?: number | null }> }> }>(svc, 'GET', `/api/runs/${created.id}/results`)).results;
-  if (results.length !== cases || results.some((r) => r.status !== 'passed')) problems.push(`results: ${results.length}, not passed: ${results.filter((r) => r.status !== 'passed').length}`);
+  const results = (
+    await api<{ results: Array<{ status: string; trials: Array<{ duration_ms?: number; latency_ms?: number | null }> }> }>(
+      svc,
+      'GET',
+      `/api/runs/${created.id}/results`,
+    )
+  ).results;
+  if (results.length !== cases || results.some((r) => r.status !== 'passed'))
+    problems.push(`results: ${results.length}, not passed: ${results.filter((r) => r.status !== 'passed').length}`);
   const agentCalls = agent.calls.get(created.id) ?? 0;
   if (agentCalls !== cases) problems.push(`agent called ${agentCalls} times for ${cases} cases`);
   if (problems.length) throw new Error(`run ${created.id} (${label}) is wrong: ${problems.join('; ')}`);
@@ -476,7 +505,9 @@ export async function benchEvalRuns(opts: EvalRunsBenchOptions) {
 
     // Not timed: the runs' Temporal histories, read back after both runs.
     const timeline = async (runId: string, seq: boolean) =>
-      address ? caseTimeline(address, runId, opts.cases, seq).catch((err: Error) => ({ error: err.message })) : { error: 'no Temporal address in the service log' };
+      address
+        ? caseTimeline(address, runId, opts.cases, seq).catch((err: Error) => ({ error: err.message }))
+        : { error: 'no Temporal address in the service log' };
     const seqTimeline = await timeline(sequential.run_id, true);
     const parTimeline = await timeline(parallel.run_id, false);
     console.log(JSON.stringify({ phase: 'eval-runs-timeline', sequential: seqTimeline, parallel: parTimeline }));

@@ -79,7 +79,14 @@ export async function benchAuth(opts: JsonBenchOptions) {
     const svc = await startBenchService({ AUTH_MODE: mode });
     try {
       const { result } = await throughput(svc, opts);
-      console.log(JSON.stringify({ phase: `auth-${mode}`, spans_per_s: result.spans_per_s, cpu_ms_per_1k_spans: result.server_cpu_ms_per_1k_spans, p50_ms: result.latency_ms.p50 }));
+      console.log(
+        JSON.stringify({
+          phase: `auth-${mode}`,
+          spans_per_s: result.spans_per_s,
+          cpu_ms_per_1k_spans: result.server_cpu_ms_per_1k_spans,
+          p50_ms: result.latency_ms.p50,
+        }),
+      );
       return result;
     } finally {
       await svc.stop();
@@ -89,8 +96,20 @@ export async function benchAuth(opts: JsonBenchOptions) {
   const none = await phase('none');
   const perRequestUs = (r: typeof required) => ((r.server_cpu_ms_per_1k_spans ?? NaN) / 1000) * r.spans_per_trace * 1000;
   return {
-    required: { spans_per_s: required.spans_per_s, requests_per_s: required.traces_per_s, server_cpu_us_per_request: round(perRequestUs(required)), latency_ms: required.latency_ms, failed_requests: required.failed_requests },
-    none: { spans_per_s: none.spans_per_s, requests_per_s: none.traces_per_s, server_cpu_us_per_request: round(perRequestUs(none)), latency_ms: none.latency_ms, failed_requests: none.failed_requests },
+    required: {
+      spans_per_s: required.spans_per_s,
+      requests_per_s: required.traces_per_s,
+      server_cpu_us_per_request: round(perRequestUs(required)),
+      latency_ms: required.latency_ms,
+      failed_requests: required.failed_requests,
+    },
+    none: {
+      spans_per_s: none.spans_per_s,
+      requests_per_s: none.traces_per_s,
+      server_cpu_us_per_request: round(perRequestUs(none)),
+      latency_ms: none.latency_ms,
+      failed_requests: none.failed_requests,
+    },
     throughput_required_over_none: round(required.spans_per_s / none.spans_per_s, 3),
     auth_and_rate_limit_cpu_us_per_request: round(perRequestUs(required) - perRequestUs(none)),
   };
@@ -112,7 +131,14 @@ export async function benchIngest(opts: JsonBenchOptions & { targetSpans: number
       keepTraces: true,
     });
     const stored = run.acked.spans + fill.acked.spans;
-    console.log(JSON.stringify({ phase: 'fill', stored_spans: stored, spans_per_s: Math.round(fill.acked.spans / fill.seconds), seconds: Math.round((performance.now() - fillStart) / 1000) }));
+    console.log(
+      JSON.stringify({
+        phase: 'fill',
+        stored_spans: stored,
+        spans_per_s: Math.round(fill.acked.spans / fill.seconds),
+        seconds: Math.round((performance.now() - fillStart) / 1000),
+      }),
+    );
 
     const ids = [...run.ackedTraces, ...fill.ackedTraces].map((t) => t.id);
     const readHeaders = { 'x-project-id': svc.projectId };
@@ -135,7 +161,12 @@ export async function benchIngest(opts: JsonBenchOptions & { targetSpans: number
       await getJson(`${svc.apiUrl}/api/traces?status=error&limit=50`, readHeaders);
       listFiltered.push(performance.now() - t);
     }
-    const reads = { stored_spans: stored, trace_by_id_ms: summarize(byId), trace_list_ms: summarize(list), trace_list_status_filter_ms: summarize(listFiltered) };
+    const reads = {
+      stored_spans: stored,
+      trace_by_id_ms: summarize(byId),
+      trace_list_ms: summarize(list),
+      trace_list_status_filter_ms: summarize(listFiltered),
+    };
     console.log(JSON.stringify({ phase: 'reads', ...reads }));
     return { ingest, reads };
   } finally {

@@ -223,10 +223,22 @@ async function settle(pid: number, maxS: number): Promise<number> {
 }
 
 /** Starts an ingester-only process on the filled topic and times it until every span is in its chDB. */
-async function drain(env: Record<string, string>, expected: { spans: number; traces: number; messages: number }, brokerPid: number, gunzipUs: number, opts: IngesterDrainOptions) {
+async function drain(
+  env: Record<string, string>,
+  expected: { spans: number; traces: number; messages: number },
+  brokerPid: number,
+  gunzipUs: number,
+  opts: IngesterDrainOptions,
+) {
   const dir = makeDataDir('agent-eval-bench-ingester-');
   const password = randomBytes(12).toString('hex');
-  const svc = await spawnServiceProcess(dir, { ...serviceEnv, ...env, AGENT_EVAL_ROLES: 'ingester', CLICKHOUSE_GATEWAY_PORT: '0', CLICKHOUSE_GATEWAY_PASSWORD: password });
+  const svc = await spawnServiceProcess(dir, {
+    ...serviceEnv,
+    ...env,
+    AGENT_EVAL_ROLES: 'ingester',
+    CLICKHOUSE_GATEWAY_PORT: '0',
+    CLICKHOUSE_GATEWAY_PASSWORD: password,
+  });
   const t0 = performance.now();
   const pid = svc.child.pid!;
   const threads0 = snapshot(pid);
@@ -258,7 +270,8 @@ async function drain(env: Record<string, string>, expected: { spans: number; tra
       }
       await sleep(250);
     }
-    if (drainedAt === undefined) throw new Error(`ingester did not drain ${expected.spans} spans within ${opts.drainTimeoutSeconds} s (${stored} stored):\n${svc.output().slice(-4000)}`);
+    if (drainedAt === undefined)
+      throw new Error(`ingester did not drain ${expected.spans} spans within ${opts.drainTimeoutSeconds} s (${stored} stored):\n${svc.output().slice(-4000)}`);
     const s = (drainedAt - t0) / 1000;
     const broker1 = cpuSeconds(brokerPid);
     const during = m.read(expected.spans);
@@ -298,11 +311,22 @@ async function drain(env: Record<string, string>, expected: { spans: number; tra
       cpu_us_per_span: after.server_cpu_ms_per_1k_spans,
       threads_us_per_span: us,
       split_us_per_span: { js: round(js, 1), clickhouse: round(clickhouse, 1), of_which_insert_parsing: round(parse, 1), unattributed: us.ended },
-      spans_per_s_per_core: { js: Math.round(1e6 / js), clickhouse: Math.round(1e6 / clickhouse), whole_process: Math.round(1e6 / (after.server_cpu_ms_per_1k_spans ?? NaN)) },
+      spans_per_s_per_core: {
+        js: Math.round(1e6 / js),
+        clickhouse: Math.round(1e6 / clickhouse),
+        whole_process: Math.round(1e6 / (after.server_cpu_ms_per_1k_spans ?? NaN)),
+      },
       spans_inserts: inserts,
       spans_per_insert: inserts > 0 ? Math.round(expected.spans / inserts) : null,
       spans_parts_active_after: parts,
-      merge_all_once: { s: round((performance.now() - tm) / 1000, 1), us_per_span: round(Object.values(merged).reduce((a, b) => a + b, 0), 1), threads_us_per_span: merged },
+      merge_all_once: {
+        s: round((performance.now() - tm) / 1000, 1),
+        us_per_span: round(
+          Object.values(merged).reduce((a, b) => a + b, 0),
+          1,
+        ),
+        threads_us_per_span: merged,
+      },
       stored_spans: stored,
       stored_traces: await scalar(ch, 'SELECT uniqExact(trace_id) AS n FROM agent_eval.trace_stats'),
       expected_traces: expected.traces,
@@ -332,7 +356,13 @@ export async function benchIngesterDrain(opts: IngesterDrainOptions) {
     const gunzip = await gunzipCost(kafka, opts.gunzipSampleMessages, opts.spansPerTrace);
     const drained = await drain(env, { spans: filled.spans, traces: filled.traces, messages }, broker.pid, gunzip.us_per_span, opts);
     const deadLetters = await topicMessageCount(kafka, KAFKA_ENV.KAFKA_DLQ_TOPIC);
-    const result = { phase: 'ingester-drain', spans: filled.spans, fill: { ...filled.result, topic_messages: messages }, gunzip, drain: { ...drained, dead_letters: deadLetters } };
+    const result = {
+      phase: 'ingester-drain',
+      spans: filled.spans,
+      fill: { ...filled.result, topic_messages: messages },
+      gunzip,
+      drain: { ...drained, dead_letters: deadLetters },
+    };
     console.log(JSON.stringify(result));
     return result;
   } finally {

@@ -28,7 +28,11 @@ const BLANKED: Record<string, SpanColumn[]> = {
 /** The span rows (TabSeparated of SPAN_COLUMNS) with those columns emptied. */
 function blank(lines: string[], columns: readonly SpanColumn[]): string[] {
   const at = new Set(columns.map((c) => SPAN_COLUMNS.indexOf(c)));
-  return lines.map((line) => tsvFields(line).map((f, i) => (at.has(i) ? (f.startsWith('{') ? '{}' : '') : f)).join('\t'));
+  return lines.map((line) =>
+    tsvFields(line)
+      .map((f, i) => (at.has(i) ? (f.startsWith('{') ? '{}' : '') : f))
+      .join('\t'),
+  );
 }
 
 /**
@@ -69,14 +73,23 @@ export async function benchInsertBreakdown(opts: InsertBreakdownOptions) {
     const SERIAL_VIEWS: RowFormat = { ...WRITE_ROWS, settings: { ...WRITE_ROWS.settings, parallel_view_processing: 0 } };
     const cases: Record<string, (b: RowBatch) => { table: string; format?: RowFormat; rows: Buffer }> = {
       parse: (b) => ({ table: 'agent_eval.spans_parse_only', rows: body(b.spans) }),
-      ...Object.fromEntries(Object.entries(BLANKED).map(([name, cols]) => [`parse_blank_${name}`, (b: RowBatch) => ({ table: 'agent_eval.spans_parse_only', rows: body(blank(b.spans, cols)) })])),
+      ...Object.fromEntries(
+        Object.entries(BLANKED).map(([name, cols]) => [
+          `parse_blank_${name}`,
+          (b: RowBatch) => ({ table: 'agent_eval.spans_parse_only', rows: body(blank(b.spans, cols)) }),
+        ]),
+      ),
       spans: (b) => ({ table: 'agent_eval.spans', rows: body(b.spans) }),
       stats: (b) => ({ table: 'agent_eval.trace_stats_input', format: STATS_ROWS, rows: body(b.stats) }),
       spans_fixed: (b) => ({ table: 'agent_eval.spans', rows: body(b.spans.slice(0, 1)) }),
       stats_fixed: (b) => ({ table: 'agent_eval.trace_stats_input', format: STATS_ROWS, rows: body(b.stats.slice(0, 1)) }),
       write: (b) => ({ table: 'agent_eval.write_rows', format: WRITE_ROWS, rows: body(writeLines(b)) }),
       write_serial_views: (b) => ({ table: 'agent_eval.write_rows', format: SERIAL_VIEWS, rows: body(writeLines(b)) }),
-      write_fixed: (b) => ({ table: 'agent_eval.write_rows', format: WRITE_ROWS, rows: body(writeLines({ spans: b.spans.slice(0, 1), stats: b.stats.slice(0, 1) })) }),
+      write_fixed: (b) => ({
+        table: 'agent_eval.write_rows',
+        format: WRITE_ROWS,
+        rows: body(writeLines({ spans: b.spans.slice(0, 1), stats: b.stats.slice(0, 1) })),
+      }),
     };
     const cpuMs: Record<string, number[]> = {};
     const wallMs: Record<string, number[]> = {};
@@ -113,8 +126,13 @@ export async function benchInsertBreakdown(opts: InsertBreakdownOptions) {
         stats_insert: perSpan('stats'),
       },
       cpu_ms_per_insert: {
-        spans: round(ms('spans'), 1), stats: round(ms('stats'), 1), spans_one_row: round(ms('spans_fixed'), 2), stats_one_row: round(ms('stats_fixed'), 2),
-        write: round(ms('write'), 1), write_serial_views: round(ms('write_serial_views'), 1), write_one_span: round(ms('write_fixed'), 2),
+        spans: round(ms('spans'), 1),
+        stats: round(ms('stats'), 1),
+        spans_one_row: round(ms('spans_fixed'), 2),
+        stats_one_row: round(ms('stats_fixed'), 2),
+        write: round(ms('write'), 1),
+        write_serial_views: round(ms('write_serial_views'), 1),
+        write_one_span: round(ms('write_fixed'), 2),
       },
       wall_ms_per_insert: Object.fromEntries(Object.keys(wallMs).map((name) => [name, round(median(wallMs[name]), 1)])),
     };

@@ -22,7 +22,8 @@ export async function benchInsertCost(opts: { inserts: number; rounds: number })
   const dir = makeDataDir('agent-eval-bench-insert-');
   const ch = await connectClickHouse({ dataDir: dir });
   try {
-    for (const [name, engine] of Object.entries(ENGINES)) await ch.client.command({ query: `CREATE TABLE IF NOT EXISTS agent_eval.${name} (x UInt8, s String) ${engine}` });
+    for (const [name, engine] of Object.entries(ENGINES))
+      await ch.client.command({ query: `CREATE TABLE IF NOT EXISTS agent_eval.${name} (x UInt8, s String) ${engine}` });
     const samples: Record<string, { wall: number[]; cpu: number[] }> = {};
     for (let r = 0; r < opts.rounds; r++) {
       for (const name of Object.keys(ENGINES)) {
@@ -35,10 +36,21 @@ export async function benchInsertCost(opts: { inserts: number; rounds: number })
         s.cpu.push((cpu.user + cpu.system) / 1000 / opts.inserts);
       }
     }
-    const parts = await ch.client.query({ query: `SELECT path FROM system.parts WHERE database = 'agent_eval' AND table = 'merge_tree' AND active LIMIT 1`, format: 'JSONEachRow' });
+    const parts = await ch.client.query({
+      query: `SELECT path FROM system.parts WHERE database = 'agent_eval' AND table = 'merge_tree' AND active LIMIT 1`,
+      format: 'JSONEachRow',
+    });
     const [part] = await parts.json<{ path: string }>();
-    const perEngine = Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, { wall_ms_per_insert: round(median(s.wall), 2), cpu_ms_per_insert: round(median(s.cpu), 2) }]));
-    return { phase: 'insert-cost', inserts_per_round: opts.inserts, rounds: opts.rounds, files_per_part: part ? fs.readdirSync(part.path).length : null, ...perEngine };
+    const perEngine = Object.fromEntries(
+      Object.entries(samples).map(([name, s]) => [name, { wall_ms_per_insert: round(median(s.wall), 2), cpu_ms_per_insert: round(median(s.cpu), 2) }]),
+    );
+    return {
+      phase: 'insert-cost',
+      inserts_per_round: opts.inserts,
+      rounds: opts.rounds,
+      files_per_part: part ? fs.readdirSync(part.path).length : null,
+      ...perEngine,
+    };
   } finally {
     // The data dir goes with the invocation's (bench/run.ts): removed between runs, it would slow the next run's inserts.
     await ch.close();

@@ -34,7 +34,13 @@ async function calibrate(opts: LatencyBenchOptions) {
     const sender = senderFor(opts.transport, svc);
     const run = await closedLoop(sender, sourceFor(opts.transport, opts), { clients: opts.concurrency, seconds: opts.calibrateSeconds });
     sender.close();
-    const max = { transport: opts.transport, concurrency: opts.concurrency, seconds: round(run.seconds, 1), spans_per_s: Math.round(run.acked.spans / run.seconds), latency_ms: summarize(run.latencies) };
+    const max = {
+      transport: opts.transport,
+      concurrency: opts.concurrency,
+      seconds: round(run.seconds, 1),
+      spans_per_s: Math.round(run.acked.spans / run.seconds),
+      latency_ms: summarize(run.latencies),
+    };
     console.log(JSON.stringify({ phase: 'latency-calibrate', ...max }));
     return max;
   } finally {

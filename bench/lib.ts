@@ -12,7 +12,13 @@ export function percentile(sorted: number[], p: number): number {
 export function summarize(latencies: number[]) {
   const sorted = [...latencies].sort((a, b) => a - b);
   const round = (n: number) => Math.round(n * 100) / 100;
-  return { count: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) };
+  return {
+    count: sorted.length,
+    p50: round(percentile(sorted, 50)),
+    p95: round(percentile(sorted, 95)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted.at(-1) ?? NaN),
+  };
 }
 
 export const agent = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 60_000 });
@@ -111,7 +117,14 @@ export function spanSize(name = '2k'): SpanSize {
 /** A JSON ingest body shaped like an agent run: a root, then alternating LLM and tool calls. */
 export function agentTrace(traceId: string, spans: number, start: number, seed: number, size = spanSize()) {
   const list: Array<Record<string, unknown>> = [
-    { span_id: `${traceId}-0`, name: 'agent.run', type: 'span', start_time: start, end_time: start + spans * 100, attributes: { 'agent.name': 'support-bot', user_id: `u${seed % 1000}` } },
+    {
+      span_id: `${traceId}-0`,
+      name: 'agent.run',
+      type: 'span',
+      start_time: start,
+      end_time: start + spans * 100,
+      attributes: { 'agent.name': 'support-bot', user_id: `u${seed % 1000}` },
+    },
   ];
   for (let i = 1; i < spans; i++) {
     const llm = i % 2 === 1;
@@ -129,7 +142,15 @@ export function agentTrace(traceId: string, spans: number, start: number, seed: 
         : { tool_name: 'search', tool_status: 'success', 'tool.query': 'refund policy', skill_category: 'retrieval', selection_confidence: 0.9 },
     });
   }
-  return { trace_id: traceId, name: 'support-bot.run', status: seed % 20 === 0 ? 'error' : 'ok', duration_ms: spans * 100, start_time: start, attributes: { env: 'bench' }, spans: list };
+  return {
+    trace_id: traceId,
+    name: 'support-bot.run',
+    status: seed % 20 === 0 ? 'error' : 'ok',
+    duration_ms: spans * 100,
+    start_time: start,
+    attributes: { env: 'bench' },
+    spans: list,
+  };
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -21,7 +21,17 @@ export interface LoadResult {
 }
 
 function newResult(): LoadResult {
-  return { start: performance.now(), end: 0, seconds: 0, latencies: [], outcomes: new Outcomes(), acked: { spans: 0, traces: 0, requests: 0 }, failed: 0, ackedTraces: [], lastTraceId: '' };
+  return {
+    start: performance.now(),
+    end: 0,
+    seconds: 0,
+    latencies: [],
+    outcomes: new Outcomes(),
+    acked: { spans: 0, traces: 0, requests: 0 },
+    failed: 0,
+    ackedTraces: [],
+    lastTraceId: '',
+  };
 }
 
 async function sendJob(sender: Sender, job: Job, from: number, r: LoadResult, keepTraces: boolean, record = true): Promise<void> {
@@ -42,7 +52,11 @@ function finish(r: LoadResult): LoadResult {
 }
 
 /** `clients` concurrent senders for `seconds`, or until `maxSpans` are acknowledged. */
-export async function closedLoop(sender: Sender, next: () => Job, opts: { clients: number; seconds: number; maxSpans?: number; keepTraces?: boolean }): Promise<LoadResult> {
+export async function closedLoop(
+  sender: Sender,
+  next: () => Job,
+  opts: { clients: number; seconds: number; maxSpans?: number; keepTraces?: boolean },
+): Promise<LoadResult> {
   const r = newResult();
   const deadline = r.start + opts.seconds * 1000;
   const maxSpans = opts.maxSpans ?? Infinity;
@@ -118,5 +132,12 @@ export async function verifyAcked(svc: BenchService, traces: Array<{ id: string;
     }
   };
   await Promise.all(Array.from({ length: 8 }, reader));
-  return { acked_traces: traces.length, checked: picked.length, missing: missing.length, incomplete: incomplete.length, examples: [...missing, ...incomplete].slice(0, 5), read_ms: summarize(latencies) };
+  return {
+    acked_traces: traces.length,
+    checked: picked.length,
+    missing: missing.length,
+    incomplete: incomplete.length,
+    examples: [...missing, ...incomplete].slice(0, 5),
+    read_ms: summarize(latencies),
+  };
 }

@@ -114,7 +114,10 @@ export async function benchLongTrace(opts: LongTraceBenchOptions) {
       first: firstW,
       middle: middleW,
       last: lastW,
-      last_over_first: { ack_ms: round(lastW.ack_ms_median / firstW.ack_ms_median), cpu_ms: round(lastW.cpu_ms_per_batch_median / firstW.cpu_ms_per_batch_median) },
+      last_over_first: {
+        ack_ms: round(lastW.ack_ms_median / firstW.ack_ms_median),
+        cpu_ms: round(lastW.cpu_ms_per_batch_median / firstW.cpu_ms_per_batch_median),
+      },
       // A line fitted through all batches: less sensitive to a merge landing in one window.
       trend: { ack_ms: trend(batches.map((b) => b.ackMs)), cpu_ms: trend(batches.map((b) => b.cpuMs)) },
       get_trace: byId,

@@ -48,7 +48,11 @@ interface RuleView {
 }
 
 async function call<T>(svc: BenchService, method: string, path: string, body?: unknown, status = 200): Promise<T> {
-  const res = await fetch(`${svc.apiUrl}${path}`, { method, headers: { ...svc.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${svc.apiUrl}${path}`, {
+    method,
+    headers: { ...svc.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
   return (text ? JSON.parse(text) : undefined) as T;
@@ -62,7 +66,11 @@ async function rule(svc: BenchService, id: string): Promise<RuleView> {
 
 /** Stores `traces` traces as fast as the clients can (not measured). */
 async function fill(svc: BenchService, prefix: string, traces: number, opts: OnlineEvalsBenchOptions) {
-  const run = await closedLoop(jsonSender(svc.apiUrl, svc.projectId, svc.headers), freshSource(prefix, opts.spansPerTrace), { clients: opts.clients, seconds: 3600, maxSpans: traces * opts.spansPerTrace });
+  const run = await closedLoop(jsonSender(svc.apiUrl, svc.projectId, svc.headers), freshSource(prefix, opts.spansPerTrace), {
+    clients: opts.clients,
+    seconds: 3600,
+    maxSpans: traces * opts.spansPerTrace,
+  });
   if (run.failed > 0) throw new Error(`${run.failed} ingest requests failed`);
   return run.acked.traces;
 }
@@ -110,7 +118,10 @@ async function load(svc: BenchService, prefix: string, opts: OnlineEvalsBenchOpt
       if (r) samples.push({ t: (performance.now() - t0) / 1000, lag: r.stats.lag_seconds, scored: r.stats.scored, pending: r.stats.pending });
     }
   })();
-  const run = await closedLoop(jsonSender(svc.apiUrl, svc.projectId, svc.headers), freshSource(prefix, opts.spansPerTrace), { clients: opts.clients, seconds: opts.loadSeconds });
+  const run = await closedLoop(jsonSender(svc.apiUrl, svc.projectId, svc.headers), freshSource(prefix, opts.spansPerTrace), {
+    clients: opts.clients,
+    seconds: opts.loadSeconds,
+  });
   const cpu = m.read(run.acked.spans);
   loading = false;
   await watch;
@@ -148,7 +159,13 @@ export async function benchOnlineEvals(opts: OnlineEvalsBenchOptions) {
     };
     console.log(JSON.stringify({ phase: 'online-evals-baseline-ingest', ...base }));
 
-    const created = await call<RuleView>(svc, 'POST', '/api/evals/online-rules', { name: 'bench live', scorers: RULE_SCORERS, expected: EXPECTED, delay_seconds: opts.delaySeconds }, 201);
+    const created = await call<RuleView>(
+      svc,
+      'POST',
+      '/api/evals/online-rules',
+      { name: 'bench live', scorers: RULE_SCORERS, expected: EXPECTED, delay_seconds: opts.delaySeconds },
+      201,
+    );
     const live = await load(svc, 'live', opts, created.id);
     const loadEnd = performance.now();
     const acked = live.run.acked.traces;
@@ -167,7 +184,7 @@ export async function benchOnlineEvals(opts: OnlineEvalsBenchOptions) {
     const withRule = {
       traces_per_s: round(acked / live.run.seconds, 1),
       spans_per_s: Math.round(live.run.acked.spans / live.run.seconds),
-      ingest_change_vs_baseline_pct: round(((acked / live.run.seconds) / (baseline.run.acked.traces / baseline.run.seconds) - 1) * 100, 1),
+      ingest_change_vs_baseline_pct: round((acked / live.run.seconds / (baseline.run.acked.traces / baseline.run.seconds) - 1) * 100, 1),
       scored_per_s_during_load: scoredRate === null ? null : round(scoredRate, 1),
       delay_seconds: opts.delaySeconds,
       lag_s: { p50: round(percentile(lags, 50), 1), p95: round(percentile(lags, 95), 1), max: round(lags.at(-1) ?? NaN, 1), samples: lags.length },

@@ -143,7 +143,8 @@ export function buildPayload(opts: PayloadOptions): PayloadTemplate {
       traceId: traceIds[t],
       spanId: spanIds[s],
       parentSpanId: opts.continuation ? external : pos === 0 ? undefined : spanIds[root],
-      name: kind === 'agent' ? 'invoke_agent support-bot' : kind === 'chat' ? `chat ${MODELS[seed % MODELS.length]}` : `execute_tool ${TOOLS[seed % TOOLS.length]}`,
+      name:
+        kind === 'agent' ? 'invoke_agent support-bot' : kind === 'chat' ? `chat ${MODELS[seed % MODELS.length]}` : `execute_tool ${TOOLS[seed % TOOLS.length]}`,
       kind: kind === 'chat' ? 3 : 1, // CLIENT for model calls, INTERNAL otherwise
       startTimeUnixNano: nanos(start),
       endTimeUnixNano: nanos(pos === 0 ? start + opts.spansPerTrace * step : start + step * 0.75),
@@ -153,7 +154,9 @@ export function buildPayload(opts: PayloadOptions): PayloadTemplate {
   }
   const { ExportTraceServiceRequest } = protoTypes();
   const request = {
-    resourceSpans: [{ resource: { attributes: RESOURCE }, scopeSpans: [{ scope: { name: 'opentelemetry.instrumentation.openai_v2', version: '2.1b0' }, spans }] }],
+    resourceSpans: [
+      { resource: { attributes: RESOURCE }, scopeSpans: [{ scope: { name: 'opentelemetry.instrumentation.openai_v2', version: '2.1b0' }, spans }] },
+    ],
   };
   const bytes = Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(request)).finish());
 
@@ -175,7 +178,17 @@ export function buildPayload(opts: PayloadOptions): PayloadTemplate {
   }
   const traceSpans = new Int32Array(traceIds.length);
   for (const t of traceOf) traceSpans[t]++;
-  return { bytes, spans: n, traces: traceIds.length, traceIdAt, spanIdAt, parentIdAt, traceOf: Int32Array.from(traceOf), parentOf: Int32Array.from(parentOf), traceSpans };
+  return {
+    bytes,
+    spans: n,
+    traces: traceIds.length,
+    traceIdAt,
+    spanIdAt,
+    parentIdAt,
+    traceOf: Int32Array.from(traceOf),
+    parentOf: Int32Array.from(parentOf),
+    traceSpans,
+  };
 }
 
 export function buildPool(size: number, opts: Omit<PayloadOptions, 'seed'>): PayloadTemplate[] {
@@ -201,7 +214,15 @@ export function cachedPool(shape: PayloadShape): PayloadTemplate[] {
     const t = performance.now();
     pool = buildPool(shape.poolSize, { spansPerPayload: shape.spansPerPayload, spansPerTrace: shape.spansPerTrace, size: spanSize(shape.spanSize) });
     pools.set(key, pool);
-    console.log(JSON.stringify({ phase: 'otlp-encode', payloads: pool.length, spans_per_payload: shape.spansPerPayload, bytes_per_span: bytesPerSpan(pool), ms: Math.round(performance.now() - t) }));
+    console.log(
+      JSON.stringify({
+        phase: 'otlp-encode',
+        payloads: pool.length,
+        spans_per_payload: shape.spansPerPayload,
+        bytes_per_span: bytesPerSpan(pool),
+        ms: Math.round(performance.now() - t),
+      }),
+    );
   }
   return pool;
 }

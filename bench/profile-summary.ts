@@ -22,8 +22,14 @@ interface CpuProfile {
 
 /** Stages decided by the whole stack (any frame), in order. */
 const CONTEXT: Array<[string, RegExp]> = [
-  ['startup & shutdown (once, not per span)', /^(startService|openStores|migrate|runMigrations|teardown|dlopen|wrapSafe|compileSourceTextModule|compileForInternalLoader|spawnSync)@|^stop@.*runtime\/|node:internal\/modules\//],
-  ['trace derivation (reads + traces insert)', /^(deriveTraces|deriveTrace|rows)@.*batch-writer|trace-derivation\.ts|trace-stats|@clickhouse\/client\/dist\/result_set\.js|^query@.*chdb-connection|^queryBindAsync@/],
+  [
+    'startup & shutdown (once, not per span)',
+    /^(startService|openStores|migrate|runMigrations|teardown|dlopen|wrapSafe|compileSourceTextModule|compileForInternalLoader|spawnSync)@|^stop@.*runtime\/|node:internal\/modules\//,
+  ],
+  [
+    'trace derivation (reads + traces insert)',
+    /^(deriveTraces|deriveTrace|rows)@.*batch-writer|trace-derivation\.ts|trace-stats|@clickhouse\/client\/dist\/result_set\.js|^query@.*chdb-connection|^queryBindAsync@/,
+  ],
 ];
 
 /** Stages decided by the innermost frame that matches, in order of the frames from the leaf. */
@@ -35,7 +41,10 @@ const LEAF: Array<[string, RegExp]> = [
   ['row serialization', /data_formatter\/formatter\.js|client(-common)?\/dist\/utils\/encoder\.js|core\/store\/clickhouse\/rows\.ts|rows-json|row-encode/],
   ['ClickHouse insert via chDB (main-thread part)', /node_modules\/chdb\/|chdb-connection|@clickhouse\/client/],
   ['batching & ingest glue', /collector\/(batcher|ingest|sink|admission)\.ts|runtime\/write-path\.ts/],
-  ['HTTP/gRPC receive', /node:_http|node:http|node:net|node:internal\/streams|node:stream|node:zlib|node_modules\/(raw-body|koa|@koa|undici|@grpc)|collector\/otlp\/(http-receiver|grpc-receiver|read-body|response|project|index)\.ts|api\//],
+  [
+    'HTTP/gRPC receive',
+    /node:_http|node:http|node:net|node:internal\/streams|node:stream|node:zlib|node_modules\/(raw-body|koa|@koa|undici|@grpc)|collector\/otlp\/(http-receiver|grpc-receiver|read-body|response|project|index)\.ts|api\//,
+  ],
   ['logging', /node_modules\/pino/],
 ];
 
@@ -85,7 +94,12 @@ export function summarizeProfile(file: string, spans: number, processCpuS?: numb
   const scale = mainCpuUs / busyUs;
   const rows = [...stages]
     .sort((a, b) => b[1] - a[1])
-    .map(([stage, us]) => ({ stage, profile_ms: Math.round(us / 1000), cpu_ms: Math.round((us * scale) / 1000), us_per_span: stage.startsWith('startup') ? null : perSpan(us * scale) }));
+    .map(([stage, us]) => ({
+      stage,
+      profile_ms: Math.round(us / 1000),
+      cpu_ms: Math.round((us * scale) / 1000),
+      us_per_span: stage.startsWith('startup') ? null : perSpan(us * scale),
+    }));
   const startupUs = (rows.find((r) => r.stage.startsWith('startup'))?.cpu_ms ?? 0) * 1000;
   const off: Array<{ stage: string; cpu_ms: number; us_per_span: number }> = [];
   if (threadsCpuS) {
@@ -100,7 +114,11 @@ export function summarizeProfile(file: string, spans: number, processCpuS?: numb
     }
   } else if (processCpuS !== undefined) {
     const offMain = processCpuS * 1e6 - busyUs;
-    off.push({ stage: 'other threads (chDB query execution, GC helpers, libuv): process CPU - main thread', cpu_ms: Math.round(offMain / 1000), us_per_span: perSpan(offMain) });
+    off.push({
+      stage: 'other threads (chDB query execution, GC helpers, libuv): process CPU - main thread',
+      cpu_ms: Math.round(offMain / 1000),
+      us_per_span: perSpan(offMain),
+    });
   }
   return {
     profile: path.basename(file),
@@ -116,12 +134,21 @@ export function summarizeProfile(file: string, spans: number, processCpuS?: numb
     other_threads: off,
     /** Threads Node names `node`, in creation order (s of CPU): V8's platform workers come first, then libuv's pool. */
     node_threads_s: Object.fromEntries(Object.entries(threadsCpuS ?? {}).filter(([name, cpuS]) => name.startsWith('node#') && cpuS > 0)),
-    top_functions: [...top].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([fn, us]) => ({ fn, cpu_ms: Math.round((us * scale) / 1000), us_per_span: perSpan(us * scale) })),
+    top_functions: [...top]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 25)
+      .map(([fn, us]) => ({ fn, cpu_ms: Math.round((us * scale) / 1000), us_per_span: perSpan(us * scale) })),
   };
 }
 
 /** Every object of a results file that names its service process and what it acknowledged. */
-type ServiceFigures = { service_pid: number; acked_spans: number; server_cpu_s_lifetime?: number; server_threads_cpu_s_lifetime?: Record<string, number>; transport?: string };
+type ServiceFigures = {
+  service_pid: number;
+  acked_spans: number;
+  server_cpu_s_lifetime?: number;
+  server_threads_cpu_s_lifetime?: Record<string, number>;
+  transport?: string;
+};
 
 function services(value: unknown, out: ServiceFigures[] = []) {
   if (!value || typeof value !== 'object') return out;
@@ -132,13 +159,20 @@ function services(value: unknown, out: ServiceFigures[] = []) {
 }
 
 function print(s: ReturnType<typeof summarizeProfile>, label: string) {
-  console.log(`\n${label}: ${s.profile}, ${s.spans} spans, ${s.wall_s} s; main thread: ${s.main_thread_cpu_s} s CPU (${s.main_thread_profiled_busy_s} s sampled busy); process ${s.process_cpu_s ?? '?'} s CPU = ${s.us_per_span_total ?? '?'} µs/span (startup excluded)`);
-  const line = (stage: string, ms: number, us: number | null) => console.log(`  ${stage.padEnd(100)} ${String(ms).padStart(7)} ms ${String(us ?? '-').padStart(7)} µs/span`);
+  console.log(
+    `\n${label}: ${s.profile}, ${s.spans} spans, ${s.wall_s} s; main thread: ${s.main_thread_cpu_s} s CPU (${s.main_thread_profiled_busy_s} s sampled busy); process ${s.process_cpu_s ?? '?'} s CPU = ${s.us_per_span_total ?? '?'} µs/span (startup excluded)`,
+  );
+  const line = (stage: string, ms: number, us: number | null) =>
+    console.log(`  ${stage.padEnd(100)} ${String(ms).padStart(7)} ms ${String(us ?? '-').padStart(7)} µs/span`);
   console.log('  main thread (profile, scaled to its CPU time):');
   for (const r of s.stages) line(r.stage, r.cpu_ms, r.us_per_span);
   console.log('  other threads (CPU time from /proc):');
   for (const r of s.other_threads) line(r.stage, r.cpu_ms, r.us_per_span);
-  console.log(`  threads named node, in creation order (s): ${Object.entries(s.node_threads_s).map(([n, c]) => `${n} ${c}`).join(', ')}`);
+  console.log(
+    `  threads named node, in creation order (s): ${Object.entries(s.node_threads_s)
+      .map(([n, c]) => `${n} ${c}`)
+      .join(', ')}`,
+  );
   console.log('  top self time (main thread):');
   for (const t of s.top_functions.slice(0, 15)) console.log(`    ${String(t.cpu_ms).padStart(6)} ms ${String(t.us_per_span).padStart(6)} µs/span  ${t.fn}`);
 }

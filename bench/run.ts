@@ -92,8 +92,21 @@ function lazily(make: () => Promise<() => Promise<unknown>>): () => Promise<unkn
 }
 
 const otlp = (transports: OtlpTransport[]) => async () =>
-  (await import('./otlp.js')).benchOtlp({ ...shape, transports, concurrency: num(v.concurrency, 8), seconds: seconds(30, 5), grpcChannels: 4, visibleTimeoutSeconds: 120 });
-const json = { concurrency: num(v.concurrency, 64), seconds: seconds(30, 5), spansPerTrace: shape.spansPerTrace, spanSize: shape.spanSize, visibleTimeoutSeconds: 120 };
+  (await import('./otlp.js')).benchOtlp({
+    ...shape,
+    transports,
+    concurrency: num(v.concurrency, 8),
+    seconds: seconds(30, 5),
+    grpcChannels: 4,
+    visibleTimeoutSeconds: 120,
+  });
+const json = {
+  concurrency: num(v.concurrency, 64),
+  seconds: seconds(30, 5),
+  spansPerTrace: shape.spansPerTrace,
+  spanSize: shape.spanSize,
+  visibleTimeoutSeconds: 120,
+};
 
 const scenarios: Record<string, () => Promise<unknown>> = {
   otlp: otlp(['http', 'grpc']),
@@ -104,11 +117,40 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   'auth-overhead': async () => (await import('./auth-overhead.js')).benchAuthOverhead(quick ? 20_000 : 200_000),
   'insert-breakdown': async () => (await import('./insert-breakdown.js')).benchInsertBreakdown({ exportsPerBatch: 4, rounds: quick ? 3 : 9 }),
   'insert-cost': async () => (await import('./insert-cost.js')).benchInsertCost({ inserts: quick ? 20 : 100, rounds: quick ? 2 : 5 }),
-  'span-pricing': async () => (await import('./span-pricing.js')).benchSpanPricing({ traces: quick ? 200 : 2000, spansPerTrace: shape.spansPerTrace, rounds: quick ? 3 : 9 }),
+  'span-pricing': async () =>
+    (await import('./span-pricing.js')).benchSpanPricing({ traces: quick ? 200 : 2000, spansPerTrace: shape.spansPerTrace, rounds: quick ? 3 : 9 }),
   ingest: async () => (await import('./ingest.js')).benchIngest({ ...json, targetSpans: quick ? 50_000 : 1_000_000, reads: quick ? 100 : 500 }),
-  latency: lazily(async () => (await import('./latency.js')).latencyBench({ ...shape, transport, rate: v.rate === undefined ? undefined : Number(v.rate), fraction: Number(v.fraction), concurrency: clients, calibrateSeconds: seconds(30, 5), seconds: seconds(30, 10), warmupSeconds: quick ? 2 : 5 })),
-  overload: async () => (await import('./overload.js')).benchOverload({ ...shape, transport, concurrency: clients, factor: Number(v.factor), seconds: seconds(10, 5), burstSeconds: num(v['burst-seconds'], quick ? 5 : 15), verify: Number(v.verify), visibleTimeoutSeconds: 300 }),
-  'long-trace': async () => (await import('./long-trace.js')).benchLongTrace({ totalSpans: num(v['total-spans'], quick ? 10_000 : 100_000), batchSpans: Number(v['batch-spans']), spanSize: shape.spanSize, window: 10, reads: 3 }),
+  latency: lazily(async () =>
+    (await import('./latency.js')).latencyBench({
+      ...shape,
+      transport,
+      rate: v.rate === undefined ? undefined : Number(v.rate),
+      fraction: Number(v.fraction),
+      concurrency: clients,
+      calibrateSeconds: seconds(30, 5),
+      seconds: seconds(30, 10),
+      warmupSeconds: quick ? 2 : 5,
+    }),
+  ),
+  overload: async () =>
+    (await import('./overload.js')).benchOverload({
+      ...shape,
+      transport,
+      concurrency: clients,
+      factor: Number(v.factor),
+      seconds: seconds(10, 5),
+      burstSeconds: num(v['burst-seconds'], quick ? 5 : 15),
+      verify: Number(v.verify),
+      visibleTimeoutSeconds: 300,
+    }),
+  'long-trace': async () =>
+    (await import('./long-trace.js')).benchLongTrace({
+      totalSpans: num(v['total-spans'], quick ? 10_000 : 100_000),
+      batchSpans: Number(v['batch-spans']),
+      spanSize: shape.spanSize,
+      window: 10,
+      reads: 3,
+    }),
   // --paths embedded,kafka (default both); --probes N: latency probes pending at once (default 1)
   'write-path': async () =>
     (await import('./write-path.js')).benchWritePath({
@@ -147,14 +189,32 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     }),
   // --traces N stored (default 100,000, --quick 10,000); --concurrency N ingest clients (default 64)
   // --traces N (default 100,000, --quick 10,000); --spans-per-trace N (default 10)
-  'trace-filters': async () => (await import('./trace-filters.js')).benchTraceFilters({ traces: num(v.traces, quick ? 10_000 : 100_000), spansPerTrace: shape.spansPerTrace, reads: quick ? 3 : 5 }),
+  'trace-filters': async () =>
+    (await import('./trace-filters.js')).benchTraceFilters({
+      traces: num(v.traces, quick ? 10_000 : 100_000),
+      spansPerTrace: shape.spansPerTrace,
+      reads: quick ? 3 : 5,
+    }),
   // --traces N stored before a rule scores them (default 20,000, --quick 3,000; the judge phase a tenth, at least 200);
   // --seconds S of ingest load, with and without a rule (default 30, --quick 10); --concurrency N ingest clients (default 64)
   'online-evals': async () => {
     const traces = num(v.traces, quick ? 3000 : 20_000);
-    return (await import('./online-evals.js')).benchOnlineEvals({ backlogTraces: traces, judgeTraces: Math.max(200, Math.round(traces / 10)), loadSeconds: seconds(30, 10), clients: num(v.concurrency, 64), spansPerTrace: shape.spansPerTrace, delaySeconds: 5 });
+    return (await import('./online-evals.js')).benchOnlineEvals({
+      backlogTraces: traces,
+      judgeTraces: Math.max(200, Math.round(traces / 10)),
+      loadSeconds: seconds(30, 10),
+      clients: num(v.concurrency, 64),
+      spansPerTrace: shape.spansPerTrace,
+      delaySeconds: 5,
+    });
   },
-  ui: async () => (await import('./ui.js')).benchUi({ traces: num(v.traces, quick ? 10_000 : 100_000), concurrency: num(v.concurrency, 64), loads: quick ? 2 : 3, minRows: 10 }),
+  ui: async () =>
+    (await import('./ui.js')).benchUi({
+      traces: num(v.traces, quick ? 10_000 : 100_000),
+      concurrency: num(v.concurrency, 64),
+      loads: quick ? 2 : 3,
+      minRows: 10,
+    }),
 };
 
 const run = scenarios[scenario];
@@ -172,7 +232,13 @@ const started = new Date().toISOString();
 const loadavg = [os.loadavg()];
 const busyBefore: number[] = [];
 /** The most CPU other processes took during a run (every phase's `other_processes_cpu_cores`). */
-const noise = (result: unknown) => Math.max(0, ...numericLeaves(result).filter(([k]) => k.endsWith('other_processes_cpu_cores')).map(([, n]) => n));
+const noise = (result: unknown) =>
+  Math.max(
+    0,
+    ...numericLeaves(result)
+      .filter(([k]) => k.endsWith('other_processes_cpu_cores'))
+      .map(([, n]) => n),
+  );
 for (let i = 0; i < Number(v.runs); i++) {
   // --wait-quiet S: on a shared machine, start each run once others leave the CPUs idle (at most S s).
   const busy = Number(v['wait-quiet']) > 0 ? await waitQuiet(Number(v['wait-quiet'])) : undefined;
@@ -195,7 +261,8 @@ const median = medianOf(runs);
 // Every number: its median and each run's value (the spread says how noisy the machine was).
 const perRun = runs.map((r) => new Map(numericLeaves(r)));
 console.log(`\n${scenario}: median of ${runs.length} run(s) [each run]`);
-for (const [key, value] of numericLeaves(median)) console.log(`  ${key.padEnd(56)} ${String(value).padStart(10)}   [${perRun.map((m) => m.get(key) ?? '-').join(', ')}]`);
+for (const [key, value] of numericLeaves(median))
+  console.log(`  ${key.padEnd(56)} ${String(value).padStart(10)}   [${perRun.map((m) => m.get(key) ?? '-').join(', ')}]`);
 
 const dir = path.join(import.meta.dirname, 'results');
 fs.mkdirSync(dir, { recursive: true });

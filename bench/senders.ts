@@ -54,7 +54,10 @@ const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export
 /** OTLP/gRPC over `channels` HTTP/2 connections, round-robin. */
 export function grpcSender(address: string, projectId: string, channels: number): Sender {
   // A local subchannel pool per client, so each channel is its own HTTP/2 connection.
-  const clients = Array.from({ length: channels }, () => new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'grpc.max_send_message_length': -1 }));
+  const clients = Array.from(
+    { length: channels },
+    () => new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'grpc.max_send_message_length': -1 }),
+  );
   const metadata = new grpc.Metadata();
   metadata.set('x-project-id', projectId);
   let next = 0;
@@ -65,7 +68,8 @@ export function grpcSender(address: string, projectId: string, channels: number)
         client.makeUnaryRequest(EXPORT_PATH, passThrough, passThrough, typeof body === 'string' ? Buffer.from(body) : body, metadata, {}, (err) => {
           if (!err) return resolve({ kind: 'ok', outcome: 'OK' });
           const outcome = grpc.status[err.code] ?? String(err.code);
-          if (err.code !== grpc.status.RESOURCE_EXHAUSTED && err.code !== grpc.status.UNAVAILABLE) return resolve({ kind: 'fail', outcome: `${outcome}: ${err.details}` });
+          if (err.code !== grpc.status.RESOURCE_EXHAUSTED && err.code !== grpc.status.UNAVAILABLE)
+            return resolve({ kind: 'fail', outcome: `${outcome}: ${err.details}` });
           // The hint: google.rpc.RetryInfo in grpc-status-details-bin, else a retry-after header.
           const details = err.metadata?.get('grpc-status-details-bin')[0];
           const header = err.metadata?.get('retry-after')[0];

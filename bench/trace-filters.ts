@@ -86,7 +86,19 @@ export async function benchTraceFilters(opts: TraceFiltersBenchOptions) {
     if (batch.length) await store.writeRows(encodeRowBatch(batch));
     const scores = [];
     for (let t = 0; t < opts.traces; t += 10) {
-      scores.push({ id: `s-${t}`, trace_id: traceId(t), span_id: null, name: 'quality', value: (t % 100) / 100, score_type: 'numeric' as const, source: 'api' as const, scorer_name: null, reason: null, evidence: [], created_at: new Date().toISOString() });
+      scores.push({
+        id: `s-${t}`,
+        trace_id: traceId(t),
+        span_id: null,
+        name: 'quality',
+        value: (t % 100) / 100,
+        score_type: 'numeric' as const,
+        source: 'api' as const,
+        scorer_name: null,
+        reason: null,
+        evidence: [],
+        created_at: new Date().toISOString(),
+      });
     }
     for (let i = 0; i < scores.length; i += 5000) await store.writeScores(PROJECT, scores.slice(i, i + 5000));
     const fill = { traces: opts.traces, spans: opts.traces * opts.spansPerTrace, seconds: round((performance.now() - t0) / 1000, 1) };
@@ -123,7 +135,13 @@ export async function benchTraceFilters(opts: TraceFiltersBenchOptions) {
         await store.listTraces(PROJECT, { limit: 50, offset: 0, ...q, cursor: { startMs, traceId: id } });
         nextMs = round(performance.now() - start, 1);
       }
-      filters[label] = { first_page_ms: summarize(ms), next_page_ms: nextMs, total: page.total, rows: page.traces.length, search_truncated: page.search_truncated ?? null };
+      filters[label] = {
+        first_page_ms: summarize(ms),
+        next_page_ms: nextMs,
+        total: page.total,
+        rows: page.traces.length,
+        search_truncated: page.search_truncated ?? null,
+      };
       console.log(JSON.stringify({ phase: 'filter', filter: label, ...(filters[label] as object) }));
     }
     return { fill, filters };

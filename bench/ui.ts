@@ -110,13 +110,26 @@ export async function benchUi(opts: UiBenchOptions) {
       maxSpans: opts.traces * 3,
     });
     const seen = await waitVisible(svc, fill.acked.traces, 300);
-    console.log(JSON.stringify({ phase: 'fill', traces: fill.acked.traces, failed: fill.failed, seconds: round(fill.seconds, 1), traces_per_s: Math.round(fill.acked.traces / fill.seconds), visible: seen.visible }));
-    if (fill.failed > 0 || seen.visible < fill.acked.traces) throw new Error(`fill incomplete: ${fill.failed} failed, ${seen.visible} of ${fill.acked.traces} visible`);
+    console.log(
+      JSON.stringify({
+        phase: 'fill',
+        traces: fill.acked.traces,
+        failed: fill.failed,
+        seconds: round(fill.seconds, 1),
+        traces_per_s: Math.round(fill.acked.traces / fill.seconds),
+        visible: seen.visible,
+      }),
+    );
+    if (fill.failed > 0 || seen.visible < fill.acked.traces)
+      throw new Error(`fill incomplete: ${fill.failed} failed, ${seen.visible} of ${fill.acked.traces} visible`);
 
     const big: Record<string, string> = {};
     for (const spans of [3_000, 10_000]) {
       const id = `ui-bench-${spans}-${Date.now().toString(36)}`;
-      const status = await post(`${svc.apiUrl}/api/traces/ingest`, JSON.stringify(nestedAgentTrace(id, spans)), { ...svc.headers, 'content-type': 'application/json' });
+      const status = await post(`${svc.apiUrl}/api/traces/ingest`, JSON.stringify(nestedAgentTrace(id, spans)), {
+        ...svc.headers,
+        'content-type': 'application/json',
+      });
       if (status !== 201) throw new Error(`ingest of the ${spans}-span trace: ${status}`);
       big[spans] = id;
     }

@@ -54,22 +54,23 @@ function startProbes(svc: BenchService, sender: Sender, tpl: PayloadTemplate, op
       const ok = await deliver(sender, bytes, outcomes);
       const acked = performance.now();
       if (!ok) stats.failed++;
-      else for (let n = 1; ; n++) {
-        const res = await getJson(`${svc.apiUrl}/api/traces/${traceId}`, headers).catch(() => undefined);
-        if (res?.status === 200 && ((res.body as { spans?: unknown[] }).spans?.length ?? 0) >= tpl.spans) {
-          const now = performance.now();
-          latencies.push(now - tick);
-          acks.push(acked - tick);
-          afterAck.push(now - acked);
-          polls.push(n);
-          break;
+      else
+        for (let n = 1; ; n++) {
+          const res = await getJson(`${svc.apiUrl}/api/traces/${traceId}`, headers).catch(() => undefined);
+          if (res?.status === 200 && ((res.body as { spans?: unknown[] }).spans?.length ?? 0) >= tpl.spans) {
+            const now = performance.now();
+            latencies.push(now - tick);
+            acks.push(acked - tick);
+            afterAck.push(now - acked);
+            polls.push(n);
+            break;
+          }
+          if (performance.now() - tick > opts.probeTimeoutMs) {
+            stats.timeouts++;
+            break;
+          }
+          await sleep(opts.probePollMs);
         }
-        if (performance.now() - tick > opts.probeTimeoutMs) {
-          stats.timeouts++;
-          break;
-        }
-        await sleep(opts.probePollMs);
-      }
       await sleep(Math.max(0, tick + period - performance.now()));
     }
   });
@@ -77,25 +78,44 @@ function startProbes(svc: BenchService, sender: Sender, tpl: PayloadTemplate, op
     async stop() {
       stopped = true;
       await Promise.all(loops);
-      return { ...stats, traces: stats.sent - stats.failed, visible_ms: summarize(latencies), ack_ms: summarize(acks), ack_to_visible_ms: summarize(afterAck), polls: summarize(polls), outcomes: outcomes.toJSON() };
+      return {
+        ...stats,
+        traces: stats.sent - stats.failed,
+        visible_ms: summarize(latencies),
+        ack_ms: summarize(acks),
+        ack_to_visible_ms: summarize(afterAck),
+        polls: summarize(polls),
+        outcomes: outcomes.toJSON(),
+      };
     },
   };
 }
 
 /** Warnings and errors the service logged (pino JSON lines), with a few distinct messages. */
 function serviceLog(svc: BenchService) {
-  const lines = svc.output().split('\n').flatMap((l) => {
-    try {
-      return [JSON.parse(l) as { level?: number; msg?: string }];
-    } catch {
-      return [];
-    }
-  });
+  const lines = svc
+    .output()
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as { level?: number; msg?: string }];
+      } catch {
+        return [];
+      }
+    });
   const bad = lines.filter((l) => (l.level ?? 0) >= 40);
-  return { warn: bad.filter((l) => l.level === 40).length, error: bad.filter((l) => (l.level ?? 0) >= 50).length, messages: [...new Set(bad.map((l) => l.msg))].slice(0, 5) };
+  return {
+    warn: bad.filter((l) => l.level === 40).length,
+    error: bad.filter((l) => (l.level ?? 0) >= 50).length,
+    messages: [...new Set(bad.map((l) => l.msg))].slice(0, 5),
+  };
 }
 
-const refusals = (outcomes: Outcomes) => ({ '429': outcomes.counts['429'] ?? 0, '503': outcomes.counts['503'] ?? 0, with_retry_after: outcomes.refusedWithRetryHint });
+const refusals = (outcomes: Outcomes) => ({
+  '429': outcomes.counts['429'] ?? 0,
+  '503': outcomes.counts['503'] ?? 0,
+  with_retry_after: outcomes.refusedWithRetryHint,
+});
 
 async function runPath(kind: WritePathKind, pool: PayloadTemplate[], probeTpl: PayloadTemplate, opts: WritePathBenchOptions) {
   const broker = kind === 'kafka' ? await startKafka() : undefined;
@@ -145,7 +165,13 @@ async function runPath(kind: WritePathKind, pool: PayloadTemplate[], probeTpl: P
         phase: 'write-path',
         path: kind,
         sustained,
-        ingest_to_queryable: { probe_interval_ms: opts.probeIntervalMs, in_flight: opts.probeInFlight, poll_ms: opts.probePollMs, spans_per_probe: probeTpl.spans, ...probe },
+        ingest_to_queryable: {
+          probe_interval_ms: opts.probeIntervalMs,
+          in_flight: opts.probeInFlight,
+          poll_ms: opts.probePollMs,
+          spans_per_probe: probeTpl.spans,
+          ...probe,
+        },
         burst: {
           concurrency: opts.burstConcurrency,
           load_s: round(burstS, 1),

@@ -10,7 +10,10 @@ export function isEndpoint(agent: string): boolean {
 /** A stable agent name for an endpoint: its host and path, plus a hash so two URLs never share one. */
 export function agentNameFor(endpoint: string): string {
   const url = new URL(endpoint);
-  const readable = `${url.host}${url.pathname}`.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 200);
+  const readable = `${url.host}${url.pathname}`
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 200);
   return `${readable || 'agent'}-${createHash('sha256').update(endpoint).digest('hex').slice(0, 8)}`;
 }
 

@@ -32,8 +32,10 @@ export async function orRunNotFound<T>(runId: string, call: Promise<T>): Promise
 /** What the user reads for a failure no command handled itself. */
 function explain(err: unknown): CliError {
   if (err instanceof CliError) return err;
-  if (err instanceof ServiceApiError && err.status === 401) return new CliError('Not authenticated', `${err.message}. Run agent-eval login, or set AGENT_EVAL_API_KEY.`);
-  if (err instanceof ServiceUnreachableError) return new CliError(err.message, 'Is the service running? Start it with agent-eval serve, or point AGENT_EVAL_URL at it.');
+  if (err instanceof ServiceApiError && err.status === 401)
+    return new CliError('Not authenticated', `${err.message}. Run agent-eval login, or set AGENT_EVAL_API_KEY.`);
+  if (err instanceof ServiceUnreachableError)
+    return new CliError(err.message, 'Is the service running? Start it with agent-eval serve, or point AGENT_EVAL_URL at it.');
   return new CliError(err instanceof Error ? err.message : String(err));
 }
 

@@ -15,6 +15,7 @@ export function parseMinScore(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   const n = text.endsWith('%') ? Number(text.slice(0, -1)) / 100 : Number(text);
-  if (text === '' || text === '%' || !Number.isFinite(n) || n < 0 || n > 1) throw new CliError(`--min-score must be a number between 0 and 1 (or 0% to 100%): ${value}`);
+  if (text === '' || text === '%' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new CliError(`--min-score must be a number between 0 and 1 (or 0% to 100%): ${value}`);
   return n;
 }

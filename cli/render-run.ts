@@ -10,7 +10,14 @@ export function resultsTable(c: Colors, results: CaseResultView[]): string {
     const scorers = Object.entries(r.scores)
       .map(([name, value]) => `${name} ${score(value)}`)
       .join('\n');
-    return [r.case_name, status(c, r.status), score(r.status === 'passed' || r.status === 'failed' ? r.avg_score : null), scorers || '-', duration(r.duration_ms), failureReason(r)];
+    return [
+      r.case_name,
+      status(c, r.status),
+      score(r.status === 'passed' || r.status === 'failed' ? r.avg_score : null),
+      scorers || '-',
+      duration(r.duration_ms),
+      failureReason(r),
+    ];
   });
   return table(c, ['Case', 'Status', 'Score', 'Scorers', 'Duration', 'Notes'], rows, { ruled: true });
 }
@@ -45,7 +52,7 @@ export function runDetails(c: Colors, run: RunView): string {
   const entries: Array<[string, string]> = [
     ['Run', run.run_id],
     ['Status', status(c, run.status)],
-    ['Suite', run.suite_name ? `${run.suite_name}${run.suite_version ? ` v${run.suite_version}` : ''}` : run.name ?? '-'],
+    ['Suite', run.suite_name ? `${run.suite_name}${run.suite_version ? ` v${run.suite_version}` : ''}` : (run.name ?? '-')],
     ['Agent', `${run.agent_name}${run.agent_id ? ` (${run.agent_id})` : ''}`],
     ['Agent version', run.agent_version],
     ['Execution', run.execution ?? 'managed'],
@@ -60,7 +67,15 @@ export function runDetails(c: Colors, run: RunView): string {
   if (run.error) entries.push(['Error', c.red(run.error)]);
   const scorers = Object.entries(s.scores_by_scorer);
   const lines = [fields(c, entries)];
-  if (scorers.length) lines.push('', table(c, ['Scorer', 'Average'], scorers.map(([name, v]) => [name, score(v)])));
+  if (scorers.length)
+    lines.push(
+      '',
+      table(
+        c,
+        ['Scorer', 'Average'],
+        scorers.map(([name, v]) => [name, score(v)]),
+      ),
+    );
   return lines.join('\n');
 }
 
@@ -71,7 +86,7 @@ export function runsTable(c: Colors, runs: RunView[]): string {
     ['Run', 'Suite', 'Agent', 'Version', 'Status', 'Passed', 'Score', 'Created'],
     runs.map((r) => [
       r.run_id,
-      r.suite_name ? `${r.suite_name}${r.suite_version ? ` v${r.suite_version}` : ''}` : r.name ?? '-',
+      r.suite_name ? `${r.suite_name}${r.suite_version ? ` v${r.suite_version}` : ''}` : (r.name ?? '-'),
       r.agent_name,
       r.agent_version,
       status(c, r.status),

@@ -22,4 +22,3 @@ export function reportRun(io: CliIo, run: RunView, results: CaseResultView[], mi
   println(io.stdout, summaryLine(c, run));
   println(io.stdout, passed ? c.green(c.bold('PASSED')) : `${c.red(c.bold('FAILED'))}: ${problems.join('; ')}`);
 }
-

@@ -10,7 +10,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * terminal, plain lines otherwise). Ctrl-C stops watching (the bar gives the cursor back); the
  * run goes on in the service.
  */
-export async function watchRun(io: CliIo, client: AgentEvalClient, runId: string, opts: { pollMs: number; label: string; quiet?: boolean }): Promise<RunStatusView> {
+export async function watchRun(
+  io: CliIo,
+  client: AgentEvalClient,
+  runId: string,
+  opts: { pollMs: number; label: string; quiet?: boolean },
+): Promise<RunStatusView> {
   const display = opts.quiet ? undefined : progressDisplay(io, opts.label);
   let interrupted = false;
   const onInterrupt = () => {
@@ -26,7 +31,10 @@ export async function watchRun(io: CliIo, client: AgentEvalClient, runId: string
       if (interrupted) {
         display?.stop();
         println(io.stderr);
-        throw new CliError(`Stopped watching run ${runId}; it goes on in the service.`, `agent-eval runs show ${runId} shows where it is; agent-eval runs cancel ${runId} stops it.`);
+        throw new CliError(
+          `Stopped watching run ${runId}; it goes on in the service.`,
+          `agent-eval runs show ${runId} shows where it is; agent-eval runs cancel ${runId} stops it.`,
+        );
       }
     }
   } finally {

@@ -55,7 +55,11 @@ export interface Collector {
 const oneSpan = (span: z.output<typeof OneSpanSchema>) => ({ trace_id: span.trace_id, spans: [span] });
 
 export function createCollector(deps: CollectorDeps): Collector {
-  const ingest: Ingest = createIngest(deps.sink, { maxSpanBytes: deps.maxSpanBytes, prices: deps.prices ?? loadPriceTable(), retentionDays: deps.retentionDays });
+  const ingest: Ingest = createIngest(deps.sink, {
+    maxSpanBytes: deps.maxSpanBytes,
+    prices: deps.prices ?? loadPriceTable(),
+    retentionDays: deps.retentionDays,
+  });
   return {
     admit: () => ingest.admit(),
 
@@ -79,7 +83,12 @@ export function createCollector(deps: CollectorDeps): Collector {
       // The body's shape picks the schema, so errors name the fields of the form the client meant.
       const many = body !== null && typeof body === 'object' && 'spans' in body;
       const { trace_id: traceId, spans } = many ? validate(ManySpansSchema, body) : oneSpan(validate(OneSpanSchema, body));
-      await ingest(projectId, spans.map((s) => spanInputToRaw(traceId, s)), [], { atomic: true });
+      await ingest(
+        projectId,
+        spans.map((s) => spanInputToRaw(traceId, s)),
+        [],
+        { atomic: true },
+      );
       return { trace_id: traceId, span_ids: spans.map((s) => s.span_id), ingested: true };
     },
   };

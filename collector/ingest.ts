@@ -23,9 +23,7 @@ export interface RejectedSpan {
  * Backpressure and store failures are thrown (BackpressureError / ServiceUnavailableError),
  * since a receiver answers them with a retryable status and nothing was stored.
  */
-export type IngestOutcome =
-  | { kind: 'ok'; accepted: number }
-  | { kind: 'partial'; accepted: number; rejected: RejectedSpan[] };
+export type IngestOutcome = { kind: 'ok'; accepted: number } | { kind: 'partial'; accepted: number; rejected: RejectedSpan[] };
 
 /** Trace headers come without project; ingest stamps the caller's project on everything. */
 export type TraceHeaderInput = Omit<TraceHeader, 'project_id'>;
@@ -206,7 +204,10 @@ export function createIngest(sink: SpanSink, limits: IngestLimits): Ingest {
       if (writeSpanBytes !== Infinity) write.headers.push(header);
       const over = rowBytesOver(write.stats.addHeader(header), limits.maxSpanBytes);
       // Nothing was written yet: refusing here refuses the whole request.
-      if (over !== null) throw new ValidationError([{ field: 'attributes', message: `trace header is ${over} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` }]);
+      if (over !== null)
+        throw new ValidationError([
+          { field: 'attributes', message: `trace header is ${over} bytes once stored; the limit is ${limits.maxSpanBytes} (MAX_SPAN_BYTES)` },
+        ]);
     }
     if (options.atomic && rejected.length > 0) {
       throw new ValidationError(rejected.map((r) => ({ field: `spans[${r.index}]`, message: r.reason })));

@@ -56,8 +56,15 @@ const EnvSchema = z.object({
   HEALTH_PORT: port.default(8081),
   AGENT_EVAL_DATA_DIR: z.string().default('./.agent-eval'),
   CLICKHOUSE_URL: optionalUrl,
-  CLICKHOUSE_CLUSTER: optionalText.pipe(z.string().regex(/^[\w.-]+$/, 'must be a cluster name of the remote_servers config').optional()),
-  CLICKHOUSE_GATEWAY_PORT: optionalText.pipe(z.string().regex(/^\d+$/, 'must be a port (0: any free one)').transform(Number).pipe(z.number().max(65535)).optional()),
+  CLICKHOUSE_CLUSTER: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[\w.-]+$/, 'must be a cluster name of the remote_servers config')
+      .optional(),
+  ),
+  CLICKHOUSE_GATEWAY_PORT: optionalText.pipe(
+    z.string().regex(/^\d+$/, 'must be a port (0: any free one)').transform(Number).pipe(z.number().max(65535)).optional(),
+  ),
   CLICKHOUSE_GATEWAY_HOST: z.string().trim().min(1).default('127.0.0.1'),
   CLICKHOUSE_GATEWAY_PASSWORD: optionalText,
   DATABASE_URL: optionalText,
@@ -68,14 +75,29 @@ const EnvSchema = z.object({
   // Where the pinned Temporal CLI release is downloaded from (a mirror of GitHub's release layout); `none`: never download.
   TEMPORAL_CLI_DOWNLOAD_URL: z.string().trim().min(1).default('https://github.com/temporalio/cli/releases/download'),
   // The archive's SHA-256 for this platform, instead of the pinned one (a mirror serving its own build).
-  TEMPORAL_CLI_SHA256: optionalText.pipe(z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in hex').optional()),
+  TEMPORAL_CLI_SHA256: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in hex')
+      .optional(),
+  ),
   AGENT_EVAL_CACHE_DIR: optionalText,
   MAX_RECONNECT_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(10),
   RECONNECT_DELAY_MS: z.coerce.number().int().min(1).max(600_000).default(5000),
   EVAL_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
   // SPEC bounds: a run pauses up to 24 hours; an approval waits up to 7 days. Shorter is allowed.
-  EVAL_PAUSE_MAX_MS: z.coerce.number().int().min(1).max(24 * 3600_000).default(24 * 3600_000),
-  EVAL_APPROVAL_MAX_MS: z.coerce.number().int().min(1).max(7 * 24 * 3600_000).default(7 * 24 * 3600_000),
+  EVAL_PAUSE_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 3600_000)
+    .default(24 * 3600_000),
+  EVAL_APPROVAL_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600_000)
+    .default(7 * 24 * 3600_000),
   EVAL_RETRY_TIME_SCALE: z.coerce.number().min(0.001).max(1).default(1),
   EVAL_HISTORY_MAX_EVENTS: z.coerce.number().int().min(100).max(40_000).default(8_000),
   KAFKA_BROKERS: optionalText,
@@ -86,13 +108,25 @@ const EnvSchema = z.object({
   KAFKA_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(KAFKA_DEFAULTS.maxMessageBytes),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
-  OTLP_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
+  OTLP_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   MAX_SPAN_BYTES: z.coerce.number().int().min(16_384).default(DEFAULT_MAX_SPAN_BYTES),
   BATCH_MAX_SPANS: z.coerce.number().int().min(1).default(10_000),
   BATCH_MAX_WAIT_MS: z.coerce.number().int().min(0).default(20),
   BATCH_MAX_CONCURRENT_FLUSHES: z.coerce.number().int().min(1).max(16).default(1),
-  BATCH_MAX_PENDING_BYTES: z.coerce.number().int().min(1024).default(64 * 1024 * 1024),
+  BATCH_MAX_PENDING_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   AUTH_MODE: z.enum(['required', 'none']).default('required'),
   JWT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters (a strong random value)').optional()),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3600_000).default(10_000),
@@ -113,11 +147,20 @@ const EnvSchema = z.object({
   OIDC_CLIENT_SECRET: optionalText,
   OIDC_REDIRECT_URL: optionalUrl,
   OIDC_NAME: z.string().trim().min(1).max(60).default('OpenID Connect'),
-  OIDC_SCOPES: z.string().trim().default('openid email profile').refine((v) => v.split(/\s+/).includes('openid'), 'must include openid'),
+  OIDC_SCOPES: z
+    .string()
+    .trim()
+    .default('openid email profile')
+    .refine((v) => v.split(/\s+/).includes('openid'), 'must include openid'),
   OIDC_ADMIN_EMAILS: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((e) => e.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   OIDC_DEFAULT_ROLE: z.enum(['none', 'viewer', 'member', 'admin']).default('none'),
   SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(43_200).default(720),
   SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(8_760).default(168),
@@ -157,7 +200,10 @@ const EnvSchema = z.object({
     z
       .string()
       .transform((v, ctx) => {
-        const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+        const entries = v
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean);
         for (const problem of parseAllowList(entries).problems) ctx.addIssue({ code: 'custom', message: problem });
         return entries;
       })
@@ -168,7 +214,10 @@ const EnvSchema = z.object({
     .string()
     .default(ROLES.join(','))
     .transform((v, ctx) => {
-      const roles = v.split(',').map((r) => r.trim()).filter(Boolean);
+      const roles = v
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean);
       for (const r of roles) {
         if (!(ROLES as readonly string[]).includes(r)) {
           ctx.addIssue({ code: 'custom', message: `unknown role '${r}' (use ${ROLES.join(', ')})` });
@@ -272,7 +321,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   if (e.CLICKHOUSE_CLUSTER && !e.CLICKHOUSE_URL) {
-    throw new ConfigError('Invalid configuration:\n  CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL (a cluster is a ClickHouse server\'s; embedded chDB is one node)');
+    throw new ConfigError("Invalid configuration:\n  CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL (a cluster is a ClickHouse server's; embedded chDB is one node)");
   }
   const gateway = clickhouseGateway(e);
   const llm = llmSettings(e);
@@ -287,7 +336,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clickhouseCluster: e.CLICKHOUSE_CLUSTER,
     clickhouseGateway: gateway,
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, cliPath: e.TEMPORAL_CLI_PATH, downloadUrl: e.TEMPORAL_CLI_DOWNLOAD_URL, sha256: e.TEMPORAL_CLI_SHA256 },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      cliPath: e.TEMPORAL_CLI_PATH,
+      downloadUrl: e.TEMPORAL_CLI_DOWNLOAD_URL,
+      sha256: e.TEMPORAL_CLI_SHA256,
+    },
     cacheDir: path.resolve(e.AGENT_EVAL_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'agent-eval')),
     reconnect: { maxAttempts: e.MAX_RECONNECT_ATTEMPTS, delayMs: e.RECONNECT_DELAY_MS },
     evals: {
@@ -299,7 +355,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     kafka: e.KAFKA_BROKERS
       ? {
-          brokers: e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+          brokers: e.KAFKA_BROKERS.split(',')
+            .map((b) => b.trim())
+            .filter(Boolean),
           topic: e.KAFKA_TOPIC,
           deadLetterTopic: e.KAFKA_DLQ_TOPIC,
           groupId: e.KAFKA_GROUP_ID,
@@ -319,8 +377,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConcurrentFlushes: e.BATCH_MAX_CONCURRENT_FLUSHES,
     },
     roles: e.AGENT_EVAL_ROLES,
-    alerts: { tickMs: e.ALERT_TICK_MS, webhook: { timeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS, maxAttempts: e.ALERT_WEBHOOK_MAX_ATTEMPTS, backoffMs: e.ALERT_WEBHOOK_BACKOFF_MS } },
-    onlineEvals: { tickMs: e.ONLINE_EVAL_TICK_MS, scanBatch: e.ONLINE_EVAL_SCAN_BATCH, concurrency: e.ONLINE_EVAL_CONCURRENCY, leaseMs: e.ONLINE_EVAL_LEASE_MS },
+    alerts: {
+      tickMs: e.ALERT_TICK_MS,
+      webhook: { timeoutMs: e.ALERT_WEBHOOK_TIMEOUT_MS, maxAttempts: e.ALERT_WEBHOOK_MAX_ATTEMPTS, backoffMs: e.ALERT_WEBHOOK_BACKOFF_MS },
+    },
+    onlineEvals: {
+      tickMs: e.ONLINE_EVAL_TICK_MS,
+      scanBatch: e.ONLINE_EVAL_SCAN_BATCH,
+      concurrency: e.ONLINE_EVAL_CONCURRENCY,
+      leaseMs: e.ONLINE_EVAL_LEASE_MS,
+    },
     auth: { mode: e.AUTH_MODE, jwtSecret: e.JWT_SECRET, cacheTtlMs: e.AUTH_CACHE_TTL_MS, ingestGraceMs: e.AUTH_INGEST_GRACE_MS },
     metricsToken: e.METRICS_TOKEN,
     authThrottle: { perAddress: e.AUTH_FAILURES_PER_ADDRESS_PER_MINUTE, perPrefix: e.AUTH_FAILURES_PER_KEY_PREFIX_PER_MINUTE },
@@ -344,8 +410,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function clickhouseGateway(e: ConfigEnv): Config['clickhouseGateway'] {
   if (e.CLICKHOUSE_GATEWAY_PORT === undefined) return undefined;
   const problems: string[] = [];
-  if (e.CLICKHOUSE_URL) problems.push('  CLICKHOUSE_GATEWAY_PORT: cannot be used with CLICKHOUSE_URL (the gateway shares this process\'s embedded chDB; there is none with a ClickHouse server)');
-  if (!e.CLICKHOUSE_GATEWAY_PASSWORD) problems.push('  CLICKHOUSE_GATEWAY_PASSWORD: required with CLICKHOUSE_GATEWAY_PORT (the gateway runs any SQL it is sent)');
+  if (e.CLICKHOUSE_URL)
+    problems.push(
+      "  CLICKHOUSE_GATEWAY_PORT: cannot be used with CLICKHOUSE_URL (the gateway shares this process's embedded chDB; there is none with a ClickHouse server)",
+    );
+  if (!e.CLICKHOUSE_GATEWAY_PASSWORD)
+    problems.push('  CLICKHOUSE_GATEWAY_PASSWORD: required with CLICKHOUSE_GATEWAY_PORT (the gateway runs any SQL it is sent)');
   if (problems.length > 0 || !e.CLICKHOUSE_GATEWAY_PASSWORD) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   return { port: e.CLICKHOUSE_GATEWAY_PORT, host: e.CLICKHOUSE_GATEWAY_HOST, password: e.CLICKHOUSE_GATEWAY_PASSWORD };
 }

@@ -146,18 +146,37 @@ export class DataRejectedError extends AppError {
   }
 }
 
-const INFRA_PATTERN = /ECONNREFUSED|ETIMEDOUT|UNAVAILABLE|ECONNRESET|EHOSTUNREACH|ENOTFOUND|EPIPE|connect error|connection (refused|terminated)|Connection terminated|socket hang up|Timeout error/i;
+const INFRA_PATTERN =
+  /ECONNREFUSED|ETIMEDOUT|UNAVAILABLE|ECONNRESET|EHOSTUNREACH|ENOTFOUND|EPIPE|connect error|connection (refused|terminated)|Connection terminated|socket hang up|Timeout error/i;
 
 /**
  * ClickHouse error types that are the data's fault: the same rows fail the same way every time
  * (parse errors, values out of a type's range, malformed UTF-8 escapes, oversized values).
  */
 const DATA_FAULT_TYPES = new Set([
-  'CANNOT_PARSE_TEXT', 'CANNOT_PARSE_ESCAPE_SEQUENCE', 'CANNOT_PARSE_QUOTED_STRING', 'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
-  'CANNOT_PARSE_DATE', 'CANNOT_PARSE_DATETIME', 'CANNOT_PARSE_NUMBER', 'CANNOT_PARSE_BOOL', 'CANNOT_PARSE_UUID',
-  'CANNOT_READ_ARRAY_FROM_TEXT', 'CANNOT_READ_MAP_FROM_TEXT', 'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
-  'ARGUMENT_OUT_OF_BOUND', 'TOO_LARGE_STRING_SIZE', 'TOO_LARGE_ARRAY_SIZE', 'DECIMAL_OVERFLOW', 'INCORRECT_NUMBER_OF_COLUMNS',
-  'SIZES_OF_ARRAYS_DONT_MATCH', 'CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN', 'ATTEMPT_TO_READ_AFTER_EOF', 'UNKNOWN_FIELD',
+  'CANNOT_PARSE_TEXT',
+  'CANNOT_PARSE_ESCAPE_SEQUENCE',
+  'CANNOT_PARSE_QUOTED_STRING',
+  'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
+  'CANNOT_PARSE_DATE',
+  'CANNOT_PARSE_DATETIME',
+  'CANNOT_PARSE_NUMBER',
+  'CANNOT_PARSE_BOOL',
+  'CANNOT_PARSE_UUID',
+  'CANNOT_READ_ARRAY_FROM_TEXT',
+  'CANNOT_READ_MAP_FROM_TEXT',
+  'INCORRECT_DATA',
+  'TYPE_MISMATCH',
+  'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+  'ARGUMENT_OUT_OF_BOUND',
+  'TOO_LARGE_STRING_SIZE',
+  'TOO_LARGE_ARRAY_SIZE',
+  'DECIMAL_OVERFLOW',
+  'INCORRECT_NUMBER_OF_COLUMNS',
+  'SIZES_OF_ARRAYS_DONT_MATCH',
+  'CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN',
+  'ATTEMPT_TO_READ_AFTER_EOF',
+  'UNKNOWN_FIELD',
 ]);
 
 /** The ClickHouse error type (`CANNOT_PARSE_TEXT`...), from @clickhouse/client's ClickHouseError or chDB's message. */
@@ -188,9 +207,22 @@ export function writeFailure(store: StoreKind, err: unknown): AppError {
 
 /** ClickHouse error types that mean the store is overloaded or slow, not that a query is wrong. */
 const OVERLOAD_TYPES = new Set([
-  'TOO_MANY_PARTS', 'MEMORY_LIMIT_EXCEEDED', 'TOO_MANY_SIMULTANEOUS_QUERIES', 'TIMEOUT_EXCEEDED', 'SOCKET_TIMEOUT',
-  'NETWORK_ERROR', 'ALL_CONNECTION_TRIES_FAILED', 'TABLE_IS_READ_ONLY', 'NOT_ENOUGH_SPACE', 'QUERY_WAS_CANCELLED',
-  'ABORTED', 'KEEPER_EXCEPTION', 'ALL_REPLICAS_ARE_STALE', 'TOO_MANY_QUERIES_FOR_USER', 'UNKNOWN_TABLE', 'UNKNOWN_DATABASE',
+  'TOO_MANY_PARTS',
+  'MEMORY_LIMIT_EXCEEDED',
+  'TOO_MANY_SIMULTANEOUS_QUERIES',
+  'TIMEOUT_EXCEEDED',
+  'SOCKET_TIMEOUT',
+  'NETWORK_ERROR',
+  'ALL_CONNECTION_TRIES_FAILED',
+  'TABLE_IS_READ_ONLY',
+  'NOT_ENOUGH_SPACE',
+  'QUERY_WAS_CANCELLED',
+  'ABORTED',
+  'KEEPER_EXCEPTION',
+  'ALL_REPLICAS_ARE_STALE',
+  'TOO_MANY_QUERIES_FOR_USER',
+  'UNKNOWN_TABLE',
+  'UNKNOWN_DATABASE',
 ]);
 
 /**
@@ -226,7 +258,9 @@ const PG_VALUE_REFUSED_SQLSTATE = new Set(['22021', '22P05', '22P02', '54001']);
  */
 export class UnstorableValueError extends AppError {
   constructor(cause: unknown) {
-    super(400, 'UNSTORABLE_VALUE', `The request holds a value the metadata store cannot take: ${errorMessage(cause).split('\n')[0].slice(0, 300)}`, undefined, { cause });
+    super(400, 'UNSTORABLE_VALUE', `The request holds a value the metadata store cannot take: ${errorMessage(cause).split('\n')[0].slice(0, 300)}`, undefined, {
+      cause,
+    });
   }
 }
 

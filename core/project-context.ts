@@ -17,12 +17,7 @@ function first(value: string | string[] | undefined): string | undefined {
 
 /** Header names are looked up lower-case (Node and grpc-js both lower-case them). */
 export function projectIdFrom(headers: HeaderBag, query: QueryBag = {}): string | undefined {
-  return (
-    first(headers['x-project-id']) ??
-    first(headers['x-workspace-id']) ??
-    first(query['project_id']) ??
-    first(query['workspace_id'])
-  );
+  return first(headers['x-project-id']) ?? first(headers['x-workspace-id']) ?? first(query['project_id']) ?? first(query['workspace_id']);
 }
 
 /** Like {@link projectIdFrom} but throws the SPEC's 400 `Workspace context required` when absent. */
@@ -30,10 +25,7 @@ export function requireProjectId(headers: HeaderBag, query: QueryBag = {}): stri
   const id = projectIdFrom(headers, query);
   if (!id) throw new BadRequestError('Workspace context required', 'WORKSPACE_REQUIRED');
   if (!PROJECT_ID_PATTERN.test(id)) {
-    throw new BadRequestError(
-      'Invalid project id: use 1-128 characters of letters, digits, ".", "_", ":" or "-"',
-      'INVALID_PROJECT_ID',
-    );
+    throw new BadRequestError('Invalid project id: use 1-128 characters of letters, digits, ".", "_", ":" or "-"', 'INVALID_PROJECT_ID');
   }
   return id;
 }

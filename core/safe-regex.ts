@@ -116,11 +116,16 @@ export function compileSafeRegex(pattern: string, flags = ''): SafeRegex {
     throw new PatternError(`is too large: its repetition counts expand it to about ${size} instructions, at most ${MAX_PATTERN_SIZE} ${RE2_NOTE}`);
   }
   if (!chargePatternCheck(size + PATTERN_CHECK_FIXED_COST)) {
-    throw new PatternError(`was not checked: this request's patterns together are too large to check (over ${PATTERN_CHECK_BUDGET} instructions); send fewer or smaller patterns per request`);
+    throw new PatternError(
+      `was not checked: this request's patterns together are too large to check (over ${PATTERN_CHECK_BUDGET} instructions); send fewer or smaller patterns per request`,
+    );
   }
   let re: RE2JS;
   try {
-    re = RE2JS.compile(toRe2Syntax(pattern), [...flags].reduce((bits, f) => bits | FLAGS[f], 0));
+    re = RE2JS.compile(
+      toRe2Syntax(pattern),
+      [...flags].reduce((bits, f) => bits | FLAGS[f], 0),
+    );
   } catch (err) {
     if (!(err instanceof RE2JSException)) throw err;
     const why = err.message.replace(/^error parsing regexp: /, '');

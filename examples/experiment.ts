@@ -19,7 +19,11 @@ const suite = defineSuite({
   name: 'weather-tone',
   scorers: ['contains', friendly],
   cases: cities.flatMap((city) =>
-    ['today', 'now', 'this morning'].map((when) => ({ name: `${city} ${when}`, input: { query: `What is the weather in ${city} ${when}?` }, expected: { outputContains: [city] } })),
+    ['today', 'now', 'this morning'].map((when) => ({
+      name: `${city} ${when}`,
+      input: { query: `What is the weather in ${city} ${when}?` },
+      expected: { outputContains: [city] },
+    })),
   ),
 });
 

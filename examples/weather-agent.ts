@@ -29,7 +29,12 @@ export async function weatherAgent(question: WeatherQuestion, style: 'plain' | '
   return trace('weather agent', { input: question }, async (root) => {
     const city = span('routing', 'pick a tool', (s) => {
       const match = /in ([A-Z][a-z]+)/.exec(question.query);
-      s.setSelection({ category: match ? 'weather' : 'smalltalk', confidence: match ? 0.92 : 0.4, reason: match ? 'names a city' : 'no city', alternatives: ['search_web', 'get_forecast'] });
+      s.setSelection({
+        category: match ? 'weather' : 'smalltalk',
+        confidence: match ? 0.92 : 0.4,
+        reason: match ? 'names a city' : 'no city',
+        alternatives: ['search_web', 'get_forecast'],
+      });
       return match?.[1];
     });
     if (!city) {
@@ -37,7 +42,13 @@ export async function weatherAgent(question: WeatherQuestion, style: 'plain' | '
       return 'Which city?';
     }
     // The model decides to call the tool (recorded as a finished generation).
-    generation({ model: 'demo-model-1', input: [{ role: 'user', content: question.query }], output: { tool_call: 'get_forecast', city }, usage: { input_tokens: 42, output_tokens: 9 }, temperature: 0 });
+    generation({
+      model: 'demo-model-1',
+      input: [{ role: 'user', content: question.query }],
+      output: { tool_call: 'get_forecast', city },
+      usage: { input_tokens: 42, output_tokens: 9 },
+      temperature: 0,
+    });
     let forecast: { sky: string; celsius: number } | undefined;
     try {
       forecast = await tool({ name: 'get_forecast', input: { city } }, async (t) => {

@@ -79,7 +79,12 @@ export function startEngineInBackground(opts: BackgroundEngineOptions): Backgrou
       namespace: endpoint.namespace,
       taskQueue: temporal.taskQueue,
       defaultConcurrency: evals.maxConcurrency,
-      policy: { pauseMaxMs: evals.pauseMaxMs, approvalMaxMs: evals.approvalMaxMs, retryTimeScale: evals.retryTimeScale, historyMaxEvents: evals.historyMaxEvents },
+      policy: {
+        pauseMaxMs: evals.pauseMaxMs,
+        approvalMaxMs: evals.approvalMaxMs,
+        retryTimeScale: evals.retryTimeScale,
+        historyMaxEvents: evals.historyMaxEvents,
+      },
     });
     // Runs can start before this process's worker polls: their tasks wait in the engine's queue.
     gate.ready(runEngine);

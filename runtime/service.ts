@@ -160,10 +160,17 @@ export async function startService(config: Config, logger: Logger, options: Serv
 
     const writePath = await openWritePath(config, stores.analytics, logger);
     cleanups.push(() => writePath.close());
-    const result: RunningService = { defaultProjectId: project.id, writePath, clickhouse: stores.clickhouse, clickhouseGatewayUrl: stores.clickhouseGatewayUrl, stop: () => runCleanups(cleanups, logger) };
+    const result: RunningService = {
+      defaultProjectId: project.id,
+      writePath,
+      clickhouse: stores.clickhouse,
+      clickhouseGatewayUrl: stores.clickhouseGatewayUrl,
+      stop: () => runCleanups(cleanups, logger),
+    };
     // Without the api role: health and metrics on HEALTH_PORT, once the roles are started.
     // The stores and the engine on local disk cannot write to a full or read-only data dir: health says so.
-    const onDisk = !config.clickhouseUrl || !config.databaseUrl || (!config.temporal.address && (config.roles.includes('api') || config.roles.includes('worker')));
+    const onDisk =
+      !config.clickhouseUrl || !config.databaseUrl || (!config.temporal.address && (config.roles.includes('api') || config.roles.includes('worker')));
     const dataDir = onDisk ? createDataDirCheck(config.dataDir) : undefined;
     result.postgresPid = stores.postgresPid;
     const serveHealth = async (engine?: RunEngine, engineStatus?: () => EngineStatus) => {
@@ -239,7 +246,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
         traces: stores.analytics.online,
         writeScores: (projectId, scores) => stores.analytics.writeScores(projectId, scores),
         writeTrace: async (projectId, body) => void (await collector.ingestTrace(projectId, body)),
-        registryFor: (projectId) => projectRegistry(scorers, stores.metadata.scorers, projectId, { timeoutMs: config.customScorers.timeoutMs, fetch: egress.fetch }),
+        registryFor: (projectId) =>
+          projectRegistry(scorers, stores.metadata.scorers, projectId, { timeoutMs: config.customScorers.timeoutMs, fetch: egress.fetch }),
         recordJudgeCall: (call) => stores.metadata.judges.record(call),
         priceJudgeCall: judgeCallPricer(prices),
         logger,
@@ -332,7 +340,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
         kafkaReachable: writePath.kafkaReachable,
         otlpRouter: otlpRouter(),
         // Backups need the write gate of the chDB this process owns (docs/operations.md, "Backup and restore").
-        backup: stores.clickhouseWriteGate && createBackupSource({ clickhouse: stores.clickhouse, gate: stores.clickhouseWriteGate, pool: stores.metadata.pool, dataDir: config.dataDir, logger }),
+        backup:
+          stores.clickhouseWriteGate &&
+          createBackupSource({ clickhouse: stores.clickhouse, gate: stores.clickhouseWriteGate, pool: stores.metadata.pool, dataDir: config.dataDir, logger }),
         ui: await openUi(logger, { build: options.buildUi ?? false }),
       });
       const server = await listen(app, config.port, config.host);

@@ -40,13 +40,20 @@ export async function openUi(logger: Logger, opts: { build: boolean }): Promise<
   const missing = !fs.existsSync(path.join(DEFAULT_UI_BUILD_DIR, 'handler.js'));
   const ui: UiSource = { handler: missing ? null : await loadUiHandler(logger), building: reason !== null && missing };
   if (reason === null) return ui;
-  logger.info({ reason }, missing ? 'building the dashboard in the background; the API answers meanwhile' : 'rebuilding the stale dashboard in the background; the current build is served until the next start');
+  logger.info(
+    { reason },
+    missing
+      ? 'building the dashboard in the background; the API answers meanwhile'
+      : 'rebuilding the stale dashboard in the background; the current build is served until the next start',
+  );
   void ensureUiBuild((line) => logger.info(line))
     .then(async () => {
       if (missing) ui.handler = await loadUiHandler(logger);
       else logger.info('dashboard rebuilt: restart the service to serve the new build');
     })
-    .catch((err: unknown) => logger.error({ err: errorMessage(err) }, 'the dashboard could not be built; the API is served without it (run `npm run build` to see why)'))
+    .catch((err: unknown) =>
+      logger.error({ err: errorMessage(err) }, 'the dashboard could not be built; the API is served without it (run `npm run build` to see why)'),
+    )
     .finally(() => {
       ui.building = false;
     });

@@ -1,7 +1,16 @@
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { AnalyticsStore } from '../core/store/analytics.js';
-import { createBatcher, createKafkaClient, createKafkaSink, ensureTopics, startIngester, type Ingester, type SinkStats, type SpanSink } from '../collector/sinks.js';
+import {
+  createBatcher,
+  createKafkaClient,
+  createKafkaSink,
+  ensureTopics,
+  startIngester,
+  type Ingester,
+  type SinkStats,
+  type SpanSink,
+} from '../collector/sinks.js';
 
 export interface WritePath {
   /** Present when this process accepts spans (api, collector or worker role). */
@@ -30,7 +39,14 @@ export async function openWritePath(config: Config, analytics: AnalyticsStore, l
     return { sink, stats: () => sink.stats(), close: () => sink.close() };
   }
   const kafka = createKafkaClient(config.kafka.brokers, logger);
-  await ensureTopics({ kafka, logger, spansTopic: config.kafka.topic, deadLetterTopic: config.kafka.deadLetterTopic, partitions: config.kafka.partitions, maxMessageBytes: config.kafka.maxMessageBytes });
+  await ensureTopics({
+    kafka,
+    logger,
+    spansTopic: config.kafka.topic,
+    deadLetterTopic: config.kafka.deadLetterTopic,
+    partitions: config.kafka.partitions,
+    maxMessageBytes: config.kafka.maxMessageBytes,
+  });
   const sink = accepts ? await createKafkaSink({ kafka, topic: config.kafka.topic, maxMessageBytes: config.kafka.maxMessageBytes, logger }) : undefined;
   let ingester: Ingester | undefined;
   try {

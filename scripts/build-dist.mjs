@@ -85,7 +85,8 @@ try {
 
 function build() {
   // Left by a build that was killed: only the lock holder builds, so they are nobody's.
-  for (const name of fs.readdirSync(PACKAGE_ROOT)) if (/^\.dist-(tmp|old)-/.test(name)) fs.rmSync(path.join(PACKAGE_ROOT, name), { recursive: true, force: true });
+  for (const name of fs.readdirSync(PACKAGE_ROOT))
+    if (/^\.dist-(tmp|old)-/.test(name)) fs.rmSync(path.join(PACKAGE_ROOT, name), { recursive: true, force: true });
 
   const started = new Date();
   const tmp = path.join(PACKAGE_ROOT, `.dist-tmp-${process.pid}`);

@@ -7,5 +7,16 @@
  */
 
 export { AgentEvalApi } from './endpoints.js';
-export type { Requester, HealthView, RunStatusView, RunList, RunListParams, TraceListParams, SuiteInput, LocalResultsAnswer, Page, Query } from './api-types.js';
+export type {
+  Requester,
+  HealthView,
+  RunStatusView,
+  RunList,
+  RunListParams,
+  TraceListParams,
+  SuiteInput,
+  LocalResultsAnswer,
+  Page,
+  Query,
+} from './api-types.js';
 export type { RequestOptions } from './http.js';

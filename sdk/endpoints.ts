@@ -1,7 +1,16 @@
 import type { z } from 'zod';
 import type { Agent, AgentList, CreateAgentSchema } from '../core/model/agent.js';
 import type { AlertEventList, AlertRule, AlertRuleBody, AlertRuleList } from '../core/model/alert.js';
-import type { ComponentHealth, ComponentHealthQuerySchema, CorrelationQuerySchema, MetricSeries, MetricSeriesQuerySchema, ScoreCorrelation, ScoreTrends, ScoreTrendsQuerySchema } from '../core/model/analytics.js';
+import type {
+  ComponentHealth,
+  ComponentHealthQuerySchema,
+  CorrelationQuerySchema,
+  MetricSeries,
+  MetricSeriesQuerySchema,
+  ScoreCorrelation,
+  ScoreTrends,
+  ScoreTrendsQuerySchema,
+} from '../core/model/analytics.js';
 import type { RunComparison } from '../core/evals/compare.js';
 import type {
   CaseResultView,
@@ -19,7 +28,16 @@ import type { IngestTraceSchema, ManySpansSchema, OneSpanSchema } from '../core/
 import type { AdminProjectView, ApiKeyView, CreateKeySchema, CreateProjectSchema, ProjectView, RateLimitsSchema } from '../core/model/project.js';
 import type { AddMemberSchema, AuthState, MemberView, SessionView, SetRoleSchema } from '../core/model/user.js';
 import type { AuditPage } from '../core/model/audit.js';
-import type { PromptBody, PromptLabels, PromptList, PromptTraceList, PromptUpdateBody, PromptVersion, PromptVersionList, RenderedPrompt } from '../core/model/prompt.js';
+import type {
+  PromptBody,
+  PromptLabels,
+  PromptList,
+  PromptTraceList,
+  PromptUpdateBody,
+  PromptVersion,
+  PromptVersionList,
+  RenderedPrompt,
+} from '../core/model/prompt.js';
 import type { CreateQueueBody, ItemList, QueueItem, QueueList, ReviewQueue } from '../core/model/queue.js';
 import type { CreateScoreSchema, Score } from '../core/model/score.js';
 import type { CreateCustomScorerSchema, CustomScorer, CustomScorerList } from '../core/model/custom-scorer.js';
@@ -28,7 +46,19 @@ import type { CalibrationList, CalibrationListQuerySchema, JudgeCalibrationAnswe
 import type { RecomputeCostsSchema, RecomputeResult } from '../core/model/cost.js';
 import type { SuiteList, SuiteSummary, SuiteVersion, SuiteVersionInfo } from '../core/model/suite.js';
 import type { SpanView, TraceDetail, TraceList } from '../core/model/trace.js';
-import type { HealthView, LocalResultsAnswer, Page, Query, RateLimitsView, Requester, RunList, RunListParams, RunStatusView, SuiteInput, TraceListParams } from './api-types.js';
+import type {
+  HealthView,
+  LocalResultsAnswer,
+  Page,
+  Query,
+  RateLimitsView,
+  Requester,
+  RunList,
+  RunListParams,
+  RunStatusView,
+  SuiteInput,
+  TraceListParams,
+} from './api-types.js';
 import { AgentEvalError, ServiceApiError } from './errors.js';
 import type { RequestOptions } from './http.js';
 
@@ -185,7 +215,8 @@ export class AgentEvalApi {
     /** POST /api/runs: an inline dataset run by the service's workflows against a registered agent. */
     create: (body: z.input<typeof CreateRunSchema>, opts: { idempotencyKey?: string } = {}) => this.create<RunView>('/api/runs', body, opts.idempotencyKey),
     /** POST /api/evals/runs: a stored suite by name, run by the service's workflows. */
-    createFromSuite: (body: z.input<typeof CreateEvalRunSchema>, opts: { idempotencyKey?: string } = {}) => this.create<RunView>('/api/evals/runs', body, opts.idempotencyKey),
+    createFromSuite: (body: z.input<typeof CreateEvalRunSchema>, opts: { idempotencyKey?: string } = {}) =>
+      this.create<RunView>('/api/evals/runs', body, opts.idempotencyKey),
     /** POST /api/runs with `execution: "local"`: a run the caller executes and reports with addResults() and complete(). */
     createLocal: (body: Omit<z.input<typeof CreateLocalRunSchema>, 'execution'>) => this.post<RunView>('/api/runs', { ...body, execution: 'local' }),
     /** POST /api/runs/{id}/results: case trials of a local run, recorded once each by (case_index, trial). */
@@ -207,19 +238,28 @@ export class AgentEvalApi {
     cancelCase: (runId: string, caseIndex: number) =>
       this.post<{ run_id: string; case_index: number; action: 'cancel'; accepted: boolean }>(`/api/runs/${enc(runId)}/cases/${caseIndex}/cancel`),
     approve: (runId: string, caseIndex: number, decision: { approved: boolean; comment?: string; trial?: number }) =>
-      this.post<{ run_id: string; case_index: number; trial: number; approved: boolean; accepted: boolean }>(`/api/runs/${enc(runId)}/cases/${caseIndex}/approval`, decision),
+      this.post<{ run_id: string; case_index: number; trial: number; approved: boolean; accepted: boolean }>(
+        `/api/runs/${enc(runId)}/cases/${caseIndex}/approval`,
+        decision,
+      ),
     approvals: (runId: string) =>
-      this.get<{ run_id: string; approvals: Array<{ case_index: number; trial: number; tool: string; reason: string | null; since: number }> }>(`/api/runs/${enc(runId)}/approvals`),
+      this.get<{ run_id: string; approvals: Array<{ case_index: number; trial: number; tool: string; reason: string | null; since: number }> }>(
+        `/api/runs/${enc(runId)}/approvals`,
+      ),
   };
 
   /** The SPEC's first family, `/api/evals/...` (the same runs as {@link runs}). */
   readonly evals = {
-    createRun: (body: z.input<typeof CreateEvalRunSchema>, opts: { idempotencyKey?: string } = {}) => this.create<RunView>('/api/evals/runs', body, opts.idempotencyKey),
+    createRun: (body: z.input<typeof CreateEvalRunSchema>, opts: { idempotencyKey?: string } = {}) =>
+      this.create<RunView>('/api/evals/runs', body, opts.idempotencyKey),
     getRun: (runId: string) => this.get<RunView>(`/api/evals/runs/${enc(runId)}`),
     results: (runId: string, opts: { failedOnly?: boolean } = {}) =>
       this.get<{ results: CaseResultView[] }>(`/api/evals/runs/${enc(runId)}/results`, { failed_only: opts.failedOnly ? 'true' : undefined }),
     compare: (baselineRunId: string, candidateRunId: string, opts: { threshold?: number; alpha?: number } = {}) =>
-      this.requester.request<RunComparison>('POST', '/api/evals/compare', { json: { baseline_run_id: baselineRunId, candidate_run_id: candidateRunId, ...opts }, idempotent: true }),
+      this.requester.request<RunComparison>('POST', '/api/evals/compare', {
+        json: { baseline_run_id: baselineRunId, candidate_run_id: candidateRunId, ...opts },
+        idempotent: true,
+      }),
   };
 
   /**
@@ -227,7 +267,10 @@ export class AgentEvalApi {
    * the significance of the change (paired permutation test at `alpha`, default 0.05).
    */
   compare(baselineRunId: string, candidateRunId: string, opts: { threshold?: number; alpha?: number } = {}): Promise<RunComparison> {
-    return this.requester.request<RunComparison>('POST', '/api/compare', { json: { baseline_run_id: baselineRunId, candidate_run_id: candidateRunId, ...opts }, idempotent: true });
+    return this.requester.request<RunComparison>('POST', '/api/compare', {
+      json: { baseline_run_id: baselineRunId, candidate_run_id: candidateRunId, ...opts },
+      idempotent: true,
+    });
   }
 
   readonly projects = {
@@ -249,8 +292,9 @@ export class AgentEvalApi {
 
   /** GET /api/audit: newest first; a server admin reads every entry, a project admin their project's (docs/security.md, "Audit log"). */
   readonly audit = {
-    list: (params: { action?: string; actor?: string; project?: string; since?: string | number; until?: string | number; limit?: number; cursor?: string } = {}) =>
-      this.get<AuditPage>('/api/audit', params),
+    list: (
+      params: { action?: string; actor?: string; project?: string; since?: string | number; until?: string | number; limit?: number; cursor?: string } = {},
+    ) => this.get<AuditPage>('/api/audit', params),
   };
 
   /** API keys of a project (the client's project when `projectId` is absent). */
@@ -266,7 +310,8 @@ export class AgentEvalApi {
   readonly members = {
     list: async (projectId?: string) => this.get<{ members: MemberView[] }>(`/api/projects/${enc(await this.projectId(projectId))}/members`),
     /** A role for a person named by `user_id` or `email` (they must have signed in once). */
-    add: async (body: z.input<typeof AddMemberSchema>, projectId?: string) => this.post<MemberView>(`/api/projects/${enc(await this.projectId(projectId))}/members`, body),
+    add: async (body: z.input<typeof AddMemberSchema>, projectId?: string) =>
+      this.post<MemberView>(`/api/projects/${enc(await this.projectId(projectId))}/members`, body),
     setRole: async (userId: string, body: z.input<typeof SetRoleSchema>, projectId?: string) =>
       this.put<MemberView>(`/api/projects/${enc(await this.projectId(projectId))}/members/${enc(userId)}`, body),
     remove: async (userId: string, projectId?: string) => this.del(`/api/projects/${enc(await this.projectId(projectId))}/members/${enc(userId)}`),
@@ -284,7 +329,8 @@ export class AgentEvalApi {
   readonly rateLimits = {
     get: async (projectId?: string) => this.get<RateLimitsView>(`/api/projects/${enc(await this.projectId(projectId))}/rate-limits`),
     /** Requests per minute per group; null restores the default. */
-    set: async (limits: z.input<typeof RateLimitsSchema>, projectId?: string) => this.put<RateLimitsView>(`/api/projects/${enc(await this.projectId(projectId))}/rate-limits`, limits),
+    set: async (limits: z.input<typeof RateLimitsSchema>, projectId?: string) =>
+      this.put<RateLimitsView>(`/api/projects/${enc(await this.projectId(projectId))}/rate-limits`, limits),
   };
 
   readonly prompts = {
@@ -295,10 +341,14 @@ export class AgentEvalApi {
     /** PUT: a new version. */
     update: (idOrName: string, body: PromptUpdateBody) => this.put<PromptVersion>(`/api/prompts/${enc(idOrName)}`, body),
     versions: (idOrName: string, page: Page = {}) => this.get<PromptVersionList>(`/api/prompts/${enc(idOrName)}/versions`, page),
-    setLabels: (idOrName: string, body: { label?: string; labels?: string[]; version: number }) => this.post<PromptLabels>(`/api/prompts/${enc(idOrName)}/labels`, body),
+    setLabels: (idOrName: string, body: { label?: string; labels?: string[]; version: number }) =>
+      this.post<PromptLabels>(`/api/prompts/${enc(idOrName)}/labels`, body),
     removeLabel: (idOrName: string, label: string) => this.requester.request<PromptLabels>('DELETE', `/api/prompts/${enc(idOrName)}/labels/${enc(label)}`),
     render: (idOrName: string, body: { variables?: Record<string, string | number | boolean>; version?: number; label?: string } = {}) =>
-      this.requester.request<{ id: string; name: string; version: number } & RenderedPrompt>('POST', `/api/prompts/${enc(idOrName)}/render`, { json: body, idempotent: true }),
+      this.requester.request<{ id: string; name: string; version: number } & RenderedPrompt>('POST', `/api/prompts/${enc(idOrName)}/render`, {
+        json: body,
+        idempotent: true,
+      }),
     traces: (idOrName: string, params: Page & { version?: number; label?: string } = {}) =>
       this.get<{ id: string; name: string; version: number | null } & PromptTraceList>(`/api/prompts/${enc(idOrName)}/traces`, params),
   };
@@ -313,7 +363,10 @@ export class AgentEvalApi {
       list: (params: Page & { status?: 'pending' | 'answered' } = {}) => this.get<ComparisonList>('/api/feedback/comparisons', params),
       get: (id: string) => this.get<Comparison>(`/api/feedback/comparisons/${enc(id)}`),
       answer: (id: string, body: { preferred: 'a' | 'b' | 'tie'; reason?: string | null; user_id?: string | null }) =>
-        this.requester.request<{ comparison: Comparison; feedback: Feedback }>('POST', `/api/feedback/comparisons/${enc(id)}/answer`, { json: body, idempotent: true }),
+        this.requester.request<{ comparison: Comparison; feedback: Feedback }>('POST', `/api/feedback/comparisons/${enc(id)}/answer`, {
+          json: body,
+          idempotent: true,
+        }),
     },
   };
 
@@ -328,8 +381,21 @@ export class AgentEvalApi {
     /** Locks the next pending item for `reviewer`. */
     next: (id: string, body: { reviewer?: string; lock_seconds?: number } = {}) =>
       this.post<{ item: QueueItem | null; lock_seconds: number }>(`/api/queues/${enc(id)}/next`, body),
-    complete: (id: string, itemId: string, body: { scores?: Record<string, number | boolean | string>; correction?: { original?: string | null; corrected: string } | null; comment?: string | null; reviewer?: string }) =>
-      this.requester.request<{ item: QueueItem; feedback: Feedback | null; score_ids: string[] }>('POST', `/api/queues/${enc(id)}/items/${enc(itemId)}/complete`, { json: body, idempotent: true }),
+    complete: (
+      id: string,
+      itemId: string,
+      body: {
+        scores?: Record<string, number | boolean | string>;
+        correction?: { original?: string | null; corrected: string } | null;
+        comment?: string | null;
+        reviewer?: string;
+      },
+    ) =>
+      this.requester.request<{ item: QueueItem; feedback: Feedback | null; score_ids: string[] }>(
+        'POST',
+        `/api/queues/${enc(id)}/items/${enc(itemId)}/complete`,
+        { json: body, idempotent: true },
+      ),
     skip: (id: string, itemId: string, body: { reviewer?: string } = {}) => this.post<QueueItem>(`/api/queues/${enc(id)}/items/${enc(itemId)}/skip`, body),
     toSuite: (id: string, itemId: string, body: { suite_id?: string; suite_name?: string; case_name?: string; scorers?: unknown[] }) =>
       this.post<Record<string, unknown>>(`/api/queues/${enc(id)}/items/${enc(itemId)}/to-suite`, body),
@@ -377,8 +443,10 @@ export class AgentEvalApi {
 
   /** Judges' agreement with people (docs/judges.md, Calibration). */
   readonly judges = {
-    calibration: (name: string, params: z.input<typeof JudgeCalibrationQuerySchema> = {}) => this.get<JudgeCalibrationAnswer>(`/api/judges/${enc(name)}/calibration`, params),
-    calibrations: (params: { min_pairs?: number } & Omit<z.input<typeof CalibrationListQuerySchema>, 'min_pairs'> = {}) => this.get<CalibrationList>('/api/judges/calibration', params),
+    calibration: (name: string, params: z.input<typeof JudgeCalibrationQuerySchema> = {}) =>
+      this.get<JudgeCalibrationAnswer>(`/api/judges/${enc(name)}/calibration`, params),
+    calibrations: (params: { min_pairs?: number } & Omit<z.input<typeof CalibrationListQuerySchema>, 'min_pairs'> = {}) =>
+      this.get<CalibrationList>('/api/judges/calibration', params),
   };
 
   /** Costs (docs/costs.md): the price table in force, and recomputing a window's costs with it. */
@@ -396,4 +464,5 @@ export class AgentEvalApi {
 }
 
 /** The request of a suite write: YAML text as YAML (the service's one parser reads it), else JSON. */
-const suiteBody = (suite: SuiteInput): RequestOptions => (typeof suite === 'string' ? { text: { body: suite, contentType: 'application/yaml' } } : { json: suite });
+const suiteBody = (suite: SuiteInput): RequestOptions =>
+  typeof suite === 'string' ? { text: { body: suite, contentType: 'application/yaml' } } : { json: suite };

@@ -132,7 +132,6 @@ function toolCallsOf(list: Array<string | ToolCall> | undefined): ToolCall[] | u
   return list?.map((c) => (typeof c === 'string' ? { name: c } : c));
 }
 
-
 /** Runs `agent` with a time-out; the signal tells the agent to stop. */
 async function callAgent(agent: AgentFunction, input: unknown, ctx: Omit<AgentContext, 'signal'>, timeoutMs: number, outer?: AbortSignal): Promise<unknown> {
   const controller = new AbortController();
@@ -179,7 +178,7 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
 
   const client = upload ? (options.client ?? new AgentEvalClient(options)) : undefined;
   let ownTracing: Tracing | undefined;
-  let tracer: SpanFactory & { flush?: () => Promise<void> } | undefined = options.tracing ?? getTracing();
+  let tracer: (SpanFactory & { flush?: () => Promise<void> }) | undefined = options.tracing ?? getTracing();
   if (!tracer && client) {
     ownTracing = new Tracing({ url: client.url, apiKey: client.transport.apiKey, project: client.project, serviceName: agentName, flushOnExit: false });
     tracer = ownTracing;
@@ -197,7 +196,14 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
         suite: { name: def.name },
         dataset: { items: datasetItems(cases) },
         scorers: def.defaultScorers,
-        config: { minScore: def.defaultMinScore, aggregation: def.aggregation, repetitions, parallel: concurrency > 1, concurrency, timeout_ms: Math.min(timeoutMs, 300_000) },
+        config: {
+          minScore: def.defaultMinScore,
+          aggregation: def.aggregation,
+          repetitions,
+          parallel: concurrency > 1,
+          concurrency,
+          timeout_ms: Math.min(timeoutMs, 300_000),
+        },
       });
     } catch (err) {
       await ownTracing?.shutdown().catch(() => undefined);
@@ -231,7 +237,13 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
       const callStart = Date.now();
       const { recording, result } = recordCase(() =>
         spans.span('span', 'agent call', { attributes: { 'agent_eval.agent_name': agentName, 'agent_eval.agent_version': agentVersion } }, (call) =>
-          callAgent(options.agent, runCase.input, { case: { index: runCase.case_index, name: runCase.name, expected: runCase.expected }, trial, runId, span: call, traceparent: call.traceparent }, timeoutMs, stop.signal).then((answer) => {
+          callAgent(
+            options.agent,
+            runCase.input,
+            { case: { index: runCase.case_index, name: runCase.name, expected: runCase.expected }, trial, runId, span: call, traceparent: call.traceparent },
+            timeoutMs,
+            stop.signal,
+          ).then((answer) => {
             call.setOutput(answer instanceof AgentReply ? answer.output : answer);
             return answer;
           }),
@@ -250,7 +262,14 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
       const usage = explicit?.usage ?? recording.usage;
       let details: Record<string, ScoreDetail> = {};
       if (error === null) {
-        details = await runScorers(registry, runCase.scorers, { input: runCase.input, output, expected: runCase.expected, toolCalls, usage: usage ?? undefined, latencyMs });
+        details = await runScorers(registry, runCase.scorers, {
+          input: runCase.input,
+          output,
+          expected: runCase.expected,
+          toolCalls,
+          usage: usage ?? undefined,
+          latencyMs,
+        });
         for (const [name, d] of Object.entries(details)) {
           spans.span('span', `score: ${name}`, { attributes: { 'agent_eval.scorer': name, 'agent_eval.score': d.score } }, (s) => s.setOutput(d));
         }
@@ -347,7 +366,9 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
   const errored = outcomes.filter((o) => o.error !== null);
   if (errored.length && (options.throwOnCaseErrors ?? true)) {
     const first = errored[0];
-    const err = new EvaluationRunError(`${errored.length} of ${total} case trials ended with an error (first: case '${first.caseName}': ${first.error})`, { runId });
+    const err = new EvaluationRunError(`${errored.length} of ${total} case trials ended with an error (first: case '${first.caseName}': ${first.error})`, {
+      runId,
+    });
     throw Object.assign(err, { result });
   }
   return result;

@@ -87,7 +87,8 @@ export function experimentProblems(def: ExperimentDefinition): string[] {
     else if (names.has(v.name)) problems.push(`Variant names must be unique: '${v.name}' appears twice`);
     else names.add(v.name);
     if (v?.type !== 'control' && v?.type !== 'treatment') problems.push(`Variant '${label}' type must be "control" or "treatment"`);
-    if (v?.allocation !== undefined && !between(v.allocation, 0, 100)) problems.push(`Variant allocation must be between 0 and 100 (variant '${label}': ${String(v.allocation)})`);
+    if (v?.allocation !== undefined && !between(v.allocation, 0, 100))
+      problems.push(`Variant allocation must be between 0 and 100 (variant '${label}': ${String(v.allocation)})`);
   });
   if (variants.length && variants.every((v) => v?.allocation === 0)) problems.push('Variant allocations must not all be 0');
   if (def?.percentile !== undefined && !between(def.percentile, 0, 100)) problems.push(`Percentile must be between 0 and 100 (got ${String(def.percentile)})`);
@@ -120,7 +121,13 @@ export class Experiment {
     const given = def.variants.filter((v) => v.allocation !== undefined).reduce((s, v) => s + v.allocation!, 0);
     const unset = def.variants.filter((v) => v.allocation === undefined).length;
     const share = unset ? Math.max(0, 100 - given) / unset : 0;
-    this.variants = def.variants.map((v) => ({ name: v.name, type: v.type, allocation: v.allocation ?? share, agent: v.agent, agentVersion: v.agentVersion ?? `${def.name}/${v.name}` }));
+    this.variants = def.variants.map((v) => ({
+      name: v.name,
+      type: v.type,
+      allocation: v.allocation ?? share,
+      agent: v.agent,
+      agentVersion: v.agentVersion ?? `${def.name}/${v.name}`,
+    }));
     this.percentile = def.percentile ?? 95;
     this.confidenceLevel = def.confidenceLevel ?? 0.95;
     this.threshold = def.threshold ?? 0.05;
@@ -163,7 +170,8 @@ export class Experiment {
    */
   async run(suite: Suite | SuiteDefinitionInput | string, options: Omit<EvaluateOptions, 'agent' | 'agentVersion' | 'upload'> = {}): Promise<ExperimentResult> {
     const missing = this.variants.filter((v) => !v.agent).map((v) => v.name);
-    if (missing.length) throw new ExperimentValidationError([`Variant${missing.length > 1 ? 's' : ''} ${missing.map((n) => `'${n}'`).join(', ')} need an agent to run`]);
+    if (missing.length)
+      throw new ExperimentValidationError([`Variant${missing.length > 1 ? 's' : ''} ${missing.map((n) => `'${n}'`).join(', ')} need an agent to run`]);
     const client = options.client ?? new AgentEvalClient(options);
     const evaluateVariant = async (v: Variant): Promise<VariantResult> => {
       const evaluation = await evaluate(suite, {
@@ -180,7 +188,13 @@ export class Experiment {
         runId: evaluation.runId,
         summary: evaluation.summary,
         passed: evaluation.passed,
-        latency: { percentile: this.percentile, ms: percentileOf(evaluation.outcomes.map((o) => o.latencyMs), this.percentile) },
+        latency: {
+          percentile: this.percentile,
+          ms: percentileOf(
+            evaluation.outcomes.map((o) => o.latencyMs),
+            this.percentile,
+          ),
+        },
         evaluation,
       };
     };

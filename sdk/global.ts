@@ -51,7 +51,10 @@ export function span<T>(kind: SpanKind, name: string, a: SpanOptions | Body<T>, 
 export function generation(fields: GenerationFields & { name?: string; durationMs?: number; attributes?: Record<string, unknown> }): SpanHandle;
 /** Runs a model call inside a generation span; set its output and usage on the handle. */
 export function generation<T>(fields: GenerationFields & { name?: string; attributes?: Record<string, unknown> }, fn: Body<T>): T;
-export function generation<T>(fields: GenerationFields & { name?: string; durationMs?: number; attributes?: Record<string, unknown> }, fn?: Body<T>): T | SpanHandle {
+export function generation<T>(
+  fields: GenerationFields & { name?: string; durationMs?: number; attributes?: Record<string, unknown> },
+  fn?: Body<T>,
+): T | SpanHandle {
   return defaultSpanFactory.generation(fields, fn);
 }
 

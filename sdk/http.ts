@@ -135,7 +135,13 @@ export class Transport {
         await sleep(Math.min(60_000, wait !== undefined ? wait * 1000 : backoff(attempt)), opts.signal);
         continue;
       }
-      throw new ServiceApiError({ status: res.status, body: await readBody(res).catch(() => undefined), request: `${method} ${path}`, hasKey: Boolean(this.apiKey), retryAfterSeconds: wait });
+      throw new ServiceApiError({
+        status: res.status,
+        body: await readBody(res).catch(() => undefined),
+        request: `${method} ${path}`,
+        hasKey: Boolean(this.apiKey),
+        retryAfterSeconds: wait,
+      });
     }
   }
 }

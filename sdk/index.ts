@@ -18,14 +18,44 @@ export {
   type Usage,
 } from './attributes.js';
 
-export { AgentEvalClient, type ClientOptions, type HealthView, type RunStatusView, type RunList, type RunListParams, type TraceListParams, type SuiteInput, type LocalResultsAnswer } from './client.js';
+export {
+  AgentEvalClient,
+  type ClientOptions,
+  type HealthView,
+  type RunStatusView,
+  type RunList,
+  type RunListParams,
+  type TraceListParams,
+  type SuiteInput,
+  type LocalResultsAnswer,
+} from './client.js';
 export { AgentEvalError, ServiceApiError, ServiceUnreachableError, EvaluationRunError, ExperimentValidationError } from './errors.js';
 
 export { defineScorer, scorerRegistry, type ScorerDefinition, type ScorerDataType, type ScorerVerdict } from './scorers.js';
 export { defineSuite, loadSuite, InvalidSuiteError, SuiteFileError, type Suite, type SuiteDefinitionInput } from './suites.js';
-export { evaluate, reply, AgentReply, type AgentFunction, type AgentContext, type EvaluateOptions, type EvaluateProgress, type EvaluationResult, type CaseOutcome } from './evaluate.js';
+export {
+  evaluate,
+  reply,
+  AgentReply,
+  type AgentFunction,
+  type AgentContext,
+  type EvaluateOptions,
+  type EvaluateProgress,
+  type EvaluationResult,
+  type CaseOutcome,
+} from './evaluate.js';
 export { startRun, waitForRun, type StartRunOptions, type WaitOptions } from './managed.js';
-export { defineExperiment, Experiment, experimentProblems, type ExperimentDefinition, type VariantDefinition, type Variant, type ExperimentResult, type VariantResult, type TreatmentResult } from './experiments.js';
+export {
+  defineExperiment,
+  Experiment,
+  experimentProblems,
+  type ExperimentDefinition,
+  type VariantDefinition,
+  type Variant,
+  type ExperimentResult,
+  type VariantResult,
+  type TreatmentResult,
+} from './experiments.js';
 
 // The shared model, for code that handles what the client returns.
 export type { RunView, CaseResultView, RunSummary, RunStatus, RunExecution } from '../core/model/eval-run.js';

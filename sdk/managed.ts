@@ -44,7 +44,10 @@ export async function startRun(options: StartRunOptions): Promise<RunView> {
   const agentVersion = options.agentVersion ?? 'unversioned';
   const once = { idempotencyKey: options.idempotencyKey ?? randomUUID() };
   if (typeof options.suite === 'string' && !/\.ya?ml$/i.test(options.suite)) {
-    return client.runs.createFromSuite({ suite_name: options.suite, agent_version: agentVersion, agent_id: options.agent, suite_version: options.suiteVersion, config: options.config }, once);
+    return client.runs.createFromSuite(
+      { suite_name: options.suite, agent_version: agentVersion, agent_id: options.agent, suite_version: options.suiteVersion, config: options.config },
+      once,
+    );
   }
   const suite = typeof options.suite === 'string' ? await loadSuite(options.suite) : isSuite(options.suite) ? options.suite : defineSuite(options.suite);
   if (suite.scorers.length) {
@@ -112,7 +115,12 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
   // carries the shortfall as its `error` too (SPEC), and is a failed case, not an errored one.
   const errored = results.filter((c) => c.trials.some((t) => t.error));
   if (errored.length && (options.throwOnCaseErrors ?? true)) {
-    throw Object.assign(new EvaluationRunError(`${errored.length} of ${results.length} cases ended with an error (first: case '${errored[0].case_name}': ${errored[0].error})`, { runId }), { result });
+    throw Object.assign(
+      new EvaluationRunError(`${errored.length} of ${results.length} cases ended with an error (first: case '${errored[0].case_name}': ${errored[0].error})`, {
+        runId,
+      }),
+      { result },
+    );
   }
   return result;
 }

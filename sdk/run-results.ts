@@ -50,18 +50,42 @@ export class ResultUploader {
   }
 }
 
-
 /** The run's case results and summary, computed as the service computes them (core/evals/case-results.ts). */
-export function localResult(cases: RunCase[], outcomes: CaseOutcome[], def: Suite['definition'], run: RunView | undefined, client: AgentEvalClient | undefined): EvaluationResult {
+export function localResult(
+  cases: RunCase[],
+  outcomes: CaseOutcome[],
+  def: Suite['definition'],
+  run: RunView | undefined,
+  client: AgentEvalClient | undefined,
+): EvaluationResult {
   const byCase = new Map<number, Array<TrialRecord & { trial: number }>>();
   for (const o of [...outcomes].sort((a, b) => a.caseIndex - b.caseIndex || a.trial - b.trial)) {
     const list = byCase.get(o.caseIndex) ?? [];
-    list.push({ trial: o.trial, status: o.status, details: o.details, avg_score: o.avgScore, passed: o.passed, duration_ms: o.durationMs, latency_ms: o.latencyMs, output: o.output, tool_calls: o.toolCalls, usage: o.usage, approval: null, error: o.error, trace_id: o.traceId });
+    list.push({
+      trial: o.trial,
+      status: o.status,
+      details: o.details,
+      avg_score: o.avgScore,
+      passed: o.passed,
+      duration_ms: o.durationMs,
+      latency_ms: o.latencyMs,
+      output: o.output,
+      tool_calls: o.toolCalls,
+      usage: o.usage,
+      approval: null,
+      error: o.error,
+      trace_id: o.traceId,
+    });
     byCase.set(o.caseIndex, list);
   }
   const scoring = { aggregation: def.aggregation, minScore: def.defaultMinScore };
   const views = cases.map((c) => ({ view: caseResultView(c, byCase.get(c.case_index) ?? [], scoring), weight: c.weight }));
-  const summary = run?.summary ?? summarize(views, outcomes.reduce((sum, o) => Math.max(sum, o.durationMs), 0));
+  const summary =
+    run?.summary ??
+    summarize(
+      views,
+      outcomes.reduce((sum, o) => Math.max(sum, o.durationMs), 0),
+    );
   return {
     runId: run?.id,
     run,
@@ -72,4 +96,3 @@ export function localResult(cases: RunCase[], outcomes: CaseOutcome[], def: Suit
     url: run && client ? `${client.url}/runs/${run.id}` : undefined,
   };
 }
-

@@ -13,10 +13,7 @@ import { verdictToDetail, type VerdictDataType } from '../core/scoring/verdict.j
 export type ScorerDataType = VerdictDataType;
 
 /** What a custom scorer's `evaluate` may return: a number, a boolean, or an object with a value (or score) and a reason. */
-export type ScorerVerdict =
-  | number
-  | boolean
-  | { value?: number | boolean | string; score?: number; reason?: string; evidence?: string[] };
+export type ScorerVerdict = number | boolean | { value?: number | boolean | string; score?: number; reason?: string; evidence?: string[] };
 
 export interface ScorerDefinition {
   /** The name suites and runs refer to it by (letters, digits, `_ . : -`; starting with a letter). */

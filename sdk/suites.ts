@@ -126,7 +126,8 @@ export async function loadSuite(file: string, options: { scorers?: readonly Scor
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') throw new SuiteFileError(`File not found: ${file}`, { cause: err });
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+      throw new SuiteFileError(`File not found: ${file}`, { cause: err });
     throw err;
   }
   let raw: unknown;

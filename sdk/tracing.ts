@@ -1,4 +1,14 @@
-import { context, defaultTextMapGetter, defaultTextMapSetter, SpanStatusCode, trace as otelTrace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  SpanStatusCode,
+  trace as otelTrace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -269,10 +279,22 @@ export class SpanFactory {
 
   /** A tool call, recorded as done or run inside the span (`tool_status` success, or error when `fn` throws). */
   tool<T>(fields: ToolFields & { durationMs?: number; attributes?: Record<string, unknown> }, fn?: Body<T>): T | SpanHandle {
-    return this.recordOrRun('tool', fields.name, fields, (h) => h.setTool({ ...fields, status: fields.status ?? (fields.error === undefined ? 'success' : 'error') }), fn);
+    return this.recordOrRun(
+      'tool',
+      fields.name,
+      fields,
+      (h) => h.setTool({ ...fields, status: fields.status ?? (fields.error === undefined ? 'success' : 'error') }),
+      fn,
+    );
   }
 
-  private recordOrRun<T>(kind: SpanKind, name: string, fields: { durationMs?: number; attributes?: Record<string, unknown> }, describe: (h: SpanHandle) => void, fn?: Body<T>): T | SpanHandle {
+  private recordOrRun<T>(
+    kind: SpanKind,
+    name: string,
+    fields: { durationMs?: number; attributes?: Record<string, unknown> },
+    describe: (h: SpanHandle) => void,
+    fn?: Body<T>,
+  ): T | SpanHandle {
     const attributes = fields.attributes;
     if (fn) {
       return this.span(kind, name, { attributes }, (handle) => {
@@ -298,15 +320,26 @@ export class Tracing extends SpanFactory {
 
   constructor(options: TracingOptions = {}) {
     const env = readEnvironment();
-    const endpoint = options.endpoint ?? (options.url ? `${options.url.replace(/\/+$/, '')}/v1/traces` : undefined) ?? env.otlpTracesEndpoint ?? (env.otlpEndpoint ? `${env.otlpEndpoint.replace(/\/+$/, '')}/v1/traces` : undefined) ?? `${(env.url ?? DEFAULT_URL).replace(/\/+$/, '')}/v1/traces`;
+    const endpoint =
+      options.endpoint ??
+      (options.url ? `${options.url.replace(/\/+$/, '')}/v1/traces` : undefined) ??
+      env.otlpTracesEndpoint ??
+      (env.otlpEndpoint ? `${env.otlpEndpoint.replace(/\/+$/, '')}/v1/traces` : undefined) ??
+      `${(env.url ?? DEFAULT_URL).replace(/\/+$/, '')}/v1/traces`;
     const apiKey = options.apiKey ?? env.apiKey;
     const project = options.project ?? env.project;
     const headers = { ...env.otlpHeaders, ...(apiKey ? { 'x-api-key': apiKey } : {}), ...(project ? { 'x-project-id': project } : {}), ...options.headers };
     const processors = options.spanProcessors ?? [
-      new BatchSpanProcessor(options.exporter ?? new OTLPTraceExporter({ url: endpoint, headers }), { scheduledDelayMillis: options.scheduledDelayMillis ?? 1000 }),
+      new BatchSpanProcessor(options.exporter ?? new OTLPTraceExporter({ url: endpoint, headers }), {
+        scheduledDelayMillis: options.scheduledDelayMillis ?? 1000,
+      }),
     ];
     const provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': options.serviceName ?? env.serviceName ?? 'agent', 'telemetry.sdk.name': TRACER_NAME, ...options.resourceAttributes }),
+      resource: resourceFromAttributes({
+        'service.name': options.serviceName ?? env.serviceName ?? 'agent',
+        'telemetry.sdk.name': TRACER_NAME,
+        ...options.resourceAttributes,
+      }),
       spanProcessors: processors,
     });
     super(() => provider.getTracer(TRACER_NAME));
@@ -376,4 +409,3 @@ export function withTraceparent<T>(header: string | undefined | null, fn: () => 
   const ctx = w3c.extract(context.active(), { traceparent: header }, defaultTextMapGetter);
   return context.with(ctx, fn);
 }
-

@@ -32,7 +32,9 @@ export default async function setup(): Promise<() => void> {
   try {
     await ensureUiBuild((line) => console.warn(`global-setup: ${line}`));
   } catch (err) {
-    console.warn(`global-setup: the dashboard did not build; the browser tests in test/browser will fail:\n${err instanceof Error ? err.message : String(err)}`);
+    console.warn(
+      `global-setup: the dashboard did not build; the browser tests in test/browser will fail:\n${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const runTmp = useRunTmpDir('agent-eval-tests-');
   return () => fs.rmSync(runTmp, { recursive: true, force: true });

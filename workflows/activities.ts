@@ -63,7 +63,14 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       if (!runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule')) return { tag: 'to-score', call: made, judges: steps.judgesOf(runCase) };
       // Rules only: scored right here (quick and local: one workflow hop less per case).
       try {
-        const record = await steps.score(run, runCase, { runId, caseIndex, trial, startedAt: input.startedAt, calls: [...input.calls, made], approval: input.approval });
+        const record = await steps.score(run, runCase, {
+          runId,
+          caseIndex,
+          trial,
+          startedAt: input.startedAt,
+          calls: [...input.calls, made],
+          approval: input.approval,
+        });
         return { call: made, ...(await steps.store(record)) };
       } catch (err) {
         // The agent answered: that is not lost. scoreTrial scores and records it with its own retries.
@@ -91,7 +98,14 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         return judges.length && !waitsForApproval ? { call: made, judges } : { call: made };
       }
       try {
-        const record = await steps.score(run, runCase, { runId, caseIndex, trial, startedAt: input.startedAt, calls: [...input.calls, made], approval: input.approval });
+        const record = await steps.score(run, runCase, {
+          runId,
+          caseIndex,
+          trial,
+          startedAt: input.startedAt,
+          calls: [...input.calls, made],
+          approval: input.approval,
+        });
         await steps.recordTrial(record);
         return { call: made, outcome: record.status };
       } catch (err) {
@@ -109,7 +123,12 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       } catch (err) {
         if (!isInfrastructureFailure(err)) throw err;
         // Scored, not stored: the workflow stores it, retrying as long as the store is down.
-        throw ApplicationFailure.create({ message: `recording the trial failed: ${errorMessage(err)}`, type: TRIAL_NOT_RECORDED, nonRetryable: true, details: [record] });
+        throw ApplicationFailure.create({
+          message: `recording the trial failed: ${errorMessage(err)}`,
+          type: TRIAL_NOT_RECORDED,
+          nonRetryable: true,
+          details: [record],
+        });
       }
       return record.status;
     },
@@ -124,7 +143,12 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       } catch (err) {
         if (err instanceof ProviderError) {
           // The provider's Retry-After, when it sent one, sets the wait before the next attempt.
-          throw ApplicationFailure.create({ message: err.message, type: err.retryable ? 'LlmCallFailed' : 'LlmRequestRefused', nonRetryable: !err.retryable, nextRetryDelay: err.retryAfterMs });
+          throw ApplicationFailure.create({
+            message: err.message,
+            type: err.retryable ? 'LlmCallFailed' : 'LlmRequestRefused',
+            nonRetryable: !err.retryable,
+            nextRetryDelay: err.retryAfterMs,
+          });
         }
         if (err instanceof JudgeUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'JudgeUnavailable');
         throw err;
@@ -132,7 +156,11 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
     },
 
     async emitCaseTraces({ runId, trials }) {
-      const [run, stored, judgeCalls] = await Promise.all([runs.forWorker(runId), runs.trialsForTrace(runId, trials), deps.judgeCalls?.callsForTrials(runId, trials) ?? []]);
+      const [run, stored, judgeCalls] = await Promise.all([
+        runs.forWorker(runId),
+        runs.trialsForTrace(runId, trials),
+        deps.judgeCalls?.callsForTrials(runId, trials) ?? [],
+      ]);
       const callsOf = new Map<string, StoredJudgeCall[]>();
       for (const c of judgeCalls) callsOf.set(`${c.case_index}:${c.trial}`, [...(callsOf.get(`${c.case_index}:${c.trial}`) ?? []), c]);
       if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} no longer exists`, 'RunGone');
@@ -162,7 +190,10 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
         } catch (err) {
           // Spans the agent sent that the ingest schema refuses must not cost the case its trace.
           if (!(err instanceof ValidationError)) throw err;
-          deps.logger.warn({ run_id: runId, case_index: trace.key.caseIndex, issues: err.issues.slice(0, 5) }, 'agent spans refused; case trace written without them');
+          deps.logger.warn(
+            { run_id: runId, case_index: trace.key.caseIndex, issues: err.issues.slice(0, 5) },
+            'agent spans refused; case trace written without them',
+          );
           await deps.collector.ingestTrace(run.project_id, bodyOf(trace, false));
         }
       };

@@ -24,7 +24,13 @@ export function activitiesFor(policy: RunPolicy) {
     /** Agent execution: 5 min, 5 retries, 1 s to 30 s. */
     agent: proxyLocalActivities<Pick<EvalActivities, 'callCaseAgent' | 'executeAgent'>>({
       startToCloseTimeout: '5 minutes',
-      retry: { maximumAttempts: 6, initialInterval: seconds(1, k), maximumInterval: seconds(30, k), backoffCoefficient: 2, nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'] },
+      retry: {
+        maximumAttempts: 6,
+        initialInterval: seconds(1, k),
+        maximumInterval: seconds(30, k),
+        backoffCoefficient: 2,
+        nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'],
+      },
     }),
     /**
      * LLM call: 5 min, 5 retries, 1 s to 30 s; one LLM judge of a case (a provider's

@@ -71,7 +71,8 @@ export async function awaitApproval(t: Trial, asked: { tool: string; reason?: st
   const decision = state.decision;
   t.approval = { tool: asked.tool, approved: answered && decision!.approved, comment: decision?.comment, by: decision?.by };
   if (!answered) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was not given within ${policy.approvalMaxMs} ms`, 'ApprovalTimeout');
-  if (!decision!.approved) throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was denied${decision!.comment ? `: ${decision!.comment}` : ''}`, 'ApprovalDenied');
+  if (!decision!.approved)
+    throw ApplicationFailure.nonRetryable(`approval for tool '${asked.tool}' was denied${decision!.comment ? `: ${decision!.comment}` : ''}`, 'ApprovalDenied');
   return decision!;
 }
 
@@ -119,7 +120,8 @@ async function score(t: Trial, judges: string[]): Promise<TrialEnd> {
     const scored = await t.acts.score.scoreTrial({ ...run, ...(judged ? { judged } : {}) });
     if (scored.tag !== 'to-judge') return scored;
     // Judges this worker knows that the agent call's did not (a worker with other providers).
-    if (scored.judges.every((name) => judged && Object.hasOwn(judged, name))) throw ApplicationFailure.nonRetryable(`no verdict of ${scored.judges.join(', ')}`, 'JudgeVerdictMissing');
+    if (scored.judges.every((name) => judged && Object.hasOwn(judged, name)))
+      throw ApplicationFailure.nonRetryable(`no verdict of ${scored.judges.join(', ')}`, 'JudgeVerdictMissing');
     judged = { ...judged, ...(await judgeTrial(t.acts, run, scored.judges)) };
   }
 }

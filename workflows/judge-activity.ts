@@ -66,7 +66,14 @@ function budgetGate(deps: JudgeActivityDeps, run: RunForWorker, scorer: string):
  * serves it here, or a store failure; any other problem (a judge that cannot judge this case,
  * e.g. grounding without context) is its 0 with the error as the reason.
  */
-export async function judgeRef(deps: JudgeActivityDeps, run: RunForWorker, runCase: RunCase, caseRun: CaseRun, ref: ScorerRef, signal?: AbortSignal): Promise<ScoreDetail> {
+export async function judgeRef(
+  deps: JudgeActivityDeps,
+  run: RunForWorker,
+  runCase: RunCase,
+  caseRun: CaseRun,
+  ref: ScorerRef,
+  signal?: AbortSignal,
+): Promise<ScoreDetail> {
   const store = deps.judgeCalls;
   return runJudge(deps.scorers, ref, scoreInputFor(runCase, caseRun), {
     signal,
@@ -74,7 +81,13 @@ export async function judgeRef(deps: JudgeActivityDeps, run: RunForWorker, runCa
     priceJudgeCall: deps.priceJudgeCall,
     onGeneration: store
       ? (generation, cost) =>
-          store.record({ projectId: run.project_id, run: { runId: run.id, caseIndex: caseRun.caseIndex, trial: caseRun.trial }, traceId: caseTraceId(caseRun), generation, cost })
+          store.record({
+            projectId: run.project_id,
+            run: { runId: run.id, caseIndex: caseRun.caseIndex, trial: caseRun.trial },
+            traceId: caseTraceId(caseRun),
+            generation,
+            cost,
+          })
       : undefined,
     rethrow: (err) => err instanceof ProviderError || err instanceof JudgeUnavailableError || isInfrastructureFailure(err) || signal?.aborted === true,
   });

@@ -145,7 +145,11 @@ export function createTrialSteps(deps: ActivityDeps) {
       // The run writes the trace next (in a batch); it unlinks it if that fails.
       trace_id: caseTraceId(record),
     };
-    await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial, { started_ms: record.startedAt, ended_ms: record.endedAt, calls: record.calls });
+    await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial, {
+      started_ms: record.startedAt,
+      ended_ms: record.endedAt,
+      calls: record.calls,
+    });
   }
 
   /** A scored trial stored, or handed back `not-recorded` when the metadata store is down (the workflow stores it). */

@@ -11,7 +11,9 @@ import type { EvalActivities } from './activity-types.js';
 
 const WORKFLOWS_PATH = fileURLToPath(siblingModule(import.meta.url, 'workflows'));
 /** The files the workflow bundle is built from: their content names the cached bundle. */
-const BUNDLE_SOURCES = ['workflows', 'case-trial', 'case-trial-v1', 'activity-options', 'contract', 'activity-types'].map((name) => fileURLToPath(siblingModule(import.meta.url, name)));
+const BUNDLE_SOURCES = ['workflows', 'case-trial', 'case-trial-v1', 'activity-options', 'contract', 'activity-types'].map((name) =>
+  fileURLToPath(siblingModule(import.meta.url, name)),
+);
 
 export interface WorkerOptions {
   address: string;
@@ -41,7 +43,10 @@ async function workflowBundle(cacheDir: string, logger: Logger): Promise<{ code:
   const file = path.join(cacheDir, 'workflow-bundles', `${hash.digest('hex').slice(0, 24)}.js`);
   if (fs.existsSync(file)) return { code: fs.readFileSync(file, 'utf8') };
   const started = Date.now();
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, log() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m) } });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: { trace() {}, debug() {}, info() {}, log() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
+  });
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, code);

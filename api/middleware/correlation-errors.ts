@@ -19,7 +19,8 @@ const TIMEOUT = /TIMEOUT_EXCEEDED|SOCKET_TIMEOUT|timed? ?out|Timeout/i;
 
 function correlationCode(thrown: unknown, err: AppError): CorrelationErrorCode | null {
   if (err.status === 400 || err.status === 422) return 'INVALID_INPUT';
-  if (err instanceof ServiceUnavailableError) return TIMEOUT.test(`${errorMessage(thrown)} ${typeof err.details === 'string' ? err.details : ''}`) ? 'QUERY_TIMEOUT' : 'CONNECTION_ERROR';
+  if (err instanceof ServiceUnavailableError)
+    return TIMEOUT.test(`${errorMessage(thrown)} ${typeof err.details === 'string' ? err.details : ''}`) ? 'QUERY_TIMEOUT' : 'CONNECTION_ERROR';
   if (err.status >= 500) return thrown instanceof SyntaxError ? 'PARSE_ERROR' : 'QUERY_FAILED';
   return null;
 }

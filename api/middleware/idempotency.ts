@@ -27,7 +27,8 @@ export class IdempotencyKeyReusedError extends AppError {
 export function idempotencyKeyOf(ctx: Context): string | undefined {
   const key = ctx.get('idempotency-key');
   if (key === '') return undefined;
-  if (key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) throw new ValidationError([{ field: 'Idempotency-Key', message: 'must be 1-256 visible ASCII characters' }]);
+  if (key.length > 256 || !/^[\x21-\x7e]+$/.test(key))
+    throw new ValidationError([{ field: 'Idempotency-Key', message: 'must be 1-256 visible ASCII characters' }]);
   return key;
 }
 
@@ -86,7 +87,10 @@ export function idempotency(store: IdempotencyStore, logger: Logger) {
       ctx.set('Idempotent-Replayed', 'true');
       return;
     }
-    const release = () => store.release(request, claim.owner).catch((err: unknown) => logger.warn({ err, route, key }, 'idempotency key not released; a retry waits for its lease'));
+    const release = () =>
+      store
+        .release(request, claim.owner)
+        .catch((err: unknown) => logger.warn({ err, route, key }, 'idempotency key not released; a retry waits for its lease'));
     try {
       await next();
     } catch (err) {
@@ -99,6 +103,8 @@ export function idempotency(store: IdempotencyStore, logger: Logger) {
     }
     const body = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
     // The work is done: an answer that cannot be stored is still sent (a retry after the lease would run again).
-    await store.complete(request, claim.owner, { status: ctx.status, body }).catch((err: unknown) => logger.error({ err, route, key }, 'idempotent answer not stored'));
+    await store
+      .complete(request, claim.owner, { status: ctx.status, body })
+      .catch((err: unknown) => logger.error({ err, route, key }, 'idempotent answer not stored'));
   };
 }

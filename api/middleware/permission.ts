@@ -11,7 +11,8 @@ export function requirePermission(permission: Permission) {
 }
 
 /** What a server admin is, for the 403 of a caller who is not one. */
-const SERVER_ADMIN_HINT = 'Use a server admin credential: the bootstrap key in credentials.json, a key a server admin created with server_admin: true, or a token with server_admin: true';
+const SERVER_ADMIN_HINT =
+  'Use a server admin credential: the bootstrap key in credentials.json, a key a server admin created with server_admin: true, or a token with server_admin: true';
 
 /**
  * Route guard of the server's governance (creating projects, /api/admin/projects, server-admin

@@ -21,7 +21,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'Referrer-Policy': 'strict-origin-when-cross-origin',
 });
 
-const WITHOUT_CSP: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(Object.entries(SECURITY_HEADERS).filter(([name]) => name !== 'Content-Security-Policy')));
+const WITHOUT_CSP: Readonly<Record<string, string>> = Object.freeze(
+  Object.fromEntries(Object.entries(SECURITY_HEADERS).filter(([name]) => name !== 'Content-Security-Policy')),
+);
 
 /**
  * A request for a dashboard page (a GET outside the API's paths and the app's files, with no file

@@ -31,19 +31,28 @@ export function adminBackupRouter(deps: Pick<ApiDeps, 'audit'> & { backup?: Back
       archive = await deps.backup.create();
     } catch (err) {
       if (err instanceof BackupBusyError) throw new ConflictError(err.message, 'BACKUP_IN_PROGRESS');
-      if (err instanceof WritesInFlightError) throw new AppError(503, 'BACKUP_WRITES_IN_FLIGHT', `${err.message}: the backup did not start and writes went on; try again later`);
+      if (err instanceof WritesInFlightError)
+        throw new AppError(503, 'BACKUP_WRITES_IN_FLIGHT', `${err.message}: the backup did not start and writes went on; try again later`);
       throw err;
     }
     const { manifest } = archive;
     const counts = Object.fromEntries([...manifest.clickhouse.tables, ...manifest.postgres.tables].map((t) => [t.name, t.rows]));
-    await deps.audit.record({ ...auditFrom(ctx), action: 'data.exported', target: 'backup', details: { kind: 'backup', created_at: manifest.created_at, rows: counts } });
+    await deps.audit.record({
+      ...auditFrom(ctx),
+      action: 'data.exported',
+      target: 'backup',
+      details: { kind: 'backup', created_at: manifest.created_at, rows: counts },
+    });
     const stream = fs.createReadStream(archive.file);
     stream.once('close', () => archive.dispose());
     ctx.status = 200;
     ctx.type = 'application/gzip';
     ctx.length = fs.statSync(archive.file).size;
     ctx.set('content-disposition', `attachment; filename="agent-eval-backup-${manifest.created_at.replace(/[:.]/g, '-')}.tar.gz"`);
-    ctx.set('x-agent-eval-backup', Buffer.from(JSON.stringify({ created_at: manifest.created_at, agent_eval_version: manifest.agent_eval_version, rows: counts })).toString('base64'));
+    ctx.set(
+      'x-agent-eval-backup',
+      Buffer.from(JSON.stringify({ created_at: manifest.created_at, agent_eval_version: manifest.agent_eval_version, rows: counts })).toString('base64'),
+    );
     ctx.body = stream;
   });
 

@@ -16,9 +16,15 @@ function refused(id: string, change: Extract<ProjectChange, { ok: false }>): Err
     case 'not_found':
       return projectNotFound();
     case 'is_default':
-      return new ConflictError(`Project ${id} is the default project (it holds the bootstrap key and AUTH_MODE=none's exports): it cannot be archived or deleted`, 'PROJECT_IS_DEFAULT');
+      return new ConflictError(
+        `Project ${id} is the default project (it holds the bootstrap key and AUTH_MODE=none's exports): it cannot be archived or deleted`,
+        'PROJECT_IS_DEFAULT',
+      );
     case 'not_archived':
-      return new ConflictError(`Project ${id} is not archived: archive it first (POST /api/admin/projects/${id}/archive), then delete it`, 'PROJECT_NOT_ARCHIVED');
+      return new ConflictError(
+        `Project ${id} is not archived: archive it first (POST /api/admin/projects/${id}/archive), then delete it`,
+        'PROJECT_NOT_ARCHIVED',
+      );
     case 'deleted':
       return new ConflictError(`Project ${id} is deleted`, 'PROJECT_DELETED');
   }

@@ -63,7 +63,13 @@ export function agentsRouter(deps: ApiDeps): Router {
         action: 'agent.endpoint_changed',
         projectId: ctx.state.projectId,
         target: agent.id,
-        details: { name: agent.name, from: urlForAudit(before.endpoint), to: urlForAudit(agent.endpoint), header_names: agent.header_names, headers_dropped: before.header_names.filter((h) => !agent.header_names.includes(h)) },
+        details: {
+          name: agent.name,
+          from: urlForAudit(before.endpoint),
+          to: urlForAudit(agent.endpoint),
+          header_names: agent.header_names,
+          headers_dropped: before.header_names.filter((h) => !agent.header_names.includes(h)),
+        },
       });
     }
     ctx.body = agent;
@@ -72,7 +78,13 @@ export function agentsRouter(deps: ApiDeps): Router {
   router.delete('/:id', operation('delete agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const agent = await agents.resolve(ctx.state.projectId, ctx.params.id);
     if (!agent || !(await agents.delete(ctx.state.projectId, ctx.params.id))) throw agentNotFound();
-    await deps.audit.record({ ...auditFrom(ctx), action: 'agent.deleted', projectId: ctx.state.projectId, target: agent.id, details: { name: agent.name, endpoint: urlForAudit(agent.endpoint) } });
+    await deps.audit.record({
+      ...auditFrom(ctx),
+      action: 'agent.deleted',
+      projectId: ctx.state.projectId,
+      target: agent.id,
+      details: { name: agent.name, endpoint: urlForAudit(agent.endpoint) },
+    });
     ctx.status = 204;
   });
 

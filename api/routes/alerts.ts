@@ -3,7 +3,15 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { BadRequestError, NotFoundError, ValidationError } from '../../core/errors.js';
 import { isUuid } from '../../core/model/agent.js';
-import { ALERT_EVENT_KINDS, ALERT_STATES, DEFINITION_KEYS, mergeAlertRule, parseAlertRule, type AlertRule, type AlertRuleDefinition } from '../../core/model/alert.js';
+import {
+  ALERT_EVENT_KINDS,
+  ALERT_STATES,
+  DEFINITION_KEYS,
+  mergeAlertRule,
+  parseAlertRule,
+  type AlertRule,
+  type AlertRuleDefinition,
+} from '../../core/model/alert.js';
 import { Timestamp } from '../../core/model/ingest-body.js';
 import { validate } from '../../core/validate.js';
 import { urlForAudit } from '../../core/audit/audit-log.js';
@@ -18,7 +26,10 @@ import { pageQuery } from './page-query.js';
 export const MAX_ALERT_PAGE = 1000;
 
 const RuleListQuerySchema = pageQuery(MAX_ALERT_PAGE).extend({
-  enabled: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  enabled: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
   state: z.enum(ALERT_STATES).optional(),
 });
 

@@ -39,7 +39,7 @@ function checkSignInOrigin(ctx: Context): void {
   const origin = ctx.get('origin');
   const site = ctx.get('sec-fetch-site');
   if ((origin && origin !== ownOrigin(ctx)) || (site && site !== 'same-origin' && site !== 'none')) {
-    throw new ForbiddenError('a sign-in must come from this dashboard\'s own page', 'Sign in on this service\'s /signin page', 'CSRF_REFUSED');
+    throw new ForbiddenError("a sign-in must come from this dashboard's own page", "Sign in on this service's /signin page", 'CSRF_REFUSED');
   }
 }
 
@@ -66,7 +66,10 @@ export function authRouter(deps: ApiDeps): Router {
   }
 
   /** Where the request came from, as the audit log records it (behind TRUST_PROXY_HOPS proxies). */
-  const clientOf = (ctx: Context): AuditClient => ({ address: deps.auth.clientAddress(ctx.headers, ctx.req.socket.remoteAddress) ?? null, userAgent: ctx.get('user-agent') || null });
+  const clientOf = (ctx: Context): AuditClient => ({
+    address: deps.auth.clientAddress(ctx.headers, ctx.req.socket.remoteAddress) ?? null,
+    userAgent: ctx.get('user-agent') || null,
+  });
 
   /** Ends the session this browser holds, if any (a new sign-in never reuses one: no fixation). */
   async function endCurrent(ctx: Context): Promise<void> {
@@ -96,7 +99,8 @@ export function authRouter(deps: ApiDeps): Router {
   });
 
   router.post('/key', operation('sign in', 'metadata'), jsonBody(4096), async (ctx) => {
-    if (deps.auth.mode === 'none' || !sessions) throw new BadRequestError('This service runs with AUTH_MODE=none: there is nothing to sign in to', 'AUTH_DISABLED');
+    if (deps.auth.mode === 'none' || !sessions)
+      throw new BadRequestError('This service runs with AUTH_MODE=none: there is nothing to sign in to', 'AUTH_DISABLED');
     checkSignInOrigin(ctx);
     const transport = signInTransport(ctx);
     const { key } = validate(KeySignInSchema, ctx.request.body);
@@ -105,13 +109,21 @@ export function authRouter(deps: ApiDeps): Router {
     const headers = { 'x-api-key': key, 'x-forwarded-for': ctx.get('x-forwarded-for') || undefined };
     const caller = await deps.auth.authenticate(headers, {}, undefined, ctx.req.socket.remoteAddress);
     const live = await startSession(ctx, transport, { apiKeyId: caller.principal.id });
-    await deps.audit.record({ actor: auditActor(live.principal), action: 'user.signed_in', projectId: live.key!.projectId, target: live.key!.id, details: { method: 'api_key' }, client: clientOf(ctx) });
+    await deps.audit.record({
+      actor: auditActor(live.principal),
+      action: 'user.signed_in',
+      projectId: live.key!.projectId,
+      target: live.key!.id,
+      details: { method: 'api_key' },
+      client: clientOf(ctx),
+    });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await sessionView(live);
   });
 
   router.get('/oidc/start', operation('sign in', 'metadata'), async (ctx) => {
-    if (!oidc || !sessions || deps.auth.mode === 'none') throw new NotFoundError('Sign-in with OpenID Connect is not configured (OIDC_ISSUER)', 'OIDC_NOT_CONFIGURED');
+    if (!oidc || !sessions || deps.auth.mode === 'none')
+      throw new NotFoundError('Sign-in with OpenID Connect is not configured (OIDC_ISSUER)', 'OIDC_NOT_CONFIGURED');
     const transport = signInTransport(ctx);
     try {
       const { url, attempt } = await oidc.begin();
@@ -126,7 +138,8 @@ export function authRouter(deps: ApiDeps): Router {
   });
 
   router.get('/oidc/callback', operation('sign in', 'metadata'), async (ctx) => {
-    if (!oidc || !sessions || deps.auth.mode === 'none') throw new NotFoundError('Sign-in with OpenID Connect is not configured (OIDC_ISSUER)', 'OIDC_NOT_CONFIGURED');
+    if (!oidc || !sessions || deps.auth.mode === 'none')
+      throw new NotFoundError('Sign-in with OpenID Connect is not configured (OIDC_ISSUER)', 'OIDC_NOT_CONFIGURED');
     const transport = signInTransport(ctx);
     const attempt = attemptOf(readCookie(ctx, OIDC_COOKIE));
     clearCookie(ctx, OIDC_COOKIE);
@@ -142,7 +155,14 @@ export function authRouter(deps: ApiDeps): Router {
         actor: auditActor(live.principal),
         action: 'user.signed_in',
         target: user.id,
-        details: { method: 'oidc', issuer: identity.issuer, email: user.email, server_admin: user.server_admin, first_sign_in: created, ...(created && firstGrant ? { granted: firstGrant } : {}) },
+        details: {
+          method: 'oidc',
+          issuer: identity.issuer,
+          email: user.email,
+          server_admin: user.server_admin,
+          first_sign_in: created,
+          ...(created && firstGrant ? { granted: firstGrant } : {}),
+        },
         client: clientOf(ctx),
       });
       ctx.redirect(attempt.next);
@@ -159,7 +179,13 @@ export function authRouter(deps: ApiDeps): Router {
     if (live) {
       checkSameOrigin(ctx, live);
       await sessions!.end(token!);
-      await deps.audit.record({ actor: auditActor(live.principal), action: 'user.signed_out', projectId: live.key?.projectId ?? null, target: live.user?.id ?? live.key!.id, client: clientOf(ctx) });
+      await deps.audit.record({
+        actor: auditActor(live.principal),
+        action: 'user.signed_out',
+        projectId: live.key?.projectId ?? null,
+        target: live.user?.id ?? live.key!.id,
+        client: clientOf(ctx),
+      });
     }
     clearCookie(ctx, SESSION_COOKIE);
     ctx.status = 204;

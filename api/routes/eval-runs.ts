@@ -7,7 +7,6 @@ import { requirePermission } from '../middleware/permission.js';
 import { assertStorable, type RunService } from '../run-service.js';
 import { compareBody, ResultsQuery } from './run-params.js';
 
-
 /** The first run family (SPEC "Eval runs, first family"): runs of stored suites by name. */
 export function evalRunsRouter(_deps: ApiDeps, service: RunService): Router {
   const router = new Router({ prefix: '/api/evals' });

@@ -51,7 +51,12 @@ export interface HealthDeps {
 async function probe(ping: () => Promise<boolean>): Promise<{ status: ServiceStatus; reason?: string }> {
   const result = await withDeadline(ping, DEPENDENCY_TIMEOUT_MS);
   if (result.ok && result.value) return { status: 'ok' };
-  const reason = !result.ok && result.reason === 'timeout' ? `no answer within ${DEPENDENCY_TIMEOUT_MS} ms` : !result.ok && result.error !== undefined ? errorMessage(result.error).split('\n')[0].slice(0, 300) : 'not reachable';
+  const reason =
+    !result.ok && result.reason === 'timeout'
+      ? `no answer within ${DEPENDENCY_TIMEOUT_MS} ms`
+      : !result.ok && result.error !== undefined
+        ? errorMessage(result.error).split('\n')[0].slice(0, 300)
+        : 'not reachable';
   return { status: 'unavailable', reason };
 }
 
@@ -85,7 +90,10 @@ export function healthRouter(deps: HealthDeps): Router {
     };
     const workflowCheck = async (): Promise<ServiceStatus> => {
       if (engineState && engineState.state !== 'ready') {
-        reasons.workflow_engine = engineState.state === 'starting' ? `starting: ${engineState.detail ?? ''}` : `${engineState.detail ?? 'not available'}; to fix: ${engineState.fix ?? 'see agent-eval doctor'}`;
+        reasons.workflow_engine =
+          engineState.state === 'starting'
+            ? `starting: ${engineState.detail ?? ''}`
+            : `${engineState.detail ?? 'not available'}; to fix: ${engineState.fix ?? 'see agent-eval doctor'}`;
         return engineState.state === 'starting' ? 'starting' : 'unavailable';
       }
       if (!engine) return 'not_configured';

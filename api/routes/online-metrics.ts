@@ -13,7 +13,11 @@ const COUNTERS: ReadonlyArray<[name: string, help: string, value: (m: RuleMetric
 ];
 const GAUGES: ReadonlyArray<[name: string, help: string, value: (m: RuleMetrics) => number]> = [
   ['agent_eval_online_eval_pending', 'Sampled traces waiting to be scored or being scored', (m) => m.pending],
-  ['agent_eval_online_eval_lag_seconds', 'Now minus the end of the oldest trace an online rule will score and has not yet (0: none waits)', (m) => m.lag_seconds],
+  [
+    'agent_eval_online_eval_lag_seconds',
+    'Now minus the end of the oldest trace an online rule will score and has not yet (0: none waits)',
+    (m) => m.lag_seconds,
+  ],
 ];
 
 /**

@@ -2,7 +2,14 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../core/errors.js';
-import { DEFINITION_KEYS, EVALUATION_STATUSES, mergeOnlineRule, parseOnlineRule, type OnlineRule, type OnlineRuleDefinition } from '../../core/model/online-rule.js';
+import {
+  DEFINITION_KEYS,
+  EVALUATION_STATUSES,
+  mergeOnlineRule,
+  parseOnlineRule,
+  type OnlineRule,
+  type OnlineRuleDefinition,
+} from '../../core/model/online-rule.js';
 import { pgText } from '../../core/model/pg-json.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
@@ -15,7 +22,10 @@ import { pageQuery } from './page-query.js';
 export const MAX_ONLINE_PAGE = 1000;
 
 const RuleListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
-  enabled: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  enabled: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
 });
 
 const EvaluationListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({

@@ -20,7 +20,12 @@ function reachable(ctx: Context, id: string): boolean {
 const limitsView = (l: RateLimits) => ({ ingest: l.ingest, query: l.query, eval_runs: l.evalRuns, window: 'fixed 60 s' });
 
 /** What an audit entry keeps of a key: never its secret. */
-const keyDetails = (k: { name: string; role: string; prefix: string; server_admin: boolean }) => ({ name: k.name, role: k.role, prefix: k.prefix, server_admin: k.server_admin });
+const keyDetails = (k: { name: string; role: string; prefix: string; server_admin: boolean }) => ({
+  name: k.name,
+  role: k.role,
+  prefix: k.prefix,
+  server_admin: k.server_admin,
+});
 
 /** /api/projects: projects, their API keys (shown once) and their rate limits. */
 export function projectsRouter(deps: ApiDeps): Router {
@@ -66,7 +71,13 @@ export function projectsRouter(deps: ApiDeps): Router {
     if (input.server_admin && ctx.state.principal.serverAdmin !== true) {
       throw new ForbiddenError('missing permission server:admin (only a server admin creates server-admin keys)');
     }
-    const created = await keys.createKey(projectId, { name: input.name, role: input.role, env: input.env, serverAdmin: input.server_admin, createdBy: ctx.state.principal.id });
+    const created = await keys.createKey(projectId, {
+      name: input.name,
+      role: input.role,
+      env: input.env,
+      serverAdmin: input.server_admin,
+      createdBy: ctx.state.principal.id,
+    });
     await deps.audit.record({ ...auditFrom(ctx), action: 'key.created', projectId, target: created.id, details: keyDetails(created) });
     ctx.status = 201;
     ctx.body = created;
@@ -81,7 +92,8 @@ export function projectsRouter(deps: ApiDeps): Router {
     if (ctx.state.principal.serverAdmin !== true && isUuid(ctx.params.keyId)) {
       // A project's admin cannot take a server admin's key away (nor a server admin's power).
       const target = (await keys.listKeys(projectId)).find((k) => k.id === ctx.params.keyId);
-      if (target?.server_admin && target.revoked_at === null) throw new ForbiddenError('missing permission server:admin (only a server admin revokes a server-admin key)');
+      if (target?.server_admin && target.revoked_at === null)
+        throw new ForbiddenError('missing permission server:admin (only a server admin revokes a server-admin key)');
     }
     const revoked = isUuid(ctx.params.keyId) ? await keys.revokeKey(projectId, ctx.params.keyId) : null;
     if (!revoked) throw new NotFoundError('API key not found', 'API_KEY_NOT_FOUND');

@@ -62,7 +62,9 @@ export function queuesRouter(deps: ApiDeps): Router {
 
   router.post('/', operation('create queue', 'metadata'), write, async (ctx) => {
     const def = parseCreateQueue(ctx.request.body);
-    const picked = def.filter ? await tracesMatching(deps.analytics, ctx.state.projectId, def.filter, def.max_items) : { traceIds: def.trace_ids ?? [], truncated: false };
+    const picked = def.filter
+      ? await tracesMatching(deps.analytics, ctx.state.projectId, def.filter, def.max_items)
+      : { traceIds: def.trace_ids ?? [], truncated: false };
     const queue = await queues.create(ctx.state.projectId, def, picked.traceIds);
     ctx.body = { ...queue, truncated: picked.truncated };
     ctx.status = 201;
@@ -80,7 +82,9 @@ export function queuesRouter(deps: ApiDeps): Router {
     bodyProblems(ctx.request.body);
     const body = validate(AddItemsSchema, ctx.request.body ?? {});
     await queueOf(ctx, ctx.params.id);
-    const picked = body.filter ? await tracesMatching(deps.analytics, ctx.state.projectId, body.filter, body.max_items) : { traceIds: body.trace_ids ?? [], truncated: false };
+    const picked = body.filter
+      ? await tracesMatching(deps.analytics, ctx.state.projectId, body.filter, body.max_items)
+      : { traceIds: body.trace_ids ?? [], truncated: false };
     const result = await queues.addItems(ctx.state.projectId, ctx.params.id, picked.traceIds);
     if (!result) throw queueNotFound();
     ctx.body = { ...result, truncated: picked.truncated };
@@ -166,7 +170,14 @@ export function queuesRouter(deps: ApiDeps): Router {
       const latest = await deps.metadata.suites.get(projectId, found.id);
       if (!latest) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
       const def = latest.definition;
-      const newCase = reviewedCase(def, { queueName: queue.name, traceId: item.trace_id, traceInput: io.input, corrected: item.correction!.corrected, caseName: body.case_name, scorers: body.scorers });
+      const newCase = reviewedCase(def, {
+        queueName: queue.name,
+        traceId: item.trace_id,
+        traceInput: io.input,
+        corrected: item.correction!.corrected,
+        caseName: body.case_name,
+        scorers: body.scorers,
+      });
       const next = parseSuiteDefinition({ ...def, cases: [...def.cases, newCase] }, await scorersFor(deps, projectId));
       const summary = await deps.metadata.suites.update(projectId, found.id, next);
       if (!summary) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');

@@ -15,7 +15,12 @@ const CompareSchema = z.object({
 const missing = (v: unknown) => v === undefined || v === null || v === '';
 
 /** `?failed_only=true` of both families' results routes. */
-export const ResultsQuery = z.object({ failed_only: z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1') });
+export const ResultsQuery = z.object({
+  failed_only: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+});
 
 /** The comparison body of both families, with the SPEC's 400 texts for the run ids. */
 export function compareBody(raw: unknown): z.output<typeof CompareSchema> {

@@ -1,7 +1,16 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { BadRequestError, ConflictError } from '../../core/errors.js';
-import { CompleteLocalRunSchema, CONTROL_ACTIONS, CreateLocalRunSchema, CreateRunSchema, FINAL_RUN_STATUSES, LocalResultsSchema, RUN_STATUSES, type ControlAction } from '../../core/model/eval-run.js';
+import {
+  CompleteLocalRunSchema,
+  CONTROL_ACTIONS,
+  CreateLocalRunSchema,
+  CreateRunSchema,
+  FINAL_RUN_STATUSES,
+  LocalResultsSchema,
+  RUN_STATUSES,
+  type ControlAction,
+} from '../../core/model/eval-run.js';
 import { auditFrom } from '../audit-context.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
@@ -38,8 +47,10 @@ function requireRunFields(raw: unknown, local: boolean): void {
   if (missing(body.agentId)) throw new BadRequestError('agentId is required', 'AGENT_ID_REQUIRED');
   const items = (body.dataset as { items?: unknown } | undefined)?.items;
   if (!Array.isArray(items) || items.length === 0) throw new BadRequestError('dataset.items is required and must not be empty', 'DATASET_REQUIRED');
-  const everyItemHasScorers = local && items.every((item) => Array.isArray((item as { scorers?: unknown } | null)?.scorers) && (item as { scorers: unknown[] }).scorers.length > 0);
-  if (!everyItemHasScorers && (!Array.isArray(body.scorers) || body.scorers.length === 0)) throw new BadRequestError('scorers is required and must not be empty', 'SCORERS_REQUIRED');
+  const everyItemHasScorers =
+    local && items.every((item) => Array.isArray((item as { scorers?: unknown } | null)?.scorers) && (item as { scorers: unknown[] }).scorers.length > 0);
+  if (!everyItemHasScorers && (!Array.isArray(body.scorers) || body.scorers.length === 0))
+    throw new BadRequestError('scorers is required and must not be empty', 'SCORERS_REQUIRED');
 }
 
 /**
@@ -87,7 +98,10 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
   router.delete('/runs/:id', operation('delete eval run', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const run = await service.get(ctx.state.projectId, ctx.params.id);
     if (!FINAL_RUN_STATUSES.has(run.status)) {
-      throw new ConflictError(`Eval run ${run.run_id} is ${run.status}: cancel it first (POST /api/runs/${run.run_id}/control {"action": "cancel"})`, 'RUN_NOT_FINISHED');
+      throw new ConflictError(
+        `Eval run ${run.run_id} is ${run.status}: cancel it first (POST /api/runs/${run.run_id}/control {"action": "cancel"})`,
+        'RUN_NOT_FINISHED',
+      );
     }
     await deps.metadata.runs.discard(run.run_id);
     await deps.audit.record({ ...auditFrom(ctx), action: 'data.deleted', projectId: ctx.state.projectId, target: run.run_id, details: { kind: 'run' } });
@@ -127,7 +141,13 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
     assertStorable(ctx.request.body);
     const body = validate(ApprovalBody, ctx.request.body);
     ctx.status = 202;
-    ctx.body = await service.approve(ctx.state.projectId, ctx.params.id, { case_index: index, trial: body.trial, approved: body.approved, comment: body.comment, by: ctx.state.principal.id });
+    ctx.body = await service.approve(ctx.state.projectId, ctx.params.id, {
+      case_index: index,
+      trial: body.trial,
+      approved: body.approved,
+      comment: body.comment,
+      by: ctx.state.principal.id,
+    });
   });
 
   router.post('/compare', operation('compare runs', 'metadata'), requirePermission('evals:read'), async (ctx) => {

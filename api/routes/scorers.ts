@@ -58,7 +58,13 @@ export function scorersRouter(deps: ApiDeps): Router {
   router.delete('/:id', operation('delete scorer', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const scorer = await scorers.resolve(ctx.state.projectId, ctx.params.id);
     if (!scorer || !(await scorers.delete(ctx.state.projectId, ctx.params.id))) throw scorerNotFound();
-    await deps.audit.record({ ...auditFrom(ctx), action: 'scorer.deleted', projectId: ctx.state.projectId, target: scorer.id, details: { name: scorer.name, endpoint: urlForAudit(scorer.endpoint) } });
+    await deps.audit.record({
+      ...auditFrom(ctx),
+      action: 'scorer.deleted',
+      projectId: ctx.state.projectId,
+      target: scorer.id,
+      details: { name: scorer.name, endpoint: urlForAudit(scorer.endpoint) },
+    });
     ctx.status = 204;
   });
 

@@ -39,8 +39,10 @@ const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
   })
   .superRefine((q, ctx) => {
     // A threshold needs the score it applies to, and the other way round.
-    if (q.score_name !== undefined && q.score_below === undefined) ctx.addIssue({ code: 'custom', path: ['score_below'], message: 'is required with score_name' });
-    if (q.score_below !== undefined && q.score_name === undefined) ctx.addIssue({ code: 'custom', path: ['score_name'], message: 'is required with score_below' });
+    if (q.score_name !== undefined && q.score_below === undefined)
+      ctx.addIssue({ code: 'custom', path: ['score_below'], message: 'is required with score_name' });
+    if (q.score_below !== undefined && q.score_name === undefined)
+      ctx.addIssue({ code: 'custom', path: ['score_name'], message: 'is required with score_below' });
   });
 
 /** GET /api/traces/{id}: a page of the trace's spans, after the span a cursor names. */
@@ -79,7 +81,10 @@ export function tracesRouter(deps: ApiDeps): Router {
   router.get('/:traceId', operation('fetch trace'), requirePermission('traces:read'), async (ctx) => {
     const traceId = ctx.params.traceId;
     const q = validate(TraceQuerySchema, ctx.query);
-    const trace = await deps.analytics.getTrace(ctx.state.projectId, traceId, { limit: q.spans_limit, after: q.spans_cursor && { startMs: q.spans_cursor.startMs, spanId: q.spans_cursor.id } });
+    const trace = await deps.analytics.getTrace(ctx.state.projectId, traceId, {
+      limit: q.spans_limit,
+      after: q.spans_cursor && { startMs: q.spans_cursor.startMs, spanId: q.spans_cursor.id },
+    });
     if (!trace) throw new NotFoundError(`Trace with ID '${traceId}' not found`, 'TRACE_NOT_FOUND');
     // Each generation's conversation, its texts cut as the view cuts input and output.
     ctx.body = { ...trace, spans: trace.spans.map((s) => withLlm(s, SPAN_TEXT_CAP)) };

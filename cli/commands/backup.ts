@@ -27,7 +27,8 @@ function summaryLine(rows: Record<string, number>): string {
 async function backup(io: CliIo, opts: { out: string; json?: boolean }): Promise<void> {
   const { url, apiKey, project } = resolveCredentials(io.env);
   const out = path.resolve(opts.out);
-  if (fs.existsSync(out) && fs.statSync(out).isDirectory()) throw new CliError(`--out names a directory: ${out}`, 'Name the archive file, e.g. --out agent-eval-backup.tar.gz');
+  if (fs.existsSync(out) && fs.statSync(out).isDirectory())
+    throw new CliError(`--out names a directory: ${out}`, 'Name the archive file, e.g. --out agent-eval-backup.tar.gz');
   if (!fs.existsSync(path.dirname(out))) throw new CliError(`No such directory: ${path.dirname(out)}`);
   const headers: Record<string, string> = {};
   if (apiKey) headers['x-api-key'] = apiKey;
@@ -37,7 +38,10 @@ async function backup(io: CliIo, opts: { out: string; json?: boolean }): Promise
     // The archive is a stream of bytes, which the SDK's JSON client does not carry: the one direct call of the CLI.
     res = await fetch(`${url}/api/admin/backup`, { method: 'POST', headers });
   } catch (err) {
-    throw new CliError(`Service unreachable: POST ${url}/api/admin/backup (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message})`, 'Is the service running? Start it with agent-eval serve, or point AGENT_EVAL_URL at it.');
+    throw new CliError(
+      `Service unreachable: POST ${url}/api/admin/backup (${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message})`,
+      'Is the service running? Start it with agent-eval serve, or point AGENT_EVAL_URL at it.',
+    );
   }
   if (!res.ok || !res.body) {
     const text = await res.text();
@@ -73,7 +77,10 @@ async function restore(io: CliIo, file: string, opts: { force?: boolean; json?: 
   const { createLogger } = await import('../../core/logger.js');
   const config = loadConfig(io.env);
   if (config.clickhouseUrl || config.databaseUrl) {
-    throw new CliError('restore is for an embedded install: CLICKHOUSE_URL or DATABASE_URL is set', 'Restore external stores with their own tools (docs/deployment.md, "Backup and restore").');
+    throw new CliError(
+      'restore is for an embedded install: CLICKHOUSE_URL or DATABASE_URL is set',
+      'Restore external stores with their own tools (docs/deployment.md, "Backup and restore").',
+    );
   }
   const { restoreBackup, RestoreRefusedError } = await import('../../core/backup/restore.js');
   // On stderr: stdout carries the result.
@@ -87,9 +94,13 @@ async function restore(io: CliIo, file: string, opts: { force?: boolean; json?: 
   }
   const { manifest } = result;
   const rows = Object.fromEntries([...manifest.clickhouse.tables, ...manifest.postgres.tables].map((t) => [t.name, t.rows]));
-  if (opts.json) return printJson(io, { data_dir: path.resolve(config.dataDir), created_at: manifest.created_at, agent_eval_version: manifest.agent_eval_version, rows });
+  if (opts.json)
+    return printJson(io, { data_dir: path.resolve(config.dataDir), created_at: manifest.created_at, agent_eval_version: manifest.agent_eval_version, rows });
   const c = colorsFor(io.stdout, io.env);
-  println(io.stdout, `${c.green('Restored')} the backup of ${manifest.created_at} (agent-eval ${manifest.agent_eval_version}) into ${path.resolve(config.dataDir)}`);
+  println(
+    io.stdout,
+    `${c.green('Restored')} the backup of ${manifest.created_at} (agent-eval ${manifest.agent_eval_version}) into ${path.resolve(config.dataDir)}`,
+  );
   println(io.stdout, summaryLine(rows));
   println(io.stdout, 'Start the service on it: agent-eval serve');
 }

@@ -28,7 +28,12 @@ async function latestRuns(client: AgentEvalClient, suiteName: string | undefined
  * of its suite is the candidate. Neither: the two newest completed runs of `--suite`, else of
  * the suite of the project's newest completed run.
  */
-async function pickRuns(client: AgentEvalClient, baseline: string | undefined, candidate: string | undefined, suiteName: string | undefined): Promise<[string, string]> {
+async function pickRuns(
+  client: AgentEvalClient,
+  baseline: string | undefined,
+  candidate: string | undefined,
+  suiteName: string | undefined,
+): Promise<[string, string]> {
   if (baseline && candidate) return [baseline, candidate];
   if (baseline) {
     const base = await orRunNotFound(baseline, client.runs.get(baseline));
@@ -76,7 +81,8 @@ function render(c: Colors, cmp: RunComparison, gate: number | undefined): string
         ['Case', 'Baseline', 'Candidate', 'Delta', 'Status'],
         cmp.cases.map((k) => {
           const d = k.delta < 0 ? c.red(delta(k.delta)) : k.delta > 0 ? c.green(delta(k.delta)) : delta(k.delta);
-          const st = k.baseline_status === k.candidate_status ? status(c, k.candidate_status) : `${status(c, k.baseline_status)} -> ${status(c, k.candidate_status)}`;
+          const st =
+            k.baseline_status === k.candidate_status ? status(c, k.candidate_status) : `${status(c, k.baseline_status)} -> ${status(c, k.candidate_status)}`;
           return [k.case_name, score(k.baseline_score), score(k.candidate_score), d, st];
         }),
       ),
@@ -85,17 +91,25 @@ function render(c: Colors, cmp: RunComparison, gate: number | undefined): string
   const changes = (title: string, list: RunComparison['regressions'], paint: (s: string) => string) => {
     if (!list.length) return;
     lines.push(paint(`${title} (${list.length}):`));
-    for (const r of list) lines.push(`  ${short(r.case_name, 50)} / ${r.scorer}: ${score(r.baseline_score)} -> ${score(r.candidate_score)} (${delta(r.delta)})`);
+    for (const r of list)
+      lines.push(`  ${short(r.case_name, 50)} / ${r.scorer}: ${score(r.baseline_score)} -> ${score(r.candidate_score)} (${delta(r.delta)})`);
   };
   changes('Regressions', cmp.regressions, c.red);
   changes('Improvements', cmp.improvements, c.green);
-  for (const [title, names] of [['Only in baseline', cmp.only_in_baseline], ['Only in candidate', cmp.only_in_candidate]] as const) {
+  for (const [title, names] of [
+    ['Only in baseline', cmp.only_in_baseline],
+    ['Only in candidate', cmp.only_in_candidate],
+  ] as const) {
     if (names.length) lines.push(c.yellow(`${title}: ${names.map((n) => short(n, 40)).join(', ')}`));
   }
   lines.push(`Overall delta ${delta(cmp.overall_delta)}; ${cmp.unchanged_count} scores unchanged within ${formatThreshold(cmp.threshold)}`);
   if (cmp.significance?.note) lines.push(c.dim(`Significance: ${cmp.significance.note}`));
   if (gate !== undefined) {
-    lines.push(cmp.passed ? c.green(c.bold('PASSED')) : `${c.red(c.bold('FAILED'))}: ${cmp.regressions.length} regression${cmp.regressions.length === 1 ? '' : 's'} beyond ${formatThreshold(gate)}`);
+    lines.push(
+      cmp.passed
+        ? c.green(c.bold('PASSED'))
+        : `${c.red(c.bold('FAILED'))}: ${cmp.regressions.length} regression${cmp.regressions.length === 1 ? '' : 's'} beyond ${formatThreshold(gate)}`,
+    );
   }
   return lines.join('\n');
 }

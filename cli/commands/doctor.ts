@@ -46,7 +46,12 @@ async function dataDirCheck(config: Config): Promise<Check> {
   const result = await createDataDirCheck(config.dataDir).check();
   return result.ok
     ? { name: 'data dir', state: 'ready', detail: `${config.dataDir} is writable` }
-    : { name: 'data dir', state: 'missing', detail: result.reason ?? 'not writable', fix: 'free space there or set AGENT_EVAL_DATA_DIR to a writable directory' };
+    : {
+        name: 'data dir',
+        state: 'missing',
+        detail: result.reason ?? 'not writable',
+        fix: 'free space there or set AGENT_EVAL_DATA_DIR to a writable directory',
+      };
 }
 
 async function storeCheck(name: string, url: string | undefined, defaultPort: number, embedded: string, setting: string): Promise<Check> {
@@ -65,7 +70,12 @@ async function engineCheck(config: Config, env: CliIo['env']): Promise<Check> {
     const { host, port } = hostPort(temporal.address, 7233);
     return (await reachable(host, port))
       ? { name, state: 'ready', detail: `TEMPORAL_ADDRESS ${temporal.address} answers` }
-      : { name, state: 'missing', detail: `TEMPORAL_ADDRESS ${temporal.address} does not answer`, fix: 'start the Temporal server, or unset TEMPORAL_ADDRESS for the embedded dev server' };
+      : {
+          name,
+          state: 'missing',
+          detail: `TEMPORAL_ADDRESS ${temporal.address} does not answer`,
+          fix: 'start the Temporal server, or unset TEMPORAL_ADDRESS for the embedded dev server',
+        };
   }
   const found = locateTemporalCli({ cliPath: temporal.cliPath, cacheDir: config.cacheDir, pathEnv: env.PATH });
   if (found.path) return { name, state: 'ready', detail: `embedded dev server, Temporal CLI from ${found.source}: ${found.path}` };
@@ -73,10 +83,15 @@ async function engineCheck(config: Config, env: CliIo['env']): Promise<Check> {
   const platform = releasePlatform();
   const sha = expectedSha256(temporal.sha256, platform);
   const ways: string[] = [];
-  if (temporal.downloadUrl !== 'none' && platform && sha) ways.push(`downloaded from ${releaseArchiveUrl(temporal.downloadUrl, platform)} (SHA-256 checked, about a minute)`);
+  if (temporal.downloadUrl !== 'none' && platform && sha)
+    ways.push(`downloaded from ${releaseArchiveUrl(temporal.downloadUrl, platform)} (SHA-256 checked, about a minute)`);
   if (onPath('go', env.PATH)) ways.push(`built with go install (${TEMPORAL_CLI_VERSION}, 6-11 minutes)`);
   if (ways.length > 0) {
-    return { name, state: 'later', detail: `Temporal CLI ${found.source}; the service prepares it in the background at start: ${ways.join(', else ')}. Tracing works meanwhile.` };
+    return {
+      name,
+      state: 'later',
+      detail: `Temporal CLI ${found.source}; the service prepares it in the background at start: ${ways.join(', else ')}. Tracing works meanwhile.`,
+    };
   }
   return { name, state: 'missing', detail: `Temporal CLI ${found.source}; no release download for this platform and no Go`, fix: ENGINE_FIX };
 }
@@ -93,10 +108,19 @@ async function serviceCheck(url: string): Promise<Check> {
   try {
     const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(3_000) });
     const body = (await res.json()) as { status?: string; services?: Record<string, string>; reasons?: Record<string, string> };
-    const services = Object.entries(body.services ?? {}).map(([k, v]) => `${k} ${v}`).join(', ');
-    const reasons = Object.entries(body.reasons ?? {}).map(([k, v]) => `${k}: ${v}`).join('; ');
+    const services = Object.entries(body.services ?? {})
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    const reasons = Object.entries(body.reasons ?? {})
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('; ');
     const state: CheckState = body.status === 'healthy' ? 'ready' : 'missing';
-    return { name, state, detail: `${url} is ${body.status ?? res.status} (${services})${reasons ? ` — ${reasons}` : ''}`, fix: state === 'ready' ? undefined : 'see the reasons above and the service log' };
+    return {
+      name,
+      state,
+      detail: `${url} is ${body.status ?? res.status} (${services})${reasons ? ` — ${reasons}` : ''}`,
+      fix: state === 'ready' ? undefined : 'see the reasons above and the service log',
+    };
   } catch (err) {
     return { name, state: 'later', detail: `none answers at ${url} (${errorMessage(err)}); start it with npm start or agent-eval serve` };
   }
@@ -104,7 +128,12 @@ async function serviceCheck(url: string): Promise<Check> {
 
 async function doctor(io: CliIo, opts: { json?: boolean; url?: string }): Promise<void> {
   const checks: Check[] = [];
-  checks.push({ name: 'node', state: Number(process.versions.node.split('.')[0]) >= 20 ? 'ready' : 'missing', detail: `Node.js ${process.versions.node}`, fix: 'install Node.js 20 or newer' });
+  checks.push({
+    name: 'node',
+    state: Number(process.versions.node.split('.')[0]) >= 20 ? 'ready' : 'missing',
+    detail: `Node.js ${process.versions.node}`,
+    fix: 'install Node.js 20 or newer',
+  });
   let config: Config | undefined;
   try {
     config = loadConfig(io.env);

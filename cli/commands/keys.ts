@@ -16,7 +16,8 @@ async function projectOf(client: AgentEvalClient, opts: ProjectOption): Promise<
   try {
     return await client.projectId(opts.project);
   } catch (err) {
-    if (err instanceof AgentEvalError && !(err instanceof ServiceApiError)) throw new CliError(err.message.replace('set project or AGENT_EVAL_PROJECT', 'use --project'));
+    if (err instanceof AgentEvalError && !(err instanceof ServiceApiError))
+      throw new CliError(err.message.replace('set project or AGENT_EVAL_PROJECT', 'use --project'));
     throw err;
   }
 }
@@ -57,7 +58,8 @@ async function revoke(io: CliIo, keyId: string, opts: ProjectOption): Promise<vo
   try {
     await client.keys.revoke(keyId, project);
   } catch (err) {
-    if (isNotFound(err)) throw new CliError(`Failed to revoke key: ${keyId}`, `Project ${project} has no live key with this id (agent-eval keys list shows them).`);
+    if (isNotFound(err))
+      throw new CliError(`Failed to revoke key: ${keyId}`, `Project ${project} has no live key with this id (agent-eval keys list shows them).`);
     throw err;
   }
   if (opts.json) return printJson(io, { id: keyId, project_id: project, revoked: true });

@@ -70,7 +70,10 @@ async function login(io: CliIo, opts: LoginOptions): Promise<void> {
       projectName = mine ? `${mine.name} (${mine.id})` : undefined;
     } catch (err) {
       if (err instanceof ServiceApiError && err.status === 401) throw new CliError('Not authenticated', `${url} refused this API key; nothing was saved.`);
-      throw new CliError(`Failed to verify credentials: ${err instanceof Error ? err.message : String(err)}`, 'Nothing was saved. Use --no-verify to save without checking.');
+      throw new CliError(
+        `Failed to verify credentials: ${err instanceof Error ? err.message : String(err)}`,
+        'Nothing was saved. Use --no-verify to save without checking.',
+      );
     }
   }
   const config: ConfigFile = { url, api_key: apiKey, ...(project ? { project } : {}) };

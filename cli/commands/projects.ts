@@ -9,12 +9,24 @@ async function list(io: CliIo, opts: { json?: boolean }): Promise<void> {
   if (opts.json) return printJson(io, answer);
   const c = colorsFor(io.stdout, io.env);
   if (answer.projects.length === 0) return println(io.stdout, c.yellow('No projects found'));
-  println(io.stdout, table(c, ['Id', 'Name', 'Default', 'Created'], answer.projects.map((p) => [p.id, p.name, p.is_default ? 'yes' : '', time(p.created_at)])));
+  println(
+    io.stdout,
+    table(
+      c,
+      ['Id', 'Name', 'Default', 'Created'],
+      answer.projects.map((p) => [p.id, p.name, p.is_default ? 'yes' : '', time(p.created_at)]),
+    ),
+  );
 }
 
 async function create(io: CliIo, name: string, opts: { id?: string; keyName?: string; env?: string; json?: boolean }): Promise<void> {
   const client = connect(io);
-  const project = await client.projects.create({ name, ...(opts.id ? { id: opts.id } : {}), ...(opts.keyName ? { key_name: opts.keyName } : {}), ...(opts.env ? { env: opts.env } : {}) });
+  const project = await client.projects.create({
+    name,
+    ...(opts.id ? { id: opts.id } : {}),
+    ...(opts.keyName ? { key_name: opts.keyName } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+  });
   if (opts.json) return printJson(io, project);
   const c = colorsFor(io.stdout, io.env);
   println(io.stdout, `${c.green('Created')} project ${project.name} (${project.id})`);

@@ -67,14 +67,25 @@ async function moduleAgent(spec: string): Promise<LocalAgent> {
   }
   const name = exportName ?? (typeof mod.default === 'function' ? 'default' : 'agent');
   const fn = mod[name];
-  if (typeof fn !== 'function') throw new CliError(`Failed to load agent: ${file} has no function export '${name}'`, 'Use --agent <file>:<export>, or export the agent function as default.');
+  if (typeof fn !== 'function')
+    throw new CliError(
+      `Failed to load agent: ${file} has no function export '${name}'`,
+      'Use --agent <file>:<export>, or export the agent function as default.',
+    );
   return { fn: fn as AgentFunction, name: `${path.basename(file)}${name === 'default' ? '' : `:${name}`}` };
 }
 
 /** An HTTP agent called as the service's workers call it (docs/evals.md, "Agent protocol"), once per case trial, no retries. */
 async function endpointAgent(client: AgentEvalClient, endpoint: string, agentVersion: string): Promise<LocalAgent> {
   const fn: AgentFunction = async (input, ctx) => {
-    const body = { input, case: { name: ctx.case.name, expected: ctx.case.expected }, run_id: ctx.runId, agent_version: agentVersion, trace_id: ctx.traceparent.split('-')[1], trial: ctx.trial };
+    const body = {
+      input,
+      case: { name: ctx.case.name, expected: ctx.case.expected },
+      run_id: ctx.runId,
+      agent_version: agentVersion,
+      trace_id: ctx.traceparent.split('-')[1],
+      trial: ctx.trial,
+    };
     // The SDK's own time-out aborts the signal; this bound is only a backstop. The global fetch:
     // the user's machine calls the user's agent, where the service's egress policy has no say.
     const { reply: answer } = await callAgent({ endpoint, headers: {} }, body, { timeoutMs: 300_000, traceparent: ctx.traceparent, signal: ctx.signal, fetch });
@@ -120,7 +131,13 @@ export async function runLocal(io: CliIo, suiteArg: string, opts: RunOptions): P
       onProgress: (p) => display.update({ status: 'running', completed: p.completed, total: p.total, passed: p.passed, failed: p.failed }),
     });
     const s = result.summary;
-    display.update({ status: result.run?.status ?? 'completed', completed: result.outcomes.length, total: result.outcomes.length, passed: s.passed, failed: s.failed });
+    display.update({
+      status: result.run?.status ?? 'completed',
+      completed: result.outcomes.length,
+      total: result.outcomes.length,
+      passed: s.passed,
+      failed: s.failed,
+    });
   } finally {
     process.removeListener('SIGINT', onInterrupt);
     display.stop();

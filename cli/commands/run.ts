@@ -53,19 +53,31 @@ async function startManagedRun(io: CliIo, suiteArg: string, opts: RunOptions): P
   let created: RunView;
   try {
     // One Idempotency-Key per command: a request whose answer was lost is sent again and starts no second run.
-    created = await client.runs.createFromSuite({
-      suite_name: suite.name,
-      suite_version: suite.version,
-      agent_version: opts.agentVersion,
-      ...(agentId ? { agent_id: agentId } : {}),
-      config: { parallel: concurrency !== undefined, ...(concurrency ? { concurrency } : {}), ...(timeoutMs ? { timeout_ms: timeoutMs } : {}), ...(repetitions ? { repetitions } : {}) },
-    }, { idempotencyKey: randomUUID() });
+    created = await client.runs.createFromSuite(
+      {
+        suite_name: suite.name,
+        suite_version: suite.version,
+        agent_version: opts.agentVersion,
+        ...(agentId ? { agent_id: agentId } : {}),
+        config: {
+          parallel: concurrency !== undefined,
+          ...(concurrency ? { concurrency } : {}),
+          ...(timeoutMs ? { timeout_ms: timeoutMs } : {}),
+          ...(repetitions ? { repetitions } : {}),
+        },
+      },
+      { idempotencyKey: randomUUID() },
+    );
   } catch (err) {
     if (err instanceof ServiceApiError && err.code === 'SUITE_NOT_FOUND') throw new CliError(`Suite not found: ${suite.name}`);
-    if (err instanceof ServiceApiError && err.code === 'AGENT_REQUIRED') throw new CliError(err.message, 'Name the agent with --agent <endpoint or agent name>, or with agent: in the suite file.');
+    if (err instanceof ServiceApiError && err.code === 'AGENT_REQUIRED')
+      throw new CliError(err.message, 'Name the agent with --agent <endpoint or agent name>, or with agent: in the suite file.');
     throw err;
   }
-  println(info, `${c.bold('Run')} ${created.run_id}: suite ${suite.name} v${suite.version} (${suite.note}), agent ${created.agent_name}, version ${created.agent_version}`);
+  println(
+    info,
+    `${c.bold('Run')} ${created.run_id}: suite ${suite.name} v${suite.version} (${suite.note}), agent ${created.agent_name}, version ${created.agent_version}`,
+  );
   await watchRun(io, client, created.run_id, { pollMs, label: suite.name });
   const [run, { results }] = await Promise.all([client.runs.get(created.run_id), client.runs.results(created.run_id)]);
   reportRun(io, run, results, minScore, opts.json);
@@ -76,10 +88,13 @@ export function registerRun(program: Command, io: CliIo): void {
     .command('run')
     .description('run a suite against an agent, show its progress and results; exit 1 if any case fails')
     .argument('<suite>', 'a suite file (.yaml/.yml), pushed first; or the name of a stored suite')
-    .option('--agent <endpoint>', 'the agent: an http(s) endpoint (registered when new) or a registered agent name or id; with --local, a module file[:export] or an endpoint (default: the suite\'s agent)')
+    .option(
+      '--agent <endpoint>',
+      "the agent: an http(s) endpoint (registered when new) or a registered agent name or id; with --local, a module file[:export] or an endpoint (default: the suite's agent)",
+    )
     .option('--agent-version <version>', 'version label of the agent under test, e.g. a commit SHA', 'unversioned')
-    .option('--min-score <score>', 'also fail when the run\'s average score is below this (0..1 or a percentage)')
-    .option('--local', 'run the agent here, not from the service\'s workers, and upload the results (SDK evaluate())')
+    .option('--min-score <score>', "also fail when the run's average score is below this (0..1 or a percentage)")
+    .option('--local', "run the agent here, not from the service's workers, and upload the results (SDK evaluate())")
     .option('--concurrency <n>', 'cases run at once (default: one at a time)')
     .option('--timeout-ms <ms>', 'time-out of one agent call, 1-300000 ms')
     .option('--repetitions <n>', 'trials per case, 1-100')

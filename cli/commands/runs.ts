@@ -71,7 +71,7 @@ export function registerRuns(program: Command, io: CliIo): void {
 
   runs
     .command('list', { isDefault: true })
-    .description('the project\'s runs, newest first')
+    .description("the project's runs, newest first")
     .option('--suite <name>', 'only runs of this suite')
     .option('--status <status>', `only runs with this status (${RUN_STATUSES.join(', ')})`)
     .option('--agent <name or id>', 'only runs of this agent')
@@ -89,7 +89,7 @@ export function registerRuns(program: Command, io: CliIo): void {
 
   runs
     .command('results')
-    .description('a run\'s case results')
+    .description("a run's case results")
     .argument('<run_id>')
     .option('--failed-only', 'only failed cases')
     .option('--json', 'print the results as JSON')

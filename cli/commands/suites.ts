@@ -70,7 +70,14 @@ async function show(io: CliIo, nameOrId: string, opts: { suiteVersion?: string; 
       ['Updated', time(suite.version_created_at)],
     ]),
   );
-  println(io.stdout, table(c, ['Case', 'Input', 'Scorers'], def.cases.map((k) => [k.name, short(k.input, 50), (k.scorers ?? def.defaultScorers).map((s) => s.name).join(', ')])));
+  println(
+    io.stdout,
+    table(
+      c,
+      ['Case', 'Input', 'Scorers'],
+      def.cases.map((k) => [k.name, short(k.input, 50), (k.scorers ?? def.defaultScorers).map((s) => s.name).join(', ')]),
+    ),
+  );
 }
 
 export function registerSuites(program: Command, io: CliIo): void {
@@ -85,14 +92,14 @@ export function registerSuites(program: Command, io: CliIo): void {
 
   suites
     .command('validate')
-    .description('check a suite file with the service\'s parser and schema, without sending it')
+    .description("check a suite file with the service's parser and schema, without sending it")
     .argument('<file>', 'a suite file (.yaml/.yml)')
     .option('--json', 'print the checked definition (defaults filled in) as JSON')
     .action(action(io, (file: string, opts: { json?: boolean }) => validate(io, file, opts)));
 
   suites
     .command('list', { isDefault: true })
-    .description('the project\'s suites, newest first')
+    .description("the project's suites, newest first")
     .option('--name <text>', 'only suites whose name contains this')
     .option('--limit <n>', 'most suites to show, 1-1000', '50')
     .option('--json', 'print the answer as JSON')
@@ -100,7 +107,7 @@ export function registerSuites(program: Command, io: CliIo): void {
 
   suites
     .command('show')
-    .description('a suite\'s definition (latest version, or --suite-version)')
+    .description("a suite's definition (latest version, or --suite-version)")
     .argument('<name or id>')
     .option('--suite-version <n>', 'a version of the suite (default: the latest)')
     .option('--json', 'print the suite as JSON')

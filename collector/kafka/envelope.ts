@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import type { IHeaders, KafkaMessage } from 'kafkajs';
-import {
-  COMPONENT_TYPES,
-  CONVENTIONS,
-  SPAN_TYPES,
-  type RowBatch,
-  type SpanRecord,
-  type TraceHeader,
-} from '../../core/model/span.js';
+import { COMPONENT_TYPES, CONVENTIONS, SPAN_TYPES, type RowBatch, type SpanRecord, type TraceHeader } from '../../core/model/span.js';
 import { spanRowCodec as codec } from '../../core/store/clickhouse/row-codec.js';
 
 /**

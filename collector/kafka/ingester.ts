@@ -151,7 +151,10 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
       // A dead letter that cannot be produced must not be committed past: retry whatever the error.
       const outcome = await retrying(ctl, 'dead-letter publish', () => deadLetters.publish(source, letters), true);
       if (outcome.kind !== 'ok') return false;
-      log.warn({ partition: batch.partition, offsets: letters.map((l) => l.message.offset), reasons: letters.map((l) => l.reason) }, 'messages sent to the dead-letter topic');
+      log.warn(
+        { partition: batch.partition, offsets: letters.map((l) => l.message.offset), reasons: letters.map((l) => l.reason) },
+        'messages sent to the dead-letter topic',
+      );
     }
     return true;
   }
@@ -215,10 +218,7 @@ export async function startIngester(opts: IngesterOptions): Promise<Ingester> {
       return stopped;
     },
     async lag() {
-      const [ends, committed] = await Promise.all([
-        admin.fetchTopicOffsets(opts.topic),
-        admin.fetchOffsets({ groupId: opts.groupId, topics: [opts.topic] }),
-      ]);
+      const [ends, committed] = await Promise.all([admin.fetchTopicOffsets(opts.topic), admin.fetchOffsets({ groupId: opts.groupId, topics: [opts.topic] })]);
       const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
       let lag = 0n;
       for (const p of ends) {
@@ -239,4 +239,3 @@ function decode(message: KafkaMessage): Decoded {
     return { message, reason: err instanceof EnvelopeError ? err.reason : `undecodable: ${errorMessage(err)}` };
   }
 }
-

@@ -40,7 +40,10 @@ async function allowMessages(admin: Admin, topic: string, bytes: string, logger:
   const overrides = entries
     .filter((e) => !e.isDefault && Number(e.configSource) === TOPIC_OVERRIDE && e.configName !== 'max.message.bytes' && !e.isSensitive)
     .map((e) => ({ name: e.configName, value: e.configValue }));
-  await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [...overrides, { name: 'max.message.bytes', value: bytes }] }] });
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [...overrides, { name: 'max.message.bytes', value: bytes }] }],
+  });
   logger.info({ topic, from: current, to: bytes }, 'raised the spans topic max.message.bytes to the largest message the collector produces');
 }
 
@@ -87,4 +90,3 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<void> {
     await admin.disconnect();
   }
 }
-

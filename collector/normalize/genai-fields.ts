@@ -51,7 +51,9 @@ function eventBody(e: RawSpanEvent): Record<string, unknown> {
 
 /** True when the span has any GenAI content event (per-message, choice, or 1.26 content events). */
 export function hasGenaiEvents(raw: RawSpan): boolean {
-  return eventsOf(raw).some((e) => MESSAGE_EVENT.test(e.name) || e.name === 'gen_ai.choice' || e.name.startsWith('gen_ai.content.') || e.name === DETAILS_EVENT);
+  return eventsOf(raw).some(
+    (e) => MESSAGE_EVENT.test(e.name) || e.name === 'gen_ai.choice' || e.name.startsWith('gen_ai.content.') || e.name === DETAILS_EVENT,
+  );
 }
 
 /** `gen_ai.system_instructions` joined in front of the input messages, as the model saw them. */

@@ -111,7 +111,6 @@ export function withTotal(input: number | null, output: number | null, total: nu
   return { input, output };
 }
 
-
 /** Lower-cased string value, or null. */
 export function lowerOf(v: unknown): string | null {
   return typeof v === 'string' && v !== '' ? v.trim().toLowerCase() : null;

@@ -5,11 +5,7 @@ import { packagePath } from '../../core/os/package-files.js';
 /** The repo's `proto/` directory, resolved from this module so it works from any cwd. */
 export const PROTO_DIR = packagePath('proto/');
 
-const FILES = [
-  'opentelemetry/proto/collector/trace/v1/trace_service.proto',
-  'google/rpc/status.proto',
-  'google/rpc/error_details.proto',
-];
+const FILES = ['opentelemetry/proto/collector/trace/v1/trace_service.proto', 'google/rpc/status.proto', 'google/rpc/error_details.proto'];
 
 /** The protobufjs types the receivers encode and decode. */
 export interface OtlpTypes {

@@ -21,9 +21,7 @@ export interface PartialSuccess {
  */
 export function partialSuccessOf(outcome: IngestOutcome): PartialSuccess | undefined {
   if (outcome.kind !== 'partial' || outcome.rejected.length === 0) return undefined;
-  const listed = outcome.rejected
-    .slice(0, MAX_LISTED_REASONS)
-    .map((r) => `spans[${r.index}]${r.spanId ? ` (span_id ${r.spanId})` : ''}: ${r.reason}`);
+  const listed = outcome.rejected.slice(0, MAX_LISTED_REASONS).map((r) => `spans[${r.index}]${r.spanId ? ` (span_id ${r.spanId})` : ''}: ${r.reason}`);
   const more = outcome.rejected.length - listed.length;
   const tail = more > 0 ? `; and ${more} more` : '';
   return {

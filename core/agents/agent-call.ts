@@ -77,7 +77,10 @@ export async function callAgent(target: AgentTarget, body: unknown, opts: AgentC
   } catch (err) {
     if (err instanceof EgressRefusedError) throw new AgentCallError(`agent endpoint refused by the egress policy: ${err.reason}`, false);
     const timedOut = (err as { name?: string }).name === 'TimeoutError';
-    throw new AgentCallError(timedOut ? `agent did not answer within ${opts.timeoutMs} ms` : `agent unreachable: ${errorMessage((err as { cause?: unknown }).cause ?? err)}`, true);
+    throw new AgentCallError(
+      timedOut ? `agent did not answer within ${opts.timeoutMs} ms` : `agent unreachable: ${errorMessage((err as { cause?: unknown }).cause ?? err)}`,
+      true,
+    );
   }
   if (isRedirect(res.status)) {
     await res.body?.cancel().catch(() => undefined);

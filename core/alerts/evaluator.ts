@@ -57,7 +57,16 @@ function notification(rule: ClaimedRule, state: AlertState, event: { id: string;
   return {
     event: event.kind,
     event_id: event.id,
-    rule: { id: rule.id, name: rule.name, metric: rule.metric, filter: rule.filter, operator: rule.operator, threshold: rule.threshold, severity: rule.severity, state },
+    rule: {
+      id: rule.id,
+      name: rule.name,
+      metric: rule.metric,
+      filter: rule.filter,
+      operator: rule.operator,
+      threshold: rule.threshold,
+      severity: rule.severity,
+      state,
+    },
     value: m.value,
     threshold: rule.threshold,
     window: { seconds: rule.window_seconds, from: m.window.from.toISOString(), to: m.window.to.toISOString() },
@@ -89,11 +98,22 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
       const id = randomUUID();
       return {
         state: next.state,
-        event: { id, kind: next.event, value: m.value, threshold: rule.threshold, at, webhook_url: rule.webhook_url, payload: notification(rule, next.state, { id, kind: next.event }, m, at) },
+        event: {
+          id,
+          kind: next.event,
+          value: m.value,
+          threshold: rule.threshold,
+          at,
+          webhook_url: rule.webhook_url,
+          payload: notification(rule, next.state, { id, kind: next.event }, m, at),
+        },
       };
     });
     if (committed?.event) {
-      logger.info({ rule_id: rule.id, project_id: rule.project_id, event: committed.event.kind, value: m.value, threshold: rule.threshold }, 'alert rule changed state');
+      logger.info(
+        { rule_id: rule.id, project_id: rule.project_id, event: committed.event.kind, value: m.value, threshold: rule.threshold },
+        'alert rule changed state',
+      );
     }
   }
 
@@ -104,8 +124,16 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
       return;
     }
     const last = result.final === true || d.attempt >= deps.webhook.maxAttempts;
-    logger.warn({ event_id: d.id, rule_id: d.rule_id, project_id: d.project_id, attempt: d.attempt, error: result.error }, last ? 'alert notification failed; giving up' : 'alert notification failed; will retry');
-    await store.recordDelivery(d, last ? { status: 'failed', error: result.error } : { status: 'retrying', error: result.error, retryInMs: retryDelayMs(d.attempt, deps.webhook.backoffMs) });
+    logger.warn(
+      { event_id: d.id, rule_id: d.rule_id, project_id: d.project_id, attempt: d.attempt, error: result.error },
+      last ? 'alert notification failed; giving up' : 'alert notification failed; will retry',
+    );
+    await store.recordDelivery(
+      d,
+      last
+        ? { status: 'failed', error: result.error }
+        : { status: 'retrying', error: result.error, retryInMs: retryDelayMs(d.attempt, deps.webhook.backoffMs) },
+    );
   }
 
   async function startDeliveries(): Promise<void> {

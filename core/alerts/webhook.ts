@@ -56,7 +56,10 @@ export async function postNotification(url: string, notification: AlertNotificat
     const name = (err as { name?: unknown } | null)?.name;
     if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, error: `no answer within ${timeoutMs} ms` };
     const cause = (err as { cause?: unknown } | null)?.cause;
-    return { ok: false, error: pgSafeText((cause === undefined ? errorMessage(err) : `${errorMessage(err)}: ${errorMessage(cause)}`).slice(0, MAX_ERROR_CHARS)) };
+    return {
+      ok: false,
+      error: pgSafeText((cause === undefined ? errorMessage(err) : `${errorMessage(err)}: ${errorMessage(cause)}`).slice(0, MAX_ERROR_CHARS)),
+    };
   }
 }
 

@@ -100,7 +100,10 @@ const MAX_DEPTH = 8;
 
 /** Text PostgreSQL can store: well-formed, no control characters, bounded. */
 function cleanText(text: string, max = MAX_TEXT): string {
-  return text.toWellFormed().replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, max);
+  return text
+    .toWellFormed()
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .slice(0, max);
 }
 
 function cleanValue(value: unknown, depth: number): unknown {

@@ -123,7 +123,10 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
   function report(kind: ThrottleKind, subject: string, c: Counter): void {
     if (c.reported || c.known + c.syncing + c.pending < limitOf(kind)) return;
     c.reported = true;
-    logger.warn({ kind, subject, failures: c.known + c.syncing + c.pending }, `failed authentication throttled for this ${kind === 'address' ? 'address' : 'key prefix'}`);
+    logger.warn(
+      { kind, subject, failures: c.known + c.syncing + c.pending },
+      `failed authentication throttled for this ${kind === 'address' ? 'address' : 'key prefix'}`,
+    );
     opts.onThrottled?.(kind, subject, c.known + c.syncing + c.pending);
   }
 

@@ -200,7 +200,12 @@ export function createAuthenticator(opts: AuthOptions): Authenticator {
     if (!claims.success) throw new UnauthorizedError(`Token claims invalid: ${claims.error.issues[0].message}`);
     const { sub, role, project_id, projects, server_admin, name } = claims.data;
     const allowed = projects ?? [project_id!];
-    return { principal: { kind: 'jwt', id: sub, name, serverAdmin: server_admin === true }, projectId: projectFor(named, allowed), permissions: ROLE_PERMISSIONS[role], reach: allowed };
+    return {
+      principal: { kind: 'jwt', id: sub, name, serverAdmin: server_admin === true },
+      projectId: projectFor(named, allowed),
+      permissions: ROLE_PERMISSIONS[role],
+      reach: allowed,
+    };
   }
 
   function byCredentials(headers: HeaderBag, named: string | undefined, ingest: boolean): Promise<AuthContext> {

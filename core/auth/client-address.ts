@@ -29,8 +29,15 @@ export function clientAddress(peer: string | undefined, headers: HeaderBag, trus
 
 /** `::ffff:1.2.3.4` as `1.2.3.4`, IPv6 as its /64 (`2001:db8:1:2::/64`); text that is no address as it is, bounded. */
 export function normalizeAddress(raw: string): string {
-  const bare = raw.trim().replace(/^\[(.*)\](?::\d+)?$/, '$1').split('%')[0];
-  if (!ipaddr.isValid(bare)) return raw.trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 64);
+  const bare = raw
+    .trim()
+    .replace(/^\[(.*)\](?::\d+)?$/, '$1')
+    .split('%')[0];
+  if (!ipaddr.isValid(bare))
+    return raw
+      .trim()
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+      .slice(0, 64);
   const addr = ipaddr.process(bare);
   if (addr.kind() === 'ipv4') return addr.toString();
   const parts = (addr as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4);

@@ -31,14 +31,23 @@ export function isLoopbackHttpUrl(url: URL): boolean {
  * callback route.
  */
 export function oidcConfig(e: ConfigEnv): OidcConfig | undefined {
-  const required = { OIDC_ISSUER: e.OIDC_ISSUER, OIDC_CLIENT_ID: e.OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET, OIDC_REDIRECT_URL: e.OIDC_REDIRECT_URL };
-  const missing = Object.entries(required).filter(([, v]) => v === undefined).map(([k]) => k);
+  const required = {
+    OIDC_ISSUER: e.OIDC_ISSUER,
+    OIDC_CLIENT_ID: e.OIDC_CLIENT_ID,
+    OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET,
+    OIDC_REDIRECT_URL: e.OIDC_REDIRECT_URL,
+  };
+  const missing = Object.entries(required)
+    .filter(([, v]) => v === undefined)
+    .map(([k]) => k);
   if (missing.length === 4) return undefined;
   const problems = missing.map((k) => `  ${k}: required when any OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET or OIDC_REDIRECT_URL is set`);
-  if (e.OIDC_ISSUER && !e.OIDC_ISSUER.startsWith('https:') && !isLoopbackHttpUrl(new URL(e.OIDC_ISSUER))) problems.push('  OIDC_ISSUER: must be https (plain http only for a provider on loopback)');
+  if (e.OIDC_ISSUER && !e.OIDC_ISSUER.startsWith('https:') && !isLoopbackHttpUrl(new URL(e.OIDC_ISSUER)))
+    problems.push('  OIDC_ISSUER: must be https (plain http only for a provider on loopback)');
   if (e.OIDC_REDIRECT_URL) {
     const redirect = new URL(e.OIDC_REDIRECT_URL);
-    if (redirect.pathname !== OIDC_CALLBACK_PATH) problems.push(`  OIDC_REDIRECT_URL: must be this service's ${OIDC_CALLBACK_PATH} (e.g. https://evals.example.com${OIDC_CALLBACK_PATH})`);
+    if (redirect.pathname !== OIDC_CALLBACK_PATH)
+      problems.push(`  OIDC_REDIRECT_URL: must be this service's ${OIDC_CALLBACK_PATH} (e.g. https://evals.example.com${OIDC_CALLBACK_PATH})`);
     if (redirect.protocol !== 'https:' && !isLoopbackHttpUrl(redirect)) problems.push('  OIDC_REDIRECT_URL: must be https (plain http only on loopback)');
   }
   if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);

@@ -106,7 +106,11 @@ export function createOidcClient(settings: OidcSettings, timeoutSeconds = 10): O
       const config = await configuration();
       const params = new URLSearchParams(callbackQuery);
       const providerError = params.get('error');
-      if (providerError) throw new OidcError('denied', `the provider refused the sign-in: ${providerError}${params.get('error_description') ? ` (${params.get('error_description')!.slice(0, 200)})` : ''}`);
+      if (providerError)
+        throw new OidcError(
+          'denied',
+          `the provider refused the sign-in: ${providerError}${params.get('error_description') ? ` (${params.get('error_description')!.slice(0, 200)})` : ''}`,
+        );
       if (params.get('state') !== attempt.state) throw new OidcError('expired', 'the sign-in attempt does not match this browser (state): start again');
       // The callback URL as the provider was told it (OIDC_REDIRECT_URL), with the answer's parameters.
       const current = new URL(settings.redirectUrl);

@@ -90,7 +90,11 @@ export function createProjectStates(store: Pick<ProjectAdminStore, 'status'>, tt
         throw new ForbiddenError(`project ${projectId} is deleted`, 'This project no longer exists; use a credential of another project', 'PROJECT_DELETED');
       }
       if (status === 'archived' && access === 'write') {
-        throw new ForbiddenError(`project ${projectId} is archived: it is read-only`, 'A server admin can unarchive it: POST /api/admin/projects/{id}/unarchive', 'PROJECT_ARCHIVED');
+        throw new ForbiddenError(
+          `project ${projectId} is archived: it is read-only`,
+          'A server admin can unarchive it: POST /api/admin/projects/{id}/unarchive',
+          'PROJECT_ARCHIVED',
+        );
       }
     },
     forget(projectId) {

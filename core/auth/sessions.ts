@@ -93,7 +93,11 @@ function principalOf(stored: StoredSession): Principal {
 /** The auth context of a session for the project a request names (the rules of keys and tokens). */
 function contextOf(principal: Principal, roles: ReadonlyMap<string, Role> | null, named: string | undefined): AuthContext {
   if (roles === null) {
-    if (named === undefined) throw new ForbiddenError('Workspace context required for this operation (provide the workspace header or query parameter)', 'Provide the x-project-id header or the project_id query parameter');
+    if (named === undefined)
+      throw new ForbiddenError(
+        'Workspace context required for this operation (provide the workspace header or query parameter)',
+        'Provide the x-project-id header or the project_id query parameter',
+      );
     return { principal, projectId: named, permissions: ALL_PERMISSIONS, reach: null };
   }
   const reach = [...roles.keys()];
@@ -104,7 +108,10 @@ function contextOf(principal: Principal, roles: ReadonlyMap<string, Role> | null
   }
   if (reach.length === 1) return { principal, projectId: reach[0], permissions: ROLE_PERMISSIONS[roles.get(reach[0])!], reach };
   if (reach.length === 0) throw new ForbiddenError(NO_PROJECT_YET, 'Ask a project admin for a role');
-  throw new ForbiddenError('Workspace context required for this operation (provide the workspace header or query parameter)', 'Provide the x-project-id header or the project_id query parameter');
+  throw new ForbiddenError(
+    'Workspace context required for this operation (provide the workspace header or query parameter)',
+    'Provide the x-project-id header or the project_id query parameter',
+  );
 }
 
 export function createSessions(opts: SessionOptions): Sessions {

@@ -100,7 +100,12 @@ export function createBackupSource(deps: BackupSourceDeps): BackupSource {
           credentials: hasCredentials,
         };
         fs.writeFileSync(path.join(work, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
-        const names = [MANIFEST_FILE, ...(hasCredentials ? [CREDENTIALS_FILE] : []), ...postgres.tables.map((t) => t.file), ...clickhouseTables.map((t) => t.file)];
+        const names = [
+          MANIFEST_FILE,
+          ...(hasCredentials ? [CREDENTIALS_FILE] : []),
+          ...postgres.tables.map((t) => t.file),
+          ...clickhouseTables.map((t) => t.file),
+        ];
         const file = path.join(work, 'backup.tar.gz');
         await packTarGz(work, names, file);
         for (const name of names) fs.rmSync(path.join(work, name), { force: true });

@@ -38,16 +38,23 @@ function checkDataDir(dataDir: string, force: boolean): void {
   if (pid) throw new RestoreRefusedError(`a service is running on ${dataDir} (its PostgreSQL, pid ${pid}): stop it before restoring`);
   const entries = fs.existsSync(dataDir) ? fs.readdirSync(dataDir) : [];
   if (entries.length && !force) {
-    throw new RestoreRefusedError(`${dataDir} is not empty (${entries.slice(0, 5).join(', ')}${entries.length > 5 ? ', ...' : ''}): restore into an empty data dir, or pass --force to replace its stores`);
+    throw new RestoreRefusedError(
+      `${dataDir} is not empty (${entries.slice(0, 5).join(', ')}${entries.length > 5 ? ', ...' : ''}): restore into an empty data dir, or pass --force to replace its stores`,
+    );
   }
 }
 
 /** Refuses names the restore would put into SQL, and files outside the archive's layout. */
 function checkManifest(manifest: BackupManifest, names: Set<string>): void {
-  for (const [store, tables] of [['clickhouse', manifest.clickhouse.tables], ['postgres', manifest.postgres.tables]] as const) {
+  for (const [store, tables] of [
+    ['clickhouse', manifest.clickhouse.tables],
+    ['postgres', manifest.postgres.tables],
+  ] as const) {
     for (const t of tables) {
-      if (!NAME.test(t.name) || !t.columns.every((c) => NAME.test(c))) throw new Error(`the backup names a ${store} table or column this restore does not accept: ${t.name}`);
-      if (t.file !== `${store}/${t.name}.${store === 'clickhouse' ? 'native' : 'ndjson'}` || !names.has(t.file)) throw new Error(`the backup's ${t.file} is missing`);
+      if (!NAME.test(t.name) || !t.columns.every((c) => NAME.test(c)))
+        throw new Error(`the backup names a ${store} table or column this restore does not accept: ${t.name}`);
+      if (t.file !== `${store}/${t.name}.${store === 'clickhouse' ? 'native' : 'ndjson'}` || !names.has(t.file))
+        throw new Error(`the backup's ${t.file} is missing`);
     }
   }
   for (const s of manifest.postgres.sequences) if (!NAME.test(s.name)) throw new Error(`the backup names a sequence this restore does not accept: ${s.name}`);

@@ -97,7 +97,7 @@ export async function unpackTarGz(archive: string, dir: string): Promise<string[
       const out = fs.openSync(target, 'w', 0o600);
       try {
         const buf = Buffer.alloc(Math.min(size, 4 * 1024 * 1024) || 1);
-        for (let done = 0; done < size; ) {
+        for (let done = 0; done < size;) {
           const n = fs.readSync(fd, buf, 0, Math.min(buf.length, size - done), offset + done);
           if (n <= 0) throw new Error('the archive is truncated');
           fs.writeSync(out, buf, 0, n);

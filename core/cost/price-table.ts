@@ -72,7 +72,8 @@ export function parsePriceFile(json: unknown, origin: string): PriceFile {
   }
   for (const [provider, p] of Object.entries(parsed.data.providers)) {
     for (const [alias, target] of Object.entries(p.aliases ?? {})) {
-      if (!Object.hasOwn(p.models, target)) throw new ConfigError(`Invalid price table:\n  ${origin}: providers.${provider}.aliases.${alias}: '${target}' is not a model of ${provider}`);
+      if (!Object.hasOwn(p.models, target))
+        throw new ConfigError(`Invalid price table:\n  ${origin}: providers.${provider}.aliases.${alias}: '${target}' is not a model of ${provider}`);
     }
   }
   return parsed.data;

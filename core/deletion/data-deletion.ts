@@ -66,7 +66,13 @@ export function createDataDeletion(deps: DataDeletionDeps): DataDeletion {
       const rows = { analytics, metadata };
       await deps.store.complete(id, traceIds.length, rows);
       deps.logger.info({ deletion: id, project_id: d.project_id, kind: d.kind, traces: traceIds.length, rows }, 'data deleted');
-      await deps.audit.record({ actor: SYSTEM_ACTOR, action: 'data.deleted', projectId: d.project_id, target: id, details: { kind: d.kind, traces_deleted: traceIds.length, rows_deleted: rows, completed: true } });
+      await deps.audit.record({
+        actor: SYSTEM_ACTOR,
+        action: 'data.deleted',
+        projectId: d.project_id,
+        target: id,
+        details: { kind: d.kind, traces_deleted: traceIds.length, rows_deleted: rows, completed: true },
+      });
     } catch (err) {
       deps.logger.error({ err, deletion: id }, `data deletion not finished, will be retried: ${errorMessage(err)}`);
       await deps.store.retryLater(id, errorMessage(err), RETRY_IN_MS).catch(() => undefined);

@@ -286,7 +286,8 @@ export function createEgressPolicy(options: EgressPolicyOptions): EgressPolicy {
     // Nothing a resolver returns is anything else; refuse what cannot be judged.
     if (!ip) return { shown: address, what: 'an address that is not an IP address', why: ', which is always refused' };
     const c = classifyAddress(ip);
-    if (await isOwn(host, ip, port)) return { shown: `${c.address} port ${port}`, what: 'an address and port of this service itself', why: ', which is always refused' };
+    if (await isOwn(host, ip, port))
+      return { shown: `${c.address} port ${port}`, what: 'an address and port of this service itself', why: ', which is always refused' };
     if (c.kind === 'public') return undefined;
     const what = `${c.kind === 'unspecified' ? 'an' : 'a'} ${c.kind} address`;
     if (!ALLOWABLE.has(c.kind)) return { shown: c.address, what, why: ', which is always refused' };

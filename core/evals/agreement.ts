@@ -71,4 +71,3 @@ export function agreementSummary(judge: string, kappa: number | null, pairs: num
   const caveat = pairs < FEW_PAIRS ? ` (fewer than ${FEW_PAIRS} pairs: uncertain)` : '';
   return `${judge} ${PHRASE[level]}: ${stat}${caveat}`;
 }
-

@@ -149,10 +149,23 @@ function significance(deltas: number[], alpha: number, seed: number): Significan
   const test = pairedPermutationTest(deltas, { seed });
   const needed = minPairsForAlpha(alpha);
   const meanDelta = mean(deltas);
-  const common = { method: PERMUTATION_METHOD, n, n_changed: test.n, p_value: test.p_value, alpha, mean_delta: meanDelta, ci95: bootstrapMeanCI(deltas, { level: 0.95, seed }) };
+  const common = {
+    method: PERMUTATION_METHOD,
+    n,
+    n_changed: test.n,
+    p_value: test.p_value,
+    alpha,
+    mean_delta: meanDelta,
+    ci95: bootstrapMeanCI(deltas, { level: 0.95, seed }),
+  };
   if (n === 0) return { ...common, significant: false, conclusive: false, note: 'no paired cases to compare' };
   if (n < needed) {
-    return { ...common, significant: false, conclusive: false, note: `too few paired cases (n=${n}) to conclude at alpha ${alpha}; at least ${needed} are needed` };
+    return {
+      ...common,
+      significant: false,
+      conclusive: false,
+      note: `too few paired cases (n=${n}) to conclude at alpha ${alpha}; at least ${needed} are needed`,
+    };
   }
   const p = test.p_value ?? 1;
   const significant = p <= alpha;

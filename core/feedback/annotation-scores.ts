@@ -54,7 +54,8 @@ export function feedbackScores(fb: Pick<Feedback, 'id' | 'created_at'> & Feedbac
   const p = fb.preference;
   const scores: Score[] = [];
   if (p.chosen_trace_id) scores.push(make(p.chosen_trace_id, 'preference', p.tie ? 0.5 : 1, 'numeric', p.reason));
-  if (p.rejected_trace_id && p.rejected_trace_id !== p.chosen_trace_id) scores.push(make(p.rejected_trace_id, 'preference', p.tie ? 0.5 : 0, 'numeric', p.reason));
+  if (p.rejected_trace_id && p.rejected_trace_id !== p.chosen_trace_id)
+    scores.push(make(p.rejected_trace_id, 'preference', p.tie ? 0.5 : 0, 'numeric', p.reason));
   return scores;
 }
 
@@ -82,7 +83,12 @@ export function itemScores(queue: Pick<ReviewQueue, 'id' | 'score_names'>, item:
         source: 'annotation',
         scorer_name: item.completed_by_name ?? item.completed_by,
         reason: item.comment,
-        evidence: [`queue:${queue.id}`, `queue_item:${item.id}`, ...(v.label === null ? [] : [`category:${v.label}`]), ...(typeof raw === 'number' && (config.min !== 0 || config.max !== 1) ? [`raw:${raw}`] : [])],
+        evidence: [
+          `queue:${queue.id}`,
+          `queue_item:${item.id}`,
+          ...(v.label === null ? [] : [`category:${v.label}`]),
+          ...(typeof raw === 'number' && (config.min !== 0 || config.max !== 1) ? [`raw:${raw}`] : []),
+        ],
         created_at: item.completed_at ?? item.created_at,
       },
     ];

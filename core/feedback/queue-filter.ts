@@ -27,7 +27,12 @@ async function scoreBelow(analytics: Pick<AnalyticsStore, 'listScores'>, project
  * `score_below` are checked here on each page. `truncated` when more traces may match than were
  * taken.
  */
-export async function tracesMatching(analytics: AnalyticsStore, projectId: string, filter: QueueFilter, max: number): Promise<{ traceIds: string[]; truncated: boolean }> {
+export async function tracesMatching(
+  analytics: AnalyticsStore,
+  projectId: string,
+  filter: QueueFilter,
+  max: number,
+): Promise<{ traceIds: string[]; truncated: boolean }> {
   const postFilter = filter.attributes !== undefined || filter.score_below !== undefined;
   const ids: string[] = [];
   let cursor: { startMs: number; traceId: string } | undefined;

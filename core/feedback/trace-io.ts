@@ -14,7 +14,11 @@ const ROOT_SEARCH_SPANS = 100;
  * A trace's input and output: those of its root span (the first span without a parent, else
  * its first span), read whole. Null when the project has no such trace.
  */
-export async function traceIO(analytics: Pick<AnalyticsStore, 'getTrace' | 'getSpan'>, projectId: string, traceId: string): Promise<{ input: string; output: string } | null> {
+export async function traceIO(
+  analytics: Pick<AnalyticsStore, 'getTrace' | 'getSpan'>,
+  projectId: string,
+  traceId: string,
+): Promise<{ input: string; output: string } | null> {
   try {
     const trace = await analytics.getTrace(projectId, traceId, { limit: ROOT_SEARCH_SPANS });
     if (!trace) return null;

@@ -86,7 +86,15 @@ export async function runJudge(provider: LlmProvider, req: JudgeRequest, opts: J
       });
     } catch (err) {
       if (!hooks.signal?.aborted) {
-        await hooks.onGeneration?.({ ...base, model: req.model ?? provider.defaultModel, output: null, usage: null, endedAt: Date.now(), status: 'error', error: (err as Error).message });
+        await hooks.onGeneration?.({
+          ...base,
+          model: req.model ?? provider.defaultModel,
+          output: null,
+          usage: null,
+          endedAt: Date.now(),
+          status: 'error',
+          error: (err as Error).message,
+        });
       }
       throw err;
     }
@@ -100,5 +108,9 @@ export async function runJudge(provider: LlmProvider, req: JudgeRequest, opts: J
     problem = parsed.problem;
     await hooks.onGeneration?.({ ...generation, status: 'unusable', error: problem });
   }
-  return { score: 0, reason: `judge answer unusable after ${opts.maxAnswerAttempts} attempt${opts.maxAnswerAttempts === 1 ? '' : 's'}: ${problem}`, evidence: [] };
+  return {
+    score: 0,
+    reason: `judge answer unusable after ${opts.maxAnswerAttempts} attempt${opts.maxAnswerAttempts === 1 ? '' : 's'}: ${problem}`,
+    evidence: [],
+  };
 }

@@ -36,11 +36,21 @@ export interface JudgeRunOptions {
  * that is not a judge, an invalid config or no answer to judge is a 0 with the reason (SPEC: a
  * scorer that cannot score scores 0); a verdict is sanitized as every scorer's is.
  */
-export async function runJudge(registry: ScorerRegistry, ref: ScorerRef, input: Omit<ScoreInput, 'config'> | undefined, opts: JudgeRunOptions): Promise<ScoreDetail> {
+export async function runJudge(
+  registry: ScorerRegistry,
+  ref: ScorerRef,
+  input: Omit<ScoreInput, 'config'> | undefined,
+  opts: JudgeRunOptions,
+): Promise<ScoreDetail> {
   const scorer = registry.get(ref.name);
   if (!isJudgeScorer(scorer)) return { score: 0, reason: `${SCORER_ERROR}'${ref.name}' is not an LLM judge`, evidence: [] };
   const config = scorer.configSchema.safeParse(ref.config ?? {});
-  if (!config.success) return { score: 0, reason: `${SCORER_ERROR}invalid config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`.trim()).join('; ')}`, evidence: [] };
+  if (!config.success)
+    return {
+      score: 0,
+      reason: `${SCORER_ERROR}invalid config: ${config.error.issues.map((i) => `${i.path.join('.')} ${i.message}`.trim()).join('; ')}`,
+      evidence: [],
+    };
   if (!input) return { score: 0, reason: `${SCORER_ERROR}no agent answer to judge`, evidence: [] };
   const onGeneration = opts.onGeneration;
   const hooks: JudgeHooks = {

@@ -70,7 +70,9 @@ type CommonConfig = z.output<typeof BuiltInConfig> & { prompt?: string };
 function providerFor(runtime: JudgeRuntime, scorer: string, config: CommonConfig): { provider?: LlmProvider; problem?: string } {
   const name: LlmProviderName | undefined = config.provider ?? runtime.providers.defaultProvider;
   if (!name) {
-    return { problem: `LLM judge '${scorer}' needs an LLM provider and none is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_CLOUD_PROJECT (Vertex AI); see docs/judges.md` };
+    return {
+      problem: `LLM judge '${scorer}' needs an LLM provider and none is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_CLOUD_PROJECT (Vertex AI); see docs/judges.md`,
+    };
   }
   const provider = runtime.providers.get(name);
   if (!provider) return { problem: `LLM judge '${scorer}' asks for the LLM provider '${name}', which is not configured: set ${PROVIDER_CREDENTIALS[name]}` };
@@ -121,7 +123,12 @@ function customRequest(config: CommonConfig, input: ScoreInput): Pick<JudgeReque
 
 function judgeScorer(
   runtime: JudgeRuntime,
-  spec: { name: string; description: string; configSchema: z.ZodType<Record<string, unknown>>; request: (config: CommonConfig, input: ScoreInput) => Pick<JudgeRequest, 'system' | 'prompt'> },
+  spec: {
+    name: string;
+    description: string;
+    configSchema: z.ZodType<Record<string, unknown>>;
+    request: (config: CommonConfig, input: ScoreInput) => Pick<JudgeRequest, 'system' | 'prompt'>;
+  },
 ): JudgeScorer {
   const scorer: JudgeScorer = {
     name: spec.name,
@@ -154,7 +161,12 @@ export function createJudgeScorers(runtime: JudgeRuntime): JudgeScorer[] {
       request: customRequest,
     }),
     ...RUBRICS.map((rubric) =>
-      judgeScorer(runtime, { name: rubric.name, description: rubric.description, configSchema: BuiltInConfig, request: (config, input) => builtInRequest(rubric, config, input) }),
+      judgeScorer(runtime, {
+        name: rubric.name,
+        description: rubric.description,
+        configSchema: BuiltInConfig,
+        request: (config, input) => builtInRequest(rubric, config, input),
+      }),
     ),
   ];
 }

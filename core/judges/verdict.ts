@@ -43,6 +43,9 @@ export function parseVerdict(value: unknown): { verdict: ScoreDetail } | { probl
   if (parsed.success) return { verdict: { score: parsed.data.score, reason: parsed.data.reason, evidence: parsed.data.evidence } };
   const issue = parsed.error.issues[0];
   const field = issue.path.length ? issue.path.join('.') : 'the answer';
-  const got = issue.path.length === 1 && value && typeof value === 'object' ? ` (got ${JSON.stringify((value as Record<string, unknown>)[String(issue.path[0])])?.slice(0, 60)})` : '';
+  const got =
+    issue.path.length === 1 && value && typeof value === 'object'
+      ? ` (got ${JSON.stringify((value as Record<string, unknown>)[String(issue.path[0])])?.slice(0, 60)})`
+      : '';
   return { problem: `${field} ${issue.message}${got}` };
 }

@@ -48,7 +48,8 @@ export function toolCall(value: unknown): LlmToolCall | null {
 /** A tool's result as text: strings as sent; AI SDK 5 `{type, value}` outputs and lists of text blocks unwrapped; other values as JSON. */
 function resultText(v: unknown): string {
   if (typeof v === 'string') return v;
-  if (Array.isArray(v) && v.length > 0 && v.every((b) => isRecord(b) && typeof b.text === 'string')) return v.map((b) => (b as { text: string }).text).join('\n');
+  if (Array.isArray(v) && v.length > 0 && v.every((b) => isRecord(b) && typeof b.text === 'string'))
+    return v.map((b) => (b as { text: string }).text).join('\n');
   if (isRecord(v) && typeof v.type === 'string' && 'value' in v) {
     if (v.type === 'text' || v.type === 'error-text') return asText(v.value);
     if (v.type === 'content') return resultText(v.value);
@@ -115,7 +116,8 @@ function readPart(part: unknown, into: Collected): void {
 function readContent(content: unknown, into: Collected): void {
   if (content === undefined || content === null) return;
   if (Array.isArray(content)) for (const part of content) readPart(part, into);
-  else if (isRecord(content) && (typeof content.type === 'string' || typeof content.text === 'string' || isRecord(content.message_content))) readPart(content, into);
+  else if (isRecord(content) && (typeof content.type === 'string' || typeof content.text === 'string' || isRecord(content.message_content)))
+    readPart(content, into);
   else addText(into, typeof content === 'string' ? content : compactJson(content));
 }
 
@@ -135,11 +137,13 @@ export function messageFrom(value: unknown, defaultRole: string): LlmMessage[] {
   if (Array.isArray(m.parts)) readContent(m.parts, into); // GenAI
   if (Array.isArray(m.contents)) readContent(m.contents, into); // OpenInference message.contents
   const calls = jsonish(m.tool_calls);
-  if (Array.isArray(calls)) for (const c of calls) {
-    const call = toolCall(c);
-    if (call) into.calls.push(call);
-  }
-  const fnCall = toolCall(m.function_call) ?? (str(m.function_call_name) ? toolCall({ name: m.function_call_name, arguments: m.function_call_arguments_json }) : null);
+  if (Array.isArray(calls))
+    for (const c of calls) {
+      const call = toolCall(c);
+      if (call) into.calls.push(call);
+    }
+  const fnCall =
+    toolCall(m.function_call) ?? (str(m.function_call_name) ? toolCall({ name: m.function_call_name, arguments: m.function_call_arguments_json }) : null);
   if (fnCall) into.calls.push(fnCall);
 
   const message: LlmMessage = { role, content: into.texts.join('\n') };
@@ -170,7 +174,14 @@ export function messageFrom(value: unknown, defaultRole: string): LlmMessage[] {
 function looksLikeMessage(m: unknown): boolean {
   if (typeof m === 'string') return true;
   if (!isRecord(m)) return false;
-  return typeof m.role === 'string' || isRecord(m.message) || Array.isArray(m.parts) || Array.isArray(m.tool_calls) || typeof m.content === 'string' || Array.isArray(m.content);
+  return (
+    typeof m.role === 'string' ||
+    isRecord(m.message) ||
+    Array.isArray(m.parts) ||
+    Array.isArray(m.tool_calls) ||
+    typeof m.content === 'string' ||
+    Array.isArray(m.content)
+  );
 }
 
 /**
@@ -185,10 +196,17 @@ export function messagesFrom(v: unknown, defaultRole: string): LlmMessage[] | nu
   if (Array.isArray(v.messages) && v.messages.every(looksLikeMessage)) return [...system, ...v.messages.flatMap((m) => messageFrom(m, defaultRole))];
   if (Array.isArray(v.choices)) {
     // Completions API choices carry `text`; chat choices a `message`.
-    return v.choices.flatMap((c) => messageFrom(isRecord(c) && !isRecord(c.message) && typeof c.text === 'string' ? { role: 'assistant', content: c.text, finish_reason: c.finish_reason } : c, 'assistant'));
+    return v.choices.flatMap((c) =>
+      messageFrom(
+        isRecord(c) && !isRecord(c.message) && typeof c.text === 'string' ? { role: 'assistant', content: c.text, finish_reason: c.finish_reason } : c,
+        'assistant',
+      ),
+    );
   }
   if (Array.isArray(v.candidates)) {
-    return v.candidates.flatMap((c) => (isRecord(c) && isRecord(c.content) ? messageFrom({ ...c.content, finish_reason: c.finishReason ?? c.finish_reason }, 'assistant') : []));
+    return v.candidates.flatMap((c) =>
+      isRecord(c) && isRecord(c.content) ? messageFrom({ ...c.content, finish_reason: c.finishReason ?? c.finish_reason }, 'assistant') : [],
+    );
   }
   if (typeof v.prompt === 'string' && v.role === undefined) return [...system, { role: 'user', content: v.prompt }];
   return looksLikeMessage(v) ? messageFrom(v, defaultRole) : null;

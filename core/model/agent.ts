@@ -33,7 +33,7 @@ export const HeadersSchema = z.record(z.string(), z.string()).superRefine((heade
   for (const name of names.slice(0, MAX_AGENT_HEADERS + 1)) {
     const lower = name.toLowerCase();
     if (name.length > 256 || !HEADER_NAME.test(name)) {
-      ctx.addIssue({ code: 'custom', path: [name], message: 'header names are 1-256 letters, digits and !#$%&\'*+-.^_`|~' });
+      ctx.addIssue({ code: 'custom', path: [name], message: "header names are 1-256 letters, digits and !#$%&'*+-.^_`|~" });
     } else if (MANAGED_HEADERS.has(lower)) {
       ctx.addIssue({ code: 'custom', path: [name], message: `${lower} is set by the HTTP client for each call` });
     } else if (seen.has(lower)) {
@@ -45,7 +45,6 @@ export const HeadersSchema = z.record(z.string(), z.string()).superRefine((heade
     else if (!HEADER_VALUE.test(value)) ctx.addIssue({ code: 'custom', path: [name], message: 'header values hold visible ASCII, spaces and tabs only' });
   }
 });
-
 
 /** An agent's name: also how `agentId` finds it, so it must not look like an id. */
 const AgentName = asId(z.string().max(256).trim().min(1)).refine((name) => !isUuid(name), 'must not be a UUID (it would be taken for an agent id)');

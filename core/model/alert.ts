@@ -72,7 +72,6 @@ export function filterKeysFor(metric: AlertMetric, driftSource: DriftSource | nu
   return ['trace_name', 'model'];
 }
 
-
 const Count = (min: number, max: number) => z.number().int().min(min).max(max);
 
 /** The body of POST /api/alerts/rules once the SPEC's 400 checks passed. */
@@ -120,8 +119,22 @@ export interface AlertRuleDefinition {
 
 /** The fields of a rule the client sets; PUT accepts the read-only ones of GET back and ignores them. */
 export const DEFINITION_KEYS = [
-  'name', 'metric', 'filter', 'window_seconds', 'eval_interval_seconds', 'operator', 'threshold', 'severity', 'webhook_url',
-  'no_data', 'min_samples', 'enabled', 'drift_test', 'drift_source', 'baseline_windows', 'psi_bins',
+  'name',
+  'metric',
+  'filter',
+  'window_seconds',
+  'eval_interval_seconds',
+  'operator',
+  'threshold',
+  'severity',
+  'webhook_url',
+  'no_data',
+  'min_samples',
+  'enabled',
+  'drift_test',
+  'drift_source',
+  'baseline_windows',
+  'psi_bins',
 ] as const satisfies ReadonlyArray<keyof AlertRuleDefinition>;
 
 /** Settings that only mean something for the rule's metric: PUT resets them when it changes the metric. */
@@ -171,7 +184,10 @@ function normalize(body: z.output<typeof AlertRuleBodySchema>): AlertRuleDefinit
   const allowed = filterKeysFor(body.metric, driftSource);
   for (const key of Object.keys(filter) as FilterKey[]) {
     if (filter[key] !== undefined && !allowed.includes(key)) {
-      issues.push({ field: `filter.${key}`, message: `does not apply to metric ${body.metric}${drift ? ` of ${driftSource}` : ''} (filters: ${allowed.join(', ')})` });
+      issues.push({
+        field: `filter.${key}`,
+        message: `does not apply to metric ${body.metric}${drift ? ` of ${driftSource}` : ''} (filters: ${allowed.join(', ')})`,
+      });
     }
   }
   // avg_score without a name averages every score (SPEC: a rule is name, metric, threshold, operator,

@@ -10,7 +10,14 @@ import { SCORE_SOURCES } from './score.js';
  */
 
 /** Preset ranges back from now (`range=`), as on the traces page, plus the longest one allowed. */
-export const ANALYTICS_RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000, '90d': 90 * 86_400_000 } as const;
+export const ANALYTICS_RANGES = {
+  '15m': 15 * 60_000,
+  '1h': 3_600_000,
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+  '90d': 90 * 86_400_000,
+} as const;
 export type AnalyticsRange = keyof typeof ANALYTICS_RANGES;
 
 /** Bucket widths of the time series, in seconds. Buckets start at multiples of the width since the epoch (UTC). */
@@ -125,7 +132,9 @@ const componentType = z.enum(COMPONENT_FILTERS);
 const model = z.string().min(1).max(256);
 
 /** GET /api/analytics/scores */
-export const ScoreTrendsQuerySchema = WindowSchema.extend({ score_name: scoreName.optional(), source: z.enum(SCORE_SOURCES).optional() }).transform(resolveWindow);
+export const ScoreTrendsQuerySchema = WindowSchema.extend({ score_name: scoreName.optional(), source: z.enum(SCORE_SOURCES).optional() }).transform(
+  resolveWindow,
+);
 export type ScoreTrendsQuery = z.output<typeof ScoreTrendsQuerySchema>;
 
 /** GET /api/analytics/components */
@@ -139,7 +148,8 @@ export const MetricSeriesQuerySchema = WindowSchema.extend({
   model: model.optional(),
 })
   .superRefine((v, ctx) => {
-    if (v.level === 'trace' && v.component_type !== undefined) ctx.addIssue({ code: 'custom', path: ['component_type'], message: 'applies to level=span only' });
+    if (v.level === 'trace' && v.component_type !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['component_type'], message: 'applies to level=span only' });
     if (v.level === 'trace' && v.model !== undefined) ctx.addIssue({ code: 'custom', path: ['model'], message: 'applies to level=span only' });
   })
   .transform(resolveWindow);
@@ -149,7 +159,9 @@ export const CORRELATION_METRICS = ['latency', 'tokens'] as const;
 export type CorrelationMetric = (typeof CORRELATION_METRICS)[number];
 
 /** GET /api/analytics/correlation */
-export const CorrelationQuerySchema = WindowSchema.extend({ score_name: scoreName, metric: z.enum(CORRELATION_METRICS).default('latency') }).transform(resolveWindow);
+export const CorrelationQuerySchema = WindowSchema.extend({ score_name: scoreName, metric: z.enum(CORRELATION_METRICS).default('latency') }).transform(
+  resolveWindow,
+);
 export type CorrelationQuery = z.output<typeof CorrelationQuerySchema>;
 
 /** The window every time-series answer carries. */

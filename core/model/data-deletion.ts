@@ -31,5 +31,6 @@ export const DataErasureBodySchema = z
   .object({ user_id: SubjectId.optional(), session_id: SubjectId.optional() })
   .strict()
   .superRefine((b, ctx) => {
-    if ((b.user_id === undefined) === (b.session_id === undefined)) ctx.addIssue({ code: 'custom', path: ['user_id'], message: 'give exactly one of user_id and session_id' });
+    if ((b.user_id === undefined) === (b.session_id === undefined))
+      ctx.addIssue({ code: 'custom', path: ['user_id'], message: 'give exactly one of user_id and session_id' });
   });

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { idString } from './ids.js';
 import type { RunCost, TraceCost } from './cost.js';
-import { AGGREGATIONS, EvalCaseSchema, ScorerRefListSchema, type Aggregation, type ScoreDetail, type ScorerRef, type TokenUsage, type ToolCall } from './eval-case.js';
+import {
+  AGGREGATIONS,
+  EvalCaseSchema,
+  ScorerRefListSchema,
+  type Aggregation,
+  type ScoreDetail,
+  type ScorerRef,
+  type TokenUsage,
+  type ToolCall,
+} from './eval-case.js';
 import type { RunStatus } from './run-status.js';
 
 export { RUN_STATUSES, FINAL_RUN_STATUSES, isFinalRunStatus, type RunStatus } from './run-status.js';
@@ -208,8 +217,17 @@ const Hex = (length: number) => z.string().regex(new RegExp(`^[0-9a-f]{${length}
 
 /** One case trial's outcome as a client uploads it; the service judges `passed` from `details`. */
 export const LocalResultSchema = z.object({
-  case_index: z.number().int().min(0).max(MAX_RUN_CASES - 1),
-  trial: z.number().int().min(0).max(MAX_REPETITIONS - 1).default(0),
+  case_index: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_RUN_CASES - 1),
+  trial: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_REPETITIONS - 1)
+    .default(0),
   /** Per scorer of the case: `{score, reason, evidence}` (empty when the agent failed). */
   details: z
     .record(

@@ -55,7 +55,10 @@ const RatingFields = {
   /** The score's name. */
   name: Label.default('rating'),
   value: z
-    .custom<number | 'up' | 'down'>((v) => (typeof v === 'number' && v >= 0 && v <= 1) || v === 'up' || v === 'down', 'must be a number from 0 to 1, or "up" / "down"')
+    .custom<number | 'up' | 'down'>(
+      (v) => (typeof v === 'number' && v >= 0 && v <= 1) || v === 'up' || v === 'down',
+      'must be a number from 0 to 1, or "up" / "down"',
+    )
     .optional(),
   thumbs: z.enum(['up', 'down']).optional(),
   comment: Comment.nullish(),
@@ -63,12 +66,11 @@ const RatingFields = {
 
 const PreferenceInput = z.strictObject({ type: z.literal('preference'), ...Common, ...PreferenceFields });
 const CorrectionInput = z.strictObject({ type: z.literal('correction'), ...Common, trace_id: TraceRef, ...CorrectionFields });
-const RatingInput = z
-  .strictObject({ type: z.literal('rating'), ...Common, trace_id: TraceRef, ...RatingFields })
-  .superRefine((v, ctx) => {
-    if (v.value === undefined && v.thumbs === undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: 'is required: a number from 0 to 1, or "up" / "down"' });
-    if (v.value !== undefined && v.thumbs !== undefined) ctx.addIssue({ code: 'custom', path: ['thumbs'], message: 'give either value or thumbs, not both' });
-  });
+const RatingInput = z.strictObject({ type: z.literal('rating'), ...Common, trace_id: TraceRef, ...RatingFields }).superRefine((v, ctx) => {
+  if (v.value === undefined && v.thumbs === undefined)
+    ctx.addIssue({ code: 'custom', path: ['value'], message: 'is required: a number from 0 to 1, or "up" / "down"' });
+  if (v.value !== undefined && v.thumbs !== undefined) ctx.addIssue({ code: 'custom', path: ['thumbs'], message: 'give either value or thumbs, not both' });
+});
 /** A POST /api/feedback body as a client writes it, in the flat form (the SDK's typed client). */
 export type FeedbackBody = z.input<typeof PreferenceInput> | z.input<typeof CorrectionInput> | z.input<typeof RatingInput>;
 
@@ -310,7 +312,8 @@ export function parseComparison(raw: unknown): CreateComparison {
   const input = validate(CreateComparisonSchema, raw);
   const issues: FieldIssue[] = [];
   for (const side of ['a', 'b'] as const) {
-    if (input[`output_${side}`] == null && input[`trace_${side}`] == null) issues.push({ field: `output_${side}`, message: `is required: give output_${side} or trace_${side}` });
+    if (input[`output_${side}`] == null && input[`trace_${side}`] == null)
+      issues.push({ field: `output_${side}`, message: `is required: give output_${side} or trace_${side}` });
   }
   if (issues.length) throw new ValidationError(issues);
   return input;

@@ -23,7 +23,14 @@ function existsInCalendar(m: RegExpExecArray): boolean {
   const date = new Date(0);
   date.setUTCFullYear(y!, mo! - 1, d);
   date.setUTCHours(h, mi, s);
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo! - 1 && date.getUTCDate() === d && date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === s;
+  return (
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === mo! - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === h &&
+    date.getUTCMinutes() === mi &&
+    date.getUTCSeconds() === s
+  );
 }
 
 /** Epoch milliseconds of ISO 8601 text, or why the text is not a time we accept. */

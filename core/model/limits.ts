@@ -35,17 +35,34 @@ export const MAX_TOKENS_PER_SPAN = 1_000_000_000;
  */
 export const TOKEN_COUNT_ATTRIBUTES = [
   // The SPEC's flat names (JSON ingest).
-  'input_tokens', 'output_tokens', 'cached_input_tokens',
+  'input_tokens',
+  'output_tokens',
+  'cached_input_tokens',
   // OpenTelemetry GenAI (current and pre-1.27 names).
-  'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens', 'gen_ai.usage.prompt_tokens', 'gen_ai.usage.completion_tokens',
-  'gen_ai.usage.total_tokens', 'gen_ai.usage.cache_read.input_tokens', 'gen_ai.usage.cache_read_input_tokens',
+  'gen_ai.usage.input_tokens',
+  'gen_ai.usage.output_tokens',
+  'gen_ai.usage.prompt_tokens',
+  'gen_ai.usage.completion_tokens',
+  'gen_ai.usage.total_tokens',
+  'gen_ai.usage.cache_read.input_tokens',
+  'gen_ai.usage.cache_read_input_tokens',
   // OpenInference.
-  'llm.token_count.prompt', 'llm.token_count.completion', 'llm.token_count.total', 'llm.token_count.prompt_details.cache_read',
+  'llm.token_count.prompt',
+  'llm.token_count.completion',
+  'llm.token_count.total',
+  'llm.token_count.prompt_details.cache_read',
   // OpenLLMetry.
-  'llm.usage.prompt_tokens', 'llm.usage.completion_tokens', 'llm.usage.total_tokens',
+  'llm.usage.prompt_tokens',
+  'llm.usage.completion_tokens',
+  'llm.usage.total_tokens',
   // Vercel AI SDK.
-  'ai.usage.inputTokens', 'ai.usage.outputTokens', 'ai.usage.promptTokens', 'ai.usage.completionTokens', 'ai.usage.tokens',
-  'ai.usage.totalTokens', 'ai.usage.cachedInputTokens',
+  'ai.usage.inputTokens',
+  'ai.usage.outputTokens',
+  'ai.usage.promptTokens',
+  'ai.usage.completionTokens',
+  'ai.usage.tokens',
+  'ai.usage.totalTokens',
+  'ai.usage.cachedInputTokens',
 ] as const;
 
 /** A number as text (some SDKs stringify every attribute): sign, decimals and exponent included, so "-5" and "1e20" are judged too. */

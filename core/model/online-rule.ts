@@ -133,7 +133,9 @@ export interface OnlineEvaluationList {
 }
 
 /** The fields of a rule the client sets after creation; PUT accepts the read-only ones of GET back and ignores them. */
-export const DEFINITION_KEYS = ['name', 'filter', 'sample_rate', 'scorers', 'expected', 'delay_seconds', 'enabled'] as const satisfies ReadonlyArray<keyof OnlineRuleDefinition>;
+export const DEFINITION_KEYS = ['name', 'filter', 'sample_rate', 'scorers', 'expected', 'delay_seconds', 'enabled'] as const satisfies ReadonlyArray<
+  keyof OnlineRuleDefinition
+>;
 const READ_ONLY_KEYS = new Set(['id', 'since', 'created_at', 'updated_at', 'stats']);
 
 function definitionOf(body: z.output<typeof OnlineRuleBodySchema>): OnlineRuleDefinition {

@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { isRecord } from '../messages/json.js';
 import { MAX_REPORTED_ISSUES } from './pg-json.js';
-import { LabelName, MAX_RENDERED_CHARS, MAX_VARIABLE_CHARS, MAX_VARIABLES, PromptVersionNumber, type ChatMessage, type PromptType, type RenderedPrompt } from './prompt.js';
+import {
+  LabelName,
+  MAX_RENDERED_CHARS,
+  MAX_VARIABLE_CHARS,
+  MAX_VARIABLES,
+  PromptVersionNumber,
+  type ChatMessage,
+  type PromptType,
+  type RenderedPrompt,
+} from './prompt.js';
 
 /**
  * Rendering a prompt version (POST /api/prompts/{id}/render, docs/prompts.md): the request's
@@ -48,7 +57,8 @@ export const RenderRequestSchema = z
     label: LabelName.optional(),
   })
   .superRefine((body, ctx) => {
-    if (body.version !== undefined && body.label !== undefined) ctx.addIssue({ code: 'custom', path: ['label'], message: 'give either version or label, not both' });
+    if (body.version !== undefined && body.label !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['label'], message: 'give either version or label, not both' });
   });
 
 /**

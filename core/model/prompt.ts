@@ -52,8 +52,7 @@ export const LabelList = z
 export const PromptVersionNumber = z.number().int().min(1).max(MAX_PROMPT_VERSION);
 
 /** A prompt's name: also how `:id` finds it, so it must not look like an id. */
-const PromptName = asId(z.string().max(MAX_PROMPT_NAME).trim().min(1))
-  .refine((n) => !isUuid(n), 'must not be a UUID (it would be taken for a prompt id)');
+const PromptName = asId(z.string().max(MAX_PROMPT_NAME).trim().min(1)).refine((n) => !isUuid(n), 'must not be a UUID (it would be taken for a prompt id)');
 
 export const ChatMessageSchema = z.strictObject({
   role: pgText(MAX_ROLE_CHARS).trim().min(1),
@@ -179,7 +178,8 @@ export function parsePromptUpdate(raw: unknown, current: { name: string; type: P
   requireContent(raw, type);
   const body = parseBody(PromptUpdateSchema, raw);
   const issues = contentIssues(type, body);
-  if (body.name !== undefined && body.name !== current.name) issues.push({ field: 'name', message: `a prompt's name cannot change (this one is '${current.name}')` });
+  if (body.name !== undefined && body.name !== current.name)
+    issues.push({ field: 'name', message: `a prompt's name cannot change (this one is '${current.name}')` });
   if (type !== current.type) issues.push({ field: 'type', message: `a prompt's type cannot change (this one is '${current.type}')` });
   if (issues.length) throw new ValidationError(issues);
   return toInput(current.name, current.type, body);

@@ -57,7 +57,8 @@ const ScoreConfigInput = z.union([
       const type = c.type ?? (c.categories ? 'categorical' : 'numeric');
       if (type === 'categorical' && !c.categories) ctx.addIssue({ code: 'custom', path: ['categories'], message: 'is required for a categorical score' });
       if (type !== 'categorical' && c.categories) ctx.addIssue({ code: 'custom', path: ['categories'], message: 'only a categorical score has categories' });
-      if (type !== 'numeric' && (c.min !== undefined || c.max !== undefined)) ctx.addIssue({ code: 'custom', path: ['min'], message: 'only a numeric score has min and max' });
+      if (type !== 'numeric' && (c.min !== undefined || c.max !== undefined))
+        ctx.addIssue({ code: 'custom', path: ['min'], message: 'only a numeric score has min and max' });
       if ((c.min ?? 0) >= (c.max ?? 1)) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must be greater than min' });
     }),
 ]);
@@ -83,7 +84,14 @@ function normalizeConfig(c: z.output<typeof ScoreConfigInput>): ScoreConfig {
   } else if (c.categories) {
     categories = Object.fromEntries(Object.entries(c.categories));
   }
-  return { name: c.name, type, min: type === 'numeric' ? (c.min ?? 0) : 0, max: type === 'numeric' ? (c.max ?? 1) : 1, categories, description: c.description ?? null };
+  return {
+    name: c.name,
+    type,
+    min: type === 'numeric' ? (c.min ?? 0) : 0,
+    max: type === 'numeric' ? (c.max ?? 1) : 1,
+    categories,
+    description: c.description ?? null,
+  };
 }
 
 /** Which traces a queue takes at creation (GET /api/traces filters, plus attributes and a score). */
@@ -158,7 +166,11 @@ export function parseCreateQueue(raw: unknown): CreateQueue {
 
 /** POST /api/queues/{id}/items: explicit traces, or a filter like the queue's own. */
 export const AddItemsSchema = z
-  .strictObject({ trace_ids: TraceIds.optional(), filter: QueueFilterSchema.optional(), max_items: z.number().int().min(1).max(MAX_QUEUE_ITEMS).default(DEFAULT_FILTER_ITEMS) })
+  .strictObject({
+    trace_ids: TraceIds.optional(),
+    filter: QueueFilterSchema.optional(),
+    max_items: z.number().int().min(1).max(MAX_QUEUE_ITEMS).default(DEFAULT_FILTER_ITEMS),
+  })
   .superRefine((b, ctx) => {
     if (!b.trace_ids === !b.filter) ctx.addIssue({ code: 'custom', path: ['trace_ids'], message: 'give either trace_ids or filter' });
   });
@@ -190,7 +202,8 @@ export const CompleteSchema = z
     reviewer: IdLabel.optional(),
   })
   .superRefine((b, ctx) => {
-    if (Object.keys(b.scores).length === 0 && !b.correction) ctx.addIssue({ code: 'custom', path: ['scores'], message: 'give at least one score or a correction' });
+    if (Object.keys(b.scores).length === 0 && !b.correction)
+      ctx.addIssue({ code: 'custom', path: ['scores'], message: 'give at least one score or a correction' });
   });
 export type Completion = z.output<typeof CompleteSchema>;
 

@@ -53,5 +53,12 @@ export function indexedCases(cases: readonly NewRunCase[]): RunCase[] {
 
 /** The cases as `POST /api/runs` dataset items (what a client sends for a suite it read itself). */
 export function datasetItems(cases: readonly NewRunCase[]): Array<Required<Pick<DatasetItem, 'name' | 'scorers'>> & DatasetItem> {
-  return cases.map((c) => ({ name: c.name, input: c.input, expected: c.expected, scorers: c.scorers, ...(c.min_score === null ? {} : { minScore: c.min_score }), weight: c.weight }));
+  return cases.map((c) => ({
+    name: c.name,
+    input: c.input,
+    expected: c.expected,
+    scorers: c.scorers,
+    ...(c.min_score === null ? {} : { minScore: c.min_score }),
+    weight: c.weight,
+  }));
 }

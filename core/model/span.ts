@@ -5,16 +5,7 @@ import type { SpanPricing } from './cost.js';
 export const SPAN_TYPES = ['span', 'generation', 'tool', 'retrieval'] as const;
 export type SpanType = (typeof SPAN_TYPES)[number];
 
-export const COMPONENT_TYPES = [
-  'generation',
-  'tool',
-  'retrieval',
-  'reasoning',
-  'planning',
-  'routing',
-  'memory',
-  'prompt',
-] as const;
+export const COMPONENT_TYPES = ['generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
 
 /** Which convention classified a span; shown by the API so a user can see why a span got its type. */

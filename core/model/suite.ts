@@ -89,10 +89,12 @@ function definitionIssues(def: SuiteDefinition, scorers: ScorerRegistry): FieldI
   const firstIndex = new Map<string, number>();
   def.cases.forEach((c, i) => {
     const earlier = firstIndex.get(c.name);
-    if (earlier !== undefined) issues.push({ field: `cases[${i}].name`, message: `case names must be unique in a suite: '${c.name}' is also cases[${earlier}].name` });
+    if (earlier !== undefined)
+      issues.push({ field: `cases[${i}].name`, message: `case names must be unique in a suite: '${c.name}' is also cases[${earlier}].name` });
     else firstIndex.set(c.name, i);
     if (c.scorers === undefined) {
-      if (def.defaultScorers.length === 0) issues.push({ field: `cases[${i}].scorers`, message: 'a case needs at least one scorer: list scorers here or in the suite defaultScorers' });
+      if (def.defaultScorers.length === 0)
+        issues.push({ field: `cases[${i}].scorers`, message: 'a case needs at least one scorer: list scorers here or in the suite defaultScorers' });
     } else if (c.scorers.length === 0) {
       issues.push({ field: `cases[${i}].scorers`, message: 'must not be empty: omit it to use the suite defaultScorers' });
     } else {

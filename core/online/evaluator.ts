@@ -142,7 +142,10 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
   async function attemptFailed(claim: ClaimedEvaluation, err: unknown): Promise<void> {
     const last = claim.attempt >= SCORE_TRACE_ATTEMPTS;
     const message = pgSafeText(errorMessage(err).slice(0, 1000));
-    logger.warn({ err, rule_id: claim.rule_id, trace_id: claim.trace_id, attempt: claim.attempt }, last ? 'online evaluation failed; giving up' : 'online evaluation failed; will retry');
+    logger.warn(
+      { err, rule_id: claim.rule_id, trace_id: claim.trace_id, attempt: claim.attempt },
+      last ? 'online evaluation failed; giving up' : 'online evaluation failed; will retry',
+    );
     try {
       await store.failAttempt(claim, message, last ? null : retryDelayMs(claim.attempt));
     } catch (recordErr) {
@@ -163,7 +166,10 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
     await Promise.all(
       [...byProject].map(async ([projectId, items]) => {
         try {
-          await deps.writeScores(projectId, items.flatMap((s) => s.result.scores));
+          await deps.writeScores(
+            projectId,
+            items.flatMap((s) => s.result.scores),
+          );
           written.push(...items);
         } catch (err) {
           await Promise.all(items.map((s) => attemptFailed(s.claim, err)));
@@ -171,7 +177,15 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
       }),
     );
     try {
-      await store.finishEvaluations(written.map(({ claim, result }) => ({ claim, scores: result.records, errors: result.errors, judgeTokens: result.judgeTokens, costUsd: result.costUsd })));
+      await store.finishEvaluations(
+        written.map(({ claim, result }) => ({
+          claim,
+          scores: result.records,
+          errors: result.errors,
+          judgeTokens: result.judgeTokens,
+          costUsd: result.costUsd,
+        })),
+      );
     } catch (err) {
       // Scores are stored (idempotently); the leases run out and the evaluations are scored again.
       logger.warn({ err, evaluations: written.length }, 'recording online evaluations failed; they will be scored again');
@@ -218,7 +232,9 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
       }
       await Promise.all(
         result.judgeTraces.map((body) =>
-          deps.writeTrace(claim.project_id, body).catch((err: unknown) => logger.warn({ err, rule_id: claim.rule_id, trace_id: claim.trace_id }, "writing an online judge's trace failed")),
+          deps
+            .writeTrace(claim.project_id, body)
+            .catch((err: unknown) => logger.warn({ err, rule_id: claim.rule_id, trace_id: claim.trace_id }, "writing an online judge's trace failed")),
         ),
       );
       queueFlush({ claim, result });
@@ -258,7 +274,12 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
         const p: Promise<void> = (async () => {
           let traces: Map<string, TraceForScoring>;
           try {
-            const read = reading.then(() => deps.traces.tracesForScoring(projectId, group.map((c) => c.trace_id)));
+            const read = reading.then(() =>
+              deps.traces.tracesForScoring(
+                projectId,
+                group.map((c) => c.trace_id),
+              ),
+            );
             reading = read.catch(() => undefined);
             traces = await read;
           } catch (err) {
@@ -289,10 +310,13 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
     if (n > 0) logger.info({ deleted: n }, 'purged online evaluations past retention');
   }
 
-  const heartbeat = setInterval(() => {
-    if (held.size === 0) return;
-    store.renewLeases([...held.keys()], deps.leaseMs).catch((err: unknown) => logger.warn({ err }, 'renewing online evaluation leases failed'));
-  }, Math.max(50, Math.floor(deps.leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      if (held.size === 0) return;
+      store.renewLeases([...held.keys()], deps.leaseMs).catch((err: unknown) => logger.warn({ err }, 'renewing online evaluation leases failed'));
+    },
+    Math.max(50, Math.floor(deps.leaseMs / 3)),
+  );
   heartbeat.unref();
 
   return {

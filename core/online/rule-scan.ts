@@ -12,16 +12,21 @@ const SCAN_LEASE_MS = 120_000;
 /** A rule whose scan failed is due again after five ticks, at most a minute. */
 const SCAN_RETRY_MAX_MS = 60_000;
 
-
 async function scanRule(deps: OnlineEvaluatorDeps, claim: ClaimedScan): Promise<void> {
   const { store, logger } = deps;
   const wm = claim.watermark;
-  const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, { after: wm, sinceMs: claim.since_ms, quietMs: claim.delay_seconds * 1000, limit: deps.scanBatch });
+  const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, {
+    after: wm,
+    sinceMs: claim.since_ms,
+    quietMs: claim.delay_seconds * 1000,
+    limit: deps.scanBatch,
+  });
   const sampled = batch.traces.filter((t) => isSampled(claim.id, t.trace_id, claim.sample_rate));
   const full = batch.nextStoredMs !== null;
   const last = batch.traces.at(-1);
   // A full batch stops at its last trace; otherwise everything stored up to the scan's bound was read.
-  const watermark = full && last ? { storedMs: last.stored_ms, traceId: last.trace_id } : batch.untilMs > wm.storedMs ? { storedMs: batch.untilMs, traceId: null } : wm;
+  const watermark =
+    full && last ? { storedMs: last.stored_ms, traceId: last.trace_id } : batch.untilMs > wm.storedMs ? { storedMs: batch.untilMs, traceId: null } : wm;
   const committed = await store.commitScan(claim, {
     sampled,
     skipped: batch.traces.length - sampled.length,

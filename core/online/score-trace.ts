@@ -67,7 +67,13 @@ async function judge(
  * through {@link judge}. Scores carry source `eval`, the scorer's name (as `name` and
  * `scorer_name`), and attributes naming the rule and, for a judge, the judge's trace.
  */
-export async function scoreTrace(deps: ScoreTraceDeps, registry: ScorerRegistry, claim: ClaimedEvaluation, trace: TraceForScoring, signal: AbortSignal): Promise<TraceScoring> {
+export async function scoreTrace(
+  deps: ScoreTraceDeps,
+  registry: ScorerRegistry,
+  claim: ClaimedEvaluation,
+  trace: TraceForScoring,
+  signal: AbortSignal,
+): Promise<TraceScoring> {
   const startedAt = Date.now();
   const input = scoreInputFromTrace(trace, claim.expected);
   const judgeRefs = claim.scorers.filter((ref) => isJudgeScorer(registry.get(ref.name)));
@@ -105,14 +111,30 @@ export async function scoreTrace(deps: ScoreTraceDeps, registry: ScorerRegistry,
         ...(judgeTrace ? { 'agent_eval.judge_trace_id': judgeTrace } : {}),
       },
     });
-    out.records[ref.name] = { score_id: scoreId, value: detail.score, reason: detail.reason.slice(0, 1000), ...(judgeTrace ? { judge_trace_id: judgeTrace } : {}) };
+    out.records[ref.name] = {
+      score_id: scoreId,
+      value: detail.score,
+      reason: detail.reason.slice(0, 1000),
+      ...(judgeTrace ? { judge_trace_id: judgeTrace } : {}),
+    };
     if (!judgeRun) continue;
     for (const call of judgeRun.calls) {
       out.judgeTokens += (call.usage?.input_tokens ?? 0) + (call.usage?.output_tokens ?? 0);
       if (call.cost) out.costUsd = (out.costUsd ?? 0) + call.cost.cost_usd;
     }
     out.judgeTraces.push(
-      judgeTraceBody({ ruleId: claim.rule_id, ruleName: claim.rule_name, traceId: claim.trace_id, scorer: ref.name, scoreId, attempt: claim.attempt, startedAt, endedAt, verdict: detail, calls: judgeRun.calls }),
+      judgeTraceBody({
+        ruleId: claim.rule_id,
+        ruleName: claim.rule_name,
+        traceId: claim.trace_id,
+        scorer: ref.name,
+        scoreId,
+        attempt: claim.attempt,
+        startedAt,
+        endedAt,
+        verdict: detail,
+        calls: judgeRun.calls,
+      }),
     );
   }
   return out;

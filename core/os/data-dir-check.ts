@@ -39,7 +39,11 @@ export function createDataDirCheck(dir: string, minFreeBytes = MIN_FREE_BYTES): 
     }
     const stats = await fs.promises.statfs(dir);
     const free = stats.bavail * stats.bsize;
-    if (free < minFreeBytes) return { ok: false, reason: `${dir} has ${Math.floor(free / 1048576)} MiB free, below the ${Math.floor(minFreeBytes / 1048576)} MiB the stores need to write` };
+    if (free < minFreeBytes)
+      return {
+        ok: false,
+        reason: `${dir} has ${Math.floor(free / 1048576)} MiB free, below the ${Math.floor(minFreeBytes / 1048576)} MiB the stores need to write`,
+      };
     return { ok: true };
   }
 

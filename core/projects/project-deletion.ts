@@ -47,7 +47,13 @@ export function createProjectDeletion(deps: ProjectDeletionDeps): ProjectDeletio
       // null: another process finished it and recorded it.
       if (metadata === null) return;
       deps.logger.info({ projectId, analytics, metadata }, 'project deleted: its data is gone from both stores');
-      await deps.audit.record({ actor: SYSTEM_ACTOR, action: 'project.purged', projectId, target: projectId, details: { rows_deleted: { analytics, metadata } } });
+      await deps.audit.record({
+        actor: SYSTEM_ACTOR,
+        action: 'project.purged',
+        projectId,
+        target: projectId,
+        details: { rows_deleted: { analytics, metadata } },
+      });
     } catch (err) {
       deps.logger.error({ err, projectId }, `project deletion not finished, will be retried: ${errorMessage(err)}`);
     }

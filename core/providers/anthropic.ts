@@ -39,12 +39,18 @@ function messagesProvider(name: LlmProviderName, client: MessagesClient, default
       const u = message.usage;
       const cacheRead = u.cache_read_input_tokens ?? 0;
       // Anthropic counts cached and cache-written input apart from input_tokens; ours includes them.
-      const usage = { input_tokens: u.input_tokens + cacheRead + (u.cache_creation_input_tokens ?? 0), output_tokens: u.output_tokens, cached_input_tokens: cacheRead };
+      const usage = {
+        input_tokens: u.input_tokens + cacheRead + (u.cache_creation_input_tokens ?? 0),
+        output_tokens: u.output_tokens,
+        cached_input_tokens: cacheRead,
+      };
       const toolUse = message.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use' && block.name === req.tool.name);
       const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
       return {
         value: toolUse?.input,
-        problem: toolUse ? undefined : `the model did not call ${req.tool.name} (stop reason ${message.stop_reason ?? 'none'})${text ? `; it wrote: ${text.slice(0, 200)}` : ''}`,
+        problem: toolUse
+          ? undefined
+          : `the model did not call ${req.tool.name} (stop reason ${message.stop_reason ?? 'none'})${text ? `; it wrote: ${text.slice(0, 200)}` : ''}`,
         raw: toolUse ? toolUse.input : text,
         model: message.model || model,
         usage,

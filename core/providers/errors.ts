@@ -32,7 +32,14 @@ export function providerError(provider: LlmProviderName, err: unknown, signal?: 
   if (typeof status === 'number' && status > 0) {
     const retryable = RETRYABLE_STATUS(status);
     const message = bodyMessage(err) ?? firstLine(err).replace(new RegExp(`^${status}\\s*`), '');
-    return new ProviderError(provider, `${status} ${message}`, retryable, status, retryable ? retryAfterMs((err as { headers?: unknown }).headers) : undefined, { cause: err });
+    return new ProviderError(
+      provider,
+      `${status} ${message}`,
+      retryable,
+      status,
+      retryable ? retryAfterMs((err as { headers?: unknown }).headers) : undefined,
+      { cause: err },
+    );
   }
   return new ProviderError(provider, `call failed: ${firstLine(err)}`, true, undefined, undefined, { cause: err });
 }

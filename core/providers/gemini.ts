@@ -4,7 +4,14 @@ import { providerError } from './errors.js';
 import { fixedTokenAuthClient } from './vertex-auth.js';
 import type { JsonSchema, LlmProvider, StructuredRequest, StructuredResponse } from './types.js';
 
-const TYPES: Record<string, Type> = { object: Type.OBJECT, string: Type.STRING, number: Type.NUMBER, integer: Type.INTEGER, boolean: Type.BOOLEAN, array: Type.ARRAY };
+const TYPES: Record<string, Type> = {
+  object: Type.OBJECT,
+  string: Type.STRING,
+  number: Type.NUMBER,
+  integer: Type.INTEGER,
+  boolean: Type.BOOLEAN,
+  array: Type.ARRAY,
+};
 
 /** A JSON Schema (object, string, number, array) as Gemini's OpenAPI-style `responseSchema`. */
 export function toGeminiSchema(schema: JsonSchema): Schema {
@@ -68,9 +75,19 @@ export function vertexGeminiProvider(settings: NonNullable<LlmSettings['vertex-g
         cached_input_tokens: meta?.cachedContentTokenCount ?? 0,
       };
       const candidate = response.candidates?.at(0);
-      const text = candidate?.content?.parts?.filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text).join('') ?? '';
+      const text =
+        candidate?.content?.parts
+          ?.filter((p) => typeof p.text === 'string' && !p.thought)
+          .map((p) => p.text)
+          .join('') ?? '';
       const base = { model: response.modelVersion || model, usage, stopReason: candidate?.finishReason ?? null };
-      if (!candidate) return { ...base, value: undefined, problem: `no candidate${response.promptFeedback?.blockReason ? ` (blocked: ${response.promptFeedback.blockReason})` : ''}`, raw: null };
+      if (!candidate)
+        return {
+          ...base,
+          value: undefined,
+          problem: `no candidate${response.promptFeedback?.blockReason ? ` (blocked: ${response.promptFeedback.blockReason})` : ''}`,
+          raw: null,
+        };
       if (!text) return { ...base, value: undefined, problem: `the answer is empty (finish reason ${candidate.finishReason ?? 'none'})`, raw: null };
       try {
         const value = JSON.parse(text) as unknown;

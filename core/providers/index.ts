@@ -29,12 +29,16 @@ export function createProviders(settings: LlmSettings): ProviderSet {
         return settings['vertex-anthropic'] && vertexAnthropicProvider(settings['vertex-anthropic']);
     }
   };
-  return providerSet(LLM_PROVIDERS.filter((name) => settings[name] !== undefined), settings.defaultProvider, (name) => {
-    let provider = built.get(name);
-    if (!provider) {
-      provider = build(name);
-      if (provider) built.set(name, provider);
-    }
-    return provider;
-  });
+  return providerSet(
+    LLM_PROVIDERS.filter((name) => settings[name] !== undefined),
+    settings.defaultProvider,
+    (name) => {
+      let provider = built.get(name);
+      if (!provider) {
+        provider = build(name);
+        if (provider) built.set(name, provider);
+      }
+      return provider;
+    },
+  );
 }

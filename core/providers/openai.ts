@@ -40,7 +40,12 @@ export function openaiProvider(settings: NonNullable<LlmSettings['openai']>): Ll
               tool_choice: { type: 'function', function: { name: req.tool.name } },
               parallel_tool_calls: false,
             }
-          : { response_format: { type: 'json_schema', json_schema: { name: req.tool.name, description: req.tool.description, schema: req.tool.schema, strict: true } } }),
+          : {
+              response_format: {
+                type: 'json_schema',
+                json_schema: { name: req.tool.name, description: req.tool.description, schema: req.tool.schema, strict: true },
+              },
+            }),
       };
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {
@@ -60,7 +65,8 @@ export function openaiProvider(settings: NonNullable<LlmSettings['openai']>): Ll
       if (message.refusal) return { ...base, value: undefined, problem: `the model refused: ${message.refusal.slice(0, 300)}`, raw: message.refusal };
       if (viaTool) {
         const call = message.tool_calls?.find((c) => c.type === 'function' && c.function.name === req.tool.name);
-        if (!call || call.type !== 'function') return { ...base, value: undefined, problem: `the model did not call ${req.tool.name}`, raw: message.content ?? null };
+        if (!call || call.type !== 'function')
+          return { ...base, value: undefined, problem: `the model did not call ${req.tool.name}`, raw: message.content ?? null };
         const parsed = parseJson(call.function.arguments);
         return { ...base, value: parsed.value, problem: parsed.problem, raw: parsed.value ?? call.function.arguments };
       }

@@ -42,16 +42,30 @@ export function llmSettings(e: ConfigEnv): LlmSettings {
       ? { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, model: e.JUDGE_MODEL_OPENAI, structuredOutput: e.JUDGE_OPENAI_STRUCTURED_OUTPUT }
       : undefined,
     'vertex-gemini': e.GOOGLE_CLOUD_PROJECT
-      ? { project: e.GOOGLE_CLOUD_PROJECT, location, baseUrl: e.GOOGLE_VERTEX_BASE_URL, model: e.JUDGE_MODEL_VERTEX_GEMINI, accessToken: e.AGENT_EVAL_VERTEX_ACCESS_TOKEN }
+      ? {
+          project: e.GOOGLE_CLOUD_PROJECT,
+          location,
+          baseUrl: e.GOOGLE_VERTEX_BASE_URL,
+          model: e.JUDGE_MODEL_VERTEX_GEMINI,
+          accessToken: e.AGENT_EVAL_VERTEX_ACCESS_TOKEN,
+        }
       : undefined,
     'vertex-anthropic': claudeProject
-      ? { project: claudeProject, region: e.CLOUD_ML_REGION ?? location, baseUrl: e.ANTHROPIC_VERTEX_BASE_URL, model: e.JUDGE_MODEL_VERTEX_ANTHROPIC, accessToken: e.AGENT_EVAL_VERTEX_ACCESS_TOKEN }
+      ? {
+          project: claudeProject,
+          region: e.CLOUD_ML_REGION ?? location,
+          baseUrl: e.ANTHROPIC_VERTEX_BASE_URL,
+          model: e.JUDGE_MODEL_VERTEX_ANTHROPIC,
+          accessToken: e.AGENT_EVAL_VERTEX_ACCESS_TOKEN,
+        }
       : undefined,
     maxAnswerAttempts: e.JUDGE_MAX_ANSWER_ATTEMPTS,
     maxOutputTokens: e.JUDGE_MAX_OUTPUT_TOKENS,
   };
   if (e.JUDGE_PROVIDER && !settings[e.JUDGE_PROVIDER]) {
-    throw new ConfigError(`Invalid configuration:\n  JUDGE_PROVIDER: '${e.JUDGE_PROVIDER}' is not configured (${PROVIDER_CREDENTIALS[e.JUDGE_PROVIDER]} is not set)`);
+    throw new ConfigError(
+      `Invalid configuration:\n  JUDGE_PROVIDER: '${e.JUDGE_PROVIDER}' is not configured (${PROVIDER_CREDENTIALS[e.JUDGE_PROVIDER]} is not set)`,
+    );
   }
   settings.defaultProvider = e.JUDGE_PROVIDER ?? LLM_PROVIDERS.find((name) => settings[name] !== undefined);
   return settings;

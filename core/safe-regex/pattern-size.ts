@@ -61,7 +61,10 @@ export function patternSize(pattern: string): number {
       add(1, c !== '|' && c !== '*' && c !== '+' && c !== '?');
     }
   }
-  return Math.min(CAP, totals.reduce((sum, n) => sum + n, 0));
+  return Math.min(
+    CAP,
+    totals.reduce((sum, n) => sum + n, 0),
+  );
 }
 
 /** The index of the `]` closing the class that opens at `start` (the text's end if none). */

@@ -38,7 +38,11 @@ async function callOnce(record: CustomScorerRecord, body: string, opts: HttpScor
     // Nothing was sent: trying again would be refused again.
     if (err instanceof EgressRefusedError) throw new Error(`custom scorer '${record.name}' endpoint refused by the egress policy: ${err.reason}`);
     const timedOut = (err as { name?: string }).name === 'TimeoutError';
-    throw new Retryable(timedOut ? `custom scorer '${record.name}' did not answer within ${opts.timeoutMs} ms` : `custom scorer '${record.name}' unreachable: ${messageOf((err as { cause?: unknown }).cause ?? err)}`);
+    throw new Retryable(
+      timedOut
+        ? `custom scorer '${record.name}' did not answer within ${opts.timeoutMs} ms`
+        : `custom scorer '${record.name}' unreachable: ${messageOf((err as { cause?: unknown }).cause ?? err)}`,
+    );
   }
   if (isRedirect(res.status)) {
     await res.body?.cancel().catch(() => undefined);
@@ -77,7 +81,14 @@ export function createHttpScorer(record: CustomScorerRecord, opts: HttpScorerOpt
     // Passed to the endpoint as it is: the scorer's own business.
     configSchema: z.record(z.string(), z.unknown()),
     async evaluate(input, signal) {
-      const body = JSON.stringify({ input: input.input, output: input.output ?? null, expected: input.expected, trace: traceView(input), config: input.config, scorer: record.name });
+      const body = JSON.stringify({
+        input: input.input,
+        output: input.output ?? null,
+        expected: input.expected,
+        trace: traceView(input),
+        config: input.config,
+        scorer: record.name,
+      });
       for (let attempt = 1; ; attempt++) {
         try {
           return await callOnce(record, body, opts, signal);
@@ -91,7 +102,15 @@ export function createHttpScorer(record: CustomScorerRecord, opts: HttpScorerOpt
 }
 
 /** `base` plus a project's HTTP custom scorers: the registry suites, runs and the worker use for that project. */
-export async function projectRegistry(base: ScorerRegistry, store: { allForCall(projectId: string): Promise<CustomScorerRecord[]> }, projectId: string, opts: HttpScorerOptions): Promise<ScorerRegistry> {
+export async function projectRegistry(
+  base: ScorerRegistry,
+  store: { allForCall(projectId: string): Promise<CustomScorerRecord[]> },
+  projectId: string,
+  opts: HttpScorerOptions,
+): Promise<ScorerRegistry> {
   const records = await store.allForCall(projectId);
-  return extendRegistry(base, records.map((record) => createHttpScorer(record, opts)));
+  return extendRegistry(
+    base,
+    records.map((record) => createHttpScorer(record, opts)),
+  );
 }

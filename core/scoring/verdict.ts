@@ -17,7 +17,6 @@ const VerdictObject = z.object({
   evidence: z.array(z.string()).optional(),
 });
 
-
 export interface VerdictOptions {
   /** Names the scorer in errors, e.g. `custom scorer 'tone'`. */
   who: string;
@@ -31,7 +30,8 @@ function scoreOf(raw: number | boolean | string, opts: VerdictOptions): number {
   if (dataType === 'categorical') {
     if (typeof raw !== 'string') throw new Error(`${who} is categorical and answered ${JSON.stringify(raw)} (expected one of its labels)`);
     const score = opts.categories?.[raw];
-    if (score === undefined) throw new Error(`${who} answered the category '${raw}', which has no score (categories: ${Object.keys(opts.categories ?? {}).join(', ')})`);
+    if (score === undefined)
+      throw new Error(`${who} answered the category '${raw}', which has no score (categories: ${Object.keys(opts.categories ?? {}).join(', ')})`);
     return score;
   }
   if (typeof raw === 'string') throw new Error(`${who} answered an invalid body: value must be a number or a boolean, not a string`);

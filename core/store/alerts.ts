@@ -1,4 +1,13 @@
-import type { AlertEventKind, AlertEventList, AlertNotification, AlertRule, AlertRuleDefinition, AlertRuleList, AlertState, DeliveryStatus } from '../model/alert.js';
+import type {
+  AlertEventKind,
+  AlertEventList,
+  AlertNotification,
+  AlertRule,
+  AlertRuleDefinition,
+  AlertRuleList,
+  AlertState,
+  DeliveryStatus,
+} from '../model/alert.js';
 
 /*
  * Alert rules, their events and webhook deliveries (PostgreSQL, migration 008;
@@ -44,7 +53,11 @@ export interface AlertStore {
    * the next (and the event to store, if any). Nothing is written, and null returned, when the
    * rule was deleted, edited or claimed again since this claim.
    */
-  commitEvaluation(claim: ClaimedRule, result: { at: Date; value: number | null }, decide: (state: AlertState) => { state: AlertState; event?: NewAlertEvent }): Promise<{ state: AlertState; event?: NewAlertEvent } | null>;
+  commitEvaluation(
+    claim: ClaimedRule,
+    result: { at: Date; value: number | null },
+    decide: (state: AlertState) => { state: AlertState; event?: NewAlertEvent },
+  ): Promise<{ state: AlertState; event?: NewAlertEvent } | null>;
   /** Notes a failed evaluation (the state is left as it was). */
   recordEvaluationError(claim: ClaimedRule, at: Date, message: string): Promise<void>;
   /**
@@ -53,7 +66,10 @@ export interface AlertStore {
    */
   claimDeliveries(limit: number, leaseMs: number): Promise<PendingDelivery[]>;
   /** The attempt's result; ignored when the event was claimed again meanwhile. */
-  recordDelivery(delivery: PendingDelivery, result: { status: Extract<DeliveryStatus, 'delivered' | 'retrying' | 'failed'>; error?: string; retryInMs?: number }): Promise<void>;
+  recordDelivery(
+    delivery: PendingDelivery,
+    result: { status: Extract<DeliveryStatus, 'delivered' | 'retrying' | 'failed'>; error?: string; retryInMs?: number },
+  ): Promise<void>;
   /** Passed / decided trials of the runs that completed in [from, to) (cancelled trials left out). */
   runPassRate(projectId: string, range: { from: Date; to: Date }, suiteName?: string): Promise<{ passed: number; total: number }>;
 }

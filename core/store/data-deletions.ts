@@ -17,7 +17,13 @@ import type { DataDeletionKind, DataDeletionView } from '../model/data-deletion.
  * - Views returned are the caller's own copies.
  */
 export interface DataDeletionStore {
-  create(d: { id: string; projectId: string; kind: DataDeletionKind; target: string; requestedBy: { id: string; name: string | null } }): Promise<DataDeletionView>;
+  create(d: {
+    id: string;
+    projectId: string;
+    kind: DataDeletionKind;
+    target: string;
+    requestedBy: { id: string; name: string | null };
+  }): Promise<DataDeletionView>;
   get(projectId: string, id: string): Promise<DataDeletionView | null>;
   /** Takes a deletion to carry out, for `leaseMs`: false when it is done or another process holds it. */
   claim(id: string, leaseMs: number): Promise<boolean>;

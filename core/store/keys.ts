@@ -29,7 +29,10 @@ export interface StoredKey {
 /** Projects and their API keys (PostgreSQL). */
 export interface KeyStore {
   /** A new key: the secret is in the result, and nowhere else ever again. */
-  createKey(projectId: string, input: { name: string; role: Role; env: string; createdBy?: string; serverAdmin?: boolean }): Promise<ApiKeyView & { key: string }>;
+  createKey(
+    projectId: string,
+    input: { name: string; role: Role; env: string; createdBy?: string; serverAdmin?: boolean },
+  ): Promise<ApiKeyView & { key: string }>;
   findByPrefix(prefix: string): Promise<StoredKey | null>;
   listKeys(projectId: string): Promise<ApiKeyView[]>;
   /** The revoked key when a live key of that project was revoked now (its prefix and what it was), else null. */

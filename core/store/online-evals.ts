@@ -1,5 +1,13 @@
 import type { Expected, ScorerRef } from '../model/eval-case.js';
-import type { EvaluationStatus, OnlineEvaluationList, OnlineRule, OnlineRuleDefinition, OnlineRuleFilter, OnlineRuleList, OnlineScoreRecord } from '../model/online-rule.js';
+import type {
+  EvaluationStatus,
+  OnlineEvaluationList,
+  OnlineRule,
+  OnlineRuleDefinition,
+  OnlineRuleFilter,
+  OnlineRuleList,
+  OnlineScoreRecord,
+} from '../model/online-rule.js';
 import type { ScanPosition, ScannedTrace } from './online-traces.js';
 
 /*

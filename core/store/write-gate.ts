@@ -23,7 +23,10 @@ export interface WriteGate {
 
 /** The writes in flight did not finish in time: the section did not run. */
 export class WritesInFlightError extends Error {
-  constructor(readonly inFlight: number, readonly waitedMs: number) {
+  constructor(
+    readonly inFlight: number,
+    readonly waitedMs: number,
+  ) {
     super(`${inFlight} write${inFlight > 1 ? 's' : ''} to the analytical store (a deletion's rewrite, a cost recompute?) did not finish within ${waitedMs} ms`);
     this.name = 'WritesInFlightError';
   }

@@ -27,11 +27,35 @@ const { svc, open } = dashboardSuite({
     let t = 0;
     const trace = async (id: string) => {
       const body = {
-        trace_id: id, name: 'support-answer', status: 'ok', duration_ms: 900, start_time: iso(start + t * 1000),
+        trace_id: id,
+        name: 'support-answer',
+        status: 'ok',
+        duration_ms: 900,
+        start_time: iso(start + t * 1000),
         spans: [
           { span_id: `${id}-root`, name: 'agent', type: 'span', start_time: iso(start + t * 1000), end_time: iso(start + t * 1000 + 900) },
-          { span_id: `${id}-llm`, parent_span_id: `${id}-root`, name: 'answer', type: 'generation', start_time: iso(start + t * 1000 + 10), end_time: iso(start + t * 1000 + 800), model: 'gpt-4o-mini', input_tokens: 2000, output_tokens: 400 },
-          { span_id: `${id}-local`, parent_span_id: `${id}-root`, name: 'rerank', type: 'generation', start_time: iso(start + t * 1000 + 800), end_time: iso(start + t * 1000 + 850), model: 'in-house-reranker', input_tokens: 100, output_tokens: 1 },
+          {
+            span_id: `${id}-llm`,
+            parent_span_id: `${id}-root`,
+            name: 'answer',
+            type: 'generation',
+            start_time: iso(start + t * 1000 + 10),
+            end_time: iso(start + t * 1000 + 800),
+            model: 'gpt-4o-mini',
+            input_tokens: 2000,
+            output_tokens: 400,
+          },
+          {
+            span_id: `${id}-local`,
+            parent_span_id: `${id}-root`,
+            name: 'rerank',
+            type: 'generation',
+            start_time: iso(start + t * 1000 + 800),
+            end_time: iso(start + t * 1000 + 850),
+            model: 'in-house-reranker',
+            input_tokens: 100,
+            output_tokens: 1,
+          },
         ],
       };
       const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body });
@@ -42,13 +66,19 @@ const { svc, open } = dashboardSuite({
       for (let k = 0; k < count; k++) {
         const id = `cal-ui-safe-${t}`;
         await trace(id);
-        scores.push(calibrationScore(id, 'safety_judge', judge, 'eval', 'safety_judge', start + 5 * MINUTE), calibrationScore(id, 'safety_judge', person, 'annotation', 'reviewer', start + 6 * MINUTE));
+        scores.push(
+          calibrationScore(id, 'safety_judge', judge, 'eval', 'safety_judge', start + 5 * MINUTE),
+          calibrationScore(id, 'safety_judge', person, 'annotation', 'reviewer', start + 6 * MINUTE),
+        );
       }
     }
     for (const [judge, person] of TONE_PAIRS) {
       const id = `cal-ui-tone-${t}`;
       await trace(id);
-      scores.push(calibrationScore(id, 'tone_judge', judge, 'eval', 'tone_judge', start + 5 * MINUTE), calibrationScore(id, 'tone_judge', person, 'annotation', 'reviewer', start + 6 * MINUTE));
+      scores.push(
+        calibrationScore(id, 'tone_judge', judge, 'eval', 'tone_judge', start + 5 * MINUTE),
+        calibrationScore(id, 'tone_judge', person, 'annotation', 'reviewer', start + 6 * MINUTE),
+      );
     }
     await writeScores(svc.clickhouse, svc.defaultProjectId, scores);
     await svc.keyFor(EMPTY_PROJECT);
@@ -61,17 +91,26 @@ describe('judge calibration on the analytics page', () => {
     await p.page.goto('/analytics');
     const safety = p.page.locator(SEL.judge('safety_judge'));
     await safety.waitFor();
-    expect(await text(p, `${SEL.judge('safety_judge')} ${SEL.summary}`)).toBe(`safety_judge agrees well with people: kappa ${SAFETY_KAPPA.toFixed(2)} over 40 pairs`);
+    expect(await text(p, `${SEL.judge('safety_judge')} ${SEL.summary}`)).toBe(
+      `safety_judge agrees well with people: kappa ${SAFETY_KAPPA.toFixed(2)} over 40 pairs`,
+    );
     expect(await text(p, `${SEL.judge('safety_judge')} ${SEL.level}`)).toBe('substantial agreement');
     expect(await text(p, `${SEL.judge('safety_judge')} ${SEL.pairs}`)).toBe('40');
     expect(await text(p, `${SEL.judge('safety_judge')} ${SEL.kappa}`)).toBe(SAFETY_KAPPA.toFixed(2));
     // Most pairs first; the judge with five pairs says it is uncertain.
-    expect(await p.page.locator('[data-testid="calibration-judge"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-judge')))).toEqual(['safety_judge', 'tone_judge']);
-    expect(await text(p, `${SEL.judge('tone_judge')} ${SEL.summary}`)).toMatch(/^tone_judge .+: kappa -?\d\.\d\d over 5 pairs \(fewer than 30 pairs: uncertain\)$/);
+    expect(await p.page.locator('[data-testid="calibration-judge"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-judge')))).toEqual([
+      'safety_judge',
+      'tone_judge',
+    ]);
+    expect(await text(p, `${SEL.judge('tone_judge')} ${SEL.summary}`)).toMatch(
+      /^tone_judge .+: kappa -?\d\.\d\d over 5 pairs \(fewer than 30 pairs: uncertain\)$/,
+    );
 
     // The band confusion opens on demand: the judge's band in rows, people's in columns.
     await safety.locator('summary').click();
-    const rows = await safety.locator(`${SEL.confusion} tbody tr`).evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim())));
+    const rows = await safety
+      .locator(`${SEL.confusion} tbody tr`)
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim())));
     expect(rows).toEqual([
       ['8', '0', '2', '0'],
       ['0', '0', '0', '0'],

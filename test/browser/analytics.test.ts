@@ -2,7 +2,18 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeErrors, SCREENSHOT_DIR, type WatchedPage } from '../helpers/browser.js';
 import { formatDuration } from '../../ui/src/lib/format.js';
-import { ANALYTICS_SEL as SEL, fixtureScores, MINUTE, pearson, quantile, traceBody, TRACES, windowStartHoursAgo, writeScores, type FixtureTrace } from '../helpers/dashboard-analytics.js';
+import {
+  ANALYTICS_SEL as SEL,
+  fixtureScores,
+  MINUTE,
+  pearson,
+  quantile,
+  traceBody,
+  TRACES,
+  windowStartHoursAgo,
+  writeScores,
+  type FixtureTrace,
+} from '../helpers/dashboard-analytics.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
 
 /**
@@ -78,14 +89,18 @@ describe('analytics page in Chromium', () => {
     expect(await p.page.locator(SEL.scoreRow('helpfulness')).locator('td').nth(1).textContent()).toBe('2');
 
     const r = pearson(SCORES_24H, LATENCY_24H);
-    await expect.poll(() => text(p, SEL.correlationSentence)).toContain(`Pearson r = ${r.toFixed(2)} over 8 scored traces: higher latency goes with lower faithfulness`);
+    await expect
+      .poll(() => text(p, SEL.correlationSentence))
+      .toContain(`Pearson r = ${r.toFixed(2)} over 8 scored traces: higher latency goes with lower faithfulness`);
 
     await expect.poll(() => text(p, '[data-testid="percentiles-count"]')).toBe('8');
     expect(await text(p, '[data-testid="percentiles-error-rate"]')).toBe('25%');
     expect(await text(p, '[data-testid="percentiles-latency"]')).toBe('450 ms / 2.3 s / 2.86 s');
 
     const toolMs = [...TRACES, ...RECENT].map((t) => t.toolMs);
-    await expect.poll(() => cells(p, SEL.healthRow('component', 'tool'))).toEqual(['tool', '8', '2', '25%', formatDuration(quantile(toolMs, 0.5)), formatDuration(quantile(toolMs, 0.95)), '0', '0', '0', '$0']);
+    await expect
+      .poll(() => cells(p, SEL.healthRow('component', 'tool')))
+      .toEqual(['tool', '8', '2', '25%', formatDuration(quantile(toolMs, 0.5)), formatDuration(quantile(toolMs, 0.95)), '0', '0', '0', '$0']);
     expect((await cells(p, SEL.healthRow('model', 'claude-3-5'))).slice(1, 6)).toEqual(['2', '0', '0%', '140 ms', '158 ms']);
 
     // Every chart drew its data.
@@ -115,7 +130,9 @@ describe('analytics page in Chromium', () => {
     await p.page.waitForURL((url) => !url.search.includes('range='));
     await p.page.locator(SEL.metric).selectOption('tokens');
     await p.page.waitForURL(/[?&]metric=tokens/);
-    await expect.poll(() => text(p, SEL.correlationSentence)).toMatch(/^Pearson r = -0\.\d\d over 8 scored traces: higher token use goes with lower faithfulness/);
+    await expect
+      .poll(() => text(p, SEL.correlationSentence))
+      .toMatch(/^Pearson r = -0\.\d\d over 8 scored traces: higher token use goes with lower faithfulness/);
 
     await p.page.locator(SEL.component).selectOption('generation');
     await p.page.waitForURL(/[?&]component_type=generation/);

@@ -27,20 +27,44 @@ const texts = (p: WatchedPage, selector: string) => p.page.locator(selector).all
 const { svc, open } = dashboardSuite({
   env: { ALERT_TICK_MS: '200' },
   async seed() {
-    const viewer = await json<{ key: string }>(await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'catalog viewer', role: 'viewer' } }), 201);
+    const viewer = await json<{ key: string }>(
+      await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'catalog viewer', role: 'viewer' } }),
+      201,
+    );
     viewerKey = viewer.key;
 
-    await json(await svc.api('/api/agents', { method: 'POST', json: { name: 'catalog-bot', endpoint: 'http://127.0.0.1:9/agent', headers: { Authorization: 'Bearer secret-value' } } }), 201);
-    weather = await json<SuiteSummary>(await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-weather', 'v1 case', 2, { agent_id: 'catalog-bot' }) }), 201);
-    weather = await json<SuiteSummary>(await svc.api(`/api/suites/${weather.id}`, { method: 'PUT', json: suiteBody('catalog-weather', 'v2 case', 3, { agent_id: 'catalog-bot' }) }), 200);
+    await json(
+      await svc.api('/api/agents', {
+        method: 'POST',
+        json: { name: 'catalog-bot', endpoint: 'http://127.0.0.1:9/agent', headers: { Authorization: 'Bearer secret-value' } },
+      }),
+      201,
+    );
+    weather = await json<SuiteSummary>(
+      await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-weather', 'v1 case', 2, { agent_id: 'catalog-bot' }) }),
+      201,
+    );
+    weather = await json<SuiteSummary>(
+      await svc.api(`/api/suites/${weather.id}`, { method: 'PUT', json: suiteBody('catalog-weather', 'v2 case', 3, { agent_id: 'catalog-bot' }) }),
+      200,
+    );
     await json(await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-refunds', 'refund', 1) }), 201);
 
     // Traces in the last minute: a rule "trace count > 0 over 5 min" fires at its first evaluation.
     for (let i = 0; i < 3; i++) {
-      await json(await svc.api('/api/traces/ingest', { method: 'POST', json: sampleTrace(`catalog-t${i}`, { start: Date.now() - 20_000 - i * 1000, name: 'catalog-run' }) }), 201);
+      await json(
+        await svc.api('/api/traces/ingest', {
+          method: 'POST',
+          json: sampleTrace(`catalog-t${i}`, { start: Date.now() - 20_000 - i * 1000, name: 'catalog-run' }),
+        }),
+        201,
+      );
     }
     apiRule = await json<AlertRule>(
-      await svc.api('/api/alerts/rules', { method: 'POST', json: { name: 'API trace volume', metric: 'trace_count', operator: 'gt', threshold: 0, severity: 'warning', eval_interval_seconds: 1 } }),
+      await svc.api('/api/alerts/rules', {
+        method: 'POST',
+        json: { name: 'API trace volume', metric: 'trace_count', operator: 'gt', threshold: 0, severity: 'warning', eval_interval_seconds: 1 },
+      }),
       201,
     );
     await eventually(async () => {
@@ -179,7 +203,12 @@ describe('agents page', () => {
     await expect.poll(() => row.count()).toBe(0);
     expect((await svc.api('/api/agents/ui-bot')).status).toBe(404);
     expect(await p.page.getByTestId('agents-notice').textContent()).toContain('Agent "ui-bot" deleted.');
-    expect(errorsExcept(p, [{ status: 409, path: '/api/agents' }, { status: 422, path: '/api/agents' }])).toBe('');
+    expect(
+      errorsExcept(p, [
+        { status: 409, path: '/api/agents' },
+        { status: 422, path: '/api/agents' },
+      ]),
+    ).toBe('');
   });
 
   it('tells a viewer key in words that it cannot register agents', async () => {
@@ -230,7 +259,9 @@ describe('alerts page', () => {
     await p.page.getByTestId('alert-name').fill('UI score drift');
     await p.page.getByTestId('alert-metric').selectOption('drift');
     await p.page.getByTestId('alert-create').click();
-    await expect.poll(() => p.page.locator('[data-testid="alert-field-error"][data-field="filter.score_name"]').textContent()).toContain('is required for metric drift');
+    await expect
+      .poll(() => p.page.locator('[data-testid="alert-field-error"][data-field="filter.score_name"]').textContent())
+      .toContain('is required for metric drift');
     await p.screenshot('catalog-alerts-form-errors');
 
     await p.page.getByTestId('alert-name').fill('UI trace volume');
@@ -247,7 +278,16 @@ describe('alerts page', () => {
     await expect.poll(() => row.count()).toBe(1);
     const { rules } = await json<AlertRuleList>(await svc.api('/api/alerts/rules'), 200);
     const made = rules.find((r) => r.name === 'UI trace volume');
-    expect(made).toMatchObject({ metric: 'trace_count', operator: 'gt', threshold: 0, severity: 'critical', filter: { trace_name: 'catalog' }, eval_interval_seconds: 1, window_seconds: 300, enabled: true });
+    expect(made).toMatchObject({
+      metric: 'trace_count',
+      operator: 'gt',
+      threshold: 0,
+      severity: 'critical',
+      filter: { trace_name: 'catalog' },
+      eval_interval_seconds: 1,
+      window_seconds: 300,
+      enabled: true,
+    });
     // The evaluator fires it; the page polls and shows the state and the event.
     await expect.poll(() => row.getByTestId('rule-state').textContent(), { timeout: 30_000 }).toBe('Firing');
     await expect.poll(() => p.page.locator(CATALOG.eventRowOfRule(made!.id)).count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
@@ -257,7 +297,9 @@ describe('alerts page', () => {
     // Only this rule's events, by the link in its row.
     await row.getByTestId('rule-events-link').click();
     await p.page.waitForURL(new RegExp(`[?&]rule=${made!.id}`));
-    await expect.poll(async () => new Set(await p.page.locator(CATALOG.eventRow).evaluateAll((els) => els.map((e) => e.getAttribute('data-rule-id'))))).toEqual(new Set([made!.id]));
+    await expect
+      .poll(async () => new Set(await p.page.locator(CATALOG.eventRow).evaluateAll((els) => els.map((e) => e.getAttribute('data-rule-id')))))
+      .toEqual(new Set([made!.id]));
 
     await row.getByTestId('rule-toggle').click();
     await expect.poll(() => row.getAttribute('data-enabled')).toBe('false');

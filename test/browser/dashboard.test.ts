@@ -32,7 +32,8 @@ const { svc, open } = dashboardSuite({
     const now = Date.now();
     // Newest first in the list: the error traces, then the ok ones, then the big ones.
     for (const [i, id] of OK_TRACES.entries()) await ingest(sampleTrace(id, { spanCount: 5, start: now - 60_000 - i * 1000, name: 'agent-run' }));
-    for (const [i, id] of ERROR_TRACES.entries()) await ingest(sampleTrace(id, { spanCount: 4, start: now - 30_000 - i * 1000, name: 'failing-run', status: 'error' }));
+    for (const [i, id] of ERROR_TRACES.entries())
+      await ingest(sampleTrace(id, { spanCount: 4, start: now - 30_000 - i * 1000, name: 'failing-run', status: 'error' }));
     await ingest(nestedAgentTrace(NESTED, 40, { start: now - 120_000, name: 'nested-run' }));
     await ingest(nestedAgentTrace(BIG, 400, { start: now - 180_000, name: 'big-run' }));
     await ingest(nestedAgentTrace(HUGE, 10_000, { start: now - 240_000, name: 'huge-run' }));

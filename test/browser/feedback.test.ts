@@ -28,7 +28,18 @@ const { svc, open, call } = dashboardSuite({
     }
     const queue = await call<{ id: string }>(
       '/api/queues',
-      { method: 'POST', json: { name: QUEUE_NAME, description: 'Answers about refunds', score_names: [{ name: 'rating', min: 1, max: 5 }, { name: 'helpful', type: 'boolean' }], trace_ids: [TRACES[0], TRACES[1]] } },
+      {
+        method: 'POST',
+        json: {
+          name: QUEUE_NAME,
+          description: 'Answers about refunds',
+          score_names: [
+            { name: 'rating', min: 1, max: 5 },
+            { name: 'helpful', type: 'boolean' },
+          ],
+          trace_ids: [TRACES[0], TRACES[1]],
+        },
+      },
       201,
     );
     queueId = queue.id;
@@ -36,15 +47,30 @@ const { svc, open, call } = dashboardSuite({
       '/api/feedback/comparisons',
       {
         method: 'POST',
-        json: { prompt: 'What is the refund policy?', output_a: 'Refunds: yes.', output_b: 'You can get a refund within 30 days of delivery; keep the receipt.', trace_a: TRACES[1], trace_b: TRACES[2] },
+        json: {
+          prompt: 'What is the refund policy?',
+          output_a: 'Refunds: yes.',
+          output_b: 'You can get a refund within 30 days of delivery; keep the receipt.',
+          trace_a: TRACES[1],
+          trace_b: TRACES[2],
+        },
       },
       201,
     );
     comparisonId = comparison.id;
-    await call('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: TRACES[2], thumbs: 'down', comment: 'too vague', source: 'slack', user_id: 'dana' } }, 201);
+    await call(
+      '/api/feedback',
+      { method: 'POST', json: { type: 'rating', trace_id: TRACES[2], thumbs: 'down', comment: 'too vague', source: 'slack', user_id: 'dana' } },
+      201,
+    );
     // Enough feedback from one source to page through (25 a page).
-    for (let i = 0; i < 27; i++) await call('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: TRACES[2], value: (i % 10) / 10, source: 'bulk-import' } }, 201);
-    await call('/api/suites', { method: 'POST', json: { name: SUITE_NAME, cases: [{ name: 'seed', input: { query: 'hello' }, expected: { output: 'hi' }, scorers: ['exactMatch'] }] } }, 201);
+    for (let i = 0; i < 27; i++)
+      await call('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: TRACES[2], value: (i % 10) / 10, source: 'bulk-import' } }, 201);
+    await call(
+      '/api/suites',
+      { method: 'POST', json: { name: SUITE_NAME, cases: [{ name: 'seed', input: { query: 'hello' }, expected: { output: 'hi' }, scorers: ['exactMatch'] }] } },
+      201,
+    );
   },
 });
 
@@ -71,7 +97,10 @@ describe('/feedback in Chromium', () => {
     expect(await p.page.locator(FEEDBACK.reviewStatus).textContent()).toBe('locked');
 
     await p.page.locator(FEEDBACK.scoreScale('rating')).getByLabel('4').check();
-    await item.getByRole('group', { name: /helpful/ }).getByLabel('yes').check();
+    await item
+      .getByRole('group', { name: /helpful/ })
+      .getByLabel('yes')
+      .check();
     await p.page.locator(FEEDBACK.reviewComment).fill('Right policy, missing the receipt rule');
     await p.page.locator(FEEDBACK.reviewCorrect).check();
     // The correction starts from the output as it was.
@@ -83,7 +112,9 @@ describe('/feedback in Chromium', () => {
     await expect.poll(() => p.page.locator(FEEDBACK.queueCompleted).textContent()).toContain('1 of 2');
 
     // Stored as submitted: the item, its scores on the trace, the correction feedback.
-    const stored = await call<{ status: string; scores: Record<string, unknown>; comment: string; correction: { original: string; corrected: string } }>(`/api/queues/${queueId}/items/${itemId}`);
+    const stored = await call<{ status: string; scores: Record<string, unknown>; comment: string; correction: { original: string; corrected: string } }>(
+      `/api/queues/${queueId}/items/${itemId}`,
+    );
     expect(stored.status).toBe('completed');
     expect(stored.scores).toEqual({ rating: 4, helpful: true });
     expect(stored.comment).toBe('Right policy, missing the receipt rule');
@@ -92,7 +123,9 @@ describe('/feedback in Chromium', () => {
     const scores = await call<{ scores: Array<{ name: string; value: number }> }>(`/api/scores?trace_id=${TRACES[0]}`);
     expect(scores.scores.find((s) => s.name === 'rating')?.value).toBe(0.75);
     expect(scores.scores.find((s) => s.name === 'helpful')?.value).toBe(1);
-    const corrections = await call<{ feedback: Array<{ source: string; correction: { corrected: string } }> }>(`/api/feedback?type=correction&trace_id=${TRACES[0]}`);
+    const corrections = await call<{ feedback: Array<{ source: string; correction: { corrected: string } }> }>(
+      `/api/feedback?type=correction&trace_id=${TRACES[0]}`,
+    );
     expect(corrections.feedback.map((f) => [f.source, f.correction.corrected])).toEqual([['review_queue', CORRECTED]]);
 
     // The correction becomes a case of the suite.
@@ -147,7 +180,9 @@ describe('/feedback in Chromium', () => {
 
     const stored = await call<{ status: string; preferred: string; reason: string; feedback_id: string }>(`/api/feedback/comparisons/${comparisonId}`);
     expect(stored).toMatchObject({ status: 'answered', preferred: 'b', reason: 'mentions the receipt' });
-    const fb = await call<{ type: string; preference: { chosen: string; chosen_trace_id: string; rejected_trace_id: string } }>(`/api/feedback/${stored.feedback_id}`);
+    const fb = await call<{ type: string; preference: { chosen: string; chosen_trace_id: string; rejected_trace_id: string } }>(
+      `/api/feedback/${stored.feedback_id}`,
+    );
     expect(fb.preference).toMatchObject({ chosen_trace_id: TRACES[2], rejected_trace_id: TRACES[1] });
     expect(fb.preference.chosen).toContain('keep the receipt');
     // Answered: no longer waiting.

@@ -15,11 +15,14 @@ import { REPO_ROOT } from '../helpers/processes.js';
 let browser: Browser;
 let server: http.Server;
 let baseUrl: string;
-const json = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const json = (res: http.ServerResponse, status: number, body: unknown) =>
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
 beforeAll(async () => {
   ensureUiBuilt();
-  const { handler } = (await import(path.join(REPO_ROOT, 'ui/build/handler.js'))) as { handler: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void };
+  const { handler } = (await import(path.join(REPO_ROOT, 'ui/build/handler.js'))) as {
+    handler: (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
+  };
   server = http.createServer((req, res) => {
     const url = req.url ?? '';
     if (url.startsWith('/api/auth/session')) return json(res, 200, { auth_mode: 'none', sign_in: { api_key: true, oidc: null }, session: null });

@@ -41,12 +41,27 @@ vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
 
 const { svc, open, call } = dashboardSuite({
   async seed() {
-    await call('/api/prompts', { method: 'POST', json: { name: NAME, type: 'text', template: V1, labels: ['production'], commit_message: 'first draft' } }, 201);
+    await call(
+      '/api/prompts',
+      { method: 'POST', json: { name: NAME, type: 'text', template: V1, labels: ['production'], commit_message: 'first draft' } },
+      201,
+    );
     await call(`/api/prompts/${NAME}`, { method: 'PUT', json: { template: V2, labels: ['staging'], commit_message: 'briefer' } });
     await call(`/api/prompts/${NAME}`, { method: 'PUT', json: { template: V3, commit_message: 'name the product' } });
     await call(
       '/api/prompts',
-      { method: 'POST', json: { name: 'triage', type: 'chat', messages: [{ role: 'system', content: 'Sort tickets.' }, { role: 'user', content: '{{ticket}}' }], labels: ['production'] } },
+      {
+        method: 'POST',
+        json: {
+          name: 'triage',
+          type: 'chat',
+          messages: [
+            { role: 'system', content: 'Sort tickets.' },
+            { role: 'user', content: '{{ticket}}' },
+          ],
+          labels: ['production'],
+        },
+      },
       201,
     );
     const now = Date.now();
@@ -57,7 +72,7 @@ const { svc, open, call } = dashboardSuite({
 });
 
 describe('/prompts in Chromium', () => {
-  it('lists the prompts with their labels and shows a prompt\'s versions, labels and latest template', async () => {
+  it("lists the prompts with their labels and shows a prompt's versions, labels and latest template", async () => {
     const p = await open();
     await p.page.goto('/prompts');
     await expect.poll(() => p.page.locator(PROMPTS.row).count()).toBe(2);

@@ -28,13 +28,29 @@ const NARROW = { width: 420, height: 900 };
  * answers oslo right (a contains improvement). v1 passes 6 of 8 (75%), v2 4 of 8 (50%).
  */
 const CASES: Array<{ name: string; input: RunsAgentInput; expected: Record<string, unknown> }> = [
-  { name: 'paris', input: { answer: 'It is sunny in Paris', tools: ['weather'], forget_tools_in: ['v2'] }, expected: { outputContains: ['sunny'], toolCalls: ['weather'] } },
+  {
+    name: 'paris',
+    input: { answer: 'It is sunny in Paris', tools: ['weather'], forget_tools_in: ['v2'] },
+    expected: { outputContains: ['sunny'], toolCalls: ['weather'] },
+  },
   { name: 'rome', input: { answer: 'Rain in Rome', tools: ['weather'] }, expected: { outputContains: ['rain'], toolCalls: ['weather'] } },
-  { name: 'berlin', input: { answer: 'Cloudy in Berlin', tools: ['weather'], forget_tools_in: ['v2'] }, expected: { outputContains: ['cloudy'], toolCalls: ['weather'] } },
-  { name: 'madrid', input: { answer: 'Hot in Madrid', tools: ['weather'], forget_tools_in: ['v2'] }, expected: { outputContains: ['hot'], toolCalls: ['weather'] } },
+  {
+    name: 'berlin',
+    input: { answer: 'Cloudy in Berlin', tools: ['weather'], forget_tools_in: ['v2'] },
+    expected: { outputContains: ['cloudy'], toolCalls: ['weather'] },
+  },
+  {
+    name: 'madrid',
+    input: { answer: 'Hot in Madrid', tools: ['weather'], forget_tools_in: ['v2'] },
+    expected: { outputContains: ['hot'], toolCalls: ['weather'] },
+  },
   { name: 'lisbon', input: { answer: 'Windy in Lisbon', tools: ['weather'] }, expected: { outputContains: ['windy'], toolCalls: ['weather'] } },
   { name: 'vienna', input: { answer: 'Mild in Vienna', tools: ['weather'] }, expected: { outputContains: ['mild'], toolCalls: ['weather'] } },
-  { name: 'oslo', input: { answer: 'I do not know', tools: ['weather'], better_in: ['v2'], better_answer: 'Snow in Oslo' }, expected: { outputContains: ['snow'], toolCalls: ['weather'] } },
+  {
+    name: 'oslo',
+    input: { answer: 'I do not know', tools: ['weather'], better_in: ['v2'], better_answer: 'Snow in Oslo' },
+    expected: { outputContains: ['snow'], toolCalls: ['weather'] },
+  },
   { name: 'cairo', input: { answer: 'No idea', tools: [] }, expected: { outputContains: ['hot'], toolCalls: ['weather'] } },
 ];
 const V1_FAILING = ['oslo', 'cairo'];
@@ -56,9 +72,23 @@ async function resultsOf(id: string): Promise<CaseResultView[]> {
 
 /** A run of `count` cases answered after `delayMs` each, one at a time (an inline dataset). */
 async function startSlowRun(version: string, count = 20, delayMs = 300): Promise<RunView> {
-  const items = Array.from({ length: count }, (_, i) => ({ name: `slow-${i}`, input: { answer: 'ok', delay_ms: delayMs }, expected: { outputContains: ['ok'] } }));
+  const items = Array.from({ length: count }, (_, i) => ({
+    name: `slow-${i}`,
+    input: { answer: 'ok', delay_ms: delayMs },
+    expected: { outputContains: ['ok'] },
+  }));
   return json<RunView>(
-    await svc.api('/api/runs', { method: 'POST', json: { agentId: 'runs-ui-agent', agentVersion: version, name: `slow ${version}`, dataset: { items }, scorers: ['contains'], config: { parallel: false } } }),
+    await svc.api('/api/runs', {
+      method: 'POST',
+      json: {
+        agentId: 'runs-ui-agent',
+        agentVersion: version,
+        name: `slow ${version}`,
+        dataset: { items },
+        scorers: ['contains'],
+        config: { parallel: false },
+      },
+    }),
     202,
   );
 }
@@ -96,10 +126,14 @@ describe('eval run pages in Chromium', () => {
   describe('with two finished runs of a suite', () => {
     beforeAll(async () => {
       await json(
-        await svc.api('/api/suites', { method: 'POST', json: { name: SUITE, agent_id: 'runs-ui-agent', defaultScorers: ['contains', 'toolSelection'], defaultMinScore: 0.7, cases: CASES } }),
+        await svc.api('/api/suites', {
+          method: 'POST',
+          json: { name: SUITE, agent_id: 'runs-ui-agent', defaultScorers: ['contains', 'toolSelection'], defaultMinScore: 0.7, cases: CASES },
+        }),
         201,
       );
-      const start = (version: string) => svc.api('/api/evals/runs', { method: 'POST', json: { suite_name: SUITE, agent_version: version, config: { parallel: true, timeout_ms: 10_000 } } });
+      const start = (version: string) =>
+        svc.api('/api/evals/runs', { method: 'POST', json: { suite_name: SUITE, agent_version: version, config: { parallel: true, timeout_ms: 10_000 } } });
       const v1 = await json<RunView>(await start('v1'), 202);
       runV1 = await waitForRun(v1.id, ['completed']);
       const v2 = await json<RunView>(await start('v2'), 202);
@@ -112,7 +146,10 @@ describe('eval run pages in Chromium', () => {
       const p = await open();
       await p.page.goto('/runs');
       await expect.poll(() => p.page.locator(RUNS_SEL.runRow).count()).toBe(2);
-      for (const [run, rate] of [[runV1, '75%'], [runV2, '50%']] as const) {
+      for (const [run, rate] of [
+        [runV1, '75%'],
+        [runV2, '50%'],
+      ] as const) {
         const row = p.page.locator(RUNS_SEL.runRowOf(run.id));
         expect(formatPercent(run.summary.passed / (run.summary.passed + run.summary.failed))).toBe(rate);
         expect(await row.locator(RUNS_SEL.passRate).textContent()).toContain(rate);
@@ -172,7 +209,9 @@ describe('eval run pages in Chromium', () => {
       }
       // The reason and evidence unfold under the case.
       await p.page.locator(RUNS_SEL.caseRowNamed('oslo')).locator(RUNS_SEL.caseToggle).click();
-      await expect.poll(() => p.page.locator(RUNS_SEL.caseDetail).textContent()).toContain(results.find((r) => r.case_name === 'oslo')!.details.contains.reason);
+      await expect
+        .poll(() => p.page.locator(RUNS_SEL.caseDetail).textContent())
+        .toContain(results.find((r) => r.case_name === 'oslo')!.details.contains.reason);
       await p.screenshot('runs-detail');
 
       await p.page.locator(RUNS_SEL.failedOnly).check();
@@ -215,7 +254,9 @@ describe('eval run pages in Chromium', () => {
       const summary = p.page.locator(RUNS_SEL.summary);
       await expect.poll(() => summary.getAttribute('data-status'), { timeout: 30_000 }).toBe('running');
       // Live progress: the bar moves while the run runs.
-      await expect.poll(async () => Number(await summary.locator(RUNS_SEL.progress).getAttribute('data-completed')), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+      await expect
+        .poll(async () => Number(await summary.locator(RUNS_SEL.progress).getAttribute('data-completed')), { timeout: 30_000 })
+        .toBeGreaterThanOrEqual(2);
       await p.screenshot('runs-detail-running');
       await summary.locator(RUNS_SEL.pause).click();
       await expect.poll(() => summary.getAttribute('data-status'), { timeout: 15_000 }).toBe('paused');
@@ -271,7 +312,11 @@ describe('eval run pages in Chromium', () => {
             name: 'needs approval',
             dataset: {
               items: [
-                { name: 'send-mail', input: { answer: 'mail sent', approval: 'send_email', reason: 'mails the customer' }, expected: { outputContains: ['sent'] } },
+                {
+                  name: 'send-mail',
+                  input: { answer: 'mail sent', approval: 'send_email', reason: 'mails the customer' },
+                  expected: { outputContains: ['sent'] },
+                },
                 { name: 'refund', input: { answer: 'refund made', approval: 'issue_refund' }, expected: { outputContains: ['refund'] } },
                 { name: 'lookup', input: { answer: 'found it' }, expected: { outputContains: ['found'] } },
               ],
@@ -310,7 +355,10 @@ describe('eval run pages in Chromium', () => {
     });
 
     it('compares the two suite runs by default and shows what POST /api/compare answers', async () => {
-      const api = await json<RunComparison>(await svc.api('/api/compare', { method: 'POST', json: { baseline_run_id: runV1.id, candidate_run_id: runV2.id, threshold: 0.05 } }), 200);
+      const api = await json<RunComparison>(
+        await svc.api('/api/compare', { method: 'POST', json: { baseline_run_id: runV1.id, candidate_run_id: runV2.id, threshold: 0.05 } }),
+        200,
+      );
       expect(api.regressions.map((r) => r.case_name).sort()).toEqual(['berlin', 'madrid', 'paris']);
       expect(api.improvements.map((r) => `${r.case_name}/${r.scorer}`)).toEqual(['oslo/contains']);
 
@@ -318,7 +366,9 @@ describe('eval run pages in Chromium', () => {
       await p.page.goto('/runs');
       await p.page.locator(RUNS_SEL.compareLink).click();
       // The latest two runs of the same suite, written into the URL (the slow runs have no suite).
-      await p.page.waitForURL((u) => u.pathname === '/compare/runs' && u.searchParams.get('baseline') === runV1.id && u.searchParams.get('candidate') === runV2.id);
+      await p.page.waitForURL(
+        (u) => u.pathname === '/compare/runs' && u.searchParams.get('baseline') === runV1.id && u.searchParams.get('candidate') === runV2.id,
+      );
       expect(await p.page.locator(RUNS_SEL.compareBaseline).inputValue()).toBe(runV1.id);
       expect(await p.page.locator(RUNS_SEL.compareCandidate).inputValue()).toBe(runV2.id);
 
@@ -330,9 +380,17 @@ describe('eval run pages in Chromium', () => {
       if (api.significance.ci95) expect(sentence).toContain(`95% CI ${formatScore(api.significance.ci95[0])} to ${formatScore(api.significance.ci95[1])}`);
       expect(await p.page.locator(RUNS_SEL.compareVerdict).getAttribute('data-passed')).toBe('false');
 
-      const regressions = await p.page.locator(RUNS_SEL.compareRegression).evaluateAll((rows) => rows.map((r) => ({ case_name: r.getAttribute('data-case'), scorer: r.getAttribute('data-scorer'), delta: r.querySelector('[data-testid="compare-change-delta"]')?.textContent })));
+      const regressions = await p.page.locator(RUNS_SEL.compareRegression).evaluateAll((rows) =>
+        rows.map((r) => ({
+          case_name: r.getAttribute('data-case'),
+          scorer: r.getAttribute('data-scorer'),
+          delta: r.querySelector('[data-testid="compare-change-delta"]')?.textContent,
+        })),
+      );
       expect(regressions).toEqual(api.regressions.map((r) => ({ case_name: r.case_name, scorer: r.scorer, delta: formatDelta(r.delta) })));
-      const improvements = await p.page.locator(RUNS_SEL.compareImprovement).evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-case')}/${r.getAttribute('data-scorer')}`));
+      const improvements = await p.page
+        .locator(RUNS_SEL.compareImprovement)
+        .evaluateAll((rows) => rows.map((r) => `${r.getAttribute('data-case')}/${r.getAttribute('data-scorer')}`));
       expect(improvements).toEqual(['oslo/contains']);
       // Per scorer: three toolSelection regressions, one contains improvement.
       const toolRow = await p.page.locator(`${RUNS_SEL.compareScorer}[data-scorer="toolSelection"]`).textContent();

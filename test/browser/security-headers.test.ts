@@ -24,7 +24,9 @@ async function open(signedIn: boolean): Promise<WatchedPage> {
   await p.page.addInitScript(() => {
     const seen: Violation[] = [];
     (window as unknown as { __cspViolations: Violation[] }).__cspViolations = seen;
-    document.addEventListener('securitypolicyviolation', (e) => seen.push({ directive: e.violatedDirective, blocked: e.blockedURI, source: `${e.sourceFile}:${e.lineNumber}` }));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push({ directive: e.violatedDirective, blocked: e.blockedURI, source: `${e.sourceFile}:${e.lineNumber}` }),
+    );
   });
   return p;
 }
@@ -64,7 +66,10 @@ describe('the dashboard under its CSP', () => {
     }
     await expect.poll(() => p.page.locator(SEL.waterfallRow).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     // The waterfall's bars got their inline widths (style-src allows Svelte's style attributes).
-    const width = await p.page.locator('.bar').first().evaluate((el) => (el as HTMLElement).style.width);
+    const width = await p.page
+      .locator('.bar')
+      .first()
+      .evaluate((el) => (el as HTMLElement).style.width);
     expect(width).toMatch(/%$/);
     await p.screenshot('security-headers-waterfall');
     expect(describeErrors(p)).toBe('');

@@ -25,7 +25,9 @@ const open = (): Promise<WatchedPage> => suite.open({ signedIn: false });
  * asks for a Google font this closed network cannot reach and a favicon it does not serve.
  */
 function dashboardErrors(p: WatchedPage): string {
-  return p.errors.filter((e) => !e.startsWith('console.error at https://fonts.googleapis.com/') && !e.startsWith(`console.error at ${idp.issuer}/`)).join('\n---\n');
+  return p.errors
+    .filter((e) => !e.startsWith('console.error at https://fonts.googleapis.com/') && !e.startsWith(`console.error at ${idp.issuer}/`))
+    .join('\n---\n');
 }
 
 /** Everything the page keeps in web storage, as text. */
@@ -53,7 +55,13 @@ const suite = dashboardSuite({
       ada: { name: 'Ada Lovelace', email: 'ada@example.com' },
       grace: { name: 'Grace Hopper', email: 'grace@example.com' },
     });
-    return startTestService({ PORT: String(port), AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', OIDC_ADMIN_EMAILS: 'ada@example.com', ...idp.env(url) });
+    return startTestService({
+      PORT: String(port),
+      AGENT_EVAL_ROLES: 'api',
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      OIDC_ADMIN_EMAILS: 'ada@example.com',
+      ...idp.env(url),
+    });
   },
   async after() {
     await idp?.close();
@@ -127,14 +135,22 @@ describe('signing in to the dashboard', () => {
     const p = await open();
     await signInWithProvider(p, 'ada');
     const answer = await p.page.evaluate(async (project) => {
-      const res = await fetch('/api/feedback/comparisons', { method: 'POST', headers: { 'content-type': 'application/json', 'x-project-id': project }, body: JSON.stringify({ prompt: 'p', output_a: 'a', output_b: 'b' }) });
+      const res = await fetch('/api/feedback/comparisons', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-project-id': project },
+        body: JSON.stringify({ prompt: 'p', output_a: 'a', output_b: 'b' }),
+      });
       return { status: res.status, body: (await res.json()) as { code: string; details: string } };
     }, svc.defaultProjectId);
     expect(answer.status).toBe(403);
     expect(answer.body.code).toBe('CSRF_REFUSED');
     expect(answer.body.details).toContain('X-CSRF-Token');
     // The refusal is the test's own doing, not the page's.
-    expect(dashboardErrors(p).split('\n---\n').filter((e) => e && !e.includes('403'))).toEqual([]);
+    expect(
+      dashboardErrors(p)
+        .split('\n---\n')
+        .filter((e) => e && !e.includes('403')),
+    ).toEqual([]);
   });
 
   it('an admin gives a person the viewer role on the Members page; the viewer sees the project but cannot write', async () => {

@@ -51,7 +51,14 @@ describe('trace page: a generation as a conversation', () => {
     const p = await open('llm');
     const input = p.page.getByTestId('llm-input');
     const messages = input.getByTestId('llm-message');
-    expect(await messages.evaluateAll((els) => els.map((e) => e.getAttribute('data-role')))).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool']);
+    expect(await messages.evaluateAll((els) => els.map((e) => e.getAttribute('data-role')))).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+    ]);
 
     // The assistant turn whose only content is a tool call shows the call, not an empty bubble.
     const callTurn = messages.nth(4);
@@ -94,7 +101,10 @@ describe('trace page: a generation as a conversation', () => {
     expect(await tool.textContent()).toContain('Current weather for a city');
     await tool.locator('summary').first().click();
     await poll(() => tool.textContent()).toContain('celsius');
-    await p.page.getByTestId('span-detail').locator('header').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await p.page
+      .getByTestId('span-detail')
+      .locator('header')
+      .evaluate((el) => el.scrollIntoView({ block: 'start' }));
     await p.screenshot('trace-conversation-openinference-top');
 
     await answer.scrollIntoViewIfNeeded();
@@ -113,7 +123,10 @@ describe('trace page: a generation as a conversation', () => {
     expect((await answer.locator('pre').first().textContent())!.startsWith('A paragraph of the long answer')).toBe(true);
     // The prompt of the same span, with its tool call.
     expect(await p.page.getByTestId('llm-input').getByTestId('llm-tool-call-name').textContent()).toBe('get_weather');
-    await answer.locator('pre').first().evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await answer
+      .locator('pre')
+      .first()
+      .evaluate((el) => el.scrollIntoView({ block: 'end' }));
     await p.screenshot('trace-conversation-long-answer');
     expect(describeErrors(p)).toBe('');
   });

@@ -35,12 +35,19 @@ const now = Date.now();
 
 // The filters' traces (newest first): err, claude, gpt, plain.
 const FILTER_TRACES = [
-  traceBody('ft-plain', { name: 'flt-delta', start: now - 40_000, durationMs: 50, spans: [{ id: 'ft-plain-1', name: 'think', type: 'reasoning', at: 5, ms: 20 }] }),
+  traceBody('ft-plain', {
+    name: 'flt-delta',
+    start: now - 40_000,
+    durationMs: 50,
+    spans: [{ id: 'ft-plain-1', name: 'think', type: 'reasoning', at: 5, ms: 20 }],
+  }),
   traceBody('ft-gpt', {
     name: 'flt-alpha',
     start: now - 30_000,
     durationMs: 300,
-    spans: [{ id: 'ft-gpt-1', name: 'llm', type: 'generation', at: 10, ms: 200, model: 'gpt-4o', input_tokens: 40, output_tokens: 10, input: 'hello', output: 'hi' }],
+    spans: [
+      { id: 'ft-gpt-1', name: 'llm', type: 'generation', at: 10, ms: 200, model: 'gpt-4o', input_tokens: 40, output_tokens: 10, input: 'hello', output: 'hi' },
+    ],
   }),
   traceBody('ft-claude', {
     name: 'flt-beta',
@@ -82,10 +89,27 @@ const CHAT_TRACE = traceBody(CHAT, {
         { role: 'system', content: 'You are a support agent for an online shop.' },
         { role: 'user', content: 'Can I get a refund for order 1234?' },
       ],
-      output: [{ role: 'assistant', content: 'Let me check the policy.', tool_calls: [{ id: 'call_7', type: 'function', function: { name: 'search_docs', arguments: '{"query":"refund policy","top_k":3}' } }] }],
+      output: [
+        {
+          role: 'assistant',
+          content: 'Let me check the policy.',
+          tool_calls: [{ id: 'call_7', type: 'function', function: { name: 'search_docs', arguments: '{"query":"refund policy","top_k":3}' } }],
+        },
+      ],
     },
     { id: CHAT_JSON, name: 'lookup order', type: 'tool', at: 900, ms: 300, input: { order_id: 1234 }, output: NESTED_JSON },
-    { id: CHAT_LONG, name: 'write summary', type: 'generation', at: 1300, ms: 600, model: 'gpt-4o', input_tokens: 500, output_tokens: 900, input: 'Summarize the case.', output: longText(6000) },
+    {
+      id: CHAT_LONG,
+      name: 'write summary',
+      type: 'generation',
+      at: 1300,
+      ms: 600,
+      model: 'gpt-4o',
+      input_tokens: 500,
+      output_tokens: 900,
+      input: 'Summarize the case.',
+      output: longText(6000),
+    },
   ],
 });
 
@@ -111,7 +135,9 @@ function compareTrace(id: string, b: boolean) {
         input: 'Which shipping option?',
         output: b ? 'Use express shipping for this order.' : 'Use standard shipping for this order.',
       },
-      ...(b ? [{ id: `${id}-retry`, name: 'retry', type: 'tool', at: 850, ms: 200, output: 'ok' }] : [{ id: `${id}-cache`, name: 'cache lookup', type: 'tool', at: 450, ms: 10, output: 'miss' }]),
+      ...(b
+        ? [{ id: `${id}-retry`, name: 'retry', type: 'tool', at: 850, ms: 200, output: 'ok' }]
+        : [{ id: `${id}-cache`, name: 'cache lookup', type: 'tool', at: 450, ms: 10, output: 'miss' }]),
       { id: `${id}-answer`, name: 'answer', type: 'span', at: b ? 1100 : 500, ms: 50, output: 'Done.' },
     ],
   });
@@ -150,7 +176,15 @@ describe('traces list: filters in the URL, search, scores', () => {
         url: /[?&]model=gpt-4o(&|$)/,
         expected: ['ft-gpt'],
       },
-      { apply: () => p.page.getByTestId('filter-component').selectOption('retrieval').then(() => undefined), url: /[?&]component_type=retrieval(&|$)/, expected: ['ft-claude'] },
+      {
+        apply: () =>
+          p.page
+            .getByTestId('filter-component')
+            .selectOption('retrieval')
+            .then(() => undefined),
+        url: /[?&]component_type=retrieval(&|$)/,
+        expected: ['ft-claude'],
+      },
       {
         apply: async () => {
           await p.page.getByTestId('filter-min-duration').fill('1s');
@@ -159,8 +193,24 @@ describe('traces list: filters in the URL, search, scores', () => {
         url: /[?&]min_duration_ms=1000(&|$)/,
         expected: ['ft-claude'],
       },
-      { apply: () => p.page.getByTestId('filter-has-errors').selectOption('true').then(() => undefined), url: /[?&]has_errors=true(&|$)/, expected: ['ft-err'] },
-      { apply: () => p.page.getByTestId('filter-has-errors').selectOption('false').then(() => undefined), url: /[?&]has_errors=false(&|$)/, expected: ['ft-claude', 'ft-gpt', 'ft-plain'] },
+      {
+        apply: () =>
+          p.page
+            .getByTestId('filter-has-errors')
+            .selectOption('true')
+            .then(() => undefined),
+        url: /[?&]has_errors=true(&|$)/,
+        expected: ['ft-err'],
+      },
+      {
+        apply: () =>
+          p.page
+            .getByTestId('filter-has-errors')
+            .selectOption('false')
+            .then(() => undefined),
+        url: /[?&]has_errors=false(&|$)/,
+        expected: ['ft-claude', 'ft-gpt', 'ft-plain'],
+      },
       {
         apply: async () => {
           await p.page.getByTestId('filter-score-name').fill('quality');
@@ -221,7 +271,7 @@ describe('traces list: filters in the URL, search, scores', () => {
     expect(describeErrors(p)).toBe('');
   });
 
-  it('shows each trace\'s scores in the list', async () => {
+  it("shows each trace's scores in the list", async () => {
     const p = await open({ project: FILTERS_PROJECT, apiKey: filtersKey });
     await list(p);
     const chips = (id: string) => p.page.locator(SEL.traceRowOf(id)).locator(SEL.scoreChip).allTextContents();
@@ -276,7 +326,10 @@ describe('trace page: content, scores and feedback', () => {
     const tree = output.locator(SEL.jsonTree);
     // Small JSON starts unfolded.
     await poll(() => tree.textContent()).toContain('initial_ms');
-    const config = tree.locator('summary').filter({ hasText: /^\s*config:/ }).locator('xpath=..');
+    const config = tree
+      .locator('summary')
+      .filter({ hasText: /^\s*config:/ })
+      .locator('xpath=..');
     expect(await config.getAttribute('data-testid')).toBe('json-node');
     expect(await config.getAttribute('open')).not.toBeNull();
     await config.locator('summary').first().click();
@@ -370,7 +423,11 @@ describe('trace page: content, scores and feedback', () => {
     const types = given.feedback.map((f) => f.type).sort();
     expect(types).toEqual(['correction', 'rating']);
     const corr = given.feedback.find((f) => f.type === 'correction');
-    expect(corr).toMatchObject({ span_id: CHAT_JSON, source: 'web-ui', correction: { corrected: '{"status": "done", "order": 1234}', original: JSON.stringify(NESTED_JSON) } });
+    expect(corr).toMatchObject({
+      span_id: CHAT_JSON,
+      source: 'web-ui',
+      correction: { corrected: '{"status": "done", "order": 1234}', original: JSON.stringify(NESTED_JSON) },
+    });
     expect(given.feedback.find((f) => f.type === 'rating')).toMatchObject({ rating: { thumbs: 'up', value: 1, comment: 'solved my problem' } });
 
     // After a reload they are still there.
@@ -418,7 +475,10 @@ describe('compare traces', () => {
     await p.page.waitForURL((u) => u.pathname === '/compare/traces' && u.searchParams.get('a') === CMP_A);
     await poll(() => p.page.getByTestId('trace-compare-recent').count()).toBeGreaterThan(0);
     await p.screenshot('traces-compare-pick');
-    await p.page.locator(`[data-testid="trace-compare-recent"][data-trace-id="${CMP_B}"]`).getByRole('link', { name: `Use ${CMP_B} as trace B` }).click();
+    await p.page
+      .locator(`[data-testid="trace-compare-recent"][data-trace-id="${CMP_B}"]`)
+      .getByRole('link', { name: `Use ${CMP_B} as trace B` })
+      .click();
     await p.page.waitForURL((u) => u.searchParams.get('b') === CMP_B);
 
     const row = (path: string) => p.page.locator(SEL.compareRowAt(path));

@@ -71,7 +71,9 @@ describe('docs/ci.md', () => {
 
   it('runs a suite and gates on a regression with commands and options the CLI has', () => {
     const root = program();
-    const runs = workflows.flatMap((text) => Object.values((parse(text) as { jobs: Record<string, { steps: Array<{ run?: string }> }> }).jobs).flatMap((j) => j.steps.map((s) => s.run ?? '')));
+    const runs = workflows.flatMap((text) =>
+      Object.values((parse(text) as { jobs: Record<string, { steps: Array<{ run?: string }> }> }).jobs).flatMap((j) => j.steps.map((s) => s.run ?? '')),
+    );
     const calls = runs.flatMap(invocations);
     expect(calls.some((c) => c[0] === 'run')).toBe(true);
     expect(calls.some((c) => c[0] === 'compare' && c.includes('--fail-on-regression'))).toBe(true);

@@ -23,7 +23,8 @@ describe('threshold validation (SPEC "Client-side and CLI errors")', () => {
   });
 
   it('refuses what is neither a number nor a percentage', () => {
-    for (const bad of ['abc', '5%%', '%', '0x10', '1,5', 'Infinity', 'NaN', '5 %x']) expect(() => parseThreshold(bad)).toThrow(`Invalid threshold value: "${bad}"`);
+    for (const bad of ['abc', '5%%', '%', '0x10', '1,5', 'Infinity', 'NaN', '5 %x'])
+      expect(() => parseThreshold(bad)).toThrow(`Invalid threshold value: "${bad}"`);
   });
 
   it('must be positive and at most 100%', () => {

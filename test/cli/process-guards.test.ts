@@ -20,7 +20,11 @@ describe('the agent-eval command line', () => {
       setInterval(() => process.stdout.write('case 1 passed 0.93\\n'.repeat(200)), 5);`;
     const run = (withGuard: boolean) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', withGuard ? script : script.replace('endQuietlyOnClosedOutput([', '([')], { env: cliEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', '--input-type=module', '-e', withGuard ? script : script.replace('endQuietlyOnClosedOutput([', '([')],
+          { env: cliEnv({}), stdio: ['ignore', 'pipe', 'pipe'] },
+        );
         let stderr = '';
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         child.stdout.once('data', () => child.stdout.destroy());

@@ -29,7 +29,10 @@ export function cliEnv(env: Record<string, string | undefined>): NodeJS.ProcessE
 }
 
 /** `node bin/agent-eval.js ...args` in a child process; resolves with its exit code and output (never rejects on exit 1). */
-export function runCli(args: string[], opts: { env: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number }): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { env: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,

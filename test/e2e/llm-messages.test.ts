@@ -56,7 +56,11 @@ describe('GET /api/traces/{id} and GET /api/spans/{id} show each generation as m
     // The OpenInference assistant turn whose only content is a tool call, and the tool message answering it.
     const oi = spanOf(trace, rec.ids.openinference).llm!;
     const call = oi.messages.findIndex((m) => m.tool_calls !== undefined);
-    expect(oi.messages[call]).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 'call_W1', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }] });
+    expect(oi.messages[call]).toEqual({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_W1', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }],
+    });
     expect(oi.messages[call + 1]).toEqual({ role: 'tool', content: '{"temperature":14,"conditions":"rain"}', tool_call_id: 'call_W1' });
     expect(oi.output_messages[0].content).toContain('\n\nYes, pack an umbrella ☔');
   });

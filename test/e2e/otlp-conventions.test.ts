@@ -111,7 +111,12 @@ describe('each convention, exported by the real SDK and read back through the AP
     expect(agent.attributes['app.tags']).toBe('["a","b"]');
     expect(agent.resource_attributes).toMatchObject({ 'service.name': 'travel-agent', 'deployment.environment': 'e2e' });
 
-    for (const [key, f] of [['chat', fx.chat], ['tool', fx.executeTool], ['legacy', fx.legacyPrompt], ['failed', fx.chatException]] as const) {
+    for (const [key, f] of [
+      ['chat', fx.chat],
+      ['tool', fx.executeTool],
+      ['legacy', fx.legacyPrompt],
+      ['failed', fx.chatException],
+    ] as const) {
       const span = spanOf(trace, rec.ids[key]);
       expectLikeFixture(span, f);
       expect(span.parent_span_id, key).toBe(rec.ids.agent);
@@ -158,7 +163,11 @@ describe('each convention, exported by the real SDK and read back through the AP
     });
     expectLikeFixture(spanOf(trace, rec.ids.agent), fx.oiAgent);
     expect(spanOf(trace, rec.ids.agent).attributes).toMatchObject({ 'llm.token_count.total': '925', 'session.id': 'sess-42', 'app.request_id': 'req-77' });
-    for (const [key, f] of [['retriever', fx.oiRetriever], ['llm', fx.oiLlm], ['tool', fx.oiTool]] as const) {
+    for (const [key, f] of [
+      ['retriever', fx.oiRetriever],
+      ['llm', fx.oiLlm],
+      ['tool', fx.oiTool],
+    ] as const) {
       expectLikeFixture(spanOf(trace, rec.ids[key]), f);
       expect(parentOf(trace, rec, key)).toBe(rec.ids.agent);
     }
@@ -172,7 +181,8 @@ describe('each convention, exported by the real SDK and read back through the AP
   it('Vercel AI SDK over HTTP JSON: usage on the ai.generateText wrapper AND on each doGenerate is counted once', async () => {
     const project = 'e2e-vercel-ai';
     const secondCall = {
-      'ai.prompt.messages': '[{"role":"user","content":[{"type":"text","text":"What is the weather in Paris?"}]},{"role":"tool","content":[{"type":"tool-result","toolCallId":"call_1","toolName":"getWeather","result":{"temperature":57}}]}]',
+      'ai.prompt.messages':
+        '[{"role":"user","content":[{"type":"text","text":"What is the weather in Paris?"}]},{"role":"tool","content":[{"type":"tool-result","toolCallId":"call_1","toolName":"getWeather","result":{"temperature":57}}]}]',
       'ai.response.finishReason': 'stop',
       'ai.response.text': 'It is rainy and 57°F in Paris.',
       'ai.response.id': 'chatcmpl-AQ2',
@@ -223,7 +233,7 @@ describe('each convention, exported by the real SDK and read back through the AP
     expect(wrapper.resource_attributes).toMatchObject({ 'service.name': 'weather-app' });
   });
 
-  it('Vercel AI SDK spans also carrying the OpenInference span processor\'s attributes: still counted once', async () => {
+  it("Vercel AI SDK spans also carrying the OpenInference span processor's attributes: still counted once", async () => {
     const project = 'e2e-vercel-openinference';
     // What @arizeai/openinference-vercel's OpenInferenceSpanProcessor adds to the AI SDK's own attributes.
     const rec = await recordTrace(fx.aiGenerateText.resource, [
@@ -262,14 +272,33 @@ describe('each convention, exported by the real SDK and read back through the AP
         key: 'tool',
         parent: 'wrapper',
         start: 1150,
-        attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'getWeather', 'tool_call.id': 'call_1', 'input.value': '{"city":"Paris"}', 'output.value': '{"temperature":57,"conditions":"rainy"}' },
+        attributes: {
+          'openinference.span.kind': 'TOOL',
+          'tool.name': 'getWeather',
+          'tool_call.id': 'call_1',
+          'input.value': '{"city":"Paris"}',
+          'output.value': '{"temperature":57,"conditions":"rainy"}',
+        },
       }),
     ]);
     await exportVia('http/protobuf', otlpHttp, project, rec.spans, true);
 
     const trace = await getTrace(svc, rec.traceId, project);
-    expect(trace).toMatchObject({ name: 'ai.generateText', span_count: 3, llm_call_count: 1, tool_call_count: 1, total_input_tokens: 120, total_output_tokens: 25 });
-    expect(spanOf(trace, rec.ids.wrapper)).toMatchObject({ type: 'span', component_type: null, convention: 'openinference', input_tokens: 0, output_tokens: 0 });
+    expect(trace).toMatchObject({
+      name: 'ai.generateText',
+      span_count: 3,
+      llm_call_count: 1,
+      tool_call_count: 1,
+      total_input_tokens: 120,
+      total_output_tokens: 25,
+    });
+    expect(spanOf(trace, rec.ids.wrapper)).toMatchObject({
+      type: 'span',
+      component_type: null,
+      convention: 'openinference',
+      input_tokens: 0,
+      output_tokens: 0,
+    });
     expect(spanOf(trace, rec.ids.llm)).toMatchObject({
       type: 'generation',
       convention: 'openinference',
@@ -338,7 +367,11 @@ describe('each convention, exported by the real SDK and read back through the AP
     });
     expectLikeFixture(spanOf(trace, rec.ids.llm), fx.tlChat);
     expect(parentOf(trace, rec, 'llm')).toBe(rec.ids.task);
-    expect(spanOf(trace, rec.ids.llm).attributes).toMatchObject({ 'llm.usage.total_tokens': '35', 'llm.is_streaming': 'false', 'gen_ai.request.temperature': '0.7' });
+    expect(spanOf(trace, rec.ids.llm).attributes).toMatchObject({
+      'llm.usage.total_tokens': '35',
+      'llm.is_streaming': 'false',
+      'gen_ai.request.temperature': '0.7',
+    });
     expectLikeFixture(spanOf(trace, rec.ids.tool), fx.tlTool);
     expect(parentOf(trace, rec, 'tool')).toBe(rec.ids.workflow);
   });
@@ -398,7 +431,11 @@ describe('each convention, exported by the real SDK and read back through the AP
     expect(spanOf(trace, rec.ids.root)).toMatchObject({ type: 'span', component_type: null, convention: 'none', kind: 'server', status: 'ok' });
     expectLikeFixture(spanOf(trace, rec.ids.route), fx.specRouting);
     expectLikeFixture(spanOf(trace, rec.ids.calc), fx.specTool);
-    expect(spanOf(trace, rec.ids.calc).attributes).toMatchObject({ skill_category: 'math', selection_confidence: '0.92', alternatives_considered: '["web_search","python"]' });
+    expect(spanOf(trace, rec.ids.calc).attributes).toMatchObject({
+      skill_category: 'math',
+      selection_confidence: '0.92',
+      alternatives_considered: '["web_search","python"]',
+    });
     expect(spanOf(trace, rec.ids.gen)).toMatchObject({
       type: 'generation',
       component_type: 'generation',
@@ -424,9 +461,7 @@ describe('each convention, exported by the real SDK and read back through the AP
   });
 
   it('an export without a project header lands in the default project, and only there', async () => {
-    const rec = await recordTrace({ 'service.name': 'no-header-agent' }, [
-      specFromFixture(fx.executeTool, { key: 'tool', start: 0 }),
-    ]);
+    const rec = await recordTrace({ 'service.name': 'no-header-agent' }, [specFromFixture(fx.executeTool, { key: 'tool', start: 0 })]);
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
     const exporter = new OTLPTraceExporter({ url: `${otlpHttp}/v1/traces` });
     try {

@@ -131,7 +131,10 @@ describe('bad requests are refused, store nothing, and the service carries on', 
         const res = await postTraces(base, body, { project });
         expect(res.status).toBe(400);
         expect(res.headers.get('content-type')).toBe('application/x-protobuf');
-        expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toMatchObject({ code: 3, message: expect.stringContaining('invalid protobuf') as string });
+        expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toMatchObject({
+          code: 3,
+          message: expect.stringContaining('invalid protobuf') as string,
+        });
       }
       const { error } = await grpcExport(grpcAddress, body, { 'x-project-id': project });
       expect(error?.code).toBe(grpcJs.status.INVALID_ARGUMENT);
@@ -144,7 +147,9 @@ describe('bad requests are refused, store nothing, and the service carries on', 
     const traceId = hexId(16);
     const start = Date.now() - 20_000;
     const okSpan = { traceId, spanId: hexId(8), name: 'fine', startTimeUnixNano: nanos(start), endTimeUnixNano: nanos(start + 5) };
-    const request = { resourceSpans: [{ scopeSpans: [{ spans: [okSpan, { ...okSpan, spanId: hexId(8), attributes: [{ key: 'n', value: { intValue: 'twelve' } }] }] }] }] };
+    const request = {
+      resourceSpans: [{ scopeSpans: [{ spans: [okSpan, { ...okSpan, spanId: hexId(8), attributes: [{ key: 'n', value: { intValue: 'twelve' } }] }] }] }],
+    };
     const text = JSON.stringify(request);
 
     const cut = await postTraces(otlpHttp, text.slice(0, text.length - 10), { contentType: 'application/json', project });
@@ -228,7 +233,16 @@ describe('bad requests are refused, store nothing, and the service carries on', 
     const project = 'robust-10mb';
     const rec = await recordTrace({ 'service.name': 'huge-prompt-agent' }, [
       { key: 'root', name: 'invoke_agent huge', scope: { name: 'huge' }, start: 0, end: 100 },
-      { key: 'chat', parent: 'root', name: 'chat gpt-4o', kind: SpanKind.CLIENT, scope: { name: 'huge' }, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.prompt': 'x'.repeat(10 * 1024 * 1024) }, start: 1, end: 99 },
+      {
+        key: 'chat',
+        parent: 'root',
+        name: 'chat gpt-4o',
+        kind: SpanKind.CLIENT,
+        scope: { name: 'huge' },
+        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.prompt': 'x'.repeat(10 * 1024 * 1024) },
+        start: 1,
+        end: 99,
+      },
     ]);
     const attempts: Array<[ExporterKind, string, boolean]> = [
       ['http/protobuf', otlpHttp, false],
@@ -259,11 +273,7 @@ describe('bad requests are refused, store nothing, and the service carries on', 
         {
           scopeSpans: [
             {
-              spans: [
-                { ...good, spanId: '0000000000000000', name: 'zero-id' },
-                good,
-                { ...good, spanId: hexId(8), name: 'no-start', startTimeUnixNano: '0' },
-              ],
+              spans: [{ ...good, spanId: '0000000000000000', name: 'zero-id' }, good, { ...good, spanId: hexId(8), name: 'no-start', startTimeUnixNano: '0' }],
             },
           ],
         },
@@ -271,7 +281,9 @@ describe('bad requests are refused, store nothing, and the service carries on', 
     };
     const res = await postTraces(otlpHttp, JSON.stringify(request), { contentType: 'application/json', project });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ partialSuccess: { rejectedSpans: '2', errorMessage: expect.stringMatching(/spans\[0\].*all zeroes.*spans\[2\].*start time/) as string } });
+    expect(await res.json()).toMatchObject({
+      partialSuccess: { rejectedSpans: '2', errorMessage: expect.stringMatching(/spans\[0\].*all zeroes.*spans\[2\].*start time/) as string },
+    });
     const trace = await getTrace(svc, traceId, project);
     expect(trace).toMatchObject({ name: 'kept', span_count: 1, duration_ms: 40 });
     expect(trace.spans.map((s) => s.name)).toEqual(['kept']);
@@ -279,12 +291,30 @@ describe('bad requests are refused, store nothing, and the service carries on', 
     // The same over gRPC, protobuf-encoded.
     const pb = protoRequest();
     const zeroed = encodeRequest({
-      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: Buffer.alloc(16), spanId: Buffer.from(hexId(8), 'hex'), name: 'zero-trace', startTimeUnixNano: nanos(start), endTimeUnixNano: nanos(start + 1) }] }] }],
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: Buffer.alloc(16),
+                  spanId: Buffer.from(hexId(8), 'hex'),
+                  name: 'zero-trace',
+                  startTimeUnixNano: nanos(start),
+                  endTimeUnixNano: nanos(start + 1),
+                },
+              ],
+            },
+          ],
+        },
+      ],
     });
     const both = Buffer.concat([pb.body, zeroed]);
     const { response, error } = await grpcExport(grpcAddress, both, { 'x-project-id': project });
     expect(error).toBeUndefined();
-    expect(decodeResponse(response!)).toMatchObject({ partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('trace_id is all zeroes') as string } });
+    expect(decodeResponse(response!)).toMatchObject({
+      partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('trace_id is all zeroes') as string },
+    });
     expect(await getTrace(svc, pb.traceId, project)).toMatchObject({ span_count: 2 });
     expect((await svc.api(`/api/traces/${'0'.repeat(32)}`, { project })).status).toBe(404);
   });
@@ -339,7 +369,16 @@ describe('large but legal', () => {
     ['grpc', 'OTLP/gRPC port'],
   ] as const)('a 10,000-span batch in one export, %s to the %s: one trace of 10,000 spans', async (kind, _where) => {
     const project = `robust-10k-${kind === 'grpc' ? 'grpc' : 'http'}`;
-    const specs: SpanSpec[] = [{ key: 'root', name: 'invoke_agent bulk', scope: { name: 'bulk', version: '1' }, attributes: { 'gen_ai.operation.name': 'invoke_agent' }, start: 0, end: 20_000 }];
+    const specs: SpanSpec[] = [
+      {
+        key: 'root',
+        name: 'invoke_agent bulk',
+        scope: { name: 'bulk', version: '1' },
+        attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+        start: 0,
+        end: 20_000,
+      },
+    ];
     for (let i = 1; i < 10_000; i++) {
       const attributes =
         i % 100 === 1
@@ -382,7 +421,12 @@ describe('OTLP/JSON as other encoders write it', () => {
     const body = {
       resource_spans: [
         {
-          resource: { attributes: [{ key: 'service.name', value: { string_value: 'json-agent' } }, { key: 'host.cpus', value: { int_value: '8' } }] },
+          resource: {
+            attributes: [
+              { key: 'service.name', value: { string_value: 'json-agent' } },
+              { key: 'host.cpus', value: { int_value: '8' } },
+            ],
+          },
           scope_spans: [
             {
               scope: { name: 'hand-written-exporter', version: '0.0.1' },
@@ -417,8 +461,16 @@ describe('OTLP/JSON as other encoders write it', () => {
                     { key: 'app.meta', value: { kvlist_value: { values: [{ key: 'tier', value: { string_value: 'gold' } }] } } },
                   ],
                   events: [
-                    { time_unix_nano: nanos(start + 101), name: 'gen_ai.content.prompt', attributes: [{ key: 'gen_ai.prompt', value: { string_value: 'What is 2+2?' } }] },
-                    { time_unix_nano: nanos(start + 1349), name: 'gen_ai.content.completion', attributes: [{ key: 'gen_ai.completion', value: { string_value: '4' } }] },
+                    {
+                      time_unix_nano: nanos(start + 101),
+                      name: 'gen_ai.content.prompt',
+                      attributes: [{ key: 'gen_ai.prompt', value: { string_value: 'What is 2+2?' } }],
+                    },
+                    {
+                      time_unix_nano: nanos(start + 1349),
+                      name: 'gen_ai.content.completion',
+                      attributes: [{ key: 'gen_ai.completion', value: { string_value: '4' } }],
+                    },
                   ],
                   status: { code: 2, message: 'content filter' },
                 },

@@ -21,7 +21,12 @@ import { createProjectStates } from '../../core/auth/project-states.js';
  * The real API, listening on loopback, wired to a ClickHouse HTTP URL and a PostgreSQL URL that
  * may be unreachable or hanging: for tests of how the service answers when a store is not there.
  */
-export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUrl: string; clickhouseTimeoutMs: number; temporalAddress?: string }): Promise<RunningServer & { base: string }> {
+export async function startApiOnStores(opts: {
+  clickhouseUrl: string;
+  postgresUrl: string;
+  clickhouseTimeoutMs: number;
+  temporalAddress?: string;
+}): Promise<RunningServer & { base: string }> {
   const logger = createLogger('silent');
   const clickhouse = createClient({ url: opts.clickhouseUrl, request_timeout: opts.clickhouseTimeoutMs, log: { level: ClickHouseLogLevel.OFF } });
   const analytics = createAnalyticsStore(httpClickHouse(clickhouse));
@@ -29,7 +34,13 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
   const sink = createBatcher({ writer: analytics, maxSpans: 100, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
   const collector = createCollector({ sink, maxSpanBytes: 1_000_000 });
   const engine = opts.temporalAddress
-    ? createRunEngine({ address: opts.temporalAddress, namespace: 'default', taskQueue: 'test', defaultConcurrency: 1, policy: { pauseMaxMs: 1000, approvalMaxMs: 1000, retryTimeScale: 1, historyMaxEvents: 8000 } })
+    ? createRunEngine({
+        address: opts.temporalAddress,
+        namespace: 'default',
+        taskQueue: 'test',
+        defaultConcurrency: 1,
+        policy: { pauseMaxMs: 1000, approvalMaxMs: 1000, retryTimeScale: 1, historyMaxEvents: 8000 },
+      })
     : undefined;
   // Without credentials (AUTH_MODE=none): these tests look at store outages, not at keys.
   const auth = createAuthenticator({ mode: 'none', keys: metadata.keys, cacheTtlMs: 0 });
@@ -48,7 +59,22 @@ export async function startApiOnStores(opts: { clickhouseUrl: string; postgresUr
     logger,
     resumeEveryMs: 0,
   });
-  const app = createApp({ config: { maxBodyBytes: 1 << 20, version: 'test' }, logger, analytics, metadata, auth, limiter, collector, scorers: defaultScorerRegistry(), egress, engine, audit, projectStates, projectDeletion, dataDeletion });
+  const app = createApp({
+    config: { maxBodyBytes: 1 << 20, version: 'test' },
+    logger,
+    analytics,
+    metadata,
+    auth,
+    limiter,
+    collector,
+    scorers: defaultScorerRegistry(),
+    egress,
+    engine,
+    audit,
+    projectStates,
+    projectDeletion,
+    dataDeletion,
+  });
   const server = await listen(app, 0, '127.0.0.1');
   return {
     ...server,

@@ -66,7 +66,10 @@ export function ensureUiBuilt(): void {
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; status?: number | null };
     // Without the child's stack lines: the test runner would read them as this error's frames.
-    const output = `${e.stdout ?? ''}\n${e.stderr ?? ''}`.split('\n').filter((l) => l.trim() && !/^\s+at /.test(l)).join('\n');
+    const output = `${e.stdout ?? ''}\n${e.stderr ?? ''}`
+      .split('\n')
+      .filter((l) => l.trim() && !/^\s+at /.test(l))
+      .join('\n');
     throw new Error(`building the dashboard (scripts/build-ui.ts) failed (exit ${e.status ?? '?'}):\n${output.slice(-4000)}`);
   }
   const reason = staleReason();

@@ -137,7 +137,10 @@ export function toSpanSpecs(trace: CorpusOtelTrace): SpanSpec[] {
 /** POST /api/spans bodies of a JSON trace: all its spans but the last in one request, the last alone (the one-span form). */
 export function toSpansBodies(trace: CorpusJsonTrace): unknown[] {
   const { trace_id, spans } = trace.body;
-  return [{ trace_id, spans: spans.slice(0, -1) }, { trace_id, ...spans[spans.length - 1] }];
+  return [
+    { trace_id, spans: spans.slice(0, -1) },
+    { trace_id, ...spans[spans.length - 1] },
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +212,11 @@ function summaryResource(resource: Record<string, string>): Record<string, strin
 }
 
 /** The summary of the sent spans: counts of distinct spans, tokens of generation spans (docs/architecture.md). */
-function summaryOf(traceId: string, spans: SentSpan[], header?: { name: string; status: 'ok' | 'error'; attributes: Record<string, string> }): SummaryExpectation {
+function summaryOf(
+  traceId: string,
+  spans: SentSpan[],
+  header?: { name: string; status: 'ok' | 'error'; attributes: Record<string, string> },
+): SummaryExpectation {
   const roots = spans.filter((s) => s.parent_span_id === null).sort((a, b) => a.start_time.localeCompare(b.start_time) || a.span_id.localeCompare(b.span_id));
   const errors = spans.filter((s) => s.expect.status === 'error').length;
   const generations = spans.filter((s) => s.expect.type === 'generation');
@@ -262,22 +269,20 @@ export function sentFromRecorded(trace: CorpusOtelTrace, rec: RecordedTrace): Se
  */
 export function sentFromJson(trace: CorpusJsonTrace, route: 'ingest' | 'spans'): SentTrace {
   const { body } = trace;
-  const spans = body.spans.map(
-    (s): SentSpan => ({
-      span_id: s.span_id,
-      trace_id: body.trace_id,
-      parent_span_id: s.parent_span_id ?? null,
-      name: s.name,
-      kind: null,
-      start_time: iso(Date.parse(s.start_time)),
-      end_time: iso(Date.parse(s.end_time)),
-      attributes: storedMap(s.attributes),
-      resource_attributes: {},
-      scope: { name: 'agent-eval.json-ingest', version: '' },
-      events: [],
-      expect: trace.expect[s.span_id],
-    }),
-  );
+  const spans = body.spans.map((s): SentSpan => ({
+    span_id: s.span_id,
+    trace_id: body.trace_id,
+    parent_span_id: s.parent_span_id ?? null,
+    name: s.name,
+    kind: null,
+    start_time: iso(Date.parse(s.start_time)),
+    end_time: iso(Date.parse(s.end_time)),
+    attributes: storedMap(s.attributes),
+    resource_attributes: {},
+    scope: { name: 'agent-eval.json-ingest', version: '' },
+    events: [],
+    expect: trace.expect[s.span_id],
+  }));
   const header = route === 'ingest' ? { name: body.name, status: body.status, attributes: storedMap(body.attributes) } : undefined;
   return { name: `${trace.name} (${route})`, trace_id: body.trace_id, spans, summary: summaryOf(body.trace_id, spans, header) };
 }
@@ -286,7 +291,11 @@ export function sentFromJson(trace: CorpusJsonTrace, route: 'ingest' | 'spans'):
 export type ApiGet = (pathname: string) => Promise<Response>;
 
 /** Every page of GET /api/traces/{id}, `pageSize` spans a page; undefined while the trace is not found. */
-export async function readWholeTrace(get: ApiGet, traceId: string, pageSize: number): Promise<{ detail: TraceDetail; spans: TraceSpanView[]; pages: number } | undefined> {
+export async function readWholeTrace(
+  get: ApiGet,
+  traceId: string,
+  pageSize: number,
+): Promise<{ detail: TraceDetail; spans: TraceSpanView[]; pages: number } | undefined> {
   let cursor: string | null = null;
   let first: TraceDetail | undefined;
   const spans: TraceSpanView[] = [];
@@ -317,7 +326,8 @@ export async function readSpan(get: ApiGet, spanId: string): Promise<SpanView> {
 /** Text as the store gives it back: a lone UTF-16 surrogate becomes U+FFFD, nothing else changes. */
 export const wellFormed = (s: string): string => s.toWellFormed();
 
-const wellFormedMap = (m: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(m).map(([k, v]) => [wellFormed(k), wellFormed(v)]));
+const wellFormedMap = (m: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [wellFormed(k), wellFormed(v)]));
 
 /**
  * Equal texts, or a failure that says where they part (a 600 KB text's diff would drown the
@@ -358,7 +368,8 @@ export function expectSame(got: unknown, want: unknown, label: string): void {
     return expectSameText(got, want, label);
   }
   if (Array.isArray(want)) {
-    if (!Array.isArray(got) || got.length !== want.length) expect.fail(`${label}: got ${Array.isArray(got) ? `${got.length} items` : typeof got}, want ${want.length} items`);
+    if (!Array.isArray(got) || got.length !== want.length)
+      expect.fail(`${label}: got ${Array.isArray(got) ? `${got.length} items` : typeof got}, want ${want.length} items`);
     want.forEach((w, i) => expectSame((got as unknown[])[i], w, `${label}[${i}]`));
     return;
   }
@@ -368,7 +379,8 @@ export function expectSame(got: unknown, want: unknown, label: string): void {
     const w = want as Record<string, unknown>;
     const missing = Object.keys(w).filter((k) => !Object.prototype.hasOwnProperty.call(g, k));
     const extra = Object.keys(g).filter((k) => !Object.prototype.hasOwnProperty.call(w, k));
-    if (missing.length + extra.length > 0) expect.fail(`${label}: missing keys ${missing.map(brief).join(', ') || 'none'}; unexpected keys ${extra.map(brief).join(', ') || 'none'}`);
+    if (missing.length + extra.length > 0)
+      expect.fail(`${label}: missing keys ${missing.map(brief).join(', ') || 'none'}; unexpected keys ${extra.map(brief).join(', ') || 'none'}`);
     for (const k of Object.keys(w)) expectSame(g[k], w[k], `${label}.${brief(k)}`);
     return;
   }
@@ -520,6 +532,10 @@ export async function expectTraceStoredAsSent(get: ApiGet, sent: SentTrace, page
     const label = `${sent.name}/${JSON.stringify(s.name.slice(0, 60))}`;
     const whole = await readSpan(get, s.span_id);
     expectSpanAsSent(whole, s, label);
-    expectTraceViewSpan(spans.find((v) => v.span_id === s.span_id)!, whole, label);
+    expectTraceViewSpan(
+      spans.find((v) => v.span_id === s.span_id)!,
+      whole,
+      label,
+    );
   }
 }

@@ -34,7 +34,18 @@ export const TRACES: FixtureTrace[] = [
   { id: 'an-a3', at: 20 * MINUTE, duration: 300, model: 'claude-3-5', llmMs: 120, inputTokens: 300, outputTokens: 30, toolMs: 40, toolError: true },
   { id: 'an-a4', at: 25 * MINUTE, duration: 400, model: 'claude-3-5', llmMs: 160, inputTokens: 400, outputTokens: 40, toolMs: 50, toolError: false },
   { id: 'an-b1', at: HOUR + 10 * MINUTE, duration: 1000, model: 'gpt-4o', llmMs: 500, inputTokens: 1000, outputTokens: 100, toolMs: 200, toolError: true },
-  { id: 'an-b2', at: HOUR + 20 * MINUTE, duration: 3000, model: 'gpt-4o', llmMs: 1500, inputTokens: 3000, outputTokens: 300, toolMs: 600, toolError: false, planningMs: 50 },
+  {
+    id: 'an-b2',
+    at: HOUR + 20 * MINUTE,
+    duration: 3000,
+    model: 'gpt-4o',
+    llmMs: 1500,
+    inputTokens: 3000,
+    outputTokens: 300,
+    toolMs: 600,
+    toolError: false,
+    planningMs: 50,
+  },
 ];
 
 /** The JSON ingest body (POST /api/traces/ingest) of a fixture trace starting at `windowStart + t.at`. */
@@ -67,14 +78,41 @@ export function traceBody(t: FixtureTrace, windowStart: number, override: Partia
     },
   ];
   if (x.planningMs !== undefined) {
-    spans.push({ span_id: `${x.id}-plan`, parent_span_id: `${x.id}-root`, name: 'plan', type: 'planning', start_time: iso(start + 3), end_time: iso(start + 3 + x.planningMs) });
+    spans.push({
+      span_id: `${x.id}-plan`,
+      parent_span_id: `${x.id}-root`,
+      name: 'plan',
+      type: 'planning',
+      start_time: iso(start + 3),
+      end_time: iso(start + 3 + x.planningMs),
+    });
   }
   return { trace_id: x.id, name: 'analytics-run', status: 'ok', duration_ms: x.duration, start_time: iso(start), spans };
 }
 
 /** A score as the evaluation worker writes it (explicit id and time), `at` ms after the window's start. */
-export function fixtureScore(id: string, traceId: string, name: string, value: number, at: number, windowStart: number, source: Score['source'] = 'eval'): Score {
-  return { id, trace_id: traceId, span_id: null, name, value, score_type: 'numeric', source, scorer_name: name, reason: null, evidence: [], created_at: new Date(windowStart + at).toISOString() };
+export function fixtureScore(
+  id: string,
+  traceId: string,
+  name: string,
+  value: number,
+  at: number,
+  windowStart: number,
+  source: Score['source'] = 'eval',
+): Score {
+  return {
+    id,
+    trace_id: traceId,
+    span_id: null,
+    name,
+    value,
+    score_type: 'numeric',
+    source,
+    scorer_name: name,
+    reason: null,
+    evidence: [],
+    created_at: new Date(windowStart + at).toISOString(),
+  };
 }
 
 /**
@@ -82,7 +120,8 @@ export function fixtureScore(id: string, traceId: string, name: string, value: n
  * `helpfulness` (api): one in bucket 0, one in bucket 2.
  */
 export function fixtureScores(windowStart: number): Score[] {
-  const s = (id: string, trace: string, name: string, value: number, at: number, source: Score['source'] = 'eval') => fixtureScore(id, trace, name, value, at, windowStart, source);
+  const s = (id: string, trace: string, name: string, value: number, at: number, source: Score['source'] = 'eval') =>
+    fixtureScore(id, trace, name, value, at, windowStart, source);
   return [
     s('00000000-0000-4000-8000-000000000001', 'an-a1', 'faithfulness', 0.9, 15 * MINUTE),
     s('00000000-0000-4000-8000-000000000002', 'an-a1', 'faithfulness', 0.7, 16 * MINUTE),

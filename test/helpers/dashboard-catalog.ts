@@ -30,7 +30,10 @@ export function suiteBody(name: string, prefix: string, cases: number, extra: Re
     defaultMinScore: 0.8,
     cases: Array.from({ length: cases }, (_, i) => ({
       name: `${prefix} ${i + 1}`,
-      input: i === 0 ? { query: `What is the weather in Paris today? ${'Please answer with the forecast and the temperature. '.repeat(6)}` } : { query: `city ${i + 1}` },
+      input:
+        i === 0
+          ? { query: `What is the weather in Paris today? ${'Please answer with the forecast and the temperature. '.repeat(6)}` }
+          : { query: `city ${i + 1}` },
       expected: { outputContains: [`answer ${i + 1}`] },
       ...(i === 1 ? { scorers: ['contains'], minScore: 0.5 } : {}),
     })),
@@ -48,6 +51,12 @@ export const PAGE_OVERFLOWS_X = 'document.documentElement.scrollWidth > window.i
  */
 export function errorsExcept(p: { errors: string[] }, expected: Array<{ status: number; path: string }>): string {
   return p.errors
-    .filter((e) => !expected.some(({ status, path }) => e.includes(`status of ${status}`) && new RegExp(`console\\.error at https?://[^/]+${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[?:]`).test(e)))
+    .filter(
+      (e) =>
+        !expected.some(
+          ({ status, path }) =>
+            e.includes(`status of ${status}`) && new RegExp(`console\\.error at https?://[^/]+${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[?:]`).test(e),
+        ),
+    )
     .join('\n---\n');
 }

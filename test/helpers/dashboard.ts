@@ -30,7 +30,15 @@ export function nestedAgentTrace(traceId: string, spanCount: number, opts: Agent
   const iso = (ms: number) => new Date(ms).toISOString();
   const filler = opts.promptBytes ? ' '.padEnd(opts.promptBytes, 'lorem ipsum ') : '';
   const spans: Array<Record<string, unknown>> = [
-    { span_id: spanId(traceId, 0), name: 'agent.run', type: 'span', start_time: iso(start), end_time: iso(end), input: { question: `What is the refund policy? (${traceId})` }, output: { answer: 'Refunds within 30 days.' } },
+    {
+      span_id: spanId(traceId, 0),
+      name: 'agent.run',
+      type: 'span',
+      start_time: iso(start),
+      end_time: iso(end),
+      input: { question: `What is the refund policy? (${traceId})` },
+      output: { answer: 'Refunds within 30 days.' },
+    },
   ];
   let step = 0;
   for (let i = 1; i < spanCount - 1; i++) {
@@ -38,7 +46,14 @@ export function nestedAgentTrace(traceId: string, spanCount: number, opts: Agent
     const pos = (i - 1) % 3;
     if (pos === 0) {
       step = (i - 1) / 3 + 1;
-      spans.push({ span_id: spanId(traceId, i), parent_span_id: spanId(traceId, 0), name: `step ${step}`, type: 'planning', start_time: iso(t), end_time: iso(t + 28) });
+      spans.push({
+        span_id: spanId(traceId, i),
+        parent_span_id: spanId(traceId, 0),
+        name: `step ${step}`,
+        type: 'planning',
+        start_time: iso(t),
+        end_time: iso(t + 28),
+      });
     } else if (pos === 1) {
       spans.push({
         span_id: spanId(traceId, i),

@@ -78,7 +78,10 @@ function success(kind: FakeProviderKind, req: FakeRequest, answer: Exclude<FakeA
     case 'anthropic':
     case 'vertex-anthropic': {
       const tools = (req.body.tools as Array<{ name: string }> | undefined) ?? [];
-      const content = 'verdict' in answer ? [{ type: 'tool_use', id: 'toolu_01', name: tools[0]?.name ?? 'record_verdict', input: answer.verdict }] : [{ type: 'text', text: answer.text }];
+      const content =
+        'verdict' in answer
+          ? [{ type: 'tool_use', id: 'toolu_01', name: tools[0]?.name ?? 'record_verdict', input: answer.verdict }]
+          : [{ type: 'text', text: answer.text }];
       return {
         id: 'msg_01',
         type: 'message',
@@ -94,7 +97,12 @@ function success(kind: FakeProviderKind, req: FakeRequest, answer: Exclude<FakeA
       const viaTool = Array.isArray(req.body.tools);
       const message =
         viaTool && 'verdict' in answer
-          ? { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'record_verdict', arguments: json } }] }
+          ? {
+              role: 'assistant',
+              content: null,
+              refusal: null,
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'record_verdict', arguments: json } }],
+            }
           : { role: 'assistant', content: json, refusal: null };
       return {
         id: 'chatcmpl-1',
@@ -102,13 +110,23 @@ function success(kind: FakeProviderKind, req: FakeRequest, answer: Exclude<FakeA
         created: Math.floor(Date.now() / 1000),
         model,
         choices: [{ index: 0, message, finish_reason: viaTool ? 'tool_calls' : 'stop', logprobs: null }],
-        usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output, prompt_tokens_details: { cached_tokens: cached } },
+        usage: {
+          prompt_tokens: usage.input,
+          completion_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+          prompt_tokens_details: { cached_tokens: cached },
+        },
       };
     }
     case 'vertex-gemini':
       return {
         candidates: [{ content: { role: 'model', parts: [{ text: json }] }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output, cachedContentTokenCount: cached },
+        usageMetadata: {
+          promptTokenCount: usage.input,
+          candidatesTokenCount: usage.output,
+          totalTokenCount: usage.input + usage.output,
+          cachedContentTokenCount: cached,
+        },
         modelVersion: model,
       };
   }

@@ -87,7 +87,13 @@ export async function readTopic(kafka: Kafka, topic: string, count: number, time
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
       eachMessage: ({ partition, message }) => {
-        got.push({ key: message.key?.toString() ?? '', value: message.value?.toString() ?? '', partition, offset: message.offset, headers: text(message.headers) });
+        got.push({
+          key: message.key?.toString() ?? '',
+          value: message.value?.toString() ?? '',
+          partition,
+          offset: message.offset,
+          headers: text(message.headers),
+        });
         return Promise.resolve();
       },
     });
@@ -179,11 +185,15 @@ async function terminate(child: ChildProcess, exited: Promise<number | null>): P
 /** Ports held open together, so the two are distinct, then released for the broker. */
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
-      const server = net.createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));

@@ -9,7 +9,10 @@ import { createMetadataStore, createPool, type MetadataStore } from '../../core/
  */
 export function openServiceMetadata(dataDir: string): MetadataStore {
   const root = path.join(dataDir, 'postgres');
-  const port = fs.readFileSync(path.join(root, 'data', 'postmaster.pid'), 'utf8').split('\n')[3].trim();
+  const port = fs
+    .readFileSync(path.join(root, 'data', 'postmaster.pid'), 'utf8')
+    .split('\n')[3]
+    .trim();
   const { password } = JSON.parse(fs.readFileSync(path.join(root, 'credentials.json'), 'utf8')) as { password: string };
   return createMetadataStore(createPool(`postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`));
 }

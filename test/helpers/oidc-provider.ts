@@ -38,7 +38,15 @@ export async function startOidcProvider(serviceUrl: string, accounts: Record<str
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const redirectUri = `${serviceUrl}/api/auth/oidc/callback`;
   const configuration: Configuration = {
-    clients: [{ client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: TEST_CLIENT_ID,
+        client_secret: TEST_CLIENT_SECRET,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     features: { devInteractions: { enabled: true } },
     cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
@@ -72,7 +80,13 @@ export async function startOidcProvider(serviceUrl: string, accounts: Record<str
     issuer,
     clientId: TEST_CLIENT_ID,
     clientSecret: TEST_CLIENT_SECRET,
-    env: (url) => ({ OIDC_ISSUER: issuer, OIDC_CLIENT_ID: TEST_CLIENT_ID, OIDC_CLIENT_SECRET: TEST_CLIENT_SECRET, OIDC_REDIRECT_URL: `${url}/api/auth/oidc/callback`, OIDC_NAME: 'Test IdP' }),
+    env: (url) => ({
+      OIDC_ISSUER: issuer,
+      OIDC_CLIENT_ID: TEST_CLIENT_ID,
+      OIDC_CLIENT_SECRET: TEST_CLIENT_SECRET,
+      OIDC_REDIRECT_URL: `${url}/api/auth/oidc/callback`,
+      OIDC_NAME: 'Test IdP',
+    }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

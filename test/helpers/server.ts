@@ -101,5 +101,12 @@ export function sampleTrace(traceId: string, opts: { spanCount?: number; start?:
       attributes: isTool ? { tool_name: 'search' } : { model: 'gpt-4o', input_tokens: 10, output_tokens: 20 },
     } as (typeof spans)[number]);
   }
-  return { trace_id: traceId, name: opts.name ?? 'agent-run', status: opts.status ?? 'ok', duration_ms: 1000, start_time: new Date(start).toISOString(), spans };
+  return {
+    trace_id: traceId,
+    name: opts.name ?? 'agent-run',
+    status: opts.status ?? 'ok',
+    duration_ms: 1000,
+    start_time: new Date(start).toISOString(),
+    spans,
+  };
 }

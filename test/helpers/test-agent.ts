@@ -16,7 +16,9 @@ export interface AgentRequest {
   headers: http.IncomingHttpHeaders;
 }
 
-export type AgentBehaviour = (req: AgentRequest) => Promise<{ status?: number; json?: unknown; raw?: string }> | { status?: number; json?: unknown; raw?: string };
+export type AgentBehaviour = (
+  req: AgentRequest,
+) => Promise<{ status?: number; json?: unknown; raw?: string }> | { status?: number; json?: unknown; raw?: string };
 
 export interface TestAgent {
   url: string;

@@ -57,7 +57,8 @@ export type ValidationErrorBody = ErrorBody<FieldIssue[]>;
 export function apiCaller(svc: TestService) {
   return {
     /** GET `path`, or POST `json` there when given; as `project` when given. */
-    call: (path: string, json?: unknown, project?: string): Promise<Response> => svc.api(path, json === undefined ? { project } : { method: 'POST', json, project }),
+    call: (path: string, json?: unknown, project?: string): Promise<Response> =>
+      svc.api(path, json === undefined ? { project } : { method: 'POST', json, project }),
     /** The JSON body of `res`, asserting its status first (the body is the failure's message). */
     ok: expectJson,
   };

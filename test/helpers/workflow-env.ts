@@ -24,7 +24,8 @@ let queues = 0;
 
 export async function startWorkflowEnv(): Promise<WorkflowEnv> {
   // The SDK logs every worker state change, and every activity the tests make fail; errors only.
-  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  if (!Runtime._instance)
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   const path = execFileSync('bash', [TEMPORAL_SCRIPT, 'path'], { encoding: 'utf8' }).trim();
   const [env, bundle] = await Promise.all([
     TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path }, extraArgs: ['--log-level', 'error'] } }),

@@ -28,7 +28,10 @@ function member(pathname: string, init: RequestInit & { json?: unknown } = {}): 
 /** Runs one case on `secret-bot` as the member; resolves with the run id once it ended. */
 async function runOnce(name: string): Promise<string> {
   const run = await json<{ run_id: string }>(
-    await member('/api/runs', { method: 'POST', json: { agentId: 'secret-bot', dataset: { items: [{ name, input: { q: name }, expected: { outputContains: ['ok'] } }] }, scorers: ['contains'] } }),
+    await member('/api/runs', {
+      method: 'POST',
+      json: { agentId: 'secret-bot', dataset: { items: [{ name, input: { q: name }, expected: { outputContains: ['ok'] } }] }, scorers: ['contains'] },
+    }),
     202,
   );
   await eventually(async () => {
@@ -41,10 +44,16 @@ async function runOnce(name: string): Promise<string> {
 beforeAll(async () => {
   [home, elsewhere] = await Promise.all([startTestAgent(() => ({ json: { output: 'ok' } })), startTestAgent(() => ({ json: { output: 'ok' } }))]);
   svc = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' });
-  const key = await json<{ key: string }>(await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'member', role: 'member' } }), 201);
+  const key = await json<{ key: string }>(
+    await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'member', role: 'member' } }),
+    201,
+  );
   memberKey = key.key;
   // The admin registers the agent with its credentials.
-  await json(await svc.api('/api/agents', { method: 'POST', json: { name: 'secret-bot', endpoint: home.url, headers: { Authorization: SECRET, 'x-tenant': TENANT } } }), 201);
+  await json(
+    await svc.api('/api/agents', { method: 'POST', json: { name: 'secret-bot', endpoint: home.url, headers: { Authorization: SECRET, 'x-tenant': TENANT } } }),
+    201,
+  );
 });
 
 afterAll(async () => {
@@ -99,7 +108,10 @@ describe('a member re-points an agent', () => {
   it('no route shows a header value: agents, scorers, their lists, runs and their results', async () => {
     const runId = await runOnce('views');
     const scorer = await json<{ header_names: string[] }>(
-      await svc.api('/api/scorers', { method: 'POST', json: { name: 'secret-scorer', endpoint: 'https://scorer.example.com/score', headers: { Authorization: 'Bearer sk-home-secret-scorer' } } }),
+      await svc.api('/api/scorers', {
+        method: 'POST',
+        json: { name: 'secret-scorer', endpoint: 'https://scorer.example.com/score', headers: { Authorization: 'Bearer sk-home-secret-scorer' } },
+      }),
       201,
     );
     expect(scorer).not.toHaveProperty('headers');

@@ -92,7 +92,15 @@ describe('POST /api/agents and GET /api/agents/{id}', () => {
         headers: { 'bad header': 'x', 'Content-Length': '5', 'x-ok': 'line\r\nbreak', 'x-big': 'v'.repeat(9000) },
       }),
     );
-    expect(Object.keys(bad).sort()).toEqual(['description', 'endpoint', 'headers.Content-Length', 'headers.bad header', 'headers.x-big', 'headers.x-ok', 'name']);
+    expect(Object.keys(bad).sort()).toEqual([
+      'description',
+      'endpoint',
+      'headers.Content-Length',
+      'headers.bad header',
+      'headers.x-big',
+      'headers.x-ok',
+      'name',
+    ]);
     expect(bad.endpoint).toMatch(/http or https/);
     expect(bad['headers.Content-Length']).toMatch(/set by the HTTP client/);
     expect((await issues(await create({ name: 'x', endpoint: 'https://user:pw@example.com/' }))).endpoint).toMatch(/credentials/);
@@ -178,7 +186,14 @@ describe('PUT and DELETE /api/agents/{id}', () => {
     const renamed = await put('editable', { name: 'edited', endpoint: 'https://v1.example.com' });
     expect(renamed.status).toBe(200);
     const v2 = (await renamed.json()) as Agent;
-    expect(v2).toMatchObject({ id: agent.id, name: 'edited', endpoint: 'https://v1.example.com', description: null, header_names: ['Authorization'], created_at: agent.created_at });
+    expect(v2).toMatchObject({
+      id: agent.id,
+      name: 'edited',
+      endpoint: 'https://v1.example.com',
+      description: null,
+      header_names: ['Authorization'],
+      created_at: agent.created_at,
+    });
     expect(Date.parse(v2.updated_at)).toBeGreaterThanOrEqual(Date.parse(agent.updated_at));
     expect((await svc.api('/api/agents/editable')).status).toBe(404);
 
@@ -194,7 +209,11 @@ describe('PUT and DELETE /api/agents/{id}', () => {
   });
 
   it('drops the stored headers when the endpoint changes, unless the request sends headers again', async () => {
-    const agent = await created({ name: 'movable', endpoint: 'https://home.example.com/a', headers: { Authorization: 'Bearer home-secret', 'x-tenant': 'acme' } });
+    const agent = await created({
+      name: 'movable',
+      endpoint: 'https://home.example.com/a',
+      headers: { Authorization: 'Bearer home-secret', 'x-tenant': 'acme' },
+    });
     const metadata = openServiceMetadata(svc.dataDir);
     try {
       // Any change of the endpoint's text counts: a path, a port, a host.

@@ -137,8 +137,16 @@ describe('POST /api/alerts/rules: the SPEC 400s', () => {
   });
 
   it('refuses an unknown operator or severity with the SPEC text', async () => {
-    await expectError(await svc.api('/api/alerts/rules', { method: 'POST', json: rule({ operator: 'neq' }) }), 400, 'operator must be one of: gt, gte, lt, lte, eq');
-    await expectError(await svc.api('/api/alerts/rules', { method: 'POST', json: rule({ severity: 'fatal' }) }), 400, 'severity must be one of: critical, warning, info');
+    await expectError(
+      await svc.api('/api/alerts/rules', { method: 'POST', json: rule({ operator: 'neq' }) }),
+      400,
+      'operator must be one of: gt, gte, lt, lte, eq',
+    );
+    await expectError(
+      await svc.api('/api/alerts/rules', { method: 'POST', json: rule({ severity: 'fatal' }) }),
+      400,
+      'severity must be one of: critical, warning, info',
+    );
   });
 
   it('answers other bad input with 422 naming the field', async () => {
@@ -257,7 +265,10 @@ describe('evaluation', () => {
 
     const listed = await eventually(async () => {
       const list = await events(r.id);
-      expect(list.map((e) => [e.kind, e.delivery_status])).toEqual([['resolved', 'delivered'], ['fired', 'delivered']]);
+      expect(list.map((e) => [e.kind, e.delivery_status])).toEqual([
+        ['resolved', 'delivered'],
+        ['fired', 'delivered'],
+      ]);
       return list;
     });
     expect(listed[1]).toMatchObject({ rule_id: r.id, value: 0.75, threshold: 0.5, delivery_attempts: 1, payload: { event: 'fired', event_id: listed[1].id } });
@@ -271,9 +282,39 @@ describe('evaluation', () => {
 
   it('retries a failing webhook, gives up after the last attempt, and other rules are not held up', async () => {
     const name = tag('count');
-    const failing = await create(rule({ name: 'fails', metric: 'trace_count', threshold: 0, filter: { trace_name: name }, window_seconds: 120, eval_interval_seconds: 1, webhook_url: hooks.url(`/fail/${name}`) }));
-    const refused = await create(rule({ name: 'refused', metric: 'trace_count', threshold: 0, filter: { trace_name: name }, window_seconds: 120, eval_interval_seconds: 1, webhook_url: 'http://127.0.0.1:1/hook' }));
-    const healthy = await create(rule({ name: 'works', metric: 'trace_count', threshold: 0, filter: { trace_name: name }, window_seconds: 120, eval_interval_seconds: 1, webhook_url: hooks.url(`/ok/${name}`) }));
+    const failing = await create(
+      rule({
+        name: 'fails',
+        metric: 'trace_count',
+        threshold: 0,
+        filter: { trace_name: name },
+        window_seconds: 120,
+        eval_interval_seconds: 1,
+        webhook_url: hooks.url(`/fail/${name}`),
+      }),
+    );
+    const refused = await create(
+      rule({
+        name: 'refused',
+        metric: 'trace_count',
+        threshold: 0,
+        filter: { trace_name: name },
+        window_seconds: 120,
+        eval_interval_seconds: 1,
+        webhook_url: 'http://127.0.0.1:1/hook',
+      }),
+    );
+    const healthy = await create(
+      rule({
+        name: 'works',
+        metric: 'trace_count',
+        threshold: 0,
+        filter: { trace_name: name },
+        window_seconds: 120,
+        eval_interval_seconds: 1,
+        webhook_url: hooks.url(`/ok/${name}`),
+      }),
+    );
     await ingest(sampleTrace(`${name}-0`, { name, start: Date.now() }));
 
     await eventually(() => expect(hooks.calls(`/ok/${name}`).map((c) => c.body.event)).toEqual(['fired']), 20_000);
@@ -306,7 +347,17 @@ describe('evaluation', () => {
       const res = await svc.api('/api/scores', { method: 'POST', json: { trace_id: tag('t'), name: scoreName, value } });
       expect(res.status).toBe(201);
     }
-    const r = await create(rule({ name: 'low quality', metric: 'avg_score', operator: 'lt', threshold: 0.5, filter: { score_name: scoreName }, window_seconds: 120, eval_interval_seconds: 1 }));
+    const r = await create(
+      rule({
+        name: 'low quality',
+        metric: 'avg_score',
+        operator: 'lt',
+        threshold: 0.5,
+        filter: { score_name: scoreName },
+        window_seconds: 120,
+        eval_interval_seconds: 1,
+      }),
+    );
     const [fired] = await eventually(async () => {
       const list = await events(r.id);
       expect(list.map((e) => e.kind)).toEqual(['fired']);
@@ -320,7 +371,10 @@ describe('evaluation', () => {
     for (const value of [0.25, 0.75]) {
       expect((await svc.api('/api/scores', { method: 'POST', json: { trace_id: tag('t'), name: tag('any'), value } })).status).toBe(201);
     }
-    const res = await svc.api('/api/alerts/rules', { method: 'POST', json: { name: tag('all scores'), metric: 'avg_score', threshold: 2, operator: 'lt', severity: 'warning' } });
+    const res = await svc.api('/api/alerts/rules', {
+      method: 'POST',
+      json: { name: tag('all scores'), metric: 'avg_score', threshold: 2, operator: 'lt', severity: 'warning' },
+    });
     expect(res.status).toBe(201);
     const r = (await res.json()) as { id: string; filter: Record<string, unknown>; window_seconds: number };
     expect(r.filter).toEqual({});
@@ -351,7 +405,12 @@ describe('evaluation', () => {
         [runId, svc.defaultProjectId, name, randomUUID()],
       );
       for (const [i, status] of ['passed', 'passed', 'passed', 'failed', 'cancelled'].entries()) {
-        await metadata.pool.query('INSERT INTO eval_case_results (run_id, case_index, trial, status, passed) VALUES ($1, $2, 0, $3, $4)', [runId, i, status, status === 'passed']);
+        await metadata.pool.query('INSERT INTO eval_case_results (run_id, case_index, trial, status, passed) VALUES ($1, $2, 0, $3, $4)', [
+          runId,
+          i,
+          status,
+          status === 'passed',
+        ]);
       }
     } finally {
       await metadata.close();
@@ -418,14 +477,33 @@ describe('evaluation', () => {
       table: 'agent_eval.scores',
       format: 'JSONEachRow',
       values: [
-        ...rows(shifted, grid.map((v) => 0.6 + 0.4 * v), now - 30_000),
-        ...rows(shifted, grid.map((v) => 0.4 * v), now - 500),
+        ...rows(
+          shifted,
+          grid.map((v) => 0.6 + 0.4 * v),
+          now - 30_000,
+        ),
+        ...rows(
+          shifted,
+          grid.map((v) => 0.4 * v),
+          now - 500,
+        ),
         ...rows(same, grid, now - 30_000),
         ...rows(same, grid, now - 500),
       ],
     });
     const drift = (name: string, scoreName: string, test: 'psi' | 'ks', threshold: number) =>
-      create(rule({ name, metric: 'drift', drift_test: test, threshold, filter: { score_name: scoreName }, window_seconds: 20, baseline_windows: 2, eval_interval_seconds: 1 }));
+      create(
+        rule({
+          name,
+          metric: 'drift',
+          drift_test: test,
+          threshold,
+          filter: { score_name: scoreName },
+          window_seconds: 20,
+          baseline_windows: 2,
+          eval_interval_seconds: 1,
+        }),
+      );
     const shiftedPsi = await drift('shifted psi', shifted, 'psi', 0.25);
     const shiftedKs = await drift('shifted ks', shifted, 'ks', 0.5);
     const samePsi = await drift('same psi', same, 'psi', 0.25);
@@ -454,7 +532,12 @@ describe('several evaluators', () => {
     const project = tag('claims');
     const rules: AlertRule[] = [];
     for (let i = 0; i < 30; i++) {
-      rules.push(await create(rule({ name: `claim ${i}`, metric: 'trace_count', threshold: 1000, filter: { trace_name: project }, eval_interval_seconds: 3600, enabled: false }), project));
+      rules.push(
+        await create(
+          rule({ name: `claim ${i}`, metric: 'trace_count', threshold: 1000, filter: { trace_name: project }, eval_interval_seconds: 3600, enabled: false }),
+          project,
+        ),
+      );
     }
     // Four more evaluators on the same stores, racing the service's own (which ticks every 200 ms)
     // for 30 rules that all become due at once.
@@ -465,10 +548,13 @@ describe('several evaluators', () => {
       const logger = createLogger('silent');
       // These rules have no webhook: nothing is sent.
       const fetch = () => Promise.reject(new Error('no webhook here'));
-      const evaluators = Array.from({ length: 4 }, () => createAlertEvaluator({ store: metadata.alerts, metrics, logger, tickMs: 200, webhook: { timeoutMs: 1000, maxAttempts: 1, backoffMs: 10 }, fetch }));
+      const evaluators = Array.from({ length: 4 }, () =>
+        createAlertEvaluator({ store: metadata.alerts, metrics, logger, tickMs: 200, webhook: { timeoutMs: 1000, maxAttempts: 1, backoffMs: 10 }, fetch }),
+      );
       for (let round = 0; round < 3; round++) await Promise.all(evaluators.map((e) => e.tick()));
       await eventually(async () => {
-        for (const r of rules) expect((await svc.api(`/api/alerts/rules/${r.id}`, { project }).then((res) => res.json() as Promise<AlertRule>)).last_evaluated_at).not.toBeNull();
+        for (const r of rules)
+          expect((await svc.api(`/api/alerts/rules/${r.id}`, { project }).then((res) => res.json() as Promise<AlertRule>)).last_evaluated_at).not.toBeNull();
       }, 10_000);
       const { rows } = await metadata.pool.query<{ claim_seq: string }>('SELECT claim_seq FROM alert_rules WHERE project_id = $1', [project]);
       expect(rows.map((r) => Number(r.claim_seq))).toEqual(rules.map(() => 1));
@@ -511,7 +597,7 @@ describe('hostile input', () => {
       ['/api/alerts/rules', { method: 'POST', json: rule({ enabled: 'yes' }) }],
       ['/api/alerts/rules', { method: 'POST', json: rule({ metric: 'drift', filter: { score_name: 's' }, psi_bins: 1_000_000 }) }],
       ['/api/alerts/rules/%00', {}],
-      ['/api/alerts/rules/\' OR 1=1 --', {}],
+      ["/api/alerts/rules/' OR 1=1 --", {}],
       [`/api/alerts/rules/${NO_SUCH_ID}`, { method: 'PUT', json: [] }],
       ['/api/alerts/rules?limit=-1', {}],
       ['/api/alerts/rules?limit=abc', {}],
@@ -540,13 +626,19 @@ describe('hostile input', () => {
       const res = await svc.api(`/api/alerts/rules/${stored.id}`, { method: 'PUT', json: body });
       expect([400, 422], JSON.stringify(body)).toContain(res.status);
     }
-    const proto = await svc.api(`/api/alerts/rules/${stored.id}`, { method: 'PUT', body: '{"__proto__":{"filter":{"score_name":"q"}},"metric":"trace_count"}', headers: { 'content-type': 'application/json' } });
+    const proto = await svc.api(`/api/alerts/rules/${stored.id}`, {
+      method: 'PUT',
+      body: '{"__proto__":{"filter":{"score_name":"q"}},"metric":"trace_count"}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(proto.status).toBe(422);
     expect(await getRule(stored.id)).toEqual(stored);
   });
 
   it('binds filter values: SQL in a filter is text to match, and evaluation still succeeds', async () => {
-    const r = await create(rule({ filter: { trace_name: "'; DROP TABLE agent_eval.scores; --", model: "x') OR 1=1 --" }, window_seconds: 60, eval_interval_seconds: 1 }));
+    const r = await create(
+      rule({ filter: { trace_name: "'; DROP TABLE agent_eval.scores; --", model: "x') OR 1=1 --" }, window_seconds: 60, eval_interval_seconds: 1 }),
+    );
     const evaluated = await eventually(async () => {
       const got = await getRule(r.id);
       expect(got.last_evaluated_at).not.toBeNull();

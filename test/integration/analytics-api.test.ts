@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
 import type { ComponentHealth, ComponentHealthRow, MetricSeries, ScoreCorrelation, ScoreTrends } from '../../core/model/analytics.js';
-import { fixtureScore, fixtureScores, HOUR, MINUTE, pearson, quantile, spearman, traceBody, TRACES, windowStartHoursAgo, writeScores } from '../helpers/dashboard-analytics.js';
+import {
+  fixtureScore,
+  fixtureScores,
+  HOUR,
+  MINUTE,
+  pearson,
+  quantile,
+  spearman,
+  traceBody,
+  TRACES,
+  windowStartHoursAgo,
+  writeScores,
+} from '../helpers/dashboard-analytics.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
 /**
@@ -159,15 +171,35 @@ describe('GET /api/analytics/components', () => {
     expect(h.by_component_type.map((r) => r.component_type).sort()).toEqual(['generation', 'planning', 'tool', null].sort());
     const zeros = (n: number) => new Array<number>(n).fill(0);
     expectRow(row(h.by_component_type, null), durations(TRACES), zeros(6), 0);
-    expectRow(row(h.by_component_type, 'generation'), TRACES.map((t) => t.llmMs), traceTokens(TRACES), 0);
-    expectRow(row(h.by_component_type, 'tool'), TRACES.map((t) => t.toolMs), zeros(6), 2);
+    expectRow(
+      row(h.by_component_type, 'generation'),
+      TRACES.map((t) => t.llmMs),
+      traceTokens(TRACES),
+      0,
+    );
+    expectRow(
+      row(h.by_component_type, 'tool'),
+      TRACES.map((t) => t.toolMs),
+      zeros(6),
+      2,
+    );
     expectRow(row(h.by_component_type, 'planning'), [50], [0], 0);
 
     expect(h.by_model.map((m) => m.model)).toEqual(['gpt-4o', 'claude-3-5']);
     const gpt = TRACES.filter((t) => t.model === 'gpt-4o');
-    expectRow(h.by_model[0], gpt.map((t) => t.llmMs), traceTokens(gpt), 0);
+    expectRow(
+      h.by_model[0],
+      gpt.map((t) => t.llmMs),
+      traceTokens(gpt),
+      0,
+    );
     const claude = TRACES.filter((t) => t.model === 'claude-3-5');
-    expectRow(h.by_model[1], claude.map((t) => t.llmMs), traceTokens(claude), 0);
+    expectRow(
+      h.by_model[1],
+      claude.map((t) => t.llmMs),
+      traceTokens(claude),
+      0,
+    );
     expect(h.models_truncated).toBe(false);
   });
 

@@ -50,7 +50,15 @@ describe('bad input to POST /api/traces/ingest', () => {
 describe('scores', () => {
   it('creates a score and lists it by trace', async () => {
     await post('/api/traces/ingest', sampleTrace('scored'));
-    const res = await post('/api/scores', { trace_id: 'scored', name: 'accuracy', value: 0.85, source: 'eval', scorer_name: 'exactMatch', reason: 'close', evidence: ['a', 'b'] });
+    const res = await post('/api/scores', {
+      trace_id: 'scored',
+      name: 'accuracy',
+      value: 0.85,
+      source: 'eval',
+      scorer_name: 'exactMatch',
+      reason: 'close',
+      evidence: ['a', 'b'],
+    });
     expect(res.status).toBe(201);
     const created = (await res.json()) as Score;
     expect(created).toMatchObject({ trace_id: 'scored', name: 'accuracy', value: 0.85 });
@@ -59,7 +67,15 @@ describe('scores', () => {
 
     const listed = (await (await svc.api('/api/scores?trace_id=scored')).json()) as { scores: Score[] };
     expect(listed.scores).toEqual([
-      expect.objectContaining({ id: created.id, trace_id: 'scored', name: 'accuracy', value: 0.85, source: 'eval', scorer_name: 'exactMatch', reason: 'close' }),
+      expect.objectContaining({
+        id: created.id,
+        trace_id: 'scored',
+        name: 'accuracy',
+        value: 0.85,
+        source: 'eval',
+        scorer_name: 'exactMatch',
+        reason: 'close',
+      }),
     ]);
     const otherProject = (await (await svc.api('/api/scores?trace_id=scored', { project: 'someone-else' })).json()) as { scores: Score[] };
     expect(otherProject.scores).toEqual([]);
@@ -82,7 +98,16 @@ describe('spans', () => {
     await post('/api/traces/ingest', sampleTrace('with-spans', { spanCount: 1 }));
     const res = await post('/api/spans', {
       trace_id: 'with-spans',
-      spans: [{ span_id: 'extra-1', parent_span_id: 'with-spans-root', name: 'lookup', type: 'retrieval', start_time: new Date().toISOString(), attributes: { query: 'q' } }],
+      spans: [
+        {
+          span_id: 'extra-1',
+          parent_span_id: 'with-spans-root',
+          name: 'lookup',
+          type: 'retrieval',
+          start_time: new Date().toISOString(),
+          attributes: { query: 'q' },
+        },
+      ],
     });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ trace_id: 'with-spans', span_ids: ['extra-1'], ingested: true });
@@ -92,7 +117,7 @@ describe('spans', () => {
     expect(trace.span_count).toBe(2);
   });
 
-  it('answers Span not found for a missing span and another project\'s span', async () => {
+  it("answers Span not found for a missing span and another project's span", async () => {
     const res = await svc.api('/api/spans/nope');
     expect(res.status).toBe(404);
     expect(((await res.json()) as ErrorBody).message).toBe('Span not found');

@@ -51,9 +51,29 @@ function trace(id: string, minute: number, durationMs: number, children: SpanSpe
 
 // Newest first in the list: d, c, b, a.
 const TRACES = [
-  trace('f-a', 1, 1000, [{ type: 'generation', model: 'gpt-4o', input: [{ role: 'user', content: 'hello there' }] }, { type: 'tool' }], { name: 'checkout-flow' }),
-  trace('f-b', 2, 5000, [{ type: 'generation', model: 'claude-3' }, { type: 'retrieval', output: 'three documents' }], { name: 'search-flow' }),
-  trace('f-c', 3, 200, [{ type: 'planning', input: { note: 'Look out for the Zebra crossing' } }, { type: 'tool', status: 'error' }], { name: 'search-flow' }),
+  trace('f-a', 1, 1000, [{ type: 'generation', model: 'gpt-4o', input: [{ role: 'user', content: 'hello there' }] }, { type: 'tool' }], {
+    name: 'checkout-flow',
+  }),
+  trace(
+    'f-b',
+    2,
+    5000,
+    [
+      { type: 'generation', model: 'claude-3' },
+      { type: 'retrieval', output: 'three documents' },
+    ],
+    { name: 'search-flow' },
+  ),
+  trace(
+    'f-c',
+    3,
+    200,
+    [
+      { type: 'planning', input: { note: 'Look out for the Zebra crossing' } },
+      { type: 'tool', status: 'error' },
+    ],
+    { name: 'search-flow' },
+  ),
   // An error by the body's own status, with no span errored.
   trace('f-d', 4, 300, [{ type: 'memory', name: 'recall zebra facts' }], { name: 'memory-flow', status: 'error' }),
 ];
@@ -125,7 +145,7 @@ describe('GET /api/traces filters', () => {
     expect(await ids('?min_duration_ms=0')).toEqual(['f-d', 'f-c', 'f-b', 'f-a']);
   });
 
-  it('has_errors: a span errored (true) or none did (false); status=error also counts the body\'s own status', async () => {
+  it("has_errors: a span errored (true) or none did (false); status=error also counts the body's own status", async () => {
     expect(await ids('?has_errors=true')).toEqual(['f-c']);
     expect(await ids('?has_errors=1')).toEqual(['f-c']);
     expect(await ids('?has_errors=false')).toEqual(['f-d', 'f-b', 'f-a']);
@@ -168,7 +188,14 @@ describe('GET /api/traces filters', () => {
   });
 
   it('pages by keyset cursor under each filter', async () => {
-    for (const query of ['component_type=tool', 'has_errors=false', 'min_duration_ms=250', 'score_name=quality&score_below=0.95', 'search=flow', 'model=gpt-4o']) {
+    for (const query of [
+      'component_type=tool',
+      'has_errors=false',
+      'min_duration_ms=250',
+      'score_name=quality&score_below=0.95',
+      'search=flow',
+      'model=gpt-4o',
+    ]) {
       const all = await ids(`?${query}`);
       const walked: string[] = [];
       let page = await list(`?${query}&limit=1`);
@@ -220,7 +247,9 @@ describe('search over many traces', () => {
     // The oldest trace has the word in a span's input; its name matches another word.
     const old = trace('w-old', 0, 100, [{ type: 'tool', input: 'needle in the oldest trace' }], { name: 'oldest-haystack' });
     expect((await svc.api('/api/traces/ingest', { method: 'POST', json: old, project: many })).status).toBe(201);
-    const bodies = Array.from({ length: TRACE_SEARCH_WINDOW }, (_, i) => trace(`w-${i}`, 1 + i / 1000, 10, [{ type: 'tool', input: i === 7 ? 'a needle here' : 'hay' }]));
+    const bodies = Array.from({ length: TRACE_SEARCH_WINDOW }, (_, i) =>
+      trace(`w-${i}`, 1 + i / 1000, 10, [{ type: 'tool', input: i === 7 ? 'a needle here' : 'hay' }]),
+    );
     for (let i = 0; i < bodies.length; i += 25) {
       const chunk = bodies.slice(i, i + 25);
       const answers = await Promise.all(chunk.map((b) => svc.api('/api/traces/ingest', { method: 'POST', json: b, project: many })));
@@ -235,7 +264,9 @@ describe('search over many traces', () => {
     const byName = (await (await svc.api('/api/traces?search=haystack', { project: many })).json()) as TraceList;
     expect(byName.traces.map((t) => t.trace_id)).toEqual(['w-old']);
     // Narrowed by time, the window reaches it.
-    const narrowed = (await (await svc.api(`/api/traces?search=needle&end_time=${new Date(base + 30_000).toISOString()}`, { project: many })).json()) as TraceList;
+    const narrowed = (await (
+      await svc.api(`/api/traces?search=needle&end_time=${new Date(base + 30_000).toISOString()}`, { project: many })
+    ).json()) as TraceList;
     expect(narrowed.traces.map((t) => t.trace_id)).toEqual(['w-old']);
     expect(narrowed.search_truncated).toBe(false);
   }, 180_000);

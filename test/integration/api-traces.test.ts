@@ -61,7 +61,15 @@ describe('POST /api/traces/ingest then GET /api/traces/{id}', () => {
 
   it('assembles a trace from spans posted in several batches, children before the root', async () => {
     const start = Date.now() - 60_000;
-    const child = { span_id: 'late-child', parent_span_id: 'late-root', name: 'llm', type: 'generation', start_time: start + 100, end_time: start + 300, attributes: { model: 'claude', input_tokens: 7, output_tokens: 3 } };
+    const child = {
+      span_id: 'late-child',
+      parent_span_id: 'late-root',
+      name: 'llm',
+      type: 'generation',
+      start_time: start + 100,
+      end_time: start + 300,
+      attributes: { model: 'claude', input_tokens: 7, output_tokens: 3 },
+    };
     expect((await svc.api('/api/spans', { method: 'POST', json: { trace_id: 'trace-batches', spans: [child] } })).status).toBe(201);
     const root = { trace_id: 'trace-batches', span_id: 'late-root', name: 'root-op', type: 'span', start_time: start, end_time: start + 500 };
     expect((await svc.api('/api/spans', { method: 'POST', json: root })).status).toBe(201);
@@ -79,7 +87,7 @@ describe('POST /api/traces/ingest then GET /api/traces/{id}', () => {
     expect(trace.spans.find((s) => s.span_id === 'trace-err-1')?.status).toBe('error');
   });
 
-  it('returns the reference 404 body for a missing trace and for another project\'s trace', async () => {
+  it("returns the reference 404 body for a missing trace and for another project's trace", async () => {
     const missing = await svc.api('/api/traces/no-such-trace');
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ code: 'TRACE_NOT_FOUND', message: "Trace with ID 'no-such-trace' not found" });
@@ -98,7 +106,11 @@ describe('GET /api/traces', () => {
 
   beforeAll(async () => {
     for (let i = 0; i < 12; i++) {
-      const body = sampleTrace(`list-${i}`, { start: base + i * 60_000, name: i % 3 === 0 ? 'checkout-flow' : 'search-flow', status: i % 4 === 0 ? 'error' : 'ok' });
+      const body = sampleTrace(`list-${i}`, {
+        start: base + i * 60_000,
+        name: i % 3 === 0 ? 'checkout-flow' : 'search-flow',
+        status: i % 4 === 0 ? 'error' : 'ok',
+      });
       expect((await ingest(body, project)).status).toBe(201);
     }
   });
@@ -114,7 +126,9 @@ describe('GET /api/traces', () => {
     expect(page).toMatchObject({ total: 12, limit: 50, offset: 0 });
     expect(page.traces.map((t) => t.trace_id)).toEqual(Array.from({ length: 12 }, (_, i) => `list-${11 - i}`));
     expect(page.traces[0]).toMatchObject({ trace_id: 'list-11', name: 'search-flow', span_count: 3, duration_ms: 1000 });
-    expect(Object.keys(page.traces[0])).toEqual(expect.arrayContaining(['trace_id', 'name', 'status', 'duration_ms', 'start_time', 'span_count', 'attributes']));
+    expect(Object.keys(page.traces[0])).toEqual(
+      expect.arrayContaining(['trace_id', 'name', 'status', 'duration_ms', 'start_time', 'span_count', 'attributes']),
+    );
   });
 
   it('pages with limit and offset, keeping the total', async () => {

@@ -62,7 +62,9 @@ async function allEntries(query = ''): Promise<Entry[]> {
   let cursor: string | null = null;
   do {
     const sep = query ? '&' : '';
-    const page: Page = await ok<Page>(await svc.api(`/api/audit?${query}${sep}limit=100${cursor ? `&cursor=${cursor}` : ''}`, { project: null, key: svc.apiKey! }));
+    const page: Page = await ok<Page>(
+      await svc.api(`/api/audit?${query}${sep}limit=100${cursor ? `&cursor=${cursor}` : ''}`, { project: null, key: svc.apiKey! }),
+    );
     out.push(...page.entries);
     cursor = page.next_cursor;
   } while (cursor);
@@ -72,7 +74,10 @@ async function allEntries(query = ''): Promise<Entry[]> {
 describe('what is recorded', () => {
   it('keys created and revoked, rate limits changed, projects created: who, what, from where, without the secret', async () => {
     const admin = await svc.keyFor('audit-a');
-    const made = await ok<{ id: string; key: string; name: string; prefix: string }>(await as('audit-a', '/api/projects/audit-a/keys', { method: 'POST', json: { name: 'ci', role: 'member' } }), 201);
+    const made = await ok<{ id: string; key: string; name: string; prefix: string }>(
+      await as('audit-a', '/api/projects/audit-a/keys', { method: 'POST', json: { name: 'ci', role: 'member' } }),
+      201,
+    );
     await ok(await as('audit-a', `/api/projects/audit-a/keys/${made.id}`, { method: 'DELETE' }), 204);
     await ok(await as('audit-a', '/api/projects/audit-a/rate-limits', { method: 'PUT', json: { query: 321 } }));
 
@@ -103,18 +108,32 @@ describe('what is recorded', () => {
   it('agents and custom scorers created, re-pointed and deleted, alert webhooks changed: endpoints by origin and fingerprint, never a header value or a webhook path', async () => {
     await svc.keyFor('audit-b');
     const agent = await ok<{ id: string }>(
-      await as('audit-b', '/api/agents', { method: 'POST', json: { name: 'bot', endpoint: 'http://127.0.0.1:9/v1/agent?token=query-secret', headers: { authorization: 'Bearer header-secret' } } }),
+      await as('audit-b', '/api/agents', {
+        method: 'POST',
+        json: { name: 'bot', endpoint: 'http://127.0.0.1:9/v1/agent?token=query-secret', headers: { authorization: 'Bearer header-secret' } },
+      }),
       201,
     );
     await ok(await as('audit-b', `/api/agents/${agent.id}`, { method: 'PUT', json: { name: 'bot', endpoint: 'http://127.0.0.2:9/v2/agent' } }));
     // Same endpoint again: nothing to record.
-    await ok(await as('audit-b', `/api/agents/${agent.id}`, { method: 'PUT', json: { name: 'bot', endpoint: 'http://127.0.0.2:9/v2/agent', description: 'd' } }));
+    await ok(
+      await as('audit-b', `/api/agents/${agent.id}`, { method: 'PUT', json: { name: 'bot', endpoint: 'http://127.0.0.2:9/v2/agent', description: 'd' } }),
+    );
     await ok(await as('audit-b', `/api/agents/${agent.id}`, { method: 'DELETE' }), 204);
-    const scorer = await ok<{ id: string }>(await as('audit-b', '/api/scorers', { method: 'POST', json: { name: 'judge-x', endpoint: 'http://127.0.0.1:9/score', headers: { 'x-api-key': 'scorer-secret' } } }), 201);
+    const scorer = await ok<{ id: string }>(
+      await as('audit-b', '/api/scorers', {
+        method: 'POST',
+        json: { name: 'judge-x', endpoint: 'http://127.0.0.1:9/score', headers: { 'x-api-key': 'scorer-secret' } },
+      }),
+      201,
+    );
     await ok(await as('audit-b', `/api/scorers/${scorer.id}`, { method: 'DELETE' }), 204);
     const webhook = 'https://hooks.example.com/services/T000/B000/webhook-secret-path';
     const rule = await ok<{ id: string }>(
-      await as('audit-b', '/api/alerts/rules', { method: 'POST', json: { name: 'errors', metric: 'error_rate', threshold: 0.5, operator: 'gt', severity: 'info', webhook_url: webhook } }),
+      await as('audit-b', '/api/alerts/rules', {
+        method: 'POST',
+        json: { name: 'errors', metric: 'error_rate', threshold: 0.5, operator: 'gt', severity: 'info', webhook_url: webhook },
+      }),
       201,
     );
     await ok(await as('audit-b', `/api/alerts/rules/${rule.id}`, { method: 'PUT', json: { threshold: 0.6 } }));
@@ -133,7 +152,13 @@ describe('what is recorded', () => {
     const moved = entries.find((e) => e.action === 'agent.endpoint_changed')!;
     expect(moved).toMatchObject({
       target: agent.id,
-      details: { name: 'bot', from: { origin: 'http://127.0.0.1:9' }, to: { origin: 'http://127.0.0.2:9' }, header_names: [], headers_dropped: ['authorization'] },
+      details: {
+        name: 'bot',
+        from: { origin: 'http://127.0.0.1:9' },
+        to: { origin: 'http://127.0.0.2:9' },
+        header_names: [],
+        headers_dropped: ['authorization'],
+      },
     });
     expect((moved.details.from as { fingerprint: string }).fingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(entries.find((e) => e.action === 'agent.created')?.details).toMatchObject({ header_names: ['authorization'] });
@@ -141,7 +166,8 @@ describe('what is recorded', () => {
     expect(hooks[0].details).toMatchObject({ rule: 'errors', from: null, to: { origin: 'https://hooks.example.com' } });
     expect(hooks[1].details).toMatchObject({ from: { origin: 'https://hooks.example.com' }, to: null });
     const text = JSON.stringify(entries);
-    for (const secret of ['query-secret', 'header-secret', 'scorer-secret', 'webhook-secret-path', '/v1/agent', '/services/']) expect(text).not.toContain(secret);
+    for (const secret of ['query-secret', 'header-secret', 'scorer-secret', 'webhook-secret-path', '/v1/agent', '/services/'])
+      expect(text).not.toContain(secret);
   });
 });
 
@@ -178,7 +204,9 @@ describe('GET /api/audit', () => {
     const seen: Entry[] = [];
     let cursor: string | null = null;
     do {
-      const page: Page = await ok<Page>(await svc.api(`/api/audit?project=audit-e&action=key.created&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { project: null, key: svc.apiKey! }));
+      const page: Page = await ok<Page>(
+        await svc.api(`/api/audit?project=audit-e&action=key.created&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { project: null, key: svc.apiKey! }),
+      );
       expect(page.entries.length).toBeLessThanOrEqual(2);
       seen.push(...page.entries);
       cursor = page.next_cursor;
@@ -198,10 +226,26 @@ describe('keeping the record', () => {
     const pool = createPool('postgres://postgres:x@127.0.0.1:1/postgres');
     try {
       const audit = createAuditLog(createAuditStore(pool), pino({ level: 'info' }, sink));
-      await audit.record({ actor: { kind: 'api_key', id: 'key-1', name: 'ci' }, action: 'key.revoked', projectId: 'p', target: 'key-2', details: { name: 'old', api_key: 'ae_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, client: { address: '10.0.0.1' } });
-      const logged = lines.map((l) => JSON.parse(l) as { level: number; msg: string; audit: Record<string, unknown> }).find((l) => l.msg.startsWith('audit entry not stored'));
+      await audit.record({
+        actor: { kind: 'api_key', id: 'key-1', name: 'ci' },
+        action: 'key.revoked',
+        projectId: 'p',
+        target: 'key-2',
+        details: { name: 'old', api_key: 'ae_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+        client: { address: '10.0.0.1' },
+      });
+      const logged = lines
+        .map((l) => JSON.parse(l) as { level: number; msg: string; audit: Record<string, unknown> })
+        .find((l) => l.msg.startsWith('audit entry not stored'));
       expect(logged?.level).toBe(50);
-      expect(logged?.audit).toMatchObject({ action: 'key.revoked', actorId: 'key-1', projectId: 'p', target: 'key-2', clientAddress: '10.0.0.1', details: { name: 'old', api_key: '[redacted]' } });
+      expect(logged?.audit).toMatchObject({
+        action: 'key.revoked',
+        actorId: 'key-1',
+        projectId: 'p',
+        target: 'key-2',
+        clientAddress: '10.0.0.1',
+        details: { name: 'old', api_key: '[redacted]' },
+      });
       expect(lines.join('')).not.toContain('AAAAAAAAAAAAAAAA');
     } finally {
       await pool.end();

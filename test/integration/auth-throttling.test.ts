@@ -133,13 +133,18 @@ describe('per client address', () => {
       const res = await postTraces(base, sampleRequest(1), { project: null, headers: { 'x-api-key': wrongKey(), 'x-forwarded-for': scanner } });
       expect(res.status, base).toBe(429);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED, message: 'Too many failed authentication attempts' });
+      expect(decodeStatus(new Uint8Array(await res.arrayBuffer()))).toMatchObject({
+        code: grpc.status.RESOURCE_EXHAUSTED,
+        message: 'Too many failed authentication attempts',
+      });
     }
     const metrics = await fetch(`${svc.apiUrl}/metrics`, { headers: { 'x-api-key': wrongKey(), 'x-forwarded-for': scanner } });
     await expectThrottled(metrics);
     // A wrong scrape token from elsewhere is a failure like any other, said as a plain 401.
     const other = newAddress();
-    const tokens = await statuses(PER_ADDRESS, () => fetch(`${svc.apiUrl}/metrics`, { headers: { authorization: 'Bearer not-the-token', 'x-forwarded-for': other } }));
+    const tokens = await statuses(PER_ADDRESS, () =>
+      fetch(`${svc.apiUrl}/metrics`, { headers: { authorization: 'Bearer not-the-token', 'x-forwarded-for': other } }),
+    );
     expect(tokens).toEqual(Array(PER_ADDRESS).fill(401));
     await expectThrottled(await fetch(`${svc.apiUrl}/metrics`, { headers: { authorization: 'Bearer not-the-token', 'x-forwarded-for': other } }));
   });
@@ -187,7 +192,14 @@ describe('across processes', () => {
       expect(await statuses(PER_ADDRESS, () => call('/api/traces', wrongKey(), attacker))).toEqual(Array(PER_ADDRESS).fill(401));
       const started = Date.now();
       // Within about one sync the other process answers 429 for that address (its own tries count too)...
-      await eventually(() => expect(other.authenticate({ 'x-api-key': wrongKey() }, {}, undefined, attacker)).rejects.toMatchObject({ status: 429, message: 'Too many failed authentication attempts' }), 10_000);
+      await eventually(
+        () =>
+          expect(other.authenticate({ 'x-api-key': wrongKey() }, {}, undefined, attacker)).rejects.toMatchObject({
+            status: 429,
+            message: 'Too many failed authentication attempts',
+          }),
+        10_000,
+      );
       expect(Date.now() - started).toBeLessThan(5000);
       // ...without checking what comes from there: a valid key it never saw from that address waits too,
       await expect(other.authenticate({ 'x-api-key': key }, {}, undefined, attacker)).rejects.toMatchObject({ status: 429 });

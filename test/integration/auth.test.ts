@@ -49,7 +49,13 @@ const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 describe('credentials', () => {
   it('answers 401 with the SPEC body to a call without credentials, and leaves health open', async () => {
     const body = await json(await svc.api('/api/traces', { key: null }), 401);
-    expect(body).toEqual({ error: 'Unauthorized', code: 'UNAUTHORIZED', status: 401, details: 'Valid authentication required', hint: 'Provide a bearer token or an API key header' });
+    expect(body).toEqual({
+      error: 'Unauthorized',
+      code: 'UNAUTHORIZED',
+      status: 401,
+      details: 'Valid authentication required',
+      hint: 'Provide a bearer token or an API key header',
+    });
     const health = await svc.api('/api/health', { key: null, project: null });
     expect(health.status).toBe(200);
     // Health says whether calls need credentials (the dashboard asks it before sign-in).
@@ -92,13 +98,28 @@ describe('projects and keys', () => {
     const list = await json<{ keys: Array<Record<string, unknown>> }>(await svc.api('/api/projects/team-a/keys', { project: 'team-a', key: adminA }), 200);
     expect(list.keys.map((k) => k.name).sort()).toEqual(['dashboard', 'first admin key']);
     for (const k of list.keys) {
-      expect(Object.keys(k).sort()).toEqual(['created_at', 'created_by', 'id', 'last_used_at', 'name', 'prefix', 'project_id', 'revoked_at', 'role', 'server_admin']);
+      expect(Object.keys(k).sort()).toEqual([
+        'created_at',
+        'created_by',
+        'id',
+        'last_used_at',
+        'name',
+        'prefix',
+        'project_id',
+        'revoked_at',
+        'role',
+        'server_admin',
+      ]);
       expect(JSON.stringify(k)).not.toContain(viewer.key.slice(16));
     }
     // Duplicate id, bad role and env: refused without a 500.
     expect((await svc.api('/api/projects', { method: 'POST', json: { name: 'again', id: 'team-a' } })).status).toBe(409);
-    expect((await svc.api('/api/projects/team-a/keys', { method: 'POST', project: 'team-a', key: adminA, json: { name: 'x', role: 'owner' } })).status).toBe(422);
-    expect((await svc.api('/api/projects/team-a/keys', { method: 'POST', project: 'team-a', key: adminA, json: { name: 'x', env: 'LIVE!' } })).status).toBe(422);
+    expect((await svc.api('/api/projects/team-a/keys', { method: 'POST', project: 'team-a', key: adminA, json: { name: 'x', role: 'owner' } })).status).toBe(
+      422,
+    );
+    expect((await svc.api('/api/projects/team-a/keys', { method: 'POST', project: 'team-a', key: adminA, json: { name: 'x', env: 'LIVE!' } })).status).toBe(
+      422,
+    );
 
     expect((await svc.api('/api/traces', { project: 'team-a', key: viewer.key })).status).toBe(200);
     expect((await svc.api(`/api/projects/team-a/keys/${viewer.id}`, { method: 'DELETE', project: 'team-a', key: adminA })).status).toBe(204);
@@ -111,7 +132,12 @@ describe('projects and keys', () => {
   it('maps roles to permissions: a viewer reads but cannot write; a member cannot manage keys (403 missing permission)', async () => {
     const admin = await svc.keyFor('roles');
     const mk = async (role: string) =>
-      (await json<{ key: string }>(await svc.api('/api/projects/roles/keys', { method: 'POST', project: 'roles', key: admin, json: { name: role, role } }), 201)).key;
+      (
+        await json<{ key: string }>(
+          await svc.api('/api/projects/roles/keys', { method: 'POST', project: 'roles', key: admin, json: { name: role, role } }),
+          201,
+        )
+      ).key;
     const viewer = await mk('viewer');
     const member = await mk('member');
     expect((await svc.api('/api/traces', { project: 'roles', key: viewer })).status).toBe(200);
@@ -119,8 +145,12 @@ describe('projects and keys', () => {
     expect(denied).toMatchObject({ error: 'Forbidden', status: 403, details: 'missing permission traces:write' });
     expect(typeof denied.hint).toBe('string');
     expect((await svc.api('/api/traces/ingest', { method: 'POST', project: 'roles', key: member, json: sampleTrace('member-write') })).status).toBe(201);
-    expect(await json(await svc.api('/api/projects/roles/keys', { project: 'roles', key: member }), 403)).toMatchObject({ details: 'missing permission projects:admin' });
-    expect(await json(await svc.api('/api/runs', { method: 'POST', project: 'roles', key: viewer, json: {} }), 403)).toMatchObject({ details: 'missing permission evals:run' });
+    expect(await json(await svc.api('/api/projects/roles/keys', { project: 'roles', key: member }), 403)).toMatchObject({
+      details: 'missing permission projects:admin',
+    });
+    expect(await json(await svc.api('/api/runs', { method: 'POST', project: 'roles', key: viewer, json: {} }), 403)).toMatchObject({
+      details: 'missing permission evals:run',
+    });
   });
 });
 
@@ -129,7 +159,10 @@ describe('isolation', () => {
     const keyA = await svc.keyFor('iso-a');
     const keyB = await svc.keyFor('iso-b');
     expect((await svc.api('/api/traces/ingest', { method: 'POST', project: 'iso-a', key: keyA, json: sampleTrace('iso-trace') })).status).toBe(201);
-    const agent = await json<{ id: string }>(await svc.api('/api/agents', { method: 'POST', project: 'iso-a', key: keyA, json: { name: 'a-agent', endpoint: 'http://127.0.0.1:9/' } }), 201);
+    const agent = await json<{ id: string }>(
+      await svc.api('/api/agents', { method: 'POST', project: 'iso-a', key: keyA, json: { name: 'a-agent', endpoint: 'http://127.0.0.1:9/' } }),
+      201,
+    );
 
     // B's key, B's project: A's things do not exist.
     expect((await svc.api('/api/traces/iso-trace', { project: 'iso-b', key: keyB })).status).toBe(404);
@@ -171,10 +204,16 @@ describe('JWT bearer tokens', () => {
   it('with several projects: the call must name one it may reach (SPEC 403 workspace context), else 403', async () => {
     const multi = await token({ sub: 'user-2', role: 'viewer', projects: ['jwt-a', 'jwt-b'] });
     const noHeader = await json(await svc.api('/api/traces', { project: null, key: null, headers: bearer(multi) }), 403);
-    expect(noHeader).toMatchObject({ error: 'Forbidden', details: 'Workspace context required for this operation (provide the workspace header or query parameter)' });
+    expect(noHeader).toMatchObject({
+      error: 'Forbidden',
+      details: 'Workspace context required for this operation (provide the workspace header or query parameter)',
+    });
     expect((await svc.api('/api/traces', { project: 'jwt-b', key: null, headers: bearer(multi) })).status).toBe(200);
     expect((await svc.api('/api/traces', { project: 'jwt-c', key: null, headers: bearer(multi) })).status).toBe(403);
-    const projects = await json<{ projects: Array<{ id: string }> }>(await svc.api('/api/projects', { project: 'jwt-a', key: null, headers: bearer(multi) }), 200);
+    const projects = await json<{ projects: Array<{ id: string }> }>(
+      await svc.api('/api/projects', { project: 'jwt-a', key: null, headers: bearer(multi) }),
+      200,
+    );
     expect(projects.projects.map((p) => p.id).sort()).toEqual(['jwt-a']);
   });
 });
@@ -195,7 +234,7 @@ function sampleRequest(count: number): Buffer {
 }
 
 describe('the OTLP receivers', () => {
-  it('need a key over HTTP (both ports) and gRPC; an export lands in the key\'s project', async () => {
+  it("need a key over HTTP (both ports) and gRPC; an export lands in the key's project", async () => {
     const key = await svc.keyFor('otlp-auth');
     for (const base of [svc.otlpHttpUrl!, svc.apiUrl!]) {
       const denied = await postTraces(base, sampleRequest(1), { project: null });
@@ -209,7 +248,9 @@ describe('the OTLP receivers', () => {
     }
     expect((await grpcExport(svc.otlpGrpcAddress!, sampleRequest(1), {})).error?.code).toBe(grpc.status.UNAUTHENTICATED);
     expect((await grpcExport(svc.otlpGrpcAddress!, sampleRequest(1), { 'x-api-key': 'ae_live_wrong' })).error?.code).toBe(grpc.status.UNAUTHENTICATED);
-    expect((await grpcExport(svc.otlpGrpcAddress!, sampleRequest(1), { 'x-api-key': key, 'x-project-id': 'iso-a' })).error?.code).toBe(grpc.status.PERMISSION_DENIED);
+    expect((await grpcExport(svc.otlpGrpcAddress!, sampleRequest(1), { 'x-api-key': key, 'x-project-id': 'iso-a' })).error?.code).toBe(
+      grpc.status.PERMISSION_DENIED,
+    );
     expect((await grpcExport(svc.otlpGrpcAddress!, sampleRequest(3), { 'x-api-key': key })).error).toBeUndefined();
     const trace = await eventually(async () => json<{ spans: unknown[] }>(await svc.api(`/api/traces/${OTLP_TRACE_ID}`, { project: 'otlp-auth', key }), 200));
     expect(trace.spans.length).toBe(3);
@@ -220,7 +261,10 @@ describe('the OTLP receivers', () => {
 describe('revocation across processes', () => {
   it('a key revoked elsewhere stops working within the cache TTL', async () => {
     const admin = await svc.keyFor('revoke-ttl');
-    const made = await json<{ id: string; key: string }>(await svc.api('/api/projects/revoke-ttl/keys', { method: 'POST', project: 'revoke-ttl', key: admin, json: { name: 'short-lived' } }), 201);
+    const made = await json<{ id: string; key: string }>(
+      await svc.api('/api/projects/revoke-ttl/keys', { method: 'POST', project: 'revoke-ttl', key: admin, json: { name: 'short-lived' } }),
+      201,
+    );
     // A second authenticator over the same PostgreSQL stands for another API process.
     const metadata = openServiceMetadata(svc.dataDir);
     const ttlMs = 700;
@@ -255,12 +299,26 @@ describe('revocation across processes', () => {
 describe('hostile credentials', () => {
   it('answers 4xx, never 5xx, to junk in the credential headers', async () => {
     const junk = [
-      '', ' ', 'x'.repeat(6000), 'ae_live_\u0000\u0000', 'ae_live_' + 'é'.repeat(32), "ae_live_' OR 1=1 --aaaaaaaaaaaaaaaaaaa", 'ae__' + 'a'.repeat(32),
-      '__proto__', 'ae_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'null', '{"$ne":null}',
+      '',
+      ' ',
+      'x'.repeat(6000),
+      'ae_live_\u0000\u0000',
+      'ae_live_' + 'é'.repeat(32),
+      "ae_live_' OR 1=1 --aaaaaaaaaaaaaaaaaaa",
+      'ae__' + 'a'.repeat(32),
+      '__proto__',
+      'ae_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      'null',
+      '{"$ne":null}',
     ];
     const statuses: number[] = [];
     for (const value of junk) {
-      const variants: Array<Record<string, string>> = [{ 'x-api-key': value }, { authorization: `Bearer ${value}` }, { authorization: value }, { 'x-api-key': value, 'x-project-id': value }];
+      const variants: Array<Record<string, string>> = [
+        { 'x-api-key': value },
+        { authorization: `Bearer ${value}` },
+        { authorization: value },
+        { 'x-api-key': value, 'x-project-id': value },
+      ];
       for (const headers of variants) {
         let res: Response;
         try {

@@ -44,9 +44,7 @@ const BIG_OUTPUT = 8 * 1024;
 /** A JSON ingest body: a root and 3 LLM calls with 24 KB inputs and 8 KB outputs (~100 KB per trace). */
 function bigTrace(id: string, seed: number) {
   const start = Date.now() - 60_000;
-  const spans: Array<Record<string, unknown>> = [
-    { span_id: `${id}-root`, name: 'agent', type: 'span', start_time: start, end_time: start + 1000 },
-  ];
+  const spans: Array<Record<string, unknown>> = [{ span_id: `${id}-root`, name: 'agent', type: 'span', start_time: start, end_time: start + 1000 }];
   for (let i = 1; i <= 3; i++) {
     spans.push({
       span_id: `${id}-${i}`,
@@ -82,7 +80,10 @@ function bigExport(n: number): { body: Buffer; traceId: string } {
       { key: 'gen_ai.prompt', value: { stringValue: filler(BIG_INPUT, n * 10 + i) } },
     ],
   }));
-  return { body: encodeRequest({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'flood' } }] }, scopeSpans: [{ spans }] }] }), traceId: traceHex };
+  return {
+    body: encodeRequest({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'flood' } }] }, scopeSpans: [{ spans }] }] }),
+    traceId: traceHex,
+  };
 }
 
 interface Refusal {
@@ -183,7 +184,9 @@ describe('backpressure of the embedded batcher (BATCH_MAX_PENDING_BYTES=256 KiB,
       }),
     );
     const sentMb = (JSON.stringify(bodies).length / 1024 / 1024).toFixed(0);
-    console.info(`JSON flood: ${sentMb} MB in ${JSON_TRACES} requests, ${acceptedJson.size} accepted, ${refusedJson.length} refused; RSS ${baselineRssMb} -> peak ${peakRssMb} MB; max pendingBytes ${maxPendingBytes} (${samples} health samples)`);
+    console.info(
+      `JSON flood: ${sentMb} MB in ${JSON_TRACES} requests, ${acceptedJson.size} accepted, ${refusedJson.length} refused; RSS ${baselineRssMb} -> peak ${peakRssMb} MB; max pendingBytes ${maxPendingBytes} (${samples} health samples)`,
+    );
 
     expect(acceptedJson.size + refusedJson.length).toBe(JSON_TRACES);
     expect(refusedJson.length).toBeGreaterThan(0);
@@ -208,7 +211,8 @@ describe('backpressure of the embedded batcher (BATCH_MAX_PENDING_BYTES=256 KiB,
         const res = await postOtlp(exports[n].body);
         await res.body?.cancel();
         if (res.status === 200) acceptedOtlp.add(n);
-        else if (res.status === 429 || res.status === 503) refusedOtlp.push({ n, id: exports[n].traceId, status: res.status, retryAfter: res.headers.get('retry-after') });
+        else if (res.status === 429 || res.status === 503)
+          refusedOtlp.push({ n, id: exports[n].traceId, status: res.status, retryAfter: res.headers.get('retry-after') });
         else throw new Error(`export ${n}: unexpected ${res.status}`);
       }),
     );

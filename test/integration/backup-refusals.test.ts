@@ -63,22 +63,72 @@ describe('agent-eval restore refuses', () => {
   it('a data dir that is not empty, without --force', async () => {
     const dir = populatedDataDir();
     const archive = await archiveOf('ok.tar.gz', { [MANIFEST_FILE]: JSON.stringify(manifest()) });
-    await expect(restoreBackup(archive, dir, { logger })).rejects.toThrow(`${dir} is not empty (clickhouse, credentials.json): restore into an empty data dir, or pass --force to replace its stores`);
+    await expect(restoreBackup(archive, dir, { logger })).rejects.toThrow(
+      `${dir} is not empty (clickhouse, credentials.json): restore into an empty data dir, or pass --force to replace its stores`,
+    );
     expect(entries(dir)).toEqual(['clickhouse', 'credentials.json']);
   });
 
   const refusals: Array<[string, () => Promise<string>, RegExp]> = [
-    ['a file that is not an archive', () => {
-      const f = path.join(work, 'notes.txt');
-      fs.writeFileSync(f, 'hello');
-      return Promise.resolve(f);
-    }, /cannot be restored: incorrect header check/],
-    ['an archive without a manifest', () => archiveOf('no-manifest.tar.gz', { 'postgres/projects.ndjson': '{}\n' }), /cannot be restored: not an agent-eval backup: it has no manifest.json/],
-    ['a manifest of something else', () => archiveOf('other.tar.gz', { [MANIFEST_FILE]: '{"format":"other"}' }), /not an agent-eval backup: manifest.json has no "format": "agent-eval-backup"/],
-    ['a later archive format', () => archiveOf('v2.tar.gz', { [MANIFEST_FILE]: JSON.stringify({ ...manifest(), format_version: 2 }) }), /backup format version 2 is not one this agent-eval reads \(1\)/],
-    ['a table whose file is missing', () => archiveOf('no-file.tar.gz', { [MANIFEST_FILE]: JSON.stringify(manifest({ postgres: { ...manifest().postgres, tables: [{ name: 'projects', rows: 1, file: 'postgres/projects.ndjson', columns: ['id'] }] } })) }), /the backup's postgres\/projects.ndjson is missing/],
-    ['a table name it would put into SQL', () => archiveOf('sql.tar.gz', { [MANIFEST_FILE]: JSON.stringify(manifest({ clickhouse: { ...manifest().clickhouse, tables: [{ name: 'spans; DROP TABLE x', rows: 1, file: 'clickhouse/x.native', columns: ['a'] }] } })) }), /a clickhouse table or column this restore does not accept/],
-    ['a backup of a newer agent-eval', () => archiveOf('newer.tar.gz', { [MANIFEST_FILE]: JSON.stringify(manifest({ agent_eval_version: '9.0.0', postgres: { ...manifest().postgres, migrations: [...manifest().postgres.migrations, '999_from_the_future'] } })) }), /the backup was taken by a newer agent-eval \(9\.0\.0\): its PostgreSQL store has migration 999_from_the_future, which this version does not know/],
+    [
+      'a file that is not an archive',
+      () => {
+        const f = path.join(work, 'notes.txt');
+        fs.writeFileSync(f, 'hello');
+        return Promise.resolve(f);
+      },
+      /cannot be restored: incorrect header check/,
+    ],
+    [
+      'an archive without a manifest',
+      () => archiveOf('no-manifest.tar.gz', { 'postgres/projects.ndjson': '{}\n' }),
+      /cannot be restored: not an agent-eval backup: it has no manifest.json/,
+    ],
+    [
+      'a manifest of something else',
+      () => archiveOf('other.tar.gz', { [MANIFEST_FILE]: '{"format":"other"}' }),
+      /not an agent-eval backup: manifest.json has no "format": "agent-eval-backup"/,
+    ],
+    [
+      'a later archive format',
+      () => archiveOf('v2.tar.gz', { [MANIFEST_FILE]: JSON.stringify({ ...manifest(), format_version: 2 }) }),
+      /backup format version 2 is not one this agent-eval reads \(1\)/,
+    ],
+    [
+      'a table whose file is missing',
+      () =>
+        archiveOf('no-file.tar.gz', {
+          [MANIFEST_FILE]: JSON.stringify(
+            manifest({ postgres: { ...manifest().postgres, tables: [{ name: 'projects', rows: 1, file: 'postgres/projects.ndjson', columns: ['id'] }] } }),
+          ),
+        }),
+      /the backup's postgres\/projects.ndjson is missing/,
+    ],
+    [
+      'a table name it would put into SQL',
+      () =>
+        archiveOf('sql.tar.gz', {
+          [MANIFEST_FILE]: JSON.stringify(
+            manifest({
+              clickhouse: { ...manifest().clickhouse, tables: [{ name: 'spans; DROP TABLE x', rows: 1, file: 'clickhouse/x.native', columns: ['a'] }] },
+            }),
+          ),
+        }),
+      /a clickhouse table or column this restore does not accept/,
+    ],
+    [
+      'a backup of a newer agent-eval',
+      () =>
+        archiveOf('newer.tar.gz', {
+          [MANIFEST_FILE]: JSON.stringify(
+            manifest({
+              agent_eval_version: '9.0.0',
+              postgres: { ...manifest().postgres, migrations: [...manifest().postgres.migrations, '999_from_the_future'] },
+            }),
+          ),
+        }),
+      /the backup was taken by a newer agent-eval \(9\.0\.0\): its PostgreSQL store has migration 999_from_the_future, which this version does not know/,
+    ],
   ];
 
   it.each(refusals)('%s, and with --force leaves the data dir as it was', async (_name, make, message) => {

@@ -70,7 +70,9 @@ async function snapshotViews(): Promise<Record<string, unknown>> {
     suites: await json(await api('/api/suites')),
     projects: await json(await api('/api/projects', { project: null })),
     keys: withoutLastUse((await json<{ keys: Array<Record<string, unknown>> }>(await api(`/api/projects/${svc!.projectId}/keys`))).keys),
-    otherKeys: withoutLastUse((await json<{ keys: Array<Record<string, unknown>> }>(await api(`/api/projects/${OTHER}/keys`, { project: OTHER, key: otherKey }))).keys),
+    otherKeys: withoutLastUse(
+      (await json<{ keys: Array<Record<string, unknown>> }>(await api(`/api/projects/${OTHER}/keys`, { project: OTHER, key: otherKey }))).keys,
+    ),
     otherTraces: await json(await api('/api/traces?limit=100', { project: OTHER, key: otherKey })),
   };
 }
@@ -85,7 +87,10 @@ async function duringTrace(i: number): Promise<number> {
     start_time: new Date(start + s).toISOString(),
     end_time: new Date(start + s + 100).toISOString(),
   }));
-  const res = await api('/api/traces/ingest', { method: 'POST', json: { trace_id: `during-${i}`, name: `during ${i}`, status: 'ok', duration_ms: 105, spans } });
+  const res = await api('/api/traces/ingest', {
+    method: 'POST',
+    json: { trace_id: `during-${i}`, name: `during ${i}`, status: 'ok', duration_ms: 105, spans },
+  });
   const text = await res.text();
   if (res.status !== 201) duringErrors.push(text.slice(0, 300));
   return res.status;
@@ -125,13 +130,30 @@ describe('agent-eval backup and restore of an embedded install', () => {
     }
     for (const t of sent) await expectTraceStoredAsSent((p) => api(p), t);
     for (const [i, t] of sent.entries()) {
-      await json(await api('/api/scores', { method: 'POST', json: { trace_id: t.trace_id, name: 'helpfulness', value: (i + 1) / 10, reason: `reason ${i}: ünïcode ✓\nsecond line`, source: 'annotation' } }), 201);
+      await json(
+        await api('/api/scores', {
+          method: 'POST',
+          json: { trace_id: t.trace_id, name: 'helpfulness', value: (i + 1) / 10, reason: `reason ${i}: ünïcode ✓\nsecond line`, source: 'annotation' },
+        }),
+        201,
+      );
     }
-    await json(await api('/api/agents', { method: 'POST', json: { name: 'weather-bot', endpoint: 'http://127.0.0.1:8931/agent', headers: { Authorization: 'Bearer sk-test' } } }), 201);
+    await json(
+      await api('/api/agents', {
+        method: 'POST',
+        json: { name: 'weather-bot', endpoint: 'http://127.0.0.1:8931/agent', headers: { Authorization: 'Bearer sk-test' } },
+      }),
+      201,
+    );
     await json(
       await api('/api/suites', {
         method: 'POST',
-        json: { name: 'weather', agent_id: 'weather-bot', defaultScorers: ['contains'], cases: [{ name: 'paris', input: { city: 'Paris' }, expected: { outputContains: ['sunny'] } }] },
+        json: {
+          name: 'weather',
+          agent_id: 'weather-bot',
+          defaultScorers: ['contains'],
+          cases: [{ name: 'paris', input: { city: 'Paris' }, expected: { outputContains: ['sunny'] } }],
+        },
       }),
       201,
     );
@@ -143,7 +165,12 @@ describe('agent-eval backup and restore of an embedded install', () => {
           execution: 'local',
           agentId: 'weather-bot',
           agentVersion: 'v1',
-          dataset: { items: [{ name: 'paris', input: { city: 'Paris' }, expected: { outputContains: ['sunny'] } }, { name: 'oslo', input: { city: 'Oslo' }, expected: { outputContains: ['snow'] } }] },
+          dataset: {
+            items: [
+              { name: 'paris', input: { city: 'Paris' }, expected: { outputContains: ['sunny'] } },
+              { name: 'oslo', input: { city: 'Oslo' }, expected: { outputContains: ['snow'] } },
+            ],
+          },
           scorers: ['contains'],
         },
       }),
@@ -162,10 +189,17 @@ describe('agent-eval backup and restore of an embedded install', () => {
       }),
     );
     await json(await api(`/api/runs/${runId}/complete`, { method: 'POST', json: {} }));
-    const created = await json<{ api_key: { key: string } }>(await api('/api/projects', { method: 'POST', project: null, json: { id: OTHER, name: 'Other team' } }), 201);
+    const created = await json<{ api_key: { key: string } }>(
+      await api('/api/projects', { method: 'POST', project: null, json: { id: OTHER, name: 'Other team' } }),
+      201,
+    );
     otherKey = created.api_key.key;
-    memberKey = (await json<{ key: string }>(await api(`/api/projects/${svc!.projectId}/keys`, { method: 'POST', json: { name: 'ci', role: 'member' } }), 201)).key;
-    await json(await api('/api/traces/ingest', { method: 'POST', project: OTHER, key: otherKey, json: { ...corpus.json[0].body, trace_id: 'other-team-trace' } }), 201);
+    memberKey = (await json<{ key: string }>(await api(`/api/projects/${svc!.projectId}/keys`, { method: 'POST', json: { name: 'ci', role: 'member' } }), 201))
+      .key;
+    await json(
+      await api('/api/traces/ingest', { method: 'POST', project: OTHER, key: otherKey, json: { ...corpus.json[0].body, trace_id: 'other-team-trace' } }),
+      201,
+    );
     before = await snapshotViews();
     expect((before.traces as unknown[]).length).toBe(sent.length);
     expect((before.run as { status: string }).status).toBe('completed');

@@ -20,7 +20,8 @@ const PASSWORD = 'failed-output';
 const FAILING = {
   // The API's reads run with max_execution_time; sleepEachRow makes the timeout land mid-result.
   timeout: {
-    query: "SELECT toUInt32(number) AS n, sleepEachRow(0.01) AS z FROM numbers(1000) SETTINGS max_block_size = 5, max_threads = 1, max_execution_time = 0.2, timeout_overflow_mode = 'throw'",
+    query:
+      "SELECT toUInt32(number) AS n, sleepEachRow(0.01) AS z FROM numbers(1000) SETTINGS max_block_size = 5, max_threads = 1, max_execution_time = 0.2, timeout_overflow_mode = 'throw'",
     type: 'TIMEOUT_EXCEEDED',
   },
   throwIf: {
@@ -32,7 +33,8 @@ const FAILING = {
     type: 'TOO_MANY_ROWS_OR_BYTES',
   },
   memory: {
-    query: 'SELECT toUInt32(number) AS n, groupArray(number) OVER (ORDER BY number ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS a FROM numbers(30000) SETTINGS max_block_size = 100, max_threads = 1, max_memory_usage = 8000000',
+    query:
+      'SELECT toUInt32(number) AS n, groupArray(number) OVER (ORDER BY number ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS a FROM numbers(30000) SETTINGS max_block_size = 100, max_threads = 1, max_memory_usage = 8000000',
     type: 'MEMORY_LIMIT_EXCEEDED',
   },
 } as const;
@@ -85,7 +87,9 @@ describe('a query that fails after writing part of its result', () => {
   it('with max_execution_time sent as the API sends it (clickhouse_settings)', async () => {
     const slow = 'SELECT toUInt32(number) AS n, sleepEachRow(0.01) AS z FROM numbers(1000) SETTINGS max_block_size = 5, max_threads = 1';
     try {
-      const err = await failure(ch.client.query({ query: slow, format: 'JSONEachRow', clickhouse_settings: { max_execution_time: 0.2, timeout_overflow_mode: 'throw' } }));
+      const err = await failure(
+        ch.client.query({ query: slow, format: 'JSONEachRow', clickhouse_settings: { max_execution_time: 0.2, timeout_overflow_mode: 'throw' } }),
+      );
       expect((err as ClickHouseError).type).toBe('TIMEOUT_EXCEEDED');
       expect(await rows(ch.client, 'SELECT 5 AS five')).toEqual([{ five: 5 }]);
     } finally {
@@ -133,7 +137,7 @@ describe('failing queries racing good ones on the one connection', () => {
     const calls: Array<Promise<void>> = [];
     for (let i = 0; i < 40; i++) {
       if (i % 5 === 2) {
-        const { query, type } = failing[(i / 5) % failing.length | 0];
+        const { query, type } = failing[((i / 5) % failing.length) | 0];
         calls.push(failure(ch.client.query({ query, format: 'JSONEachRow' })).then((err) => expect((err as ClickHouseError).type).toBe(type)));
       } else {
         const { query, query_params, expected } = good(i);

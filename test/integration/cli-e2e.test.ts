@@ -17,7 +17,15 @@ import { BIN, parseJson, runCli, type CliResult } from '../cli/run-cli.js';
 interface RunJson {
   passed: boolean;
   problems: string[];
-  run: { run_id: string; status: string; execution: string; suite_name: string; suite_version: number; agent_version: string; summary: { total_cases: number; passed: number; failed: number; avg_score: number } };
+  run: {
+    run_id: string;
+    status: string;
+    execution: string;
+    suite_name: string;
+    suite_version: number;
+    agent_version: string;
+    summary: { total_cases: number; passed: number; failed: number; avg_score: number };
+  };
   results: Array<{ case_name: string; status: string; scores: Record<string, number> }>;
 }
 
@@ -117,10 +125,14 @@ describe('the SPEC messages of suite files (no service needed)', () => {
     expect(syntax.stderr).toMatch(/Invalid suite file: .* at line \d+, column \d+/);
   });
 
-  it('suites validate checks a good file with the server\'s parser and prints the definition', async () => {
+  it("suites validate checks a good file with the server's parser and prints the definition", async () => {
     const r = await cli(['suites', 'validate', 'weather.yaml', '--json']);
     expectExit(r, 0);
-    expect(parseJson<{ name: string; defaultMinScore: number; cases: unknown[] }>(r)).toMatchObject({ name: 'weather', defaultMinScore: 0.7, cases: [{ name: 'paris' }, { name: 'rome' }] });
+    expect(parseJson<{ name: string; defaultMinScore: number; cases: unknown[] }>(r)).toMatchObject({
+      name: 'weather',
+      defaultMinScore: 0.7,
+      cases: [{ name: 'paris' }, { name: 'rome' }],
+    });
   });
 });
 
@@ -202,8 +214,17 @@ describe('run', () => {
     expectExit(r, 0);
     const out = parseJson<RunJson>(r);
     expect(out.passed).toBe(true);
-    expect(out.run).toMatchObject({ status: 'completed', suite_name: 'weather', suite_version: 1, agent_version: 'v1', summary: { total_cases: 2, passed: 2, failed: 0 } });
-    expect(out.results.map((x) => [x.case_name, x.status])).toEqual([['paris', 'passed'], ['rome', 'passed']]);
+    expect(out.run).toMatchObject({
+      status: 'completed',
+      suite_name: 'weather',
+      suite_version: 1,
+      agent_version: 'v1',
+      summary: { total_cases: 2, passed: 2, failed: 0 },
+    });
+    expect(out.results.map((x) => [x.case_name, x.status])).toEqual([
+      ['paris', 'passed'],
+      ['rome', 'passed'],
+    ]);
     expect(out.results[0].scores).toEqual({ contains: 1, toolSelection: 1 });
     expect(r.stderr).toMatch(/Run [0-9a-f-]{36}: suite weather v1 \(unchanged\)/);
   });
@@ -270,7 +291,11 @@ describe('runs', () => {
     expect(failedOnly.stdout).toContain('No failed cases');
 
     const missing = '00000000-0000-4000-8000-000000000000';
-    const [show404, results404, notUuid] = await Promise.all([cli(['runs', 'show', missing]), cli(['runs', 'results', missing, '--json']), cli(['runs', 'show', 'nope'])]);
+    const [show404, results404, notUuid] = await Promise.all([
+      cli(['runs', 'show', missing]),
+      cli(['runs', 'results', missing, '--json']),
+      cli(['runs', 'show', 'nope']),
+    ]);
     for (const r of [show404, results404, notUuid]) expectExit(r, 1);
     expect(show404.stderr).toContain(`Run not found: ${missing}`);
     expect(results404.stderr).toContain(`Run not found: ${missing}`);
@@ -313,7 +338,13 @@ describe('compare', () => {
 
     const json = await cli(['compare', '--fail-on-regression', '0.05', '--json']);
     expectExit(json, 1);
-    const cmp = parseJson<{ passed: boolean; threshold: number; baseline: { agent_version: string }; candidate: { run_id: string }; regressions: Array<{ case_name: string; scorer: string; delta: number }> }>(json);
+    const cmp = parseJson<{
+      passed: boolean;
+      threshold: number;
+      baseline: { agent_version: string };
+      candidate: { run_id: string };
+      regressions: Array<{ case_name: string; scorer: string; delta: number }>;
+    }>(json);
     expect(cmp).toMatchObject({ passed: false, threshold: 0.05, baseline: { agent_version: 'v1' }, candidate: { run_id: candidate } });
     expect(cmp.regressions).toEqual([expect.objectContaining({ case_name: 'rome', scorer: 'toolSelection', delta: -1 })]);
 
@@ -373,7 +404,9 @@ describe('suites, projects and keys', () => {
     ]);
     expectExit(list, 0);
     expect(list.stdout).toMatch(/│ weather\s+│ 2\s+│ 2/);
-    expect(parseJson<{ suites: Array<{ name: string }> }>(listJson).suites.map((s) => s.name)).toEqual(expect.arrayContaining(['weather', 'failing', 'half-marks', 'lonely']));
+    expect(parseJson<{ suites: Array<{ name: string }> }>(listJson).suites.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['weather', 'failing', 'half-marks', 'lonely']),
+    );
     expect(show.stdout).toMatch(/Version\s+2 of 2/);
     expect(show.stdout).toMatch(/│ paris\s+│/);
     expect(parseJson(showOld)).toMatchObject({ version: 1, definition: { description: 'Weather questions' } });
@@ -381,7 +414,7 @@ describe('suites, projects and keys', () => {
     expect(unknown.stderr).toContain('Suite not found: nope');
   });
 
-  it('projects lists the key\'s project; keys create, list and revoke', async () => {
+  it("projects lists the key's project; keys create, list and revoke", async () => {
     const projects = await cli(['projects']);
     expectExit(projects, 0);
     expect(projects.stdout).toContain(service.defaultProjectId);
@@ -418,7 +451,21 @@ describe('suites, projects and keys', () => {
   });
 
   it('--help works on every command', async () => {
-    const commands = [[], ['run'], ['runs'], ['runs', 'list'], ['runs', 'show'], ['runs', 'results'], ['compare'], ['suites'], ['suites', 'push'], ['projects'], ['keys'], ['keys', 'create'], ['login']];
+    const commands = [
+      [],
+      ['run'],
+      ['runs'],
+      ['runs', 'list'],
+      ['runs', 'show'],
+      ['runs', 'results'],
+      ['compare'],
+      ['suites'],
+      ['suites', 'push'],
+      ['projects'],
+      ['keys'],
+      ['keys', 'create'],
+      ['login'],
+    ];
     const results = await Promise.all(commands.map((c) => cli([...c, '--help'], { AGENT_EVAL_API_KEY: undefined })));
     results.forEach((r, i) => {
       expectExit(r, 0);
@@ -428,9 +475,12 @@ describe('suites, projects and keys', () => {
   });
 });
 
-describe('run --local (the SDK\'s evaluate())', () => {
-  it('runs a module\'s agent function in the CLI process and uploads the run', async () => {
-    fs.writeFileSync(file('agent.mjs'), 'export function answer(input) { return input.answer; }\nexport default function () { throw new Error("agent exploded"); }\n');
+describe("run --local (the SDK's evaluate())", () => {
+  it("runs a module's agent function in the CLI process and uploads the run", async () => {
+    fs.writeFileSync(
+      file('agent.mjs'),
+      'export function answer(input) { return input.answer; }\nexport default function () { throw new Error("agent exploded"); }\n',
+    );
     fs.writeFileSync(
       file('local.yaml'),
       'name: local\nscorers: [contains]\ncases:\n  - {name: hi, input: {answer: hello}, expected: {outputContains: [hello]}}\n  - {name: bye, input: {answer: bye}, expected: {outputContains: [bye]}}\n',
@@ -439,7 +489,13 @@ describe('run --local (the SDK\'s evaluate())', () => {
     expectExit(r, 0);
     const out = parseJson<RunJson>(r);
     expect(out.passed).toBe(true);
-    expect(out.run).toMatchObject({ status: 'completed', execution: 'local', suite_name: 'local', agent_version: 'l1', summary: { total_cases: 2, passed: 2, failed: 0 } });
+    expect(out.run).toMatchObject({
+      status: 'completed',
+      execution: 'local',
+      suite_name: 'local',
+      agent_version: 'l1',
+      summary: { total_cases: 2, passed: 2, failed: 0 },
+    });
     expect(out.results.map((x) => x.status)).toEqual(['passed', 'passed']);
     expect(r.stderr).toMatch(/local: 2\/2 cases, completed \(2 passed, 0 failed\)/);
     // The service shows the run like a managed one.
@@ -466,7 +522,10 @@ describe('run --local (the SDK\'s evaluate())', () => {
     expectExit(r, 0);
     const out = parseJson<RunJson>(r);
     expect(out.run).toMatchObject({ execution: 'local', suite_name: 'weather', summary: { passed: 2, failed: 0 } });
-    expect(out.results.map((x) => x.scores)).toEqual([{ contains: 1, toolSelection: 1 }, { contains: 1, toolSelection: 1 }]);
+    expect(out.results.map((x) => x.scores)).toEqual([
+      { contains: 1, toolSelection: 1 },
+      { contains: 1, toolSelection: 1 },
+    ]);
     const calls = agent.requests.filter((q) => q.body.run_id === out.run.run_id);
     expect(calls.map((q) => q.body.case.name).sort()).toEqual(['paris', 'rome']);
     expect(calls[0].traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
@@ -474,7 +533,12 @@ describe('run --local (the SDK\'s evaluate())', () => {
     // Latest two completed weather runs: the v2-bad managed run, then this one.
     const cmp = await cli(['compare', '--suite', 'weather', '--fail-on-regression', '5%', '--json']);
     expectExit(cmp, 0);
-    expect(parseJson(cmp)).toMatchObject({ passed: true, baseline: { agent_version: 'v2-bad' }, candidate: { run_id: out.run.run_id }, improvements: [{ case_name: 'rome', scorer: 'toolSelection' }] });
+    expect(parseJson(cmp)).toMatchObject({
+      passed: true,
+      baseline: { agent_version: 'v2-bad' },
+      candidate: { run_id: out.run.run_id },
+      improvements: [{ case_name: 'rome', scorer: 'toolSelection' }],
+    });
   });
 });
 
@@ -485,7 +549,16 @@ describe('in a real terminal (tmux)', () => {
 
   /** Starts the CLI in a detached 120x30 terminal; the shell prints its exit code and waits. */
   function startInTerminal(name: string, args: string[], extraEnv: string[] = []): void {
-    const vars = ['-u', 'NO_COLOR', '-u', 'CI', `AGENT_EVAL_URL=${service.apiUrl}`, `AGENT_EVAL_API_KEY=${service.apiKey}`, `AGENT_EVAL_CONFIG=${file('no-config.json')}`, ...extraEnv];
+    const vars = [
+      '-u',
+      'NO_COLOR',
+      '-u',
+      'CI',
+      `AGENT_EVAL_URL=${service.apiUrl}`,
+      `AGENT_EVAL_API_KEY=${service.apiKey}`,
+      `AGENT_EVAL_CONFIG=${file('no-config.json')}`,
+      ...extraEnv,
+    ];
     const command = ['env', ...vars, process.execPath, BIN, ...args].map(quote).join(' ');
     tmux('new-session', '-d', '-x', '120', '-y', '30', '-s', name, '-c', dir, `${command}; echo "exit=$?"; sleep 600`);
   }

@@ -52,9 +52,18 @@ async function rows<T>(client: ClickHouseClient, query: string, query_params?: R
 }
 
 /** A raw HTTP request to the gateway (for what @clickhouse/client never sends). */
-async function post(base: string, search: string, body: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; code?: string; text: string }> {
+async function post(
+  base: string,
+  search: string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; code?: string; text: string }> {
   const auth = `Basic ${Buffer.from(`default:${PASSWORD}`).toString('base64')}`;
-  const res = await fetch(`${base}/${search}`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { authorization: auth, ...headers } });
+  const res = await fetch(`${base}/${search}`, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+    headers: { authorization: auth, ...headers },
+  });
   return { status: res.status, code: res.headers.get('x-clickhouse-exception-code') ?? undefined, text: await res.text() };
 }
 
@@ -70,7 +79,9 @@ beforeAll(async () => {
   local = stores.clickhouse;
   embedded = await connectClickHouse({ dataDir });
   remote = await connectClickHouse({ url: urlWith(stores.clickhouseGatewayUrl!, PASSWORD), dataDir });
-  await local.command({ query: `CREATE TABLE IF NOT EXISTS ${TABLE} (id UInt32, name String, at DateTime64(3, 'UTC'), tags Array(String)) ENGINE = MergeTree ORDER BY id` });
+  await local.command({
+    query: `CREATE TABLE IF NOT EXISTS ${TABLE} (id UInt32, name String, at DateTime64(3, 'UTC'), tags Array(String)) ENGINE = MergeTree ORDER BY id`,
+  });
 });
 
 afterAll(async () => {
@@ -122,7 +133,9 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
 
   it('takes query parameters far beyond 16 KB of URL (ClickHouse allows 1 MiB)', async () => {
     const ids = Array.from({ length: 5000 }, (_, i) => `trace-${i}-${'x'.repeat(32)}`);
-    expect(await rows(remote.client, 'SELECT length({ids:Array(String)}) AS n, {ids:Array(String)}[5000] AS last', { ids })).toEqual([{ n: 5000, last: ids[4999] }]);
+    expect(await rows(remote.client, 'SELECT length({ids:Array(String)}) AS n, {ids:Array(String)}[5000] AS last', { ids })).toEqual([
+      { n: 5000, last: ids[4999] },
+    ]);
   });
 
   it('runs commands, and inserts JSONEachRow rows that read back the same on both sides', async () => {
@@ -130,7 +143,13 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     expect(await rows(local, `SELECT name FROM system.tables WHERE database = 'agent_eval' AND name = 'gateway_ddl'`)).toEqual([{ name: 'gateway_ddl' }]);
 
     // The service's write path: encoded rows as bytes (client.ts insertRows).
-    await remote.insertRows(TABLE, JSON_ROWS, Buffer.from(`{"id":1,"name":"one","at":"2024-01-02T03:04:05.678Z","tags":["a","b'c"]}\n{"id":2,"name":"two \\"quoted\\"","at":1704164645678,"tags":[]}\n`));
+    await remote.insertRows(
+      TABLE,
+      JSON_ROWS,
+      Buffer.from(
+        `{"id":1,"name":"one","at":"2024-01-02T03:04:05.678Z","tags":["a","b'c"]}\n{"id":2,"name":"two \\"quoted\\"","at":1704164645678,"tags":[]}\n`,
+      ),
+    );
     // And the client's own insert of objects.
     await remote.client.insert({ table: TABLE, values: [{ id: 3, name: 'three', at: '2024-01-02 03:04:05.000', tags: ['x'] }], format: 'JSONEachRow' });
     const query = `SELECT id, name, at, tags FROM ${TABLE} WHERE id <= 3 ORDER BY id`;
@@ -165,10 +184,30 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     const start = Date.now() - 60_000;
     const text = 'nul\u0000byte, "quoted"\n\nsecond paragraph \\ end\r\n\r\n';
     const span: SpanRecord = {
-      project_id: 'proj-gateway', trace_id: 'trace-csv', span_id: 'span-csv', parent_span_id: null, name: text, span_type: 'generation', component_type: 'generation',
-      convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start, end_time: start + 5, duration_ms: 5, model: 'gpt-4o',
-      input: text, output: `${text}!`, input_tokens: 1, output_tokens: 2, attributes: { "it's": text }, resource_attributes: { 'service.name': 'gw' },
-      scope_name: '', scope_version: '', events: '[]',
+      project_id: 'proj-gateway',
+      trace_id: 'trace-csv',
+      span_id: 'span-csv',
+      parent_span_id: null,
+      name: text,
+      span_type: 'generation',
+      component_type: 'generation',
+      convention: 'genai',
+      kind: 'client',
+      status: 'ok',
+      status_message: '',
+      start_time: start,
+      end_time: start + 5,
+      duration_ms: 5,
+      model: 'gpt-4o',
+      input: text,
+      output: `${text}!`,
+      input_tokens: 1,
+      output_tokens: 2,
+      attributes: { "it's": text },
+      resource_attributes: { 'service.name': 'gw' },
+      scope_name: '',
+      scope_version: '',
+      events: '[]',
     };
     await overGateway.writeRows(encodeRowBatch([span]));
     const back = await overGateway.getSpan('proj-gateway', 'span-csv');
@@ -193,12 +232,25 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
 
   it('maps errors to the same ClickHouseError code and type, and the service classifies them the same', async () => {
     const cases: Array<{ name: string; run: (ch: ClickHouse) => Promise<unknown>; code: string; type: string; kind: 'permanent' | 'transient' }> = [
-      { name: 'unknown table', run: (ch) => ch.client.query({ query: 'SELECT * FROM agent_eval.no_such_table' }), code: '60', type: 'UNKNOWN_TABLE', kind: 'transient' },
+      {
+        name: 'unknown table',
+        run: (ch) => ch.client.query({ query: 'SELECT * FROM agent_eval.no_such_table' }),
+        code: '60',
+        type: 'UNKNOWN_TABLE',
+        kind: 'transient',
+      },
       { name: 'syntax', run: (ch) => ch.client.query({ query: 'SELEKT 1' }), code: '62', type: 'SYNTAX_ERROR', kind: 'transient' },
-      { name: 'unknown setting', run: (ch) => ch.client.query({ query: 'SELECT 1', clickhouse_settings: { no_such_setting_at_all: 1 } }), code: '115', type: 'UNKNOWN_SETTING', kind: 'transient' },
+      {
+        name: 'unknown setting',
+        run: (ch) => ch.client.query({ query: 'SELECT 1', clickhouse_settings: { no_such_setting_at_all: 1 } }),
+        code: '115',
+        type: 'UNKNOWN_SETTING',
+        kind: 'transient',
+      },
       {
         name: 'a data error on insert',
-        run: (ch) => ch.insertRows(TABLE, JSON_ROWS, Buffer.from('{"id":10,"name":"ok","at":0,"tags":[]}\n{"id":"not a number","name":"x","at":0,"tags":[]}\n')),
+        run: (ch) =>
+          ch.insertRows(TABLE, JSON_ROWS, Buffer.from('{"id":10,"name":"ok","at":0,"tags":[]}\n{"id":"not a number","name":"x","at":0,"tags":[]}\n')),
         code: '27',
         type: 'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
         kind: 'permanent',
@@ -240,7 +292,9 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     expect([none.status, none.headers.get('x-clickhouse-exception-code')]).toEqual([401, '516']);
     expect(await none.text()).toMatch(/^Code: 516\. DB::Exception: .*\(AUTHENTICATION_FAILED\)\n$/);
     // ClickHouse's other ways of sending credentials.
-    const headers = await fetch(`${stores.clickhouseGatewayUrl}/?query=SELECT%2042`, { headers: { 'x-clickhouse-user': 'default', 'x-clickhouse-key': PASSWORD } });
+    const headers = await fetch(`${stores.clickhouseGatewayUrl}/?query=SELECT%2042`, {
+      headers: { 'x-clickhouse-user': 'default', 'x-clickhouse-key': PASSWORD },
+    });
     expect([headers.status, await headers.text()]).toEqual([200, '42\n']);
   });
 
@@ -251,7 +305,11 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
         if (i % 2 === 0) {
           await remote.insertRows(TABLE, JSON_ROWS, Buffer.from(`{"id":${base + i},"name":"c${i}","at":${i},"tags":["t${i}"]}\n`));
         } else {
-          const got = await rows<{ i: number; s: string; a: string[] }>(remote.client, 'SELECT {i:UInt32} AS i, {s:String} AS s, {a:Array(String)} AS a', { i, s: `q'${i}`, a: [`x${i}`] });
+          const got = await rows<{ i: number; s: string; a: string[] }>(remote.client, 'SELECT {i:UInt32} AS i, {s:String} AS s, {a:Array(String)} AS a', {
+            i,
+            s: `q'${i}`,
+            a: [`x${i}`],
+          });
           expect(got).toEqual([{ i, s: `q'${i}`, a: [`x${i}`] }]);
         }
       }),
@@ -305,7 +363,13 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     // An insert cut off mid-body.
     const { hostname, port } = new URL(stores.clickhouseGatewayUrl!);
     await new Promise<void>((resolve) => {
-      const req = http.request({ hostname, port, method: 'POST', path: `/?query=${encodeURIComponent(`INSERT INTO ${TABLE} FORMAT JSONEachRow`)}`, auth: `default:${PASSWORD}` });
+      const req = http.request({
+        hostname,
+        port,
+        method: 'POST',
+        path: `/?query=${encodeURIComponent(`INSERT INTO ${TABLE} FORMAT JSONEachRow`)}`,
+        auth: `default:${PASSWORD}`,
+      });
       req.on('error', () => resolve());
       req.write('{"id":600,"name":"half","at":0,"tags":[]}\n{"id":601,"na');
       setTimeout(() => {
@@ -327,7 +391,16 @@ describe('the gateway with small limits (startClickHouseGateway on the same conn
   let client: ClickHouseClient;
 
   beforeAll(async () => {
-    gateway = await startClickHouseGateway({ connection: embedded.chdb!, host: '127.0.0.1', port: 0, password: PASSWORD, maxQueryBytes: 1024, maxInsertChunkBytes: 64 * 1024, maxConcurrent: 1, maxQueued: 1 });
+    gateway = await startClickHouseGateway({
+      connection: embedded.chdb!,
+      host: '127.0.0.1',
+      port: 0,
+      password: PASSWORD,
+      maxQueryBytes: 1024,
+      maxInsertChunkBytes: 64 * 1024,
+      maxConcurrent: 1,
+      maxQueued: 1,
+    });
     client = gatewayClient(gateway.url, PASSWORD);
   });
 
@@ -362,17 +435,40 @@ describe('the gateway with small limits (startClickHouseGateway on the same conn
   it('takes a write batch over its chunk limit, streamed in chunks (span rows are TabSeparated: a row ends at a raw newline), every span once', async () => {
     const start = Date.now() - 60_000;
     const spans: SpanRecord[] = Array.from({ length: 200 }, (_, i) => ({
-      project_id: 'proj-gateway', trace_id: `trace-parts-${i % 4}`, span_id: `span-parts-${i}`, parent_span_id: null, name: 'chat', span_type: 'generation',
-      component_type: 'generation', convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start + i, end_time: start + i + 5,
-      duration_ms: 5, model: 'gpt-4o', input: `ünïcödé\n\n${'ü'.repeat(500)}\n\n${i}`, output: 'ok\n\nbye', input_tokens: 1, output_tokens: 1, attributes: {},
-      resource_attributes: { 'service.name': 'gw' }, scope_name: '', scope_version: '', events: '[]',
+      project_id: 'proj-gateway',
+      trace_id: `trace-parts-${i % 4}`,
+      span_id: `span-parts-${i}`,
+      parent_span_id: null,
+      name: 'chat',
+      span_type: 'generation',
+      component_type: 'generation',
+      convention: 'genai',
+      kind: 'client',
+      status: 'ok',
+      status_message: '',
+      start_time: start + i,
+      end_time: start + i + 5,
+      duration_ms: 5,
+      model: 'gpt-4o',
+      input: `ünïcödé\n\n${'ü'.repeat(500)}\n\n${i}`,
+      output: 'ok\n\nbye',
+      input_tokens: 1,
+      output_tokens: 1,
+      attributes: {},
+      resource_attributes: { 'service.name': 'gw' },
+      scope_name: '',
+      scope_version: '',
+      events: '[]',
     }));
     const batch = encodeRowBatch(spans);
     expect(Buffer.byteLength(batch.spans.join('\n'))).toBeGreaterThan(3 * 64 * 1024);
     await createBatchWriter(httpClickHouse(client), { maxInsertBytes: 1 << 30 }).writeRows(batch);
     // And again in parts the batch writer cuts: the same rows, so nothing counts twice.
     await createBatchWriter(httpClickHouse(client), { maxInsertBytes: 48 * 1024 }).writeRows(batch);
-    const stored = await rows<{ n: string; ids: string }>(client, "SELECT count() AS n, uniqExact(span_id) AS ids FROM agent_eval.spans WHERE span_id LIKE 'span-parts-%'");
+    const stored = await rows<{ n: string; ids: string }>(
+      client,
+      "SELECT count() AS n, uniqExact(span_id) AS ids FROM agent_eval.spans WHERE span_id LIKE 'span-parts-%'",
+    );
     expect(Number(stored[0].ids)).toBe(200);
     expect((await stores.analytics.getTrace('proj-gateway', 'trace-parts-1'))?.span_count).toBe(50);
     expect((await stores.analytics.getSpan('proj-gateway', 'span-parts-7'))?.input).toBe(spans[7].input);
@@ -385,10 +481,14 @@ describe('the gateway with small limits (startClickHouseGateway on the same conn
     expect(streamed).toBeInstanceOf(ClickHouseError);
     expect(streamed.message).toMatch(/empty line/);
     expect(failureKind(streamed)).toBe('permanent');
-    const csv = await failure(client.exec({ query: `INSERT INTO ${TABLE} FORMAT CSV`, values: Readable.from([Buffer.from('90003,"x\n\ny",2026-01-01 00:00:00.000,"[]"\n')]) }).then(async (r) => {
-      r.stream.resume();
-      await finished(r.stream);
-    }));
+    const csv = await failure(
+      client
+        .exec({ query: `INSERT INTO ${TABLE} FORMAT CSV`, values: Readable.from([Buffer.from('90003,"x\n\ny",2026-01-01 00:00:00.000,"[]"\n')]) })
+        .then(async (r) => {
+          r.stream.resume();
+          await finished(r.stream);
+        }),
+    );
     expect(csv.message).toMatch(/empty line/);
     expect(await rows<{ n: string }>(client, `SELECT count() AS n FROM ${TABLE}`)).toEqual(before);
   });

@@ -33,7 +33,12 @@ const corpus = loadCorpus();
 beforeAll(async () => {
   // What `npm start` does first; a no-op when another test (or the last run) built the current sources.
   try {
-    execFileSync(process.execPath, ['scripts/build-dist.mjs', '--if-stale'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000 });
+    execFileSync(process.execPath, ['scripts/build-dist.mjs', '--if-stale'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 300_000,
+    });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
     throw new Error(`building dist/ failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
@@ -97,7 +102,9 @@ describe('the compiled service (dist/main.js)', () => {
     const rec = await recordTrace(t.resource, toSpanSpecs(t));
     await exportVia('http/protobuf', service!.otlpHttpUrl!, service!.projectId, rec.spans);
     const sent = sentFromRecorded(t, rec);
-    await pollUntil('the OTLP trace to be readable', async () => ((await api(`/api/traces/${sent.trace_id}`)).status === 200 ? true : undefined), { timeoutMs: 15_000 });
+    await pollUntil('the OTLP trace to be readable', async () => ((await api(`/api/traces/${sent.trace_id}`)).status === 200 ? true : undefined), {
+      timeoutMs: 15_000,
+    });
     await expectTraceStoredAsSent(api, sent);
   });
 
@@ -128,7 +135,9 @@ describe('the compiled service (dist/main.js)', () => {
     );
     expect(done.status).toBe('completed');
     expect(agent!.requests.map((r) => r.body.input).sort()).toEqual(['q1', 'q2']);
-    const { results } = (await (await api(`/api/runs/${runId}/results`)).json()) as { results: Array<{ case_name: string; status: string; scores: Record<string, number> }> };
+    const { results } = (await (await api(`/api/runs/${runId}/results`)).json()) as {
+      results: Array<{ case_name: string; status: string; scores: Record<string, number> }>;
+    };
     const byName = Object.fromEntries(results.map((r) => [r.case_name, r]));
     expect(byName.c1).toMatchObject({ status: 'passed', scores: { contains: 1, regex: 1 } });
     expect(byName.c2.scores).toMatchObject({ contains: 1, regex: 0.5 });
@@ -140,15 +149,31 @@ describe('the compiled service (dist/main.js)', () => {
   });
 
   it('runs a TypeScript agent module with `run --local` (the compiled CLI registers tsx for it)', () => {
-    fs.writeFileSync(path.join(work, 'agent.ts'), 'interface Input { answer: string }\nexport function answer(input: Input): string { return input.answer; }\n');
-    fs.writeFileSync(path.join(work, 'local.yaml'), 'name: local-ts\nscorers: [contains]\ncases:\n  - {name: hi, input: {answer: hello}, expected: {outputContains: [hello]}}\n');
-    const out = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'main.js'), 'run', 'local.yaml', '--local', '--agent', 'agent.ts:answer', '--json'], {
-      cwd: work,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: work, AGENT_EVAL_URL: service!.apiUrl!, AGENT_EVAL_PROJECT: service!.projectId, AGENT_EVAL_CONFIG: path.join(work, 'no-config.json') },
-      timeout: 120_000,
-    });
+    fs.writeFileSync(
+      path.join(work, 'agent.ts'),
+      'interface Input { answer: string }\nexport function answer(input: Input): string { return input.answer; }\n',
+    );
+    fs.writeFileSync(
+      path.join(work, 'local.yaml'),
+      'name: local-ts\nscorers: [contains]\ncases:\n  - {name: hi, input: {answer: hello}, expected: {outputContains: [hello]}}\n',
+    );
+    const out = execFileSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'dist', 'main.js'), 'run', 'local.yaml', '--local', '--agent', 'agent.ts:answer', '--json'],
+      {
+        cwd: work,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          PATH: process.env.PATH,
+          HOME: work,
+          AGENT_EVAL_URL: service!.apiUrl!,
+          AGENT_EVAL_PROJECT: service!.projectId,
+          AGENT_EVAL_CONFIG: path.join(work, 'no-config.json'),
+        },
+        timeout: 120_000,
+      },
+    );
     expect(JSON.parse(out)).toMatchObject({ passed: true, run: { status: 'completed', execution: 'local', suite_name: 'local-ts' } });
   });
 });

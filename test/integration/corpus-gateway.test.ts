@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportVia, recordTrace, type ExporterKind, type RecordedTrace } from '../e2e/helpers/otel.js';
-import { expectTraceStoredAsSent, loadCorpus, sentFromJson, sentFromRecorded, toSpansBodies, toSpanSpecs, type ApiGet, type SentTrace } from '../helpers/corpus.js';
+import {
+  expectTraceStoredAsSent,
+  loadCorpus,
+  sentFromJson,
+  sentFromRecorded,
+  toSpansBodies,
+  toSpanSpecs,
+  type ApiGet,
+  type SentTrace,
+} from '../helpers/corpus.js';
 import { removeDir, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 import { apiFetch, makeDataDir, startTestService, type TestService } from '../helpers/server.js';
 

@@ -1,7 +1,18 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportVia, recordTrace, type ExporterKind, type RecordedTrace } from '../e2e/helpers/otel.js';
-import { expectTraceStoredAsSent, loadCorpus, readWholeTrace, sentFromJson, sentFromRecorded, toSpansBodies, toSpanSpecs, wellFormed, type ApiGet, type SentTrace } from '../helpers/corpus.js';
+import {
+  expectTraceStoredAsSent,
+  loadCorpus,
+  readWholeTrace,
+  sentFromJson,
+  sentFromRecorded,
+  toSpansBodies,
+  toSpanSpecs,
+  wellFormed,
+  type ApiGet,
+  type SentTrace,
+} from '../helpers/corpus.js';
 import { DEAD_LETTER_HEADERS } from '../../collector/kafka/dead-letter.js';
 import { readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { pollUntil } from '../helpers/processes.js';
@@ -28,7 +39,13 @@ beforeAll(async () => {
   broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
   kafka = new Kafka({ clientId: 'corpus-kafka-test', brokers: broker.brokers, logLevel: logLevel.NOTHING });
   // Without credentials: the write path is under test, not the keys.
-  svc = await startTestService({ AUTH_MODE: 'none', KAFKA_BROKERS: broker.brokers.join(','), KAFKA_TOPIC: TOPIC, KAFKA_DLQ_TOPIC: DLQ, KAFKA_GROUP_ID: 'corpus-ingester' });
+  svc = await startTestService({
+    AUTH_MODE: 'none',
+    KAFKA_BROKERS: broker.brokers.join(','),
+    KAFKA_TOPIC: TOPIC,
+    KAFKA_DLQ_TOPIC: DLQ,
+    KAFKA_GROUP_ID: 'corpus-ingester',
+  });
   for (const t of corpus.otel) recorded.set(t.name, await recordTrace(t.resource, toSpanSpecs(t)));
 });
 afterAll(async () => {
@@ -36,7 +53,10 @@ afterAll(async () => {
   await broker?.stop();
 });
 
-const reader = (project: string): ApiGet => (pathname) => svc.api(pathname, { project });
+const reader =
+  (project: string): ApiGet =>
+  (pathname) =>
+    svc.api(pathname, { project });
 
 /**
  * Waits until the ingester stored the whole trace (every span, the summary counting them all, the

@@ -26,7 +26,10 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-const reader = (project: string): ApiGet => (pathname) => svc.api(pathname, { project });
+const reader =
+  (project: string): ApiGet =>
+  (pathname) =>
+    svc.api(pathname, { project });
 
 async function post(pathname: string, project: string, body: unknown): Promise<void> {
   const res = await svc.api(pathname, { method: 'POST', json: body, project });

@@ -35,11 +35,23 @@ describe('correlation analysis error codes (SPEC)', () => {
   it('INVALID_INPUT for a refused query, with the fields, as a 422', async () => {
     const err = await answered(() => Promise.reject(new ValidationError([{ field: 'score_name', message: 'is required' }])));
     expect(err.status).toBe(422);
-    expect(errorBody(err)).toEqual({ error: 'Validation error', code: 'INVALID_INPUT', message: 'Field validation failed', details: [{ field: 'score_name', message: 'is required' }] });
+    expect(errorBody(err)).toEqual({
+      error: 'Validation error',
+      code: 'INVALID_INPUT',
+      message: 'Field validation failed',
+      details: [{ field: 'score_name', message: 'is required' }],
+    });
   });
 
   it('QUERY_TIMEOUT when the store gives up on the query, a retryable 503', async () => {
-    const err = await answered(() => ch.client.query({ query: 'SELECT count() FROM numbers(1e12) WHERE NOT ignore(sipHash64(number))', clickhouse_settings: { max_execution_time: 0.2, timeout_overflow_mode: 'throw' } }).then((r) => r.json()));
+    const err = await answered(() =>
+      ch.client
+        .query({
+          query: 'SELECT count() FROM numbers(1e12) WHERE NOT ignore(sipHash64(number))',
+          clickhouse_settings: { max_execution_time: 0.2, timeout_overflow_mode: 'throw' },
+        })
+        .then((r) => r.json()),
+    );
     expect(err).toMatchObject({ status: 503, code: 'QUERY_TIMEOUT' });
     expect((err as AppError & { retryAfterSeconds?: number }).retryAfterSeconds).toBeGreaterThan(0);
   });
@@ -55,9 +67,11 @@ describe('correlation analysis error codes (SPEC)', () => {
   });
 
   it('QUERY_FAILED when the store fails the query otherwise, and PARSE_ERROR for an answer that is not the result', async () => {
-    const failed = await answered(() => ch.client.query({ query: 'SELECT throwIf(1, \'boom\')' }).then((r) => r.json()));
+    const failed = await answered(() => ch.client.query({ query: "SELECT throwIf(1, 'boom')" }).then((r) => r.json()));
     expect(failed).toMatchObject({ status: 500, code: 'QUERY_FAILED', message: 'Failed to fetch score correlation' });
-    const parse = await answered(async () => JSON.parse(await (await ch.client.query({ query: "SELECT 'not json'", format: 'TabSeparated' })).text()) as unknown);
+    const parse = await answered(
+      async () => JSON.parse(await (await ch.client.query({ query: "SELECT 'not json'", format: 'TabSeparated' })).text()) as unknown,
+    );
     expect(parse).toMatchObject({ status: 500, code: 'PARSE_ERROR' });
   });
 });

@@ -50,12 +50,48 @@ function agentTrace(id: string, start: number) {
     spans: [
       { span_id: `${id}-root`, name: 'agent', type: 'span', start_time: iso(start), end_time: iso(start + 500) },
       {
-        span_id: `${id}-plan`, parent_span_id: `${id}-root`, name: 'plan', type: 'generation', start_time: iso(start + 1), end_time: iso(start + 100),
-        model: 'gpt-4o-mini-2024-07-18', input_tokens: 1000, output_tokens: 500, attributes: { 'gen_ai.usage.cache_read_input_tokens': 200 },
+        span_id: `${id}-plan`,
+        parent_span_id: `${id}-root`,
+        name: 'plan',
+        type: 'generation',
+        start_time: iso(start + 1),
+        end_time: iso(start + 100),
+        model: 'gpt-4o-mini-2024-07-18',
+        input_tokens: 1000,
+        output_tokens: 500,
+        attributes: { 'gen_ai.usage.cache_read_input_tokens': 200 },
       },
-      { span_id: `${id}-answer`, parent_span_id: `${id}-root`, name: 'answer', type: 'generation', start_time: iso(start + 200), end_time: iso(start + 300), model: 'openai/gpt-4o-mini', input_tokens: 3000, output_tokens: 100 },
-      { span_id: `${id}-local`, parent_span_id: `${id}-root`, name: 'local model', type: 'generation', start_time: iso(start + 300), end_time: iso(start + 350), model: 'my-local-llama', input_tokens: 50, output_tokens: 50 },
-      { span_id: `${id}-tool`, parent_span_id: `${id}-root`, name: 'search', type: 'tool', start_time: iso(start + 400), end_time: iso(start + 450), attributes: { tool_name: 'search' } },
+      {
+        span_id: `${id}-answer`,
+        parent_span_id: `${id}-root`,
+        name: 'answer',
+        type: 'generation',
+        start_time: iso(start + 200),
+        end_time: iso(start + 300),
+        model: 'openai/gpt-4o-mini',
+        input_tokens: 3000,
+        output_tokens: 100,
+      },
+      {
+        span_id: `${id}-local`,
+        parent_span_id: `${id}-root`,
+        name: 'local model',
+        type: 'generation',
+        start_time: iso(start + 300),
+        end_time: iso(start + 350),
+        model: 'my-local-llama',
+        input_tokens: 50,
+        output_tokens: 50,
+      },
+      {
+        span_id: `${id}-tool`,
+        parent_span_id: `${id}-root`,
+        name: 'search',
+        type: 'tool',
+        start_time: iso(start + 400),
+        end_time: iso(start + 450),
+        attributes: { tool_name: 'search' },
+      },
     ],
   };
 }
@@ -125,9 +161,23 @@ describe('cost at ingest', () => {
       ],
     });
     const body = {
-      resourceSpans: [{ resource: { attributes: [attr('service.name', 'otlp-agent')] }, scopeSpans: [{ scope: { name: 'test' }, spans: [span('0000000000000a01', 'claude-sonnet-4-6', 2000, 100, 1000), span('0000000000000a02', 'acme-llm', 1_000_000, 1_000_000)] }] }],
+      resourceSpans: [
+        {
+          resource: { attributes: [attr('service.name', 'otlp-agent')] },
+          scopeSpans: [
+            {
+              scope: { name: 'test' },
+              spans: [span('0000000000000a01', 'claude-sonnet-4-6', 2000, 100, 1000), span('0000000000000a02', 'acme-llm', 1_000_000, 1_000_000)],
+            },
+          ],
+        },
+      ],
     };
-    const res = await fetch(`${svc.apiUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': svc.apiKey! }, body: JSON.stringify(body) });
+    const res = await fetch(`${svc.apiUrl}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': svc.apiKey! },
+      body: JSON.stringify(body),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     const t = await getTrace('c0570000000000000000000000000001');
     const sonnet = usd(1000, SONNET.input) + usd(1000, SONNET.cached) + usd(100, SONNET.output);
@@ -161,7 +211,8 @@ describe('analytics cost columns', () => {
 describe('recompute after a price change', () => {
   const reads = () => createCostReads(svc.clickhouse);
   const shipped = () => parsePriceFile(JSON.parse(fs.readFileSync(SHIPPED_PRICES_FILE, 'utf8')), 'shipped');
-  const withMini = (v: string, input: number, output: number): PriceFile => parsePriceFile({ version: v, providers: { openai: { models: { 'gpt-4o-mini': { input, output } } } } }, v);
+  const withMini = (v: string, input: number, output: number): PriceFile =>
+    parsePriceFile({ version: v, providers: { openai: { models: { 'gpt-4o-mini': { input, output } } } } }, v);
 
   it('rewrites the spans whose cost changed with the new version, updates their traces, and reports the counts', async () => {
     const doubled = buildPriceTable(shipped(), withMini('double', 0.3, 1.2));
@@ -198,14 +249,38 @@ describe('recompute after a price change', () => {
   it('prices spans stored before costs existed', async () => {
     const start = T0 + 30 * 60_000;
     const legacy: SpanRecord = {
-      project_id: svc.defaultProjectId, trace_id: 'cost-legacy', span_id: 'old-call', parent_span_id: null, name: 'old call', span_type: 'generation',
-      component_type: 'generation', convention: 'spec', kind: '', status: 'ok', status_message: '', start_time: start, end_time: start + 10, duration_ms: 10,
-      model: 'gpt-4o-mini', input: '', output: '', input_tokens: 2000, output_tokens: 1000, attributes: { 'gen_ai.usage.cache_read_input_tokens': '1000' },
-      resource_attributes: {}, scope_name: '', scope_version: '', events: '[]',
+      project_id: svc.defaultProjectId,
+      trace_id: 'cost-legacy',
+      span_id: 'old-call',
+      parent_span_id: null,
+      name: 'old call',
+      span_type: 'generation',
+      component_type: 'generation',
+      convention: 'spec',
+      kind: '',
+      status: 'ok',
+      status_message: '',
+      start_time: start,
+      end_time: start + 10,
+      duration_ms: 10,
+      model: 'gpt-4o-mini',
+      input: '',
+      output: '',
+      input_tokens: 2000,
+      output_tokens: 1000,
+      attributes: { 'gen_ai.usage.cache_read_input_tokens': '1000' },
+      resource_attributes: {},
+      scope_name: '',
+      scope_version: '',
+      events: '[]',
     };
     // Rows as a collector without prices wrote them: no cost columns, no cost state.
     await svc.clickhouse.insert({ table: 'agent_eval.spans', values: [spanRow(legacy)], format: 'JSONEachRow' });
-    await svc.clickhouse.insert({ table: 'agent_eval.trace_stats_input', values: encodeRowBatch([legacy]).stats.map((l) => JSON.parse(l) as object), format: 'JSONEachRow' });
+    await svc.clickhouse.insert({
+      table: 'agent_eval.trace_stats_input',
+      values: encodeRowBatch([legacy]).stats.map((l) => JSON.parse(l) as object),
+      format: 'JSONEachRow',
+    });
     expect((await getTrace('cost-legacy')).total_cost).toBeNull();
 
     const r = await json<RecomputeResult>(await svc.api('/api/admin/recompute-costs', { method: 'POST', json: { from: start, to: start + 1 } }));
@@ -217,10 +292,16 @@ describe('recompute after a price change', () => {
   });
 
   it('needs projects:admin and a valid window', async () => {
-    const { key } = await json<{ key: string }>(await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'member', role: 'member' } }), 201);
+    const { key } = await json<{ key: string }>(
+      await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'member', role: 'member' } }),
+      201,
+    );
     const denied = await json<{ details: string }>(await svc.api('/api/admin/recompute-costs', { method: 'POST', key, json: WINDOW }), 403);
     expect(denied.details).toBe('missing permission projects:admin');
-    const bad = await json<{ details: Array<{ field: string }> }>(await svc.api('/api/admin/recompute-costs', { method: 'POST', json: { from: WINDOW.to, to: WINDOW.from } }), 422);
+    const bad = await json<{ details: Array<{ field: string }> }>(
+      await svc.api('/api/admin/recompute-costs', { method: 'POST', json: { from: WINDOW.to, to: WINDOW.from } }),
+      422,
+    );
     expect(bad.details.map((d) => d.field)).toEqual(['to']);
     expect((await svc.api('/api/admin/recompute-costs', { method: 'POST', json: { from: 'yesterday' } })).status).toBe(422);
   });
@@ -237,22 +318,52 @@ describe('run cost', () => {
     const start = T0 + 40 * 60_000;
     const [traceA, traceB] = ['c057a000000000000000000000000001', 'c057b000000000000000000000000002'];
     const call = (trace: string, id: string, model: string, input: number, output: number, attributes: Record<string, string> = {}) => ({
-      span_id: id, parent_span_id: `${trace.slice(0, 12)}0000root`, name: 'call', type: 'generation', start_time: iso(start + 10), end_time: iso(start + 20), model, input_tokens: input, output_tokens: output, attributes,
+      span_id: id,
+      parent_span_id: `${trace.slice(0, 12)}0000root`,
+      name: 'call',
+      type: 'generation',
+      start_time: iso(start + 10),
+      end_time: iso(start + 20),
+      model,
+      input_tokens: input,
+      output_tokens: output,
+      attributes,
     });
     const trace = (id: string, calls: Array<Record<string, unknown>>) => ({
-      trace_id: id, name: 'eval: case', status: 'ok', duration_ms: 100, start_time: iso(start),
+      trace_id: id,
+      name: 'eval: case',
+      status: 'ok',
+      duration_ms: 100,
+      start_time: iso(start),
       spans: [{ span_id: `${id.slice(0, 12)}0000root`, name: 'eval case', type: 'span', start_time: iso(start), end_time: iso(start + 100) }, ...calls],
     });
-    await json(await svc.api('/api/traces/ingest', { method: 'POST', json: trace(traceA, [call(traceA, 'a000000000000001', 'gpt-4o-mini', 1000, 500), call(traceA, 'a000000000000002', 'gpt-4o-mini', 2000, 100, { 'agent_eval.judge': 'helpfulness_judge' })]) }), 201);
+    await json(
+      await svc.api('/api/traces/ingest', {
+        method: 'POST',
+        json: trace(traceA, [
+          call(traceA, 'a000000000000001', 'gpt-4o-mini', 1000, 500),
+          call(traceA, 'a000000000000002', 'gpt-4o-mini', 2000, 100, { 'agent_eval.judge': 'helpfulness_judge' }),
+        ]),
+      }),
+      201,
+    );
     await json(await svc.api('/api/traces/ingest', { method: 'POST', json: trace(traceB, [call(traceB, 'b000000000000001', 'my-local-llama', 10, 10)]) }), 201);
 
     const run = await json<{ id: string }>(
-      await svc.api('/api/runs', { method: 'POST', json: { execution: 'local', agentId: 'cost-agent', dataset: { items: [{ input: 'a' }, { input: 'b' }] }, scorers: ['contains'] } }),
+      await svc.api('/api/runs', {
+        method: 'POST',
+        json: { execution: 'local', agentId: 'cost-agent', dataset: { items: [{ input: 'a' }, { input: 'b' }] }, scorers: ['contains'] },
+      }),
       201,
     );
     const res = await svc.api(`/api/runs/${run.id}/results`, {
       method: 'POST',
-      json: { results: [{ case_index: 0, details: { contains: { score: 1 } }, duration_ms: 100, trace_id: traceA }, { case_index: 1, details: { contains: { score: 1 } }, duration_ms: 100, trace_id: traceB }] },
+      json: {
+        results: [
+          { case_index: 0, details: { contains: { score: 1 } }, duration_ms: 100, trace_id: traceA },
+          { case_index: 1, details: { contains: { score: 1 } }, duration_ms: 100, trace_id: traceB },
+        ],
+      },
     });
     expect(res.ok, await res.clone().text()).toBe(true);
 
@@ -272,4 +383,3 @@ describe('run cost', () => {
     expect(byCase.get(1)).toEqual({ total_usd: 0, judges_usd: 0, unpriced_llm_calls: 1 });
   });
 });
-

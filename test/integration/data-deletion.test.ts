@@ -18,7 +18,12 @@ const corpus = loadCorpus();
 function trace(id: string, attrs: Record<string, string>): CorpusJsonTrace['body'] {
   const body = structuredClone(corpus.json[0].body);
   body.trace_id = id;
-  body.spans = body.spans.map((s) => ({ ...s, span_id: `${id}.${s.span_id}`, ...(s.parent_span_id ? { parent_span_id: `${id}.${s.parent_span_id}` } : {}), attributes: { ...s.attributes, ...attrs } }));
+  body.spans = body.spans.map((s) => ({
+    ...s,
+    span_id: `${id}.${s.span_id}`,
+    ...(s.parent_span_id ? { parent_span_id: `${id}.${s.parent_span_id}` } : {}),
+    attributes: { ...s.attributes, ...attrs },
+  }));
   return body;
 }
 
@@ -28,7 +33,10 @@ async function ingest(body: unknown): Promise<void> {
 }
 
 async function rate(traceId: string, userId: string): Promise<void> {
-  const res = await svc.api('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: traceId, user_id: userId, value: 0.5, comment: 'Helpful.\n\nBut slow.' } });
+  const res = await svc.api('/api/feedback', {
+    method: 'POST',
+    json: { type: 'rating', trace_id: traceId, user_id: userId, value: 0.5, comment: 'Helpful.\n\nBut slow.' },
+  });
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
@@ -132,17 +140,29 @@ describe('retention of the PostgreSQL side', () => {
       const q = (sql: string, params: unknown[]) => metadata.pool.query(sql, params);
       const project = svc.defaultProjectId;
       const [oldFeedback, newFeedback] = [randomUUID(), randomUUID()];
-      for (const [id, age] of [[oldFeedback, 40], [newFeedback, 5]] as const) {
-        await q(`INSERT INTO feedback (id, project_id, type, trace_id, data, created_at) VALUES ($1, $2, 'rating', 'del-keep', '{}', now() - make_interval(days => $3))`, [id, project, age]);
+      for (const [id, age] of [
+        [oldFeedback, 40],
+        [newFeedback, 5],
+      ] as const) {
+        await q(
+          `INSERT INTO feedback (id, project_id, type, trace_id, data, created_at) VALUES ($1, $2, 'rating', 'del-keep', '{}', now() - make_interval(days => $3))`,
+          [id, project, age],
+        );
       }
       const [oldRun, newRun] = [randomUUID(), randomUUID()];
-      for (const [id, age] of [[oldRun, 400], [newRun, 5]] as const) {
+      for (const [id, age] of [
+        [oldRun, 400],
+        [newRun, 5],
+      ] as const) {
         await q(
           `INSERT INTO eval_runs (id, project_id, suite_name, agent_id, agent_name, agent_version, status, config, aggregation, min_score, case_count, repetitions, completed_at)
            VALUES ($1, $2, 'retention', $3, 'agent', 'v1', 'completed', '{}', 'mean', 0.7, 1, 1, now() - make_interval(days => $4))`,
           [id, project, randomUUID(), age],
         );
-        await q(`INSERT INTO eval_case_results (run_id, case_index, trial, status, passed, output) VALUES ($1, 0, 0, 'passed', true, '"Paris.\\n\\nIt is the capital."')`, [id]);
+        await q(
+          `INSERT INTO eval_case_results (run_id, case_index, trial, status, passed, output) VALUES ($1, 0, 0, 'passed', true, '"Paris.\\n\\nIt is the capital."')`,
+          [id],
+        );
       }
       // Runs are kept unless RUN_RETENTION_DAYS says otherwise.
       const first = await pruneMetadata(metadata.pool, { days: 30, runDays: 0 });
@@ -175,7 +195,9 @@ describe('deleting a prompt and a run', () => {
     expect(await status('/api/prompts/del-prompt')).toBe(404);
     expect(await status('/api/prompts/del-prompt/versions')).toBe(404);
     expect((await svc.api('/api/prompts/del-prompt', { method: 'DELETE' })).status).toBe(404);
-    const again = (await (await svc.api('/api/prompts', { method: 'POST', json: { name: 'del-prompt', type: 'text', template } })).json()) as { version: number };
+    const again = (await (await svc.api('/api/prompts', { method: 'POST', json: { name: 'del-prompt', type: 'text', template } })).json()) as {
+      version: number;
+    };
     expect(again.version).toBe(1);
   });
 
@@ -183,7 +205,10 @@ describe('deleting a prompt and a run', () => {
     const metadata = openServiceMetadata(svc.dataDir);
     const [done, running] = [randomUUID(), randomUUID()];
     try {
-      for (const [id, state] of [[done, 'completed'], [running, 'running']] as const) {
+      for (const [id, state] of [
+        [done, 'completed'],
+        [running, 'running'],
+      ] as const) {
         await metadata.pool.query(
           `INSERT INTO eval_runs (id, project_id, suite_name, agent_id, agent_name, agent_version, status, config, aggregation, min_score, case_count, repetitions, completed_at)
            VALUES ($1, $2, 'del-runs', $3, 'agent', 'v1', $4, '{}', 'mean', 0.7, 1, 1, CASE WHEN $4 = 'completed' THEN now() END)`,

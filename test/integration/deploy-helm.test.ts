@@ -62,7 +62,11 @@ let dir = '';
 
 function run(args: string[]): { code: number; stdout: string; stderr: string } {
   try {
-    const stdout = execFileSync(helm, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HELM_CACHE_HOME: dir, HELM_CONFIG_HOME: dir, HELM_DATA_HOME: dir } });
+    const stdout = execFileSync(helm, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HELM_CACHE_HOME: dir, HELM_CONFIG_HOME: dir, HELM_DATA_HOME: dir },
+    });
     return { code: 0, stdout, stderr: '' };
   } catch (err) {
     const e = err as { status: number; stdout: string; stderr: string };
@@ -136,7 +140,10 @@ describe('the Helm chart', () => {
     const ports = { collector: ['otlp-grpc', 'otlp-http', 'health'], ingester: ['health'], worker: ['health'] };
     for (const [role, names] of Object.entries(ports)) {
       const c = container(role);
-      expect(c.ports.map((p) => p.name), role).toEqual(names);
+      expect(
+        c.ports.map((p) => p.name),
+        role,
+      ).toEqual(names);
       expect(c.ports.find((p) => p.name === 'health')?.containerPort, role).toBe(8081);
       expect(probes(c), role).toEqual(Array(3).fill({ path: '/api/health', port: 'health' }));
     }
@@ -228,7 +235,10 @@ describe('the Helm chart', () => {
 
   it('scales collectors with an HPA when asked, leaving replicas to it', () => {
     expect(manifests.some((m) => m.kind === 'HorizontalPodAutoscaler')).toBe(false);
-    const scaled = render({ ...VALUES, roles: { ...VALUES.roles, collector: { autoscaling: { enabled: true, minReplicas: 3, maxReplicas: 20, targetCPUUtilizationPercentage: 60 } } } });
+    const scaled = render({
+      ...VALUES,
+      roles: { ...VALUES.roles, collector: { autoscaling: { enabled: true, minReplicas: 3, maxReplicas: 20, targetCPUUtilizationPercentage: 60 } } },
+    });
     const hpa = find(scaled, 'HorizontalPodAutoscaler', 'ae-agent-eval-collector');
     expect(hpa.spec).toMatchObject({ minReplicas: 3, maxReplicas: 20, scaleTargetRef: { kind: 'Deployment', name: 'ae-agent-eval-collector' } });
     expect(hpa.spec.metrics[0].resource.target.averageUtilization).toBe(60);

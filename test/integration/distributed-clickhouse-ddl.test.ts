@@ -43,9 +43,14 @@ describe('the single-node form (no CLICKHOUSE_CLUSTER)', () => {
   });
 
   it('keeps the ledger and the TTL statements of one node', async () => {
-    const { client, sql } = recordingClient([{ name: 'spans', engine_full: 'ReplacingMergeTree ... toIntervalDay(90)' }, { name: 'scores', engine_full: 'toIntervalDay(90)' }]);
+    const { client, sql } = recordingClient([
+      { name: 'spans', engine_full: 'ReplacingMergeTree ... toIntervalDay(90)' },
+      { name: 'scores', engine_full: 'toIntervalDay(90)' },
+    ]);
     await clickhouseMigrationTarget(client).applied();
-    expect(sql[0]).toBe("CREATE TABLE IF NOT EXISTS agent_eval.schema_migrations (id String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = MergeTree ORDER BY id");
+    expect(sql[0]).toBe(
+      "CREATE TABLE IF NOT EXISTS agent_eval.schema_migrations (id String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = MergeTree ORDER BY id",
+    );
     sql.length = 0;
     await applyRetention(client, 30);
     expect(sql.slice(1)).toEqual([
@@ -58,7 +63,13 @@ describe('the single-node form (no CLICKHOUSE_CLUSTER)', () => {
 describe('the cluster form', () => {
   it('creates every table ON CLUSTER as a Replicated engine with the shard and replica macros', () => {
     const creates = all.filter((s) => s.startsWith('CREATE TABLE') && !s.includes('ENGINE = Distributed') && !s.includes('ENGINE = Null'));
-    expect(creates.map((s) => /agent_eval\.(\w+)/.exec(s)?.[1])).toEqual(['spans_local', 'trace_headers_local', 'traces_local', 'scores_local', 'trace_stats_local']);
+    expect(creates.map((s) => /agent_eval\.(\w+)/.exec(s)?.[1])).toEqual([
+      'spans_local',
+      'trace_headers_local',
+      'traces_local',
+      'scores_local',
+      'trace_stats_local',
+    ]);
     for (const s of creates) {
       expect(s).toContain(`ON CLUSTER '${CLUSTER}'`);
       expect(s).toMatch(/ENGINE = Replicated(Replacing|Aggregating)MergeTree\('\/clickhouse\/tables\/\{shard\}\/agent_eval\/\w+_local', '\{replica\}'/);
@@ -77,7 +88,9 @@ describe('the cluster form', () => {
       );
     }
     expect(SHARDING_KEY).toBe('cityHash64(project_id, trace_id)');
-    expect(all).toContain(`CREATE TABLE IF NOT EXISTS agent_eval.trace_stats_input_local ON CLUSTER '${CLUSTER}'\n${migrations[1].statements[1].split('\n').slice(1).join('\n')}`);
+    expect(all).toContain(
+      `CREATE TABLE IF NOT EXISTS agent_eval.trace_stats_input_local ON CLUSTER '${CLUSTER}'\n${migrations[1].statements[1].split('\n').slice(1).join('\n')}`,
+    );
   });
 
   it('folds trace summaries on each shard, from its local input to its local states', () => {
@@ -90,7 +103,9 @@ describe('the cluster form', () => {
     }
     expect(views[0]).toContain('TO agent_eval.trace_stats_local AS');
     // A write's one insert (migration 007): rows placed by shard, then taken apart on the shard.
-    expect(all).toContain(`CREATE TABLE IF NOT EXISTS agent_eval.write_rows ON CLUSTER '${CLUSTER}' AS agent_eval.write_rows_local\nENGINE = Distributed('${CLUSTER}', agent_eval, write_rows_local, cityHash64(project_id, trace_id))`);
+    expect(all).toContain(
+      `CREATE TABLE IF NOT EXISTS agent_eval.write_rows ON CLUSTER '${CLUSTER}' AS agent_eval.write_rows_local\nENGINE = Distributed('${CLUSTER}', agent_eval, write_rows_local, cityHash64(project_id, trace_id))`,
+    );
     expect(views.find((v) => v.includes('spans_from_writes'))).toContain('TO agent_eval.spans_local AS');
     expect(views.find((v) => v.includes('trace_stats_from_writes'))).toContain('TO agent_eval.trace_stats_input_local AS');
   });
@@ -118,12 +133,17 @@ describe('the cluster form', () => {
 
   it('refuses a statement it has no cluster form for, rather than run it on one node', () => {
     expect(() => clusterStatements(['OPTIMIZE TABLE agent_eval.spans FINAL'], CLUSTER, emptyClusterSchema())).toThrow(/no cluster form/);
-    expect(() => clusterStatements(['CREATE TABLE IF NOT EXISTS agent_eval.t\n(id String)\nENGINE = MergeTree ORDER BY id'], CLUSTER, emptyClusterSchema())).toThrow(/no shard/);
+    expect(() =>
+      clusterStatements(['CREATE TABLE IF NOT EXISTS agent_eval.t\n(id String)\nENGINE = MergeTree ORDER BY id'], CLUSTER, emptyClusterSchema()),
+    ).toThrow(/no shard/);
     expect(() => clusterStatements([], "x'; DROP", emptyClusterSchema())).toThrow(/plain cluster name/);
   });
 
   it('replicates the ledger to every node and sets TTL on the local tables', async () => {
-    const { client, sql } = recordingClient([{ name: 'spans_local', engine_full: 'toIntervalDay(90)' }, { name: 'trace_stats_local', engine_full: 'toIntervalDay(90)' }]);
+    const { client, sql } = recordingClient([
+      { name: 'spans_local', engine_full: 'toIntervalDay(90)' },
+      { name: 'trace_stats_local', engine_full: 'toIntervalDay(90)' },
+    ]);
     await clickhouseMigrationTarget(client, { cluster: CLUSTER }).applied();
     expect(sql[0]).toBe(`CREATE DATABASE IF NOT EXISTS agent_eval ON CLUSTER '${CLUSTER}'`);
     expect(sql[1]).toContain(`agent_eval.schema_migrations ON CLUSTER '${CLUSTER}'`);

@@ -57,7 +57,8 @@ function clickhouseUrl(gateway: string): string {
   return url.toString();
 }
 
-const spawnRole = (roles: string, dataDir: string, extra: Record<string, string> = {}) => spawnServiceProcess(dataDir, { ...shared, AGENT_EVAL_ROLES: roles, ...extra });
+const spawnRole = (roles: string, dataDir: string, extra: Record<string, string> = {}) =>
+  spawnServiceProcess(dataDir, { ...shared, AGENT_EVAL_ROLES: roles, ...extra });
 
 beforeAll(async () => {
   const cacheDir = process.env.AGENT_EVAL_CACHE_DIR ?? `${process.env.HOME}/.cache/agent-eval`;
@@ -85,7 +86,11 @@ beforeAll(async () => {
   expect(S.clickhouseGatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
   adminKey = (JSON.parse(fs.readFileSync(path.join(sDir, 'credentials.json'), 'utf8')) as { api_key: string }).api_key;
   shared.CLICKHOUSE_URL = clickhouseUrl(S.clickhouseGatewayUrl!);
-  const started = await Promise.allSettled([spawnRole('collector', dir('agent-eval-dist-c1-')), spawnRole('collector', dir('agent-eval-dist-c2-')), spawnRole('worker', workerDir)]);
+  const started = await Promise.allSettled([
+    spawnRole('collector', dir('agent-eval-dist-c1-')),
+    spawnRole('collector', dir('agent-eval-dist-c2-')),
+    spawnRole('worker', workerDir),
+  ]);
   const [c1, c2, w] = started.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
   [C1, C2, W] = [c1, c2!, w];
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -146,7 +151,12 @@ function otlpExport(traces: number, spans: number): { body: Buffer; sent: SentTr
       });
     }
   }
-  return { body: encodeRequest({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'dist-agent' } }] }, scopeSpans: [{ spans: otlpSpans }] }] }), sent };
+  return {
+    body: encodeRequest({
+      resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'dist-agent' } }] }, scopeSpans: [{ spans: otlpSpans }] }],
+    }),
+    sent,
+  };
 }
 
 /** Status of one export to a collector with this key; 0 when the connection failed (a dead collector). */
@@ -181,7 +191,8 @@ async function storedScores(project: string, name: string): Promise<Map<string, 
   const ch = createClient({ url: shared.CLICKHOUSE_URL });
   try {
     const rs = await ch.query({
-      query: 'SELECT trace_id, count() AS rows, uniqExact(score_id) AS ids FROM agent_eval.scores WHERE project_id = {project:String} AND name = {name:String} GROUP BY trace_id',
+      query:
+        'SELECT trace_id, count() AS rows, uniqExact(score_id) AS ids FROM agent_eval.scores WHERE project_id = {project:String} AND name = {name:String} GROUP BY trace_id',
       query_params: { project, name },
       format: 'JSONEachRow',
     });
@@ -296,11 +307,20 @@ describe('the distributed form as separate processes', () => {
       await api(key, '/api/agents', { method: 'POST', json: { name: 'slow', endpoint: agent.url } }, 201);
       const cases = 16;
       const items = Array.from({ length: cases }, (_, i) => ({ name: `case-${i}`, input: `q${i}`, expected: { outputContains: [`q${i}`] } }));
-      const { id: runId } = await api<{ id: string }>(key, '/api/runs', { method: 'POST', json: { agentId: 'slow', dataset: { items }, scorers: ['contains'] } }, 202);
-      await pollUntil('a few cases done', async () => {
-        const run = await api<{ progress: { completed: number } }>(key, `/api/runs/${runId}`);
-        return run.progress.completed >= 4 ? run : undefined;
-      }, { timeoutMs: 120_000 });
+      const { id: runId } = await api<{ id: string }>(
+        key,
+        '/api/runs',
+        { method: 'POST', json: { agentId: 'slow', dataset: { items }, scorers: ['contains'] } },
+        202,
+      );
+      await pollUntil(
+        'a few cases done',
+        async () => {
+          const run = await api<{ progress: { completed: number } }>(key, `/api/runs/${runId}`);
+          return run.progress.completed >= 4 ? run : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
       W!.child.kill('SIGKILL');
       expect(await exited(W!.child, 10_000)).toEqual({ code: null, signal: 'SIGKILL' });
       stopped.push(W!);
@@ -329,32 +349,60 @@ describe('the distributed form as separate processes', () => {
       expect(perTrace.size).toBe(cases);
       for (const [traceId, n] of perTrace) expect(n.ids, traceId).toBe(1);
       // The cases' traces went worker -> Kafka -> S's ingester.
-      const traced = await pollUntil('the case traces readable', async () => {
-        const list = await api<{ total: number }>(key, `/api/traces?limit=1`);
-        return list.total >= cases ? list : undefined;
-      }, { timeoutMs: 60_000 });
+      const traced = await pollUntil(
+        'the case traces readable',
+        async () => {
+          const list = await api<{ total: number }>(key, `/api/traces?limit=1`);
+          return list.total >= cases ? list : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
       expect(traced.total).toBe(cases);
     } finally {
       await agent.close();
     }
   }, 400_000);
 
-  it('two worker processes score an online rule\'s sampled traces exactly once each', async () => {
+  it("two worker processes score an online rule's sampled traces exactly once each", async () => {
     W2 = await spawnRole('worker', dir('agent-eval-dist-w2-'));
     const key = await newProject('dist-online');
-    const rule = await api<{ id: string }>(key, '/api/evals/online-rules', {
-      method: 'POST',
-      json: { name: 'half', sample_rate: 0.5, scorers: ['contains'], expected: { outputContains: ['ok'] }, delay_seconds: 1, since: new Date(Date.now() - 60_000).toISOString() },
-    }, 201);
+    const rule = await api<{ id: string }>(
+      key,
+      '/api/evals/online-rules',
+      {
+        method: 'POST',
+        json: {
+          name: 'half',
+          sample_rate: 0.5,
+          scorers: ['contains'],
+          expected: { outputContains: ['ok'] },
+          delay_seconds: 1,
+          since: new Date(Date.now() - 60_000).toISOString(),
+        },
+      },
+      201,
+    );
     const TRACES = 120;
     const ids = Array.from({ length: TRACES }, (_, i) => `online-${i}-${hex(4)}`);
     await forEachConcurrently(TRACES, 8, async (i) => {
       const start = new Date(Date.now() - 1000).toISOString();
       const end = new Date().toISOString();
-      await api(key, '/api/traces/ingest', {
-        method: 'POST',
-        json: { trace_id: ids[i], name: 'agent-run', status: 'ok', start_time: start, duration_ms: 1000, spans: [{ span_id: 'root', name: 'agent', type: 'span', start_time: start, end_time: end, input: 'q', output: 'ok answer' }] },
-      }, 201);
+      await api(
+        key,
+        '/api/traces/ingest',
+        {
+          method: 'POST',
+          json: {
+            trace_id: ids[i],
+            name: 'agent-run',
+            status: 'ok',
+            start_time: start,
+            duration_ms: 1000,
+            spans: [{ span_id: 'root', name: 'agent', type: 'span', start_time: start, end_time: end, input: 'q', output: 'ok answer' }],
+          },
+        },
+        201,
+      );
     });
     const stats = await pollUntil(
       'the rule to decide every trace',
@@ -364,7 +412,10 @@ describe('the distributed form as separate processes', () => {
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
-    const { evaluations } = await api<{ evaluations: Array<{ trace_id: string; status: string; attempts: number }> }>(key, `/api/evals/online-rules/${rule.id}/evaluations?limit=1000`);
+    const { evaluations } = await api<{ evaluations: Array<{ trace_id: string; status: string; attempts: number }> }>(
+      key,
+      `/api/evals/online-rules/${rule.id}/evaluations?limit=1000`,
+    );
     expect(stats.scored + stats.skipped_by_sampling).toBe(TRACES);
     expect(evaluations).toHaveLength(stats.scored);
     expect(evaluations.every((e) => e.status === 'done' && e.attempts === 1)).toBe(true);

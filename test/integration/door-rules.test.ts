@@ -65,13 +65,20 @@ function trace(traceId: string, edit: (span: Record<string, unknown>) => void = 
     name: 'door',
     status: 'ok',
     duration_ms: 1000,
-    spans: [{ span_id: `${traceId}-root`, name: 'agent', type: 'span', start_time: iso(start), end_time: iso(start + 1000), input: 'q', output: 'the answer is ok' }, generation],
+    spans: [
+      { span_id: `${traceId}-root`, name: 'agent', type: 'span', start_time: iso(start), end_time: iso(start + 1000), input: 'q', output: 'the answer is ok' },
+      generation,
+    ],
   };
 }
 
 /** How many span rows of the project the analytical store holds whose trace id matches `where` (a ClickHouse condition on trace_id). */
 async function storedSpans(where: string): Promise<number> {
-  const rs = await svc.clickhouse.query({ query: `SELECT count() AS n FROM agent_eval.spans WHERE project_id = {project:String} AND ${where}`, query_params: { project: PROJECT }, format: 'JSONEachRow' });
+  const rs = await svc.clickhouse.query({
+    query: `SELECT count() AS n FROM agent_eval.spans WHERE project_id = {project:String} AND ${where}`,
+    query_params: { project: PROJECT },
+    format: 'JSONEachRow',
+  });
   const [row] = await rs.json<{ n: string }>();
   return Number(row.n);
 }
@@ -101,20 +108,42 @@ function otlpSpan(traceId: string, n: number, extra: Partial<OtlpSpan> = {}): Ot
   return { traceId, spanId: spanHex(n), name: `step-${n}`, startTimeUnixNano: nanos(start + n), endTimeUnixNano: nanos(start + n + 100), ...extra };
 }
 
-async function exportOtlp(spans: OtlpSpan[], encoding: 'json' | 'protobuf'): Promise<{ status: number; partial?: { rejectedSpans: number; errorMessage: string } }> {
+async function exportOtlp(
+  spans: OtlpSpan[],
+  encoding: 'json' | 'protobuf',
+): Promise<{ status: number; partial?: { rejectedSpans: number; errorMessage: string } }> {
   const key = await svc.keyFor(PROJECT);
-  const request = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'door' } }] }, scopeSpans: [{ scope: { name: 'door' }, spans }] }] };
+  const request = {
+    resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'door' } }] }, scopeSpans: [{ scope: { name: 'door' }, spans }] }],
+  };
   if (encoding === 'json') {
-    const res = await postTraces(svc.otlpHttpUrl!, JSON.stringify(request), { contentType: 'application/json', project: PROJECT, headers: { 'x-api-key': key } });
+    const res = await postTraces(svc.otlpHttpUrl!, JSON.stringify(request), {
+      contentType: 'application/json',
+      project: PROJECT,
+      headers: { 'x-api-key': key },
+    });
     const body = (await res.json()) as { partialSuccess?: { rejectedSpans: string; errorMessage: string } };
-    return { status: res.status, partial: body.partialSuccess && { rejectedSpans: Number(body.partialSuccess.rejectedSpans), errorMessage: body.partialSuccess.errorMessage } };
+    return {
+      status: res.status,
+      partial: body.partialSuccess && { rejectedSpans: Number(body.partialSuccess.rejectedSpans), errorMessage: body.partialSuccess.errorMessage },
+    };
   }
   const toBytes = (id: string | Buffer) => (typeof id === 'string' ? Buffer.from(id, 'hex') : id);
-  const binary = { ...request, resourceSpans: [{ ...request.resourceSpans[0], scopeSpans: [{ scope: { name: 'door' }, spans: spans.map((s) => ({ ...s, traceId: toBytes(s.traceId), spanId: toBytes(s.spanId) })) }] }] };
+  const binary = {
+    ...request,
+    resourceSpans: [
+      {
+        ...request.resourceSpans[0],
+        scopeSpans: [{ scope: { name: 'door' }, spans: spans.map((s) => ({ ...s, traceId: toBytes(s.traceId), spanId: toBytes(s.spanId) })) }],
+      },
+    ],
+  };
   const res = await postTraces(svc.otlpHttpUrl!, encodeRequest(binary), { project: PROJECT, headers: { 'x-api-key': key } });
   const { otlpTypes } = await import('../../collector/otlp/index.js');
   const { ExportTraceServiceResponse } = otlpTypes();
-  const decoded = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(new Uint8Array(await res.arrayBuffer())), { longs: Number }) as { partialSuccess?: { rejectedSpans: number; errorMessage: string } };
+  const decoded = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(new Uint8Array(await res.arrayBuffer())), { longs: Number }) as {
+    partialSuccess?: { rejectedSpans: number; errorMessage: string };
+  };
   return { status: res.status, partial: decoded.partialSuccess };
 }
 
@@ -125,11 +154,21 @@ describe('ids with control characters', () => {
     expect(await refused('/api/traces/ingest', { ...trace('door-nul'), trace_id: 'nul\u0000trace' })).toEqual({ trace_id: CONTROL });
     expect(await refused('/api/spans', { trace_id: 'nul\u0000trace', spans: trace('x').spans })).toEqual({ trace_id: CONTROL });
     expect(await refused('/api/scores', { trace_id: 'nul\u0000trace', name: 'accuracy', value: 1 })).toEqual({ trace_id: CONTROL });
-    expect(await storedSpans("position(trace_id, char(0)) > 0")).toBe(0);
+    expect(await storedSpans('position(trace_id, char(0)) > 0')).toBe(0);
     // A NUL, or any control character, in a span's id refuses the whole request.
     for (const c of ['\u0000', '\u001b', '\u0085']) {
-      expect(await refused('/api/traces/ingest', trace('door-ctl-span', (s) => (s.span_id = `llm${c}`)))).toEqual({ 'spans[1].span_id': CONTROL });
-      expect(await refused('/api/traces/ingest', trace('door-ctl-span', (s) => (s.parent_span_id = `root${c}`)))).toEqual({ 'spans[1].parent_span_id': CONTROL });
+      expect(
+        await refused(
+          '/api/traces/ingest',
+          trace('door-ctl-span', (s) => (s.span_id = `llm${c}`)),
+        ),
+      ).toEqual({ 'spans[1].span_id': CONTROL });
+      expect(
+        await refused(
+          '/api/traces/ingest',
+          trace('door-ctl-span', (s) => (s.parent_span_id = `root${c}`)),
+        ),
+      ).toEqual({ 'spans[1].parent_span_id': CONTROL });
     }
     expect((await call('GET', '/api/traces/door-ctl-span')).status).toBe(404);
     // Looked up by such an id: 400, never the database's 500.
@@ -141,7 +180,12 @@ describe('ids with control characters', () => {
 
 describe('dates that do not exist', () => {
   it('refuses 2026-02-30 in a span, a trace and a list filter, instead of storing 2 March', async () => {
-    expect(await refused('/api/traces/ingest', trace('door-feb-30', (s) => (s.start_time = '2026-02-30T00:00:00Z')))).toEqual({
+    expect(
+      await refused(
+        '/api/traces/ingest',
+        trace('door-feb-30', (s) => (s.start_time = '2026-02-30T00:00:00Z')),
+      ),
+    ).toEqual({
       'spans[1].start_time': 'must be a date and time that exist (2026-02-30T00:00:00Z does not)',
     });
     expect((await call('GET', '/api/traces/door-feb-30')).status).toBe(404);
@@ -158,7 +202,10 @@ describe('OTLP ids that are not hex, or not 16 / 8 bytes', () => {
   it('refuses the span whose OTLP/JSON trace id is "zz" in partial_success and stores its neighbours', async () => {
     const out = await exportOtlp([otlpSpan(TRACE_HEX, 1), otlpSpan('zz', 2), otlpSpan(TRACE_HEX, 3)], 'json');
     expect(out.status).toBe(200);
-    expect(out.partial).toEqual({ rejectedSpans: 1, errorMessage: `1 span(s) rejected: spans[1] (span_id ${spanHex(2)}): traceId must be 16 bytes (32 hex characters)` });
+    expect(out.partial).toEqual({
+      rejectedSpans: 1,
+      errorMessage: `1 span(s) rejected: spans[1] (span_id ${spanHex(2)}): traceId must be 16 bytes (32 hex characters)`,
+    });
     expect(await eventually(() => traceSpanIds(TRACE_HEX))).toEqual([spanHex(1), spanHex(3)]);
     // No trace id of fewer than 16 bytes was stored (the JSON routes' ids of this project are not hex).
     expect(await storedSpans("match(trace_id, '^[0-9a-f]{1,31}$')")).toBe(0);
@@ -183,13 +230,25 @@ describe('token counts past MAX_TOKENS_PER_SPAN', () => {
   const MESSAGE = 'a token count must be a whole number from 0 to 1000000000';
 
   it('refuses 2^53-1 tokens on the JSON routes, in attributes or at the top level', async () => {
-    expect(await refused('/api/traces/ingest', trace('door-tokens', (s) => (s.attributes = { model: 'gpt-4o', 'gen_ai.usage.input_tokens': 2 ** 53 - 1 })))).toEqual({
+    expect(
+      await refused(
+        '/api/traces/ingest',
+        trace('door-tokens', (s) => (s.attributes = { model: 'gpt-4o', 'gen_ai.usage.input_tokens': 2 ** 53 - 1 })),
+      ),
+    ).toEqual({
       'spans[1]': `gen_ai.usage.input_tokens is 9007199254740991; ${MESSAGE}`,
     });
-    expect(await refused('/api/traces/ingest', trace('door-tokens', (s) => (s.output_tokens = 2 ** 53 - 1)))).toEqual({
+    expect(
+      await refused(
+        '/api/traces/ingest',
+        trace('door-tokens', (s) => (s.output_tokens = 2 ** 53 - 1)),
+      ),
+    ).toEqual({
       'spans[1].output_tokens': 'must be at most 1000000000 (a whole number of tokens)',
     });
-    expect(await refused('/api/spans', { trace_id: 'door-tokens', spans: trace('door-tokens', (s) => (s.attributes = { 'llm.token_count.prompt': -5 })).spans })).toEqual({
+    expect(
+      await refused('/api/spans', { trace_id: 'door-tokens', spans: trace('door-tokens', (s) => (s.attributes = { 'llm.token_count.prompt': -5 })).spans }),
+    ).toEqual({
       'spans[1]': `llm.token_count.prompt is -5; ${MESSAGE}`,
     });
     expect((await call('GET', '/api/traces/door-tokens')).status).toBe(404);
@@ -205,9 +264,18 @@ describe('token counts past MAX_TOKENS_PER_SPAN', () => {
     ];
     for (const encoding of ['json', 'protobuf'] as const) {
       const base = encoding === 'json' ? 10 : 20;
-      const out = await exportOtlp([otlpSpan(traceId, base + 1, { attributes: usage({ intValue: '7' }) }), otlpSpan(traceId, base + 2, { attributes: usage({ intValue: '9007199254740991' }) })], encoding);
+      const out = await exportOtlp(
+        [
+          otlpSpan(traceId, base + 1, { attributes: usage({ intValue: '7' }) }),
+          otlpSpan(traceId, base + 2, { attributes: usage({ intValue: '9007199254740991' }) }),
+        ],
+        encoding,
+      );
       expect(out.status).toBe(200);
-      expect(out.partial).toEqual({ rejectedSpans: 1, errorMessage: `1 span(s) rejected: spans[1] (span_id ${spanHex(base + 2)}): gen_ai.usage.input_tokens is 9007199254740991; ${MESSAGE}` });
+      expect(out.partial).toEqual({
+        rejectedSpans: 1,
+        errorMessage: `1 span(s) rejected: spans[1] (span_id ${spanHex(base + 2)}): gen_ai.usage.input_tokens is 9007199254740991; ${MESSAGE}`,
+      });
     }
     expect(await eventually(() => traceSpanIds(traceId))).toEqual([spanHex(11), spanHex(21)]);
     const summary = await call('GET', `/api/traces?limit=1000`);
@@ -224,10 +292,20 @@ describe(`spans older than RETENTION_DAYS (${RETENTION_DAYS})`, () => {
     const body = trace('door-old', () => {}, old);
     const issues = await refused('/api/traces/ingest', body);
     expect(issues).toEqual({ 'spans[0]': message(old), 'spans[1]': message(old + 10) });
-    expect(await refused('/api/traces/ingest', { trace_id: 'door-old-header', name: 'n', status: 'ok', duration_ms: 1, start_time: iso(old) })).toEqual({ start_time: message(old) });
+    expect(await refused('/api/traces/ingest', { trace_id: 'door-old-header', name: 'n', status: 'ok', duration_ms: 1, start_time: iso(old) })).toEqual({
+      start_time: message(old),
+    });
     expect((await call('GET', '/api/traces/door-old')).status).toBe(404);
     // Within the retention: stored.
-    expect((await call('POST', '/api/traces/ingest', trace('door-recent', () => {}, Date.now() - (RETENTION_DAYS - 1) * DAY_MS))).status).toBe(201);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/traces/ingest',
+          trace('door-recent', () => {}, Date.now() - (RETENTION_DAYS - 1) * DAY_MS),
+        )
+      ).status,
+    ).toBe(201);
   });
 
   it('refuses an old span alone on OTLP, in partial_success', async () => {
@@ -241,7 +319,14 @@ describe(`spans older than RETENTION_DAYS (${RETENTION_DAYS})`, () => {
 
 describe('after hostile requests', () => {
   it('an online rule keeps scoring, and queues, agents and runs keep answering', async () => {
-    const rule = await call('POST', '/api/evals/online-rules', { name: 'keeps going', filter: { trace_name: 'door-after' }, scorers: ['contains'], expected: { outputContains: ['ok'] }, delay_seconds: 1, since: iso(Date.now() - 3600_000) });
+    const rule = await call('POST', '/api/evals/online-rules', {
+      name: 'keeps going',
+      filter: { trace_name: 'door-after' },
+      scorers: ['contains'],
+      expected: { outputContains: ['ok'] },
+      delay_seconds: 1,
+      since: iso(Date.now() - 3600_000),
+    });
     expect(rule.status, rule.text).toBe(201);
     const ruleId = String(rule.body.id);
     // Hostile requests of every kind.

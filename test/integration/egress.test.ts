@@ -101,17 +101,50 @@ describe('fetch through the egress policy, loopback not allowed', () => {
   it('refuses an agent, a custom scorer and a webhook with a clear error, sending nothing', async () => {
     for (const form of ['localhost', '2130706433']) {
       const base = `http://${form}:${fixture.port}`;
-      const agentErr = await callAgent({ endpoint: `${base}/agent`, headers: { authorization: 'Bearer secret' } }, {}, { timeoutMs: 2000, traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`, fetch: egress.fetch }).catch((e: unknown) => e);
+      const agentErr = await callAgent(
+        { endpoint: `${base}/agent`, headers: { authorization: 'Bearer secret' } },
+        {},
+        { timeoutMs: 2000, traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`, fetch: egress.fetch },
+      ).catch((e: unknown) => e);
       expect(agentErr).toBeInstanceOf(AgentCallError);
       expect((agentErr as AgentCallError).retryable).toBe(false);
       const where = form === 'localhost' ? 'localhost resolves to 127.0.0.1, a loopback address' : '127.0.0.1 is a loopback address';
       expect((agentErr as AgentCallError).message).toBe(`agent endpoint refused by the egress policy: ${where}, which EGRESS_ALLOW does not allow`);
 
-      const scorer = createHttpScorer({ id: 'id', name: 'tone', endpoint: `${base}/score`, data_type: 'numeric', description: null, header_names: [], headers: {}, created_at: '', updated_at: '' }, { timeoutMs: 2000, fetch: egress.fetch });
-      const detail = (await runScorers(createScorerRegistry([scorer]), [{ name: 'tone', config: {} }], { input: {}, output: 'x', expected: {}, toolCalls: [], latencyMs: 1, trace: { trace_id: 't1', spans: [] } })).tone;
-      expect(detail).toMatchObject({ score: 0, reason: `scorer error: custom scorer 'tone' endpoint refused by the egress policy: ${where}, which EGRESS_ALLOW does not allow` });
+      const scorer = createHttpScorer(
+        {
+          id: 'id',
+          name: 'tone',
+          endpoint: `${base}/score`,
+          data_type: 'numeric',
+          description: null,
+          header_names: [],
+          headers: {},
+          created_at: '',
+          updated_at: '',
+        },
+        { timeoutMs: 2000, fetch: egress.fetch },
+      );
+      const detail = (
+        await runScorers(createScorerRegistry([scorer]), [{ name: 'tone', config: {} }], {
+          input: {},
+          output: 'x',
+          expected: {},
+          toolCalls: [],
+          latencyMs: 1,
+          trace: { trace_id: 't1', spans: [] },
+        })
+      ).tone;
+      expect(detail).toMatchObject({
+        score: 0,
+        reason: `scorer error: custom scorer 'tone' endpoint refused by the egress policy: ${where}, which EGRESS_ALLOW does not allow`,
+      });
 
-      expect(await postNotification(`${base}/hook`, notification, 2000, egress.fetch)).toEqual({ ok: false, final: true, error: `webhook refused by the egress policy: ${where}, which EGRESS_ALLOW does not allow` });
+      expect(await postNotification(`${base}/hook`, notification, 2000, egress.fetch)).toEqual({
+        ok: false,
+        final: true,
+        error: `webhook refused by the egress policy: ${where}, which EGRESS_ALLOW does not allow`,
+      });
     }
     expect(fixture.hits).toEqual([]);
   });
@@ -144,7 +177,11 @@ describe('fetch through the egress policy, loopback allowed', () => {
     const res = await egress.fetch(url, { method: 'POST', headers: {}, body: '{}' });
     expect(res.status).toBe(302);
     await res.body?.cancel();
-    const agentErr = (await callAgent({ endpoint: url, headers: {} }, {}, { timeoutMs: 2000, traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`, fetch: egress.fetch }).catch((e: unknown) => e)) as AgentCallError;
+    const agentErr = (await callAgent(
+      { endpoint: url, headers: {} },
+      {},
+      { timeoutMs: 2000, traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`, fetch: egress.fetch },
+    ).catch((e: unknown) => e)) as AgentCallError;
     expect(agentErr.message).toBe('agent answered 302, a redirect (not followed)');
     expect(agentErr.retryable).toBe(false);
     const delivery = await postNotification(url, notification, 2000, egress.fetch);
@@ -181,8 +218,19 @@ describe('the service with loopback not allowed (EGRESS_ALLOW=127.0.0.2/32)', ()
   let allowedAgentId: string;
   beforeAll(async () => {
     allowed = await startFixture('127.0.0.2', () => `http://127.0.0.1:${fixture.port}/internal`);
-    svc = await startTestService({ EGRESS_ALLOW: '127.0.0.2/32', ALERT_TICK_MS: '200', ALERT_WEBHOOK_MAX_ATTEMPTS: '3', ALERT_WEBHOOK_BACKOFF_MS: '100', EVAL_RETRY_TIME_SCALE: '0.001' });
-    allowedAgentId = (await body<{ id: string }>(await svc.api('/api/agents', { method: 'POST', json: { name: 'allowed-agent', endpoint: `http://127.0.0.2:${allowed.port}/agent` } }), 201)).id;
+    svc = await startTestService({
+      EGRESS_ALLOW: '127.0.0.2/32',
+      ALERT_TICK_MS: '200',
+      ALERT_WEBHOOK_MAX_ATTEMPTS: '3',
+      ALERT_WEBHOOK_BACKOFF_MS: '100',
+      EVAL_RETRY_TIME_SCALE: '0.001',
+    });
+    allowedAgentId = (
+      await body<{ id: string }>(
+        await svc.api('/api/agents', { method: 'POST', json: { name: 'allowed-agent', endpoint: `http://127.0.0.2:${allowed.port}/agent` } }),
+        201,
+      )
+    ).id;
   });
   afterAll(async () => {
     await svc?.stop();
@@ -192,11 +240,20 @@ describe('the service with loopback not allowed (EGRESS_ALLOW=127.0.0.2/32)', ()
   it.each(LITERAL_FORMS)('refuses http://%s at registration: agents, custom scorers, webhooks', async (form) => {
     const url = `http://${form}:${fixture.port}/x`;
     const expected = [{ field: 'endpoint', message: refusalOf(form) }];
-    const agent = await body<{ details: unknown }>(await svc.api('/api/agents', { method: 'POST', json: { name: `a-${randomUUID().slice(0, 8)}`, endpoint: url } }), 422);
+    const agent = await body<{ details: unknown }>(
+      await svc.api('/api/agents', { method: 'POST', json: { name: `a-${randomUUID().slice(0, 8)}`, endpoint: url } }),
+      422,
+    );
     expect(agent.details).toEqual(expected);
-    const moved = await body<{ details: unknown }>(await svc.api(`/api/agents/${allowedAgentId}`, { method: 'PUT', json: { name: 'allowed-agent', endpoint: url } }), 422);
+    const moved = await body<{ details: unknown }>(
+      await svc.api(`/api/agents/${allowedAgentId}`, { method: 'PUT', json: { name: 'allowed-agent', endpoint: url } }),
+      422,
+    );
     expect(moved.details).toEqual(expected);
-    const scorer = await body<{ details: unknown }>(await svc.api('/api/scorers', { method: 'POST', json: { name: `s-${randomUUID().slice(0, 8)}`, endpoint: url } }), 422);
+    const scorer = await body<{ details: unknown }>(
+      await svc.api('/api/scorers', { method: 'POST', json: { name: `s-${randomUUID().slice(0, 8)}`, endpoint: url } }),
+      422,
+    );
     expect(scorer.details).toEqual(expected);
     const rule = { name: 'r', metric: 'trace_count', operator: 'gt', threshold: 0, severity: 'critical', webhook_url: url };
     const hook = await body<{ details: unknown }>(await svc.api('/api/alerts/rules', { method: 'POST', json: rule }), 422);
@@ -205,23 +262,47 @@ describe('the service with loopback not allowed (EGRESS_ALLOW=127.0.0.2/32)', ()
   });
 
   it('refuses the cloud metadata address at registration, always', async () => {
-    const res = await body<{ details: unknown }>(await svc.api('/api/agents', { method: 'POST', json: { name: 'imds', endpoint: 'http://169.254.169.254/latest/meta-data/' } }), 422);
+    const res = await body<{ details: unknown }>(
+      await svc.api('/api/agents', { method: 'POST', json: { name: 'imds', endpoint: 'http://169.254.169.254/latest/meta-data/' } }),
+      422,
+    );
     expect(res.details).toEqual([{ field: 'endpoint', message: 'points to a cloud metadata address (169.254.169.254), which is always refused' }]);
   });
 
   it('refuses a host name resolving to loopback when it calls: the agent case fails, the custom scorer scores 0', async () => {
-    const agent = await body<{ id: string }>(await svc.api('/api/agents', { method: 'POST', json: { name: 'local-name', endpoint: `http://localhost:${fixture.port}/agent`, headers: { authorization: 'Bearer agent-secret' } } }), 201);
-    const run = await body<{ id: string }>(await svc.api('/api/runs', { method: 'POST', json: { agentId: agent.id, dataset: { items: [{ name: 'one', input: 'hi', expected: { outputContains: ['hello'] } }] }, scorers: ['contains'] } }), 202);
+    const agent = await body<{ id: string }>(
+      await svc.api('/api/agents', {
+        method: 'POST',
+        json: { name: 'local-name', endpoint: `http://localhost:${fixture.port}/agent`, headers: { authorization: 'Bearer agent-secret' } },
+      }),
+      201,
+    );
+    const run = await body<{ id: string }>(
+      await svc.api('/api/runs', {
+        method: 'POST',
+        json: { agentId: agent.id, dataset: { items: [{ name: 'one', input: 'hi', expected: { outputContains: ['hello'] } }] }, scorers: ['contains'] },
+      }),
+      202,
+    );
     const [result] = await finishedRun(svc, run.id);
     expect(result.status).toBe('failed');
-    expect(result.error).toContain('agent endpoint refused by the egress policy: localhost resolves to 127.0.0.1, a loopback address, which EGRESS_ALLOW does not allow');
+    expect(result.error).toContain(
+      'agent endpoint refused by the egress policy: localhost resolves to 127.0.0.1, a loopback address, which EGRESS_ALLOW does not allow',
+    );
 
     await body(await svc.api('/api/scorers', { method: 'POST', json: { name: 'local-scorer', endpoint: `http://localhost:${fixture.port}/score` } }), 201);
-    const scored = await body<{ id: string }>(await svc.api('/api/runs', { method: 'POST', json: { agentId: allowedAgentId, dataset: { items: [{ name: 'two', input: 'hi' }] }, scorers: ['local-scorer'] } }), 202);
+    const scored = await body<{ id: string }>(
+      await svc.api('/api/runs', {
+        method: 'POST',
+        json: { agentId: allowedAgentId, dataset: { items: [{ name: 'two', input: 'hi' }] }, scorers: ['local-scorer'] },
+      }),
+      202,
+    );
     const [scoredResult] = await finishedRun(svc, scored.id);
     expect(scoredResult.details['local-scorer']).toMatchObject({
       score: 0,
-      reason: "scorer error: custom scorer 'local-scorer' endpoint refused by the egress policy: localhost resolves to 127.0.0.1, a loopback address, which EGRESS_ALLOW does not allow",
+      reason:
+        "scorer error: custom scorer 'local-scorer' endpoint refused by the egress policy: localhost resolves to 127.0.0.1, a loopback address, which EGRESS_ALLOW does not allow",
     });
     expect(allowed.hits.filter((p) => p === '/agent')).toHaveLength(1);
     expect(fixture.hits).toEqual([]);
@@ -229,9 +310,25 @@ describe('the service with loopback not allowed (EGRESS_ALLOW=127.0.0.2/32)', ()
 
   it('refuses a webhook resolving to loopback once, and follows no redirect to an internal address', async () => {
     const name = `egress-${randomUUID().slice(0, 8)}`;
-    const rule = (webhook_url: string, n: string) => ({ name: n, metric: 'trace_count', operator: 'gt', threshold: 0, severity: 'critical', filter: { trace_name: name }, window_seconds: 120, eval_interval_seconds: 1, webhook_url });
-    const local = await body<{ id: string }>(await svc.api('/api/alerts/rules', { method: 'POST', json: rule(`http://localhost:${fixture.port}/hook`, 'local') }), 201);
-    const redirected = await body<{ id: string }>(await svc.api('/api/alerts/rules', { method: 'POST', json: rule(`http://127.0.0.2:${allowed.port}/redirect-hook`, 'redirects') }), 201);
+    const rule = (webhook_url: string, n: string) => ({
+      name: n,
+      metric: 'trace_count',
+      operator: 'gt',
+      threshold: 0,
+      severity: 'critical',
+      filter: { trace_name: name },
+      window_seconds: 120,
+      eval_interval_seconds: 1,
+      webhook_url,
+    });
+    const local = await body<{ id: string }>(
+      await svc.api('/api/alerts/rules', { method: 'POST', json: rule(`http://localhost:${fixture.port}/hook`, 'local') }),
+      201,
+    );
+    const redirected = await body<{ id: string }>(
+      await svc.api('/api/alerts/rules', { method: 'POST', json: rule(`http://127.0.0.2:${allowed.port}/redirect-hook`, 'redirects') }),
+      201,
+    );
     await body(await svc.api('/api/traces/ingest', { method: 'POST', json: sampleTrace(`${name}-0`, { name, start: Date.now() }) }), 201);
 
     type Event = { delivery_status: string; delivery_attempts: number; delivery_error: string | null };
@@ -268,15 +365,29 @@ describe('the embedded default: a server bound to loopback calls a loopback agen
 
   it('runs the agent end to end, and still refuses the metadata address and the service itself', async () => {
     const created = await body<{ id: string }>(await svc.api('/api/agents', { method: 'POST', json: { name: 'local-agent', endpoint: agent.url } }), 201);
-    const run = await body<{ id: string }>(await svc.api('/api/runs', { method: 'POST', json: { agentId: created.id, dataset: { items: [{ name: 'one', input: 'hi', expected: { outputContains: ['hello'] } }] }, scorers: ['contains'] } }), 202);
+    const run = await body<{ id: string }>(
+      await svc.api('/api/runs', {
+        method: 'POST',
+        json: { agentId: created.id, dataset: { items: [{ name: 'one', input: 'hi', expected: { outputContains: ['hello'] } }] }, scorers: ['contains'] },
+      }),
+      202,
+    );
     const [result] = await finishedRun(svc, run.id);
     expect(result.status).toBe('passed');
     expect(agent.requests).toHaveLength(1);
 
-    const imds = await body<{ details: unknown }>(await svc.api('/api/agents', { method: 'POST', json: { name: 'imds', endpoint: 'http://169.254.169.254/' } }), 422);
+    const imds = await body<{ details: unknown }>(
+      await svc.api('/api/agents', { method: 'POST', json: { name: 'imds', endpoint: 'http://169.254.169.254/' } }),
+      422,
+    );
     expect(imds.details).toEqual([{ field: 'endpoint', message: 'points to a cloud metadata address (169.254.169.254), which is always refused' }]);
     const apiPort = new URL(svc.apiUrl!).port;
-    const self = await body<{ details: unknown }>(await svc.api('/api/agents', { method: 'POST', json: { name: 'self', endpoint: `http://127.0.0.1:${apiPort}/api/projects` } }), 422);
-    expect(self.details).toEqual([{ field: 'endpoint', message: `points to an address and port of this service itself (127.0.0.1 port ${apiPort}), which is always refused` }]);
+    const self = await body<{ details: unknown }>(
+      await svc.api('/api/agents', { method: 'POST', json: { name: 'self', endpoint: `http://127.0.0.1:${apiPort}/api/projects` } }),
+      422,
+    );
+    expect(self.details).toEqual([
+      { field: 'endpoint', message: `points to an address and port of this service itself (127.0.0.1 port ${apiPort}), which is always refused` },
+    ]);
   });
 });

@@ -77,7 +77,14 @@ describe('no Temporal CLI, no download, no Go', () => {
   it('agent-eval doctor says the engine is missing and how to fix it, and reads the service health', () => {
     const out = spawnSync(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', 'main.ts', 'doctor'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...env, TEMPORAL_CLI_DOWNLOAD_URL: 'none', AGENT_EVAL_DATA_DIR: service!.dataDir, AGENT_EVAL_URL: service!.apiUrl!, NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        ...env,
+        TEMPORAL_CLI_DOWNLOAD_URL: 'none',
+        AGENT_EVAL_DATA_DIR: service!.dataDir,
+        AGENT_EVAL_URL: service!.apiUrl!,
+        NO_COLOR: '1',
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });

@@ -10,13 +10,21 @@ import { startTestAgent } from '../helpers/test-agent.js';
 describe('an external workflow engine (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)', () => {
   it('runs evaluations on that engine, in that namespace, and leaves the engine running on stop', async () => {
     const engineDir = makeDataDir('agent-eval-external-temporal-');
-    const engine = await startDevServer({ dataDir: engineDir, cacheDir: process.env.AGENT_EVAL_CACHE_DIR ?? `${process.env.HOME}/.cache/agent-eval`, namespace: 'team-evals', logger: createLogger('silent') });
+    const engine = await startDevServer({
+      dataDir: engineDir,
+      cacheDir: process.env.AGENT_EVAL_CACHE_DIR ?? `${process.env.HOME}/.cache/agent-eval`,
+      namespace: 'team-evals',
+      logger: createLogger('silent'),
+    });
     const agent = await startTestAgent(() => ({ json: { output: 'pong' } }));
     const svc = await startTestService({ TEMPORAL_ADDRESS: engine.address, TEMPORAL_NAMESPACE: 'team-evals', TEMPORAL_TASK_QUEUE: 'team-queue' });
     try {
       expect(svc.temporalAddress).toBe(engine.address);
       expect((await svc.api('/api/agents', { method: 'POST', json: { name: 'pinger', endpoint: agent.url } })).status).toBe(201);
-      const created = await svc.api('/api/runs', { method: 'POST', json: { agentId: 'pinger', dataset: { items: [{ input: 'ping', expected: { outputContains: ['pong'] } }] }, scorers: ['contains'] } });
+      const created = await svc.api('/api/runs', {
+        method: 'POST',
+        json: { agentId: 'pinger', dataset: { items: [{ input: 'ping', expected: { outputContains: ['pong'] } }] }, scorers: ['contains'] },
+      });
       const { id } = (await created.json()) as { id: string };
       await eventually(async () => expect(((await (await svc.api(`/api/runs/${id}`)).json()) as { status: string }).status).toBe('completed'));
       const connection = await Connection.connect({ address: engine.address });

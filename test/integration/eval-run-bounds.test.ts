@@ -31,7 +31,9 @@ interface RunBody {
 const run = (id: string) => service.api(`/api/runs/${id}`).then((r) => json<RunBody>(r, 200));
 const items = (n: number, input: unknown) => Array.from({ length: n }, (_, i) => ({ name: `case-${i}`, input, expected: { outputContains: ['ok'] } }));
 const startRun = (dataset: unknown[], config: Record<string, unknown> = {}) =>
-  service.api('/api/runs', { method: 'POST', json: { agentId: 'bounded', dataset: { items: dataset }, scorers: ['contains'], config } }).then((r) => json<RunBody>(r, 202));
+  service
+    .api('/api/runs', { method: 'POST', json: { agentId: 'bounded', dataset: { items: dataset }, scorers: ['contains'], config } })
+    .then((r) => json<RunBody>(r, 202));
 
 beforeAll(async () => {
   agent = await startTestAgent(behaviour);
@@ -62,7 +64,8 @@ describe('time bounds', () => {
   it('fails a case whose approval does not come within the approval bound; the run goes on', async () => {
     const r = await startRun([{ name: 'waits', input: { approval: 'wire_money' }, expected: { outputContains: ['ok'] } }, ...items(1, {})], { parallel: true });
     await eventually(async () => expect((await run(r.id)).status).toBe('completed'));
-    const results = (await json<{ results: Array<{ case_name: string; status: string; error?: string }> }>(await service.api(`/api/runs/${r.id}/results`), 200)).results;
+    const results = (await json<{ results: Array<{ case_name: string; status: string; error?: string }> }>(await service.api(`/api/runs/${r.id}/results`), 200))
+      .results;
     const waits = results.find((x) => x.case_name === 'waits')!;
     expect(waits.status).toBe('failed');
     expect(waits.error).toMatch(/approval for tool 'wire_money' was not given within 1500 ms/);

@@ -67,16 +67,16 @@ async function results(runId: string, failedOnly = false): Promise<CaseResult[]>
 }
 
 async function startRun(items: Array<{ name: string; input: unknown; expected?: unknown }>, extra: Record<string, unknown> = {}): Promise<RunBody> {
-  return json<RunBody>(
-    await service.api('/api/runs', { method: 'POST', json: { agentId, dataset: { items }, scorers: ['contains'], ...extra } }),
-    202,
-  );
+  return json<RunBody>(await service.api('/api/runs', { method: 'POST', json: { agentId, dataset: { items }, scorers: ['contains'], ...extra } }), 202);
 }
 
 beforeAll(async () => {
   agent = await startTestAgent(agentBehaviour);
   service = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001', EVAL_APPROVAL_MAX_MS: '60000' });
-  const created = await json<{ id: string }>(await service.api('/api/agents', { method: 'POST', json: { name: 'test-agent', endpoint: agent.url, headers: { authorization: 'Bearer agent-secret' } } }), 201);
+  const created = await json<{ id: string }>(
+    await service.api('/api/agents', { method: 'POST', json: { name: 'test-agent', endpoint: agent.url, headers: { authorization: 'Bearer agent-secret' } } }),
+    201,
+  );
   agentId = created.id;
 });
 
@@ -105,7 +105,10 @@ describe('a suite run through the first family', () => {
       201,
     );
     const created = await json<{ run_id: string; status: string; suite_name: string; created_at: string }>(
-      await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'weather', agent_version: 'v1', config: { parallel: true, timeout_ms: 10_000 } } }),
+      await service.api('/api/evals/runs', {
+        method: 'POST',
+        json: { suite_name: 'weather', agent_version: 'v1', config: { parallel: true, timeout_ms: 10_000 } },
+      }),
       202,
     );
     expect(created).toMatchObject({ status: 'pending', suite_name: 'weather' });
@@ -133,14 +136,23 @@ describe('a suite run through the first family', () => {
   it('leaves a trace per case with the agent call, the scorer spans and the scores', async () => {
     const [run] = (await json<{ runs: RunBody[] }>(await service.api('/api/runs?suite_name=weather'), 200)).runs;
     const paris = (await results(run.id)).find((r) => r.case_name === 'paris')!;
-    const trace = await eventually(async () => json<{ name: string; spans: Array<{ name: string; parent_span_id: string | null }> }>(await service.api(`/api/traces/${paris.trace_id}`), 200));
+    const trace = await eventually(async () =>
+      json<{ name: string; spans: Array<{ name: string; parent_span_id: string | null }> }>(await service.api(`/api/traces/${paris.trace_id}`), 200),
+    );
     expect(trace.name).toBe('eval: paris');
     const names = trace.spans.map((s) => s.name).sort();
     expect(names).toEqual(['agent call', 'eval case: paris', 'score: contains', 'score: toolSelection', 'tool: weather']);
     const byName = Object.fromEntries(trace.spans.map((s) => [s.name, s as { span_id?: string; parent_span_id: string | null }]));
     expect(byName['tool: weather'].parent_span_id).toBe(byName['agent call'].span_id);
-    const scores = (await json<{ scores: Array<{ name: string; value: number; source: string }> }>(await service.api(`/api/scores?trace_id=${paris.trace_id}`), 200)).scores;
-    expect(scores.filter((s) => s.source === 'eval').map((s) => s.name).sort()).toEqual(['contains', 'toolSelection']);
+    const scores = (
+      await json<{ scores: Array<{ name: string; value: number; source: string }> }>(await service.api(`/api/scores?trace_id=${paris.trace_id}`), 200)
+    ).scores;
+    expect(
+      scores
+        .filter((s) => s.source === 'eval')
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['contains', 'toolSelection']);
     expect(scores.find((s) => s.source === 'temporal')).toMatchObject({ name: 'avg_score', value: 1 });
   });
 });
@@ -158,7 +170,10 @@ describe('the second family', () => {
     }
     const unknownScorer = await service.api('/api/runs', { method: 'POST', json: { agentId, dataset: { items: [{ input: 'x' }] }, scorers: ['nope'] } });
     expect(unknownScorer.status).toBe(422);
-    const unknownAgent = await service.api('/api/runs', { method: 'POST', json: { agentId: 'ghost', dataset: { items: [{ input: 'x' }] }, scorers: ['contains'] } });
+    const unknownAgent = await service.api('/api/runs', {
+      method: 'POST',
+      json: { agentId: 'ghost', dataset: { items: [{ input: 'x' }] }, scorers: ['contains'] },
+    });
     expect(await json<{ error: string }>(unknownAgent, 400)).toMatchObject({ error: 'Agent not found: ghost' });
     const control = await service.api('/api/runs/00000000-0000-4000-8000-000000000000/control', { method: 'POST', json: { action: 'explode' } });
     expect(await json<{ error: string }>(control, 400)).toMatchObject({ error: 'Invalid action (must be one of pause, resume, cancel)' });
@@ -233,7 +248,12 @@ describe('the second family', () => {
     const [only] = await results(run.id);
     expect(only.trials).toHaveLength(3);
     expect(only.status).toBe('passed');
-    expect(agent.callsFor('twice', run.id).map((r) => r.body.trial).sort()).toEqual([0, 1, 2]);
+    expect(
+      agent
+        .callsFor('twice', run.id)
+        .map((r) => r.body.trial)
+        .sort(),
+    ).toEqual([0, 1, 2]);
   });
 });
 
@@ -241,8 +261,13 @@ describe('control', () => {
   it('pauses (no progress), resumes and completes', async () => {
     const items = Array.from({ length: 6 }, (_, i) => ({ name: `slow-${i}`, input: { answer: 'ok', delay_ms: 300 }, expected: { outputContains: ['ok'] } }));
     const run = await startRun(items);
-    await eventually(async () => expect((await json<RunBody>(await service.api(`/api/runs/${run.id}/status`), 200)).progress.completed).toBeGreaterThanOrEqual(1));
-    expect(await json(await service.api(`/api/runs/${run.id}/control`, { method: 'POST', json: { action: 'pause' } }), 202)).toMatchObject({ action: 'pause', status: 'paused' });
+    await eventually(async () =>
+      expect((await json<RunBody>(await service.api(`/api/runs/${run.id}/status`), 200)).progress.completed).toBeGreaterThanOrEqual(1),
+    );
+    expect(await json(await service.api(`/api/runs/${run.id}/control`, { method: 'POST', json: { action: 'pause' } }), 202)).toMatchObject({
+      action: 'pause',
+      status: 'paused',
+    });
     await waitForStatus(run.id, ['paused']);
     // The case in flight may finish; after that nothing moves.
     await new Promise((r) => setTimeout(r, 700));
@@ -266,7 +291,9 @@ describe('control', () => {
   it('cancels: pending cases become cancelled and the run cannot be resumed', async () => {
     const items = Array.from({ length: 8 }, (_, i) => ({ name: `c-${i}`, input: { answer: 'ok', delay_ms: 400 }, expected: { outputContains: ['ok'] } }));
     const run = await startRun(items);
-    await eventually(async () => expect((await json<RunBody>(await service.api(`/api/runs/${run.id}/status`), 200)).progress.completed).toBeGreaterThanOrEqual(1));
+    await eventually(async () =>
+      expect((await json<RunBody>(await service.api(`/api/runs/${run.id}/status`), 200)).progress.completed).toBeGreaterThanOrEqual(1),
+    );
     await json(await service.api(`/api/runs/${run.id}/control`, { method: 'POST', json: { action: 'cancel' } }), 202);
     const cancelled = await waitForStatus(run.id, ['cancelled']);
     expect(cancelled.summary.cancelled).toBeGreaterThan(0);
@@ -279,10 +306,13 @@ describe('control', () => {
   });
 
   it('holds a case that asks for approval until approvalSignal, then goes on', async () => {
-    const run = await startRun([
-      { name: 'needs-ok', input: { answer: 'email sent', approval: 'send_email' }, expected: { outputContains: ['sent'] } },
-      { name: 'denied', input: { answer: 'email sent', approval: 'send_email' }, expected: { outputContains: ['sent'] } },
-    ], { config: { parallel: true } });
+    const run = await startRun(
+      [
+        { name: 'needs-ok', input: { answer: 'email sent', approval: 'send_email' }, expected: { outputContains: ['sent'] } },
+        { name: 'denied', input: { answer: 'email sent', approval: 'send_email' }, expected: { outputContains: ['sent'] } },
+      ],
+      { config: { parallel: true } },
+    );
     await eventually(() => expect(agent.callsFor('needs-ok', run.id)).toHaveLength(1));
     await eventually(() => expect(agent.callsFor('denied', run.id)).toHaveLength(1));
     await new Promise((r) => setTimeout(r, 500));
@@ -301,14 +331,21 @@ describe('control', () => {
 });
 
 describe('comparison', () => {
-  const items = Array.from({ length: 12 }, (_, i) => ({ name: `q${i}`, input: { answer: `the answer is ${i}`, tools: ['search'] }, expected: { outputContains: ['answer', `${i}`], toolCalls: ['search'] } }));
+  const items = Array.from({ length: 12 }, (_, i) => ({
+    name: `q${i}`,
+    input: { answer: `the answer is ${i}`, tools: ['search'] },
+    expected: { outputContains: ['answer', `${i}`], toolCalls: ['search'] },
+  }));
 
   it('finds a planted regression and calls it significant; a rerun of the same agent is not', async () => {
     const scorers = ['contains', 'toolSelection'];
     const base = await startRun(items, { scorers, agentVersion: 'v1', config: { parallel: true } });
     const same = await startRun(items, { scorers, agentVersion: 'v1-again', config: { parallel: true } });
     // The regressed agent forgets the tool on every case.
-    const worse = await startRun(items.map((it) => ({ ...it, input: { ...it.input, tools: [] } })), { scorers, agentVersion: 'v2', config: { parallel: true } });
+    const worse = await startRun(
+      items.map((it) => ({ ...it, input: { ...it.input, tools: [] } })),
+      { scorers, agentVersion: 'v2', config: { parallel: true } },
+    );
     for (const r of [base, same, worse]) await waitForStatus(r.id, ['completed']);
 
     const regression = await json<{
@@ -336,36 +373,69 @@ describe('comparison', () => {
 
   it('answers the SPEC messages for bad comparison requests', async () => {
     const id = '00000000-0000-4000-8000-000000000001';
-    expect(await json(await service.api('/api/compare', { method: 'POST', json: { candidate_run_id: id } }), 400)).toMatchObject({ error: 'baseline_run_id is required' });
-    expect(await json(await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: id } }), 400)).toMatchObject({ error: 'candidate_run_id is required' });
+    expect(await json(await service.api('/api/compare', { method: 'POST', json: { candidate_run_id: id } }), 400)).toMatchObject({
+      error: 'baseline_run_id is required',
+    });
+    expect(await json(await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: id } }), 400)).toMatchObject({
+      error: 'candidate_run_id is required',
+    });
     expect(await json(await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: id, candidate_run_id: id } }), 400)).toMatchObject({
       error: 'baseline_run_id and candidate_run_id must be different',
     });
     const [some] = (await json<{ runs: RunBody[] }>(await service.api('/api/runs?limit=1'), 200)).runs;
-    expect(await json(await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: id, candidate_run_id: some.id } }), 404)).toMatchObject({ error: `Baseline run ${id} not found` });
-    expect(await json(await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: some.id, candidate_run_id: id } }), 404)).toMatchObject({ error: `Candidate run ${id} not found` });
+    expect(await json(await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: id, candidate_run_id: some.id } }), 404)).toMatchObject({
+      error: `Baseline run ${id} not found`,
+    });
+    expect(await json(await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: some.id, candidate_run_id: id } }), 404)).toMatchObject({
+      error: `Candidate run ${id} not found`,
+    });
   });
 });
 
 describe('suite versions', () => {
   it('pins each run to the suite version it ran', async () => {
     const suite = await json<{ id: string }>(
-      await service.api('/api/suites', { method: 'POST', json: { name: 'pinned', agent_id: agentId, defaultScorers: ['contains'], cases: [{ name: 'a', input: { answer: 'alpha' }, expected: { outputContains: ['alpha'] } }] } }),
+      await service.api('/api/suites', {
+        method: 'POST',
+        json: {
+          name: 'pinned',
+          agent_id: agentId,
+          defaultScorers: ['contains'],
+          cases: [{ name: 'a', input: { answer: 'alpha' }, expected: { outputContains: ['alpha'] } }],
+        },
+      }),
       201,
     );
-    const v1 = await json<{ run_id: string }>(await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'pinned', agent_version: 'v1' } }), 202);
+    const v1 = await json<{ run_id: string }>(
+      await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'pinned', agent_version: 'v1' } }),
+      202,
+    );
     await json(
       await service.api(`/api/suites/${suite.id}`, {
         method: 'PUT',
-        json: { name: 'pinned', agent_id: agentId, defaultScorers: ['contains'], cases: [{ name: 'a', input: { answer: 'alpha' }, expected: { outputContains: ['alpha'] } }, { name: 'b', input: { answer: 'beta' }, expected: { outputContains: ['beta'] } }] },
+        json: {
+          name: 'pinned',
+          agent_id: agentId,
+          defaultScorers: ['contains'],
+          cases: [
+            { name: 'a', input: { answer: 'alpha' }, expected: { outputContains: ['alpha'] } },
+            { name: 'b', input: { answer: 'beta' }, expected: { outputContains: ['beta'] } },
+          ],
+        },
       }),
       200,
     );
-    const v2 = await json<{ run_id: string }>(await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'pinned', agent_version: 'v1' } }), 202);
+    const v2 = await json<{ run_id: string }>(
+      await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'pinned', agent_version: 'v1' } }),
+      202,
+    );
     const [r1, r2] = [await waitForStatus(v1.run_id, ['completed']), await waitForStatus(v2.run_id, ['completed'])];
     expect([r1.suite_version, r1.summary.total_cases]).toEqual([1, 1]);
     expect([r2.suite_version, r2.summary.total_cases]).toEqual([2, 2]);
-    const cmp = await json<{ same_suite_version: boolean; only_in_candidate: string[] }>(await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: v1.run_id, candidate_run_id: v2.run_id } }), 200);
+    const cmp = await json<{ same_suite_version: boolean; only_in_candidate: string[] }>(
+      await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: v1.run_id, candidate_run_id: v2.run_id } }),
+      200,
+    );
     expect(cmp.same_suite_version).toBe(false);
     expect(cmp.only_in_candidate).toEqual(['b']);
   });

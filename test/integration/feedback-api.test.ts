@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
-import type { Comparison, ComparisonList, CorrectionData, Feedback as FeedbackUnion, FeedbackList, PreferenceData, RatingData } from '../../core/model/feedback.js';
+import type {
+  Comparison,
+  ComparisonList,
+  CorrectionData,
+  Feedback as FeedbackUnion,
+  FeedbackList,
+  PreferenceData,
+  RatingData,
+} from '../../core/model/feedback.js';
 import type { Score } from '../../core/model/score.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { useTestService, type ErrorBody } from '../helpers/test-service-hooks.js';
@@ -52,7 +60,17 @@ async function ingestTrace(traceId: string, input: string, output: string, proje
     status: 'ok',
     duration_ms: 100,
     start_time: new Date(start).toISOString(),
-    spans: [{ span_id: `${traceId}-root`, name: 'agent', type: 'span', start_time: new Date(start).toISOString(), end_time: new Date(start + 100).toISOString(), input, output }],
+    spans: [
+      {
+        span_id: `${traceId}-root`,
+        name: 'agent',
+        type: 'span',
+        start_time: new Date(start).toISOString(),
+        end_time: new Date(start + 100).toISOString(),
+        input,
+        output,
+      },
+    ],
   };
   const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body, project });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -68,13 +86,24 @@ describe('POST /api/feedback: the SPEC 400 texts', () => {
   });
 
   it('answers Preference data is required for preference feedback', async () => {
-    for (const body of [{ type: 'preference' }, { type: 'preference', trace_id: 't', prompt: 'p' }, { type: 'preference', preference: null }, { type: 'preference', preference: {} }, { type: 'preference', preference: { prompt: 'p' } }]) {
+    for (const body of [
+      { type: 'preference' },
+      { type: 'preference', trace_id: 't', prompt: 'p' },
+      { type: 'preference', preference: null },
+      { type: 'preference', preference: {} },
+      { type: 'preference', preference: { prompt: 'p' } },
+    ]) {
       await expectError(await post(body), 400, 'Preference data is required for preference feedback');
     }
   });
 
   it('answers Correction data is required for correction feedback', async () => {
-    for (const body of [{ type: 'correction' }, { type: 'correction', trace_id: 't' }, { type: 'correction', trace_id: 't', correction: {} }, { type: 'correction', correction: null }]) {
+    for (const body of [
+      { type: 'correction' },
+      { type: 'correction', trace_id: 't' },
+      { type: 'correction', trace_id: 't', correction: {} },
+      { type: 'correction', correction: null },
+    ]) {
       await expectError(await post(body), 400, 'Correction data is required for correction feedback');
     }
   });
@@ -85,7 +114,9 @@ describe('POST /api/feedback: the SPEC 400 texts', () => {
     expect((await issues(await post({ type: 'preference', chosen: 'a' }))).map((i) => i.field)).toEqual(['rejected']);
     expect((await issues(await post({ type: 'preference', preference: { chosen: 'a' } }))).map((i) => i.field)).toEqual(['preference.rejected']);
     expect((await issues(await post({ type: 'preference', preference: 'a over b' })))[0].field).toBe('preference');
-    expect(await issues(await post({ type: 'preference', chosen: 'a', preference: { chosen: 'b', rejected: 'c' } }))).toEqual([{ field: 'preference.chosen', message: 'give either chosen or preference.chosen, not both' }]);
+    expect(await issues(await post({ type: 'preference', chosen: 'a', preference: { chosen: 'b', rejected: 'c' } }))).toEqual([
+      { field: 'preference.chosen', message: 'give either chosen or preference.chosen, not both' },
+    ]);
     expect((await issues(await post({ type: 'correction', original: 'a', corrected: 'b' }))).map((i) => i.field)).toEqual(['trace_id']);
     expect((await issues(await post({ type: 'correction', trace_id: 't', original: 'a' }))).map((i) => i.field)).toEqual(['corrected']);
     expect((await issues(await post({ type: 'rating', trace_id: 't' }))).map((i) => i.field)).toEqual(['value']);
@@ -100,19 +131,44 @@ describe('POST /api/feedback: the SPEC 400 texts', () => {
 
 describe('POST /api/feedback: each type', () => {
   it('stores a preference, flat or nested under "preference", and writes no score for a bare trace_id', async () => {
-    const flat = await created({ type: 'preference', trace_id: 'pref-trace', prompt: 'Capital of France?', chosen: 'Paris', rejected: 'Lyon', reason: 'correct', user_id: 'u1', source: 'web-ui' });
+    const flat = await created({
+      type: 'preference',
+      trace_id: 'pref-trace',
+      prompt: 'Capital of France?',
+      chosen: 'Paris',
+      rejected: 'Lyon',
+      reason: 'correct',
+      user_id: 'u1',
+      source: 'web-ui',
+    });
     expect(flat).toMatchObject({
       type: 'preference',
       trace_id: 'pref-trace',
       span_id: null,
       user_id: 'u1',
       source: 'web-ui',
-      preference: { prompt: 'Capital of France?', chosen: 'Paris', rejected: 'Lyon', reason: 'correct', tie: false, chosen_trace_id: null, rejected_trace_id: null },
+      preference: {
+        prompt: 'Capital of France?',
+        chosen: 'Paris',
+        rejected: 'Lyon',
+        reason: 'correct',
+        tie: false,
+        chosen_trace_id: null,
+        rejected_trace_id: null,
+      },
       score_ids: [],
     });
     expect(flat.id).toMatch(/^[0-9a-f-]{36}$/);
     const nested = await created({ type: 'preference', preference: { prompt: 'Capital of France?', chosen: 'Paris', rejected: 'Lyon' } });
-    expect(nested.preference).toEqual({ prompt: 'Capital of France?', chosen: 'Paris', rejected: 'Lyon', reason: null, tie: false, chosen_trace_id: null, rejected_trace_id: null });
+    expect(nested.preference).toEqual({
+      prompt: 'Capital of France?',
+      chosen: 'Paris',
+      rejected: 'Lyon',
+      reason: null,
+      tie: false,
+      chosen_trace_id: null,
+      rejected_trace_id: null,
+    });
     expect(await scoresOf('pref-trace')).toEqual([]);
 
     const got = await svc.api(`/api/feedback/${flat.id}`);
@@ -121,29 +177,65 @@ describe('POST /api/feedback: each type', () => {
   });
 
   it('scores the chosen and rejected traces of a preference with source annotation', async () => {
-    const fb = await created({ type: 'preference', chosen: 'A', rejected: 'B', chosen_trace_id: 'pref-chosen', rejected_trace_id: 'pref-rejected', reason: 'clearer', user_id: 'judge-1' });
+    const fb = await created({
+      type: 'preference',
+      chosen: 'A',
+      rejected: 'B',
+      chosen_trace_id: 'pref-chosen',
+      rejected_trace_id: 'pref-rejected',
+      reason: 'clearer',
+      user_id: 'judge-1',
+    });
     expect(fb.score_ids).toHaveLength(2);
     const [chosen] = await scoresOf('pref-chosen');
     const [rejected] = await scoresOf('pref-rejected');
-    expect(chosen).toMatchObject({ name: 'preference', value: 1, source: 'annotation', scorer_name: 'judge-1', reason: 'clearer', evidence: [`feedback:${fb.id}`] });
+    expect(chosen).toMatchObject({
+      name: 'preference',
+      value: 1,
+      source: 'annotation',
+      scorer_name: 'judge-1',
+      reason: 'clearer',
+      evidence: [`feedback:${fb.id}`],
+    });
     expect(rejected).toMatchObject({ name: 'preference', value: 0, source: 'annotation' });
     expect(fb.score_ids.sort()).toEqual([chosen.id, rejected.id].sort());
   });
 
   it('stores a correction and writes a correction score of 0 carrying the corrected text', async () => {
-    const fb = await created({ type: 'correction', trace_id: 'corr-trace', span_id: 'corr-span', original: 'Lyon', corrected: 'Paris is the capital of France.' });
-    expect(fb).toMatchObject({ type: 'correction', trace_id: 'corr-trace', span_id: 'corr-span', correction: { original: 'Lyon', corrected: 'Paris is the capital of France.' } });
+    const fb = await created({
+      type: 'correction',
+      trace_id: 'corr-trace',
+      span_id: 'corr-span',
+      original: 'Lyon',
+      corrected: 'Paris is the capital of France.',
+    });
+    expect(fb).toMatchObject({
+      type: 'correction',
+      trace_id: 'corr-trace',
+      span_id: 'corr-span',
+      correction: { original: 'Lyon', corrected: 'Paris is the capital of France.' },
+    });
     const nested = await created({ type: 'correction', correction: { trace_id: 'corr-trace-2', original: 'x', corrected: 'y' } });
     expect(nested).toMatchObject({ trace_id: 'corr-trace-2', correction: { original: 'x', corrected: 'y' } });
     const scores = await scoresOf('corr-trace');
     expect(scores).toHaveLength(1);
-    expect(scores[0]).toMatchObject({ id: fb.score_ids[0], name: 'correction', value: 0, score_type: 'boolean', source: 'annotation', span_id: 'corr-span', reason: 'Paris is the capital of France.' });
+    expect(scores[0]).toMatchObject({
+      id: fb.score_ids[0],
+      name: 'correction',
+      value: 0,
+      score_type: 'boolean',
+      source: 'annotation',
+      span_id: 'corr-span',
+      reason: 'Paris is the capital of France.',
+    });
   });
 
   it('stores ratings: a number, "up"/"down" as value, or thumbs, each as an annotation score', async () => {
     const numeric = await created({ type: 'rating', trace_id: 'rate-num', value: 0.8, comment: 'mostly right', name: 'helpfulness' });
     expect(numeric.rating).toEqual({ name: 'helpfulness', value: 0.8, thumbs: null, comment: 'mostly right' });
-    expect(await scoresOf('rate-num')).toMatchObject([{ name: 'helpfulness', value: 0.8, score_type: 'numeric', source: 'annotation', reason: 'mostly right' }]);
+    expect(await scoresOf('rate-num')).toMatchObject([
+      { name: 'helpfulness', value: 0.8, score_type: 'numeric', source: 'annotation', reason: 'mostly right' },
+    ]);
 
     const up = await created({ type: 'rating', trace_id: 'rate-up', value: 'up' });
     expect(up.rating).toEqual({ name: 'rating', value: 1, thumbs: 'up', comment: null });
@@ -184,7 +276,10 @@ describe('GET /api/feedback', () => {
     const ids: string[] = [];
     const before = Date.now();
     for (let i = 0; i < 5; i++) {
-      const body = i % 2 === 0 ? { type: 'rating', trace_id: `list-${i % 3}`, value: i / 10 } : { type: 'correction', trace_id: `list-${i % 3}`, original: 'o', corrected: `c${i}` };
+      const body =
+        i % 2 === 0
+          ? { type: 'rating', trace_id: `list-${i % 3}`, value: i / 10 }
+          : { type: 'correction', trace_id: `list-${i % 3}`, original: 'o', corrected: `c${i}` };
       ids.push((await created(body, project)).id);
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -220,7 +315,15 @@ describe('GET /api/feedback', () => {
     const window = (await (await svc.api(`/api/feedback?from=${before - 60_000}&to=${before - 1}`, { project })).json()) as FeedbackList;
     expect(window.total).toBe(0);
 
-    for (const q of ['limit=0', 'limit=1001', 'offset=-1', 'type=thumbs', 'from=yesterday', 'cursor=abc', `cursor=${Buffer.from(JSON.stringify([Date.now(), 'x'])).toString('base64url')}`]) {
+    for (const q of [
+      'limit=0',
+      'limit=1001',
+      'offset=-1',
+      'type=thumbs',
+      'from=yesterday',
+      'cursor=abc',
+      `cursor=${Buffer.from(JSON.stringify([Date.now(), 'x'])).toString('base64url')}`,
+    ]) {
       expect((await svc.api(`/api/feedback?${q}`, { project })).status, q).toBe(422);
     }
   });
@@ -243,7 +346,16 @@ describe('comparisons', () => {
   }
 
   it('answers Prompt is required whenever the prompt is missing, in either form', async () => {
-    for (const body of [{}, { prompt: '' }, { prompt: '   ' }, { prompt: null }, { output_a: 'a', output_b: 'b' }, { trace_a: 't1', trace_b: 't2' }, [], 'prompt']) {
+    for (const body of [
+      {},
+      { prompt: '' },
+      { prompt: '   ' },
+      { prompt: null },
+      { output_a: 'a', output_b: 'b' },
+      { trace_a: 't1', trace_b: 't2' },
+      [],
+      'prompt',
+    ]) {
       const err = await expectError(await compare(body), 400, 'Prompt is required');
       expect(err.code).toBe('PROMPT_REQUIRED');
     }
@@ -266,8 +378,19 @@ describe('comparisons', () => {
     const answered = await answer(c.id, { preferred: 'b', reason: 'more complete', user_id: 'rater-7' }, project);
     expect(answered.status).toBe(201);
     const result = (await answered.json()) as { comparison: Comparison; feedback: Feedback };
-    expect(result.comparison).toMatchObject({ status: 'answered', preferred: 'b', reason: 'more complete', answered_by: 'rater-7', feedback_id: result.feedback.id });
-    expect(result.feedback).toMatchObject({ type: 'preference', comparison_id: c.id, user_id: 'rater-7', preference: { prompt: 'Summarize', chosen: 'long', rejected: 'short', reason: 'more complete', tie: false } });
+    expect(result.comparison).toMatchObject({
+      status: 'answered',
+      preferred: 'b',
+      reason: 'more complete',
+      answered_by: 'rater-7',
+      feedback_id: result.feedback.id,
+    });
+    expect(result.feedback).toMatchObject({
+      type: 'preference',
+      comparison_id: c.id,
+      user_id: 'rater-7',
+      preference: { prompt: 'Summarize', chosen: 'long', rejected: 'short', reason: 'more complete', tie: false },
+    });
 
     const again = await answer(c.id, { preferred: 'b' }, project);
     expect(again.status).toBe(200);
@@ -276,7 +399,9 @@ describe('comparisons', () => {
     expect(changed.status).toBe(409);
 
     expect(((await (await svc.api('/api/feedback/comparisons?status=pending', { project })).json()) as ComparisonList).total).toBe(0);
-    expect(((await (await svc.api('/api/feedback/comparisons?status=answered', { project })).json()) as ComparisonList).comparisons.map((x) => x.id)).toEqual([c.id]);
+    expect(((await (await svc.api('/api/feedback/comparisons?status=answered', { project })).json()) as ComparisonList).comparisons.map((x) => x.id)).toEqual([
+      c.id,
+    ]);
     expect(((await (await svc.api('/api/feedback?type=preference', { project })).json()) as FeedbackList).total).toBe(1);
     expect((await svc.api('/api/feedback/comparisons?status=closed', { project })).status).toBe(422);
     expect((await svc.api(`/api/feedback/comparisons/${c.id}`, { project })).status).toBe(200);
@@ -315,11 +440,17 @@ describe('comparisons', () => {
 describe('project isolation', () => {
   it("hides one project's feedback and comparisons from another (404, empty lists)", async () => {
     const fb = await created({ type: 'rating', trace_id: 'iso-trace', value: 0.3 });
-    const c = (await (await svc.api('/api/feedback/comparisons', { method: 'POST', json: { prompt: 'p', output_a: 'a', output_b: 'b' } })).json()) as Comparison;
+    const c = (await (
+      await svc.api('/api/feedback/comparisons', { method: 'POST', json: { prompt: 'p', output_a: 'a', output_b: 'b' } })
+    ).json()) as Comparison;
     const project = 'other-project';
     await expectError(await svc.api(`/api/feedback/${fb.id}`, { project }), 404, 'Feedback not found');
     await expectError(await svc.api(`/api/feedback/comparisons/${c.id}`, { project }), 404, 'Comparison not found');
-    await expectError(await svc.api(`/api/feedback/comparisons/${c.id}/answer`, { method: 'POST', json: { preferred: 'a' }, project }), 404, 'Comparison not found');
+    await expectError(
+      await svc.api(`/api/feedback/comparisons/${c.id}/answer`, { method: 'POST', json: { preferred: 'a' }, project }),
+      404,
+      'Comparison not found',
+    );
     const list = (await (await svc.api('/api/feedback?trace_id=iso-trace', { project })).json()) as FeedbackList;
     expect(list).toMatchObject({ feedback: [], total: 0 });
     const comparisons = (await (await svc.api('/api/feedback/comparisons', { project })).json()) as ComparisonList;
@@ -383,8 +514,12 @@ describe('hostile input', () => {
       expect(res.status, JSON.stringify(body).slice(0, 120)).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
     }
-    expect((await issues(await raw('{"__proto__": {"x": 1}, "prompt": "p", "output_a": "a", "output_b": "b"}', '/api/feedback/comparisons')))[0].message).toMatch(/__proto__/);
-    const c = (await (await svc.api('/api/feedback/comparisons', { method: 'POST', json: { prompt: 'p', output_a: 'a', output_b: 'b' } })).json()) as Comparison;
+    expect(
+      (await issues(await raw('{"__proto__": {"x": 1}, "prompt": "p", "output_a": "a", "output_b": "b"}', '/api/feedback/comparisons')))[0].message,
+    ).toMatch(/__proto__/);
+    const c = (await (
+      await svc.api('/api/feedback/comparisons', { method: 'POST', json: { prompt: 'p', output_a: 'a', output_b: 'b' } })
+    ).json()) as Comparison;
     for (const body of [{ preferred: 'a', reason: '\ud800' }, { preferred: 'a', user_id: 'x\u0000' }, { preferred: 1 }, {}, { preferred: 'a', extra: true }]) {
       const res = await svc.api(`/api/feedback/comparisons/${c.id}/answer`, { method: 'POST', json: body });
       expect(res.status, JSON.stringify(body)).toBe(422);
@@ -406,7 +541,11 @@ describe('store failures', () => {
       await metadata.pool.query('ALTER TABLE feedback ADD CONSTRAINT test_refuse_all CHECK (length(type) < 0) NOT VALID');
       const submit = await post({ type: 'rating', trace_id: 'fail-trace', value: 1 });
       expect(submit.status).toBe(500);
-      expect(await submit.json()).toMatchObject({ error: 'Failed to submit feedback', status: 500, details: expect.stringMatching(/test_refuse_all/) as unknown });
+      expect(await submit.json()).toMatchObject({
+        error: 'Failed to submit feedback',
+        status: 500,
+        details: expect.stringMatching(/test_refuse_all/) as unknown,
+      });
       await metadata.pool.query('ALTER TABLE feedback DROP CONSTRAINT test_refuse_all');
 
       await metadata.pool.query('ALTER TABLE feedback RENAME COLUMN data TO data_hidden');

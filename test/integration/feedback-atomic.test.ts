@@ -86,7 +86,13 @@ describe("a comparison's answer and a queue item's completion when the analytica
     // Two real answers of a support agent: multi-paragraph markdown, CRLF question, Hebrew policy text.
     const created = await svc.api('/api/feedback/comparisons', {
       method: 'POST',
-      json: { prompt: texts.supportQuestion, output_a: texts.supportAnswer, output_b: texts.policyRefundsHebrew, trace_a: 'cmp-atomic-a', trace_b: 'cmp-atomic-b' },
+      json: {
+        prompt: texts.supportQuestion,
+        output_a: texts.supportAnswer,
+        output_b: texts.policyRefundsHebrew,
+        trace_a: 'cmp-atomic-a',
+        trace_b: 'cmp-atomic-b',
+      },
     });
     expect(created.status).toBe(201);
     const comparison = (await created.json()) as { id: string };
@@ -111,9 +117,16 @@ describe("a comparison's answer and a queue item's completion when the analytica
   });
 
   it('a completion stores nothing while ClickHouse is down (the item stays open, no correction); the retry completes it with its scores', async () => {
-    const queue = (await (await svc.api('/api/queues', { method: 'POST', json: { name: 'atomic review', score_names: ['accuracy'], trace_ids: ['queue-atomic-1'] } })).json()) as { id: string };
+    const queue = (await (
+      await svc.api('/api/queues', { method: 'POST', json: { name: 'atomic review', score_names: ['accuracy'], trace_ids: ['queue-atomic-1'] } })
+    ).json()) as { id: string };
     const item = ((await (await svc.api(`/api/queues/${queue.id}/next?reviewer=alice`)).json()) as { item: { id: string } }).item;
-    const body = { reviewer: 'alice', scores: { accuracy: 0.5 }, comment: 'Half right.', correction: { original: texts.travelAnswer, corrected: `${texts.travelAnswer}\n\n> Note: the museum is closed on Mondays.` } };
+    const body = {
+      reviewer: 'alice',
+      scores: { accuracy: 0.5 },
+      comment: 'Half right.',
+      correction: { original: texts.travelAnswer, corrected: `${texts.travelAnswer}\n\n> Note: the museum is closed on Mondays.` },
+    };
     const path = `/api/queues/${queue.id}/items/${item.id}/complete`;
     await withBrokenAnalytics('http://127.0.0.1:9', 1000, async (base) => {
       const res = await apiFetch(base, svc.defaultProjectId, path, { method: 'POST', json: body });

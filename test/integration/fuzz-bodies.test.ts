@@ -47,11 +47,60 @@ const ROUTES: Array<[method: string, path: string]> = [
 ];
 
 const FIELDS = [
-  'name', 'type', 'template', 'messages', 'trace_id', 'span_id', 'value', 'agentId', 'agent_id', 'dataset', 'scorers', 'cases', 'metric',
-  'threshold', 'operator', 'severity', 'id', 'role', 'env', 'spans', 'start_time', 'end_time', 'duration_ms', 'input', 'output', 'expected',
-  'config', 'action', 'labels', 'label', 'version', 'variables', 'preference', 'correction', 'rating', 'prompt', 'chosen', 'rejected',
-  'baseline_run_id', 'candidate_run_id', 'filter', 'score_names', 'trace_ids', 'webhook_url', 'window_seconds', 'endpoint', 'headers',
-  'suite_name', 'query', 'ingest', 'eval_runs', '__proto__', 'constructor', 'prototype',
+  'name',
+  'type',
+  'template',
+  'messages',
+  'trace_id',
+  'span_id',
+  'value',
+  'agentId',
+  'agent_id',
+  'dataset',
+  'scorers',
+  'cases',
+  'metric',
+  'threshold',
+  'operator',
+  'severity',
+  'id',
+  'role',
+  'env',
+  'spans',
+  'start_time',
+  'end_time',
+  'duration_ms',
+  'input',
+  'output',
+  'expected',
+  'config',
+  'action',
+  'labels',
+  'label',
+  'version',
+  'variables',
+  'preference',
+  'correction',
+  'rating',
+  'prompt',
+  'chosen',
+  'rejected',
+  'baseline_run_id',
+  'candidate_run_id',
+  'filter',
+  'score_names',
+  'trace_ids',
+  'webhook_url',
+  'window_seconds',
+  'endpoint',
+  'headers',
+  'suite_name',
+  'query',
+  'ingest',
+  'eval_runs',
+  '__proto__',
+  'constructor',
+  'prototype',
 ];
 
 /** A small deterministic PRNG, so a failure can be replayed. */
@@ -69,42 +118,79 @@ function rng(seed: number) {
 function hostileValue(r: () => number, depth = 0): unknown {
   const pick = Math.floor(r() * 22);
   switch (pick) {
-    case 0: return 'x'.repeat(200_000);
-    case 1: return 'a\ud800b\udfffc';
-    case 2: return 'nul\u0000byte';
-    case 3: return "'; DROP TABLE projects; --";
-    case 4: return 1e308;
-    case 5: return -1;
-    case 6: return 9007199254740993;
-    case 7: return 4e15;
-    case 8: return '275760-09-13T00:00:00.001Z';
-    case 9: return '-271821-04-20T00:00:00Z';
-    case 10: return null;
-    case 11: return true;
-    case 12: return [];
-    case 13: return {};
-    case 14: return '{{input}}{{__proto__}}';
-    case 15: return '../../etc/passwd';
-    case 16: return 'http://169.254.169.254/latest/meta-data/';
-    case 17: return '0';
-    case 18: return depth < 3 ? Array.from({ length: 1 + Math.floor(r() * 3) }, () => hostileValue(r, depth + 1)) : 'deep';
-    case 19: return depth < 3 ? hostileObject(r, depth + 1) : 'deep';
-    case 20: return '😀'.repeat(1000);
-    default: return UUID;
+    case 0:
+      return 'x'.repeat(200_000);
+    case 1:
+      return 'a\ud800b\udfffc';
+    case 2:
+      return 'nul\u0000byte';
+    case 3:
+      return "'; DROP TABLE projects; --";
+    case 4:
+      return 1e308;
+    case 5:
+      return -1;
+    case 6:
+      return 9007199254740993;
+    case 7:
+      return 4e15;
+    case 8:
+      return '275760-09-13T00:00:00.001Z';
+    case 9:
+      return '-271821-04-20T00:00:00Z';
+    case 10:
+      return null;
+    case 11:
+      return true;
+    case 12:
+      return [];
+    case 13:
+      return {};
+    case 14:
+      return '{{input}}{{__proto__}}';
+    case 15:
+      return '../../etc/passwd';
+    case 16:
+      return 'http://169.254.169.254/latest/meta-data/';
+    case 17:
+      return '0';
+    case 18:
+      return depth < 3 ? Array.from({ length: 1 + Math.floor(r() * 3) }, () => hostileValue(r, depth + 1)) : 'deep';
+    case 19:
+      return depth < 3 ? hostileObject(r, depth + 1) : 'deep';
+    case 20:
+      return '😀'.repeat(1000);
+    default:
+      return UUID;
   }
 }
 
 function hostileObject(r: () => number, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const n = 1 + Math.floor(r() * 6);
-  for (let i = 0; i < n; i++) Object.defineProperty(out, FIELDS[Math.floor(r() * FIELDS.length)], { value: hostileValue(r, depth), enumerable: true, configurable: true, writable: true });
+  for (let i = 0; i < n; i++)
+    Object.defineProperty(out, FIELDS[Math.floor(r() * FIELDS.length)], {
+      value: hostileValue(r, depth),
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
   return out;
 }
 
 /** Raw bodies that are not valid JSON objects, or not UTF-8 at all. */
 const RAW: Array<string | Uint8Array> = [
-  '', 'null', '[]', '"text"', '{', '{"a":', '1e999999', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}',
-  `${'['.repeat(20_000)}${']'.repeat(20_000)}`, Uint8Array.from([0xff, 0xfe, 0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+  '',
+  'null',
+  '[]',
+  '"text"',
+  '{',
+  '{"a":',
+  '1e999999',
+  '{"__proto__":{"polluted":true}}',
+  '{"constructor":{"prototype":{"polluted":true}}}',
+  `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+  Uint8Array.from([0xff, 0xfe, 0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
 ];
 
 /** `{"name":"<a UTF-8-encoded lone surrogate>"}`: not valid UTF-8, decoded with U+FFFD in its place and stored safely, or refused. */
@@ -116,7 +202,12 @@ const LONE_SURROGATE_ESCAPES = `{"name":"${'\\ud800'.repeat(100)}"}`;
 const callerOf = (path: string) => (path === '/api/projects' ? svc.defaultProjectId : 'fuzz-a');
 
 async function send(method: string, path: string, body: string | Uint8Array): Promise<number> {
-  const res = await svc.api(path, { method, project: callerOf(path), body: typeof body === 'string' ? body : Buffer.from(body), headers: { 'content-type': 'application/json' } });
+  const res = await svc.api(path, {
+    method,
+    project: callerOf(path),
+    body: typeof body === 'string' ? body : Buffer.from(body),
+    headers: { 'content-type': 'application/json' },
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -160,7 +251,7 @@ describe('hostile bodies on every write route', () => {
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
 
-  it("left nothing in another project", async () => {
+  it('left nothing in another project', async () => {
     for (const path of ['/api/traces', '/api/agents', '/api/suites', '/api/prompts', '/api/feedback', '/api/queues', '/api/alerts/rules', '/api/runs']) {
       const res = await svc.api(path, { project: 'fuzz-b' });
       expect(res.status, path).toBe(200);

@@ -42,7 +42,11 @@ describe('both stores hang (they accept connections and never answer)', () => {
   beforeAll(async () => {
     [clickhouse, postgres] = await Promise.all([silentServer(), silentServer()]);
     // The production client settings: a ClickHouse request may take a minute, PostgreSQL 5 s to connect.
-    server = await startApiOnStores({ clickhouseUrl: `http://${clickhouse.address}`, postgresUrl: `postgres://u:p@${postgres.address}/db`, clickhouseTimeoutMs: 60_000 });
+    server = await startApiOnStores({
+      clickhouseUrl: `http://${clickhouse.address}`,
+      postgresUrl: `postgres://u:p@${postgres.address}/db`,
+      clickhouseTimeoutMs: 60_000,
+    });
     base = server.base;
   });
   afterAll(async () => {

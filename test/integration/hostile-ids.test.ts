@@ -34,13 +34,23 @@ interface Route {
  */
 function apiRoutes(): Route[] {
   const stub: unknown = new Proxy(function () {}, { get: (_t, key) => (key === 'then' ? undefined : stub), apply: () => stub });
-  const deps = { config: { maxBodyBytes: 1024, version: 'test' }, logger: stub, analytics: stub, metadata: stub, auth: stub, limiter: stub, collector: stub, scorers: stub } as unknown as ApiDeps;
+  const deps = {
+    config: { maxBodyBytes: 1024, version: 'test' },
+    logger: stub,
+    analytics: stub,
+    metadata: stub,
+    auth: stub,
+    limiter: stub,
+    collector: stub,
+    scorers: stub,
+  } as unknown as ApiDeps;
   const app: Koa = createApp(deps);
   const routes: Route[] = [];
   for (const middleware of app.middleware as Array<{ router?: { stack: Array<{ methods: string[]; path: string; paramNames: Array<{ name: string }> }> } }>) {
     for (const layer of middleware.router?.stack ?? []) {
       for (const method of layer.methods) {
-        if (method !== 'HEAD' && layer.path.startsWith('/api/') && layer.path !== '/api/health') routes.push({ method, path: layer.path, params: layer.paramNames.map((p) => p.name) });
+        if (method !== 'HEAD' && layer.path.startsWith('/api/') && layer.path !== '/api/health')
+          routes.push({ method, path: layer.path, params: layer.paramNames.map((p) => p.name) });
       }
     }
   }
@@ -89,7 +99,27 @@ function pathOf(route: Route, hostile?: { param: string; value: string }): strin
 }
 
 /** Query parameters the list routes filter by (and a few they do not know): each gets a hostile value in turn. */
-const QUERY_NAMES = ['name', 'trace_id', 'rule_id', 'suite_name', 'suite_id', 'agent_id', 'agent_version', 'search', 'model', 'label', 'status', 'reviewer', 'user_id', 'source', 'score_name', 'start_time', 'cursor', 'id', 'unknown_filter'];
+const QUERY_NAMES = [
+  'name',
+  'trace_id',
+  'rule_id',
+  'suite_name',
+  'suite_id',
+  'agent_id',
+  'agent_version',
+  'search',
+  'model',
+  'label',
+  'status',
+  'reviewer',
+  'user_id',
+  'source',
+  'score_name',
+  'start_time',
+  'cursor',
+  'id',
+  'unknown_filter',
+];
 
 /**
  * A valid body of each write route, and where its ids are: a hostile value in any of them is
@@ -112,7 +142,10 @@ function bodyOf(route: Route, hostile: string | undefined): { body: unknown; idP
     case 'POST /api/traces/ingest':
       return { body: trace(h('t-ingest'), 's-ingest', 's-ingest-root'), idPaths: ['trace_id'] };
     case 'POST /api/spans':
-      return { body: { trace_id: 't-spans', spans: [{ span_id: h('s-spans'), name: 'x', type: 'span', start_time: new Date().toISOString() }] }, idPaths: ['spans[0].span_id'] };
+      return {
+        body: { trace_id: 't-spans', spans: [{ span_id: h('s-spans'), name: 'x', type: 'span', start_time: new Date().toISOString() }] },
+        idPaths: ['spans[0].span_id'],
+      };
     case 'POST /api/scores':
       return { body: { trace_id: h(ids.trace), name: 'accuracy', value: 1 }, idPaths: ['trace_id'] };
     case 'POST /api/agents':
@@ -140,7 +173,10 @@ function bodyOf(route: Route, hostile: string | undefined): { body: unknown; idP
     case 'POST /api/runs':
       return { body: { agentId: h('agent-1'), dataset: { items: [{ input: 'q' }] }, scorers: ['contains'] }, idPaths: ['agentId'] };
     case 'POST /api/runs/:id/results':
-      return { body: { results: [{ case_index: 0, trial: 0, trace_id: h('5b8efff798038103d269b633813fc60c'), scores: {} }] }, idPaths: ['results[0].trace_id'] };
+      return {
+        body: { results: [{ case_index: 0, trial: 0, trace_id: h('5b8efff798038103d269b633813fc60c'), scores: {} }] },
+        idPaths: ['results[0].trace_id'],
+      };
     case 'POST /api/feedback':
       return { body: { type: 'rating', trace_id: h(ids.trace), user_id: 'rater', value: 1 }, idPaths: ['trace_id'] };
     case 'POST /api/feedback/comparisons':
@@ -210,7 +246,8 @@ function notASpecRefusal(a: Answer): string | null {
   if (a.status === 422) {
     const details = b.details as Array<{ field?: unknown; message?: unknown }> | undefined;
     if (b.error !== 'Validation error' || b.code !== 'VALIDATION_ERROR' || b.message !== 'Field validation failed') return 'not the validation body';
-    if (!Array.isArray(details) || details.length === 0 || details.some((d) => typeof d.field !== 'string' || typeof d.message !== 'string')) return 'no {field, message} details';
+    if (!Array.isArray(details) || details.length === 0 || details.some((d) => typeof d.field !== 'string' || typeof d.message !== 'string'))
+      return 'no {field, message} details';
     return null;
   }
   if (typeof b.code !== 'string') return 'no code';
@@ -233,9 +270,13 @@ beforeAll(async () => {
   ids.key = String(((await created(`/api/projects/${PROJECT}/keys`, { name: 'spare' })) as { id: string }).id);
   ids.agent = String((await created('/api/agents', { name: 'agent-1', endpoint: 'http://127.0.0.1:9/agent' })).name);
   ids.scorer = String((await created('/api/scorers', { name: 'scorer-1', endpoint: 'http://127.0.0.1:9/score' })).id);
-  ids.suite = String((await created('/api/suites', { name: 'suite', agent_id: 'agent-1', cases: [{ name: 'c', input: 'q' }], defaultScorers: ['contains'] })).id);
+  ids.suite = String(
+    (await created('/api/suites', { name: 'suite', agent_id: 'agent-1', cases: [{ name: 'c', input: 'q' }], defaultScorers: ['contains'] })).id,
+  );
   ids.prompt = String((await created('/api/prompts', { name: 'prompt-1', type: 'text', template: 'hello', labels: ['production'] })).name);
-  ids.run = String((await created('/api/runs', { execution: 'local', agentId: 'agent-1', dataset: { items: [{ input: 'q' }] }, scorers: ['contains'] })).run_id);
+  ids.run = String(
+    (await created('/api/runs', { execution: 'local', agentId: 'agent-1', dataset: { items: [{ input: 'q' }] }, scorers: ['contains'] })).run_id,
+  );
   ids.comparison = String((await created('/api/feedback/comparisons', { prompt: 'p', output_a: 'a', output_b: 'b' })).id);
   ids.feedback = String((await created('/api/feedback', { type: 'rating', trace_id: ids.trace, value: 1 })).id);
   const queue = await created('/api/queues', { name: 'review', trace_ids: [ids.trace] });
@@ -255,7 +296,15 @@ describe('the routes, read off the router', () => {
   it('are all of the API, with their path parameters', () => {
     const keys = ROUTES.map((r) => `${r.method} ${r.path}`);
     expect(ROUTES.length).toBeGreaterThan(90);
-    for (const key of ['POST /api/traces/ingest', 'GET /api/traces/:traceId', 'GET /api/runs', 'GET /api/queues/:id/items/:itemId', 'DELETE /api/projects/:id/keys/:keyId', 'GET /api/judges/:name/calibration', 'PATCH /api/evals/online-rules/:id']) {
+    for (const key of [
+      'POST /api/traces/ingest',
+      'GET /api/traces/:traceId',
+      'GET /api/runs',
+      'GET /api/queues/:id/items/:itemId',
+      'DELETE /api/projects/:id/keys/:keyId',
+      'GET /api/judges/:name/calibration',
+      'PATCH /api/evals/online-rules/:id',
+    ]) {
       expect(keys).toContain(key);
     }
     // Every parameter has a real value to stand beside a hostile one.
@@ -290,7 +339,11 @@ describe('hostile ids and bodies on every route', () => {
         const answer = await send('GET', path);
         const why = notASpecRefusal(answer);
         if (why) failures.push(`GET ${path}: ${why}: ${answer.text.slice(0, 200)}`);
-        else if (answer.status !== 422 || JSON.stringify(answer.body.details) !== JSON.stringify([{ field: name, message: 'must not contain control characters (U+0000-U+001F, U+007F-U+009F)' }])) {
+        else if (
+          answer.status !== 422 ||
+          JSON.stringify(answer.body.details) !==
+            JSON.stringify([{ field: name, message: 'must not contain control characters (U+0000-U+001F, U+007F-U+009F)' }])
+        ) {
           failures.push(`GET ${path}: ${answer.status} ${answer.text.slice(0, 200)}`);
         }
       }
@@ -304,7 +357,12 @@ describe('hostile ids and bodies on every route', () => {
     for (const route of ROUTES.filter(hasBody)) {
       for (const c of HOSTILE) {
         const spec = bodyOf(route, c);
-        const answer = await send(route.method, pathOf(route), JSON.stringify(spec?.body ?? genericBody(c)), route.method === 'POST' && route.path === '/api/projects');
+        const answer = await send(
+          route.method,
+          pathOf(route),
+          JSON.stringify(spec?.body ?? genericBody(c)),
+          route.method === 'POST' && route.path === '/api/projects',
+        );
         // A route that takes no id in its body may ignore unknown fields (a 2xx); it must never fail (5xx).
         if (!spec && answer.status < 400) continue;
         const why = notASpecRefusal(answer);
@@ -315,7 +373,9 @@ describe('hostile ids and bodies on every route', () => {
         if (spec && answer.status === 422) {
           // The refusal names the hostile id, not some other field.
           const fields = (answer.body.details as Array<{ field: string }>).map((d) => d.field);
-          if (!spec.idPaths.some((p) => fields.some((f) => f === p || f.startsWith(`${p}.`) || (route.path === '/api/traces/ingest' && f.startsWith('spans'))))) {
+          if (
+            !spec.idPaths.some((p) => fields.some((f) => f === p || f.startsWith(`${p}.`) || (route.path === '/api/traces/ingest' && f.startsWith('spans'))))
+          ) {
             failures.push(`${route.method} ${route.path} ${show(c)}: 422 names ${fields.join(', ')}, not ${spec.idPaths.join(', ')}`);
           }
         }
@@ -361,7 +421,12 @@ describe('the last guard', () => {
     try {
       const refusals: unknown[] = [];
       for (const lookup of [() => metadata.agents.resolve(PROJECT, 'x\u0000y'), () => metadata.scorers.resolve(PROJECT, 's\u0000')]) {
-        refusals.push(await lookup().then(() => undefined, (err: unknown) => err));
+        refusals.push(
+          await lookup().then(
+            () => undefined,
+            (err: unknown) => err,
+          ),
+        );
       }
       for (const err of refusals) {
         expect(err, 'PostgreSQL refused the NUL').toBeDefined();

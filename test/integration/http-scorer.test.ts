@@ -38,10 +38,28 @@ afterAll(async () => {
 });
 
 function record(over: Partial<CustomScorerRecord> = {}): CustomScorerRecord {
-  return { id: 'id', name: 'tone', endpoint: url, data_type: 'numeric', description: null, header_names: ['x-key'], headers: { 'x-key': 'secret' }, created_at: '', updated_at: '', ...over };
+  return {
+    id: 'id',
+    name: 'tone',
+    endpoint: url,
+    data_type: 'numeric',
+    description: null,
+    header_names: ['x-key'],
+    headers: { 'x-key': 'secret' },
+    created_at: '',
+    updated_at: '',
+    ...over,
+  };
 }
 
-const input = { input: { q: 'hi' }, output: 'hello', expected: { tone: 'warm' }, toolCalls: [{ name: 'greet' }], latencyMs: 5, trace: { trace_id: 't1', spans: [{ name: 's', type: 'span' }] } };
+const input = {
+  input: { q: 'hi' },
+  output: 'hello',
+  expected: { tone: 'warm' },
+  toolCalls: [{ name: 'greet' }],
+  latencyMs: 5,
+  trace: { trace_id: 't1', spans: [{ name: 's', type: 'span' }] },
+};
 
 async function score(over: Partial<CustomScorerRecord> = {}, config: Record<string, unknown> = {}) {
   const scorer = createHttpScorer(record(over), { timeoutMs: 2000, fetch: egress.fetch });

@@ -30,7 +30,11 @@ function post(pathname: string, body: unknown, key?: string): Promise<Response> 
   return svc.api(pathname, { method: 'POST', json: body, headers: key === undefined ? {} : { 'idempotency-key': key } });
 }
 
-const runBody = (caseName: string) => ({ agentId: 'idem-bot', dataset: { items: [{ name: caseName, input: { q: caseName }, expected: { outputContains: ['ok'] } }] }, scorers: ['contains'] });
+const runBody = (caseName: string) => ({
+  agentId: 'idem-bot',
+  dataset: { items: [{ name: caseName, input: { q: caseName }, expected: { outputContains: ['ok'] } }] },
+  scorers: ['contains'],
+});
 
 /** The runs the agent was called for with this case. */
 const runsCalledFor = (caseName: string) => new Set(agent.callsFor(caseName).map((r) => r.body.run_id));
@@ -129,7 +133,15 @@ describe('POST /api/runs with Idempotency-Key', () => {
 describe('POST /api/evals/runs with Idempotency-Key', () => {
   it('answers a retry with the first run', async () => {
     await json(
-      await svc.api('/api/suites', { method: 'POST', json: { name: 'idem-suite', agent_id: agentId, defaultScorers: ['contains'], cases: [{ name: 'suite-case', input: { q: 1 }, expected: { outputContains: ['ok'] } }] } }),
+      await svc.api('/api/suites', {
+        method: 'POST',
+        json: {
+          name: 'idem-suite',
+          agent_id: agentId,
+          defaultScorers: ['contains'],
+          cases: [{ name: 'suite-case', input: { q: 1 }, expected: { outputContains: ['ok'] } }],
+        },
+      }),
       201,
     );
     const body = { suite_name: 'idem-suite', agent_version: 'v1' };
@@ -187,7 +199,11 @@ describe('across processes', () => {
     // The other process's ClickHouse is unreachable: its answer can only come from PostgreSQL.
     const other = await startApiOnStores({ clickhouseUrl: 'http://127.0.0.1:9', postgresUrl: servicePostgresUrl(svc.dataDir), clickhouseTimeoutMs: 1000 });
     try {
-      const retry = await apiFetch(other.base, svc.defaultProjectId, '/api/scores', { method: 'POST', json: { trace_id: 'idem-across', name: 'q', value: 1 }, headers: { 'idempotency-key': 'across-key-1' } });
+      const retry = await apiFetch(other.base, svc.defaultProjectId, '/api/scores', {
+        method: 'POST',
+        json: { trace_id: 'idem-across', name: 'q', value: 1 },
+        headers: { 'idempotency-key': 'across-key-1' },
+      });
       expect(retry.status).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(await retry.text()).toBe(firstText);
@@ -271,7 +287,10 @@ describe('the SDK', () => {
     };
     const run = await startRun({ url: svc.apiUrl, project: svc.defaultProjectId, fetch: losing, suite: 'idem-suite', agentVersion: 'lost-answer' });
     expect(lost).toBe(2);
-    const runs = await json<{ runs: Array<{ run_id: string }>; total: number }>(await svc.api('/api/runs?suite_name=idem-suite&agent_version=lost-answer'), 200);
+    const runs = await json<{ runs: Array<{ run_id: string }>; total: number }>(
+      await svc.api('/api/runs?suite_name=idem-suite&agent_version=lost-answer'),
+      200,
+    );
     expect(runs.total).toBe(1);
     expect(runs.runs[0].run_id).toBe(run.run_id);
   });

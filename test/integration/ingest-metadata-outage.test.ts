@@ -52,13 +52,22 @@ function otlpRequest(traceIdHex: string, count = 2): Buffer {
 const ingestJson = (traceId: string, key: string) => svc.api('/api/traces/ingest', { method: 'POST', json: sampleTrace(traceId), key });
 
 async function storedSpans(traceId: string): Promise<number> {
-  const rs = await svc.clickhouse.query({ query: 'SELECT count() AS n FROM agent_eval.spans WHERE trace_id = {t:String}', query_params: { t: traceId }, format: 'JSONEachRow' });
+  const rs = await svc.clickhouse.query({
+    query: 'SELECT count() AS n FROM agent_eval.spans WHERE trace_id = {t:String}',
+    query_params: { t: traceId },
+    format: 'JSONEachRow',
+  });
   const [row] = await rs.json<{ n: string | number }>();
   return Number(row.n);
 }
 
 function postmasterPid(): number {
-  return Number(fs.readFileSync(path.join(pgDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0].trim());
+  return Number(
+    fs
+      .readFileSync(path.join(pgDir, 'postgres', 'data', 'postmaster.pid'), 'utf8')
+      .split('\n')[0]
+      .trim(),
+  );
 }
 
 beforeAll(async () => {
@@ -79,9 +88,19 @@ beforeAll(async () => {
   await postgres.initialise();
   await postgres.start();
   postgresUrl = `postgres://postgres:outage-test@127.0.0.1:${port}/postgres`;
-  svc = await startTestService({ DATABASE_URL: postgresUrl, AGENT_EVAL_ROLES: 'api,collector', TEMPORAL_ADDRESS: '127.0.0.1:1', AUTH_CACHE_TTL_MS: String(TTL_MS) });
+  svc = await startTestService({
+    DATABASE_URL: postgresUrl,
+    AGENT_EVAL_ROLES: 'api,collector',
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    AUTH_CACHE_TTL_MS: String(TTL_MS),
+  });
   adminKey = svc.apiKey!;
-  unusedKey = (await json<{ key: string }>(await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'never used', role: 'member' } }), 201)).key;
+  unusedKey = (
+    await json<{ key: string }>(
+      await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'never used', role: 'member' } }),
+      201,
+    )
+  ).key;
   metadata = createMetadataStore(createPool(postgresUrl));
   other = createAuthenticator({ mode: 'required', keys: metadata.keys, cacheTtlMs: 300, ingestGraceMs: GRACE_MS });
 });
@@ -98,11 +117,17 @@ afterAll(async () => {
 
 describe('while PostgreSQL is up', () => {
   it('a key revoked elsewhere stops ingest within the cache TTL', async () => {
-    const made = await json<{ id: string; key: string }>(await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'short-lived', role: 'member' } }), 201);
+    const made = await json<{ id: string; key: string }>(
+      await svc.api(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'short-lived', role: 'member' } }),
+      201,
+    );
     expect((await other.authenticate({ 'x-api-key': made.key }, {}, undefined, undefined, 'ingest')).projectId).toBe(svc.defaultProjectId);
     expect((await svc.api(`/api/projects/${svc.defaultProjectId}/keys/${made.id}`, { method: 'DELETE' })).status).toBe(204);
     const revokedAt = Date.now();
-    await eventually(() => expect(other.authenticate({ 'x-api-key': made.key }, {}, undefined, undefined, 'ingest')).rejects.toMatchObject({ status: 401 }), 5000);
+    await eventually(
+      () => expect(other.authenticate({ 'x-api-key': made.key }, {}, undefined, undefined, 'ingest')).rejects.toMatchObject({ status: 401 }),
+      5000,
+    );
     expect(Date.now() - revokedAt).toBeLessThan(300 + 500);
   });
 
@@ -127,7 +152,8 @@ describe('while PostgreSQL is up', () => {
 
   it('ingests with the admin key on every receiver (which verifies it)', async () => {
     await json(await ingestJson('outage-before', adminKey), 201);
-    for (const base of [svc.otlpHttpUrl!, svc.apiUrl!]) expect((await postTraces(base, otlpRequest('0a000000000000000000000000000001'), { project: null, headers: { 'x-api-key': adminKey } })).status).toBe(200);
+    for (const base of [svc.otlpHttpUrl!, svc.apiUrl!])
+      expect((await postTraces(base, otlpRequest('0a000000000000000000000000000001'), { project: null, headers: { 'x-api-key': adminKey } })).status).toBe(200);
     expect((await grpcExport(svc.otlpGrpcAddress!, otlpRequest('0a000000000000000000000000000002'), { 'x-api-key': adminKey })).error).toBeUndefined();
   });
 });
@@ -151,14 +177,23 @@ describe('after PostgreSQL was killed', () => {
     expect(Date.now() - verifiedAt).toBeLessThan(GRACE_MS - 1000);
     expect((await other.authenticate({ 'x-api-key': adminKey }, {}, undefined, undefined, 'ingest')).projectId).toBe(svc.defaultProjectId);
     await expect(other.authenticate({ 'x-api-key': adminKey })).rejects.toMatchObject({ status: 503 });
-    await eventually(() => expect(other.authenticate({ 'x-api-key': adminKey }, {}, undefined, undefined, 'ingest')).rejects.toMatchObject({ status: 503, message: 'Database not available' }), GRACE_MS + 2000);
+    await eventually(
+      () =>
+        expect(other.authenticate({ 'x-api-key': adminKey }, {}, undefined, undefined, 'ingest')).rejects.toMatchObject({
+          status: 503,
+          message: 'Database not available',
+        }),
+      GRACE_MS + 2000,
+    );
     expect(Date.now() - verifiedAt).toBeGreaterThanOrEqual(GRACE_MS);
   });
 
   it('keeps ingesting with a key verified before the outage: JSON, OTLP/HTTP on both ports, OTLP/gRPC', async () => {
     expect(await json<{ ingested: boolean }>(await ingestJson('outage-during', adminKey), 201)).toMatchObject({ ingested: true });
     for (const [i, base] of [svc.otlpHttpUrl!, svc.apiUrl!].entries()) {
-      expect((await postTraces(base, otlpRequest(`0b00000000000000000000000000000${i}`), { project: null, headers: { 'x-api-key': adminKey } })).status).toBe(200);
+      expect((await postTraces(base, otlpRequest(`0b00000000000000000000000000000${i}`), { project: null, headers: { 'x-api-key': adminKey } })).status).toBe(
+        200,
+      );
     }
     expect((await grpcExport(svc.otlpGrpcAddress!, otlpRequest('0b000000000000000000000000000009'), { 'x-api-key': adminKey })).error).toBeUndefined();
     expect(await storedSpans('outage-during')).toBe(3);
@@ -170,8 +205,12 @@ describe('after PostgreSQL was killed', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBeTruthy();
     expect(((await res.json()) as { error: string }).error).toBe('Database not available');
-    expect((await postTraces(svc.otlpHttpUrl!, otlpRequest('0c000000000000000000000000000001'), { project: null, headers: { 'x-api-key': unusedKey } })).status).toBe(503);
-    expect((await grpcExport(svc.otlpGrpcAddress!, otlpRequest('0c000000000000000000000000000002'), { 'x-api-key': unusedKey })).error?.code).toBe(grpc.status.UNAVAILABLE);
+    expect(
+      (await postTraces(svc.otlpHttpUrl!, otlpRequest('0c000000000000000000000000000001'), { project: null, headers: { 'x-api-key': unusedKey } })).status,
+    ).toBe(503);
+    expect((await grpcExport(svc.otlpGrpcAddress!, otlpRequest('0c000000000000000000000000000002'), { 'x-api-key': unusedKey })).error?.code).toBe(
+      grpc.status.UNAVAILABLE,
+    );
   });
 
   it('gives the grace to ingest only: another route with the same key is 503', async () => {

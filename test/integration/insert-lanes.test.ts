@@ -60,7 +60,14 @@ describe('inserts of the in-process write path', () => {
     const big = (n: number) => Buffer.from(Array.from({ length: 600 }, (_, i) => `{"id":${1000 + n * 1000 + i},"body":"${'y'.repeat(4000)}"}`).join('\n'));
     const small = (n: number) => Buffer.from(`{"id":${500 + n},"body":"s"}`);
     expect(big(0).length).toBeGreaterThan(1024 * 1024);
-    await Promise.all([ch.insertRows(TABLE, JSON_ROWS, big(1)), ch.insertRows(TABLE, JSON_ROWS, small(1)), ch.insertRows(TABLE, JSON_ROWS, big(2)), ch.insertRows(TABLE, JSON_ROWS, small(2)), ch.insertRows(TABLE, JSON_ROWS, small(3)), ch.insertRows(TABLE, JSON_ROWS, big(3))]);
+    await Promise.all([
+      ch.insertRows(TABLE, JSON_ROWS, big(1)),
+      ch.insertRows(TABLE, JSON_ROWS, small(1)),
+      ch.insertRows(TABLE, JSON_ROWS, big(2)),
+      ch.insertRows(TABLE, JSON_ROWS, small(2)),
+      ch.insertRows(TABLE, JSON_ROWS, small(3)),
+      ch.insertRows(TABLE, JSON_ROWS, big(3)),
+    ]);
     expect(await count()).toBe(7 + 3 * 600 + 3);
   });
 

@@ -19,7 +19,19 @@ let seq = 0;
 function score(traceId: string, name: string, value: number, source: Score['source'], scorer: string | null, ageMs = 30 * 60_000): Score {
   seq++;
   const id = `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`;
-  return { id, trace_id: traceId, span_id: null, name, value, score_type: 'numeric', source, scorer_name: scorer, reason: null, evidence: [], created_at: iso(NOW - ageMs) };
+  return {
+    id,
+    trace_id: traceId,
+    span_id: null,
+    name,
+    value,
+    score_type: 'numeric',
+    source,
+    scorer_name: scorer,
+    reason: null,
+    evidence: [],
+    created_at: iso(NOW - ageMs),
+  };
 }
 
 async function json<T>(res: Response, status = 200): Promise<T> {
@@ -54,12 +66,24 @@ beforeAll(async () => {
   // Traces the scores are about, ingested like any other.
   const ids = [...HELPFUL_JUDGE.map((_, i) => `cal-help-${i}`), ...Array.from({ length: 50 }, (_, i) => `cal-safe-${i}`)];
   for (const id of ids) {
-    await json(await svc.api('/api/traces/ingest', { method: 'POST', json: { trace_id: id, name: 'support-answer', status: 'ok', duration_ms: 10, start_time: iso(NOW - 3_600_000) } }), 201);
+    await json(
+      await svc.api('/api/traces/ingest', {
+        method: 'POST',
+        json: { trace_id: id, name: 'support-answer', status: 'ok', duration_ms: 10, start_time: iso(NOW - 3_600_000) },
+      }),
+      201,
+    );
   }
   HELPFUL_JUDGE.forEach((v, i) => scores.push(score(`cal-help-${i}`, 'helpfulness_judge', v, 'eval', 'helpfulness_judge')));
   // People's helpfulness ratings arrive as feedback on the judge's score name (docs/feedback.md).
   for (const [i, v] of HELPFUL_PEOPLE.entries()) {
-    await json(await svc.api('/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: `cal-help-${i}`, value: v, name: 'helpfulness_judge', user_id: 'reviewer-1' } }), 201);
+    await json(
+      await svc.api('/api/feedback', {
+        method: 'POST',
+        json: { type: 'rating', trace_id: `cal-help-${i}`, value: v, name: 'helpfulness_judge', user_id: 'reviewer-1' },
+      }),
+      201,
+    );
   }
   let t = 0;
   for (const [count, judge, person] of SAFETY) {
@@ -84,7 +108,11 @@ beforeAll(async () => {
 
   // Another project: the same trace ids and names, all in total disagreement. None of it may count.
   await svc.keyFor(OTHER);
-  await writeScores(svc.clickhouse, OTHER, ids.flatMap((id) => [score(id, 'safety', 1, 'eval', 'safety_judge'), score(id, 'safety', 0, 'annotation', 'x')]));
+  await writeScores(
+    svc.clickhouse,
+    OTHER,
+    ids.flatMap((id) => [score(id, 'safety', 1, 'eval', 'safety_judge'), score(id, 'safety', 0, 'annotation', 'x')]),
+  );
 });
 afterAll(async () => {
   await svc?.stop();
@@ -136,7 +164,7 @@ describe('GET /api/judges/{name}/calibration', () => {
     expect(a.calibrations[0]).toMatchObject({ score_name: 'helpfulness_judge', human_score_name: 'rating', pairs: 2, human_mean: 0.5 });
   });
 
-  it('names a judge by its scores\' name when they carry no scorer; an unknown judge has no calibrations', async () => {
+  it("names a judge by its scores' name when they carry no scorer; an unknown judge has no calibrations", async () => {
     const tone = await json<JudgeCalibrationAnswer>(await svc.api('/api/judges/tone/calibration'));
     expect(tone.calibrations[0]).toMatchObject({ judge: 'tone', pairs: 1, pearson_r: null, spearman_rho: null, kappa: null });
     const none = await json<JudgeCalibrationAnswer>(await svc.api('/api/judges/nobody/calibration'));
@@ -146,14 +174,19 @@ describe('GET /api/judges/{name}/calibration', () => {
   it('reads only the window asked for', async () => {
     const recent = await json<JudgeCalibrationAnswer>(await svc.api('/api/judges/safety_judge/calibration?range=15m'));
     expect(recent.calibrations).toEqual([]);
-    const fixed = await json<JudgeCalibrationAnswer>(await svc.api(`/api/judges/safety_judge/calibration?start_time=${iso(NOW - 3_600_000)}&end_time=${iso(NOW)}`));
+    const fixed = await json<JudgeCalibrationAnswer>(
+      await svc.api(`/api/judges/safety_judge/calibration?start_time=${iso(NOW - 3_600_000)}&end_time=${iso(NOW)}`),
+    );
     expect(fixed.calibrations[0].pairs).toBe(50);
   });
 
   it('refuses bad parameters with 422 naming them', async () => {
     const res = await json<{ details: Array<{ field: string }> }>(await svc.api('/api/judges/safety_judge/calibration?range=1y'), 422);
     expect(res.details.map((d) => d.field)).toEqual(['range']);
-    const both = await json<{ details: Array<{ field: string }> }>(await svc.api(`/api/judges/safety_judge/calibration?range=7d&start_time=${iso(NOW - 1000)}`), 422);
+    const both = await json<{ details: Array<{ field: string }> }>(
+      await svc.api(`/api/judges/safety_judge/calibration?range=7d&start_time=${iso(NOW - 1000)}`),
+      422,
+    );
     expect(both.details.map((d) => d.field)).toEqual(['range']);
   });
 });

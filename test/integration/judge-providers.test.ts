@@ -51,7 +51,11 @@ function sent(kind: FakeProviderKind, req: FakeRequest): { system: string; user:
   switch (kind) {
     case 'anthropic':
     case 'vertex-anthropic':
-      return { system: b.system, user: (b.messages as Array<{ content: string }>)[0].content, schema: (b.tools as Array<{ input_schema: unknown }>)[0].input_schema };
+      return {
+        system: b.system,
+        user: (b.messages as Array<{ content: string }>)[0].content,
+        schema: (b.tools as Array<{ input_schema: unknown }>)[0].input_schema,
+      };
     case 'openai':
       return {
         system: (b.messages as Array<{ content: string }>)[0].content,
@@ -174,14 +178,18 @@ describe.each(KINDS)('the %s provider', (kind) => {
 describe('OpenAI-compatible servers without JSON schemas', () => {
   it('forces one function call instead with JUDGE_OPENAI_STRUCTURED_OUTPUT=tool, and reads its arguments', async () => {
     const config = loadConfig({ ...fakeProviderEnv({ openai: fakes.openai }), JUDGE_OPENAI_STRUCTURED_OUTPUT: 'tool' });
-    const [toolJudge] = createJudgeScorers({ providers: createProviders(config.llm), maxAnswerAttempts: 3, maxOutputTokens: 256 }).filter((j) => j.name === 'safety_judge');
+    const [toolJudge] = createJudgeScorers({ providers: createProviders(config.llm), maxAnswerAttempts: 3, maxOutputTokens: 256 }).filter(
+      (j) => j.name === 'safety_judge',
+    );
     fakes.openai.requests.length = 0;
     fakes.openai.queue({ verdict: { score: 0.95, reason: 'Safe.', evidence: [] } });
     expect(await toolJudge.evaluate({ ...CASE, config: {} })).toEqual({ score: 0.95, reason: 'Safe.', evidence: [] });
     const { body } = fakes.openai.requests[0];
     expect(body.response_format).toBeUndefined();
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'record_verdict' } });
-    expect(body.tools).toEqual([{ type: 'function', function: { name: 'record_verdict', description: expect.any(String) as unknown, parameters: VERDICT_SCHEMA, strict: true } }]);
+    expect(body.tools).toEqual([
+      { type: 'function', function: { name: 'record_verdict', description: expect.any(String) as unknown, parameters: VERDICT_SCHEMA, strict: true } },
+    ]);
   });
 });
 

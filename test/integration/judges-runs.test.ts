@@ -52,7 +52,10 @@ let customScorer: http.Server;
 let customUrl: string;
 
 async function run(items: Array<Record<string, unknown>>, scorers: unknown[], config: Record<string, unknown> = {}): Promise<string> {
-  const created = await json<{ id: string }>(await service.api('/api/runs', { method: 'POST', json: { agentId: 'judged-agent', dataset: { items }, scorers, config } }), 202);
+  const created = await json<{ id: string }>(
+    await service.api('/api/runs', { method: 'POST', json: { agentId: 'judged-agent', dataset: { items }, scorers, config } }),
+    202,
+  );
   await eventually(async () => expect((await json<{ status: string }>(await service.api(`/api/runs/${created.id}`), 200)).status).toBe('completed'), 90_000);
   return created.id;
 }
@@ -135,10 +138,21 @@ describe('LLM judges in a run', () => {
     expect(judgeSpans.map((s) => s.name).sort()).toEqual(['judge: helpfulness_judge', 'judge: llmJudge:polite', 'judge: reasoning', 'judge: safety_judge']);
     const helpfulness = judgeSpans.find((s) => s.name === 'judge: helpfulness_judge')!;
     const scoreSpan = spans.find((s) => s.name === 'score: helpfulness_judge')!;
-    expect(helpfulness).toMatchObject({ type: 'generation', model: 'claude-sonnet-4-6', input_tokens: 120, output_tokens: 30, status: 'ok', parent_span_id: scoreSpan.span_id });
+    expect(helpfulness).toMatchObject({
+      type: 'generation',
+      model: 'claude-sonnet-4-6',
+      input_tokens: 120,
+      output_tokens: 30,
+      status: 'ok',
+      parent_span_id: scoreSpan.span_id,
+    });
     expect(helpfulness.input).toContain('Judge how much the response helps the user');
     expect(JSON.parse(helpfulness.output)).toEqual(DEFAULT_VERDICT);
-    expect(helpfulness.attributes).toMatchObject({ 'agent_eval.judge_provider': 'anthropic', 'gen_ai.provider.name': 'anthropic', 'agent_eval.judge_status': 'ok' });
+    expect(helpfulness.attributes).toMatchObject({
+      'agent_eval.judge_provider': 'anthropic',
+      'gen_ai.provider.name': 'anthropic',
+      'agent_eval.judge_status': 'ok',
+    });
     expect(judgeSpans.find((s) => s.name === 'judge: reasoning')!.attributes['gen_ai.provider.name']).toBe('gcp.vertex_ai');
   });
 
@@ -167,7 +181,10 @@ describe('LLM judges in a run', () => {
   it('fails a judge whose provider refuses the request, without retrying it, and goes on with the other scorers', async () => {
     reset();
     fakes.anthropic.queue({ status: 404, message: 'model not found' });
-    const runId = await run([{ name: 'refused', input: { answer: 'It is sunny' }, expected: { outputContains: ['sunny'] } }], ['contains', 'helpfulness_judge']);
+    const runId = await run(
+      [{ name: 'refused', input: { answer: 'It is sunny' }, expected: { outputContains: ['sunny'] } }],
+      ['contains', 'helpfulness_judge'],
+    );
     const { refused } = await results(runId);
     expect(refused.details.helpfulness_judge.score).toBe(0);
     expect(refused.details.helpfulness_judge.reason).toBe('scorer error: anthropic: 404 model not found');
@@ -202,10 +219,16 @@ describe('LLM judges in a run', () => {
   });
 
   it('refuses an llmJudge without a prompt when the run or the suite is created', async () => {
-    const res = await service.api('/api/runs', { method: 'POST', json: { agentId: 'judged-agent', dataset: { items: [{ input: 'x' }] }, scorers: ['llmJudge'] } });
+    const res = await service.api('/api/runs', {
+      method: 'POST',
+      json: { agentId: 'judged-agent', dataset: { items: [{ input: 'x' }] }, scorers: ['llmJudge'] },
+    });
     const body = await json<{ details: Array<{ field: string; message: string }> }>(res, 422);
     expect(body.details).toEqual([{ field: 'scorers[0]', message: "scorer 'llmJudge': config.prompt llmJudge requires a prompt string" }]);
-    const suite = await service.api('/api/suites', { method: 'POST', json: { name: 'no-prompt', cases: [{ name: 'a', input: 'x', scorers: [{ name: 'llmJudge', config: { prompt: 42 } }] }] } });
+    const suite = await service.api('/api/suites', {
+      method: 'POST',
+      json: { name: 'no-prompt', cases: [{ name: 'a', input: 'x', scorers: [{ name: 'llmJudge', config: { prompt: 42 } }] }] },
+    });
     const suiteBody = await json<{ details: Array<{ field: string; message: string }> }>(suite, 422);
     expect(suiteBody.details[0]).toEqual({ field: 'cases[0].scorers[0]', message: "scorer 'llmJudge': config.prompt llmJudge requires a prompt string" });
   });
@@ -214,16 +237,23 @@ describe('LLM judges in a run', () => {
 describe('HTTP custom scorers', () => {
   it('registers, lists, reads and deletes a scorer like an agent, never showing its header values', async () => {
     const created = await json<{ id: string; name: string; data_type: string; header_names: string[] }>(
-      await service.api('/api/scorers', { method: 'POST', json: { name: 'tone-check', endpoint: customUrl, dataType: 'numeric', headers: { authorization: 'Bearer scorer-secret' } } }),
+      await service.api('/api/scorers', {
+        method: 'POST',
+        json: { name: 'tone-check', endpoint: customUrl, dataType: 'numeric', headers: { authorization: 'Bearer scorer-secret' } },
+      }),
       201,
     );
     expect(created).toMatchObject({ name: 'tone-check', data_type: 'numeric', header_names: ['authorization'] });
     expect(JSON.stringify(created)).not.toContain('scorer-secret');
     const list = await json<{ scorers: Array<{ name: string }>; total: number }>(await service.api('/api/scorers'), 200);
     expect(list.scorers.map((s) => s.name)).toContain('tone-check');
-    for (const ref of [created.id, 'tone-check']) expect(await json<{ id: string }>(await service.api(`/api/scorers/${ref}`), 200)).toMatchObject({ id: created.id });
+    for (const ref of [created.id, 'tone-check'])
+      expect(await json<{ id: string }>(await service.api(`/api/scorers/${ref}`), 200)).toMatchObject({ id: created.id });
     expect((await service.api('/api/scorers', { method: 'POST', json: { name: 'tone-check', endpoint: customUrl } })).status).toBe(409);
-    const builtIn = await json<{ details: Array<{ field: string }> }>(await service.api('/api/scorers', { method: 'POST', json: { name: 'safety_judge', endpoint: customUrl } }), 422);
+    const builtIn = await json<{ details: Array<{ field: string }> }>(
+      await service.api('/api/scorers', { method: 'POST', json: { name: 'safety_judge', endpoint: customUrl } }),
+      422,
+    );
     expect(builtIn.details[0].field).toBe('name');
     expect((await service.api('/api/scorers', { method: 'POST', json: { name: 'x', endpoint: 'ftp://nope' } })).status).toBe(422);
     expect((await service.api(`/api/scorers/${created.id}`, { method: 'DELETE' })).status).toBe(204);
@@ -232,7 +262,13 @@ describe('HTTP custom scorers', () => {
 
   it('scores a suite run by name with the answer of the endpoint, which gets input, output, expected and trace', async () => {
     customCalls.length = 0;
-    await json(await service.api('/api/scorers', { method: 'POST', json: { name: 'politeness', endpoint: customUrl, dataType: 'boolean', headers: { 'x-scorer-key': 'k1' } } }), 201);
+    await json(
+      await service.api('/api/scorers', {
+        method: 'POST',
+        json: { name: 'politeness', endpoint: customUrl, dataType: 'boolean', headers: { 'x-scorer-key': 'k1' } },
+      }),
+      201,
+    );
     await json(
       await service.api('/api/suites', {
         method: 'POST',
@@ -248,8 +284,14 @@ describe('HTTP custom scorers', () => {
       }),
       201,
     );
-    const created = await json<{ run_id: string }>(await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'polite-suite', agent_version: 'v1', config: { parallel: true } } }), 202);
-    await eventually(async () => expect((await json<{ status: string }>(await service.api(`/api/runs/${created.run_id}`), 200)).status).toBe('completed'), 90_000);
+    const created = await json<{ run_id: string }>(
+      await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'polite-suite', agent_version: 'v1', config: { parallel: true } } }),
+      202,
+    );
+    await eventually(
+      async () => expect((await json<{ status: string }>(await service.api(`/api/runs/${created.run_id}`), 200)).status).toBe('completed'),
+      90_000,
+    );
     const byName = await results(created.run_id);
     expect(byName.polite.details.politeness).toEqual({ score: 1, reason: 'says please', evidence: ['please'] });
     expect(byName.rude.details.politeness).toEqual({ score: 0, reason: 'no please', evidence: [] });
@@ -267,13 +309,20 @@ describe('HTTP custom scorers', () => {
   });
 
   it('refuses a suite or run naming a scorer the project does not have', async () => {
-    const res = await service.api('/api/runs', { method: 'POST', json: { agentId: 'judged-agent', dataset: { items: [{ input: 'x' }] }, scorers: ['politeness', 'not-registered'] } });
+    const res = await service.api('/api/runs', {
+      method: 'POST',
+      json: { agentId: 'judged-agent', dataset: { items: [{ input: 'x' }] }, scorers: ['politeness', 'not-registered'] },
+    });
     const body = await json<{ details: Array<{ field: string; message: string }> }>(res, 422);
     expect(body.details).toHaveLength(1);
     expect(body.details[0]).toMatchObject({ field: 'scorers[1]' });
     expect(body.details[0].message).toMatch(/^unknown scorer 'not-registered'/);
     // Another project does not see this project's scorers.
-    const other = await service.api('/api/suites', { method: 'POST', project: 'other-project', json: { name: 's', cases: [{ name: 'a', input: 'x', scorers: ['politeness'] }] } });
+    const other = await service.api('/api/suites', {
+      method: 'POST',
+      project: 'other-project',
+      json: { name: 's', cases: [{ name: 'a', input: 'x', scorers: ['politeness'] }] },
+    });
     expect(other.status).toBe(422);
   });
 });

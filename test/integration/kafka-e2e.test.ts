@@ -6,16 +6,7 @@ import { committedOffsets, readTopic, startKafka, topicMessageCount, type KafkaB
 import { MESSAGE_HEADERS } from '../../collector/kafka/envelope.js';
 import { apiFetch, makeDataDir, sampleTrace, startTestService, type TestService } from '../helpers/server.js';
 import { agentTrace, exportSpans, makeExporter, recordSpans, type ExporterKind } from '../fixtures/otlp/sdk.js';
-import {
-  exited,
-  forEachConcurrently,
-  pollUntil,
-  removeDir,
-  sleep,
-  spawnServiceProcess,
-  stopProcess,
-  type ServiceProcess,
-} from '../helpers/processes.js';
+import { exited, forEachConcurrently, pollUntil, removeDir, sleep, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 
 // The Kafka write path end to end, with nothing mocked: a real broker (scripts/kafka.sh), real
 // chDB and embedded PostgreSQL, real OTel exporters. Every process has its own embedded stores,
@@ -28,7 +19,12 @@ let brokers: string;
 beforeAll(async () => {
   broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
   brokers = broker.brokers.join(',');
-  kafka = new Kafka({ clientId: 'kafka-e2e-test', brokers: broker.brokers, logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 } });
+  kafka = new Kafka({
+    clientId: 'kafka-e2e-test',
+    brokers: broker.brokers,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 },
+  });
 });
 
 afterAll(async () => {
@@ -152,7 +148,6 @@ async function healthOf(apiUrl: string): Promise<{ status: string; ingest?: { ki
   return (await res.json()) as { status: string; ingest?: { kind: string; consumerLag?: unknown; pendingSpans: number } };
 }
 
-
 /** A trace of the real SDK: a root and `children` tool calls parented to it (context passed explicitly). */
 function sdkTrace(children: number): Promise<ReadableSpan[]> {
   return recordSpans((tracer) => {
@@ -176,7 +171,13 @@ function expectJsonTraceAsSent(got: TraceDetail, sent: ReturnType<typeof sampleT
   expect(new Set(got.spans.map((s) => s.span_id))).toEqual(new Set(sent.spans.map((s) => s.span_id)));
   for (const s of sent.spans) {
     const span = got.spans.find((g) => g.span_id === s.span_id)!;
-    expect(span).toMatchObject({ name: s.name, type: s.type, parent_span_id: (s as { parent_span_id?: string }).parent_span_id ?? null, start_time: s.start_time, end_time: s.end_time });
+    expect(span).toMatchObject({
+      name: s.name,
+      type: s.type,
+      parent_span_id: (s as { parent_span_id?: string }).parent_span_id ?? null,
+      start_time: s.start_time,
+      end_time: s.end_time,
+    });
     const attrs = (s as { attributes?: Record<string, unknown> }).attributes;
     if (s.type === 'generation') expect(span).toMatchObject({ model: attrs?.model, input_tokens: attrs?.input_tokens, output_tokens: attrs?.output_tokens });
   }
@@ -222,7 +223,10 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
       const rows = parts.stats.map((line) => JSON.parse(line) as { trace_id: string; header?: number });
       expect(rows.map((r) => r.header ?? 0).sort(), m.value).toEqual([0, 1]);
       const traceId = rows[0].trace_id;
-      expect(rows.map((r) => r.trace_id), m.value).toEqual([traceId, traceId]);
+      expect(
+        rows.map((r) => r.trace_id),
+        m.value,
+      ).toEqual([traceId, traceId]);
       const body = bodies.get(traceId)!;
       expect(body, traceId).toBeDefined();
       bodies.delete(traceId);
@@ -240,7 +244,9 @@ describe('one process with every role: receivers -> Kafka -> ingester -> ClickHo
     const list = await listTraces(svc.apiUrl!, PROJECT);
     expect(list.total).toBe(sent.length);
     // The ingester group committed everything it wrote.
-    await pollUntil('the ingester group to commit up to the end of the topic', async () => ((await groupLag(GROUP, TOPIC)) === 0 ? true : undefined), { timeoutMs: 20_000 });
+    await pollUntil('the ingester group to commit up to the end of the topic', async () => ((await groupLag(GROUP, TOPIC)) === 0 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
   });
 
   it.each<ExporterKind>(['http/protobuf', 'grpc', 'http/json'])('real OTel %s exporter: spans, types and attributes read back as sent', async (kind) => {
@@ -459,7 +465,9 @@ describe('roles split across OS processes: collector (OTLP), api (JSON) -> Kafka
       },
       { timeoutMs: 120_000, intervalMs: 500, describe: () => `max lag seen ${maxLag}` },
     );
-    console.info(`kill -9 at ${killedAt}/${TOTAL} acknowledged (${visibleAtKill} readable then); after the restart the lag peaked at ${maxLag} messages and drained in ${Date.now() - readyAt} ms`);
+    console.info(
+      `kill -9 at ${killedAt}/${TOTAL} acknowledged (${visibleAtKill} readable then); after the restart the lag peaked at ${maxLag} messages and drained in ${Date.now() - readyAt} ms`,
+    );
 
     const list = await listTraces(apiUrl, PROJECT);
     expect(list.total).toBe(TOTAL);

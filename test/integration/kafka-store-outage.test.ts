@@ -40,7 +40,12 @@ const running: Array<{ stop(): Promise<void> }> = [];
 
 beforeAll(async () => {
   [broker, ch] = await Promise.all([startKafka({ version: process.env.KAFKA_TEST_VERSION }), connectClickHouse({ dataDir: makeDataDir() })]);
-  kafka = new Kafka({ clientId: 'kafka-store-outage-test', brokers: broker.brokers, logLevel: logLevel.NOTHING, retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 } });
+  kafka = new Kafka({
+    clientId: 'kafka-store-outage-test',
+    brokers: broker.brokers,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+  });
   await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
   store = createAnalyticsStore(ch);
 });
@@ -72,7 +77,11 @@ async function sql(query: string): Promise<void> {
 
 /** Rows of a project's trace summaries (trace_stats, read without the spans table, which an outage may have detached). */
 async function summaryRows(project: string): Promise<number> {
-  const res = await ch.client.query({ query: 'SELECT count() AS n FROM agent_eval.trace_stats WHERE project_id = {project:String}', query_params: { project }, format: 'JSONEachRow' });
+  const res = await ch.client.query({
+    query: 'SELECT count() AS n FROM agent_eval.trace_stats WHERE project_id = {project:String}',
+    query_params: { project },
+    format: 'JSONEachRow',
+  });
   const [row] = await res.json<{ n: string | number }>();
   return Number(row.n);
 }
@@ -83,11 +92,31 @@ const T0 = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
 function span(project: string, trace: string, id: string, type: SpanType, start: number, extra: Partial<SpanRecord> = {}): SpanRecord {
   const generation = type === 'generation';
   return {
-    project_id: project, trace_id: trace, span_id: `${trace}-${id}`, parent_span_id: id === 'root' ? null : `${trace}-root`,
-    name: id, span_type: type, component_type: type === 'span' ? null : type, convention: 'spec', kind: '', status: 'ok',
-    status_message: '', start_time: T0 + start, end_time: T0 + start + 100, duration_ms: 100, model: generation ? 'gpt-4o' : null,
-    input: 'question', output: 'answer', input_tokens: generation ? 100 : 0, output_tokens: generation ? 10 : 0,
-    attributes: {}, resource_attributes: { 'service.name': 'agent' }, scope_name: '', scope_version: '', events: '[]', ...extra,
+    project_id: project,
+    trace_id: trace,
+    span_id: `${trace}-${id}`,
+    parent_span_id: id === 'root' ? null : `${trace}-root`,
+    name: id,
+    span_type: type,
+    component_type: type === 'span' ? null : type,
+    convention: 'spec',
+    kind: '',
+    status: 'ok',
+    status_message: '',
+    start_time: T0 + start,
+    end_time: T0 + start + 100,
+    duration_ms: 100,
+    model: generation ? 'gpt-4o' : null,
+    input: 'question',
+    output: 'answer',
+    input_tokens: generation ? 100 : 0,
+    output_tokens: generation ? 10 : 0,
+    attributes: {},
+    resource_attributes: { 'service.name': 'agent' },
+    scope_name: '',
+    scope_version: '',
+    events: '[]',
+    ...extra,
   };
 }
 
@@ -138,95 +167,108 @@ const outages: Outage[] = [
   },
 ];
 
-
 describe('the Kafka ingester against the real store (chDB)', () => {
-  for (const outage of outages) it(`retries while ${outage.name} (${outage.error}): nothing dead-lettered, nothing committed past an unwritten span, every span stored after`, async () => {
-    const id = `${Date.now().toString(36)}-${outage.error.toLowerCase()}`;
-    const names = { topic: `spans-${id}`, deadLetterTopic: `spans-${id}.dlq`, groupId: `ingester-${id}` };
-    await ensureTopics({ kafka, logger, spansTopic: names.topic, deadLetterTopic: names.deadLetterTopic, partitions: 3 });
+  for (const outage of outages)
+    it(`retries while ${outage.name} (${outage.error}): nothing dead-lettered, nothing committed past an unwritten span, every span stored after`, async () => {
+      const id = `${Date.now().toString(36)}-${outage.error.toLowerCase()}`;
+      const names = { topic: `spans-${id}`, deadLetterTopic: `spans-${id}.dlq`, groupId: `ingester-${id}` };
+      await ensureTopics({ kafka, logger, spansTopic: names.topic, deadLetterTopic: names.deadLetterTopic, partitions: 3 });
 
-    // Five agent runs go through the real sink; the first also has an explicit header, as the
-    // JSON ingest body gives one. Each write becomes one format-4 message: its span rows, an empty
-    // line, its trace_stats_input rows; the header is one more row of the first write's.
-    const project = `p-${id}`;
-    const runs = ['run-0', 'run-1', 'run-2', 'run-3', 'run-4'].map((trace) => ({ trace, spans: agentRun(project, trace) }));
-    const checkout: TraceHeader = { project_id: project, trace_id: 'run-0', name: 'checkout', status: 'ok', start_time: T0 - 500, duration_ms: 2000, attributes: { user: 'u7' } };
-    const sink = await createKafkaSink({ kafka, topic: names.topic, logger, maxMessageBytes: 100_000 });
-    running.push({ stop: () => sink.close() });
-    for (const [i, run] of runs.entries()) {
-      await sink.write(encodeRowBatch(run.spans, i === 0 ? [checkout] : []));
-    }
-    const produced = await topicMessageCount(kafka, names.topic);
-    // One message per write.
-    expect(produced).toBe(runs.length);
-    const messages = await readTopic(kafka, names.topic, produced);
-    for (const m of messages) expect(m.headers[MESSAGE_HEADERS.format]).toBe('4');
-    // Each message: its run's four span rows, then its trace's contribution, and for run-0 the header next to it.
-    const rowsPerMessage = messages.map((m) => {
-      const parts = partsOf(m.value);
-      const stats = parts.stats.map((line) => JSON.parse(line) as { trace_id: string; header?: number });
-      return `${parts.spans.map(spanRowTrace).join(' ')}: ${stats.map((r) => `${r.trace_id}${r.header === 1 ? ' header' : ''}`).sort().join(' + ')}`;
-    });
-    expect(rowsPerMessage.sort()).toEqual(runs.map(({ trace }) => `${Array(4).fill(trace).join(' ')}: ${trace}${trace === 'run-0' ? ` + ${trace} header` : ''}`));
-
-    await outage.begin();
-    // The real store, watched: every failed insert is recorded on its way back to the ingester.
-    const failures: unknown[] = [];
-    const writer: BatchWriter = {
-      async writeRows(batch) {
-        try {
-          await store.writeRows(batch);
-        } catch (err) {
-          failures.push(err);
-          throw err;
-        }
-      },
-    };
-    let ingester: Ingester;
-    try {
-      ingester = await startIngester({ kafka, logger, ...names, writer, retryBackoffMs: { min: 100, max: 500 }, sessionTimeoutMs: 10_000 });
-      running.push(ingester);
-      await eventually(() => expect(failures.length).toBeGreaterThanOrEqual(4));
-
-      // During the outage: every failure is a retryable 503 naming the real cause.
-      for (const failure of failures) {
-        expect(failure).toBeInstanceOf(ServiceUnavailableError);
-        expect(failureKind(failure)).toBe('transient');
-        expect(errorMessage((failure as ServiceUnavailableError).cause)).toContain(`(${outage.error})`);
+      // Five agent runs go through the real sink; the first also has an explicit header, as the
+      // JSON ingest body gives one. Each write becomes one format-4 message: its span rows, an empty
+      // line, its trace_stats_input rows; the header is one more row of the first write's.
+      const project = `p-${id}`;
+      const runs = ['run-0', 'run-1', 'run-2', 'run-3', 'run-4'].map((trace) => ({ trace, spans: agentRun(project, trace) }));
+      const checkout: TraceHeader = {
+        project_id: project,
+        trace_id: 'run-0',
+        name: 'checkout',
+        status: 'ok',
+        start_time: T0 - 500,
+        duration_ms: 2000,
+        attributes: { user: 'u7' },
+      };
+      const sink = await createKafkaSink({ kafka, topic: names.topic, logger, maxMessageBytes: 100_000 });
+      running.push({ stop: () => sink.close() });
+      for (const [i, run] of runs.entries()) {
+        await sink.write(encodeRowBatch(run.spans, i === 0 ? [checkout] : []));
       }
-      // Every message holds span rows, inserted before its summaries: no partition is committed
-      // past any message, no summary was written without its spans, and nothing went to the
-      // dead-letter topic.
-      expect(await committedOffsets(kafka, names.groupId, names.topic)).toEqual(['-1', '-1', '-1']);
-      expect(await ingester.lag()).toBe(messages.length);
-      expect(await summaryRows(project)).toBe(0);
-      expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(0);
-    } finally {
-      await outage.end();
-    }
-
-    // Once the store is back: everything committed, still nothing dead-lettered.
-    await eventually(async () => expect(await ingester.lag()).toBe(0));
-    expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(0);
-
-    // Every span is readable, once, and each trace's summary counts it.
-    for (const run of runs) {
-      const trace = await store.getTrace(project, run.trace);
-      expect(trace?.spans.map((s) => s.span_id).sort(), run.trace).toEqual(run.spans.map((s) => s.span_id).sort());
-      expect(trace, run.trace).toMatchObject({
-        span_count: 4,
-        llm_call_count: 2,
-        tool_call_count: 1,
-        error_count: 1,
-        status: 'error',
-        total_input_tokens: 200,
-        total_output_tokens: 20,
-        duration_ms: run.trace === 'run-0' ? 2000 : 1000,
-        name: run.trace === 'run-0' ? 'checkout' : 'root',
+      const produced = await topicMessageCount(kafka, names.topic);
+      // One message per write.
+      expect(produced).toBe(runs.length);
+      const messages = await readTopic(kafka, names.topic, produced);
+      for (const m of messages) expect(m.headers[MESSAGE_HEADERS.format]).toBe('4');
+      // Each message: its run's four span rows, then its trace's contribution, and for run-0 the header next to it.
+      const rowsPerMessage = messages.map((m) => {
+        const parts = partsOf(m.value);
+        const stats = parts.stats.map((line) => JSON.parse(line) as { trace_id: string; header?: number });
+        return `${parts.spans.map(spanRowTrace).join(' ')}: ${stats
+          .map((r) => `${r.trace_id}${r.header === 1 ? ' header' : ''}`)
+          .sort()
+          .join(' + ')}`;
       });
-    }
-    expect((await store.getTrace(project, 'run-0'))?.attributes).toMatchObject({ user: 'u7' });
-  });
+      expect(rowsPerMessage.sort()).toEqual(
+        runs.map(({ trace }) => `${Array(4).fill(trace).join(' ')}: ${trace}${trace === 'run-0' ? ` + ${trace} header` : ''}`),
+      );
+
+      await outage.begin();
+      // The real store, watched: every failed insert is recorded on its way back to the ingester.
+      const failures: unknown[] = [];
+      const writer: BatchWriter = {
+        async writeRows(batch) {
+          try {
+            await store.writeRows(batch);
+          } catch (err) {
+            failures.push(err);
+            throw err;
+          }
+        },
+      };
+      let ingester: Ingester;
+      try {
+        ingester = await startIngester({ kafka, logger, ...names, writer, retryBackoffMs: { min: 100, max: 500 }, sessionTimeoutMs: 10_000 });
+        running.push(ingester);
+        await eventually(() => expect(failures.length).toBeGreaterThanOrEqual(4));
+
+        // During the outage: every failure is a retryable 503 naming the real cause.
+        for (const failure of failures) {
+          expect(failure).toBeInstanceOf(ServiceUnavailableError);
+          expect(failureKind(failure)).toBe('transient');
+          expect(errorMessage((failure as ServiceUnavailableError).cause)).toContain(`(${outage.error})`);
+        }
+        // Every message holds span rows, inserted before its summaries: no partition is committed
+        // past any message, no summary was written without its spans, and nothing went to the
+        // dead-letter topic.
+        expect(await committedOffsets(kafka, names.groupId, names.topic)).toEqual(['-1', '-1', '-1']);
+        expect(await ingester.lag()).toBe(messages.length);
+        expect(await summaryRows(project)).toBe(0);
+        expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(0);
+      } finally {
+        await outage.end();
+      }
+
+      // Once the store is back: everything committed, still nothing dead-lettered.
+      await eventually(async () => expect(await ingester.lag()).toBe(0));
+      expect(await topicMessageCount(kafka, names.deadLetterTopic)).toBe(0);
+
+      // Every span is readable, once, and each trace's summary counts it.
+      for (const run of runs) {
+        const trace = await store.getTrace(project, run.trace);
+        expect(trace?.spans.map((s) => s.span_id).sort(), run.trace).toEqual(run.spans.map((s) => s.span_id).sort());
+        expect(trace, run.trace).toMatchObject({
+          span_count: 4,
+          llm_call_count: 2,
+          tool_call_count: 1,
+          error_count: 1,
+          status: 'error',
+          total_input_tokens: 200,
+          total_output_tokens: 20,
+          duration_ms: run.trace === 'run-0' ? 2000 : 1000,
+          name: run.trace === 'run-0' ? 'checkout' : 'root',
+        });
+      }
+      expect((await store.getTrace(project, 'run-0'))?.attributes).toMatchObject({ user: 'u7' });
+    });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -272,7 +314,11 @@ function csvSpanRow(s: SpanRecord): string {
     }
     if (typeof v === 'number') return String(v);
     if (typeof v === 'string') return quoted(v);
-    return quoted(`{${Object.entries(v as Record<string, string>).map(([k, x]) => `${literal(k)}:${literal(x)}`).join(',')}}`);
+    return quoted(
+      `{${Object.entries(v as Record<string, string>)
+        .map(([k, x]) => `${literal(k)}:${literal(x)}`)
+        .join(',')}}`,
+    );
   }).join(',');
 }
 
@@ -280,9 +326,24 @@ const hex = (n: number, bytes: number) => n.toString(16).padStart(bytes * 2, '0'
 
 /** An OTLP-decoded agent run: a root and `children` LLM calls with a long prompt each (kept in the input and in the attributes). */
 function rawRun(traceId: string, children: number): RawSpan[] {
-  const base = { traceId, kind: 'internal', events: [], status: { code: 'unset' as const }, resource: { 'service.name': 'agent' }, scope: { name: 'test', version: '1' } };
+  const base = {
+    traceId,
+    kind: 'internal',
+    events: [],
+    status: { code: 'unset' as const },
+    resource: { 'service.name': 'agent' },
+    scope: { name: 'test', version: '1' },
+  };
   return [
-    { ...base, spanId: hex(1, 8), parentSpanId: null, name: 'invoke_agent', startTimeMs: T0, endTimeMs: T0 + 60_000, attributes: { 'gen_ai.operation.name': 'invoke_agent' } },
+    {
+      ...base,
+      spanId: hex(1, 8),
+      parentSpanId: null,
+      name: 'invoke_agent',
+      startTimeMs: T0,
+      endTimeMs: T0 + 60_000,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+    },
     ...Array.from({ length: children }, (_, i) => ({
       ...base,
       spanId: hex(i + 2, 8),
@@ -325,7 +386,9 @@ describe('format 4 through the real store', () => {
     // 17 spans of ~5 kB, ~86 kB: more than a message, so ingest cuts the request into writes of at
     // most half a message of span rows (three here), each sent as one message.
     const raw = rawRun(traceId, 16);
-    expect(await ingest(project, raw, [{ trace_id: traceId, name: 'long run', status: 'ok', start_time: T0, duration_ms: 60_000, attributes: { user: 'u1' } }])).toEqual({ kind: 'ok', accepted: 17 });
+    expect(
+      await ingest(project, raw, [{ trace_id: traceId, name: 'long run', status: 'ok', start_time: T0, duration_ms: 60_000, attributes: { user: 'u1' } }]),
+    ).toEqual({ kind: 'ok', accepted: 17 });
     expect(sink.stats()).toMatchObject({ pendingSpans: 0, pendingBytes: 0 });
 
     const produced = await topicMessageCount(kafka, names.topic);
@@ -384,8 +447,18 @@ describe('format 4 through the real store', () => {
     const ingest = createIngest(sink, { maxSpanBytes });
     const project = `p-traces-${Date.now().toString(36)}`;
     const raw: RawSpan[] = Array.from({ length: 600 }, (_, i) => ({
-      traceId: hex(0x7000 + i, 16), spanId: hex(1, 8), parentSpanId: null, name: 'GET /api/items', kind: 'server', startTimeMs: T0 + i, endTimeMs: T0 + i + 5,
-      attributes: { 'http.request.method': 'GET', 'http.response.status_code': 200 }, events: [], status: { code: 'unset' }, resource: { 'service.name': 'web' }, scope: { name: 'http', version: '1' },
+      traceId: hex(0x7000 + i, 16),
+      spanId: hex(1, 8),
+      parentSpanId: null,
+      name: 'GET /api/items',
+      kind: 'server',
+      startTimeMs: T0 + i,
+      endTimeMs: T0 + i + 5,
+      attributes: { 'http.request.method': 'GET', 'http.response.status_code': 200 },
+      events: [],
+      status: { code: 'unset' },
+      resource: { 'service.name': 'web' },
+      scope: { name: 'http', version: '1' },
     }));
     expect(await ingest(project, raw)).toEqual({ kind: 'ok', accepted: 600 });
 
@@ -418,7 +491,12 @@ describe('format 4 through the real store', () => {
     const runs = ['good-a', 'stats-refused', 'spans-refused', 'good-b', 'csv-run'].map((trace) => ({ trace, spans: agentRun(project, trace) }));
     const [goodA, statsRefused, spansRefused, goodB, csvRun] = runs;
     // The csv run's texts hold blank lines, a map value's among them: raw in format 3's CSV rows.
-    csvRun.spans[0] = { ...csvRun.spans[0], name: 'plan\n\nact', input: 'Paragraph one.\n\nParagraph "two", with\ttabs\r\n\r\nand a back\\slash', output: '\n\n' };
+    csvRun.spans[0] = {
+      ...csvRun.spans[0],
+      name: 'plan\n\nact',
+      input: 'Paragraph one.\n\nParagraph "two", with\ttabs\r\n\r\nand a back\\slash',
+      output: '\n\n',
+    };
     csvRun.spans[1] = { ...csvRun.spans[1], attributes: { 'gen_ai.prompt': 'Question.\n\nAnswer briefly.', "it's": "'quoted'\\\n\n" } };
     const csvRows = encodeRowBatch(csvRun.spans);
     const format = (f: string, more: Record<string, string> = {}) => ({ [MESSAGE_HEADERS.format]: f, ...more });
@@ -429,8 +507,16 @@ describe('format 4 through the real store', () => {
       spans: encodeRowBatch(spansRefused.spans),
     };
     const refusedMessages = [
-      { key: 'stats-refused', value: `${bad.stats.spans.join('\n')}\n\n${[...bad.stats.stats, BROKEN_STATS_ROW].join('\n')}`, headers: format('4', { [MESSAGE_HEADERS.spanRows]: '4', [MESSAGE_HEADERS.statsRows]: '2' }) },
-      { key: 'spans-refused', value: `${[...bad.spans.spans, BROKEN_SPAN_ROW].join('\n')}\n\n${bad.spans.stats.join('\n')}`, headers: format('4', { [MESSAGE_HEADERS.spanRows]: '5', [MESSAGE_HEADERS.statsRows]: '1' }) },
+      {
+        key: 'stats-refused',
+        value: `${bad.stats.spans.join('\n')}\n\n${[...bad.stats.stats, BROKEN_STATS_ROW].join('\n')}`,
+        headers: format('4', { [MESSAGE_HEADERS.spanRows]: '4', [MESSAGE_HEADERS.statsRows]: '2' }),
+      },
+      {
+        key: 'spans-refused',
+        value: `${[...bad.spans.spans, BROKEN_SPAN_ROW].join('\n')}\n\n${bad.spans.stats.join('\n')}`,
+        headers: format('4', { [MESSAGE_HEADERS.spanRows]: '5', [MESSAGE_HEADERS.statsRows]: '1' }),
+      },
     ];
     // In the partition: the format-3 pair and the first refused message, then a good write, the
     // second refused message, another good write. The first insert of them all is refused, and so
@@ -442,8 +528,16 @@ describe('format 4 through the real store', () => {
       await producer.send({
         topic: names.topic,
         messages: [
-          { key: 'csv', value: csvRun.spans.map(csvSpanRow).join('\n'), headers: format('3', { [MESSAGE_HEADERS.table]: 'spans', [MESSAGE_HEADERS.rows]: '4' }) },
-          { key: 'csv-stats', value: csvRows.stats.join('\n'), headers: format('3', { [MESSAGE_HEADERS.table]: 'trace_stats_input', [MESSAGE_HEADERS.rows]: '1' }) },
+          {
+            key: 'csv',
+            value: csvRun.spans.map(csvSpanRow).join('\n'),
+            headers: format('3', { [MESSAGE_HEADERS.table]: 'spans', [MESSAGE_HEADERS.rows]: '4' }),
+          },
+          {
+            key: 'csv-stats',
+            value: csvRows.stats.join('\n'),
+            headers: format('3', { [MESSAGE_HEADERS.table]: 'trace_stats_input', [MESSAGE_HEADERS.rows]: '1' }),
+          },
           refusedMessages[0],
         ],
       });
@@ -479,13 +573,24 @@ describe('format 4 through the real store', () => {
     for (const run of [goodA, goodB, csvRun]) {
       const trace = (await store.getTrace(project, run.trace))!;
       expect(trace.spans.map((s) => s.span_id).sort(), run.trace).toEqual(run.spans.map((s) => s.span_id).sort());
-      expect(trace, run.trace).toMatchObject({ span_count: 4, llm_call_count: 2, tool_call_count: 1, error_count: 1, total_input_tokens: 200, total_output_tokens: 20 });
+      expect(trace, run.trace).toMatchObject({
+        span_count: 4,
+        llm_call_count: 2,
+        tool_call_count: 1,
+        error_count: 1,
+        total_input_tokens: 200,
+        total_output_tokens: 20,
+      });
     }
     // The format-3 CSV rows, blank lines and all, read back as they were sent.
     for (const s of csvRun.spans) {
       const back = (await store.getSpan(project, s.span_id))!;
       expect({ name: back.name, input: back.input, output: back.output, attributes: back.attributes, resource_attributes: back.resource_attributes }).toEqual({
-        name: s.name, input: s.input, output: s.output, attributes: s.attributes, resource_attributes: s.resource_attributes,
+        name: s.name,
+        input: s.input,
+        output: s.output,
+        attributes: s.attributes,
+        resource_attributes: s.resource_attributes,
       });
     }
   });
@@ -501,7 +606,14 @@ describe('format 4 through the real store', () => {
       await admin.createTopics({
         waitForLeaders: true,
         topics: [
-          { topic: names.topic, numPartitions: 3, configEntries: [{ name: 'max.message.bytes', value: '1048588' }, { name: 'retention.ms', value: '3600000' }] },
+          {
+            topic: names.topic,
+            numPartitions: 3,
+            configEntries: [
+              { name: 'max.message.bytes', value: '1048588' },
+              { name: 'retention.ms', value: '3600000' },
+            ],
+          },
           { topic: roomy, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '20000000' }] },
         ],
       });

@@ -64,17 +64,44 @@ async function sink(topic: string, opts: { maxMessageBytes?: number; maxInFlight
 
 function span(project: string, trace: string, n: number, extra: Partial<SpanRecord> = {}): SpanRecord {
   return {
-    project_id: project, trace_id: trace, span_id: `${trace}-s${n}`, parent_span_id: n === 0 ? null : `${trace}-s0`,
-    name: `step ${n}`, span_type: n === 0 ? 'span' : 'generation', component_type: n === 0 ? null : 'generation',
-    convention: 'genai', kind: 'internal', status: 'ok', status_message: '', start_time: 1_700_000_000_000 + n,
-    end_time: 1_700_000_000_010 + n, duration_ms: 10, model: n === 0 ? null : 'gpt-4o', input: `in ${n} ✓`, output: `out ${n}`,
-    input_tokens: n, output_tokens: 2 * n, attributes: { 'gen_ai.operation.name': 'chat' }, resource_attributes: { 'service.name': 'svc' },
-    scope_name: 'test', scope_version: '1', events: '[]', ...extra,
+    project_id: project,
+    trace_id: trace,
+    span_id: `${trace}-s${n}`,
+    parent_span_id: n === 0 ? null : `${trace}-s0`,
+    name: `step ${n}`,
+    span_type: n === 0 ? 'span' : 'generation',
+    component_type: n === 0 ? null : 'generation',
+    convention: 'genai',
+    kind: 'internal',
+    status: 'ok',
+    status_message: '',
+    start_time: 1_700_000_000_000 + n,
+    end_time: 1_700_000_000_010 + n,
+    duration_ms: 10,
+    model: n === 0 ? null : 'gpt-4o',
+    input: `in ${n} ✓`,
+    output: `out ${n}`,
+    input_tokens: n,
+    output_tokens: 2 * n,
+    attributes: { 'gen_ai.operation.name': 'chat' },
+    resource_attributes: { 'service.name': 'svc' },
+    scope_name: 'test',
+    scope_version: '1',
+    events: '[]',
+    ...extra,
   };
 }
 
 function header(project: string, trace: string): TraceHeader {
-  return { project_id: project, trace_id: trace, name: `trace ${trace}`, status: 'ok', start_time: 1_700_000_000_000, duration_ms: 20, attributes: { user: 'u1' } };
+  return {
+    project_id: project,
+    trace_id: trace,
+    name: `trace ${trace}`,
+    status: 'ok',
+    start_time: 1_700_000_000_000,
+    duration_ms: 20,
+    attributes: { user: 'u1' },
+  };
 }
 
 /** What ingest hands a sink: rows encoded once. */
@@ -122,7 +149,11 @@ function csvSpanRow(s: SpanRecord): string {
     }
     if (typeof v === 'number') return String(v);
     if (typeof v === 'string') return quoted(v);
-    return quoted(`{${Object.entries(v as Record<string, string>).map(([k, x]) => `${literal(k)}:${literal(x)}`).join(',')}}`);
+    return quoted(
+      `{${Object.entries(v as Record<string, string>)
+        .map(([k, x]) => `${literal(k)}:${literal(x)}`)
+        .join(',')}}`,
+    );
   }).join(',');
 }
 
@@ -190,7 +221,6 @@ async function ingest(opts: Omit<IngesterOptions, 'kafka' | 'logger'>): Promise<
   running.push(ingester);
   return ingester;
 }
-
 
 describe('Kafka transport (real broker)', () => {
   it('delivers rows from the sink to the ingester exactly as sent, one format-4 message per write of at most maxMessageBytes', async () => {
@@ -310,7 +340,11 @@ describe('Kafka transport (real broker)', () => {
     // read and written: span rows as the rows of today, byte for byte what ingest encodes now.
     const legacy: Message = { key: 'p1/legacy', value: JSON.stringify({ v: 1, spans: [legacySpan], traces: [legacyHeader] }) };
     const jsonRowSpans = [span('p1', 'json-rows', 0), span('p1', 'json-rows', 1, { input: 'a "quoted", \'odd\' \\ input' })];
-    const jsonRows: Message = { key: 'p1/format-2', value: jsonRowSpans.map((x) => JSON.stringify(spanRow(x))).join('\n'), headers: formatHeaders('2', 'spans') };
+    const jsonRows: Message = {
+      key: 'p1/format-2',
+      value: jsonRowSpans.map((x) => JSON.stringify(spanRow(x))).join('\n'),
+      headers: formatHeaders('2', 'spans'),
+    };
     // Blank lines inside quoted values, a map value's among them: raw in CSV, where chDB's inline
     // insert data would have ended (docs/chdb-inline-insert-empty-line.md).
     const csvSpans = [

@@ -8,7 +8,12 @@ import { startTestService, type TestService } from '../helpers/server.js';
  */
 
 const TOKEN = 'scrape-token-0123456789-abcdefghijklmnop';
-const PROCESS_SERIES = ['agent_eval_process_cpu_seconds_total', 'agent_eval_ingest_pending_spans', 'agent_eval_kafka_consumer_lag', 'agent_eval_online_eval_stats_up'];
+const PROCESS_SERIES = [
+  'agent_eval_process_cpu_seconds_total',
+  'agent_eval_ingest_pending_spans',
+  'agent_eval_kafka_consumer_lag',
+  'agent_eval_online_eval_stats_up',
+];
 
 let svc: TestService;
 const rules: Record<'a' | 'b', string> = { a: '', b: '' };
@@ -19,7 +24,11 @@ function scrape(headers: Record<string, string> = {}): Promise<Response> {
 }
 
 async function createRule(project: string): Promise<string> {
-  const res = await svc.api('/api/evals/online-rules', { method: 'POST', project, json: { name: `rule of ${project}`, scorers: ['contains'], expected: { outputContains: ['x'] } } });
+  const res = await svc.api('/api/evals/online-rules', {
+    method: 'POST',
+    project,
+    json: { name: `rule of ${project}`, scorers: ['contains'], expected: { outputContains: ['x'] } },
+  });
   const text = await res.text();
   expect(res.status, text).toBe(201);
   return (JSON.parse(text) as { id: string }).id;
@@ -37,7 +46,12 @@ afterAll(async () => {
 
 describe('GET /metrics on the API port', () => {
   it('is 401 in the SPEC body without credentials, with a wrong token or a bad key', async () => {
-    const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer not-the-token' }, { authorization: `Bearer ${TOKEN}x` }, { 'x-api-key': 'ae_live_nope' }];
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer not-the-token' },
+      { authorization: `Bearer ${TOKEN}x` },
+      { 'x-api-key': 'ae_live_nope' },
+    ];
     for (const headers of attempts) {
       const res = await scrape(headers);
       expect(res.status, JSON.stringify(headers)).toBe(401);

@@ -53,9 +53,10 @@ describe('agent-eval migrate', () => {
       (err: { code: number; stdout: string; stderr: string }) => err,
     );
     expect(failed?.code).toBe(1);
-    expect(failed?.stderr).toMatch(/the ClickHouse store was migrated by a newer agent-eval than this one \(0\.\d+\.\d+\): it has migration 999_from_a_newer_version, which this version does not know/);
+    expect(failed?.stderr).toMatch(
+      /the ClickHouse store was migrated by a newer agent-eval than this one \(0\.\d+\.\d+\): it has migration 999_from_a_newer_version, which this version does not know/,
+    );
     expect(failed?.stderr).not.toMatch(/\n\s+at /);
     expect(failed?.stdout ?? '').not.toContain('applying migration');
   });
 });
-

@@ -30,18 +30,55 @@ describe('migration 002 on a store of the previous release', () => {
     await target.apply(first);
 
     const span = (id: string, parent: string, type: string, offsetMs: number, extra: Record<string, unknown> = {}) => ({
-      project_id: 'p', trace_id: 'old', span_id: id, parent_span_id: parent, name: `op-${id}`, span_type: type, component_type: '',
-      convention: 'genai', kind: '', status: 'ok', status_message: '', start_time: `${day} 10:00:00.${String(offsetMs).padStart(3, '0')}`,
-      end_time: `${day} 10:00:01.000`, duration_ms: 10, model: '', input: '', output: '', input_tokens: type === 'generation' ? 100 : 0,
-      output_tokens: type === 'generation' ? 10 : 0, attributes: {}, resource_attributes: { 'service.name': 'legacy' }, scope_name: '',
-      scope_version: '', events: '[]', ...extra,
+      project_id: 'p',
+      trace_id: 'old',
+      span_id: id,
+      parent_span_id: parent,
+      name: `op-${id}`,
+      span_type: type,
+      component_type: '',
+      convention: 'genai',
+      kind: '',
+      status: 'ok',
+      status_message: '',
+      start_time: `${day} 10:00:00.${String(offsetMs).padStart(3, '0')}`,
+      end_time: `${day} 10:00:01.000`,
+      duration_ms: 10,
+      model: '',
+      input: '',
+      output: '',
+      input_tokens: type === 'generation' ? 100 : 0,
+      output_tokens: type === 'generation' ? 10 : 0,
+      attributes: {},
+      resource_attributes: { 'service.name': 'legacy' },
+      scope_name: '',
+      scope_version: '',
+      events: '[]',
+      ...extra,
     });
-    const rows = [span('root', '', 'span', 0), span('llm', 'root', 'generation', 100), span('llm', 'root', 'generation', 100), span('tool', 'root', 'tool', 200, { status: 'error' })];
+    const rows = [
+      span('root', '', 'span', 0),
+      span('llm', 'root', 'generation', 100),
+      span('llm', 'root', 'generation', 100),
+      span('tool', 'root', 'tool', 200, { status: 'error' }),
+    ];
     await ch.insertRows('agent_eval.spans', JSON_ROWS, Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')));
-    const header = { project_id: 'p', trace_id: 'old', name: 'checkout', status: 'ok', start_time: `${day} 09:59:59.000`, duration_ms: 3000, attributes: { user: 'u1' } };
+    const header = {
+      project_id: 'p',
+      trace_id: 'old',
+      name: 'checkout',
+      status: 'ok',
+      start_time: `${day} 09:59:59.000`,
+      duration_ms: 3000,
+      attributes: { user: 'u1' },
+    };
     await ch.insertRows('agent_eval.trace_headers', JSON_ROWS, Buffer.from(JSON.stringify(header)));
 
-    expect(await migrate(target, createLogger('silent'))).toEqual(readMigrations('clickhouse').slice(1).map((m) => m.id));
+    expect(await migrate(target, createLogger('silent'))).toEqual(
+      readMigrations('clickhouse')
+        .slice(1)
+        .map((m) => m.id),
+    );
 
     const trace = await createAnalyticsStore(ch).getTrace('p', 'old');
     expect(trace).toMatchObject({
@@ -57,7 +94,19 @@ describe('migration 002 on a store of the previous release', () => {
       total_output_tokens: 10,
       attributes: { 'service.name': 'legacy', user: 'u1' },
     });
-    const tables = await (await ch.client.query({ query: "SELECT name FROM system.tables WHERE database = 'agent_eval' ORDER BY name", format: 'JSONEachRow' })).json<{ name: string }>();
-    expect(tables.map((t) => t.name)).toEqual(['schema_migrations', 'scores', 'spans', 'spans_from_writes', 'trace_stats', 'trace_stats_from_input', 'trace_stats_from_writes', 'trace_stats_input', 'write_rows']);
+    const tables = await (
+      await ch.client.query({ query: "SELECT name FROM system.tables WHERE database = 'agent_eval' ORDER BY name", format: 'JSONEachRow' })
+    ).json<{ name: string }>();
+    expect(tables.map((t) => t.name)).toEqual([
+      'schema_migrations',
+      'scores',
+      'spans',
+      'spans_from_writes',
+      'trace_stats',
+      'trace_stats_from_input',
+      'trace_stats_from_writes',
+      'trace_stats_input',
+      'write_rows',
+    ]);
   });
 });

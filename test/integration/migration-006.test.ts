@@ -24,16 +24,43 @@ afterAll(async () => {
 function span(traceId: string, spanId: string, attributes: Record<string, string>): SpanRecord {
   const start = Date.now() - 60_000;
   return {
-    project_id: 'p', trace_id: traceId, span_id: spanId, parent_span_id: null, name: 'chat', span_type: 'generation', component_type: 'generation',
-    convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start, end_time: start + 50, duration_ms: 50,
-    model: 'gpt-4o', input: 'hi', output: 'hello', input_tokens: 3, output_tokens: 5, attributes,
-    resource_attributes: { 'service.name': 'support-bot', 'deployment.environment.name': 'prod' }, scope_name: 'otel', scope_version: '1', events: '[]',
+    project_id: 'p',
+    trace_id: traceId,
+    span_id: spanId,
+    parent_span_id: null,
+    name: 'chat',
+    span_type: 'generation',
+    component_type: 'generation',
+    convention: 'genai',
+    kind: 'client',
+    status: 'ok',
+    status_message: '',
+    start_time: start,
+    end_time: start + 50,
+    duration_ms: 50,
+    model: 'gpt-4o',
+    input: 'hi',
+    output: 'hello',
+    input_tokens: 3,
+    output_tokens: 5,
+    attributes,
+    resource_attributes: { 'service.name': 'support-bot', 'deployment.environment.name': 'prod' },
+    scope_name: 'otel',
+    scope_version: '1',
+    events: '[]',
   };
 }
 
 const columnTypes = async () =>
   Object.fromEntries(
-    (await (await ch.client.query({ query: "SELECT name, type FROM system.columns WHERE database = 'agent_eval' AND table = 'spans' AND name IN ('attributes', 'resource_attributes')", format: 'JSONEachRow' })).json<{ name: string; type: string }>()).map((c) => [c.name, c.type]),
+    (
+      await (
+        await ch.client.query({
+          query: "SELECT name, type FROM system.columns WHERE database = 'agent_eval' AND table = 'spans' AND name IN ('attributes', 'resource_attributes')",
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string; type: string }>()
+    ).map((c) => [c.name, c.type]),
   );
 
 describe('migration 006 on a store of the previous release', () => {
@@ -65,7 +92,12 @@ describe('migration 006 on a store of the previous release', () => {
 
     // Old and new parts merge into one of the new type, with nothing lost.
     await ch.client.command({ query: 'OPTIMIZE TABLE agent_eval.spans FINAL' });
-    const rows = await (await ch.client.query({ query: "SELECT span_id, attributes['user.id'] AS user FROM agent_eval.spans ORDER BY span_id", format: 'JSONEachRow' })).json();
-    expect(rows).toEqual([{ span_id: 's-new', user: 'u-new' }, { span_id: 's-old', user: 'u-old' }]);
+    const rows = await (
+      await ch.client.query({ query: "SELECT span_id, attributes['user.id'] AS user FROM agent_eval.spans ORDER BY span_id", format: 'JSONEachRow' })
+    ).json();
+    expect(rows).toEqual([
+      { span_id: 's-new', user: 'u-new' },
+      { span_id: 's-old', user: 'u-old' },
+    ]);
   });
 });

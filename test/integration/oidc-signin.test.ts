@@ -47,7 +47,13 @@ beforeAll(async () => {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   idp = await startOidcProvider(url, ACCOUNTS);
-  svc = await startTestService({ PORT: String(port), AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', OIDC_ADMIN_EMAILS: 'ada@example.com, root@example.com', ...idp.env(url) });
+  svc = await startTestService({
+    PORT: String(port),
+    AGENT_EVAL_ROLES: 'api',
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    OIDC_ADMIN_EMAILS: 'ada@example.com, root@example.com',
+    ...idp.env(url),
+  });
 });
 afterAll(async () => {
   await svc?.stop();
@@ -74,7 +80,7 @@ describe('signing in with OpenID Connect', () => {
     expect(attempt).toContain('SameSite=Lax');
   });
 
-  it('signs a person in: a session named after the provider\'s claims, back on the page they asked for', async () => {
+  it("signs a person in: a session named after the provider's claims, back on the page they asked for", async () => {
     const { cookie, location } = await oidcSignIn(svc.apiUrl!, 'ada', '/runs?status=failed');
     expect(location).toBe(`${svc.apiUrl}/runs?status=failed`);
     const state = (await (await fetch(`${svc.apiUrl}/api/auth/session`, { headers: { cookie } })).json()) as AuthState;
@@ -115,7 +121,10 @@ describe('roles per project', () => {
   });
 
   it('a project admin grants viewer: the viewer reads but cannot write', async () => {
-    const member = await json<MemberView>(await as(ada, `/api/projects/${svc.defaultProjectId}/members`, { method: 'POST', json: { email: 'GRACE@example.com', role: 'viewer' } }), 201);
+    const member = await json<MemberView>(
+      await as(ada, `/api/projects/${svc.defaultProjectId}/members`, { method: 'POST', json: { email: 'GRACE@example.com', role: 'viewer' } }),
+      201,
+    );
     expect(member).toMatchObject({ user_id: grace.session.user!.id, name: 'Grace Hopper', role: 'viewer', granted_by: ada.session.user!.id });
     expect((await as(grace, '/api/traces')).status).toBe(200);
     const write = await as(grace, '/api/feedback/comparisons', { method: 'POST', json: { prompt: 'p', output_a: 'a', output_b: 'b' } });
@@ -126,31 +135,61 @@ describe('roles per project', () => {
   });
 
   it('an admin changes the role to member; the change and the grant are in the audit log, by name', async () => {
-    await json<MemberView>(await as(ada, `/api/projects/${svc.defaultProjectId}/members/${grace.session.user!.id}`, { method: 'PUT', json: { role: 'member' } }), 200);
+    await json<MemberView>(
+      await as(ada, `/api/projects/${svc.defaultProjectId}/members/${grace.session.user!.id}`, { method: 'PUT', json: { role: 'member' } }),
+      200,
+    );
     expect((await as(grace, '/api/feedback/comparisons', { method: 'POST', json: { prompt: 'p', output_a: 'a', output_b: 'b' } })).status).toBe(201);
-    const audit = await json<{ entries: Array<{ action: string; actor: { kind: string; name: string }; target: string; details: Record<string, unknown> }> }>(await svc.api('/api/audit?action=member'), 200);
+    const audit = await json<{ entries: Array<{ action: string; actor: { kind: string; name: string }; target: string; details: Record<string, unknown> }> }>(
+      await svc.api('/api/audit?action=member'),
+      200,
+    );
     const mine = audit.entries.filter((e) => e.target === grace.session.user!.id);
     expect(mine.map((e) => e.action)).toContain('member.added');
-    const changed = (await json<{ entries: Array<{ action: string; actor: { kind: string; name: string }; target: string; details: Record<string, unknown> }> }>(await svc.api('/api/audit?action=role.changed'), 200)).entries;
-    expect(changed[0]).toMatchObject({ actor: { kind: 'user', name: 'Ada Lovelace' }, target: grace.session.user!.id, details: { role: 'member', previous: 'viewer' } });
+    const changed = (
+      await json<{ entries: Array<{ action: string; actor: { kind: string; name: string }; target: string; details: Record<string, unknown> }> }>(
+        await svc.api('/api/audit?action=role.changed'),
+        200,
+      )
+    ).entries;
+    expect(changed[0]).toMatchObject({
+      actor: { kind: 'user', name: 'Ada Lovelace' },
+      target: grace.session.user!.id,
+      details: { role: 'member', previous: 'viewer' },
+    });
     const signIns = (await json<{ entries: Array<{ actor: { kind: string; name: string } }> }>(await svc.api('/api/audit?action=user.signed_in'), 200)).entries;
     expect(signIns.map((e) => e.actor.name)).toContain('Grace Hopper');
   });
 
   it('what a person records carries their name: feedback, an annotation score, an answered comparison, a completed review', async () => {
     const score = await json<{ scorer_name: string | null; source: string }>(
-      await as(grace, '/api/scores', { method: 'POST', json: { trace_id: 'oidc-trace-1', name: 'faithful', value: 0.5, source: 'annotation', scorer_name: 'someone else' } }),
+      await as(grace, '/api/scores', {
+        method: 'POST',
+        json: { trace_id: 'oidc-trace-1', name: 'faithful', value: 0.5, source: 'annotation', scorer_name: 'someone else' },
+      }),
       201,
     );
     expect(score).toMatchObject({ scorer_name: 'Grace Hopper', source: 'annotation' });
-    const fb = await json<Feedback>(await as(grace, '/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: 'oidc-trace-1', rating: { name: 'helpful', value: 1 } } }), 201);
+    const fb = await json<Feedback>(
+      await as(grace, '/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: 'oidc-trace-1', rating: { name: 'helpful', value: 1 } } }),
+      201,
+    );
     expect(fb).toMatchObject({ user_id: grace.session.user!.id, user_name: 'Grace Hopper' });
     // A person cannot record as someone else.
-    const other = await as(grace, '/api/feedback', { method: 'POST', json: { type: 'rating', trace_id: 'oidc-trace-1', user_id: 'someone-else', rating: { name: 'helpful', value: 1 } } });
+    const other = await as(grace, '/api/feedback', {
+      method: 'POST',
+      json: { type: 'rating', trace_id: 'oidc-trace-1', user_id: 'someone-else', rating: { name: 'helpful', value: 1 } },
+    });
     expect(other.status).toBe(422);
 
-    const comparison = await json<Comparison>(await as(grace, '/api/feedback/comparisons', { method: 'POST', json: { prompt: 'p', output_a: 'a', output_b: 'b' } }), 201);
-    const answered = await json<{ comparison: Comparison; feedback: Feedback }>(await as(grace, `/api/feedback/comparisons/${comparison.id}/answer`, { method: 'POST', json: { preferred: 'b' } }), 201);
+    const comparison = await json<Comparison>(
+      await as(grace, '/api/feedback/comparisons', { method: 'POST', json: { prompt: 'p', output_a: 'a', output_b: 'b' } }),
+      201,
+    );
+    const answered = await json<{ comparison: Comparison; feedback: Feedback }>(
+      await as(grace, `/api/feedback/comparisons/${comparison.id}/answer`, { method: 'POST', json: { preferred: 'b' } }),
+      201,
+    );
     expect(answered.comparison).toMatchObject({ answered_by: grace.session.user!.id, answered_by_name: 'Grace Hopper' });
     expect(answered.feedback.user_name).toBe('Grace Hopper');
 
@@ -160,7 +199,10 @@ describe('roles per project', () => {
     );
     const next = await json<{ item: QueueItem }>(await as(grace, `/api/queues/${queue.id}/next`, { method: 'POST', json: {} }), 200);
     expect(next.item).toMatchObject({ locked_by: grace.session.user!.id, locked_by_name: 'Grace Hopper' });
-    const done = await json<{ item: QueueItem }>(await as(grace, `/api/queues/${queue.id}/items/${next.item.id}/complete`, { method: 'POST', json: { scores: { ok: 1 } } }), 200);
+    const done = await json<{ item: QueueItem }>(
+      await as(grace, `/api/queues/${queue.id}/items/${next.item.id}/complete`, { method: 'POST', json: { scores: { ok: 1 } } }),
+      200,
+    );
     expect(done.item).toMatchObject({ status: 'completed', completed_by: grace.session.user!.id, completed_by_name: 'Grace Hopper' });
   });
 
@@ -170,7 +212,11 @@ describe('roles per project', () => {
     await json(await as(ada, `/api/projects/${other}/members`, { method: 'POST', json: { email: 'grace@example.com', role: 'admin' }, project: other }), 201);
     await json(await as(ada, `/api/projects/${svc.defaultProjectId}/members/${grace.session.user!.id}`, { method: 'PUT', json: { role: 'viewer' } }), 200);
     // Grace is admin of `other`, viewer of the default project; naming `other` in the header changes nothing.
-    const res = await as(grace, `/api/projects/${svc.defaultProjectId}/members`, { method: 'POST', json: { email: 'ada@example.com', role: 'viewer' }, project: other });
+    const res = await as(grace, `/api/projects/${svc.defaultProjectId}/members`, {
+      method: 'POST',
+      json: { email: 'ada@example.com', role: 'viewer' },
+      project: other,
+    });
     expect(res.status).toBe(403);
     expect((await as(grace, `/api/projects/${other}/members`, { project: other })).status).toBe(200);
   });

@@ -67,7 +67,14 @@ async function ingest(svc: ServiceProcess, ids: string[]): Promise<void> {
       ids.slice(i, i + 25).map((id) => {
         const end = Date.now();
         const iso = (ms: number) => new Date(ms).toISOString();
-        const body = { trace_id: id, name: 'prod', status: 'ok', duration_ms: 300, start_time: iso(end - 300), spans: [{ span_id: 'root', name: 'agent', type: 'span', start_time: iso(end - 300), end_time: iso(end), input: 'q', output: 'the answer is ok' }] };
+        const body = {
+          trace_id: id,
+          name: 'prod',
+          status: 'ok',
+          duration_ms: 300,
+          start_time: iso(end - 300),
+          spans: [{ span_id: 'root', name: 'agent', type: 'span', start_time: iso(end - 300), end_time: iso(end), input: 'q', output: 'the answer is ok' }],
+        };
         return api(svc, '/api/traces/ingest', { method: 'POST', json: body }, 201);
       }),
     );
@@ -85,7 +92,17 @@ describe('online evaluation across restarts of the worker', () => {
     const rule = await api<OnlineRule>(
       svc,
       '/api/evals/online-rules',
-      { method: 'POST', json: { name: 'survivor', sample_rate: 0.5, scorers: ['slow_check', 'contains'], expected: { outputContains: ['ok'] }, delay_seconds: 2, since: new Date(Date.now() - 3600_000).toISOString() } },
+      {
+        method: 'POST',
+        json: {
+          name: 'survivor',
+          sample_rate: 0.5,
+          scorers: ['slow_check', 'contains'],
+          expected: { outputContains: ['ok'] },
+          delay_seconds: 2,
+          since: new Date(Date.now() - 3600_000).toISOString(),
+        },
+      },
       201,
     );
     const sampled1 = wave1.filter((id) => isSampled(rule.id, id, 0.5));

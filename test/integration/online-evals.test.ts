@@ -26,7 +26,11 @@ let extraMetadata: MetadataStore | undefined;
 
 beforeAll(async () => {
   openai = await startFakeProvider('openai');
-  openai.setDefault((req) => (JSON.stringify(req.body).includes('FAIL-ME') ? { status: 400, message: 'this judge is refused' } : { verdict: { score: 0.75, reason: 'helpful enough', evidence: ['the answer'] } }));
+  openai.setDefault((req) =>
+    JSON.stringify(req.body).includes('FAIL-ME')
+      ? { status: 400, message: 'this judge is refused' }
+      : { verdict: { score: 0.75, reason: 'helpful enough', evidence: ['the answer'] } },
+  );
   svc = await startTestService({ ...fakeProviderEnv({ openai }), ONLINE_EVAL_TICK_MS: '100', ONLINE_EVAL_LEASE_MS: '10000' });
 });
 
@@ -52,10 +56,36 @@ function prodTrace(traceId: string, o: TraceOpts = {}) {
   const start = end - 1000;
   const iso = (ms: number) => new Date(ms).toISOString();
   const spans: Array<Record<string, unknown>> = [
-    { span_id: `${traceId}-root`, name: 'agent', type: 'span', start_time: iso(start), end_time: iso(end), input: 'what is the status?', output: o.output ?? 'the answer is ok', ...(o.status === 'error' ? { status: 'error' } : {}) },
+    {
+      span_id: `${traceId}-root`,
+      name: 'agent',
+      type: 'span',
+      start_time: iso(start),
+      end_time: iso(end),
+      input: 'what is the status?',
+      output: o.output ?? 'the answer is ok',
+      ...(o.status === 'error' ? { status: 'error' } : {}),
+    },
   ];
-  if (o.retrieval) spans.push({ span_id: `${traceId}-docs`, parent_span_id: `${traceId}-root`, name: 'search docs', type: 'retrieval', start_time: iso(start + 10), end_time: iso(start + 20), output: 'doc' });
-  return { trace_id: traceId, name: o.name ?? 'agent-run', status: o.status ?? 'ok', duration_ms: 1000, start_time: iso(start), attributes: o.attributes ?? {}, spans };
+  if (o.retrieval)
+    spans.push({
+      span_id: `${traceId}-docs`,
+      parent_span_id: `${traceId}-root`,
+      name: 'search docs',
+      type: 'retrieval',
+      start_time: iso(start + 10),
+      end_time: iso(start + 20),
+      output: 'doc',
+    });
+  return {
+    trace_id: traceId,
+    name: o.name ?? 'agent-run',
+    status: o.status ?? 'ok',
+    duration_ms: 1000,
+    start_time: iso(start),
+    attributes: o.attributes ?? {},
+    spans,
+  };
 }
 
 async function json<T>(res: Response, status: number): Promise<T> {
@@ -71,7 +101,8 @@ function client(project: string) {
     create: async (body: Record<string, unknown>) => json<OnlineRule>(await svc.api('/api/evals/online-rules', { method: 'POST', project, json: body }), 201),
     rule: async (id: string) => json<OnlineRule>(await svc.api(`/api/evals/online-rules/${id}`, { project }), 200),
     evaluations: async (id: string) => json<OnlineEvaluationList>(await svc.api(`/api/evals/online-rules/${id}/evaluations?limit=1000`, { project }), 200),
-    scores: async (traceId: string) => (await json<{ scores: Score[] }>(await svc.api(`/api/scores?trace_id=${encodeURIComponent(traceId)}`, { project }), 200)).scores,
+    scores: async (traceId: string) =>
+      (await json<{ scores: Score[] }>(await svc.api(`/api/scores?trace_id=${encodeURIComponent(traceId)}`, { project }), 200)).scores,
   };
 }
 
@@ -107,11 +138,28 @@ const OK = { outputContains: ['ok'] };
 describe('an online rule', () => {
   it('scores the traces its deterministic sample takes, each exactly once, at the configured rate', async () => {
     const c = await newProject();
-    const rule = await c.create({ name: 'half', filter: { trace_name: 'sampled-' }, sample_rate: 0.5, scorers: ['contains'], expected: OK, delay_seconds: DELAY, since: since() });
-    expect(rule).toMatchObject({ name: 'half', sample_rate: 0.5, delay_seconds: DELAY, enabled: true, stats: { scored: 0, skipped_by_sampling: 0, errors: 0, pending: 0 } });
+    const rule = await c.create({
+      name: 'half',
+      filter: { trace_name: 'sampled-' },
+      sample_rate: 0.5,
+      scorers: ['contains'],
+      expected: OK,
+      delay_seconds: DELAY,
+      since: since(),
+    });
+    expect(rule).toMatchObject({
+      name: 'half',
+      sample_rate: 0.5,
+      delay_seconds: DELAY,
+      enabled: true,
+      stats: { scored: 0, skipped_by_sampling: 0, errors: 0, pending: 0 },
+    });
     const n = 200;
     const ids = Array.from({ length: n }, (_, i) => `sampled-${i}-${randomUUID().slice(0, 8)}`);
-    await ingestAll(c, [...ids.map((id) => () => prodTrace(id, { name: id })), ...Array.from({ length: 20 }, (_, i) => () => prodTrace(`other-${i}-${randomUUID()}`, { name: 'something else' }))]);
+    await ingestAll(c, [
+      ...ids.map((id) => () => prodTrace(id, { name: id })),
+      ...Array.from({ length: 20 }, (_, i) => () => prodTrace(`other-${i}-${randomUUID()}`, { name: 'something else' })),
+    ]);
 
     const done = await eventually(async () => {
       const r = await c.rule(rule.id);
@@ -143,7 +191,9 @@ describe('an online rule', () => {
       value: 1,
       attributes: { 'agent_eval.online_rule_id': rule.id, 'agent_eval.online_rule': 'half' },
     });
-    expect(evaluations.evaluations.find((e) => e.trace_id === expected[0])?.scores).toEqual({ contains: { score_id: score.id, value: 1, reason: score.reason } });
+    expect(evaluations.evaluations.find((e) => e.trace_id === expected[0])?.scores).toEqual({
+      contains: { score_id: score.id, value: 1, reason: score.reason },
+    });
 
     // Later scans find nothing new: nobody is scored twice.
     await new Promise((r) => setTimeout(r, 1000));
@@ -155,10 +205,31 @@ describe('an online rule', () => {
     const c = await newProject();
     const rules = {
       name: await c.create({ name: 'by name', filter: { trace_name: 'CHECKOUT' }, scorers: ['contains'], expected: OK, delay_seconds: DELAY, since: since() }),
-      attributes: await c.create({ name: 'by attributes', filter: { attributes: { env: 'prod' } }, scorers: ['contains'], expected: OK, delay_seconds: DELAY, since: since() }),
-      component: await c.create({ name: 'by component', filter: { component_type: 'retrieval' }, scorers: ['contains'], expected: OK, delay_seconds: DELAY, since: since() }),
+      attributes: await c.create({
+        name: 'by attributes',
+        filter: { attributes: { env: 'prod' } },
+        scorers: ['contains'],
+        expected: OK,
+        delay_seconds: DELAY,
+        since: since(),
+      }),
+      component: await c.create({
+        name: 'by component',
+        filter: { component_type: 'retrieval' },
+        scorers: ['contains'],
+        expected: OK,
+        delay_seconds: DELAY,
+        since: since(),
+      }),
       status: await c.create({ name: 'by status', filter: { status: 'error' }, scorers: ['contains'], expected: OK, delay_seconds: DELAY, since: since() }),
-      all: await c.create({ name: 'all of them', filter: { trace_name: 'search', status: 'error', attributes: { env: 'prod', team: 'a' }, component_type: 'retrieval' }, scorers: ['contains'], expected: OK, delay_seconds: DELAY, since: since() }),
+      all: await c.create({
+        name: 'all of them',
+        filter: { trace_name: 'search', status: 'error', attributes: { env: 'prod', team: 'a' }, component_type: 'retrieval' },
+        scorers: ['contains'],
+        expected: OK,
+        delay_seconds: DELAY,
+        since: since(),
+      }),
     };
     const t = (k: string) => `filters-${k}-${c.project}`;
     await ingestAll(c, [
@@ -190,12 +261,38 @@ describe('an online rule', () => {
       status: 'ok',
       duration_ms: 500,
       start_time: new Date(end - 500).toISOString(),
-      spans: [{ span_id: 'root', name: 'agent', type: 'span', start_time: new Date(end - 500).toISOString(), end_time: new Date(end).toISOString(), input: 'question' }],
+      spans: [
+        {
+          span_id: 'root',
+          name: 'agent',
+          type: 'span',
+          start_time: new Date(end - 500).toISOString(),
+          end_time: new Date(end).toISOString(),
+          input: 'question',
+        },
+      ],
     });
     await new Promise((r) => setTimeout(r, 1500));
     // The final answer arrives as a late span of the same trace.
     await json(
-      await svc.api('/api/spans', { method: 'POST', project: c.project, json: { trace_id: id, spans: [{ span_id: 'answer', parent_span_id: 'root', name: 'final', type: 'span', start_time: new Date(end - 100).toISOString(), end_time: new Date(end).toISOString(), output: 'the late answer' }] } }),
+      await svc.api('/api/spans', {
+        method: 'POST',
+        project: c.project,
+        json: {
+          trace_id: id,
+          spans: [
+            {
+              span_id: 'answer',
+              parent_span_id: 'root',
+              name: 'final',
+              type: 'span',
+              start_time: new Date(end - 100).toISOString(),
+              end_time: new Date(end).toISOString(),
+              output: 'the late answer',
+            },
+          ],
+        },
+      }),
       201,
     );
     expect((await c.evaluations(rule.id)).total).toBe(0);
@@ -212,9 +309,17 @@ describe('an online rule', () => {
     const c = await newProject();
     const before = openai.requests.length;
     const rule = await c.create({ name: 'helpful', scorers: ['helpfulness_judge'], delay_seconds: DELAY, since: since() });
-    const failing = await c.create({ name: 'refused judge', scorers: [{ name: 'llmJudge', config: { prompt: 'FAIL-ME: is {{output}} polite?' } }], delay_seconds: DELAY, since: since() });
+    const failing = await c.create({
+      name: 'refused judge',
+      scorers: [{ name: 'llmJudge', config: { prompt: 'FAIL-ME: is {{output}} polite?' } }],
+      delay_seconds: DELAY,
+      since: since(),
+    });
     const ids = [0, 1, 2].map((i) => `judged-${i}-${c.project}`);
-    await ingestAll(c, ids.map((id) => () => prodTrace(id)));
+    await ingestAll(
+      c,
+      ids.map((id) => () => prodTrace(id)),
+    );
     const done = await eventually(async () => {
       const r = await c.rule(rule.id);
       expect(r.stats.scored).toBe(3);
@@ -231,7 +336,11 @@ describe('an online rule', () => {
     const judgeTraceId = score.attributes?.['agent_eval.judge_trace_id'];
     expect(judgeTraceId).toMatch(/^[0-9a-f]{32}$/);
     const judgeTrace = await eventually(async () => json<TraceDetail>(await svc.api(`/api/traces/${judgeTraceId}`, { project: c.project }), 200));
-    expect(judgeTrace.attributes).toMatchObject({ 'agent_eval.online_rule_id': rule.id, 'agent_eval.scored_trace_id': ids[0], 'agent_eval.score_id': score.id });
+    expect(judgeTrace.attributes).toMatchObject({
+      'agent_eval.online_rule_id': rule.id,
+      'agent_eval.scored_trace_id': ids[0],
+      'agent_eval.score_id': score.id,
+    });
     const calls = judgeTrace.spans.filter((s) => s.type === 'generation');
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ model: expect.any(String) as string, input_tokens: 120, output_tokens: 30 });
@@ -265,7 +374,13 @@ describe('an online rule', () => {
   it('scores a trace that reaches the store long after it ended (by when it was stored, not when it ended)', async () => {
     const c = await newProject();
     const endedAgoMs = 2 * 3600_000;
-    const rule = await c.create({ name: 'held back', scorers: ['contains'], expected: OK, delay_seconds: 0, since: new Date(Date.now() - 86_400_000).toISOString() });
+    const rule = await c.create({
+      name: 'held back',
+      scorers: ['contains'],
+      expected: OK,
+      delay_seconds: 0,
+      since: new Date(Date.now() - 86_400_000).toISOString(),
+    });
     // The rule has scanned past the trace's end before the trace is stored at all.
     await eventually(async () => expect(Date.parse((await c.rule(rule.id)).stats.watermark)).toBeGreaterThan(Date.now() - endedAgoMs / 2));
     const id = `held-back-${c.project}`;
@@ -282,11 +397,24 @@ describe('an online rule', () => {
     const rule = await c.create({ name: 'none sampled', sample_rate: 0, scorers: ['contains'], expected: OK, delay_seconds: 0, since: since() });
     const body = prodTrace(`repriced-${c.project}`);
     const root = body.spans[0];
-    body.spans.push({ span_id: `${body.trace_id}-llm`, parent_span_id: root.span_id, name: 'chat', type: 'generation', model: 'gpt-4o', start_time: root.start_time, end_time: root.end_time, input_tokens: 1000, output_tokens: 100 });
+    body.spans.push({
+      span_id: `${body.trace_id}-llm`,
+      parent_span_id: root.span_id,
+      name: 'chat',
+      type: 'generation',
+      model: 'gpt-4o',
+      start_time: root.start_time,
+      end_time: root.end_time,
+      input_tokens: 1000,
+      output_tokens: 100,
+    });
     await c.ingest(body);
     await eventually(async () => expect((await c.rule(rule.id)).stats.skipped_by_sampling).toBe(1));
     const from = new Date(Date.now() - 3600_000).toISOString();
-    const report = await json<{ traces_updated: number }>(await svc.api('/api/admin/recompute-costs', { method: 'POST', project: c.project, json: { from, to: new Date(Date.now() + 60_000).toISOString() } }), 200);
+    const report = await json<{ traces_updated: number }>(
+      await svc.api('/api/admin/recompute-costs', { method: 'POST', project: c.project, json: { from, to: new Date(Date.now() + 60_000).toISOString() } }),
+      200,
+    );
     expect(report.traces_updated).toBe(1);
     // A scan has since covered everything stored up to the recompute: the trace was not decided a second time.
     const repricedAt = Date.now();
@@ -301,7 +429,10 @@ describe('an online rule', () => {
     await c.ingest(prodTrace(`paused-${c.project}`));
     await new Promise((r) => setTimeout(r, 2500));
     expect((await c.rule(rule.id)).stats).toMatchObject({ scored: 0, pending: 0, lag_seconds: 0, last_scan_at: null });
-    const enabled = await json<OnlineRule>(await svc.api(`/api/evals/online-rules/${rule.id}`, { method: 'PATCH', project: c.project, json: { enabled: true } }), 200);
+    const enabled = await json<OnlineRule>(
+      await svc.api(`/api/evals/online-rules/${rule.id}`, { method: 'PATCH', project: c.project, json: { enabled: true } }),
+      200,
+    );
     expect(enabled.enabled).toBe(true);
     await eventually(async () => expect((await c.rule(rule.id)).stats.scored).toBe(1));
   });
@@ -331,8 +462,17 @@ describe('two evaluators on the same stores', () => {
     );
     const n = 300;
     const ids = Array.from({ length: n }, (_, i) => `race-${i}-${c.project}`);
-    await ingestAll(c, ids.map((id) => () => prodTrace(id)));
-    const rule = await c.create({ name: 'raced', scorers: ['contains', { name: 'regex', config: {} }], expected: { ...OK, regex: ['answer'] }, delay_seconds: 0, since: since() });
+    await ingestAll(
+      c,
+      ids.map((id) => () => prodTrace(id)),
+    );
+    const rule = await c.create({
+      name: 'raced',
+      scorers: ['contains', { name: 'regex', config: {} }],
+      expected: { ...OK, regex: ['answer'] },
+      delay_seconds: 0,
+      since: since(),
+    });
     let stop = false;
     const racing = evaluators.map(async (e) => {
       while (!stop) {
@@ -359,27 +499,64 @@ describe('two evaluators on the same stores', () => {
 describe('the online rules API', () => {
   it('checks scorers as suites do: unknown is a 422, a judge without its provider a 400', async () => {
     const c = await newProject();
-    const unknown = await svc.api('/api/evals/online-rules', { method: 'POST', project: c.project, json: { name: 'r', scorers: ['contains', 'no_such_scorer'] } });
+    const unknown = await svc.api('/api/evals/online-rules', {
+      method: 'POST',
+      project: c.project,
+      json: { name: 'r', scorers: ['contains', 'no_such_scorer'] },
+    });
     expect(unknown.status).toBe(422);
-    expect(await unknown.json()).toMatchObject({ error: 'Validation error', code: 'VALIDATION_ERROR', message: 'Field validation failed', details: [{ field: 'scorers[1]', message: expect.stringContaining("unknown scorer 'no_such_scorer'") as string }] });
-    const noProvider = await svc.api('/api/evals/online-rules', { method: 'POST', project: c.project, json: { name: 'r', scorers: [{ name: 'safety_judge', config: { provider: 'anthropic' } }] } });
+    expect(await unknown.json()).toMatchObject({
+      error: 'Validation error',
+      code: 'VALIDATION_ERROR',
+      message: 'Field validation failed',
+      details: [{ field: 'scorers[1]', message: expect.stringContaining("unknown scorer 'no_such_scorer'") as string }],
+    });
+    const noProvider = await svc.api('/api/evals/online-rules', {
+      method: 'POST',
+      project: c.project,
+      json: { name: 'r', scorers: [{ name: 'safety_judge', config: { provider: 'anthropic' } }] },
+    });
     expect(noProvider.status).toBe(400);
-    expect(await noProvider.json()).toMatchObject({ error: expect.stringContaining("asks for the LLM provider 'anthropic', which is not configured") as string, code: 'SCORER_UNAVAILABLE' });
+    expect(await noProvider.json()).toMatchObject({
+      error: expect.stringContaining("asks for the LLM provider 'anthropic', which is not configured") as string,
+      code: 'SCORER_UNAVAILABLE',
+    });
     const badPrompt = await svc.api('/api/evals/online-rules', { method: 'POST', project: c.project, json: { name: 'r', scorers: ['llmJudge'] } });
     expect(badPrompt.status).toBe(422);
     expect(JSON.stringify(await badPrompt.json())).toContain('llmJudge requires a prompt string');
-    const bad = await svc.api('/api/evals/online-rules', { method: 'POST', project: c.project, json: { name: '', scorers: 'contains', sample_rate: 2, extra: 1 } });
+    const bad = await svc.api('/api/evals/online-rules', {
+      method: 'POST',
+      project: c.project,
+      json: { name: '', scorers: 'contains', sample_rate: 2, extra: 1 },
+    });
     expect(bad.status).toBe(422);
   });
 
   it('creates, lists, reads, edits and deletes; other projects see 404; viewers cannot write', async () => {
     const c = await newProject();
-    const created = await c.create({ name: 'crud', scorers: ['contains'], sample_rate: 0.25, filter: { status: 'error' }, expected: { outputContains: ['x'] } });
-    expect(created).toMatchObject({ id: expect.any(String) as string, name: 'crud', sample_rate: 0.25, filter: { status: 'error' }, scorers: [{ name: 'contains', config: {} }], delay_seconds: 60, enabled: true });
+    const created = await c.create({
+      name: 'crud',
+      scorers: ['contains'],
+      sample_rate: 0.25,
+      filter: { status: 'error' },
+      expected: { outputContains: ['x'] },
+    });
+    expect(created).toMatchObject({
+      id: expect.any(String) as string,
+      name: 'crud',
+      sample_rate: 0.25,
+      filter: { status: 'error' },
+      scorers: [{ name: 'contains', config: {} }],
+      delay_seconds: 60,
+      enabled: true,
+    });
     expect(Date.parse(created.since)).toBeLessThanOrEqual(Date.now());
     const list = await json<{ rules: OnlineRule[]; total: number }>(await svc.api('/api/evals/online-rules', { project: c.project }), 200);
     expect(list).toMatchObject({ total: 1, rules: [{ id: created.id }] });
-    const put = await json<OnlineRule>(await svc.api(`/api/evals/online-rules/${created.id}`, { method: 'PUT', project: c.project, json: { ...created, sample_rate: 0.5, filter: null } }), 200);
+    const put = await json<OnlineRule>(
+      await svc.api(`/api/evals/online-rules/${created.id}`, { method: 'PUT', project: c.project, json: { ...created, sample_rate: 0.5, filter: null } }),
+      200,
+    );
     expect(put).toMatchObject({ sample_rate: 0.5, filter: {}, name: 'crud', since: created.since });
 
     const other = await newProject();
@@ -389,9 +566,14 @@ describe('the online rules API', () => {
     expect((await svc.api('/api/evals/online-rules/not-a-uuid', { project: c.project })).status).toBe(404);
 
     const admin = await svc.keyFor(c.project);
-    const viewer = await json<{ key: string }>(await svc.api(`/api/projects/${c.project}/keys`, { method: 'POST', project: c.project, key: admin, json: { name: 'viewer', role: 'viewer' } }), 201);
+    const viewer = await json<{ key: string }>(
+      await svc.api(`/api/projects/${c.project}/keys`, { method: 'POST', project: c.project, key: admin, json: { name: 'viewer', role: 'viewer' } }),
+      201,
+    );
     expect((await svc.api('/api/evals/online-rules', { project: c.project, key: viewer.key })).status).toBe(200);
-    expect((await svc.api('/api/evals/online-rules', { method: 'POST', project: c.project, key: viewer.key, json: { name: 'r', scorers: ['contains'] } })).status).toBe(403);
+    expect(
+      (await svc.api('/api/evals/online-rules', { method: 'POST', project: c.project, key: viewer.key, json: { name: 'r', scorers: ['contains'] } })).status,
+    ).toBe(403);
 
     expect((await svc.api(`/api/evals/online-rules/${created.id}`, { method: 'DELETE', project: c.project })).status).toBe(204);
     expect((await svc.api(`/api/evals/online-rules/${created.id}`, { project: c.project })).status).toBe(404);

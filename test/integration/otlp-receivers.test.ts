@@ -115,10 +115,14 @@ describe('OTLP/HTTP answers', () => {
     const res = await postTraces(http.url, sampleRequest(3));
     expect(res.status).toBe(200);
     const body = decodeResponse(new Uint8Array(await res.arrayBuffer()));
-    expect(body).toMatchObject({ partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('spans[1] (span_id 0000000000000002): start time') as string } });
+    expect(body).toMatchObject({
+      partialSuccess: { rejectedSpans: 1, errorMessage: expect.stringContaining('spans[1] (span_id 0000000000000002): start time') as string },
+    });
 
     recorder.next(() => ({ kind: 'partial', accepted: 0, rejected }));
-    const json = await postTraces(http.url, JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: '02' }] }] }] }), { contentType: 'application/json' });
+    const json = await postTraces(http.url, JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: '02' }] }] }] }), {
+      contentType: 'application/json',
+    });
     expect(await json.json()).toMatchObject({ partialSuccess: { rejectedSpans: '1' } });
   });
 
@@ -198,10 +202,34 @@ describe('OTLP/HTTP answers', () => {
 
     it('429 / 503 with Retry-After on backpressure, 503 when a store is down, 500 otherwise', async () => {
       const answers: Array<[() => never, number, string | null]> = [
-        [() => { throw new BackpressureError(2, 429); }, 429, '2'],
-        [() => { throw new BackpressureError(3); }, 503, '3'],
-        [() => { throw new ServiceUnavailableError('analytics', new Error('ECONNREFUSED')); }, 503, '5'],
-        [() => { throw new Error('disk on fire'); }, 500, null],
+        [
+          () => {
+            throw new BackpressureError(2, 429);
+          },
+          429,
+          '2',
+        ],
+        [
+          () => {
+            throw new BackpressureError(3);
+          },
+          503,
+          '3',
+        ],
+        [
+          () => {
+            throw new ServiceUnavailableError('analytics', new Error('ECONNREFUSED'));
+          },
+          503,
+          '5',
+        ],
+        [
+          () => {
+            throw new Error('disk on fire');
+          },
+          500,
+          null,
+        ],
       ];
       for (const [behaviour, status, retryAfter] of answers) {
         recorder.next(behaviour);
@@ -259,10 +287,34 @@ describe('OTLP/gRPC answers', () => {
 
   it('RESOURCE_EXHAUSTED / UNAVAILABLE with RetryInfo on backpressure, UNAVAILABLE when a store is down, INTERNAL otherwise', async () => {
     const answers: Array<[() => never, grpc.status, number | null]> = [
-      [() => { throw new BackpressureError(2, 429); }, grpc.status.RESOURCE_EXHAUSTED, 2],
-      [() => { throw new BackpressureError(3); }, grpc.status.UNAVAILABLE, 3],
-      [() => { throw new ServiceUnavailableError('analytics'); }, grpc.status.UNAVAILABLE, 5],
-      [() => { throw new Error('disk on fire'); }, grpc.status.INTERNAL, null],
+      [
+        () => {
+          throw new BackpressureError(2, 429);
+        },
+        grpc.status.RESOURCE_EXHAUSTED,
+        2,
+      ],
+      [
+        () => {
+          throw new BackpressureError(3);
+        },
+        grpc.status.UNAVAILABLE,
+        3,
+      ],
+      [
+        () => {
+          throw new ServiceUnavailableError('analytics');
+        },
+        grpc.status.UNAVAILABLE,
+        5,
+      ],
+      [
+        () => {
+          throw new Error('disk on fire');
+        },
+        grpc.status.INTERNAL,
+        null,
+      ],
     ];
     const { RetryInfo } = otlpTypes();
     for (const [behaviour, code, delay] of answers) {

@@ -51,7 +51,9 @@ function exportWithOversizeSpans() {
       ...(i === 4 ? Array.from({ length: 1_000 }, (_, k) => ({ key: `custom.attribute.key.number.${k}`, value: { stringValue: '' } })) : []),
     ],
   }));
-  const body = encodeRequest({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] }, scopeSpans: [{ spans }] }] });
+  const body = encodeRequest({
+    resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] }, scopeSpans: [{ spans }] }],
+  });
   return { body, traceId, cut: hex(3, 8), refused: { index: 4, spanId: hex(5, 8) }, stored: [1, 2, 3, 4].map((n) => hex(n, 8)) };
 }
 
@@ -93,10 +95,14 @@ describe.each(modes)('$mode', ({ sink, env }) => {
 
   /** Everything accepted so far is stored: nothing buffered, and (with Kafka) nothing left to consume. */
   const settled = () =>
-    pollUntil('the write path to settle', async () => {
-      const { pendingSpans, consumerLag } = await writePath();
-      return pendingSpans === 0 && (consumerLag ?? 0) === 0 ? true : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 100 });
+    pollUntil(
+      'the write path to settle',
+      async () => {
+        const { pendingSpans, consumerLag } = await writePath();
+        return pendingSpans === 0 && (consumerLag ?? 0) === 0 ? true : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
 
   async function getSpan(id: string): Promise<{ input: string; attributes: Record<string, string> }> {
     const res = await apiFetch(svc.apiUrl!, PROJECT, `/api/spans/${id}`);
@@ -112,14 +118,20 @@ describe.each(modes)('$mode', ({ sink, env }) => {
     expect(answer).toEqual({
       partialSuccess: {
         rejectedSpans: 1,
-        errorMessage: expect.stringMatching(new RegExp(`^1 span\\(s\\) rejected: spans\\[${sent.refused.index}\\] \\(span_id ${sent.refused.spanId}\\): ${TOO_LARGE}$`)) as string,
+        errorMessage: expect.stringMatching(
+          new RegExp(`^1 span\\(s\\) rejected: spans\\[${sent.refused.index}\\] \\(span_id ${sent.refused.spanId}\\): ${TOO_LARGE}$`),
+        ) as string,
       },
     });
 
-    const trace = await pollUntil('the four other spans to be readable', async () => {
-      const got = await getTrace(sent.traceId);
-      return got.body?.span_count === sent.stored.length ? got.body : undefined;
-    }, { timeoutMs: 30_000, intervalMs: 100 });
+    const trace = await pollUntil(
+      'the four other spans to be readable',
+      async () => {
+        const got = await getTrace(sent.traceId);
+        return got.body?.span_count === sent.stored.length ? got.body : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(trace.spans.map((s) => s.span_id).sort()).toEqual(sent.stored);
     expect(trace.name).toBe('invoke_agent');
 

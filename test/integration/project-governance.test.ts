@@ -61,7 +61,7 @@ async function adminProject(id: string): Promise<AdminProject | undefined> {
 }
 
 describe('creating projects', () => {
-  it('is a server admin\'s: the bootstrap key creates one; its admin cannot, and learns nothing of which ids exist', async () => {
+  it("is a server admin's: the bootstrap key creates one; its admin cannot, and learns nothing of which ids exist", async () => {
     const created = await json<{ id: string; api_key: { key: string; role: string; server_admin: boolean } }>(
       await asServerAdmin('/api/projects', { method: 'POST', json: { id: 'gov-a', name: 'Team A' } }),
       201,
@@ -77,12 +77,17 @@ describe('creating projects', () => {
     expect((await svc.api('/api/projects/gov-never-made', { project: 'gov-a', key: projectAdmin })).status).toBe(404);
 
     // A server admin may list every project: an id taken is a plain 409 for them.
-    expect(await json(await asServerAdmin('/api/projects', { method: 'POST', json: { id: 'gov-a', name: 'again' } }), 409)).toMatchObject({ code: 'PROJECT_EXISTS' });
+    expect(await json(await asServerAdmin('/api/projects', { method: 'POST', json: { id: 'gov-a', name: 'again' } }), 409)).toMatchObject({
+      code: 'PROJECT_EXISTS',
+    });
   });
 
   it('server admins make further server-admin keys; a project admin cannot, and a JWT is one with server_admin: true', async () => {
     const made = await json<{ key: string; server_admin: boolean }>(
-      await asServerAdmin(`/api/projects/${svc.defaultProjectId}/keys`, { method: 'POST', json: { name: 'second operator', role: 'admin', server_admin: true } }),
+      await asServerAdmin(`/api/projects/${svc.defaultProjectId}/keys`, {
+        method: 'POST',
+        json: { name: 'second operator', role: 'admin', server_admin: true },
+      }),
       201,
     );
     expect(made.server_admin).toBe(true);
@@ -94,7 +99,10 @@ describe('creating projects', () => {
       201,
     );
     expect(plain.server_admin).toBe(false);
-    const { keys } = await json<{ keys: Array<{ id: string; name: string; server_admin: boolean }> }>(await asServerAdmin(`/api/projects/${svc.defaultProjectId}/keys`), 200);
+    const { keys } = await json<{ keys: Array<{ id: string; name: string; server_admin: boolean }> }>(
+      await asServerAdmin(`/api/projects/${svc.defaultProjectId}/keys`),
+      200,
+    );
     const bootstrap = keys.find((k) => k.name === 'bootstrap admin key')!;
     expect(bootstrap.server_admin).toBe(true);
     const revoke = await svc.api(`/api/projects/${svc.defaultProjectId}/keys/${bootstrap.id}`, { method: 'DELETE', project: null, key: plain.key });
@@ -102,7 +110,12 @@ describe('creating projects', () => {
     expect((await asServerAdmin('/api/admin/projects')).status).toBe(200);
 
     const projectAdmin = await svc.keyFor('gov-b');
-    const refused = await svc.api('/api/projects/gov-b/keys', { method: 'POST', project: 'gov-b', key: projectAdmin, json: { name: 'escalate', role: 'admin', server_admin: true } });
+    const refused = await svc.api('/api/projects/gov-b/keys', {
+      method: 'POST',
+      project: 'gov-b',
+      key: projectAdmin,
+      json: { name: 'escalate', role: 'admin', server_admin: true },
+    });
     expect(await json(refused, 403)).toMatchObject({ details: 'missing permission server:admin (only a server admin creates server-admin keys)' });
 
     const operator = await token({ sub: 'ops-1', name: 'Ops Person', role: 'viewer', project_id: 'gov-b', server_admin: true });
@@ -113,7 +126,7 @@ describe('creating projects', () => {
 });
 
 describe('listing every project', () => {
-  it('is a server admin\'s, with each project\'s status; a project admin gets 403', async () => {
+  it("is a server admin's, with each project's status; a project admin gets 403", async () => {
     await svc.keyFor('gov-list');
     const { projects } = await json<{ projects: AdminProject[] }>(await asServerAdmin('/api/admin/projects'), 200);
     expect(projects.map((p) => p.id)).toEqual(expect.arrayContaining([svc.defaultProjectId, 'gov-list']));
@@ -129,11 +142,21 @@ describe('archiving', () => {
     expect((await as('/api/traces/ingest', { method: 'POST', json: sampleTrace('gov-arch-before') })).status).toBe(201);
     const spare = await json<{ id: string }>(await as('/api/projects/gov-arch/keys', { method: 'POST', json: { name: 'spare' } }), 201);
 
-    expect(await json(await asServerAdmin('/api/admin/projects/gov-arch/archive', { method: 'POST' }), 200)).toMatchObject({ id: 'gov-arch', status: 'archived' });
+    expect(await json(await asServerAdmin('/api/admin/projects/gov-arch/archive', { method: 'POST' }), 200)).toMatchObject({
+      id: 'gov-arch',
+      status: 'archived',
+    });
     expect((await json<{ archived_at: string | null }>(await as('/api/projects/gov-arch'), 200)).archived_at).not.toBeNull();
     expect((await as('/api/traces')).status).toBe(200);
     await eventually(async () => expect((await as('/api/traces/gov-arch-before')).status).toBe(200));
-    expect((await as('/api/compare', { method: 'POST', json: { baseline_run_id: '00000000-0000-4000-8000-000000000001', candidate_run_id: '00000000-0000-4000-8000-000000000002' } })).status).toBe(404);
+    expect(
+      (
+        await as('/api/compare', {
+          method: 'POST',
+          json: { baseline_run_id: '00000000-0000-4000-8000-000000000001', candidate_run_id: '00000000-0000-4000-8000-000000000002' },
+        })
+      ).status,
+    ).toBe(404);
 
     const refused = await json(await as('/api/traces/ingest', { method: 'POST', json: sampleTrace('gov-arch-after') }), 403);
     expect(refused).toMatchObject({ error: 'Forbidden', code: 'PROJECT_ARCHIVED', status: 403, details: 'project gov-arch is archived: it is read-only' });
@@ -147,12 +170,17 @@ describe('archiving', () => {
     expect((await grpcExport(svc.otlpGrpcAddress!, sampleRequest(1), { 'x-api-key': key })).error?.code).toBe(grpc.status.PERMISSION_DENIED);
     expect((await as(`/api/projects/gov-arch/keys/${spare.id}`, { method: 'DELETE' })).status).toBe(204);
 
-    expect(await json(await asServerAdmin('/api/admin/projects/gov-arch/unarchive', { method: 'POST' }), 200)).toMatchObject({ status: 'active', archived_at: null });
+    expect(await json(await asServerAdmin('/api/admin/projects/gov-arch/unarchive', { method: 'POST' }), 200)).toMatchObject({
+      status: 'active',
+      archived_at: null,
+    });
     expect((await as('/api/traces/ingest', { method: 'POST', json: sampleTrace('gov-arch-after') })).status).toBe(201);
   });
 
   it('refuses the default project (409), an unknown one (404), and anyone but a server admin (403)', async () => {
-    expect(await json(await asServerAdmin(`/api/admin/projects/${svc.defaultProjectId}/archive`, { method: 'POST' }), 409)).toMatchObject({ code: 'PROJECT_IS_DEFAULT' });
+    expect(await json(await asServerAdmin(`/api/admin/projects/${svc.defaultProjectId}/archive`, { method: 'POST' }), 409)).toMatchObject({
+      code: 'PROJECT_IS_DEFAULT',
+    });
     expect(await json(await asServerAdmin('/api/admin/projects/gov-nowhere/archive', { method: 'POST' }), 404)).toMatchObject({ code: 'PROJECT_NOT_FOUND' });
     await svc.keyFor('gov-self');
     expect((await svc.api('/api/admin/projects/gov-self/archive', { method: 'POST', project: 'gov-self' })).status).toBe(403);
@@ -215,7 +243,11 @@ async function analyticsRows(project: string): Promise<Record<string, number>> {
   });
   const out: Record<string, number> = {};
   for (const { name } of await rs.json<{ name: string }>()) {
-    const counted = await svc.clickhouse.query({ query: `SELECT count() AS n FROM agent_eval.${name} WHERE project_id = {p:String}`, query_params: { p: project }, format: 'JSONEachRow' });
+    const counted = await svc.clickhouse.query({
+      query: `SELECT count() AS n FROM agent_eval.${name} WHERE project_id = {p:String}`,
+      query_params: { p: project },
+      format: 'JSONEachRow',
+    });
     out[name] = Number((await counted.json<{ n: string }>())[0].n);
   }
   return out;
@@ -227,7 +259,9 @@ describe('deleting', () => {
   it('needs the project archived first (409), never the default one', async () => {
     await svc.keyFor('gov-live');
     expect(await json(await asServerAdmin('/api/admin/projects/gov-live', { method: 'DELETE' }), 409)).toMatchObject({ code: 'PROJECT_NOT_ARCHIVED' });
-    expect(await json(await asServerAdmin(`/api/admin/projects/${svc.defaultProjectId}`, { method: 'DELETE' }), 409)).toMatchObject({ code: 'PROJECT_IS_DEFAULT' });
+    expect(await json(await asServerAdmin(`/api/admin/projects/${svc.defaultProjectId}`, { method: 'DELETE' }), 409)).toMatchObject({
+      code: 'PROJECT_IS_DEFAULT',
+    });
     expect((await asServerAdmin('/api/admin/projects/gov-nowhere', { method: 'DELETE' })).status).toBe(404);
   });
 
@@ -236,7 +270,20 @@ describe('deleting', () => {
     await fill('gov-keep');
     const before = nonZero(await analyticsRows('gov-del'));
     expect(Object.keys(before)).toEqual(expect.arrayContaining(['spans', 'trace_stats', 'scores']));
-    expect(Object.keys(nonZero(await metadataRows('gov-del')))).toEqual(expect.arrayContaining(['agents', 'suites', 'prompts', 'eval_runs', 'feedback', 'review_queues', 'alert_rules', 'online_rules', 'api_keys', 'project_rate_limits']));
+    expect(Object.keys(nonZero(await metadataRows('gov-del')))).toEqual(
+      expect.arrayContaining([
+        'agents',
+        'suites',
+        'prompts',
+        'eval_runs',
+        'feedback',
+        'review_queues',
+        'alert_rules',
+        'online_rules',
+        'api_keys',
+        'project_rate_limits',
+      ]),
+    );
     const jwt = await token({ sub: 'someone', role: 'admin', project_id: 'gov-del' });
 
     await json(await asServerAdmin('/api/admin/projects/gov-del/archive', { method: 'POST' }), 200);
@@ -265,7 +312,9 @@ describe('deleting', () => {
 
     // Its id is never given again (a token minted for it must not reach a new project), and a token naming it is refused.
     expect((await asServerAdmin('/api/projects', { method: 'POST', json: { id: 'gov-del', name: 'again' } })).status).toBe(409);
-    expect(await json(await svc.api('/api/traces', { project: null, key: null, headers: { authorization: `Bearer ${jwt}` } }), 403)).toMatchObject({ code: 'PROJECT_DELETED' });
+    expect(await json(await svc.api('/api/traces', { project: null, key: null, headers: { authorization: `Bearer ${jwt}` } }), 403)).toMatchObject({
+      code: 'PROJECT_DELETED',
+    });
     expect((await svc.api('/api/projects', { project: null, key: null, headers: { authorization: `Bearer ${jwt}` } })).status).toBe(403);
     // Asking again changes nothing.
     expect(await json(await asServerAdmin('/api/admin/projects/gov-del', { method: 'DELETE' }), 202)).toMatchObject({ status: 'deleted' });

@@ -148,7 +148,16 @@ describe('versions', () => {
   it('PUT writes version 2 and version 1 stays readable as it was', async () => {
     const v1 = await create(text('versioned', { config: { temperature: 0 } }));
     const v2 = await json<PromptVersion>(await put('versioned', { template: 'Hi {{name}}', commit_message: 'shorter' }), 200);
-    expect(v2).toMatchObject({ id: v1.id, name: 'versioned', version: 2, latest_version: 2, template: 'Hi {{name}}', config: null, commit_message: 'shorter', variables: ['name'] });
+    expect(v2).toMatchObject({
+      id: v1.id,
+      name: 'versioned',
+      version: 2,
+      latest_version: 2,
+      template: 'Hi {{name}}',
+      config: null,
+      commit_message: 'shorter',
+      variables: ['name'],
+    });
 
     expect(await getPrompt(v1.id)).toEqual(v2);
     const old = await getPrompt('versioned', '?version=1');
@@ -220,11 +229,16 @@ describe('labels', () => {
     const p = await create(text('contended'));
     for (let i = 2; i <= 4; i++) await json(await put(p.id, { template: `v${i}` }), 200);
     const targets = Array.from({ length: 40 }, (_, i) => (i % 4) + 1);
-    const answers = await Promise.all(targets.map((version) => setLabels(p.id, { labels: ['production', 'staging'], version }).then((r) => json<PromptLabels>(r, 200))));
+    const answers = await Promise.all(
+      targets.map((version) => setLabels(p.id, { labels: ['production', 'staging'], version }).then((r) => json<PromptLabels>(r, 200))),
+    );
     // Each answer is a state some serial order produced: the pair always together.
     for (const a of answers) expect(a.labels.production).toBe(a.labels.staging);
 
-    const final = await json<PromptLabels>(await setLabels(p.id, { labels: ['production'], version: (await getPrompt(p.id, '?label=production')).version }), 200);
+    const final = await json<PromptLabels>(
+      await setLabels(p.id, { labels: ['production'], version: (await getPrompt(p.id, '?label=production')).version }),
+      200,
+    );
     expect(final.labels.production).toBe(final.labels.staging);
     const byLabel = await getPrompt(p.id, '?label=production');
     expect(byLabel.labels).toEqual(['production', 'staging']);
@@ -264,7 +278,10 @@ describe('POST /api/prompts/{id}/render', () => {
   it('renders a chat prompt at a label', async () => {
     await create(chat('render-chat', { labels: ['production'] }));
     await json(await put('render-chat', { messages: [{ role: 'user', content: 'v2 {{question}}' }] }), 200);
-    const out = await json<Rendered>(await post('/api/prompts/render-chat/render', { label: 'production', variables: { tone: 'calm', question: 'Why?' } }), 200);
+    const out = await json<Rendered>(
+      await post('/api/prompts/render-chat/render', { label: 'production', variables: { tone: 'calm', question: 'Why?' } }),
+      200,
+    );
     expect(out).toMatchObject({
       version: 1,
       type: 'chat',
@@ -283,7 +300,10 @@ describe('POST /api/prompts/{id}/render', () => {
     await create(text('render-proto', { template: '[{{__proto__}}] [{{constructor}}]' }));
     const out = await json<Rendered>(await postRaw('/api/prompts/render-proto/render', '{"variables": {"__proto__": "P"}}'), 200);
     expect(out).toMatchObject({ text: '[P] [{{constructor}}]', used: ['__proto__'], missing: ['constructor'] });
-    expect((await issues(await post('/api/prompts/render-proto/render', { variables: { x: { nested: true }, y: null } }))).map((i) => i.field)).toEqual(['variables.x', 'variables.y']);
+    expect((await issues(await post('/api/prompts/render-proto/render', { variables: { x: { nested: true }, y: null } }))).map((i) => i.field)).toEqual([
+      'variables.x',
+      'variables.y',
+    ]);
     expect((await issues(await post('/api/prompts/render-proto/render', { variables: 'x' }))).map((i) => i.field)).toEqual(['variables']);
     expect((await issues(await post('/api/prompts/render-proto/render', { version: 1, label: 'production' }))).map((i) => i.field)).toEqual(['label']);
   });
@@ -311,7 +331,12 @@ describe('404s', () => {
   });
 
   it('answers 404 for an unknown id', async () => {
-    await expectError(await svc.api('/api/prompts/00000000-0000-4000-8000-000000000000'), 404, 'Prompt "00000000-0000-4000-8000-000000000000" not found', 'PROMPT_NOT_FOUND');
+    await expectError(
+      await svc.api('/api/prompts/00000000-0000-4000-8000-000000000000'),
+      404,
+      'Prompt "00000000-0000-4000-8000-000000000000" not found',
+      'PROMPT_NOT_FOUND',
+    );
   });
 });
 
@@ -343,7 +368,10 @@ describe('projects are isolated', () => {
 describe('permissions', () => {
   it('a viewer key reads and renders (prompts:read) but cannot write (403 prompts:write)', async () => {
     await create(text('guarded'));
-    const created = await json<{ key: string }>(await post(`/api/projects/${encodeURIComponent(svc.defaultProjectId)}/keys`, { name: 'prompt viewer', role: 'viewer' }), 201);
+    const created = await json<{ key: string }>(
+      await post(`/api/projects/${encodeURIComponent(svc.defaultProjectId)}/keys`, { name: 'prompt viewer', role: 'viewer' }),
+      201,
+    );
     const viewer = (path: string, init: { method?: string; json?: unknown } = {}) => svc.api(path, { ...init, key: created.key });
 
     expect((await viewer('/api/prompts/guarded')).status).toBe(200);
@@ -409,7 +437,11 @@ describe('hostile input gets a 4xx, never a 500', () => {
   it.each([['/api/prompts/%00'], ['/api/prompts/a%00b/versions'], ['/api/prompts/a%1Bb']])('GET %s -> 400: no id holds a control character', async (path) => {
     const res = await svc.api(path);
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'Path parameters must not contain control characters (U+0000-U+001F, U+007F-U+009F)', code: 'CONTROL_CHARACTERS', status: 400 });
+    expect(await res.json()).toEqual({
+      error: 'Path parameters must not contain control characters (U+0000-U+001F, U+007F-U+009F)',
+      code: 'CONTROL_CHARACTERS',
+      status: 400,
+    });
   });
 
   it.each([
@@ -423,19 +455,14 @@ describe('hostile input gets a 4xx, never a 500', () => {
     expect(res.status, await res.text()).toBe(404);
   });
 
-  it.each([
-    ['?version=abc'],
-    ['?version=0'],
-    ['?version=1.5'],
-    ['?version=99999999999'],
-    ['?version=1&version=2'],
-    ['?label=Not%20A%20Label'],
-    ['?label=%00'],
-  ])('GET /api/prompts/{id}%s -> 422', async (query) => {
-    await create(text(`query-${query.replace(/\W/g, '')}`));
-    const res = await svc.api(`/api/prompts/query-${query.replace(/\W/g, '')}${query}`);
-    expect(res.status, await res.text()).toBe(422);
-  });
+  it.each([['?version=abc'], ['?version=0'], ['?version=1.5'], ['?version=99999999999'], ['?version=1&version=2'], ['?label=Not%20A%20Label'], ['?label=%00']])(
+    'GET /api/prompts/{id}%s -> 422',
+    async (query) => {
+      await create(text(`query-${query.replace(/\W/g, '')}`));
+      const res = await svc.api(`/api/prompts/query-${query.replace(/\W/g, '')}${query}`);
+      expect(res.status, await res.text()).toBe(422);
+    },
+  );
 
   it('answers list filters it cannot use with 422', async () => {
     expect((await svc.api('/api/prompts?name=%00')).status).toBe(422);

@@ -41,7 +41,18 @@ async function scoresOf(traceId: string, project?: string): Promise<Score[]> {
 }
 
 /** Ingests a trace whose root span has `input` and `output`. */
-async function ingest(traceId: string, opts: { name?: string; status?: 'ok' | 'error'; attributes?: Record<string, string>; input?: string; output?: string; project?: string; startMs?: number } = {}) {
+async function ingest(
+  traceId: string,
+  opts: {
+    name?: string;
+    status?: 'ok' | 'error';
+    attributes?: Record<string, string>;
+    input?: string;
+    output?: string;
+    project?: string;
+    startMs?: number;
+  } = {},
+) {
   const start = opts.startMs ?? Date.now() - 60_000;
   const body = {
     trace_id: traceId,
@@ -51,7 +62,15 @@ async function ingest(traceId: string, opts: { name?: string; status?: 'ok' | 'e
     start_time: new Date(start).toISOString(),
     attributes: opts.attributes ?? {},
     spans: [
-      { span_id: `${traceId}-root`, name: 'agent', type: 'span', start_time: new Date(start).toISOString(), end_time: new Date(start + 100).toISOString(), input: opts.input ?? 'in', output: opts.output ?? 'out' },
+      {
+        span_id: `${traceId}-root`,
+        name: 'agent',
+        type: 'span',
+        start_time: new Date(start).toISOString(),
+        end_time: new Date(start + 100).toISOString(),
+        input: opts.input ?? 'in',
+        output: opts.output ?? 'out',
+      },
     ],
   };
   await ok(await call('/api/traces/ingest', body, opts.project), 201);
@@ -70,7 +89,11 @@ describe('POST /api/queues', () => {
       truncated: false,
     });
     const items = await ok<ItemList>(await call(`/api/queues/${q.id}/items`));
-    expect(items.items.map((i) => [i.trace_id, i.status])).toEqual([['ex-1', 'pending'], ['ex-2', 'pending'], ['ex-3', 'pending']]);
+    expect(items.items.map((i) => [i.trace_id, i.status])).toEqual([
+      ['ex-1', 'pending'],
+      ['ex-2', 'pending'],
+      ['ex-3', 'pending'],
+    ]);
     expect(await ok<ReviewQueue>(await call(`/api/queues/${q.id}`))).toMatchObject({ id: q.id, counts: { total: 3 } });
 
     const added = await ok<{ added: number; counts: ReviewQueue['counts'] }>(await call(`/api/queues/${q.id}/items`, { trace_ids: ['ex-3', 'ex-4'] }));
@@ -89,7 +112,14 @@ describe('POST /api/queues', () => {
     await ingest('f-5', { project, name: 'search', status: 'error', attributes: { env: 'prod' }, startMs: now - 10_000 });
     await ingest('f-old', { project, name: 'checkout', status: 'error', attributes: { env: 'prod' }, startMs: now - 10 * 86_400_000 });
 
-    const q = await createQueue({ name: 'checkout errors', score_names: ['quality'], filter: { trace_name: 'checkout', status: 'error', attributes: { env: 'prod' }, since: new Date(now - 3_600_000).toISOString() } }, project);
+    const q = await createQueue(
+      {
+        name: 'checkout errors',
+        score_names: ['quality'],
+        filter: { trace_name: 'checkout', status: 'error', attributes: { env: 'prod' }, since: new Date(now - 3_600_000).toISOString() },
+      },
+      project,
+    );
     expect(q.filter).toMatchObject({ trace_name: 'checkout', status: 'error', attributes: { env: 'prod' } });
     const items = await ok<ItemList>(await call(`/api/queues/${q.id}/items`, undefined, project));
     // Newest first, as GET /api/traces lists them.
@@ -110,11 +140,16 @@ describe('POST /api/queues', () => {
   });
 
   it('answers name is required, 422 for malformed bodies and 409 for a taken name', async () => {
-    for (const body of [{}, { name: '' }, { name: '  ' }, { name: null, trace_ids: ['x'] }, [], 'q']) await expectError(await call('/api/queues', body), 400, 'name is required');
+    for (const body of [{}, { name: '' }, { name: '  ' }, { name: null, trace_ids: ['x'] }, [], 'q'])
+      await expectError(await call('/api/queues', body), 400, 'name is required');
     expect((await issues(await call('/api/queues', { name: 'both', filter: {}, trace_ids: ['a'] }))).map((i) => i.field)).toEqual(['trace_ids']);
     expect((await issues(await call('/api/queues', { name: 'dup-score', score_names: ['a', { name: 'a' }] }))).map((i) => i.field)).toEqual(['score_names[1]']);
-    expect((await issues(await call('/api/queues', { name: 'bad-range', score_names: [{ name: 'a', min: 5, max: 1 }] }))).map((i) => i.field)).toEqual(['score_names[0].max']);
-    expect((await issues(await call('/api/queues', { name: 'no-cats', score_names: [{ name: 'a', type: 'categorical' }] }))).map((i) => i.field)).toEqual(['score_names[0].categories']);
+    expect((await issues(await call('/api/queues', { name: 'bad-range', score_names: [{ name: 'a', min: 5, max: 1 }] }))).map((i) => i.field)).toEqual([
+      'score_names[0].max',
+    ]);
+    expect((await issues(await call('/api/queues', { name: 'no-cats', score_names: [{ name: 'a', type: 'categorical' }] }))).map((i) => i.field)).toEqual([
+      'score_names[0].categories',
+    ]);
     expect((await issues(await call('/api/queues', { name: 'bad-filter', filter: { status: 'broken' } }))).map((i) => i.field)).toEqual(['filter.status']);
     expect((await issues(await call('/api/queues', { name: 'bad-lock', lock_seconds: 0 }))).map((i) => i.field)).toEqual(['lock_seconds']);
     expect((await issues(await call('/api/queues', { name: 'typo', filters: {} })))[0].message).toMatch(/filters/);
@@ -155,7 +190,11 @@ describe('next, locks and skip', () => {
     expect(posted).toMatchObject({ item: null, lock_seconds: 120 });
     expect(Date.parse(again!.locked_until!) - Date.now()).toBeGreaterThan(100_000);
     // Alice's lock expired: completing now would need Bob's lock.
-    await expectError(await call(`/api/queues/${q.id}/items/${first!.id}/complete`, { reviewer: 'alice', correction: { corrected: 'x' } }), 409, /locked by another reviewer/);
+    await expectError(
+      await call(`/api/queues/${q.id}/items/${first!.id}/complete`, { reviewer: 'alice', correction: { corrected: 'x' } }),
+      409,
+      /locked by another reviewer/,
+    );
   });
 
   it('skip releases the lock; the item goes behind pending ones and not back to who skipped it', async () => {
@@ -180,16 +219,47 @@ describe('complete', () => {
       trace_ids: ['sc-1'],
     });
     const item = (await next(q.id, 'alice'))!;
-    await expectError(await call(`/api/queues/${q.id}/items/${item.id}/complete`, { reviewer: 'bob', scores: { accuracy: 1 } }), 409, /locked by another reviewer/);
-    expect((await issues(await call(`/api/queues/${q.id}/items/${item.id}/complete`, { reviewer: 'alice', scores: { accuracy: 2, stars: 9, tone: 'great', safe: 'yes', nope: 1 } }))).map((i) => i.field).sort()).toEqual(
-      ['scores.accuracy', 'scores.nope', 'scores.safe', 'scores.stars', 'scores.tone'].sort(),
+    await expectError(
+      await call(`/api/queues/${q.id}/items/${item.id}/complete`, { reviewer: 'bob', scores: { accuracy: 1 } }),
+      409,
+      /locked by another reviewer/,
     );
+    expect(
+      (
+        await issues(
+          await call(`/api/queues/${q.id}/items/${item.id}/complete`, {
+            reviewer: 'alice',
+            scores: { accuracy: 2, stars: 9, tone: 'great', safe: 'yes', nope: 1 },
+          }),
+        )
+      )
+        .map((i) => i.field)
+        .sort(),
+    ).toEqual(['scores.accuracy', 'scores.nope', 'scores.safe', 'scores.stars', 'scores.tone'].sort());
     expect((await issues(await call(`/api/queues/${q.id}/items/${item.id}/complete`, { reviewer: 'alice' }))).map((i) => i.field)).toEqual(['scores']);
 
-    const body = { reviewer: 'alice', scores: { accuracy: 0.75, stars: 4, tone: 'ok', safe: true }, comment: 'decent', correction: { original: 'old', corrected: 'The better answer.' } };
+    const body = {
+      reviewer: 'alice',
+      scores: { accuracy: 0.75, stars: 4, tone: 'ok', safe: true },
+      comment: 'decent',
+      correction: { original: 'old', corrected: 'The better answer.' },
+    };
     const done = await ok<Completed>(await call(`/api/queues/${q.id}/items/${item.id}/complete`, body));
-    expect(done.item).toMatchObject({ status: 'completed', completed_by: 'alice', scores: body.scores, comment: 'decent', correction: { original: 'old', corrected: 'The better answer.' }, locked_by: null });
-    expect(done.feedback).toMatchObject({ type: 'correction', trace_id: 'sc-1', user_id: 'alice', queue_item_id: item.id, correction: { original: 'old', corrected: 'The better answer.' } });
+    expect(done.item).toMatchObject({
+      status: 'completed',
+      completed_by: 'alice',
+      scores: body.scores,
+      comment: 'decent',
+      correction: { original: 'old', corrected: 'The better answer.' },
+      locked_by: null,
+    });
+    expect(done.feedback).toMatchObject({
+      type: 'correction',
+      trace_id: 'sc-1',
+      user_id: 'alice',
+      queue_item_id: item.id,
+      correction: { original: 'old', corrected: 'The better answer.' },
+    });
     expect(done.item.feedback_id).toBe(done.feedback!.id);
 
     const scores = await scoresOf('sc-1');
@@ -220,7 +290,14 @@ describe('complete', () => {
 describe('to-suite', () => {
   it('appends the corrected output as a case of a new suite version', async () => {
     await ingest('ts-1', { input: '{"query": "Weather in Paris?"}', output: 'Sunny in Lyon' });
-    const suite = await ok<SuiteSummary>(await call('/api/suites', { name: 'from-reviews', defaultScorers: ['contains'], cases: [{ name: 'seed', input: { query: 'hi' }, expected: { outputContains: ['hi'] } }] }), 201);
+    const suite = await ok<SuiteSummary>(
+      await call('/api/suites', {
+        name: 'from-reviews',
+        defaultScorers: ['contains'],
+        cases: [{ name: 'seed', input: { query: 'hi' }, expected: { outputContains: ['hi'] } }],
+      }),
+      201,
+    );
     const q = await createQueue({ name: 'corrections', trace_ids: ['ts-1', 'ts-2'] });
     const [first, second] = (await ok<ItemList>(await call(`/api/queues/${q.id}/items`))).items;
 
@@ -235,7 +312,12 @@ describe('to-suite', () => {
     expect(added.suite).toMatchObject({ id: suite.id, version: 2, case_count: 2 });
     expect(added.item.suite_case).toEqual(added.suite_case);
     const v2 = await ok<SuiteVersion>(await call(`/api/suites/${suite.id}`));
-    expect(v2.definition.cases.at(-1)).toEqual({ name: 'paris weather', input: { query: 'Weather in Paris?' }, expected: { output: 'Sunny in Paris' }, weight: 1 });
+    expect(v2.definition.cases.at(-1)).toEqual({
+      name: 'paris weather',
+      input: { query: 'Weather in Paris?' },
+      expected: { output: 'Sunny in Paris' },
+      weight: 1,
+    });
     expect(v2.definition.cases[0].name).toBe('seed');
 
     // Sent again: the case is there already; no new version.
@@ -249,12 +331,16 @@ describe('to-suite', () => {
   });
 
   it('gives concurrent to-suite calls on one suite distinct versions that keep every case', async () => {
-    const suite = await ok<SuiteSummary>(await call('/api/suites', { name: 'concurrent-cases', cases: [{ name: 'seed', input: 'x', scorers: ['exactMatch'], expected: { output: 'x' } }] }), 201);
+    const suite = await ok<SuiteSummary>(
+      await call('/api/suites', { name: 'concurrent-cases', cases: [{ name: 'seed', input: 'x', scorers: ['exactMatch'], expected: { output: 'x' } }] }),
+      201,
+    );
     const traces = ['cc-1', 'cc-2', 'cc-3', 'cc-4'];
     for (const t of traces) await ingest(t, { input: `question ${t}` });
     const q = await createQueue({ name: 'concurrent-suite', trace_ids: traces });
     const items = (await ok<ItemList>(await call(`/api/queues/${q.id}/items`))).items;
-    for (const item of items) await ok(await call(`/api/queues/${q.id}/items/${item.id}/complete`, { reviewer: 'r', correction: { corrected: `answer ${item.trace_id}` } }));
+    for (const item of items)
+      await ok(await call(`/api/queues/${q.id}/items/${item.id}/complete`, { reviewer: 'r', correction: { corrected: `answer ${item.trace_id}` } }));
     const results = await Promise.all(items.map((item) => call(`/api/queues/${q.id}/items/${item.id}/to-suite`, { suite_id: suite.id })));
     for (const r of results) expect(r.status).toBe(201);
     const latest = await ok<SuiteVersion>(await call(`/api/suites/${suite.id}`));
@@ -262,7 +348,11 @@ describe('to-suite', () => {
     const names = latest.definition.cases.map((c) => c.name).sort();
     expect(names).toEqual(['seed', ...traces.map((t) => `concurrent-suite: ${t}`)].sort());
     // The suite has no defaultScorers, so each added case is judged by exactMatch on the correction.
-    expect(latest.definition.cases.find((c) => c.name === 'concurrent-suite: cc-1')).toMatchObject({ input: 'question cc-1', expected: { output: 'answer cc-1' }, scorers: [{ name: 'exactMatch', config: {} }] });
+    expect(latest.definition.cases.find((c) => c.name === 'concurrent-suite: cc-1')).toMatchObject({
+      input: 'question cc-1',
+      expected: { output: 'answer cc-1' },
+      scorers: [{ name: 'exactMatch', config: {} }],
+    });
   });
 });
 
@@ -358,7 +448,8 @@ describe('hostile input', () => {
       expect(res.status, `${path} ${text}`).toBe(422);
     }
     for (const q2 of ['status=done', 'limit=0', 'limit=abc']) expect((await call(`/api/queues/${q.id}/items?${q2}`)).status, q2).toBe(422);
-    for (const extra of ['reviewer=%00', 'lock_seconds=-1', 'lock_seconds=1.5', 'bogus=1']) expect((await call(`/api/queues/${q.id}/next?${extra}`)).status, extra).toBe(422);
+    for (const extra of ['reviewer=%00', 'lock_seconds=-1', 'lock_seconds=1.5', 'bogus=1'])
+      expect((await call(`/api/queues/${q.id}/next?${extra}`)).status, extra).toBe(422);
     // Nothing above changed the queue.
     expect((await ok<ReviewQueue>(await call(`/api/queues/${q.id}`))).counts).toMatchObject({ pending: 1, completed: 0 });
   });

@@ -34,7 +34,17 @@ const limitHeaders = (res: Response) => ({
 function recentRequest(): Buffer {
   const start = BigInt(Date.now() - 1000) * 1_000_000n;
   return encodeRequest({
-    resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: Buffer.alloc(16, 7), spanId: Buffer.alloc(8, 1), name: 'x', startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1000n) }] }] }],
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: [
+              { traceId: Buffer.alloc(16, 7), spanId: Buffer.alloc(8, 1), name: 'x', startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1000n) },
+            ],
+          },
+        ],
+      },
+    ],
   });
 }
 

@@ -59,8 +59,14 @@ interface Sample {
 
 /** Runs suite `name` (created with `cases`) to completion; polls /api/health meanwhile. */
 async function runPolling(name: string, cases: unknown[]): Promise<{ runId: string; samples: Sample[] }> {
-  await json(await service.api('/api/suites', { method: 'POST', json: { name, agent_id: 'redos-agent', defaultScorers: ['regex'], defaultMinScore: 0.5, cases } }), 201);
-  const created = await json<{ run_id: string }>(await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: name, agent_version: 'v1', config: { parallel: true } } }), 202);
+  await json(
+    await service.api('/api/suites', { method: 'POST', json: { name, agent_id: 'redos-agent', defaultScorers: ['regex'], defaultMinScore: 0.5, cases } }),
+    201,
+  );
+  const created = await json<{ run_id: string }>(
+    await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: name, agent_version: 'v1', config: { parallel: true } } }),
+    202,
+  );
   const finished = eventually(async () => {
     const run = await json<{ status: string }>(await service.api(`/api/runs/${created.run_id}`), 200);
     expect(run.status).toBe('completed');
@@ -110,7 +116,10 @@ describe('hostile patterns leave the service responsive', () => {
     ];
     // The service's first run pays for its start-up (the workflow bundle, JIT, the regex worker's
     // own start): a run of the same cases with one cheap pattern each, not measured.
-    await runPolling('warm-up', cases.map((c) => ({ ...c, expected: { regex: ['a!?$'] } })));
+    await runPolling(
+      'warm-up',
+      cases.map((c) => ({ ...c, expected: { regex: ['a!?$'] } })),
+    );
     const { runId, samples } = await runPolling('redos', cases);
 
     const { results } = await json<{ results: Array<{ case_name: string; scores: Record<string, number>; details: Record<string, { reason: string }> }> }>(
@@ -127,9 +136,13 @@ describe('hostile patterns leave the service responsive', () => {
     }
     expect(byName.normal.scores.regex).toBe(0.5);
 
-    const during = samples.filter((s) => s.searching).map((s) => s.ms).sort((a, b) => a - b);
+    const during = samples
+      .filter((s) => s.searching)
+      .map((s) => s.ms)
+      .sort((a, b) => a - b);
     const all = samples.map((s) => s.ms).sort((a, b) => a - b);
-    const show = (xs: number[]) => `${xs.length} answers, median ${percentile(xs, 0.5)?.toFixed(1)} ms, p95 ${percentile(xs, 0.95)?.toFixed(1)} ms, max ${xs.at(-1)?.toFixed(1)} ms`;
+    const show = (xs: number[]) =>
+      `${xs.length} answers, median ${percentile(xs, 0.5)?.toFixed(1)} ms, p95 ${percentile(xs, 0.95)?.toFixed(1)} ms, max ${xs.at(-1)?.toFixed(1)} ms`;
     console.info(`/api/health while the pool searched: ${show(during)}; over the whole run: ${show(all)}`);
     expect(during.length).toBeGreaterThanOrEqual(MIN_SAMPLES);
     expect(percentile(during, 0.95)).toBeLessThan(HEALTH_BOUND_MS);
@@ -141,7 +154,14 @@ describe('a pattern RE2 cannot run is refused with a 422 naming its field', () =
     const suite = await json<ErrorBody>(
       await service.api('/api/suites', {
         method: 'POST',
-        json: { name: 'lookbehind', defaultScorers: ['regex'], cases: [{ name: 'ok', input: 1, expected: { regex: 'x' } }, { name: 'bad', input: 1, expected: { regex: ['ok', '(?<=\\$)\\d+'] } }] },
+        json: {
+          name: 'lookbehind',
+          defaultScorers: ['regex'],
+          cases: [
+            { name: 'ok', input: 1, expected: { regex: 'x' } },
+            { name: 'bad', input: 1, expected: { regex: ['ok', '(?<=\\$)\\d+'] } },
+          ],
+        },
       }),
       422,
     );
@@ -158,22 +178,37 @@ describe('a pattern RE2 cannot run is refused with a 422 naming its field', () =
     expect(yaml.details).toEqual([{ field: 'cases[0].expected.regex[0]', message: LOOKBEHIND }]);
 
     const config = await json<ErrorBody>(
-      await service.api('/api/suites', { method: 'POST', json: { name: 'backref', cases: [{ name: 'bad', input: 1, scorers: [{ name: 'regex', config: { pattern: '(a)\\1' } }] }] } }),
+      await service.api('/api/suites', {
+        method: 'POST',
+        json: { name: 'backref', cases: [{ name: 'bad', input: 1, scorers: [{ name: 'regex', config: { pattern: '(a)\\1' } }] }] },
+      }),
       422,
     );
-    expect(config.details).toEqual([{ field: 'cases[0].scorers[0]', message: expect.stringMatching(/^scorer 'regex': config\.pattern a backreference \(\\1\) is not supported \(patterns run on RE2/) as string }]);
+    expect(config.details).toEqual([
+      {
+        field: 'cases[0].scorers[0]',
+        message: expect.stringMatching(/^scorer 'regex': config\.pattern a backreference \(\\1\) is not supported \(patterns run on RE2/) as string,
+      },
+    ]);
 
     const run = await json<ErrorBody>(
-      await service.api('/api/runs', { method: 'POST', json: { agentId: 'redos-agent', scorers: ['regex'], dataset: { items: [{ name: 'bad', input: 1, expected: { regex: 'a(?=b)' } }] } } }),
+      await service.api('/api/runs', {
+        method: 'POST',
+        json: { agentId: 'redos-agent', scorers: ['regex'], dataset: { items: [{ name: 'bad', input: 1, expected: { regex: 'a(?=b)' } }] } },
+      }),
       422,
     );
-    expect(run.details).toEqual([{ field: 'dataset.items[0].expected.regex[0]', message: 'lookahead is not supported (patterns run on RE2: docs/scorers.md)' }]);
+    expect(run.details).toEqual([
+      { field: 'dataset.items[0].expected.regex[0]', message: 'lookahead is not supported (patterns run on RE2: docs/scorers.md)' },
+    ]);
 
     const rule = await json<ErrorBody>(
       await service.api('/api/evals/online-rules', { method: 'POST', json: { name: 'r', scorers: ['regex'], expected: { regex: ['a++'] } } }),
       422,
     );
-    expect(rule.details).toEqual([{ field: 'expected.regex[0]', message: 'a possessive quantifier (++) is not supported (patterns run on RE2: docs/scorers.md)' }]);
+    expect(rule.details).toEqual([
+      { field: 'expected.regex[0]', message: 'a possessive quantifier (++) is not supported (patterns run on RE2: docs/scorers.md)' },
+    ]);
   });
 });
 
@@ -181,14 +216,30 @@ describe('checking the patterns of one request costs a bounded time', () => {
   it('refuses a pattern whose counts expand it past the size bound, and a suite whose patterns together are past the budget', async () => {
     const huge = 'a{1000}'.repeat(142);
     const big = await json<ErrorBody>(
-      await service.api('/api/suites', { method: 'POST', json: { name: 'huge-pattern', defaultScorers: ['regex'], cases: [{ name: 'c', input: { question: texts.supportQuestion }, expected: { regex: ['Refund', huge] } }] } }),
+      await service.api('/api/suites', {
+        method: 'POST',
+        json: {
+          name: 'huge-pattern',
+          defaultScorers: ['regex'],
+          cases: [{ name: 'c', input: { question: texts.supportQuestion }, expected: { regex: ['Refund', huge] } }],
+        },
+      }),
       422,
     );
-    expect(big.details).toEqual([{ field: 'cases[0].expected.regex[1]', message: expect.stringContaining(`its repetition counts expand it to about 142142 instructions, at most ${MAX_PATTERN_SIZE}`) as string }]);
+    expect(big.details).toEqual([
+      {
+        field: 'cases[0].expected.regex[1]',
+        message: expect.stringContaining(`its repetition counts expand it to about 142142 instructions, at most ${MAX_PATTERN_SIZE}`) as string,
+      },
+    ]);
 
     // 200 cases of realistic questions, each with five patterns of ~2,000 instructions: ~2 million, ten times the budget.
     const question = [texts.travelQuestion, texts.supportQuestion, texts.researchQuestion, texts.multilingual];
-    const cases = Array.from({ length: 200 }, (_, i) => ({ name: `case ${i}`, input: { question: question[i % 4] }, expected: { regex: Array.from({ length: 5 }, (_, j) => `w${i}x${j}{1000}y{1000}`) } }));
+    const cases = Array.from({ length: 200 }, (_, i) => ({
+      name: `case ${i}`,
+      input: { question: question[i % 4] },
+      expected: { regex: Array.from({ length: 5 }, (_, j) => `w${i}x${j}{1000}y{1000}`) },
+    }));
     const started = performance.now();
     const health = (async () => {
       // Another client's request while the API checks the suite: the check runs on the event loop (core/safe-regex/check-budget.ts), so this waits for it, at most the budget's time.
@@ -198,7 +249,10 @@ describe('checking the patterns of one request costs a bounded time', () => {
       await res.arrayBuffer();
       return performance.now() - t;
     })();
-    const over = await json<ErrorBody>(await service.api('/api/suites', { method: 'POST', json: { name: 'over-budget', defaultScorers: ['regex'], cases } }), 422);
+    const over = await json<ErrorBody>(
+      await service.api('/api/suites', { method: 'POST', json: { name: 'over-budget', defaultScorers: ['regex'], cases } }),
+      422,
+    );
     const ms = performance.now() - started;
     console.info(`a suite of 1,000 patterns of ~2,000 instructions: refused in ${ms.toFixed(0)} ms; /api/health meanwhile ${(await health).toFixed(0)} ms`);
     const refused = (over.details ?? []).filter((d) => d.field.startsWith('cases['));

@@ -29,7 +29,12 @@ beforeAll(async () => {
     spawnServiceProcess(dirs.worker, { AGENT_EVAL_ROLES: 'worker' }),
     (async () => {
       broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
-      return spawnServiceProcess(dirs.collector, { AGENT_EVAL_ROLES: 'collector', KAFKA_BROKERS: broker.brokers.join(','), KAFKA_TOPIC: 'health.spans', KAFKA_DLQ_TOPIC: 'health.spans.dlq' });
+      return spawnServiceProcess(dirs.collector, {
+        AGENT_EVAL_ROLES: 'collector',
+        KAFKA_BROKERS: broker.brokers.join(','),
+        KAFKA_TOPIC: 'health.spans',
+        KAFKA_DLQ_TOPIC: 'health.spans.dlq',
+      });
     })(),
   ]);
   [worker, collector] = started.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
@@ -120,9 +125,13 @@ describe('a collector (Kafka write path) without the api role', () => {
     } finally {
       thaw();
     }
-    await pollUntil('Kafka to show as ok again after SIGCONT', async () => ((await health(collector)).body.services.streaming_buffer === 'ok' ? true : undefined), {
-      timeoutMs: 30_000,
-    });
+    await pollUntil(
+      'Kafka to show as ok again after SIGCONT',
+      async () => ((await health(collector)).body.services.streaming_buffer === 'ok' ? true : undefined),
+      {
+        timeoutMs: 30_000,
+      },
+    );
 
     const killed = performance.now();
     process.kill(broker!.pid, 'SIGKILL');

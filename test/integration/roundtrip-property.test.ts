@@ -51,9 +51,50 @@ afterAll(async () => {
 // Texts
 
 /** Pieces that break text formats: line ends, blank lines, separators, quotes, escapes, NUL, odd Unicode. */
-const PIECES = ['\n', '\n\n', '\r', '\r\n', '\t', ',', ';', '"', "'", '`', '\\', '\\N', '\\n', 'NULL', '{', '}', '[', ']', ':', '=', '\u0000', '\u2028', '\u2029', '\u200d', '\ufeff', '\u0085', '\u00a0', 'é', 'e\u0301', '👩\u200d💻', '🇯🇵', 'שלום', 'مرحبا', '東京', 'नमस्ते', ' ', 'a', '0'];
+const PIECES = [
+  '\n',
+  '\n\n',
+  '\r',
+  '\r\n',
+  '\t',
+  ',',
+  ';',
+  '"',
+  "'",
+  '`',
+  '\\',
+  '\\N',
+  '\\n',
+  'NULL',
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  '=',
+  '\u0000',
+  '\u2028',
+  '\u2029',
+  '\u200d',
+  '\ufeff',
+  '\u0085',
+  '\u00a0',
+  'é',
+  'e\u0301',
+  '👩\u200d💻',
+  '🇯🇵',
+  'שלום',
+  'مرحبا',
+  '東京',
+  'नमस्ते',
+  ' ',
+  'a',
+  '0',
+];
 
-const hostile = hostileStrings().filter((h) => h.text.length < 1000).map((h) => h.text);
+const hostile = hostileStrings()
+  .filter((h) => h.text.length < 1000)
+  .map((h) => h.text);
 
 /**
  * Any text: grapheme clusters, any code points including lone surrogates, strings assembled from
@@ -84,7 +125,9 @@ const textMap = (key: fc.Arbitrary<string>, value: fc.Arbitrary<string>, maxKeys
 
 /** Keys the span carries for its classification: generated maps must not override them. */
 const RESERVED = new Set(['span_type', 'input', 'output', 'model', 'input_tokens', 'output_tokens', 'tool_status', 'error_message', 'type', 'component_type']);
-const attributeKey = anyText.filter((k) => !RESERVED.has(k) && !/^(gen_ai|llm|ai|openinference|traceloop|tool|input|output|retrieval|embedding|reranker)\./.test(k));
+const attributeKey = anyText.filter(
+  (k) => !RESERVED.has(k) && !/^(gen_ai|llm|ai|openinference|traceloop|tool|input|output|retrieval|embedding|reranker)\./.test(k),
+);
 
 /** The model column holds an identifier: trimmed, null when blank (collector/normalize/values.ts). */
 const modelOf = (s: string): string | null => (s.trim() === '' ? null : s.trim());
@@ -131,13 +174,28 @@ function otlpRequest(spans: GeneratedSpan[]): { body: Buffer; sent: SentTrace } 
   const resourceSpans = spans.map((g, i) => {
     const spanId = hex(run * 1000 + i + 1, 16);
     const parent = i === 0 ? null : hex(run * 1000 + 1, 16);
-    const attributes = { ...g.attributes, span_type: 'generation', input: g.input, output: g.output, model: g.model, input_tokens: i + 1, output_tokens: 2 * i + 1 };
+    const attributes = {
+      ...g.attributes,
+      span_type: 'generation',
+      input: g.input,
+      output: g.output,
+      model: g.model,
+      input_tokens: i + 1,
+      output_tokens: 2 * i + 1,
+    };
     const startMs = start + i * 10;
     const expect: SpanExpectation = {
-      type: 'generation', component_type: 'generation', convention: 'spec', model: modelOf(g.model),
+      type: 'generation',
+      component_type: 'generation',
+      convention: 'spec',
+      model: modelOf(g.model),
       // The SPEC's `input` / `output` attributes: an empty one is no input (normalize firstText).
-      input: g.input, output: g.output, input_tokens: i + 1, output_tokens: 2 * i + 1,
-      status: 'error', status_message: g.statusMessage === '' ? null : g.statusMessage,
+      input: g.input,
+      output: g.output,
+      input_tokens: i + 1,
+      output_tokens: 2 * i + 1,
+      status: 'error',
+      status_message: g.statusMessage === '' ? null : g.statusMessage,
     };
     sentSpans.push({
       span_id: spanId,
@@ -238,9 +296,19 @@ describe('any text round-trips through the real write path and store', () => {
   // The example the OTLP property found first, as it shrank it: the trace summary's attributes
   // (the root span's resource) lose every key when one key or value holds a lone surrogate,
   // though the span itself shows it as U+FFFD.
-  it('a lone surrogate in the root span\'s resource: the trace summary keeps every attribute, with U+FFFD', async () => {
+  it("a lone surrogate in the root span's resource: the trace summary keeps every attribute, with U+FFFD", async () => {
     const spans: GeneratedSpan[] = [
-      { name: 'root', statusMessage: '', input: '', output: '', model: '', attributes: {}, resource: { 'service.name': 'bot', 'lone low at the end \udc00': 'v', k: 'lone high \ud800 x' }, scope: { name: 's', version: '' }, event: { name: 'e', attributes: {} } },
+      {
+        name: 'root',
+        statusMessage: '',
+        input: '',
+        output: '',
+        model: '',
+        attributes: {},
+        resource: { 'service.name': 'bot', 'lone low at the end \udc00': 'v', k: 'lone high \ud800 x' },
+        scope: { name: 's', version: '' },
+        event: { name: 'e', attributes: {} },
+      },
     ];
     const { body, sent } = otlpRequest(spans);
     expectSame(await collector.ingestOtlp('prop-example', body, 'json'), { kind: 'ok', accepted: 1 }, `${sent.name}: ingest`);
@@ -293,15 +361,30 @@ describe('any text round-trips through the real write path and store', () => {
           input_tokens: i + 1,
           output_tokens: 2 * i + 1,
           expect: {
-            type: 'generation', component_type: 'generation', convention: 'spec', model: modelOf(g.model),
-            input: expectedText(g.input), output: expectedText(g.output), input_tokens: i + 1, output_tokens: 2 * i + 1,
-            status: 'error', status_message: g.statusMessage === '' ? null : g.statusMessage,
+            type: 'generation',
+            component_type: 'generation',
+            convention: 'spec',
+            model: modelOf(g.model),
+            input: expectedText(g.input),
+            output: expectedText(g.output),
+            input_tokens: i + 1,
+            output_tokens: 2 * i + 1,
+            status: 'error',
+            status_message: g.statusMessage === '' ? null : g.statusMessage,
           },
         }));
         const trace: CorpusJsonTrace = {
           name: `run ${run}`,
           description: 'generated',
-          body: { trace_id: traceId, name: h.name, status: 'ok', duration_ms: 100, start_time: new Date(start).toISOString(), attributes: h.attributes, spans: bodySpans.map(({ expect: _e, ...s }) => s) },
+          body: {
+            trace_id: traceId,
+            name: h.name,
+            status: 'ok',
+            duration_ms: 100,
+            start_time: new Date(start).toISOString(),
+            attributes: h.attributes,
+            spans: bodySpans.map(({ expect: _e, ...s }) => s),
+          },
           expect: Object.fromEntries(bodySpans.map((s) => [s.span_id, s.expect])),
         };
         // As a client sends it: JSON text, parsed by the API's body reader.

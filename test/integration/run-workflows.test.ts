@@ -5,7 +5,19 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentCall, AgentTurn, CaseRecord, CaseRun, EvalActivities, ScoredTrial } from '../../workflows/activity-types.js';
-import { approvalSignal, approvalStateQuery, cancelRunSignal, cancelSignal, caseWorkflowId, pauseSignal, progressQuery, RUN_WORKFLOW, runWorkflowId, type RunPolicy, type RunWorkflowInput } from '../../workflows/contract.js';
+import {
+  approvalSignal,
+  approvalStateQuery,
+  cancelRunSignal,
+  cancelSignal,
+  caseWorkflowId,
+  pauseSignal,
+  progressQuery,
+  RUN_WORKFLOW,
+  runWorkflowId,
+  type RunPolicy,
+  type RunWorkflowInput,
+} from '../../workflows/contract.js';
 import { eventually } from '../helpers/eventually.js';
 import { startWorkflowEnv, type WorkflowEnv } from '../helpers/workflow-env.js';
 
@@ -27,7 +39,11 @@ afterAll(async () => {
 });
 
 const policy: RunPolicy = { pauseMaxMs: 60_000, approvalMaxMs: 60_000, retryTimeScale: 0.001, historyMaxEvents: 10_000 };
-const answer = (output = 'ok', extra: Partial<AgentCall['reply']> = {}): AgentCall => ({ startedAt: 1, endedAt: 2, reply: { output, ...extra } as AgentCall['reply'] });
+const answer = (output = 'ok', extra: Partial<AgentCall['reply']> = {}): AgentCall => ({
+  startedAt: 1,
+  endedAt: 2,
+  reply: { output, ...extra } as AgentCall['reply'],
+});
 const key = (t: { caseIndex: number; trial: number }) => `${t.caseIndex}:${t.trial}`;
 let runs = 0;
 const recorded = { tag: 'recorded', status: 'passed' } as const;
@@ -36,7 +52,10 @@ const recorded = { tag: 'recorded', status: 'passed' } as const;
  * The activities as a fake world: the agent's turns are `agent`'s answers, everything else is
  * recorded as it is called. executeAgent and scoreCase (the old path) must not be called.
  */
-function fakeActivities(agent: (input: CaseRun & { call: number; grant?: unknown }) => Promise<AgentTurn> | AgentTurn, scoreTrial?: (input: CaseRun & { judged?: Record<string, unknown> }) => ScoredTrial) {
+function fakeActivities(
+  agent: (input: CaseRun & { call: number; grant?: unknown }) => Promise<AgentTurn> | AgentTurn,
+  scoreTrial?: (input: CaseRun & { judged?: Record<string, unknown> }) => ScoredTrial,
+) {
   const log = {
     turns: [] as Array<{ key: string; call: number; grant?: unknown }>,
     judged: [] as string[],
@@ -61,7 +80,8 @@ function fakeActivities(agent: (input: CaseRun & { call: number; grant?: unknown
     },
     callJudge({ scorer, caseIndex, trial }) {
       log.judged.push(`${caseIndex}:${trial}:${scorer}`);
-      if (scorer === 'refused') return Promise.reject(ApplicationFailure.create({ message: 'provider refused the request', type: 'LlmRequestRefused', nonRetryable: true }));
+      if (scorer === 'refused')
+        return Promise.reject(ApplicationFailure.create({ message: 'provider refused the request', type: 'LlmRequestRefused', nonRetryable: true }));
       return Promise.resolve({ score: 0.5, reason: `${scorer} says so`, evidence: [] });
     },
     scoreTrial(input) {
@@ -124,7 +144,10 @@ describe('a trial decided in the workflow', () => {
     expect(log.scored).toEqual([
       {
         key: '0:0',
-        judged: { helpful: { score: 0.5, reason: 'helpful says so', evidence: [] }, refused: { score: 0, reason: 'scorer error: provider refused the request', evidence: [] } },
+        judged: {
+          helpful: { score: 0.5, reason: 'helpful says so', evidence: [] },
+          refused: { score: 0, reason: 'scorer error: provider refused the request', evidence: [] },
+        },
       },
     ]);
   });
@@ -140,9 +163,19 @@ describe('a trial decided in the workflow', () => {
   });
 
   it('stores a scored trial the store refused, from either activity, through recordCaseResult', async () => {
-    const scoredRecord = (run: CaseRun, status: 'passed' | 'failed'): CaseRecord => ({ ...run, endedAt: 3, details: { contains: { score: status === 'passed' ? 1 : 0, reason: 'r', evidence: [] } }, avgScore: status === 'passed' ? 1 : 0, passed: status === 'passed', status });
+    const scoredRecord = (run: CaseRun, status: 'passed' | 'failed'): CaseRecord => ({
+      ...run,
+      endedAt: 3,
+      details: { contains: { score: status === 'passed' ? 1 : 0, reason: 'r', evidence: [] } },
+      avgScore: status === 'passed' ? 1 : 0,
+      passed: status === 'passed',
+      status,
+    });
     const { activities, log } = fakeActivities(
-      (input) => (input.caseIndex === 0 ? { call: answer(), tag: 'not-recorded', record: scoredRecord({ ...input, calls: [answer()] }, 'passed') } : { call: answer(), tag: 'to-score', judges: [] }),
+      (input) =>
+        input.caseIndex === 0
+          ? { call: answer(), tag: 'not-recorded', record: scoredRecord({ ...input, calls: [answer()] }, 'passed') }
+          : { call: answer(), tag: 'to-score', judges: [] },
       (input) => ({ tag: 'not-recorded', record: scoredRecord(input, 'failed') }),
     );
     await w.withWorker(activities, async (tq) => expect(await (await startRun(tq, { caseCount: 2 })).handle.result()).toBe('completed'));
@@ -191,8 +224,16 @@ describe('approval', () => {
       await handle.signal(approvalSignal, { case_index: 0, approved: false, comment: 'too much' });
       expect(await handle.result()).toBe('completed');
     });
-    expect(log.records.get('0:0')).toMatchObject({ status: 'failed', error: "approval for tool 'pay' was denied: too much", approval: { tool: 'pay', approved: false, comment: 'too much' } });
-    expect(log.records.get('1:0')).toMatchObject({ status: 'failed', error: "approval for tool 'pay' was not given within 1500 ms", approval: { tool: 'pay', approved: false } });
+    expect(log.records.get('0:0')).toMatchObject({
+      status: 'failed',
+      error: "approval for tool 'pay' was denied: too much",
+      approval: { tool: 'pay', approved: false, comment: 'too much' },
+    });
+    expect(log.records.get('1:0')).toMatchObject({
+      status: 'failed',
+      error: "approval for tool 'pay' was not given within 1500 ms",
+      approval: { tool: 'pay', approved: false },
+    });
     expect(log.turns.filter((t) => t.call === 1)).toEqual([]);
   });
 });

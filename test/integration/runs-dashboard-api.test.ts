@@ -23,7 +23,8 @@ interface Approval {
 /** `input.approval` names a tool to ask approval for (with `input.reason`); the second call answers. */
 function behaviour(req: AgentRequest) {
   const input = req.body.input as { answer: string; approval?: string; reason?: string };
-  if (input.approval && !req.body.approval) return { json: { output: 'waiting', approval: { tool: input.approval, ...(input.reason ? { reason: input.reason } : {}) } } };
+  if (input.approval && !req.body.approval)
+    return { json: { output: 'waiting', approval: { tool: input.approval, ...(input.reason ? { reason: input.reason } : {}) } } };
   return { json: { output: input.answer } };
 }
 
@@ -78,7 +79,8 @@ describe('GET /api/runs/{id}/approvals', () => {
 
     await eventually(async () => expect((await json<{ status: string }>(await svc.api(`/api/runs/${run.id}`), 200)).status).toBe('completed'), 60_000);
     expect((await approvalsOf(run.id)).approvals).toEqual([]);
-    const results = (await json<{ results: Array<{ case_name: string; status: string; error?: string }> }>(await svc.api(`/api/runs/${run.id}/results`), 200)).results;
+    const results = (await json<{ results: Array<{ case_name: string; status: string; error?: string }> }>(await svc.api(`/api/runs/${run.id}/results`), 200))
+      .results;
     expect(results.map((r) => [r.case_name, r.status])).toEqual([
       ['plain', 'passed'],
       ['email', 'passed'],
@@ -96,17 +98,34 @@ describe('GET /api/runs/{id}/approvals', () => {
 describe('GET /api/runs?suite_id=', () => {
   it('lists the runs of one suite by its id, also after the suite is renamed', async () => {
     const suite = await json<{ id: string }>(
-      await svc.api('/api/suites', { method: 'POST', json: { name: 'by-id', agent_id: 'approval-agent', defaultScorers: ['contains'], cases: [{ name: 'one', input: { answer: 'yes' }, expected: { outputContains: ['yes'] } }] } }),
+      await svc.api('/api/suites', {
+        method: 'POST',
+        json: {
+          name: 'by-id',
+          agent_id: 'approval-agent',
+          defaultScorers: ['contains'],
+          cases: [{ name: 'one', input: { answer: 'yes' }, expected: { outputContains: ['yes'] } }],
+        },
+      }),
       201,
     );
     const run = await json<{ id: string }>(await svc.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'by-id', agent_version: 'v1' } }), 202);
-    const other = await json<{ id: string }>(await svc.api('/api/runs', { method: 'POST', json: { agentId: 'approval-agent', dataset: { items: [{ input: { answer: 'x' } }] }, scorers: ['contains'] } }), 202);
+    const other = await json<{ id: string }>(
+      await svc.api('/api/runs', {
+        method: 'POST',
+        json: { agentId: 'approval-agent', dataset: { items: [{ input: { answer: 'x' } }] }, scorers: ['contains'] },
+      }),
+      202,
+    );
     const list = async (q: string) => json<{ runs: Array<{ id: string }>; total: number }>(await svc.api(`/api/runs?${q}`), 200);
     expect((await list(`suite_id=${suite.id}`)).runs.map((r) => r.id)).toEqual([run.id]);
     expect((await list(`suite_id=${suite.id}`)).total).toBe(1);
     // A rename makes a new version under another name; the run keeps the suite's id.
     await json(
-      await svc.api(`/api/suites/${suite.id}`, { method: 'PUT', json: { name: 'by-id-renamed', agent_id: 'approval-agent', defaultScorers: ['contains'], cases: [{ name: 'one', input: { answer: 'yes' } }] } }),
+      await svc.api(`/api/suites/${suite.id}`, {
+        method: 'PUT',
+        json: { name: 'by-id-renamed', agent_id: 'approval-agent', defaultScorers: ['contains'], cases: [{ name: 'one', input: { answer: 'yes' } }] },
+      }),
       200,
     );
     expect((await list(`suite_id=${suite.id}`)).runs.map((r) => r.id)).toEqual([run.id]);

@@ -50,7 +50,10 @@ beforeAll(() => {
     if (name === 'tsx' || name === '.bin') continue;
     fs.symlinkSync(path.join(REPO_ROOT, 'node_modules', name), path.join(modules, name), 'dir');
   }
-  fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true, dependencies: { 'agent-eval': 'file:../agent-eval.tgz' } }));
+  fs.writeFileSync(
+    path.join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true, dependencies: { 'agent-eval': 'file:../agent-eval.tgz' } }),
+  );
 }, 600_000);
 
 afterAll(() => {
@@ -93,19 +96,34 @@ describe('the packed package', () => {
   it('runs the agent-eval command from the installed package (what npx agent-eval runs), compiled, without tsx', async () => {
     const installed = path.join(consumer, 'node_modules', 'agent-eval');
     // npm pack gives every file the same time: the stamp is as new as the sources, so dist/ is current.
-    const { distState } = (await import(pathToFileURL(path.join(installed, 'scripts', 'dist-state.mjs')).href)) as { distState: (root?: string) => { current: boolean; reason?: string } };
+    const { distState } = (await import(pathToFileURL(path.join(installed, 'scripts', 'dist-state.mjs')).href)) as {
+      distState: (root?: string) => { current: boolean; reason?: string };
+    };
     expect(distState(installed)).toEqual({ current: true });
     // No TypeScript loader to be had: the command can only run dist/main.js.
     expect(() => createRequire(path.join(installed, 'package.json')).resolve('tsx/esm/api')).toThrow();
     const env = { PATH: process.env.PATH, HOME: consumer };
     const bin = path.join(installed, 'bin', 'agent-eval.js');
     const help = execFileSync(process.execPath, [bin, '--help'], { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env });
-    expect(execFileSync(process.execPath, [path.join(installed, 'dist', 'main.js'), '--help'], { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env })).toBe(help);
-    for (const command of ['serve', 'migrate', 'run', 'runs', 'compare', 'suites', 'projects', 'keys', 'login']) expect(help).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+    expect(
+      execFileSync(process.execPath, [path.join(installed, 'dist', 'main.js'), '--help'], {
+        cwd: consumer,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env,
+      }),
+    ).toBe(help);
+    for (const command of ['serve', 'migrate', 'run', 'runs', 'compare', 'suites', 'projects', 'keys', 'login'])
+      expect(help).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
     // A client command fails as the SPEC says when there are no credentials (none in this empty HOME).
     let failure: { status?: number; stderr?: string } = {};
     try {
-      execFileSync(process.execPath, [bin, 'runs', 'list'], { cwd: consumer, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: consumer } });
+      execFileSync(process.execPath, [bin, 'runs', 'list'], {
+        cwd: consumer,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH, HOME: consumer },
+      });
     } catch (err) {
       failure = err as { status?: number; stderr?: string };
     }
@@ -129,13 +147,32 @@ console.log(JSON.stringify({ answer, kinds: SPAN_KINDS.length, passed: result.pa
 `,
     );
     const out = run(process.execPath, ['index.mjs'], consumer);
-    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ answer: 42, kinds: 9, passed: true, scores: { contains: 1, regex: 1, short: 1 }, variant: true, client: 'function', error: 'function' });
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({
+      answer: 42,
+      kinds: 9,
+      passed: true,
+      scores: { contains: 1, regex: 1, short: 1 },
+      variant: true,
+      client: 'function',
+      error: 'function',
+    });
   });
 
   it('type-checks a TypeScript consumer against the shipped declarations', () => {
     fs.writeFileSync(
       path.join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(REPO_ROOT, 'node_modules/@types')] }, files: ['check.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          typeRoots: [path.join(REPO_ROOT, 'node_modules/@types')],
+        },
+        files: ['check.ts'],
+      }),
     );
     fs.writeFileSync(
       path.join(consumer, 'check.ts'),

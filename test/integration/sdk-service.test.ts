@@ -99,7 +99,12 @@ describe('a traced agent in the API', () => {
     expect(agentSpan.parent_span_id).toBe(session.span_id);
     for (const child of [routing, toolSpan, ...generations]) expect(child.parent_span_id).toBe(agentSpan.span_id);
     expect(routing).toMatchObject({ type: 'span', component_type: 'routing', convention: 'spec' });
-    expect(routing.attributes).toMatchObject({ skill_category: 'weather', selection_confidence: '0.92', selection_reason: 'names a city', alternatives_considered: '["search_web","get_forecast"]' });
+    expect(routing.attributes).toMatchObject({
+      skill_category: 'weather',
+      selection_confidence: '0.92',
+      selection_reason: 'names a city',
+      alternatives_considered: '["search_web","get_forecast"]',
+    });
     expect(toolSpan).toMatchObject({ type: 'tool', component_type: 'tool', input: '{"city":"Paris"}', output: '{"sky":"sunny","celsius":24}' });
     expect(toolSpan.attributes).toMatchObject({ tool_name: 'get_forecast', tool_status: 'success' });
     expect(generations).toHaveLength(2);
@@ -159,7 +164,15 @@ describe('evaluate(): local runs the API, the results and the comparison see', (
     expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
     expect(result.passed).toBe(true);
     const run = await client.runs.get(v1);
-    expect(run).toMatchObject({ execution: 'local', status: 'completed', suite_name: 'weather-examples', agent_id: null, agent_name: 'weather-agent', agent_version: 'v1', progress: { completed: 4, total: 4 } });
+    expect(run).toMatchObject({
+      execution: 'local',
+      status: 'completed',
+      suite_name: 'weather-examples',
+      agent_id: null,
+      agent_name: 'weather-agent',
+      agent_version: 'v1',
+      progress: { completed: 4, total: 4 },
+    });
     expect(run.summary).toMatchObject({ total_cases: 4, passed: 4, failed: 0, cancelled: 0, avg_score: 1 });
     expect(run.summary.scores_by_scorer).toEqual({ contains: 1, toolSelection: 1, latency: 1 });
     expect(result.summary).toEqual(run.summary);
@@ -167,10 +180,18 @@ describe('evaluate(): local runs the API, the results and the comparison see', (
     expect((await client.evals.getRun(v1)).run_id).toBe(v1);
 
     const { results } = await client.runs.results(v1);
-    expect(results.map((r) => [r.case_name, r.status])).toEqual([['paris', 'passed'], ['oslo', 'passed'], ['lima', 'passed'], ['no city', 'passed']]);
+    expect(results.map((r) => [r.case_name, r.status])).toEqual([
+      ['paris', 'passed'],
+      ['oslo', 'passed'],
+      ['lima', 'passed'],
+      ['no city', 'passed'],
+    ]);
     const paris = results[0];
     expect(paris.output).toBe('It is sunny in Paris, 24 °C.');
-    expect(paris.trials[0]).toMatchObject({ tool_calls: [{ name: 'get_forecast', input: { city: 'Paris' }, output: { sky: 'sunny', celsius: 24 } }], usage: { input_tokens: 72, output_tokens: 21 } });
+    expect(paris.trials[0]).toMatchObject({
+      tool_calls: [{ name: 'get_forecast', input: { city: 'Paris' }, output: { sky: 'sunny', celsius: 24 } }],
+      usage: { input_tokens: 72, output_tokens: 21 },
+    });
     expect(paris.details.toolSelection.score).toBe(1);
 
     // The case's trace: the eval root, the agent call, the agent's own spans under it, a span per scorer.
@@ -205,7 +226,12 @@ describe('evaluate(): local runs the API, the results and the comparison see', (
     expect(result.passed).toBe(false);
     const cmp = await client.compare(v1, v2);
     expect(cmp).toMatchObject({ baseline: { run_id: v1, agent_version: 'v1' }, candidate: { run_id: v2, agent_version: 'v2' }, passed: false });
-    expect(cmp.regressions.map((r) => `${r.case_name}/${r.scorer}`).sort()).toEqual(['lima/contains', 'lima/toolSelection', 'oslo/contains', 'oslo/toolSelection']);
+    expect(cmp.regressions.map((r) => `${r.case_name}/${r.scorer}`).sort()).toEqual([
+      'lima/contains',
+      'lima/toolSelection',
+      'oslo/contains',
+      'oslo/toolSelection',
+    ]);
     expect(cmp.significance.n).toBe(4);
     const listed = await client.runs.list({ suite_name: 'weather-examples' });
     expect(listed.runs.map((r) => r.id)).toEqual(expect.arrayContaining([v1, v2]));
@@ -214,9 +240,23 @@ describe('evaluate(): local runs the API, the results and the comparison see', (
   });
 
   it('records a custom scorer and an agent that threw', async () => {
-    const polite = defineScorer({ name: 'polite', evaluate: ({ output }) => ({ score: String(output).includes('please') ? 1 : 0.2, reason: 'looks for please' }) });
-    const suite = defineSuite({ name: 'politeness', scorers: [polite], cases: [{ name: 'ask', input: 'a' }, { name: 'crash', input: 'b' }] });
-    const result = await evaluate(suite, { client, throwOnCaseErrors: false, agent: (input) => (input === 'b' ? Promise.reject(new Error('model down')) : 'yes please') });
+    const polite = defineScorer({
+      name: 'polite',
+      evaluate: ({ output }) => ({ score: String(output).includes('please') ? 1 : 0.2, reason: 'looks for please' }),
+    });
+    const suite = defineSuite({
+      name: 'politeness',
+      scorers: [polite],
+      cases: [
+        { name: 'ask', input: 'a' },
+        { name: 'crash', input: 'b' },
+      ],
+    });
+    const result = await evaluate(suite, {
+      client,
+      throwOnCaseErrors: false,
+      agent: (input) => (input === 'b' ? Promise.reject(new Error('model down')) : 'yes please'),
+    });
     const { results } = await client.runs.results(result.runId!);
     expect(results[0]).toMatchObject({ status: 'passed', scores: { polite: 1 }, details: { polite: { reason: 'looks for please' } } });
     expect(results[1]).toMatchObject({ status: 'failed', error: 'model down', scores: {} });
@@ -239,8 +279,12 @@ describe('the local-run endpoints', () => {
     await expect(client.runs.addResults(run.id, [first])).resolves.toMatchObject({ accepted: 1, progress: { completed: 1, total: 2 } });
     // Sent again (a retry after a lost answer), it changes nothing; the first record wins.
     await client.runs.addResults(run.id, [{ ...first, details: { contains: { score: 0, reason: 'other' } } }]);
-    await expect(client.runs.complete(run.id)).rejects.toThrow(`Service API error: 409 Run ${run.id} has 1 case trial without a result; upload them, or complete the run as cancelled or failed`);
-    await expect(client.runs.addResults(run.id, [{ case_index: 2, duration_ms: 1 }])).rejects.toThrow('Service API error: 422 Validation error (results[0].case_index: the run has 2 cases (0-1))');
+    await expect(client.runs.complete(run.id)).rejects.toThrow(
+      `Service API error: 409 Run ${run.id} has 1 case trial without a result; upload them, or complete the run as cancelled or failed`,
+    );
+    await expect(client.runs.addResults(run.id, [{ case_index: 2, duration_ms: 1 }])).rejects.toThrow(
+      'Service API error: 422 Validation error (results[0].case_index: the run has 2 cases (0-1))',
+    );
     await expect(client.runs.addResults(run.id, [{ case_index: 1, duration_ms: 1, details: { regex: { score: 1 } } }])).rejects.toThrow(
       'results[0].details.regex: is not a scorer of case 1 (its scorers: contains)',
     );
@@ -249,7 +293,10 @@ describe('the local-run endpoints', () => {
     expect(done).toMatchObject({ status: 'completed', summary: { total_cases: 2, passed: 1, failed: 1, avg_score: 0.75 } });
     expect(await client.runs.complete(run.id)).toMatchObject({ status: 'completed' });
     const { results } = await client.runs.results(run.id);
-    expect(results.map((r) => [r.status, r.avg_score])).toEqual([['passed', 1], ['failed', 0.5]]);
+    expect(results.map((r) => [r.status, r.avg_score])).toEqual([
+      ['passed', 1],
+      ['failed', 0.5],
+    ]);
     await expect(client.runs.addResults(run.id, [first])).rejects.toThrow(`Service API error: 409 Run ${run.id} is completed; results can no longer be added`);
   });
 
@@ -258,17 +305,32 @@ describe('the local-run endpoints', () => {
     await expect(client.runs.pause(run.id)).rejects.toThrow(`Service API error: 409 Run ${run.id} is executed by its client and cannot be paused`);
     await expect(client.runs.cancel(run.id)).resolves.toMatchObject({ status: 'cancelled', accepted: true });
     expect(await client.runs.get(run.id)).toMatchObject({ status: 'cancelled', summary: { cancelled: 2 } });
-    await expect(client.runs.createLocal({ agentId: '', dataset: { items }, scorers: ['contains'] })).rejects.toThrow('Service API error: 400 agentId is required');
-    await expect(client.runs.createLocal({ agentId: 'x', dataset: { items: [] }, scorers: ['contains'] })).rejects.toThrow('Service API error: 400 dataset.items is required and must not be empty');
-    await expect(client.runs.createLocal({ agentId: 'x', dataset: { items }, scorers: [] })).rejects.toThrow('Service API error: 400 scorers is required and must not be empty');
-    await expect(client.runs.addResults('3dacd577-ba1c-4aa5-a78e-46c372f098d4', [{ case_index: 0, duration_ms: 1 }])).rejects.toThrow('Service API error: 404 Eval run not found');
+    await expect(client.runs.createLocal({ agentId: '', dataset: { items }, scorers: ['contains'] })).rejects.toThrow(
+      'Service API error: 400 agentId is required',
+    );
+    await expect(client.runs.createLocal({ agentId: 'x', dataset: { items: [] }, scorers: ['contains'] })).rejects.toThrow(
+      'Service API error: 400 dataset.items is required and must not be empty',
+    );
+    await expect(client.runs.createLocal({ agentId: 'x', dataset: { items }, scorers: [] })).rejects.toThrow(
+      'Service API error: 400 scorers is required and must not be empty',
+    );
+    await expect(client.runs.addResults('3dacd577-ba1c-4aa5-a78e-46c372f098d4', [{ case_index: 0, duration_ms: 1 }])).rejects.toThrow(
+      'Service API error: 404 Eval run not found',
+    );
   });
 });
 
 describe('managed runs: startRun() and waitForRun()', () => {
   it('runs a suite on the service workflows against a registered agent', async () => {
     await client.agents.create({ name: 'echo-bot', endpoint: agent.url });
-    const suite = defineSuite({ name: 'echo', scorers: ['contains', 'toolSelection'], cases: [{ name: 'hi', input: 'hi', expected: { outputContains: ['hi'], toolCalls: ['lookup'] } }, { name: 'no', input: 'no', expected: { outputContains: ['yes'] } }] });
+    const suite = defineSuite({
+      name: 'echo',
+      scorers: ['contains', 'toolSelection'],
+      cases: [
+        { name: 'hi', input: 'hi', expected: { outputContains: ['hi'], toolCalls: ['lookup'] } },
+        { name: 'no', input: 'no', expected: { outputContains: ['yes'] } },
+      ],
+    });
     const started = await startRun({ client, suite, agent: 'echo-bot', agentVersion: 'm1' });
     expect(started).toMatchObject({ execution: 'managed', status: 'pending' });
     const progress: string[] = [];
@@ -277,7 +339,9 @@ describe('managed runs: startRun() and waitForRun()', () => {
     expect(result.cases.map((c) => c.status)).toEqual(['passed', 'failed']);
     expect(progress.at(-1)).toBe('completed');
     // A managed run is not a local one: its results come from its workflow.
-    await expect(client.runs.addResults(started.id, [{ case_index: 0, duration_ms: 1 }])).rejects.toThrow(`Service API error: 409 Run ${started.id} is executed by the service; its workflow records its results`);
+    await expect(client.runs.addResults(started.id, [{ case_index: 0, duration_ms: 1 }])).rejects.toThrow(
+      `Service API error: 409 Run ${started.id} is executed by the service; its workflow records its results`,
+    );
   });
 });
 
@@ -295,9 +359,9 @@ describe('client errors against the service', () => {
     await expect(viewer.runs.createLocal({ agentId: 'x', dataset: { items: [{ input: 1 }] }, scorers: ['contains'] })).rejects.toThrow(
       'Service API error: 403 Insufficient workspace permissions: missing permission evals:run',
     );
-    await expect(evaluate(defineSuite({ name: 'x', scorers: ['contains'], cases: [{ name: 'a', input: 1 }] }), { client: viewer, agent: () => 'a' })).rejects.toThrow(
-      'Evaluation run failed: Service API error: 403 Insufficient workspace permissions: missing permission evals:run',
-    );
+    await expect(
+      evaluate(defineSuite({ name: 'x', scorers: ['contains'], cases: [{ name: 'a', input: 1 }] }), { client: viewer, agent: () => 'a' }),
+    ).rejects.toThrow('Evaluation run failed: Service API error: 403 Insufficient workspace permissions: missing permission evals:run');
     await client.keys.revoke(viewerKey.id);
   });
 });

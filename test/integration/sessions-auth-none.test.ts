@@ -18,7 +18,11 @@ describe('AUTH_MODE=none', () => {
   it('has no sessions: GET /api/auth/session says so, POST /api/auth/key is 400, the cookie is never read', async () => {
     const state = (await (await fetch(`${svc.apiUrl}/api/auth/session`)).json()) as Record<string, unknown>;
     expect(state).toEqual({ auth_mode: 'none', sign_in: { api_key: false, oidc: null }, session: null });
-    const key = await fetch(`${svc.apiUrl}/api/auth/key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'anything' }) });
+    const key = await fetch(`${svc.apiUrl}/api/auth/key`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'anything' }),
+    });
     expect(key.status).toBe(400);
     expect(await key.json()).toMatchObject({ code: 'AUTH_DISABLED' });
     // Anyone calls as before, naming the project; a cookie changes nothing.

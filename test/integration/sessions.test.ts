@@ -16,7 +16,11 @@ const COMPARISON = { prompt: 'which is better?', output_a: 'a', output_b: 'b' };
 
 /** A session opened with `key` as the sign-in page opens it: its cookie (name=value) and what the server answered. */
 async function signIn(key: string, headers: Record<string, string> = {}): Promise<{ res: Response; cookie: string; view: SessionView; setCookie: string }> {
-  const res = await fetch(`${svc.apiUrl}/api/auth/key`, { method: 'POST', headers: { 'content-type': 'application/json', origin: svc.apiUrl!, ...headers }, body: JSON.stringify({ key }) });
+  const res = await fetch(`${svc.apiUrl}/api/auth/key`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: svc.apiUrl!, ...headers },
+    body: JSON.stringify({ key }),
+  });
   const text = await res.text();
   expect(res.status, text).toBe(200);
   const setCookie = res.headers.getSetCookie().find((c) => c.includes('agent-eval-session='))!;
@@ -66,17 +70,29 @@ describe('signing in with an API key', () => {
   });
 
   it('refuses plain http to a host other than loopback (the cookie could not be Secure there): 400', async () => {
-    const res = await fetch(`${svc.apiUrl}/api/auth/key`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-host': 'evals.example.com' }, body: JSON.stringify({ key: svc.apiKey }) });
+    const res = await fetch(`${svc.apiUrl}/api/auth/key`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-host': 'evals.example.com' },
+      body: JSON.stringify({ key: svc.apiKey }),
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: 'INSECURE_TRANSPORT', error: expect.stringContaining('https') as unknown });
     expect(res.headers.getSetCookie()).toEqual([]);
   });
 
   it('refuses a wrong key (401) and a sign-in posted by another site (403), setting no cookie', async () => {
-    const wrong = await fetch(`${svc.apiUrl}/api/auth/key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: `ae_live_${'x'.repeat(32)}` }) });
+    const wrong = await fetch(`${svc.apiUrl}/api/auth/key`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: `ae_live_${'x'.repeat(32)}` }),
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.getSetCookie()).toEqual([]);
-    const cross = await fetch(`${svc.apiUrl}/api/auth/key`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body: JSON.stringify({ key: svc.apiKey }) });
+    const cross = await fetch(`${svc.apiUrl}/api/auth/key`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: JSON.stringify({ key: svc.apiKey }),
+    });
     expect(cross.status).toBe(403);
     expect(await cross.json()).toMatchObject({ code: 'CSRF_REFUSED' });
     expect(cross.headers.getSetCookie()).toEqual([]);
@@ -113,9 +129,17 @@ describe('CSRF protection of requests made with the session cookie', () => {
 
   it('takes it with the token from the same origin; refuses another Origin and cross-site fetches even with the token', async () => {
     const { cookie, view } = await signIn(svc.apiKey!);
-    const ok = await withCookie(cookie, '/api/feedback/comparisons', { method: 'POST', json: COMPARISON, headers: { 'x-csrf-token': view.csrf_token, origin: svc.apiUrl! } });
+    const ok = await withCookie(cookie, '/api/feedback/comparisons', {
+      method: 'POST',
+      json: COMPARISON,
+      headers: { 'x-csrf-token': view.csrf_token, origin: svc.apiUrl! },
+    });
     expect(ok.status, await ok.clone().text()).toBe(201);
-    const otherOrigin = await withCookie(cookie, '/api/feedback/comparisons', { method: 'POST', json: COMPARISON, headers: { 'x-csrf-token': view.csrf_token, origin: 'https://evil.example' } });
+    const otherOrigin = await withCookie(cookie, '/api/feedback/comparisons', {
+      method: 'POST',
+      json: COMPARISON,
+      headers: { 'x-csrf-token': view.csrf_token, origin: 'https://evil.example' },
+    });
     expect(otherOrigin.status).toBe(403);
     expect(((await otherOrigin.json()) as { details: string }).details).toContain('cross-origin request refused');
     // A link from another site (a top-level GET navigation carries a SameSite=Lax cookie) never uses the session.

@@ -13,10 +13,45 @@ import { useMigratedClickHouse } from '../helpers/clickhouse-store.js';
 const { ch, store } = useMigratedClickHouse();
 
 const HOSTILE = [
-  '', ' ', '  padded  ', 'a,b', '"', '""', 'say "hi", then "bye"', 'line 1\nline 2', 'crlf\r\n', '\ttab\t', 'nul\u0000byte',
-  'back\\slash', '\\', '\\N', 'NULL', "it's", "''", '{}', "{'a':'b'}", '[1,2]', '日本語 ✓', '😀 emoji', '\u2028\u2029', ',"\n\\\'',
-  'Paragraph one.\n\nParagraph two.', '\n\nleading', 'trailing\n\n', '\n\n\n', '\r', 'x\r\n\r\ny', '\\n literal', 'ends with a backslash\\',
-  '```ts\nconst a = 1;\n\nconst b = 2;\n```', '\\0', '\\t', "\\'", 'مرحبا بالعالم', 'שלום', '👩‍👩‍👧 🇯🇵',
+  '',
+  ' ',
+  '  padded  ',
+  'a,b',
+  '"',
+  '""',
+  'say "hi", then "bye"',
+  'line 1\nline 2',
+  'crlf\r\n',
+  '\ttab\t',
+  'nul\u0000byte',
+  'back\\slash',
+  '\\',
+  '\\N',
+  'NULL',
+  "it's",
+  "''",
+  '{}',
+  "{'a':'b'}",
+  '[1,2]',
+  '日本語 ✓',
+  '😀 emoji',
+  '\u2028\u2029',
+  ',"\n\\\'',
+  'Paragraph one.\n\nParagraph two.',
+  '\n\nleading',
+  'trailing\n\n',
+  '\n\n\n',
+  '\r',
+  'x\r\n\r\ny',
+  '\\n literal',
+  'ends with a backslash\\',
+  '```ts\nconst a = 1;\n\nconst b = 2;\n```',
+  '\\0',
+  '\\t',
+  "\\'",
+  'مرحبا بالعالم',
+  'שלום',
+  '👩‍👩‍👧 🇯🇵',
 ];
 
 let seq = 0;
@@ -24,10 +59,31 @@ function span(fields: Partial<SpanRecord> = {}): SpanRecord {
   const start = Date.UTC(2026, 10, 20, 12, 0, 0, 123);
   seq++;
   return {
-    project_id: 'p', trace_id: `t-${seq}`, span_id: `s-${seq}`, parent_span_id: null, name: 'chat', span_type: 'generation', component_type: 'generation',
-    convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start, end_time: start + 50, duration_ms: 50,
-    model: 'gpt-4o', input: 'hi', output: 'hello', input_tokens: 3, output_tokens: 5, attributes: {},
-    resource_attributes: { 'service.name': 'bot' }, scope_name: 'otel', scope_version: '1', events: '[]', ...fields,
+    project_id: 'p',
+    trace_id: `t-${seq}`,
+    span_id: `s-${seq}`,
+    parent_span_id: null,
+    name: 'chat',
+    span_type: 'generation',
+    component_type: 'generation',
+    convention: 'genai',
+    kind: 'client',
+    status: 'ok',
+    status_message: '',
+    start_time: start,
+    end_time: start + 50,
+    duration_ms: 50,
+    model: 'gpt-4o',
+    input: 'hi',
+    output: 'hello',
+    input_tokens: 3,
+    output_tokens: 5,
+    attributes: {},
+    resource_attributes: { 'service.name': 'bot' },
+    scope_name: 'otel',
+    scope_version: '1',
+    events: '[]',
+    ...fields,
   };
 }
 
@@ -40,7 +96,14 @@ describe('span rows through the real store', () => {
   it('keep every string as it was sent: quotes, commas, newlines, NUL, backslashes, NULL look-alikes, non-ASCII', async () => {
     const spans = HOSTILE.map((text, i) =>
       span({
-        name: text, status_message: text, model: text || null, input: text, output: `${text}|${i}`, kind: text, scope_name: text, scope_version: text,
+        name: text,
+        status_message: text,
+        model: text || null,
+        input: text,
+        output: `${text}|${i}`,
+        kind: text,
+        scope_name: text,
+        scope_version: text,
         parent_span_id: text === '' ? null : text,
         attributes: { [text]: text, [`k${i}`]: `${text}${text}`, "key 'quoted'": 'v\\' },
         resource_attributes: { 'service.name': text },
@@ -50,8 +113,22 @@ describe('span rows through the real store', () => {
     const back = await stored(spans);
     back.forEach((b, i) => {
       const s = spans[i];
-      expect({ name: b.name, input: b.input, output: b.output, model: b.model, status_message: b.status_message ?? '', kind: b.kind ?? '', parent: b.parent_span_id }).toEqual({
-        name: s.name, input: s.input, output: s.output, model: s.model, status_message: s.status_message, kind: s.kind, parent: s.parent_span_id,
+      expect({
+        name: b.name,
+        input: b.input,
+        output: b.output,
+        model: b.model,
+        status_message: b.status_message ?? '',
+        kind: b.kind ?? '',
+        parent: b.parent_span_id,
+      }).toEqual({
+        name: s.name,
+        input: s.input,
+        output: s.output,
+        model: s.model,
+        status_message: s.status_message,
+        kind: s.kind,
+        parent: s.parent_span_id,
       });
       expect(b.scope).toEqual({ name: s.scope_name, version: s.scope_version });
       expect(b.attributes).toEqual(s.attributes);
@@ -77,7 +154,10 @@ describe('span rows through the real store', () => {
     const spans = times.map((t, i) => span({ span_id: `time-${i}`, start_time: t, end_time: t + i, duration_ms: i }));
     await ch.insertRows('agent_eval.spans_any_time', SPAN_ROWS, Buffer.from(encodeRowBatch(spans).spans.join('\n')));
     const rows = await (
-      await ch.client.query({ query: 'SELECT toUnixTimestamp64Milli(start_time) AS start, toUnixTimestamp64Milli(end_time) AS end FROM agent_eval.spans_any_time ORDER BY span_id', format: 'JSONEachRow' })
+      await ch.client.query({
+        query: 'SELECT toUnixTimestamp64Milli(start_time) AS start, toUnixTimestamp64Milli(end_time) AS end FROM agent_eval.spans_any_time ORDER BY span_id',
+        format: 'JSONEachRow',
+      })
     ).json<{ start: string; end: string }>();
     expect(rows.map((r) => [Number(r.start), Number(r.end)])).toEqual(times.map((t, i) => [t, t + i]));
   });
@@ -99,13 +179,20 @@ describe('span rows through the real store', () => {
     // What that release wrote: spanRow's columns with times as ticks, cost columns left out when unpriced.
     const costColumns = new Set(['cached_input_tokens', 'input_cost', 'output_cost', 'cached_input_cost', 'total_cost', 'cost_version']);
     const jsonRow = Object.fromEntries(Object.entries(spanRow(before)).filter(([column]) => !costColumns.has(column)));
-    const message = { value: Buffer.from(JSON.stringify(jsonRow)), headers: { [MESSAGE_HEADERS.format]: Buffer.from('2'), [MESSAGE_HEADERS.table]: Buffer.from('spans') } } as unknown as KafkaMessage;
+    const message = {
+      value: Buffer.from(JSON.stringify(jsonRow)),
+      headers: { [MESSAGE_HEADERS.format]: Buffer.from('2'), [MESSAGE_HEADERS.table]: Buffer.from('spans') },
+    } as unknown as KafkaMessage;
     const decoded = decodeMessage(message);
     expect(decoded.rows).toBe(1);
     await store.writeRows(decoded.batch);
     const back = (await store.getSpan('p', before.span_id))!;
     expect({ input: back.input, attributes: back.attributes, start: back.start_time, cost: back.cost, cached: back.cached_input_tokens }).toEqual({
-      input: before.input, attributes: before.attributes, start: '2026-11-01T00:00:00.999Z', cost: null, cached: 0,
+      input: before.input,
+      attributes: before.attributes,
+      start: '2026-11-01T00:00:00.999Z',
+      cost: null,
+      cached: 0,
     });
   });
 
@@ -113,7 +200,12 @@ describe('span rows through the real store', () => {
     // What that release wrote: every string quoted with its quotes doubled, maps as ClickHouse text, line breaks raw.
     const quoted = (t: string) => `"${t.replaceAll('"', '""')}"`;
     const literal = (t: string) => `'${t.replace(/['\\]/g, '\\$&')}'`;
-    const csvMap = (m: Record<string, string>) => quoted(`{${Object.entries(m).map(([k, v]) => `${literal(k)}:${literal(v)}`).join(',')}}`);
+    const csvMap = (m: Record<string, string>) =>
+      quoted(
+        `{${Object.entries(m)
+          .map(([k, v]) => `${literal(k)}:${literal(v)}`)
+          .join(',')}}`,
+      );
     const text = 'Paragraph one.\n\nParagraph "two", with\ttabs\r\n\r\nand a back\\slash';
     const before = span({ name: text, input: text, output: '\n\n', attributes: { [text]: text, "it's": 'a\n\nb' } });
     const row = spanRow(before);
@@ -125,14 +217,20 @@ describe('span rows through the real store', () => {
       return typeof v === 'string' ? quoted(v) : csvMap(v as Record<string, string>);
     });
     const csv = `${fields.join(',')}\n${fields.join(',').replace(before.span_id, `${before.span_id}-2`)}\n`;
-    const message = { value: Buffer.from(csv), headers: { [MESSAGE_HEADERS.format]: Buffer.from('3'), [MESSAGE_HEADERS.table]: Buffer.from('spans') } } as unknown as KafkaMessage;
+    const message = {
+      value: Buffer.from(csv),
+      headers: { [MESSAGE_HEADERS.format]: Buffer.from('3'), [MESSAGE_HEADERS.table]: Buffer.from('spans') },
+    } as unknown as KafkaMessage;
     const decoded = decodeMessage(message);
     expect(decoded.rows).toBe(2);
     await store.writeRows(decoded.batch);
     for (const id of [before.span_id, `${before.span_id}-2`]) {
       const back = (await store.getSpan('p', id))!;
       expect({ name: back.name, input: back.input, output: back.output, attributes: back.attributes }).toEqual({
-        name: before.name, input: before.input, output: before.output, attributes: before.attributes,
+        name: before.name,
+        input: before.input,
+        output: before.output,
+        attributes: before.attributes,
       });
     }
   });

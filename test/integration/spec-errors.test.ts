@@ -50,8 +50,14 @@ const BAD_REQUESTS: Array<[message: string, request: Call]> = [
   ['metric is required', ['POST', '/api/alerts/rules', { name: 'r', threshold: 1, operator: 'gt', severity: 'info' }]],
   ['threshold is required', ['POST', '/api/alerts/rules', { name: 'r', metric: 'error_rate', operator: 'gt', severity: 'info' }]],
   ['operator is required', ['POST', '/api/alerts/rules', { name: 'r', metric: 'error_rate', threshold: 1, severity: 'info' }]],
-  ['operator must be one of: gt, gte, lt, lte, eq', ['POST', '/api/alerts/rules', { name: 'r', metric: 'error_rate', threshold: 1, operator: 'gtx', severity: 'info' }]],
-  ['severity must be one of: critical, warning, info', ['POST', '/api/alerts/rules', { name: 'r', metric: 'error_rate', threshold: 1, operator: 'gt', severity: 'meh' }]],
+  [
+    'operator must be one of: gt, gte, lt, lte, eq',
+    ['POST', '/api/alerts/rules', { name: 'r', metric: 'error_rate', threshold: 1, operator: 'gtx', severity: 'info' }],
+  ],
+  [
+    'severity must be one of: critical, warning, info',
+    ['POST', '/api/alerts/rules', { name: 'r', metric: 'error_rate', threshold: 1, operator: 'gt', severity: 'meh' }],
+  ],
   ['id query parameter is required', ['DELETE', '/api/alerts/rules']],
 ];
 
@@ -61,7 +67,10 @@ const NOT_FOUND: Array<[message: string, request: Call, code?: string]> = [
   ['Eval run not found', ['GET', `/api/runs/${MISSING_UUID}`]],
   ['Span not found', ['GET', '/api/spans/no-such-span']],
   ['Prompt "nope" not found', ['GET', '/api/prompts/nope']],
-  [`Baseline run ${MISSING_UUID} not found`, ['POST', '/api/compare', { baseline_run_id: MISSING_UUID, candidate_run_id: '00000000-0000-4000-8000-000000000001' }]],
+  [
+    `Baseline run ${MISSING_UUID} not found`,
+    ['POST', '/api/compare', { baseline_run_id: MISSING_UUID, candidate_run_id: '00000000-0000-4000-8000-000000000001' }],
+  ],
   ['Alert rule not found', ['DELETE', `/api/alerts/rules?id=${MISSING_UUID}`]],
   ["Trace with ID 'no-such-trace' not found", ['GET', '/api/traces/no-such-trace'], 'TRACE_NOT_FOUND'],
 ];
@@ -70,7 +79,11 @@ describe('SPEC errors', () => {
   it('answers every 400 message verbatim, in the general body {error, status}', async () => {
     for (const [message, request] of BAD_REQUESTS) {
       const { status, body } = await call(request);
-      expect({ request: request.slice(0, 2).join(' '), status, error: body.error }).toEqual({ request: request.slice(0, 2).join(' '), status: 400, error: message });
+      expect({ request: request.slice(0, 2).join(' '), status, error: body.error }).toEqual({
+        request: request.slice(0, 2).join(' '),
+        status: 400,
+        error: message,
+      });
       expect(body.status).toBe(400);
     }
   });
@@ -78,7 +91,11 @@ describe('SPEC errors', () => {
   it('answers every 404 text, in the reference body {error, message, code}', async () => {
     for (const [message, request, code] of NOT_FOUND) {
       const { status, body } = await call(request);
-      expect({ request: request.slice(0, 2).join(' '), status, message: body.message }).toEqual({ request: request.slice(0, 2).join(' '), status: 404, message });
+      expect({ request: request.slice(0, 2).join(' '), status, message: body.message }).toEqual({
+        request: request.slice(0, 2).join(' '),
+        status: 404,
+        message,
+      });
       expect(body.error).toBe(message);
       expect(typeof body.code).toBe('string');
       if (code) expect(body.code).toBe(code);
@@ -90,10 +107,18 @@ describe('SPEC errors', () => {
     const unauthorized = await call(['GET', '/api/suites'], { key: null });
     expect(unauthorized).toEqual({
       status: 401,
-      body: { error: 'Unauthorized', code: 'UNAUTHORIZED', status: 401, details: 'Valid authentication required', hint: 'Provide a bearer token or an API key header' },
+      body: {
+        error: 'Unauthorized',
+        code: 'UNAUTHORIZED',
+        status: 401,
+        details: 'Valid authentication required',
+        hint: 'Provide a bearer token or an API key header',
+      },
     });
     const admin = await svc.keyFor('spec-errors');
-    const viewer = (await (await svc.api('/api/projects/spec-errors/keys', { method: 'POST', project: 'spec-errors', key: admin, json: { name: 'v', role: 'viewer' } })).json()) as { key: string };
+    const viewer = (await (
+      await svc.api('/api/projects/spec-errors/keys', { method: 'POST', project: 'spec-errors', key: admin, json: { name: 'v', role: 'viewer' } })
+    ).json()) as { key: string };
     const forbidden = await call(['POST', '/api/suites', { name: 's', cases: [] }], { key: viewer.key, project: 'spec-errors' });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toMatchObject({ error: 'Forbidden', status: 403, details: 'missing permission evals:write' });

@@ -19,7 +19,12 @@ function suite(name: string, extra: Record<string, unknown> = {}) {
     defaultScorers: ['contains'],
     cases: [
       { name: 'paris', input: { query: 'Weather in Paris?' }, expected: { outputContains: ['Paris'] } },
-      { name: 'tools', input: { query: 'Forecast for Rome' }, expected: { toolCalls: ['get_forecast'] }, scorers: ['toolSelection', { name: 'latency', config: { maxMs: 2000 } }] },
+      {
+        name: 'tools',
+        input: { query: 'Forecast for Rome' },
+        expected: { toolCalls: ['get_forecast'] },
+        scorers: ['toolSelection', { name: 'latency', config: { maxMs: 2000 } }],
+      },
     ],
     ...extra,
   };
@@ -81,7 +86,10 @@ describe('POST /api/suites and GET /api/suites/{id}', () => {
           name: 'tools',
           input: { query: 'Forecast for Rome' },
           expected: { toolCalls: ['get_forecast'] },
-          scorers: [{ name: 'toolSelection', config: {} }, { name: 'latency', config: { maxMs: 2000 } }],
+          scorers: [
+            { name: 'toolSelection', config: {} },
+            { name: 'latency', config: { maxMs: 2000 } },
+          ],
           weight: 1,
         },
       ],
@@ -110,7 +118,17 @@ describe('POST /api/suites and GET /api/suites/{id}', () => {
   });
 
   it('names the field of every problem with 422 details', async () => {
-    const dup = await issues(await post(suite('dup', { cases: [{ name: 'a', input: 1 }, { name: 'b', input: 2 }, { name: 'a', input: 3 }] })));
+    const dup = await issues(
+      await post(
+        suite('dup', {
+          cases: [
+            { name: 'a', input: 1 },
+            { name: 'b', input: 2 },
+            { name: 'a', input: 3 },
+          ],
+        }),
+      ),
+    );
     expect(dup).toEqual([{ field: 'cases[2].name', message: "case names must be unique in a suite: 'a' is also cases[0].name" }]);
 
     const unknown = await issues(await post(suite('unknown-scorer', { defaultScorers: ['contains', 'telepathy'] })));
@@ -118,7 +136,9 @@ describe('POST /api/suites and GET /api/suites/{id}', () => {
     expect(unknown[0].field).toBe('defaultScorers[1]');
     expect(unknown[0].message).toMatch(/unknown scorer 'telepathy' \(known: .*exactMatch/);
 
-    const config = await issues(await post(suite('bad-config', { cases: [{ name: 'a', input: 1, scorers: ['contains', { name: 'regex', config: { flags: 'gx' } }] }] })));
+    const config = await issues(
+      await post(suite('bad-config', { cases: [{ name: 'a', input: 1, scorers: ['contains', { name: 'regex', config: { flags: 'gx' } }] }] })),
+    );
     expect(config.map((i) => i.field)).toEqual(['cases[0].scorers[1]']);
     expect(config[0].message).toMatch(/regex.*flags/);
 
@@ -126,7 +146,13 @@ describe('POST /api/suites and GET /api/suites/{id}', () => {
     expect(noScorer).toEqual([{ field: 'cases[0].scorers', message: 'a case needs at least one scorer: list scorers here or in the suite defaultScorers' }]);
 
     const shapes = await issues(
-      await post({ name: 'shapes', defaultScorers: ['contains'], defaultMinScore: 1.5, aggregation: 'median', cases: [{ name: '', input: 1, minScore: -1 }, { input: 2 }, { name: 'x' }, 'not a case'] }),
+      await post({
+        name: 'shapes',
+        defaultScorers: ['contains'],
+        defaultMinScore: 1.5,
+        aggregation: 'median',
+        cases: [{ name: '', input: 1, minScore: -1 }, { input: 2 }, { name: 'x' }, 'not a case'],
+      }),
     );
     expect(Object.fromEntries(shapes.map((i) => [i.field, i.message]))).toMatchObject({
       defaultMinScore: 'must be between 0 and 1',
@@ -137,7 +163,9 @@ describe('POST /api/suites and GET /api/suites/{id}', () => {
     });
     expect(shapes.some((i) => i.field === 'cases[3]')).toBe(true);
 
-    expect(await issues(await post({ name: 'empty', defaultScorers: ['contains'], cases: [] }))).toEqual([{ field: 'cases', message: 'a suite needs at least one case' }]);
+    expect(await issues(await post({ name: 'empty', defaultScorers: ['contains'], cases: [] }))).toEqual([
+      { field: 'cases', message: 'a suite needs at least one case' },
+    ]);
     expect((await issues(await post(suite('typo', { defaultScorer: ['contains'] }))))[0].message).toMatch(/defaultScorer/);
   });
 
@@ -167,7 +195,9 @@ describe('agents named by a suite', () => {
     expect((await getSuite(byName.id)).definition.agent_id).toBe(agent.id);
     const byId = await created(suite('with-agent-id', { agentId: agent.id }));
     expect(byId.agent_id).toBe(agent.id);
-    expect(await issues(await post(suite('with-ghost', { agent: 'ghost-agent' })))).toEqual([{ field: 'agent_id', message: 'no agent with this id or name in the project' }]);
+    expect(await issues(await post(suite('with-ghost', { agent: 'ghost-agent' })))).toEqual([
+      { field: 'agent_id', message: 'no agent with this id or name in the project' },
+    ]);
     // Renaming the agent does not break the suite: it holds the id.
     await svc.api(`/api/agents/${agent.id}`, { method: 'PUT', json: { name: 'renamed-agent', endpoint: 'https://agent.example.com' } });
     expect((await getSuite(byName.id)).definition.agent_id).toBe(agent.id);
@@ -235,7 +265,12 @@ cases:
 
   it('refuses a billion-laughs file, hostile nesting and a 10 MB file, and keeps serving', async () => {
     const laughs = ['name: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-    for (let i = 1; i < 9; i++) laughs.push(`l${i}: &${'a'.repeat(i + 1)} [${Array(10).fill(`*${'a'.repeat(i)}`).join(', ')}]`);
+    for (let i = 1; i < 9; i++)
+      laughs.push(
+        `l${i}: &${'a'.repeat(i + 1)} [${Array(10)
+          .fill(`*${'a'.repeat(i)}`)
+          .join(', ')}]`,
+      );
     laughs.push('cases: [*aaaaaaaaa]');
     const bomb = await sendYaml('/api/suites', 'POST', laughs.join('\n'));
     expect(bomb.status).toBe(400);
@@ -278,7 +313,11 @@ describe('versions', () => {
 
     const versions = (await (await svc.api(`/api/suites/${id}/versions`)).json()) as { id: string; versions: SuiteVersionInfo[] };
     expect(versions.id).toBe(id);
-    expect(versions.versions.map((v) => [v.version, v.case_count])).toEqual([[3, 2], [2, 2], [1, 2]]);
+    expect(versions.versions.map((v) => [v.version, v.case_count])).toEqual([
+      [3, 2],
+      [2, 2],
+      [1, 2],
+    ]);
     expect(Date.parse(versions.versions[0].created_at)).toBeGreaterThanOrEqual(Date.parse(versions.versions[2].created_at));
   });
 
@@ -372,7 +411,8 @@ describe('GET /api/suites', () => {
     const project = 'suites-intruder';
     const list = (await (await svc.api('/api/suites?name=private-suite', { project })).json()) as SuiteList;
     expect(list).toMatchObject({ suites: [], total: 0 });
-    for (const path of [`/api/suites/${id}`, `/api/suites/${id}?version=1`, `/api/suites/${id}/versions`]) await expectError(await svc.api(path, { project }), 404, 'Suite not found');
+    for (const path of [`/api/suites/${id}`, `/api/suites/${id}?version=1`, `/api/suites/${id}/versions`])
+      await expectError(await svc.api(path, { project }), 404, 'Suite not found');
     await expectError(await put(id, suite('private-suite'), project), 404, 'Suite not found');
     await expectError(await svc.api(`/api/suites/${id}`, { method: 'DELETE', project }), 404, 'Suite not found');
     // The name is free in the other project, and the agent of another project cannot be named.
@@ -407,7 +447,11 @@ describe('hostile input', () => {
       expect(res.status, JSON.stringify(body).slice(0, 100)).toBeGreaterThanOrEqual(400);
       expect(res.status, JSON.stringify(body).slice(0, 100)).toBeLessThan(500);
     }
-    const numbers = await svc.api('/api/suites', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": "n", "defaultScorers": ["contains"], "cases": [{"name": "c", "input": 1e400}]}' });
+    const numbers = await svc.api('/api/suites', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name": "n", "defaultScorers": ["contains"], "cases": [{"name": "c", "input": 1e400}]}',
+    });
     expect(await issues(numbers)).toEqual([{ field: 'cases[0].input', message: 'must be a finite number' }]);
 
     // Built as text: JSON.stringify itself would overflow the stack on this.
@@ -423,7 +467,11 @@ describe('hostile input', () => {
     const nested100 = await issues(await svc.api('/api/suites', { method: 'POST', headers: { 'content-type': 'application/json' }, body: body100 }));
     expect(nested100[0].message).toMatch(/nested more than 64 levels/);
 
-    const proto = await svc.api('/api/suites', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(suite('proto')).replace('{', '{"__proto__": {"name": "polluted"}, ') });
+    const proto = await svc.api('/api/suites', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(suite('proto')).replace('{', '{"__proto__": {"name": "polluted"}, '),
+    });
     expect((await issues(proto))[0].message).toMatch(/__proto__/);
     expect((await svc.api('/api/suites?name=polluted')).status).toBe(200);
   });

@@ -84,16 +84,24 @@ describe('supervised dependencies', () => {
     const pidFile = path.join(dataDir, 'temporal', 'temporal.pid');
     const before = Number(fs.readFileSync(pidFile, 'utf8'));
     process.kill(before, 'SIGKILL');
-    const down = await pollUntil('health to see the engine down', async () => {
-      const h = await health();
-      return h.services.workflow_engine !== 'ok' ? h : undefined;
-    }, { intervalMs: 50, timeoutMs: 10_000 });
+    const down = await pollUntil(
+      'health to see the engine down',
+      async () => {
+        const h = await health();
+        return h.services.workflow_engine !== 'ok' ? h : undefined;
+      },
+      { intervalMs: 50, timeoutMs: 10_000 },
+    );
     expect(down.status).toBe('degraded');
     expect(down.reasons?.workflow_engine).toBeTruthy();
-    await pollUntil('a new dev server', () => {
-      const pid = Number(fs.readFileSync(pidFile, 'utf8'));
-      return Promise.resolve(pid !== before && isAlive(pid) ? pid : undefined);
-    }, { timeoutMs: 30_000 });
+    await pollUntil(
+      'a new dev server',
+      () => {
+        const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+        return Promise.resolve(pid !== before && isAlive(pid) ? pid : undefined);
+      },
+      { timeoutMs: 30_000 },
+    );
     await pollUntil('health healthy again', async () => ((await health()).status === 'healthy' ? true : undefined), { timeoutMs: 30_000 });
     expect(service!.output()).toContain('Temporal dev server exited unexpectedly; restarting it');
     expect(service!.output()).toContain('Temporal dev server restarted');
@@ -107,13 +115,20 @@ describe('supervised dependencies', () => {
     const pidFile = path.join(dataDir, 'postgres', 'data', 'postmaster.pid');
     const before = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
     process.kill(before, 'SIGKILL');
-    const down = await pollUntil('health to see PostgreSQL down', async () => {
-      const h = await health();
-      return h.services.metadata_store !== 'ok' ? h : undefined;
-    }, { intervalMs: 50, timeoutMs: 10_000 });
+    const down = await pollUntil(
+      'health to see PostgreSQL down',
+      async () => {
+        const h = await health();
+        return h.services.metadata_store !== 'ok' ? h : undefined;
+      },
+      { intervalMs: 50, timeoutMs: 10_000 },
+    );
     expect(down.status).toBe('degraded');
     expect(down.reasons?.metadata_store).toBeTruthy();
-    await pollUntil('health healthy again', async () => ((await health()).status === 'healthy' ? true : undefined), { timeoutMs: 60_000, describe: () => service!.output().slice(-3000) });
+    await pollUntil('health healthy again', async () => ((await health()).status === 'healthy' ? true : undefined), {
+      timeoutMs: 60_000,
+      describe: () => service!.output().slice(-3000),
+    });
     const after = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
     expect(after).not.toBe(before);
     expect(service!.output()).toContain('embedded PostgreSQL exited unexpectedly; restarting it');

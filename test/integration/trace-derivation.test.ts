@@ -12,11 +12,31 @@ const T0 = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
 
 function span(trace: string, id: string, parent: string | null, type: SpanType, start: number, end: number, extra: Partial<SpanRecord> = {}): SpanRecord {
   return {
-    project_id: 'p', trace_id: trace, span_id: id, parent_span_id: parent, name: `op-${id}`, span_type: type,
-    component_type: type === 'span' ? null : type, convention: 'spec', kind: '', status: 'ok', status_message: '',
-    start_time: T0 + start, end_time: T0 + end, duration_ms: end - start, model: null, input: '', output: '',
-    input_tokens: type === 'generation' ? 100 : 0, output_tokens: type === 'generation' ? 10 : 0,
-    attributes: {}, resource_attributes: { 'service.name': 'agent' }, scope_name: '', scope_version: '', events: '[]', ...extra,
+    project_id: 'p',
+    trace_id: trace,
+    span_id: id,
+    parent_span_id: parent,
+    name: `op-${id}`,
+    span_type: type,
+    component_type: type === 'span' ? null : type,
+    convention: 'spec',
+    kind: '',
+    status: 'ok',
+    status_message: '',
+    start_time: T0 + start,
+    end_time: T0 + end,
+    duration_ms: end - start,
+    model: null,
+    input: '',
+    output: '',
+    input_tokens: type === 'generation' ? 100 : 0,
+    output_tokens: type === 'generation' ? 10 : 0,
+    attributes: {},
+    resource_attributes: { 'service.name': 'agent' },
+    scope_name: '',
+    scope_version: '',
+    events: '[]',
+    ...extra,
   };
 }
 
@@ -53,23 +73,45 @@ describe('trace derivation', () => {
     expect(trace?.spans).toHaveLength(1);
   });
 
-  it('does not count wrapper spans\' tokens: only generation spans add up', async () => {
+  it("does not count wrapper spans' tokens: only generation spans add up", async () => {
     await write([span('d3', 'wrapper', null, 'span', 0, 100, { input_tokens: 100, output_tokens: 10 }), span('d3', 'call', 'wrapper', 'generation', 10, 90)]);
     expect(await store.getTrace('p', 'd3')).toMatchObject({ total_input_tokens: 100, total_output_tokens: 10, llm_call_count: 1 });
   });
 
   it('combines an explicit trace header with spans: header name wins, the time range widens', async () => {
     await store.writeRows(
-      rows([span('d4', 'root', null, 'span', 100, 300)], [{ project_id: 'p', trace_id: 'd4', name: 'checkout', status: 'ok', start_time: T0, duration_ms: 2000, attributes: { user: 'u7' } }]),
+      rows(
+        [span('d4', 'root', null, 'span', 100, 300)],
+        [{ project_id: 'p', trace_id: 'd4', name: 'checkout', status: 'ok', start_time: T0, duration_ms: 2000, attributes: { user: 'u7' } }],
+      ),
     );
-    expect(await store.getTrace('p', 'd4')).toMatchObject({ name: 'checkout', duration_ms: 2000, span_count: 1, attributes: { 'service.name': 'agent', user: 'u7' } });
+    expect(await store.getTrace('p', 'd4')).toMatchObject({
+      name: 'checkout',
+      duration_ms: 2000,
+      span_count: 1,
+      attributes: { 'service.name': 'agent', user: 'u7' },
+    });
   });
 
-  it('takes the newest explicit header, by the store\'s clock, whatever the spans say', async () => {
-    const header = (name: string, status: 'ok' | 'error') => ({ project_id: 'p', trace_id: 'd5', name, status, start_time: T0, duration_ms: 100, attributes: { v: name } });
+  it("takes the newest explicit header, by the store's clock, whatever the spans say", async () => {
+    const header = (name: string, status: 'ok' | 'error') => ({
+      project_id: 'p',
+      trace_id: 'd5',
+      name,
+      status,
+      start_time: T0,
+      duration_ms: 100,
+      attributes: { v: name },
+    });
     await store.writeRows(rows([span('d5', 'root', null, 'span', 0, 50)], [header('first', 'error')]));
     await store.writeRows(rows([], [header('second', 'ok')]));
-    expect(await store.getTrace('p', 'd5')).toMatchObject({ name: 'second', status: 'ok', duration_ms: 100, span_count: 1, attributes: { 'service.name': 'agent', v: 'second' } });
+    expect(await store.getTrace('p', 'd5')).toMatchObject({
+      name: 'second',
+      status: 'ok',
+      duration_ms: 100,
+      span_count: 1,
+      attributes: { 'service.name': 'agent', v: 'second' },
+    });
   });
 
   it('keeps projects apart', async () => {
@@ -85,7 +127,9 @@ describe('trace derivation', () => {
     // write carries a version: the summary is a merge of states, so no order can lose a span.
     const [a, b] = [createBatchWriter(ch), createBatchWriter(ch)];
     const all = Array.from({ length: 40 }, (_, i) =>
-      i === 0 ? span('w1', 'root', null, 'span', 0, 5000) : span('w1', `s${i}`, 'root', i % 2 ? 'generation' : 'tool', i * 10, i * 10 + 5, i === 7 ? { status: 'error' } : {}),
+      i === 0
+        ? span('w1', 'root', null, 'span', 0, 5000)
+        : span('w1', `s${i}`, 'root', i % 2 ? 'generation' : 'tool', i * 10, i * 10 + 5, i === 7 ? { status: 'error' } : {}),
     );
     const batches = Array.from({ length: 8 }, (_, k) => all.filter((_, i) => i % 8 === k));
     await Promise.all(batches.map((batch, k) => (k % 2 ? a : b).writeRows(rows(batch))));

@@ -132,7 +132,15 @@ describe('GET /api/traces/{id} on a trace of 12,000 spans', () => {
 describe('span input and output in the trace view', () => {
   const CAP = 16_384;
   const at = base + 60_000;
-  const io = (span_id: string, input: string, output = 'ok') => ({ span_id, name: span_id, type: 'generation', start_time: at, end_time: at + 5, input, output });
+  const io = (span_id: string, input: string, output = 'ok') => ({
+    span_id,
+    name: span_id,
+    type: 'generation',
+    start_time: at,
+    end_time: at + 5,
+    input,
+    output,
+  });
 
   beforeAll(async () => {
     const spans = [
@@ -142,7 +150,10 @@ describe('span input and output in the trace view', () => {
       // The cap falls right after a character outside the BMP: it is kept whole, never halved.
       io('d-emoji-at-cap', `${'e'.repeat(CAP - 1)}😀 and more`),
     ];
-    const res = await svc.api('/api/traces/ingest', { method: 'POST', json: { trace_id: 'big-io', name: 'rag', status: 'ok', duration_ms: 5, start_time: at, spans } });
+    const res = await svc.api('/api/traces/ingest', {
+      method: 'POST',
+      json: { trace_id: 'big-io', name: 'rag', status: 'ok', duration_ms: 5, start_time: at, spans },
+    });
     expect(res.status).toBe(201);
   });
 

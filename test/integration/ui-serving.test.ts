@@ -45,7 +45,7 @@ describe('dashboard served by the API process', () => {
     expect(missing.status).toBe(404);
   });
 
-  it('keeps /api, /metrics and OTLP/HTTP the API\'s', async () => {
+  it("keeps /api, /metrics and OTLP/HTTP the API's", async () => {
     const health = await get('/api/health');
     expect(health.headers.get('content-type')).toContain('application/json');
     expect(typeof ((await health.json()) as { status: unknown }).status).toBe('string');
@@ -69,7 +69,22 @@ describe('dashboard served by the API process', () => {
       headers: { 'content-type': 'application/json', 'x-api-key': svc.apiKey! },
       body: JSON.stringify({
         resourceSpans: [
-          { scopeSpans: [{ spans: [{ traceId, spanId: 'eee19b7ec3c1b174', name: 'ui-serving', kind: 1, startTimeUnixNano: String(now - 5_000_000n), endTimeUnixNano: String(now) }] }] },
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId,
+                    spanId: 'eee19b7ec3c1b174',
+                    name: 'ui-serving',
+                    kind: 1,
+                    startTimeUnixNano: String(now - 5_000_000n),
+                    endTimeUnixNano: String(now),
+                  },
+                ],
+              },
+            ],
+          },
         ],
       }),
     });

@@ -40,7 +40,12 @@ describe('unreachable stores', () => {
 
 describe('workflow engine in health', () => {
   it('reports a configured but unreachable workflow engine as unavailable (within the health deadline)', async () => {
-    const s = await startApiOnStores({ clickhouseUrl: 'http://127.0.0.1:9', postgresUrl: 'postgres://u:p@127.0.0.1:9/db', clickhouseTimeoutMs: 1_000, temporalAddress: '127.0.0.1:9' });
+    const s = await startApiOnStores({
+      clickhouseUrl: 'http://127.0.0.1:9',
+      postgresUrl: 'postgres://u:p@127.0.0.1:9/db',
+      clickhouseTimeoutMs: 1_000,
+      temporalAddress: '127.0.0.1:9',
+    });
     const started = Date.now();
     const res = await fetch(`${s.base}/api/health`);
     const body = (await res.json()) as { services: Record<string, string> };
@@ -50,7 +55,12 @@ describe('workflow engine in health', () => {
   });
 
   it('answers run routes with 503 Database not available when the metadata store is down', async () => {
-    const s = await startApiOnStores({ clickhouseUrl: 'http://127.0.0.1:9', postgresUrl: 'postgres://u:p@127.0.0.1:9/db', clickhouseTimeoutMs: 1_000, temporalAddress: '127.0.0.1:9' });
+    const s = await startApiOnStores({
+      clickhouseUrl: 'http://127.0.0.1:9',
+      postgresUrl: 'postgres://u:p@127.0.0.1:9/db',
+      clickhouseTimeoutMs: 1_000,
+      temporalAddress: '127.0.0.1:9',
+    });
     const res = await fetch(`${s.base}/api/runs/00000000-0000-4000-8000-000000000000/status`, { headers: { 'x-project-id': 'p1' } });
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: string }).error).toBe('Database not available');

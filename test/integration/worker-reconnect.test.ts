@@ -15,7 +15,12 @@ import { startDevServer, type DevServer } from '../../workflows/engine/dev-serve
 
 const ATTEMPTS = 3;
 const DELAY_MS = 200;
-const env = (address: string) => ({ AGENT_EVAL_ROLES: 'worker', TEMPORAL_ADDRESS: address, MAX_RECONNECT_ATTEMPTS: String(ATTEMPTS), RECONNECT_DELAY_MS: String(DELAY_MS) });
+const env = (address: string) => ({
+  AGENT_EVAL_ROLES: 'worker',
+  TEMPORAL_ADDRESS: address,
+  MAX_RECONNECT_ATTEMPTS: String(ATTEMPTS),
+  RECONNECT_DELAY_MS: String(DELAY_MS),
+});
 
 let worker: ServiceProcess | undefined;
 let engine: DevServer | undefined;
@@ -33,7 +38,9 @@ describe('worker against an external engine', () => {
   it('exits 1 after the configured attempts when the engine is unreachable at start-up', async () => {
     const nobody = await freePort();
     const started = Date.now();
-    const p = await spawnServiceProcess(makeDataDir('agent-eval-worker-unreachable-'), env(`127.0.0.1:${nobody}`), 90_000, { waitForEngine: false }).catch((err: Error) => err);
+    const p = await spawnServiceProcess(makeDataDir('agent-eval-worker-unreachable-'), env(`127.0.0.1:${nobody}`), 90_000, { waitForEngine: false }).catch(
+      (err: Error) => err,
+    );
     // It may give up before or after its ready line: either way it exits 1.
     if (p instanceof Error) expect(p.message).toMatch(/exited \(1\)/);
     else {
@@ -54,7 +61,9 @@ describe('worker against an external engine', () => {
       logger: createLogger('silent'),
     });
     worker = await spawnServiceProcess(makeDataDir('agent-eval-worker-lost-'), env(engine.address));
-    await pollUntil('the worker to poll', () => Promise.resolve(worker!.output().includes('evaluation worker polling') ? true : undefined), { timeoutMs: 60_000 });
+    await pollUntil('the worker to poll', () => Promise.resolve(worker!.output().includes('evaluation worker polling') ? true : undefined), {
+      timeoutMs: 60_000,
+    });
     // A few healthy checks pass first: the worker keeps running while its engine answers.
     await new Promise((r) => setTimeout(r, DELAY_MS * 4));
     expect(worker.child.exitCode).toBeNull();

@@ -17,10 +17,31 @@ function span(trace: string, fields: Partial<SpanRecord> = {}): SpanRecord {
   const start = Date.now() - 60_000;
   seq++;
   return {
-    project_id: 'p', trace_id: trace, span_id: `s-${seq}`, parent_span_id: null, name: 'chat gpt-4o', span_type: 'generation', component_type: 'generation',
-    convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: start, end_time: start + 50, duration_ms: 50,
-    model: 'gpt-4o', input: 'What is the capital of France?\n\nAnswer briefly.', output: 'Paris.\n\nIt has been the capital since 987.', input_tokens: 12, output_tokens: 9,
-    attributes: { 'gen_ai.system': 'openai' }, resource_attributes: { 'service.name': 'bot' }, scope_name: 'otel', scope_version: '1', events: '[]', ...fields,
+    project_id: 'p',
+    trace_id: trace,
+    span_id: `s-${seq}`,
+    parent_span_id: null,
+    name: 'chat gpt-4o',
+    span_type: 'generation',
+    component_type: 'generation',
+    convention: 'genai',
+    kind: 'client',
+    status: 'ok',
+    status_message: '',
+    start_time: start,
+    end_time: start + 50,
+    duration_ms: 50,
+    model: 'gpt-4o',
+    input: 'What is the capital of France?\n\nAnswer briefly.',
+    output: 'Paris.\n\nIt has been the capital since 987.',
+    input_tokens: 12,
+    output_tokens: 9,
+    attributes: { 'gen_ai.system': 'openai' },
+    resource_attributes: { 'service.name': 'bot' },
+    scope_name: 'otel',
+    scope_version: '1',
+    events: '[]',
+    ...fields,
   };
 }
 
@@ -82,7 +103,7 @@ describe('a write is stored whole or not at all', () => {
     expect(await store.getSpan('p', b.span_id)).toBeNull();
   });
 
-  it("fails only the write at fault in a shared batch, and leaves nothing of it", async () => {
+  it('fails only the write at fault in a shared batch, and leaves nothing of it', async () => {
     const sink = createBatcher({ writer: store, maxSpans: 10_000, maxWaitMs: 50, maxPendingBytes: 1 << 24, logger: createLogger('silent') });
     const good = Array.from({ length: 5 }, (_, i) => span(`t-shared-good-${i}`));
     const bad = span('t-shared-bad');

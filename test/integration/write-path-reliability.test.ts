@@ -43,11 +43,18 @@ function hostileBodies(n: number): Array<{ label: string; body: unknown; stored?
     { label: 'lone surrogate in trace id', body: { ...base, trace_id: `h${n}${LONE}` } },
     { label: 'lone surrogate in span id', body: { ...base, spans: [{ ...base.spans[0], span_id: `s${LONE}` }] } },
     // Past MAX_TOKENS_PER_SPAN (10^9): refused, no longer clamped to 2^53-1 and stored (docs/api.md, "Refused at the door").
-    { label: 'tokens beyond 2^53', body: { ...base, trace_id: `hostile-tokens-${n}`, spans: [{ ...base.spans[1], attributes: { model: 'm', input_tokens: 2 ** 60 } }] } },
+    {
+      label: 'tokens beyond 2^53',
+      body: { ...base, trace_id: `hostile-tokens-${n}`, spans: [{ ...base.spans[1], attributes: { model: 'm', input_tokens: 2 ** 60 } }] },
+    },
     { label: 'negative tokens', body: { ...base, spans: [{ ...base.spans[1], input_tokens: -5 }] } },
     { label: 'trace attributes over MAX_SPAN_BYTES once escaped', body: { ...base, attributes: { big: '\u0001'.repeat(800_000) } } },
     // Stored safely: odd text is stored with U+FFFD in place of a lone surrogate.
-    { label: 'lone surrogates in name and attributes', body: { ...base, trace_id: `hostile-text-${n}`, name: `x${LONE}y`, attributes: { [`k${LONE}`]: `v${LONE}` } }, stored: true },
+    {
+      label: 'lone surrogates in name and attributes',
+      body: { ...base, trace_id: `hostile-text-${n}`, name: `x${LONE}y`, attributes: { [`k${LONE}`]: `v${LONE}` } },
+      stored: true,
+    },
     { label: 'NUL bytes and escapes', body: { ...base, trace_id: `hostile-nul-${n}`, name: 'a\u0000b\\ud800c' }, stored: true },
   ];
 }
@@ -113,7 +120,11 @@ describe('hostile and valid requests interleaved', () => {
         ],
       }),
     ).finish();
-    const res = await fetch(`${svc.otlpHttpUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-project-id': svc.defaultProjectId }, body: Buffer.from(body) });
+    const res = await fetch(`${svc.otlpHttpUrl}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', 'x-project-id': svc.defaultProjectId },
+      body: Buffer.from(body),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     const answer = ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(new Uint8Array(await res.arrayBuffer())), { longs: Number });
     expect(answer.partialSuccess).toMatchObject({ rejectedSpans: 1, errorMessage: expect.stringContaining('spans[1]') as string });
@@ -129,7 +140,9 @@ function agentSpans(n: number, tag: string): Promise<ReadableSpan[]> {
   return recordSpans((tracer) => {
     for (let i = 0; i < n; i++) {
       const root = tracer.startSpan(`${tag}-${i}`);
-      tracer.startSpan('chat', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 3 } }, trace.setSpan(context.active(), root)).end();
+      tracer
+        .startSpan('chat', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 3 } }, trace.setSpan(context.active(), root))
+        .end();
       root.end();
     }
   });
@@ -159,7 +172,24 @@ describe('the analytical store down or overloaded mid-load', () => {
       const raw = await fetch(`${svc.otlpHttpUrl}/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-project-id': svc.defaultProjectId },
-        body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: '5bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', name: 'x', startTimeUnixNano: String(BigInt(Date.now()) * 1_000_000n) }] }] }] }),
+        body: JSON.stringify({
+          resourceSpans: [
+            {
+              scopeSpans: [
+                {
+                  spans: [
+                    {
+                      traceId: '5bf92f3577b34da6a3ce929d0e0e4736',
+                      spanId: '00f067aa0ba902b7',
+                      name: 'x',
+                      startTimeUnixNano: String(BigInt(Date.now()) * 1_000_000n),
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        }),
       });
       expect(raw.status).toBe(503);
       expect(raw.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -168,11 +198,36 @@ describe('the analytical store down or overloaded mid-load', () => {
         const client = new grpc.Client(svc.otlpGrpcAddress!, grpc.credentials.createInsecure());
         const metadata = new grpc.Metadata();
         metadata.set('x-project-id', svc.defaultProjectId);
-        const req = Buffer.from(otlpTypes().ExportTraceServiceRequest.encode(otlpTypes().ExportTraceServiceRequest.fromObject({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: Buffer.alloc(16, 7), spanId: Buffer.alloc(8, 7), name: 'g', startTimeUnixNano: String(BigInt(Date.now()) * 1_000_000n) }] }] }] })).finish());
-        client.makeUnaryRequest('/opentelemetry.proto.collector.trace.v1.TraceService/Export', (b: Buffer) => b, (b: Buffer) => b, req, metadata, (err) => {
-          client.close();
-          resolve(err!);
-        });
+        const req = Buffer.from(
+          otlpTypes()
+            .ExportTraceServiceRequest.encode(
+              otlpTypes().ExportTraceServiceRequest.fromObject({
+                resourceSpans: [
+                  {
+                    scopeSpans: [
+                      {
+                        spans: [
+                          { traceId: Buffer.alloc(16, 7), spanId: Buffer.alloc(8, 7), name: 'g', startTimeUnixNano: String(BigInt(Date.now()) * 1_000_000n) },
+                        ],
+                      },
+                    ],
+                  },
+                ],
+              }),
+            )
+            .finish(),
+        );
+        client.makeUnaryRequest(
+          '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          req,
+          metadata,
+          (err) => {
+            client.close();
+            resolve(err!);
+          },
+        );
       });
       expect(grpcStatus.code).toBe(grpc.status.UNAVAILABLE);
       const details = grpcStatus.metadata.get('grpc-status-details-bin')[0] as Buffer;

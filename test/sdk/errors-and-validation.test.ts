@@ -43,22 +43,42 @@ describe('client errors', () => {
   });
 
   it('says a 401 is an invalid key and a 403 insufficient workspace permissions', async () => {
-    const unauthorized = new AgentEvalClient({ url: 'http://svc.test', apiKey: 'ae_test_bad', fetch: fakeFetch(401, { error: 'Unauthorized', code: 'UNAUTHORIZED', status: 401, details: 'Valid authentication required' }).fetch });
+    const unauthorized = new AgentEvalClient({
+      url: 'http://svc.test',
+      apiKey: 'ae_test_bad',
+      fetch: fakeFetch(401, { error: 'Unauthorized', code: 'UNAUTHORIZED', status: 401, details: 'Valid authentication required' }).fetch,
+    });
     await expect(unauthorized.runs.list()).rejects.toThrow(/^Service API error: 401 Invalid API key$/);
     const noKey = new AgentEvalClient({ url: 'http://svc.test', apiKey: '', fetch: fakeFetch(401, { error: 'Unauthorized', status: 401 }).fetch });
     await expect(noKey.runs.list()).rejects.toThrow('Service API error: 401 API key required');
-    const forbidden = new AgentEvalClient({ url: 'http://svc.test', apiKey: 'ae_test_viewer', fetch: fakeFetch(403, { error: 'Forbidden', code: 'FORBIDDEN', status: 403, details: 'missing permission evals:run' }).fetch });
+    const forbidden = new AgentEvalClient({
+      url: 'http://svc.test',
+      apiKey: 'ae_test_viewer',
+      fetch: fakeFetch(403, { error: 'Forbidden', code: 'FORBIDDEN', status: 403, details: 'missing permission evals:run' }).fetch,
+    });
     const err = (await forbidden.runs.cancel('x').catch((e: unknown) => e)) as ServiceApiError;
     expect(err.message).toBe('Service API error: 403 Insufficient workspace permissions: missing permission evals:run');
     expect(err.statusCode).toBe(403);
   });
 
   it('names the fields of a 422, retries a 503 as the Retry-After says, and wraps network errors with their cause', async () => {
-    const v = fakeFetch(422, { error: 'Validation error', code: 'VALIDATION_ERROR', message: 'Field validation failed', details: [{ field: 'config.timeout_ms', message: 'Too big' }] });
-    await expect(new AgentEvalClient({ url: 'http://svc.test', fetch: v.fetch }).runs.list()).rejects.toThrow('Service API error: 422 Validation error (config.timeout_ms: Too big)');
+    const v = fakeFetch(422, {
+      error: 'Validation error',
+      code: 'VALIDATION_ERROR',
+      message: 'Field validation failed',
+      details: [{ field: 'config.timeout_ms', message: 'Too big' }],
+    });
+    await expect(new AgentEvalClient({ url: 'http://svc.test', fetch: v.fetch }).runs.list()).rejects.toThrow(
+      'Service API error: 422 Validation error (config.timeout_ms: Too big)',
+    );
 
     let n = 0;
-    const flaky: typeof fetch = () => Promise.resolve(++n < 3 ? new Response('{"error":"Database not available"}', { status: 503, headers: { 'retry-after': '0' } }) : new Response('{"runs":[],"total":0,"limit":50,"offset":0}'));
+    const flaky: typeof fetch = () =>
+      Promise.resolve(
+        ++n < 3
+          ? new Response('{"error":"Database not available"}', { status: 503, headers: { 'retry-after': '0' } })
+          : new Response('{"runs":[],"total":0,"limit":50,"offset":0}'),
+      );
     await expect(new AgentEvalClient({ url: 'http://svc.test', fetch: flaky }).runs.list()).resolves.toMatchObject({ total: 0 });
     expect(n).toBe(3);
 
@@ -94,15 +114,38 @@ describe('experiment validation (SPEC)', () => {
 
   it('needs exactly one control and at least one treatment', () => {
     expect(problems({ name: 'e', variants: [{ name: 'a', type: 'treatment', agent }] })).toEqual(['Experiment must have exactly 1 control variant (found 0)']);
-    expect(problems({ name: 'e', variants: [{ name: 'a', type: 'control' }, { name: 'b', type: 'control' }, { name: 'c', type: 'treatment' }] })).toEqual(['Experiment must have exactly 1 control variant (found 2)']);
+    expect(
+      problems({
+        name: 'e',
+        variants: [
+          { name: 'a', type: 'control' },
+          { name: 'b', type: 'control' },
+          { name: 'c', type: 'treatment' },
+        ],
+      }),
+    ).toEqual(['Experiment must have exactly 1 control variant (found 2)']);
     expect(problems({ name: 'e', variants: [{ name: 'a', type: 'control' }] })).toEqual(['Experiment must have at least 1 treatment variant']);
   });
 
   it('bounds allocations (0..100), the percentile (0..100) and the confidence level (0..1)', () => {
-    const variants = [{ name: 'a', type: 'control' as const, allocation: 50 }, { name: 'b', type: 'treatment' as const, allocation: 101 }];
+    const variants = [
+      { name: 'a', type: 'control' as const, allocation: 50 },
+      { name: 'b', type: 'treatment' as const, allocation: 101 },
+    ];
     expect(problems({ name: 'e', variants })).toEqual(["Variant allocation must be between 0 and 100 (variant 'b': 101)"]);
-    expect(problems({ name: 'e', variants: [{ name: 'a', type: 'control', allocation: -1 }, { name: 'b', type: 'treatment' }] })).toEqual(["Variant allocation must be between 0 and 100 (variant 'a': -1)"]);
-    const ok = [{ name: 'a', type: 'control' as const }, { name: 'b', type: 'treatment' as const }];
+    expect(
+      problems({
+        name: 'e',
+        variants: [
+          { name: 'a', type: 'control', allocation: -1 },
+          { name: 'b', type: 'treatment' },
+        ],
+      }),
+    ).toEqual(["Variant allocation must be between 0 and 100 (variant 'a': -1)"]);
+    const ok = [
+      { name: 'a', type: 'control' as const },
+      { name: 'b', type: 'treatment' as const },
+    ];
     expect(problems({ name: 'e', variants: ok, percentile: 100.5 })).toEqual(['Percentile must be between 0 and 100 (got 100.5)']);
     expect(problems({ name: 'e', variants: ok, percentile: -3 })).toEqual(['Percentile must be between 0 and 100 (got -3)']);
     expect(problems({ name: 'e', variants: ok, confidenceLevel: 1.5 })).toEqual(['Confidence level must be between 0 and 1 (got 1.5)']);
@@ -115,7 +158,13 @@ describe('experiment validation (SPEC)', () => {
   });
 
   it('assigns units to variants by allocation, the same unit always the same variant', () => {
-    const e = defineExperiment({ name: 'prompt-v2', variants: [{ name: 'control', type: 'control', allocation: 80 }, { name: 'v2', type: 'treatment', allocation: 20 }] });
+    const e = defineExperiment({
+      name: 'prompt-v2',
+      variants: [
+        { name: 'control', type: 'control', allocation: 80 },
+        { name: 'v2', type: 'treatment', allocation: 20 },
+      ],
+    });
     const counts = { control: 0, v2: 0 };
     for (let i = 0; i < 5000; i++) counts[e.assign(`user-${i}`).name as 'control' | 'v2']++;
     expect(counts.v2 / 5000).toBeGreaterThan(0.17);
@@ -132,7 +181,12 @@ describe('suites: the service parser and its messages', () => {
     const file = path.join(dir, 'ok.yaml');
     fs.writeFileSync(file, 'name: weather\nscorers: [contains]\ncases:\n  - name: paris\n    input: {city: Paris}\n    expected: {outputContains: [sunny]}\n');
     const suite = await loadSuite(file);
-    expect(suite.definition).toMatchObject({ name: 'weather', defaultScorers: [{ name: 'contains', config: {} }], defaultMinScore: 0.7, cases: [{ name: 'paris', input: { city: 'Paris' } }] });
+    expect(suite.definition).toMatchObject({
+      name: 'weather',
+      defaultScorers: [{ name: 'contains', config: {} }],
+      defaultMinScore: 0.7,
+      cases: [{ name: 'paris', input: { city: 'Paris' } }],
+    });
 
     await expect(loadSuite(path.join(dir, 'missing.yaml'))).rejects.toThrow(new SuiteFileError(`File not found: ${path.join(dir, 'missing.yaml')}`));
     await expect(loadSuite(path.join(dir, 'suite.json'))).rejects.toThrow(`Suite must be a YAML file: ${path.join(dir, 'suite.json')}`);
@@ -153,14 +207,21 @@ describe('suites: the service parser and its messages', () => {
     const suite = defineSuite({ name: 's', scorers: ['contains', polite], cases: [{ name: 'a', input: 'x', expected: { outputContains: ['y'] } }] });
     expect(suite.definition.defaultScorers.map((s) => s.name)).toEqual(['contains', 'polite']);
     expect(suite.scorers).toEqual([polite]);
-    expect(() => defineSuite({ name: 's', scorers: ['polite'], cases: [{ name: 'a', input: 'x' }] })).toThrow("Invalid suite file: defaultScorers[0]: unknown scorer 'polite'");
+    expect(() => defineSuite({ name: 's', scorers: ['polite'], cases: [{ name: 'a', input: 'x' }] })).toThrow(
+      "Invalid suite file: defaultScorers[0]: unknown scorer 'polite'",
+    );
   });
 });
 
 describe('evaluate() without a service (upload: false)', () => {
   it('scores with rule and custom scorers, reads tool calls from tool spans, and computes the summary as the service does', async () => {
     const { tool, generation } = await import('../../sdk/index.js');
-    const tone = defineScorer({ name: 'tone', dataType: 'categorical', categories: { friendly: 1, rude: 0 }, evaluate: ({ output }) => ({ value: String(output).includes('!') ? 'friendly' : 'rude', reason: 'by punctuation' }) });
+    const tone = defineScorer({
+      name: 'tone',
+      dataType: 'categorical',
+      categories: { friendly: 1, rude: 0 },
+      evaluate: ({ output }) => ({ value: String(output).includes('!') ? 'friendly' : 'rude', reason: 'by punctuation' }),
+    });
     const suite = defineSuite({
       name: 'weather',
       scorers: ['contains', 'toolSelection', tone],
@@ -188,13 +249,23 @@ describe('evaluate() without a service (upload: false)', () => {
     expect(paris).toMatchObject({ case_name: 'paris', status: 'passed', scores: { contains: 1, toolSelection: 1, tone: 1 } });
     expect(paris.details.tone.reason).toBe('by punctuation');
     expect(oslo).toMatchObject({ case_name: 'oslo', status: 'failed', scores: { contains: 0, toolSelection: 1, tone: 1 } });
-    expect(result.outcomes.find((o) => o.caseName === 'paris')).toMatchObject({ toolCalls: [{ name: 'get_forecast' }], usage: { input_tokens: 10, output_tokens: 2 } });
+    expect(result.outcomes.find((o) => o.caseName === 'paris')).toMatchObject({
+      toolCalls: [{ name: 'get_forecast' }],
+      usage: { input_tokens: 10, output_tokens: 2 },
+    });
     expect(result.summary).toMatchObject({ total_cases: 2, passed: 1, failed: 1 });
     expect(result.passed).toBe(false);
   });
 
   it('rejects with `Evaluation run failed` when a case ended with an error, and records the error', async () => {
-    const suite = defineSuite({ name: 's', scorers: ['contains'], cases: [{ name: 'boom', input: 1 }, { name: 'slow', input: 2 }] });
+    const suite = defineSuite({
+      name: 's',
+      scorers: ['contains'],
+      cases: [
+        { name: 'boom', input: 1 },
+        { name: 'slow', input: 2 },
+      ],
+    });
     const err = (await evaluate(suite, {
       upload: false,
       timeoutMs: 50,
@@ -202,7 +273,12 @@ describe('evaluate() without a service (upload: false)', () => {
     }).catch((e: unknown) => e)) as EvaluationRunError;
     expect(err).toBeInstanceOf(EvaluationRunError);
     expect(err.message).toBe("Evaluation run failed: 2 of 2 case trials ended with an error (first: case 'boom': model quota exceeded)");
-    const result = await evaluate(suite, { upload: false, timeoutMs: 50, throwOnCaseErrors: false, agent: () => new Promise((r) => setTimeout(() => r('late'), 500)) });
+    const result = await evaluate(suite, {
+      upload: false,
+      timeoutMs: 50,
+      throwOnCaseErrors: false,
+      agent: () => new Promise((r) => setTimeout(() => r('late'), 500)),
+    });
     expect(result.cases[0]).toMatchObject({ status: 'failed', error: 'agent did not answer within 50 ms' });
   });
 });

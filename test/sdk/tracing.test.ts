@@ -19,7 +19,13 @@ afterAll(() => tracing.shutdown());
 
 const byName = (name: string): ReadableSpan => {
   const span = exporter.getFinishedSpans().find((s) => s.name === name);
-  if (!span) throw new Error(`no span ${name}: ${exporter.getFinishedSpans().map((s) => s.name).join(', ')}`);
+  if (!span)
+    throw new Error(
+      `no span ${name}: ${exporter
+        .getFinishedSpans()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   return span;
 };
 const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
@@ -30,9 +36,18 @@ describe('spans of the SPEC kinds', () => {
     const result = await tracing.trace('agent run', { input: { q: 'weather in Paris?' } }, async (root) => {
       await new Promise((r) => setTimeout(r, 5));
       for (const kind of SPAN_KINDS) if (kind !== 'span') await tracing.span(kind, `a ${kind}`, async () => new Promise((r) => setImmediate(r)));
-      tracing.generation({ model: 'gpt-4o', input: [{ role: 'user', content: 'hi' }], output: 'hello', usage: { input_tokens: 12, output_tokens: 3 }, temperature: 0.2, stopReason: 'stop' });
+      tracing.generation({
+        model: 'gpt-4o',
+        input: [{ role: 'user', content: 'hi' }],
+        output: 'hello',
+        usage: { input_tokens: 12, output_tokens: 3 },
+        temperature: 0.2,
+        stopReason: 'stop',
+      });
       tracing.tool({ name: 'get_forecast', input: { city: 'Paris' }, output: { sky: 'sunny' }, status: 'success' });
-      tracing.span('routing', 'pick tool', (s) => s.setSelection({ category: 'weather', confidence: 0.9, reason: 'asks about weather', alternatives: ['search'] }));
+      tracing.span('routing', 'pick tool', (s) =>
+        s.setSelection({ category: 'weather', confidence: 0.9, reason: 'asks about weather', alternatives: ['search'] }),
+      );
       await expect(tracing.tool({ name: 'broken' }, () => Promise.reject(new Error('tool exploded')))).rejects.toThrow('tool exploded');
       return root.traceId;
     });
@@ -46,10 +61,29 @@ describe('spans of the SPEC kinds', () => {
       expect(parentOf(s)).toBe(root.spanContext().spanId);
     }
     expect(byName('generation gpt-4o').attributes).toMatchObject({
-      span_type: 'generation', model: 'gpt-4o', input: '[{"role":"user","content":"hi"}]', output: 'hello', input_tokens: 12, output_tokens: 3, temperature: 0.2, stop_reason: 'stop',
+      span_type: 'generation',
+      model: 'gpt-4o',
+      input: '[{"role":"user","content":"hi"}]',
+      output: 'hello',
+      input_tokens: 12,
+      output_tokens: 3,
+      temperature: 0.2,
+      stop_reason: 'stop',
     });
-    expect(byName('get_forecast').attributes).toMatchObject({ span_type: 'tool', tool_name: 'get_forecast', tool_input: '{"city":"Paris"}', tool_output: '{"sky":"sunny"}', tool_status: 'success' });
-    expect(byName('pick tool').attributes).toMatchObject({ span_type: 'routing', skill_category: 'weather', selection_confidence: 0.9, selection_reason: 'asks about weather', alternatives_considered: ['search'] });
+    expect(byName('get_forecast').attributes).toMatchObject({
+      span_type: 'tool',
+      tool_name: 'get_forecast',
+      tool_input: '{"city":"Paris"}',
+      tool_output: '{"sky":"sunny"}',
+      tool_status: 'success',
+    });
+    expect(byName('pick tool').attributes).toMatchObject({
+      span_type: 'routing',
+      skill_category: 'weather',
+      selection_confidence: 0.9,
+      selection_reason: 'asks about weather',
+      alternatives_considered: ['search'],
+    });
     const broken = byName('broken');
     expect(broken.attributes).toMatchObject({ tool_name: 'broken', tool_status: 'error', error_message: 'tool exploded' });
     expect(broken.status.code).toBe(2);

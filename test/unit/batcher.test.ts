@@ -10,10 +10,30 @@ const logger = createLogger('silent');
 
 function span(id: string, bytes = 10): string {
   return encodeSpanRow({
-    project_id: 'p', trace_id: 't', span_id: id, parent_span_id: null, name: 'n', span_type: 'span', component_type: null,
-    convention: 'none', kind: '', status: 'ok', status_message: '', start_time: 1, end_time: 2, duration_ms: 1, model: null,
-    input: 'x'.repeat(bytes), output: '', input_tokens: 0, output_tokens: 0, attributes: {}, resource_attributes: {},
-    scope_name: '', scope_version: '', events: '[]',
+    project_id: 'p',
+    trace_id: 't',
+    span_id: id,
+    parent_span_id: null,
+    name: 'n',
+    span_type: 'span',
+    component_type: null,
+    convention: 'none',
+    kind: '',
+    status: 'ok',
+    status_message: '',
+    start_time: 1,
+    end_time: 2,
+    duration_ms: 1,
+    model: null,
+    input: 'x'.repeat(bytes),
+    output: '',
+    input_tokens: 0,
+    output_tokens: 0,
+    attributes: {},
+    resource_attributes: {},
+    scope_name: '',
+    scope_version: '',
+    events: '[]',
   });
 }
 

@@ -8,7 +8,7 @@ import { errorReply } from '../../core/store/clickhouse/gateway-errors.js';
 
 describe('the gateway: query parameters as chDB binds them', () => {
   it('unescapes scalar text; a quote needs no escape outside quoted strings', () => {
-    const sql = 'SELECT {s:String}, {n:UInt32}, {z:Nullable(String)}, {d:DateTime64(3, \'UTC\')}';
+    const sql = "SELECT {s:String}, {n:UInt32}, {z:Nullable(String)}, {d:DateTime64(3, 'UTC')}";
     expect(bindParams(sql, { s: "it\\'s a \\\\ and a\\ttab\\n", n: '42', z: '\\N', d: '1714979289.123' })).toEqual({
       s: "it's a \\ and a\ttab\n",
       n: '42',
@@ -30,7 +30,9 @@ describe('the gateway: query parameters as chDB binds them', () => {
 
 describe('the gateway: what a request asks for', () => {
   it('separates the HTTP interface parameters, query parameters and settings', () => {
-    const url = new URL('http://gw/?query=SELECT%201&query_id=q1&database=x&default_format=JSON&param_p=v&max_threads=2&wait_end_of_query=1&enable_http_compression=1&session_id=s');
+    const url = new URL(
+      'http://gw/?query=SELECT%201&query_id=q1&database=x&default_format=JSON&param_p=v&max_threads=2&wait_end_of_query=1&enable_http_compression=1&session_id=s',
+    );
     expect(parseRequestUrl(url)).toEqual({
       query: 'SELECT 1',
       queryId: 'q1',
@@ -45,9 +47,19 @@ describe('the gateway: what a request asks for', () => {
   });
 
   it('passes only plain INSERT ... FORMAT on as bytes: streamed when its format is line-delimited, whole when it is CSV', () => {
-    expect(passthroughInsert('INSERT INTO agent_eval.spans FORMAT JSONEachRow')).toEqual({ table: 'agent_eval.spans', columns: undefined, format: 'JSONEachRow', streamed: true });
+    expect(passthroughInsert('INSERT INTO agent_eval.spans FORMAT JSONEachRow')).toEqual({
+      table: 'agent_eval.spans',
+      columns: undefined,
+      format: 'JSONEachRow',
+      streamed: true,
+    });
     expect(passthroughInsert('insert into t (a, b) format TabSeparated')).toEqual({ table: 't', columns: ['a', 'b'], format: 'TabSeparated', streamed: true });
-    expect(passthroughInsert('INSERT INTO agent_eval.spans (project_id, trace_id) FORMAT CSV')).toEqual({ table: 'agent_eval.spans', columns: ['project_id', 'trace_id'], format: 'CSV', streamed: false });
+    expect(passthroughInsert('INSERT INTO agent_eval.spans (project_id, trace_id) FORMAT CSV')).toEqual({
+      table: 'agent_eval.spans',
+      columns: ['project_id', 'trace_id'],
+      format: 'CSV',
+      streamed: false,
+    });
     expect(passthroughInsert('INSERT INTO t FORMAT CSVWithNames')).toBeUndefined();
     expect(passthroughInsert('INSERT INTO t (* EXCEPT (a)) FORMAT JSONEachRow')).toBeUndefined();
     expect(passthroughInsert('INSERT INTO t SETTINGS async_insert=1 FORMAT JSONEachRow')).toBeUndefined();
@@ -64,9 +76,16 @@ describe('the gateway: errors as ClickHouse answers them', () => {
   });
 
   it('gives errors raised in JS the code ClickHouse has for them', () => {
-    expect(errorReply(Object.assign(new Error('Insert aborted'), { code: 'CHDB_ABORT' }))).toMatchObject({ code: 394, body: 'Code: 394. DB::Exception: Insert aborted. (QUERY_WAS_CANCELLED)\n' });
+    expect(errorReply(Object.assign(new Error('Insert aborted'), { code: 'CHDB_ABORT' }))).toMatchObject({
+      code: 394,
+      body: 'Code: 394. DB::Exception: Insert aborted. (QUERY_WAS_CANCELLED)\n',
+    });
     expect(errorReply(Object.assign(new Error('too long'), { reason: 'row-too-large' }))).toMatchObject({ status: 400, code: 131 });
     expect(errorReply(new Error('Invalid setting name: "a b"'))).toMatchObject({ status: 404, code: 115 });
-    expect(errorReply(new Error('something\nbroke.'))).toEqual({ status: 500, code: 1001, body: 'Code: 1001. DB::Exception: something broke. (STD_EXCEPTION)\n' });
+    expect(errorReply(new Error('something\nbroke.'))).toEqual({
+      status: 500,
+      code: 1001,
+      body: 'Code: 1001. DB::Exception: something broke. (STD_EXCEPTION)\n',
+    });
   });
 });

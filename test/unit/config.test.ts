@@ -55,7 +55,11 @@ describe('loadConfig: the ClickHouse gateway (CLICKHOUSE_GATEWAY_*)', () => {
   it('is off unless CLICKHOUSE_GATEWAY_PORT is set; then it listens on loopback with the password', () => {
     expect(loadConfig({}).clickhouseGateway).toBeUndefined();
     expect(loadConfig({ CLICKHOUSE_GATEWAY_PASSWORD: 'secret' }).clickhouseGateway).toBeUndefined();
-    expect(loadConfig({ CLICKHOUSE_GATEWAY_PORT: '0', CLICKHOUSE_GATEWAY_PASSWORD: 'secret' }).clickhouseGateway).toEqual({ port: 0, host: '127.0.0.1', password: 'secret' });
+    expect(loadConfig({ CLICKHOUSE_GATEWAY_PORT: '0', CLICKHOUSE_GATEWAY_PASSWORD: 'secret' }).clickhouseGateway).toEqual({
+      port: 0,
+      host: '127.0.0.1',
+      password: 'secret',
+    });
     expect(loadConfig({ CLICKHOUSE_GATEWAY_PORT: '8123', CLICKHOUSE_GATEWAY_HOST: '10.0.0.5', CLICKHOUSE_GATEWAY_PASSWORD: 's' }).clickhouseGateway).toEqual({
       port: 8123,
       host: '10.0.0.5',

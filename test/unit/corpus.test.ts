@@ -59,9 +59,29 @@ describe('the corpus texts', () => {
   it('hold every hostile string the issue names, each once', () => {
     const strings = hostileStrings().map((h) => h.text);
     const required = [
-      'Paragraph one.\n\nParagraph two.', '\n\nleading', 'trailing\n\n', '\n\n\n', '\r', '\r\n', 'x\r\n\r\ny', '\t tabs \t', 'back\\slash\\\\',
-      '\\N', 'NULL', 'null', '"double" \'single\'', 'a,b,c\n1,2,3', '{"json":"looking","n":[1,2]}', '```js\ncode\n```', '\u0000 NUL inside',
-      "'; DROP TABLE spans; --", '\\n literal backslash-n', 'end with backslash\\', "{'k':'v'}", '[1,2]', EVERY_ASCII,
+      'Paragraph one.\n\nParagraph two.',
+      '\n\nleading',
+      'trailing\n\n',
+      '\n\n\n',
+      '\r',
+      '\r\n',
+      'x\r\n\r\ny',
+      '\t tabs \t',
+      'back\\slash\\\\',
+      '\\N',
+      'NULL',
+      'null',
+      '"double" \'single\'',
+      'a,b,c\n1,2,3',
+      '{"json":"looking","n":[1,2]}',
+      '```js\ncode\n```',
+      '\u0000 NUL inside',
+      "'; DROP TABLE spans; --",
+      '\\n literal backslash-n',
+      'end with backslash\\',
+      "{'k':'v'}",
+      '[1,2]',
+      EVERY_ASCII,
     ];
     for (const s of required) expect(strings, JSON.stringify(s)).toContain(s);
     expect(strings.some((s) => s.includes('\u2028') && s.includes('\u2029'))).toBe(true);
@@ -79,18 +99,41 @@ describe('the corpus texts', () => {
     const json = corpus.json.find((t) => t.name === 'hostile (JSON)')!;
     for (const s of strings) {
       const label = JSON.stringify(s.slice(0, 40));
-      expect(otel.spans.some((x) => x.name === s), `${label} OTLP name`).toBe(true);
+      expect(
+        otel.spans.some((x) => x.name === s),
+        `${label} OTLP name`,
+      ).toBe(true);
       expect(otel.spans.some((x) => x.expect.input === s) && otel.spans.some((x) => x.expect.output === s), `${label} OTLP input, output`).toBe(true);
-      expect(otel.spans.some((x) => x.expect.status_message === s), `${label} OTLP status message`).toBe(true);
+      expect(
+        otel.spans.some((x) => x.expect.status_message === s),
+        `${label} OTLP status message`,
+      ).toBe(true);
       expect(otel.spans.some((x) => x.scope.name === s) && otel.spans.some((x) => x.scope.version === s), `${label} OTLP scope`).toBe(true);
-      expect(otel.spans.some((x) => s in x.attributes) && otel.spans.some((x) => Object.values(x.attributes).includes(s)), `${label} OTLP attribute key, value`).toBe(true);
+      expect(
+        otel.spans.some((x) => s in x.attributes) && otel.spans.some((x) => Object.values(x.attributes).includes(s)),
+        `${label} OTLP attribute key, value`,
+      ).toBe(true);
       expect(otel.resource[s], `${label} resource key and value`).toBe(s);
       expect(json.body.spans.some((x) => x.input === s) && json.body.spans.some((x) => x.output === s), `${label} JSON input, output`).toBe(true);
-      expect(json.body.spans.some((x) => x.status_message === s), `${label} JSON status message`).toBe(true);
-      expect(json.body.spans.some((x) => s in x.attributes) && json.body.spans.some((x) => Object.values(x.attributes).includes(s)), `${label} JSON attribute key, value`).toBe(true);
+      expect(
+        json.body.spans.some((x) => x.status_message === s),
+        `${label} JSON status message`,
+      ).toBe(true);
+      expect(
+        json.body.spans.some((x) => s in x.attributes) && json.body.spans.some((x) => Object.values(x.attributes).includes(s)),
+        `${label} JSON attribute key, value`,
+      ).toBe(true);
       expect(json.body.attributes[s], `${label} trace header key and value`).toBe(s);
-      if (s.length <= 1024) expect(json.body.spans.some((x) => x.name === s), `${label} JSON name`).toBe(true);
-      if (s.isWellFormed()) expect(otel.spans.some((x) => x.events?.some((e) => e.name === s && Object.keys(e.attributes).includes(s))), `${label} event name and key`).toBe(true);
+      if (s.length <= 1024)
+        expect(
+          json.body.spans.some((x) => x.name === s),
+          `${label} JSON name`,
+        ).toBe(true);
+      if (s.isWellFormed())
+        expect(
+          otel.spans.some((x) => x.events?.some((e) => e.name === s && Object.keys(e.attributes).includes(s))),
+          `${label} event name and key`,
+        ).toBe(true);
     }
   });
 
@@ -165,14 +208,21 @@ const UNDER_ANY_SPAN_LIMIT = 1_000_000;
 /** UTF-8 bytes of a normalized span's texts and maps: about what its stored row takes. */
 function textBytes(r: SpanRecord): number {
   const map = (m: Record<string, string>) => Object.entries(m).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
-  return [r.name, r.input, r.output, r.model ?? '', r.status_message, r.scope_name, r.scope_version, r.events].reduce((n, t) => n + Buffer.byteLength(t), 0) + map(r.attributes) + map(r.resource_attributes);
+  return (
+    [r.name, r.input, r.output, r.model ?? '', r.status_message, r.scope_name, r.scope_version, r.events].reduce((n, t) => n + Buffer.byteLength(t), 0) +
+    map(r.attributes) +
+    map(r.resource_attributes)
+  );
 }
 
 function expectNormalizedAsSent(sent: SentTrace, raws: RawSpan[]): void {
   expect(raws.map((r) => r.spanId).sort()).toEqual(sent.spans.map((s) => s.span_id).sort());
   for (const s of sent.spans) {
     const label = `${sent.name}/${JSON.stringify(s.name.slice(0, 40))}`;
-    const record = normalizeSpan(raws.find((r) => r.spanId === s.span_id)!, 'p');
+    const record = normalizeSpan(
+      raws.find((r) => r.spanId === s.span_id)!,
+      'p',
+    );
     expect(textBytes(record), label).toBeLessThan(UNDER_ANY_SPAN_LIMIT);
     expectSpanAsSent(viewOf(record), s, label);
   }

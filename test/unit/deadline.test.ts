@@ -6,7 +6,11 @@ describe('withDeadline', () => {
     expect(await withDeadline(() => Promise.resolve(42), 100)).toEqual({ ok: true, value: 42 });
     const boom = new Error('boom');
     expect(await withDeadline(async () => Promise.reject(boom), 100)).toEqual({ ok: false, reason: 'error', error: boom });
-    expect(await withDeadline(() => { throw boom; }, 100)).toMatchObject({ ok: false, reason: 'error' });
+    expect(
+      await withDeadline(() => {
+        throw boom;
+      }, 100),
+    ).toMatchObject({ ok: false, reason: 'error' });
   });
 
   it('settles after the deadline when the call never answers, and a late failure goes nowhere', async () => {

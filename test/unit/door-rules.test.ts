@@ -29,7 +29,8 @@ describe('the id rule', () => {
 
   it('refuses a lone surrogate and keeps every other character', () => {
     expect(idProblem('a\ud800b')).toBe('must be well-formed Unicode (no unpaired surrogates)');
-    for (const id of ['trace-1', '5b8efff798038103d269b633813fc60c', 'résumé', 'agent 😀', 'nbsp\u00a0ok', 'a/b:c.d_e', '名前']) expect(idProblem(id), id).toBeNull();
+    for (const id of ['trace-1', '5b8efff798038103d269b633813fc60c', 'résumé', 'agent 😀', 'nbsp\u00a0ok', 'a/b:c.d_e', '名前'])
+      expect(idProblem(id), id).toBeNull();
   });
 });
 
@@ -37,7 +38,14 @@ describe('Timestamp: a date that does not exist is refused, not rolled over', ()
   const parse = (v: unknown) => Timestamp.safeParse(v);
 
   it('refuses days past the end of their month, 24:00 and 60 minutes', () => {
-    for (const text of ['2026-02-30T00:00:00Z', '2026-02-29T12:00:00Z', '2025-04-31', '2026-06-31T10:00:00.000+02:00', '2026-01-01T24:00:00Z', '2026-01-01T10:60:00Z']) {
+    for (const text of [
+      '2026-02-30T00:00:00Z',
+      '2026-02-29T12:00:00Z',
+      '2025-04-31',
+      '2026-06-31T10:00:00.000+02:00',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T10:60:00Z',
+    ]) {
       const result = parse(text);
       expect(result.success, text).toBe(false);
     }

@@ -12,7 +12,8 @@ describe('store error classification', () => {
 
   it('treats PostgreSQL SQLSTATEs of an unavailable, overloaded or restarting server as infrastructure failures, not data errors', () => {
     const pgError = (code: string) => Object.assign(new Error('server said no'), { code });
-    for (const code of ['08006', '08001', '53300', '53100', '57P01', '57P03', '40001', '40P01']) expect(isInfrastructureFailure(pgError(code)), code).toBe(true);
+    for (const code of ['08006', '08001', '53300', '53100', '57P01', '57P03', '40001', '40P01'])
+      expect(isInfrastructureFailure(pgError(code)), code).toBe(true);
     // unique violation, invalid text representation, undefined table, check violation
     for (const code of ['23505', '22P02', '42P01', '23514']) expect(isInfrastructureFailure(pgError(code)), code).toBe(false);
   });
@@ -22,7 +23,11 @@ describe('store error classification', () => {
     expect(classifyStoreError('analytics', 'create score', refused)).toMatchObject({ status: 503, message: 'Analytical store service unavailable' });
     expect(classifyStoreError('metadata', 'create suite', refused)).toMatchObject({ status: 503, message: 'Database not available' });
     expect(classifyStoreError('workflow', 'create eval run', refused)).toMatchObject({ status: 503, message: 'Workflow engine service unavailable' });
-    expect(classifyStoreError('analytics', 'create score', new Error('boom'))).toMatchObject({ status: 500, message: 'Failed to create score', details: 'boom' });
+    expect(classifyStoreError('analytics', 'create score', new Error('boom'))).toMatchObject({
+      status: 500,
+      message: 'Failed to create score',
+      details: 'boom',
+    });
     const notFound = new NotFoundError('Span not found');
     expect(classifyStoreError('analytics', 'get span details', notFound)).toBe(notFound);
   });

@@ -20,7 +20,9 @@ afterEach(async () => {
 const up = { ping: () => Promise.resolve(true) };
 const down = { ping: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) };
 
-async function get(deps: Partial<HealthDeps>): Promise<{ status: number; body: { status: string; services: Record<string, string>; reasons?: Record<string, string> } }> {
+async function get(
+  deps: Partial<HealthDeps>,
+): Promise<{ status: number; body: { status: string; services: Record<string, string>; reasons?: Record<string, string> } }> {
   const app = new Koa();
   app.use(healthRouter({ config: { version: '1.0.0' }, auth: { mode: 'none' }, analytics: up, metadata: up, ...deps }).routes());
   server = await listen(app, 0, '127.0.0.1');
@@ -61,7 +63,13 @@ describe('GET /api/health tells the truth', () => {
   });
 
   it('is 503 unhealthy when nothing works', async () => {
-    const { status, body } = await get({ analytics: down, metadata: down, engine: down, engineStatus: () => ({ state: 'ready' }), dataDir: { check: () => Promise.resolve({ ok: false, reason: 'full' }) } });
+    const { status, body } = await get({
+      analytics: down,
+      metadata: down,
+      engine: down,
+      engineStatus: () => ({ state: 'ready' }),
+      dataDir: { check: () => Promise.resolve({ ok: false, reason: 'full' }) },
+    });
     expect(status).toBe(503);
     expect(body.status).toBe('unhealthy');
   });

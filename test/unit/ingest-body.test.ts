@@ -16,7 +16,18 @@ describe('decodeIngestBody', () => {
         status: 'error',
         duration_ms: 1200,
         attributes: { user: 'u1', retries: 2 },
-        spans: [{ span_id: 's1', name: 'llm', type: 'generation', start_time: T + 1000, end_time: T + 1500, model: 'gpt', input_tokens: 3, attributes: { temperature: 0.2 } }],
+        spans: [
+          {
+            span_id: 's1',
+            name: 'llm',
+            type: 'generation',
+            start_time: T + 1000,
+            end_time: T + 1500,
+            model: 'gpt',
+            input_tokens: 3,
+            attributes: { temperature: 0.2 },
+          },
+        ],
       }),
     );
     expect(spans[0]).toMatchObject({
@@ -39,7 +50,15 @@ describe('decodeIngestBody', () => {
   });
 
   it('never lets a span end before it starts', () => {
-    const { spans } = decodeIngestBody(parse({ trace_id: 't', name: 'n', status: 'ok', duration_ms: 1, spans: [{ span_id: 's', name: 'n', type: 'span', start_time: T + 2000, end_time: T + 1000 }] }));
+    const { spans } = decodeIngestBody(
+      parse({
+        trace_id: 't',
+        name: 'n',
+        status: 'ok',
+        duration_ms: 1,
+        spans: [{ span_id: 's', name: 'n', type: 'span', start_time: T + 2000, end_time: T + 1000 }],
+      }),
+    );
     expect(spans[0].endTimeMs).toBe(T + 2000);
   });
 });

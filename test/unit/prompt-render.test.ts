@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, BadRequestError, ValidationError } from '../../core/errors.js';
-import {
-  MAX_TEMPLATE_CHARS,
-  parseCreatePrompt,
-  parsePromptUpdate,
-  SetLabelsSchema,
-} from '../../core/model/prompt.js';
+import { MAX_TEMPLATE_CHARS, parseCreatePrompt, parsePromptUpdate, SetLabelsSchema } from '../../core/model/prompt.js';
 import { promptVariables, RenderRequestSchema, renderPrompt, RenderTooLargeError, templateVariables } from '../../core/model/prompt-render.js';
 import { validate } from '../../core/validate.js';
 
@@ -32,10 +27,15 @@ describe('templateVariables', () => {
   });
 
   it('reads every message of a chat prompt', () => {
-    expect(promptVariables({ template: null, messages: [{ role: 'system', content: 'You are {{persona}}' }, { role: 'user', content: '{{question}} {{persona}}' }] })).toEqual([
-      'persona',
-      'question',
-    ]);
+    expect(
+      promptVariables({
+        template: null,
+        messages: [
+          { role: 'system', content: 'You are {{persona}}' },
+          { role: 'user', content: '{{question}} {{persona}}' },
+        ],
+      }),
+    ).toEqual(['persona', 'question']);
   });
 });
 
@@ -60,14 +60,27 @@ describe('renderPrompt', () => {
   });
 
   it('takes any name from the Map, __proto__ and constructor included', () => {
-    const out = renderPrompt(text('{{__proto__}} {{constructor}} {{toString}}'), new Map([['__proto__', 'P'], ['constructor', 'C']]));
+    const out = renderPrompt(
+      text('{{__proto__}} {{constructor}} {{toString}}'),
+      new Map([
+        ['__proto__', 'P'],
+        ['constructor', 'C'],
+      ]),
+    );
     expect(out.text).toBe('P C {{toString}}');
     expect(out.missing).toEqual(['toString']);
   });
 
   it('renders each message of a chat prompt and keeps roles', () => {
     const out = renderPrompt(
-      { type: 'chat', template: null, messages: [{ role: 'system', content: 'Be {{tone}}.' }, { role: 'user', content: '{{q}}' }] },
+      {
+        type: 'chat',
+        template: null,
+        messages: [
+          { role: 'system', content: 'Be {{tone}}.' },
+          { role: 'user', content: '{{q}}' },
+        ],
+      },
       vars({ tone: 'brief' }),
     );
     expect(out).toEqual({

@@ -61,7 +61,16 @@ describe('GET /api/health with a Kafka sink (a collector)', () => {
 
   async function get(deps: Partial<HealthDeps>): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
     const app = new Koa();
-    app.use(healthRouter({ config: { version: '9.9.9' }, auth: { mode: 'required' }, analytics: up, metadata: up, required: ['metadata_store', 'streaming_buffer'], ...deps }).routes());
+    app.use(
+      healthRouter({
+        config: { version: '9.9.9' },
+        auth: { mode: 'required' },
+        analytics: up,
+        metadata: up,
+        required: ['metadata_store', 'streaming_buffer'],
+        ...deps,
+      }).routes(),
+    );
     server = await listen(app, 0, '127.0.0.1');
     const t0 = performance.now();
     const res = await fetch(`http://127.0.0.1:${server.port}/api/health`);

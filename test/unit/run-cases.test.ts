@@ -24,7 +24,15 @@ describe('run cases', () => {
   });
 
   it("names a dataset item without a name by its position and gives it the run's scorers", () => {
-    expect(casesOfDataset([{ input: 1, expected: {}, weight: 1 }, { name: 'named', input: 2, expected: {}, scorers: [exact], minScore: 0.5, weight: 2 }], [contains])).toEqual([
+    expect(
+      casesOfDataset(
+        [
+          { input: 1, expected: {}, weight: 1 },
+          { name: 'named', input: 2, expected: {}, scorers: [exact], minScore: 0.5, weight: 2 },
+        ],
+        [contains],
+      ),
+    ).toEqual([
       { name: 'item 1', input: 1, expected: {}, scorers: [contains], min_score: null, weight: 1 },
       { name: 'named', input: 2, expected: {}, scorers: [exact], min_score: 0.5, weight: 2 },
     ]);

@@ -1,5 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileSafeRegex, createRegexPool, REGEX_CASE_BUDGET_MS, REGEX_RUN_BUDGET_MS, REGEX_WORKERS, type PatternSearchOutcome } from '../../core/safe-regex.js';
+import {
+  compileSafeRegex,
+  createRegexPool,
+  REGEX_CASE_BUDGET_MS,
+  REGEX_RUN_BUDGET_MS,
+  REGEX_WORKERS,
+  type PatternSearchOutcome,
+} from '../../core/safe-regex.js';
 import { eventually } from '../helpers/eventually.js';
 
 /**
@@ -83,7 +90,9 @@ describe('the regex pool', () => {
     const outcome = await p.search({ patterns, flags: '', text: LONG });
     expect(outcome.kind).toBe('over-budget');
     const reason = (outcome as { reason: string }).reason;
-    expect(reason).toMatch(/^regex budget exhausted: a case's patterns may search for 1 ms in all \(docs\/scorers\.md\); (\d+) of its 200 patterns were searched$/);
+    expect(reason).toMatch(
+      /^regex budget exhausted: a case's patterns may search for 1 ms in all \(docs\/scorers\.md\); (\d+) of its 200 patterns were searched$/,
+    );
     expect(Number(/; (\d+) of/.exec(reason)![1])).toBeLessThan(200);
     // A case within the budget is searched whole.
     expect(searched(await p.search({ patterns: ['a'], flags: '', text: 'a' }))).toHaveLength(1);
@@ -93,7 +102,12 @@ describe('the regex pool', () => {
     const p = pool({ workers: 1, runBudgetMs: 20 });
     const heavy = { patterns: Array.from({ length: 200 }, (_, i) => HOSTILE[i % HOSTILE.length]), flags: '', text: LONG };
     const first = await p.search(heavy, { runId: 'run-1' });
-    expect(first).toEqual({ kind: 'over-budget', reason: expect.stringMatching(/^regex budget exhausted: the cases of a run may search for 20 ms in all in one process \(docs\/scorers\.md\); \d+ of this case's 200 patterns were searched$/) as string });
+    expect(first).toEqual({
+      kind: 'over-budget',
+      reason: expect.stringMatching(
+        /^regex budget exhausted: the cases of a run may search for 20 ms in all in one process \(docs\/scorers\.md\); \d+ of this case's 200 patterns were searched$/,
+      ) as string,
+    });
     const next = await p.search({ patterns: ['a', 'b'], flags: '', text: 'ab' }, { runId: 'run-1' });
     expect(next).toEqual({ kind: 'over-budget', reason: expect.stringContaining("0 of this case's 2 patterns were searched") as string });
     expect(searched(await p.search({ patterns: ['a', 'b'], flags: '', text: 'ab' }, { runId: 'run-2' }))).toHaveLength(2);

@@ -128,7 +128,10 @@ describe('compileSafeRegex: hostile patterns run in linear time', () => {
     const anchored = compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')}|done)\\z`);
     expect(anchored.search(cutAtDone).match).toBeNull();
     // A match inside what was read is still found, and a class never matches past the cut.
-    expect(compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')}|x{3})`).search(cutAtDone).match).toEqual({ index: 0, length: 3 });
+    expect(compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')}|x{3})`).search(cutAtDone).match).toEqual({
+      index: 0,
+      length: 3,
+    });
     const anyTail = compileSafeRegex(`(?:${Array.from({ length: 20 }, (_, i) => `w${i}[a-z]{1,9}`).join('|')}|done.)`);
     expect(anyTail.search(cutAtDone).match).toBeNull();
   });

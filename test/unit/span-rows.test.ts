@@ -6,10 +6,31 @@ import { spanRowFields, tsvFields } from '../helpers/tsv-rows.js';
 
 function span(fields: Partial<SpanRecord> = {}): SpanRecord {
   return {
-    project_id: 'p', trace_id: 't', span_id: 's', parent_span_id: 'root', name: 'chat', span_type: 'generation', component_type: 'generation',
-    convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: Date.UTC(2026, 10, 24, 1, 2, 3, 4), end_time: Date.UTC(2026, 10, 24, 1, 2, 3, 54),
-    duration_ms: 50, model: 'gpt-4o', input: 'hi', output: 'hello', input_tokens: 3, output_tokens: 5, attributes: { a: '1' },
-    resource_attributes: { 'service.name': 'bot' }, scope_name: 'otel', scope_version: '1', events: '[]', ...fields,
+    project_id: 'p',
+    trace_id: 't',
+    span_id: 's',
+    parent_span_id: 'root',
+    name: 'chat',
+    span_type: 'generation',
+    component_type: 'generation',
+    convention: 'genai',
+    kind: 'client',
+    status: 'ok',
+    status_message: '',
+    start_time: Date.UTC(2026, 10, 24, 1, 2, 3, 4),
+    end_time: Date.UTC(2026, 10, 24, 1, 2, 3, 54),
+    duration_ms: 50,
+    model: 'gpt-4o',
+    input: 'hi',
+    output: 'hello',
+    input_tokens: 3,
+    output_tokens: 5,
+    attributes: { a: '1' },
+    resource_attributes: { 'service.name': 'bot' },
+    scope_name: 'otel',
+    scope_version: '1',
+    events: '[]',
+    ...fields,
   };
 }
 
@@ -32,7 +53,7 @@ describe('span rows as TabSeparated', () => {
     expect(tsvFields(line)).toHaveLength(SPAN_COLUMNS.length);
   });
 
-  it("write maps as ClickHouse text: quotes, backslashes and control characters escaped in keys and values", () => {
+  it('write maps as ClickHouse text: quotes, backslashes and control characters escaped in keys and values', () => {
     expect(tsvMap({})).toBe('{}');
     expect(tsvMap({ "it's": 'back\\slash', q: '["stop"]' })).toBe(`{'it\\'s':'back\\\\slash','q':'["stop"]'}`);
     expect(tsvMap({ 'k\n': 'a\n\nb\tc' })).toBe(`{'k\\n':'a\\n\\nb\\tc'}`);
@@ -50,9 +71,21 @@ describe('span rows as TabSeparated', () => {
   });
 
   it('write numbers as they are, NULL for what is not finite, and any value by its type', () => {
-    expect([tsvNumber(0), tsvNumber(2 ** 53 - 1), tsvNumber(1.5e-7), tsvNumber(Infinity), tsvNumber(NaN)]).toEqual(['0', '9007199254740991', '1.5e-7', '\\N', '\\N']);
+    expect([tsvNumber(0), tsvNumber(2 ** 53 - 1), tsvNumber(1.5e-7), tsvNumber(Infinity), tsvNumber(NaN)]).toEqual([
+      '0',
+      '9007199254740991',
+      '1.5e-7',
+      '\\N',
+      '\\N',
+    ]);
     expect([tsvValue(null), tsvValue(undefined), tsvValue(true), tsvValue('x'), tsvValue(7), tsvValue({ k: 'v' }), tsvValue([1, 'a'])]).toEqual([
-      '\\N', '\\N', '1', 'x', '7', `{'k':'v'}`, '[1,"a"]',
+      '\\N',
+      '\\N',
+      '1',
+      'x',
+      '7',
+      `{'k':'v'}`,
+      '[1,"a"]',
     ]);
   });
 
@@ -62,20 +95,60 @@ describe('span rows as TabSeparated', () => {
       span(),
       span({ pricing, cached_input_tokens: 2 }),
       span({ parent_span_id: null, component_type: null, model: null, pricing: { at: 1, cost: null } }),
-      span({ name: odd, input: odd, output: odd, status_message: odd, events: JSON.stringify([{ name: odd }]), attributes: { [odd]: odd }, resource_attributes: { [odd]: '' } }),
+      span({
+        name: odd,
+        input: odd,
+        output: odd,
+        status_message: odd,
+        events: JSON.stringify([{ name: odd }]),
+        attributes: { [odd]: odd },
+        resource_attributes: { [odd]: '' },
+      }),
     ];
     for (const s of spans) {
       expect(tsvFields(encodeSpanRow(s))).toHaveLength(SPAN_COLUMNS.length);
-      expect(spanRowFields(encodeSpanRow(s))).toMatchObject({ name: s.name, input: s.input, output: s.output, status_message: s.status_message, events: s.events });
+      expect(spanRowFields(encodeSpanRow(s))).toMatchObject({
+        name: s.name,
+        input: s.input,
+        output: s.output,
+        status_message: s.status_message,
+        events: s.events,
+      });
     }
     const fields = spanRowFields(encodeSpanRow(spans[1]));
     expect(tsvFields(encodeSpanRow(spans[1]))).toHaveLength(SPAN_COLUMNS.length);
-    expect(fields).toMatchObject({ span_id: 's', parent_span_id: 'root', start_time: '1795482123.004', cached_input_tokens: '2', input_cost: '0.5', output_cost: '1.5e-7', total_cost: '0.50000015', cost_version: 'v1' });
-    expect(spanRowFields(encodeSpanRow(spans[2]))).toMatchObject({ parent_span_id: '', component_type: '', model: '', cached_input_tokens: '0', input_cost: '\\N', total_cost: '\\N', cost_version: '' });
+    expect(fields).toMatchObject({
+      span_id: 's',
+      parent_span_id: 'root',
+      start_time: '1795482123.004',
+      cached_input_tokens: '2',
+      input_cost: '0.5',
+      output_cost: '1.5e-7',
+      total_cost: '0.50000015',
+      cost_version: 'v1',
+    });
+    expect(spanRowFields(encodeSpanRow(spans[2]))).toMatchObject({
+      parent_span_id: '',
+      component_type: '',
+      model: '',
+      cached_input_tokens: '0',
+      input_cost: '\\N',
+      total_cost: '\\N',
+      cost_version: '',
+    });
   });
 
   it('encode a row that leaves columns out (an older format) with NULL there, which ClickHouse reads as their defaults', () => {
-    const fields = spanRowFields(encodeSpanColumns({ project_id: 'p', trace_id: 't', span_id: 's', start_time: '2026-11-01 00:00:00.000', end_time: 1795478400005 }));
-    expect(fields).toMatchObject({ span_id: 's', start_time: '2026-11-01 00:00:00.000', end_time: '1795478400.005', name: '\\N', cached_input_tokens: '\\N', cost_version: '\\N' });
+    const fields = spanRowFields(
+      encodeSpanColumns({ project_id: 'p', trace_id: 't', span_id: 's', start_time: '2026-11-01 00:00:00.000', end_time: 1795478400005 }),
+    );
+    expect(fields).toMatchObject({
+      span_id: 's',
+      start_time: '2026-11-01 00:00:00.000',
+      end_time: '1795478400.005',
+      name: '\\N',
+      cached_input_tokens: '\\N',
+      cost_version: '\\N',
+    });
   });
 });

@@ -58,7 +58,10 @@ describe('parseSuiteYaml', () => {
     expect(def).toMatchObject({
       name: 'weather-agent',
       agent_id: 'weather-bot',
-      defaultScorers: [{ name: 'contains', config: {} }, { name: 'latency', config: { maxMs: 5000 } }],
+      defaultScorers: [
+        { name: 'contains', config: {} },
+        { name: 'latency', config: { maxMs: 5000 } },
+      ],
       defaultMinScore: 0.8,
       aggregation: 'min',
     });
@@ -95,7 +98,9 @@ describe('parseSuiteYaml', () => {
   });
 
   it('refuses duplicate keys, naming the line', () => {
-    expect((thrown(() => parseSuiteYaml('name: x\ncases:\n  - name: a\n    name: b\n')) as Error).message).toBe("Invalid suite file: duplicate key 'name' at line 4, column 5");
+    expect((thrown(() => parseSuiteYaml('name: x\ncases:\n  - name: a\n    name: b\n')) as Error).message).toBe(
+      "Invalid suite file: duplicate key 'name' at line 4, column 5",
+    );
   });
 
   it('refuses a billion-laughs file (aliases expanding exponentially)', () => {
@@ -114,13 +119,16 @@ describe('parseSuiteYaml', () => {
   });
 
   it('allows a few aliases for shared blocks', () => {
-    const text = 'name: s\nscorers: [contains]\ncommon: &common {outputContains: [ok]}\ncases:\n  - {name: a, input: 1, expected: *common}\n  - {name: b, input: 2, expected: *common}\n';
+    const text =
+      'name: s\nscorers: [contains]\ncommon: &common {outputContains: [ok]}\ncases:\n  - {name: a, input: 1, expected: *common}\n  - {name: b, input: 2, expected: *common}\n';
     const parsed = parseSuiteYaml(text) as { cases: Array<{ expected: unknown }> };
     expect(parsed.cases[1].expected).toEqual({ outputContains: ['ok'] });
   });
 
   it('refuses custom tags, directives and non-string keys', () => {
-    expect((thrown(() => parseSuiteYaml('name: !!js/function "x"\n')) as Error).message).toMatch(/^Invalid suite file: tag !!js\/function is not supported at line 1/);
+    expect((thrown(() => parseSuiteYaml('name: !!js/function "x"\n')) as Error).message).toMatch(
+      /^Invalid suite file: tag !!js\/function is not supported at line 1/,
+    );
     expect((thrown(() => parseSuiteYaml('name: !!binary aGk=\n')) as Error).message).toMatch(/tag !!binary is not supported/);
     expect((thrown(() => parseSuiteYaml('%TAG !e! tag:example.com,2000:\n---\nname: x\n')) as Error).message).toMatch(/directive %TAG/);
     expect((thrown(() => parseSuiteYaml('? [a, b]\n: 1\n')) as Error).message).toMatch(/^Invalid suite file: .*keys must be strings/);
@@ -130,7 +138,13 @@ describe('parseSuiteYaml', () => {
 
   it('refuses hostile nesting quickly, without exhausting the heap', () => {
     const started = Date.now();
-    for (const text of ['['.repeat(1_000_000), '{a: '.repeat(500_000), '- '.repeat(1_000_000) + 'x', '? '.repeat(1_000_000) + 'x', '&a '.repeat(1_000_000) + 'x']) {
+    for (const text of [
+      '['.repeat(1_000_000),
+      '{a: '.repeat(500_000),
+      '- '.repeat(1_000_000) + 'x',
+      '? '.repeat(1_000_000) + 'x',
+      '&a '.repeat(1_000_000) + 'x',
+    ]) {
       const err = thrown(() => parseSuiteYaml(text));
       expect(err).toBeInstanceOf(BadRequestError);
       expect((err as Error).message).toMatch(/^Invalid suite file: (nested more than 64 levels|more than 1000 anchors)/);
@@ -160,7 +174,9 @@ describe('parseSuiteYaml', () => {
   });
 
   it('refuses values PostgreSQL jsonb cannot hold: .inf, .nan, NUL', () => {
-    const err = thrown(() => parseSuiteDefinition(parseSuiteYaml('name: x\nscorers: [contains]\ncases:\n  - {name: a, input: .inf}\n  - {name: b, input: "\\0"}\n'), scorers));
+    const err = thrown(() =>
+      parseSuiteDefinition(parseSuiteYaml('name: x\nscorers: [contains]\ncases:\n  - {name: a, input: .inf}\n  - {name: b, input: "\\0"}\n'), scorers),
+    );
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues).toEqual([
       { field: 'cases[0].input', message: 'must be a finite number' },
@@ -200,11 +216,23 @@ describe('parseSuiteDefinition', () => {
     expect(issues({ ...base, cases: [...base.cases, { name: 'b', input: 1 }, { name: 'a', input: 2 }] })).toEqual([
       { field: 'cases[2].name', message: "case names must be unique in a suite: 'a' is also cases[0].name" },
     ]);
-    expect(issues({ name: 's', cases: [{ name: 'a', input: 1 }, { name: 'b', input: 1, scorers: [] }] })).toEqual([
+    expect(
+      issues({
+        name: 's',
+        cases: [
+          { name: 'a', input: 1 },
+          { name: 'b', input: 1, scorers: [] },
+        ],
+      }),
+    ).toEqual([
       { field: 'cases[0].scorers', message: 'a case needs at least one scorer: list scorers here or in the suite defaultScorers' },
       { field: 'cases[1].scorers', message: 'must not be empty: omit it to use the suite defaultScorers' },
     ]);
-    const found = issues({ ...base, defaultScorers: ['contains', 'nosuch'], cases: [{ name: 'a', input: 1, scorers: ['contains', { name: 'latency', config: { maxMs: -1 } }] }] });
+    const found = issues({
+      ...base,
+      defaultScorers: ['contains', 'nosuch'],
+      cases: [{ name: 'a', input: 1, scorers: ['contains', { name: 'latency', config: { maxMs: -1 } }] }],
+    });
     expect(found.map((i) => i.field)).toEqual(['defaultScorers[1]', 'cases[0].scorers[1]']);
     expect(found[0].message).toMatch(/unknown scorer 'nosuch'/);
     expect(found[1].message).toMatch(/latency.*maxMs/);

@@ -6,14 +6,41 @@ const T = 1_700_000_000_000;
 
 function span(id: string, extra: Partial<SpanRecord> = {}): SpanRecord {
   return {
-    project_id: 'p', trace_id: 't', span_id: id, parent_span_id: 'root', name: `op-${id}`, span_type: 'generation', component_type: 'generation',
-    convention: 'genai', kind: '', status: 'ok', status_message: '', start_time: T, end_time: T + 10, duration_ms: 10, model: 'm', input: '',
-    output: '', input_tokens: 3, output_tokens: 1, attributes: {}, resource_attributes: { 'service.name': 'svc' }, scope_name: '', scope_version: '',
-    events: '[]', ...extra,
+    project_id: 'p',
+    trace_id: 't',
+    span_id: id,
+    parent_span_id: 'root',
+    name: `op-${id}`,
+    span_type: 'generation',
+    component_type: 'generation',
+    convention: 'genai',
+    kind: '',
+    status: 'ok',
+    status_message: '',
+    start_time: T,
+    end_time: T + 10,
+    duration_ms: 10,
+    model: 'm',
+    input: '',
+    output: '',
+    input_tokens: 3,
+    output_tokens: 1,
+    attributes: {},
+    resource_attributes: { 'service.name': 'svc' },
+    scope_name: '',
+    scope_version: '',
+    events: '[]',
+    ...extra,
   };
 }
 
-type StatsRow = { root: [number, number, string, string, string]; span_stats: [string[], number[], number[], number[]]; min_start: number; max_end: number; has_error: number };
+type StatsRow = {
+  root: [number, number, string, string, string];
+  span_stats: [string[], number[], number[], number[]];
+  min_start: number;
+  max_end: number;
+  has_error: number;
+};
 const parse = (rows: string[]) => rows.map((r) => JSON.parse(r) as StatsRow);
 
 describe('trace_stats_input rows', () => {
@@ -25,13 +52,19 @@ describe('trace_stats_input rows', () => {
     const [row] = parse(stats.rows());
     expect(row).toMatchObject({ min_start: T, max_end: T + 99, has_error: 1 });
     expect(row.root).toEqual([0, T + 1, 'root', 'agent', '{"service.name":"svc"}']);
-    expect(row.span_stats).toEqual([['b', 'root', 'a'], [1 | 2 | 4, 1 | 8, 1 | 8], [0, 3, 3], [0, 1, 1]]);
+    expect(row.span_stats).toEqual([
+      ['b', 'root', 'a'],
+      [1 | 2 | 4, 1 | 8, 1 | 8],
+      [0, 3, 3],
+      [0, 1, 1],
+    ]);
   });
 
   it('stay small whatever the spans hold: long ids split a trace over rows, a huge resource keeps its service attributes', () => {
     const stats = createTraceStatsRows();
     const huge = { 'service.name': 'svc', 'process.command_args': 'x'.repeat(100_000) };
-    for (let i = 0; i < 300; i++) stats.add(span(`${'s'.repeat(100)}${i}`, { parent_span_id: i === 0 ? null : 'root', name: 'n'.repeat(50_000), resource_attributes: huge }));
+    for (let i = 0; i < 300; i++)
+      stats.add(span(`${'s'.repeat(100)}${i}`, { parent_span_id: i === 0 ? null : 'root', name: 'n'.repeat(50_000), resource_attributes: huge }));
     const rows = stats.rows();
     expect(rows.length).toBeGreaterThan(1);
     for (const r of rows) expect(Buffer.byteLength(r)).toBeLessThan(16_384);

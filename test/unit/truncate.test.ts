@@ -7,10 +7,31 @@ import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
 
 function span(fields: Partial<SpanRecord> = {}): SpanRecord {
   return {
-    project_id: 'p', trace_id: 't', span_id: 's', parent_span_id: null, name: 'chat', span_type: 'generation', component_type: 'generation',
-    convention: 'genai', kind: 'client', status: 'ok', status_message: '', start_time: Date.UTC(2026, 10, 1), end_time: Date.UTC(2026, 10, 1, 0, 0, 1),
-    duration_ms: 1000, model: 'gpt-4o', input: '', output: '', input_tokens: 0, output_tokens: 0, attributes: {}, resource_attributes: {},
-    scope_name: '', scope_version: '', events: '[]', ...fields,
+    project_id: 'p',
+    trace_id: 't',
+    span_id: 's',
+    parent_span_id: null,
+    name: 'chat',
+    span_type: 'generation',
+    component_type: 'generation',
+    convention: 'genai',
+    kind: 'client',
+    status: 'ok',
+    status_message: '',
+    start_time: Date.UTC(2026, 10, 1),
+    end_time: Date.UTC(2026, 10, 1, 0, 0, 1),
+    duration_ms: 1000,
+    model: 'gpt-4o',
+    input: '',
+    output: '',
+    input_tokens: 0,
+    output_tokens: 0,
+    attributes: {},
+    resource_attributes: {},
+    scope_name: '',
+    scope_version: '',
+    events: '[]',
+    ...fields,
   };
 }
 

@@ -90,17 +90,33 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   // knows them: the HTTP API answers anything the gRPC frontend does.
   const [port, httpPort, metricsPort] = await distinctFreePorts(3);
   const args = [
-    'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port),
-    '--http-port', String(httpPort), '--metrics-port', String(metricsPort),
-    '--db-filename', path.join(dir, 'temporal.db'), '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--http-port',
+    String(httpPort),
+    '--metrics-port',
+    String(metricsPort),
+    '--db-filename',
+    path.join(dir, 'temporal.db'),
+    '--log-level',
+    'warn',
     // WAL with synchronous=NORMAL: a commit survives this process being killed (the data is in
     // the WAL file the OS holds), only an OS crash can lose the last commits; each workflow step
     // no longer waits for an fsync.
-    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=normal',
     // The dev server runs one history shard whose transfer queue is polled at most 20 times a
     // second by default: every step of a run (start a case, dispatch a task, report a result)
     // waited 30-46 ms for that poll (docs/benchmarks.md).
-    '--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000',
+    '--dynamic-config-value',
+    'history.transferProcessorMaxPollRPS=1000',
     ...(opts.namespace === 'default' ? [] : ['--namespace', opts.namespace]),
   ];
   let stopping = false;

@@ -62,7 +62,10 @@ export function onPath(name: string, pathEnv = process.env.PATH ?? ''): string |
 
 /** Where the CLI comes from without preparing anything, or why it would have to be prepared (`agent-eval doctor`). */
 export function locateTemporalCli(opts: Pick<CliOptions, 'cliPath' | 'cacheDir' | 'pathEnv'>): { path?: string; source: string } {
-  if (opts.cliPath) return isExecutable(opts.cliPath) ? { path: opts.cliPath, source: 'TEMPORAL_CLI_PATH' } : { source: `TEMPORAL_CLI_PATH=${opts.cliPath} is not an executable` };
+  if (opts.cliPath)
+    return isExecutable(opts.cliPath)
+      ? { path: opts.cliPath, source: 'TEMPORAL_CLI_PATH' }
+      : { source: `TEMPORAL_CLI_PATH=${opts.cliPath} is not an executable` };
   const found = onPath('temporal', opts.pathEnv);
   if (found) return { path: found, source: 'PATH' };
   const cached = cachedCliPath(opts.cacheDir);

@@ -28,10 +28,24 @@ const KINDS: Record<string, Kind> = {
 
 /** Attribute names from the SPEC's table; any of them marks a span as using the SPEC's conventions. */
 const SPEC_KEYS = [
-  'model', 'input', 'output', 'input_tokens', 'output_tokens', 'temperature', 'stop_reason',
-  'tool_name', 'tool_input', 'tool_output', 'tool_status', 'error_message',
-  'skill_category', 'selection_confidence', 'selection_reason', 'alternatives_considered',
-  'span_type', 'component_type',
+  'model',
+  'input',
+  'output',
+  'input_tokens',
+  'output_tokens',
+  'temperature',
+  'stop_reason',
+  'tool_name',
+  'tool_input',
+  'tool_output',
+  'tool_status',
+  'error_message',
+  'skill_category',
+  'selection_confidence',
+  'selection_reason',
+  'alternatives_considered',
+  'span_type',
+  'component_type',
 ];
 
 function kindName(v: unknown): Kind | null {

@@ -37,7 +37,8 @@ function current(r: SpanReader): { input: LlmMessage[] | null; output: LlmMessag
       ? fromAttrs
       : { input: details['gen_ai.input.messages'], system: details['gen_ai.system_instructions'], output: details['gen_ai.output.messages'] };
   if (source.input === undefined && source.system === undefined && source.output === undefined) return null;
-  const input = source.input === undefined && source.system === undefined ? null : [...systemMessages(source.system), ...(valueMessages(source.input, 'user') ?? [])];
+  const input =
+    source.input === undefined && source.system === undefined ? null : [...systemMessages(source.system), ...(valueMessages(source.input, 'user') ?? [])];
   return { input, output: valueMessages(source.output, 'assistant') };
 }
 
@@ -99,7 +100,11 @@ export const genai: MessageConvention = {
     const now = current(r);
     return {
       messages: now?.input ?? flatMessages(r, 'gen_ai.prompt', 'user') ?? valueMessages(r.get('gen_ai.prompt'), 'user') ?? eventMessages(r, 'input'),
-      output_messages: now?.output ?? flatMessages(r, 'gen_ai.completion', 'assistant') ?? valueMessages(r.get('gen_ai.completion'), 'assistant') ?? eventMessages(r, 'output'),
+      output_messages:
+        now?.output ??
+        flatMessages(r, 'gen_ai.completion', 'assistant') ??
+        valueMessages(r.get('gen_ai.completion'), 'assistant') ??
+        eventMessages(r, 'output'),
     };
   },
   tools: (r) => toolList(r.get('gen_ai.tool.definitions') ?? r.events(DETAILS_EVENT)[0]?.attributes['gen_ai.tool.definitions']),

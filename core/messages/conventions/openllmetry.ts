@@ -25,7 +25,9 @@ function entity(raw: string | undefined, role: string): LlmMessage[] | null {
 }
 
 function tools(r: SpanReader): LlmToolDefinition[] | null {
-  const list = indexedList(r.attrs, 'llm.request.functions').map(toolDefinition).filter((t): t is LlmToolDefinition => t !== null);
+  const list = indexedList(r.attrs, 'llm.request.functions')
+    .map(toolDefinition)
+    .filter((t): t is LlmToolDefinition => t !== null);
   return list.length > 0 ? list : null;
 }
 
@@ -44,7 +46,10 @@ export const openllmetry: MessageConvention = {
   name: 'openllmetry',
   turns: (r) => ({
     messages: flatMessages(r, 'gen_ai.prompt', 'user') ?? flatMessages(r, 'llm.prompts', 'user') ?? entity(r.get('traceloop.entity.input'), 'user'),
-    output_messages: flatMessages(r, 'gen_ai.completion', 'assistant') ?? flatMessages(r, 'llm.completions', 'assistant') ?? entity(r.get('traceloop.entity.output'), 'assistant'),
+    output_messages:
+      flatMessages(r, 'gen_ai.completion', 'assistant') ??
+      flatMessages(r, 'llm.completions', 'assistant') ??
+      entity(r.get('traceloop.entity.output'), 'assistant'),
   }),
   tools,
   parameters(r) {

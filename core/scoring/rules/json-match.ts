@@ -24,7 +24,8 @@ export const jsonMatchScorer: Scorer = {
     const expected = input.expected.json;
     if (expected === undefined) throw new Error('jsonMatchScorer needs expected.json');
     const actual = parseOutput(input.output);
-    if (actual === NOT_JSON) return { score: 0, reason: 'output is not JSON', evidence: typeof input.output === 'string' && input.output ? [cut(input.output)] : [] };
+    if (actual === NOT_JSON)
+      return { score: 0, reason: 'output is not JSON', evidence: typeof input.output === 'string' && input.output ? [cut(input.output)] : [] };
 
     const leaves: Mismatch[] = [];
     const total = compareLeaves(expected, actual, '$', leaves);
@@ -33,7 +34,12 @@ export const jsonMatchScorer: Scorer = {
       const equal = deepEqual(expected, actual);
       return {
         score: equal ? 1 : 0,
-        reason: equal ? 'output equals the expected JSON' : `output differs from the expected JSON at ${leaves.length} path(s): ${listOf(leaves.map((m) => m.path), 5)}`,
+        reason: equal
+          ? 'output equals the expected JSON'
+          : `output differs from the expected JSON at ${leaves.length} path(s): ${listOf(
+              leaves.map((m) => m.path),
+              5,
+            )}`,
         evidence: leaves.slice(0, MAX_EVIDENCE).map(describe),
       };
     }
@@ -41,7 +47,10 @@ export const jsonMatchScorer: Scorer = {
     const reason =
       leaves.length === 0
         ? `all ${total} expected JSON paths match`
-        : `${matched} of ${total} expected JSON paths match; mismatching: ${listOf(leaves.map((m) => m.path), 5)}`;
+        : `${matched} of ${total} expected JSON paths match; mismatching: ${listOf(
+            leaves.map((m) => m.path),
+            5,
+          )}`;
     return { score: total ? matched / total : 1, reason, evidence: leaves.slice(0, MAX_EVIDENCE).map(describe) };
   },
 };

@@ -29,7 +29,9 @@ export function windowTracesSql(filter: AlertFilter): string {
   if (filter.trace_name !== undefined) where.push(TRACE_FILTERS.name);
   if (filter.model !== undefined) {
     // A span starts no earlier than its trace, so spans before `from` cannot matter.
-    where.push(`trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND model = {model:String} AND start_time >= {from:${TIME}})`);
+    where.push(
+      `trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND model = {model:String} AND start_time >= {from:${TIME}})`,
+    );
   }
   return `(
   SELECT

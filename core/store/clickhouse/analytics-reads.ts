@@ -124,7 +124,10 @@ export function createAnalyticsReads(client: ClickHouseClient): AnalyticsReads {
       const series = drawn.map((s) => ({ ...s, counts: window.buckets.map(() => 0), avgs: window.buckets.map((): number | null => null) }));
       if (drawn.length > 0) {
         const byName = new Map(series.map((s) => [s.score_name, s]));
-        const buckets = await rows<{ name: string; bucket: unknown; n: unknown; avg: unknown }>(scoreBucketsSql(filters), { ...params, names: drawn.map((s) => s.score_name) });
+        const buckets = await rows<{ name: string; bucket: unknown; n: unknown; avg: unknown }>(scoreBucketsSql(filters), {
+          ...params,
+          names: drawn.map((s) => s.score_name),
+        });
         for (const b of buckets) {
           const s = byName.get(b.name);
           const i = index.get(count(b.bucket));
@@ -145,7 +148,9 @@ export function createAnalyticsReads(client: ClickHouseClient): AnalyticsReads {
         start_time: new Date(q.fromMs).toISOString(),
         end_time: new Date(q.toMs).toISOString(),
         span_count: count(all?.span_count),
-        by_component_type: list.filter((r) => r.dim === 'component_type').map((r) => ({ component_type: r.key === '' ? null : (r.key as ComponentType), ...healthRow(r) })),
+        by_component_type: list
+          .filter((r) => r.dim === 'component_type')
+          .map((r) => ({ component_type: r.key === '' ? null : (r.key as ComponentType), ...healthRow(r) })),
         by_model: models.slice(0, MAX_MODELS).map((r) => ({ model: r.key, ...healthRow(r) })),
         models_truncated: models.length > MAX_MODELS,
       };
@@ -173,7 +178,13 @@ export function createAnalyticsReads(client: ClickHouseClient): AnalyticsReads {
         const [t50, t95, t99] = quantiles(r.tok, 3);
         const b = count(r.bucket);
         if (b === -1) {
-          out.overall = { count: count(r.n), error_rate: num(r.error_rate), latency_ms: { p50: l50, p95: l95, p99: l99 }, tokens: { p50: t50, p95: t95, p99: t99 }, cost_usd: count(r.cost) };
+          out.overall = {
+            count: count(r.n),
+            error_rate: num(r.error_rate),
+            latency_ms: { p50: l50, p95: l95, p99: l99 },
+            tokens: { p50: t50, p95: t95, p99: t99 },
+            cost_usd: count(r.cost),
+          };
           continue;
         }
         const i = index.get(b);
@@ -188,10 +199,14 @@ export function createAnalyticsReads(client: ClickHouseClient): AnalyticsReads {
     },
 
     async correlation(projectId, q) {
-      const [row] = await rows<{ n: unknown; pearson: unknown; spearman: unknown; score_mean: unknown; metric_mean: unknown; points: Array<[string, unknown, unknown]> }>(
-        correlationSql(q.metric),
-        { ...windowParams(projectId, q), scoreName: q.score_name },
-      );
+      const [row] = await rows<{
+        n: unknown;
+        pearson: unknown;
+        spearman: unknown;
+        score_mean: unknown;
+        metric_mean: unknown;
+        points: Array<[string, unknown, unknown]>;
+      }>(correlationSql(q.metric), { ...windowParams(projectId, q), scoreName: q.score_name });
       const n = count(row?.n);
       const pearson = n >= 3 ? num(row?.pearson) : null;
       const points = (row?.points ?? []).map(([trace_id, score, value]) => ({ trace_id, score: count(score), value: count(value) }));

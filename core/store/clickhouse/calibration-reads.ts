@@ -63,20 +63,36 @@ export function createCalibrationReads(client: ClickHouseClient): CalibrationRea
     const rs = await client.query({ query, query_params: params, format: 'JSONEachRow', clickhouse_settings: QUERY_SETTINGS });
     return rs.json<Row>();
   }
-  const window = (projectId: string, q: { fromMs: number; toMs: number }) => ({ project: projectId, from: toClickHouseTime(q.fromMs), to: toClickHouseTime(q.toMs) });
+  const window = (projectId: string, q: { fromMs: number; toMs: number }) => ({
+    project: projectId,
+    from: toClickHouseTime(q.fromMs),
+    to: toClickHouseTime(q.toMs),
+  });
   const times = (q: { fromMs: number; toMs: number }) => ({ start_time: new Date(q.fromMs).toISOString(), end_time: new Date(q.toMs).toISOString() });
 
   return {
     async judge(projectId, judge, q) {
       const sql = calibrationSql({ judge: true, scoreName: q.score_name !== undefined, humanScoreName: q.human_score_name !== undefined });
-      const list = await rows(sql, { ...window(projectId, q), judge, scoreName: q.score_name, humanScoreName: q.human_score_name, minPairs: 1, limit: MAX_CALIBRATIONS });
+      const list = await rows(sql, {
+        ...window(projectId, q),
+        judge,
+        scoreName: q.score_name,
+        humanScoreName: q.human_score_name,
+        minPairs: 1,
+        limit: MAX_CALIBRATIONS,
+      });
       return { judge, ...times(q), calibrations: list.map(calibrationOf) };
     },
 
     async list(projectId, q) {
       const sql = calibrationSql({ judge: false, scoreName: false, humanScoreName: false });
       const list = await rows(sql, { ...window(projectId, q), minPairs: q.min_pairs, limit: MAX_CALIBRATIONS + 1 });
-      return { ...times(q), min_pairs: q.min_pairs, calibrations: list.slice(0, MAX_CALIBRATIONS).map(calibrationOf), truncated: list.length > MAX_CALIBRATIONS };
+      return {
+        ...times(q),
+        min_pairs: q.min_pairs,
+        calibrations: list.slice(0, MAX_CALIBRATIONS).map(calibrationOf),
+        truncated: list.length > MAX_CALIBRATIONS,
+      };
     },
   };
 }

@@ -92,7 +92,10 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
     const connection = gatedInserts(serializedChdbConnection(createChdbConnection({ path: dir })), writeGate);
     // chdb types its Connection against @clickhouse/client-common, which @clickhouse/client now
     // bundles under another path; the shapes are identical, the declarations are not.
-    const client = createClient({ connection: connection as unknown as ClickHouseClientConfigOptions['connection'], clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS } });
+    const client = createClient({
+      connection: connection as unknown as ClickHouseClientConfigOptions['connection'],
+      clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS },
+    });
     const lanes = openInsertLanes(dir, EMBEDDED_INSERT_LANES);
     ch = {
       client,

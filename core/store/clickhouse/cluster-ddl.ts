@@ -81,7 +81,9 @@ export function clusterStatements(statements: readonly string[], cluster: string
         body = body.replace(engine[0], `ENGINE = Replicated${engine[1]}MergeTree(${args.join(', ')})`);
       }
       out.push(body);
-      out.push(`CREATE TABLE IF NOT EXISTS ${DATABASE}.${name} ${on} AS ${DATABASE}.${local}\nENGINE = Distributed(${quoteCluster(cluster)}, ${DATABASE}, ${local}, ${SHARDING_KEY})`);
+      out.push(
+        `CREATE TABLE IF NOT EXISTS ${DATABASE}.${name} ${on} AS ${DATABASE}.${local}\nENGINE = Distributed(${quoteCluster(cluster)}, ${DATABASE}, ${local}, ${SHARDING_KEY})`,
+      );
       sharded.add(name);
       continue;
     }

@@ -26,7 +26,10 @@ export function createCostReads(client: ClickHouseClient): CostReads {
   async function traceCosts(projectId: string, traceIds: string[]): Promise<Map<string, TraceCost>> {
     const out = new Map<string, TraceCost>();
     for (let i = 0; i < traceIds.length; i += IDS_PER_QUERY) {
-      const list = await rows<{ trace_id: string; total: unknown; judges: unknown; unpriced: unknown }>(TRACE_COSTS, { project: projectId, traces: traceIds.slice(i, i + IDS_PER_QUERY) });
+      const list = await rows<{ trace_id: string; total: unknown; judges: unknown; unpriced: unknown }>(TRACE_COSTS, {
+        project: projectId,
+        traces: traceIds.slice(i, i + IDS_PER_QUERY),
+      });
       for (const r of list) out.set(r.trace_id, { total_usd: num(r.total), judges_usd: num(r.judges), unpriced_llm_calls: num(r.unpriced) });
     }
     return out;
@@ -53,7 +56,11 @@ export function createCostReads(client: ClickHouseClient): CostReads {
         cacheKeys: [...CACHED_INPUT_TOKEN_ATTRIBUTES],
         pricedAt: Date.now(),
       };
-      const [report] = await rows<{ examined: unknown; rewritten: unknown; changed: unknown; unpriced: unknown; traces: unknown; unpriced_models: string[] }>(REPRICE_REPORT, params, RECOMPUTE_SETTINGS);
+      const [report] = await rows<{ examined: unknown; rewritten: unknown; changed: unknown; unpriced: unknown; traces: unknown; unpriced_models: string[] }>(
+        REPRICE_REPORT,
+        params,
+        RECOMPUTE_SETTINGS,
+      );
       const result: RecomputeResult = {
         version: prices.version,
         from: from.toISOString(),

@@ -98,7 +98,9 @@ export function serializedChdbConnection(inner: ChdbConnection): EmbeddedConnect
     async insert(params) {
       const values = typeof params.values === 'string' ? params.values : await buffered(params.values);
       assertNoEmptyLine(typeof values === 'string' ? values : values.data);
-      return queued(params.abort_signal, () => inner.insert({ ...params, values: typeof values === 'string' ? values : values.stream, abort_signal: undefined }));
+      return queued(params.abort_signal, () =>
+        inner.insert({ ...params, values: typeof values === 'string' ? values : values.stream, abort_signal: undefined }),
+      );
     },
     ping: (params) => queued(undefined, () => inner.ping(params)),
     close: () => inner.close(),

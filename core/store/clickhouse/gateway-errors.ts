@@ -40,7 +40,17 @@ function jsError(err: unknown): GatewayError {
   return new GatewayError(1001, 'STD_EXCEPTION', message);
 }
 
-const BAD_REQUEST = new Set(['SYNTAX_ERROR', 'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE', 'ILLEGAL_COLUMN', 'THERE_IS_NO_COLUMN', 'DUPLICATE_COLUMN', 'BAD_QUERY_PARAMETER', 'TOO_LARGE_STRING_SIZE']);
+const BAD_REQUEST = new Set([
+  'SYNTAX_ERROR',
+  'INCORRECT_DATA',
+  'TYPE_MISMATCH',
+  'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+  'ILLEGAL_COLUMN',
+  'THERE_IS_NO_COLUMN',
+  'DUPLICATE_COLUMN',
+  'BAD_QUERY_PARAMETER',
+  'TOO_LARGE_STRING_SIZE',
+]);
 
 /** ClickHouse's HTTP status for an error type (HTTPHandler's exceptionCodeToHTTPStatus, in outline). */
 function httpStatus(type: string): number {

@@ -41,11 +41,32 @@ export interface GatewayRequest {
  * Sessions are accepted and ignored: every request shares the one chDB connection.
  */
 const NOT_SETTINGS = new Set([
-  'query', 'query_id', 'database', 'default_format', 'user', 'password', 'quota_key', 'role', 'stacktrace',
-  'session_id', 'session_timeout', 'session_check', 'close_session', 'buffer_size', 'wait_end_of_query',
-  'client_protocol_version', 'compress', 'decompress', 'enable_http_compression', 'send_progress_in_http_headers',
-  'http_headers_progress_interval_ms', 'http_send_progress_interval_ms', 'http_response_buffer_size',
-  'http_zlib_compression_level', 'http_native_compression_disable_checksumming_on_decompress', 'http_response_compression_method',
+  'query',
+  'query_id',
+  'database',
+  'default_format',
+  'user',
+  'password',
+  'quota_key',
+  'role',
+  'stacktrace',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'close_session',
+  'buffer_size',
+  'wait_end_of_query',
+  'client_protocol_version',
+  'compress',
+  'decompress',
+  'enable_http_compression',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'http_send_progress_interval_ms',
+  'http_response_buffer_size',
+  'http_zlib_compression_level',
+  'http_native_compression_disable_checksumming_on_decompress',
+  'http_response_compression_method',
 ]);
 
 export function parseRequestUrl(url: URL): GatewayRequest {
@@ -141,8 +162,7 @@ const WHOLE_FORMATS = new Set(['CSV']);
 
 /** An insert whose body goes to chDB as bytes: in chunks as it arrives (`streamed`), or read whole first. */
 export type PassthroughInsert = { table: string; columns?: string[] } & (
-  | { streamed: true; format: 'JSONEachRow' | 'JSONCompactEachRow' | 'TSV' | 'TabSeparated' }
-  | { streamed: false; format: 'CSV' }
+  { streamed: true; format: 'JSONEachRow' | 'JSONCompactEachRow' | 'TSV' | 'TabSeparated' } | { streamed: false; format: 'CSV' }
 );
 
 const IDENT = '[A-Za-z0-9_]+';

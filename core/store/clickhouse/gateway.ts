@@ -116,7 +116,12 @@ export async function startClickHouseGateway(options: GatewayOptions): Promise<R
     if (sql.trim() === '') throw new GatewayError(62, 'SYNTAX_ERROR', 'Empty query');
     // chDB takes SQL as a C string: it would run the text before a NUL and drop the rest.
     if (sql.includes('\0')) throw new GatewayError(62, 'SYNTAX_ERROR', 'The query text contains a NUL byte');
-    if (data?.includes(0)) throw new GatewayError(48, 'NOT_IMPLEMENTED', 'Data with NUL bytes (a binary format) can only be inserted as INSERT ... FORMAT JSONEachRow, JSONCompactEachRow, TabSeparated or CSV');
+    if (data?.includes(0))
+      throw new GatewayError(
+        48,
+        'NOT_IMPLEMENTED',
+        'Data with NUL bytes (a binary format) can only be inserted as INSERT ... FORMAT JSONEachRow, JSONCompactEachRow, TabSeparated or CSV',
+      );
     if (data && hasEmptyLine(data)) throw emptyLineError();
     const result = await connection.exec({
       query: sql,
@@ -147,7 +152,13 @@ export async function startClickHouseGateway(options: GatewayOptions): Promise<R
           stallTimeout: options.stallTimeoutMs ?? 60_000,
           signal,
         })
-      : await connection.chdb.rawInsert({ ...target, format: insert.format, values: wholeWithoutEmptyLines(await readAll(body, maxChunk)), settings: request.settings, signal });
+      : await connection.chdb.rawInsert({
+          ...target,
+          format: insert.format,
+          values: wholeWithoutEmptyLines(await readAll(body, maxChunk)),
+          settings: request.settings,
+          signal,
+        });
     const summary = {
       read_rows: String(done.rowsSent ?? done.rowsWritten),
       read_bytes: String(done.bytesSent),

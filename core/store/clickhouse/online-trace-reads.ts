@@ -52,7 +52,9 @@ export function nextTracesSql(filter: OnlineRuleFilter, afterTrace: boolean): st
   if (attributes) where.push('arrayAll((k, v) -> mapContains(attributes, k) AND attributes[k] = v, {attrKeys:Array(String)}, {attrValues:Array(String)})');
   const sets = [IN_RANGE];
   if (filter.component_type !== undefined) {
-    sets.push(`trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND component_type = {componentType:String} AND ${IN_RANGE})`);
+    sets.push(
+      `trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND component_type = {componentType:String} AND ${IN_RANGE})`,
+    );
   }
   return `
 SELECT trace_id, toUnixTimestamp64Milli(end_time) AS end_ms, toUnixTimestamp64Milli(stored) AS stored_ms

@@ -77,7 +77,12 @@ export async function listPromptTraces(rows: Rows, projectId: string, q: PromptT
     total = all.length ? Number(all[0].total) : 0;
   }
   return {
-    traces: list.map((r) => ({ trace_id: r.trace_id, start_time: fromClickHouseTime(r.first_start), versions: r.versions.map(Number), span_count: Number(r.span_count) })),
+    traces: list.map((r) => ({
+      trace_id: r.trace_id,
+      start_time: fromClickHouseTime(r.first_start),
+      versions: r.versions.map(Number),
+      span_count: Number(r.span_count),
+    })),
     total,
     limit: q.limit,
     offset: q.offset,

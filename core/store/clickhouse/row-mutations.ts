@@ -26,7 +26,13 @@ export async function tablesWithColumns(client: ClickHouseClient, columns: reado
 }
 
 /** Deletes the rows of `table` matching `where` (with `params`); returns how many it held. Running it again deletes nothing more. */
-export async function deleteRows(client: ClickHouseClient, table: string, where: string, params: Record<string, unknown>, cluster?: string): Promise<{ readable: string; deleted: number }> {
+export async function deleteRows(
+  client: ClickHouseClient,
+  table: string,
+  where: string,
+  params: Record<string, unknown>,
+  cluster?: string,
+): Promise<{ readable: string; deleted: number }> {
   const readable = cluster ? table.replace(/_local$/, '') : table;
   const counted = await client.query({ query: `SELECT count() AS n FROM ${DATABASE}.${readable} WHERE ${where}`, query_params: params, format: 'JSONEachRow' });
   const n = Number((await counted.json<{ n: string | number }>())[0]?.n ?? 0);

@@ -72,10 +72,36 @@ export function spanRow(s: SpanRecord): ReturnType<typeof baseRow> & CostColumns
  * takes a new message format, and the ingester keeps reading the old one.
  */
 export const SPAN_COLUMNS = [
-  'project_id', 'trace_id', 'span_id', 'parent_span_id', 'name', 'span_type', 'component_type', 'convention',
-  'kind', 'status', 'status_message', 'start_time', 'end_time', 'duration_ms', 'model', 'input', 'output',
-  'input_tokens', 'output_tokens', 'attributes', 'resource_attributes', 'scope_name', 'scope_version', 'events',
-  'cached_input_tokens', 'input_cost', 'output_cost', 'cached_input_cost', 'total_cost', 'cost_version',
+  'project_id',
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'name',
+  'span_type',
+  'component_type',
+  'convention',
+  'kind',
+  'status',
+  'status_message',
+  'start_time',
+  'end_time',
+  'duration_ms',
+  'model',
+  'input',
+  'output',
+  'input_tokens',
+  'output_tokens',
+  'attributes',
+  'resource_attributes',
+  'scope_name',
+  'scope_version',
+  'events',
+  'cached_input_tokens',
+  'input_cost',
+  'output_cost',
+  'cached_input_cost',
+  'total_cost',
+  'cost_version',
 ] as const satisfies ReadonlyArray<keyof ReturnType<typeof spanRow>>;
 
 export type SpanColumn = (typeof SPAN_COLUMNS)[number];
@@ -160,7 +186,13 @@ export type SpanRow = Omit<ReturnType<typeof baseRow>, 'start_time' | 'end_time'
 /** The stored cost of a span row, or null when it was not priced. */
 function costOf(r: SpanRow): SpanCost | null {
   if (r.total_cost === null || r.total_cost === undefined) return null;
-  return { input: Number(r.input_cost ?? 0), output: Number(r.output_cost ?? 0), cached_input: Number(r.cached_input_cost ?? 0), total: Number(r.total_cost), version: r.cost_version ?? '' };
+  return {
+    input: Number(r.input_cost ?? 0),
+    output: Number(r.output_cost ?? 0),
+    cached_input: Number(r.cached_input_cost ?? 0),
+    total: Number(r.total_cost),
+    version: r.cost_version ?? '',
+  };
 }
 
 function parseEvents(json: string): SpanView['events'] {

@@ -25,8 +25,6 @@ export async function readSpanPage(rows: RunQuery, projectId: string, traceId: s
   const shown = found.slice(0, page.limit);
   const last = shown.at(-1);
   const nextCursor =
-    found.length > page.limit && last
-      ? encodeSpanCursor({ startMs: Date.parse(fromClickHouseTime(last.start_time)), spanId: last.span_id })
-      : null;
+    found.length > page.limit && last ? encodeSpanCursor({ startMs: Date.parse(fromClickHouseTime(last.start_time)), spanId: last.span_id }) : null;
   return { spans: shown.map(traceSpanView), nextCursor };
 }

@@ -20,7 +20,9 @@ const IDS_PER_MUTATION = 1000;
 
 /** The ids of the project's traces with a span naming this user or session in one of SUBJECT_ATTRIBUTES. */
 export async function tracesOfSubject(client: ClickHouseClient, projectId: string, subject: Subject, value: string): Promise<string[]> {
-  const match = SUBJECT_ATTRIBUTES[subject].flatMap((key) => [`attributes['${key}'] = {value:String}`, `resource_attributes['${key}'] = {value:String}`]).join(' OR ');
+  const match = SUBJECT_ATTRIBUTES[subject]
+    .flatMap((key) => [`attributes['${key}'] = {value:String}`, `resource_attributes['${key}'] = {value:String}`])
+    .join(' OR ');
   const rs = await client.query({
     query: `SELECT DISTINCT trace_id FROM ${DATABASE}.spans WHERE project_id = {project:String} AND (${match}) ORDER BY trace_id`,
     query_params: { project: projectId, value },
@@ -34,13 +36,24 @@ export async function tracesOfSubject(client: ClickHouseClient, projectId: strin
  * `trace_id`); returns the rows each table held (what was deleted). Running it again deletes
  * nothing more.
  */
-export async function eraseTraces(client: ClickHouseClient, projectId: string, traceIds: readonly string[], options: { cluster?: string } = {}): Promise<Record<string, number>> {
+export async function eraseTraces(
+  client: ClickHouseClient,
+  projectId: string,
+  traceIds: readonly string[],
+  options: { cluster?: string } = {},
+): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
   if (traceIds.length === 0) return deleted;
   for (const table of await tablesWithColumns(client, ['project_id', 'trace_id'])) {
     for (let at = 0; at < traceIds.length; at += IDS_PER_MUTATION) {
       const ids = traceIds.slice(at, at + IDS_PER_MUTATION);
-      const { readable, deleted: n } = await deleteRows(client, table, 'project_id = {project:String} AND trace_id IN {ids:Array(String)}', { project: projectId, ids }, options.cluster);
+      const { readable, deleted: n } = await deleteRows(
+        client,
+        table,
+        'project_id = {project:String} AND trace_id IN {ids:Array(String)}',
+        { project: projectId, ids },
+        options.cluster,
+      );
       if (n > 0) deleted[readable] = (deleted[readable] ?? 0) + n;
     }
   }

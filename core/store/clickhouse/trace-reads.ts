@@ -76,7 +76,9 @@ export function createTraceReads(rows: Rows) {
       const others = filters.filter((f) => f !== 'search');
       const window = await rows<PageRow>(tracePageSql(others, false), { ...params, limit: TRACE_SEARCH_WINDOW, offset: 0 });
       searchTruncated = window.length > 0 && Number(window[0].total) > TRACE_SEARCH_WINDOW;
-      const hits = window.length ? await rows<{ trace_id: string }>(SPAN_SEARCH, { project: projectId, traces: window.map((w) => w.trace_id), search: q.search }) : [];
+      const hits = window.length
+        ? await rows<{ trace_id: string }>(SPAN_SEARCH, { project: projectId, traces: window.map((w) => w.trace_id), search: q.search })
+        : [];
       params.searchHits = hits.map((h) => h.trace_id);
     }
     const page = await rows<PageRow>(tracePageSql(filters, q.cursor !== undefined), params);
@@ -97,7 +99,13 @@ export function createTraceReads(rows: Rows) {
       .map((t): TraceListItem => ({ ...t, scores: scores.get(t.trace_id) ?? [] }));
     const last = ids.at(-1);
     const nextCursor = more && last ? { startMs: Number(last.start_ms), traceId: last.trace_id } : null;
-    const list: TraceList = { traces, total, limit: q.limit, offset: q.offset, next_cursor: nextCursor && encodeKeysetCursor({ startMs: nextCursor.startMs, id: nextCursor.traceId }) };
+    const list: TraceList = {
+      traces,
+      total,
+      limit: q.limit,
+      offset: q.offset,
+      next_cursor: nextCursor && encodeKeysetCursor({ startMs: nextCursor.startMs, id: nextCursor.traceId }),
+    };
     if (searchTruncated !== undefined) list.search_truncated = searchTruncated;
     return list;
   }

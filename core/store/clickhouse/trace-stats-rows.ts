@@ -50,7 +50,7 @@ function resourceJson(resource: Record<string, string>): string {
   return some.length <= ROOT_RESOURCE_MAX ? some : '{}';
 }
 
-const before = (a: Root, b: Root): boolean => a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2];
+const before = (a: Root, b: Root): boolean => (a[0] !== b[0] ? a[0] < b[0] : a[1] !== b[1] ? a[1] < b[1] : a[2] < b[2]);
 
 /**
  * The `trace_stats_input` rows of a write (migrations/clickhouse/002): per trace it touches, what
@@ -85,7 +85,21 @@ export function createTraceStatsRows() {
       const error = s.status === 'error' ? 1 : 0;
       let c = open.get(key);
       if (!c) {
-        c = { projectId: s.project_id, traceId: s.trace_id, minStart: s.start_time, maxEnd: s.end_time, hasError: error, root, ids: [], idChars: 0, flags: [], inputTokens: [], outputTokens: [], costIds: [], costs: [] };
+        c = {
+          projectId: s.project_id,
+          traceId: s.trace_id,
+          minStart: s.start_time,
+          maxEnd: s.end_time,
+          hasError: error,
+          root,
+          ids: [],
+          idChars: 0,
+          flags: [],
+          inputTokens: [],
+          outputTokens: [],
+          costIds: [],
+          costs: [],
+        };
         open.set(key, c);
       } else {
         if (s.start_time < c.minStart) c.minStart = s.start_time;
@@ -116,15 +130,15 @@ export function createTraceStatsRows() {
      */
     addHeader(h: TraceHeader): string {
       const line = encodeRow({
-          project_id: h.project_id,
-          trace_id: h.trace_id,
-          min_start: toClickHouseTicks(h.start_time),
-          max_end: toClickHouseTicks(h.start_time + h.duration_ms),
-          header: 1,
-          header_name: h.name,
-          header_status: h.status,
-          header_attributes: h.attributes,
-        });
+        project_id: h.project_id,
+        trace_id: h.trace_id,
+        min_start: toClickHouseTicks(h.start_time),
+        max_end: toClickHouseTicks(h.start_time + h.duration_ms),
+        header: 1,
+        header_name: h.name,
+        header_status: h.status,
+        header_attributes: h.attributes,
+      });
       rows.push(line);
       return line;
     },

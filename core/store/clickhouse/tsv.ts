@@ -128,4 +128,3 @@ const ESCAPE_SEQUENCE = /\\(.)/gs;
 export function tsvFieldText(field: string): string {
   return field.includes('\\') ? field.replace(ESCAPE_SEQUENCE, (_, c: string) => UNESCAPES[c] ?? c) : field;
 }
-

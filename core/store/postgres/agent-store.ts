@@ -66,7 +66,11 @@ export function createAgentStore(pool: pg.Pool): AgentStore {
 
     async list(projectId, { limit, offset }) {
       const [page, count] = await Promise.all([
-        pool.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [projectId, limit, offset]),
+        pool.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
+          projectId,
+          limit,
+          offset,
+        ]),
         pool.query<{ total: number }>('SELECT count(*)::int AS total FROM agents WHERE project_id = $1', [projectId]),
       ]);
       return { agents: page.rows.map((row) => toAgentView(toRecord(row))), total: count.rows[0].total, limit, offset };
@@ -84,7 +88,13 @@ export function createAgentStore(pool: pg.Pool): AgentStore {
              headers = CASE WHEN $7::jsonb IS NOT NULL THEN $7::jsonb WHEN endpoint = $5 THEN headers ELSE '{}'::jsonb END, updated_at = now()
            WHERE project_id = $1 AND id = (SELECT id FROM agents WHERE ${MATCH_REF} ${ID_FIRST})
            RETURNING ${COLUMNS}`,
-          [...refParams(projectId, idOrName), input.name, input.endpoint, input.description ?? null, input.headers === undefined ? null : JSON.stringify(input.headers)],
+          [
+            ...refParams(projectId, idOrName),
+            input.name,
+            input.endpoint,
+            input.description ?? null,
+            input.headers === undefined ? null : JSON.stringify(input.headers),
+          ],
         );
         return rows.length ? toAgentView(toRecord(rows[0])) : null;
       } catch (err) {

@@ -73,8 +73,22 @@ function toEvent(row: EventRow): AlertEvent {
 /** The settings as `$3 .. $18` (after project and id). */
 function definitionParams(def: AlertRuleDefinition): unknown[] {
   return [
-    def.name, def.metric, JSON.stringify(def.filter), def.window_seconds, def.eval_interval_seconds, def.operator, def.threshold, def.severity,
-    def.webhook_url, def.no_data, def.min_samples, def.enabled, def.drift_test, def.drift_source, def.baseline_windows, def.psi_bins,
+    def.name,
+    def.metric,
+    JSON.stringify(def.filter),
+    def.window_seconds,
+    def.eval_interval_seconds,
+    def.operator,
+    def.threshold,
+    def.severity,
+    def.webhook_url,
+    def.no_data,
+    def.min_samples,
+    def.enabled,
+    def.drift_test,
+    def.drift_source,
+    def.baseline_windows,
+    def.psi_bins,
   ];
 }
 
@@ -98,7 +112,11 @@ export function createAlertStore(pool: pg.Pool): AlertStore {
       if (state !== undefined) where += ` AND state = $${params.push(state)}`;
       const n = params.length;
       const [page, count] = await Promise.all([
-        pool.query<RuleRow>(`SELECT ${RULE_COLUMNS} FROM alert_rules WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, limit, offset]),
+        pool.query<RuleRow>(`SELECT ${RULE_COLUMNS} FROM alert_rules WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [
+          ...params,
+          limit,
+          offset,
+        ]),
         pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM alert_rules WHERE ${where}`, params),
       ]);
       return { rules: page.rows.map(toRule), total: count.rows[0].total, limit, offset };
@@ -141,7 +159,11 @@ export function createAlertStore(pool: pg.Pool): AlertStore {
       if (q.end_time !== undefined) where += ` AND at <= $${params.push(q.end_time)}`;
       const n = params.length;
       const [page, count] = await Promise.all([
-        pool.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM alert_events WHERE ${where} ORDER BY at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, q.limit, q.offset]),
+        pool.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM alert_events WHERE ${where} ORDER BY at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [
+          ...params,
+          q.limit,
+          q.offset,
+        ]),
         pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM alert_events WHERE ${where}`, params),
       ]);
       return { events: page.rows.map(toEvent), total: count.rows[0].total, limit: q.limit, offset: q.offset };
@@ -161,7 +183,10 @@ export function createAlertStore(pool: pg.Pool): AlertStore {
 
     async commitEvaluation(claim, result, decide) {
       return inTransaction(pool, async (client) => {
-        const { rows } = await client.query<{ state: AlertState }>('SELECT state FROM alert_rules WHERE id = $1 AND claim_seq = $2 FOR UPDATE', [claim.id, claim.claim_seq]);
+        const { rows } = await client.query<{ state: AlertState }>('SELECT state FROM alert_rules WHERE id = $1 AND claim_seq = $2 FOR UPDATE', [
+          claim.id,
+          claim.claim_seq,
+        ]);
         if (!rows.length) return null;
         const next = decide(rows[0].state);
         await client.query(
@@ -175,7 +200,18 @@ export function createAlertStore(pool: pg.Pool): AlertStore {
           await client.query(
             `INSERT INTO alert_events (id, rule_id, project_id, kind, value, threshold, at, payload, webhook_url, delivery_status, next_attempt_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, CASE WHEN $9::text IS NULL THEN NULL ELSE now() END)`,
-            [e.id, claim.id, claim.project_id, e.kind, e.value, e.threshold, e.at, JSON.stringify(e.payload), e.webhook_url, e.webhook_url === null ? 'none' : 'pending'],
+            [
+              e.id,
+              claim.id,
+              claim.project_id,
+              e.kind,
+              e.value,
+              e.threshold,
+              e.at,
+              JSON.stringify(e.payload),
+              e.webhook_url,
+              e.webhook_url === null ? 'none' : 'pending',
+            ],
           );
         }
         return next;
@@ -183,7 +219,12 @@ export function createAlertStore(pool: pg.Pool): AlertStore {
     },
 
     async recordEvaluationError(claim, at, message) {
-      await pool.query('UPDATE alert_rules SET last_evaluated_at = $3, last_error = $4 WHERE id = $1 AND claim_seq = $2', [claim.id, claim.claim_seq, at, message]);
+      await pool.query('UPDATE alert_rules SET last_evaluated_at = $3, last_error = $4 WHERE id = $1 AND claim_seq = $2', [
+        claim.id,
+        claim.claim_seq,
+        at,
+        message,
+      ]);
     },
 
     async claimDeliveries(limit, leaseMs) {

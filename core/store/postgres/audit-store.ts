@@ -42,7 +42,18 @@ export function createAuditStore(pool: pg.Pool): AuditStore {
       await pool.query(
         `INSERT INTO audit_log (id, actor_kind, actor_id, actor_name, action, project_id, target, details, client_address, user_agent)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [randomUUID(), row.actorKind, row.actorId, row.actorName, row.action, row.projectId, row.target, JSON.stringify(row.details), row.clientAddress, row.userAgent],
+        [
+          randomUUID(),
+          row.actorKind,
+          row.actorId,
+          row.actorName,
+          row.action,
+          row.projectId,
+          row.target,
+          JSON.stringify(row.details),
+          row.clientAddress,
+          row.userAgent,
+        ],
       );
     },
 

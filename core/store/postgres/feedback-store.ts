@@ -44,7 +44,13 @@ export interface FeedbackStore {
    * inside the transaction with the preference feedback (the route writes its scores there): when
    * it fails, nothing is stored and the comparison stays pending.
    */
-  answerComparison(projectId: string, id: string, answer: AnswerComparison, answeredBy: Actor, alongside: (feedback: Feedback) => Promise<void>): Promise<{ comparison: Comparison; feedback: Feedback; created: boolean } | null>;
+  answerComparison(
+    projectId: string,
+    id: string,
+    answer: AnswerComparison,
+    answeredBy: Actor,
+    alongside: (feedback: Feedback) => Promise<void>,
+  ): Promise<{ comparison: Comparison; feedback: Feedback; created: boolean } | null>;
 }
 
 /** A pool or one of its clients (inside a transaction). */
@@ -71,7 +77,8 @@ interface ComparisonRow extends Omit<Comparison, 'created_at' | 'answered_at'> {
 }
 
 const FEEDBACK_COLUMNS = 'id, type, trace_id, span_id, data, user_id, user_name, source, comparison_id, queue_item_id, request_hash, created_at';
-const COMPARISON_COLUMNS = 'id, prompt, output_a, output_b, trace_a, trace_b, user_id, source, status, preferred, reason, answered_by, answered_by_name, feedback_id, created_at, answered_at';
+const COMPARISON_COLUMNS =
+  'id, prompt, output_a, output_b, trace_a, trace_b, user_id, source, status, preferred, reason, answered_by, answered_by_name, feedback_id, created_at, answered_at';
 
 /** The one converter from a feedback row. */
 function toFeedback(row: FeedbackRow): Feedback {
@@ -116,7 +123,20 @@ export async function insertFeedback(
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (id) DO NOTHING
      RETURNING ${FEEDBACK_COLUMNS}`,
-    [id, projectId, input.type, input.trace_id, input.span_id, JSON.stringify(dataOf(input)), input.user_id, input.user_name, input.source, links.comparisonId ?? null, links.queueItemId ?? null, links.requestHash ?? null],
+    [
+      id,
+      projectId,
+      input.type,
+      input.trace_id,
+      input.span_id,
+      JSON.stringify(dataOf(input)),
+      input.user_id,
+      input.user_name,
+      input.source,
+      links.comparisonId ?? null,
+      links.queueItemId ?? null,
+      links.requestHash ?? null,
+    ],
   );
   return rows.length ? toFeedback(rows[0]) : null;
 }
@@ -200,7 +220,17 @@ export function createFeedbackStore(pool: pg.Pool): FeedbackStore {
       const { rows } = await pool.query<ComparisonRow>(
         `INSERT INTO feedback_comparisons (id, project_id, prompt, output_a, output_b, trace_a, trace_b, user_id, source)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COMPARISON_COLUMNS}`,
-        [randomUUID(), projectId, input.prompt, input.output_a, input.output_b, input.trace_a ?? null, input.trace_b ?? null, input.user_id ?? null, input.source ?? null],
+        [
+          randomUUID(),
+          projectId,
+          input.prompt,
+          input.output_a,
+          input.output_b,
+          input.trace_a ?? null,
+          input.trace_b ?? null,
+          input.user_id ?? null,
+          input.source ?? null,
+        ],
       );
       return toComparison(rows[0]);
     },

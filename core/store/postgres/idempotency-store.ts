@@ -69,10 +69,10 @@ export function createIdempotencyStore(pool: pg.Pool): IdempotencyStore {
     },
 
     async release(request, owner) {
-      await pool.query(
-        'DELETE FROM idempotency_keys WHERE project_id = $1 AND route = $2 AND key = $3 AND owner = $4 AND response_status IS NULL',
-        [...pk(request), owner],
-      );
+      await pool.query('DELETE FROM idempotency_keys WHERE project_id = $1 AND route = $2 AND key = $3 AND owner = $4 AND response_status IS NULL', [
+        ...pk(request),
+        owner,
+      ]);
     },
 
     async deleteExpired() {

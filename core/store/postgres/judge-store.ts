@@ -17,9 +17,27 @@ export function createJudgeStore(pool: pg.Pool): JudgeStore {
              input_tokens, output_tokens, cached_input_tokens, cost_usd, price_version, started_at, ended_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, to_timestamp($20 / 1000.0), to_timestamp($21 / 1000.0))`,
           [
-            randomUUID(), projectId, run?.runId ?? null, run?.caseIndex ?? null, run?.trial ?? null, traceId ?? null, g.scorer, g.provider, g.model, g.attempt, g.status,
-            g.error === undefined ? null : pgSafeText(g.error.slice(0, 4096)), pgSafeJson(g.input), pgSafeJson(g.output ?? null),
-            input, output, g.usage?.cached_input_tokens ?? 0, cost?.cost_usd ?? null, cost?.price_version ?? null, g.startedAt, g.endedAt,
+            randomUUID(),
+            projectId,
+            run?.runId ?? null,
+            run?.caseIndex ?? null,
+            run?.trial ?? null,
+            traceId ?? null,
+            g.scorer,
+            g.provider,
+            g.model,
+            g.attempt,
+            g.status,
+            g.error === undefined ? null : pgSafeText(g.error.slice(0, 4096)),
+            pgSafeJson(g.input),
+            pgSafeJson(g.output ?? null),
+            input,
+            output,
+            g.usage?.cached_input_tokens ?? 0,
+            cost?.cost_usd ?? null,
+            cost?.price_version ?? null,
+            g.startedAt,
+            g.endedAt,
           ],
         );
         if (!run) return;
@@ -45,7 +63,10 @@ export function createJudgeStore(pool: pg.Pool): JudgeStore {
 
     async callsForTrials(runId, trials) {
       if (trials.length === 0) return [];
-      const { rows } = await pool.query<Omit<StoredJudgeCall, 'input_tokens' | 'output_tokens' | 'cached_input_tokens' | 'started_ms' | 'ended_ms'> & Record<'input_tokens' | 'output_tokens' | 'cached_input_tokens' | 'started_ms' | 'ended_ms', string>>(
+      const { rows } = await pool.query<
+        Omit<StoredJudgeCall, 'input_tokens' | 'output_tokens' | 'cached_input_tokens' | 'started_ms' | 'ended_ms'> &
+          Record<'input_tokens' | 'output_tokens' | 'cached_input_tokens' | 'started_ms' | 'ended_ms', string>
+      >(
         `SELECT j.id, j.case_index, j.trial, j.scorer, j.provider, j.model, j.attempt, j.status, j.error, j.input, j.output,
            j.input_tokens, j.output_tokens, j.cached_input_tokens, j.cost_usd, j.price_version,
            (extract(epoch FROM j.started_at) * 1000)::bigint AS started_ms, (extract(epoch FROM j.ended_at) * 1000)::bigint AS ended_ms

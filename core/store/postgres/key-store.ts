@@ -50,7 +50,13 @@ interface ProjectRow {
 const PROJECT_COLUMNS = 'id, name, is_default, created_at, archived_at';
 
 function toProjectView(row: ProjectRow): ProjectView {
-  return { id: row.id, name: row.name, is_default: row.is_default, created_at: row.created_at.toISOString(), archived_at: row.archived_at?.toISOString() ?? null };
+  return {
+    id: row.id,
+    name: row.name,
+    is_default: row.is_default,
+    created_at: row.created_at.toISOString(),
+    archived_at: row.archived_at?.toISOString() ?? null,
+  };
 }
 
 export function createKeyStore(pool: pg.Pool): KeyStore {
@@ -65,13 +71,26 @@ export function createKeyStore(pool: pg.Pool): KeyStore {
     },
 
     async findByPrefix(prefix) {
-      const { rows } = await pool.query<{ id: string; project_id: string; name: string; role: Role; server_admin: boolean; key_hash: Buffer; revoked_at: Date | null }>(
-        'SELECT id, project_id, name, role, server_admin, key_hash, revoked_at FROM api_keys WHERE prefix = $1',
-        [prefix],
-      );
+      const { rows } = await pool.query<{
+        id: string;
+        project_id: string;
+        name: string;
+        role: Role;
+        server_admin: boolean;
+        key_hash: Buffer;
+        revoked_at: Date | null;
+      }>('SELECT id, project_id, name, role, server_admin, key_hash, revoked_at FROM api_keys WHERE prefix = $1', [prefix]);
       const row = rows[0];
       return row
-        ? { id: row.id, project_id: row.project_id, name: row.name, role: row.role, server_admin: row.server_admin, key_hash: row.key_hash, revoked: row.revoked_at !== null }
+        ? {
+            id: row.id,
+            project_id: row.project_id,
+            name: row.name,
+            role: row.role,
+            server_admin: row.server_admin,
+            key_hash: row.key_hash,
+            revoked: row.revoked_at !== null,
+          }
         : null;
     },
 

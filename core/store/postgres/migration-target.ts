@@ -9,9 +9,7 @@ export function postgresMigrationTarget(pool: pg.Pool): MigrationTarget {
   return {
     store: 'postgres',
     async applied() {
-      await pool.query(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-      );
+      await pool.query('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
       const { rows } = await pool.query<{ id: string }>('SELECT id FROM schema_migrations');
       return new Set(rows.map((r) => r.id));
     },

@@ -34,7 +34,11 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
       if (enabled !== undefined) where += ` AND r.enabled = $${params.push(enabled)}`;
       const n = params.length;
       const [page, count] = await Promise.all([
-        pool.query<RuleRow>(`SELECT ${RULE_COLUMNS} FROM ${RULE_FROM} WHERE ${where} ORDER BY r.created_at DESC, r.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, limit, offset]),
+        pool.query<RuleRow>(`SELECT ${RULE_COLUMNS} FROM ${RULE_FROM} WHERE ${where} ORDER BY r.created_at DESC, r.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [
+          ...params,
+          limit,
+          offset,
+        ]),
         pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM online_rules r WHERE ${where}`, params),
       ]);
       return { rules: page.rows.map(toRule), total: count.rows[0].total, limit, offset };
@@ -80,9 +84,18 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
     },
 
     async metrics() {
-      const { rows } = await pool.query<{ id: string; project_id: string; enabled: boolean; scored: string; skipped_by_sampling: string; errors: string; judge_tokens: string; cost_usd: number; pending: number; lag_ms: string | null }>(
-        `SELECT r.id, r.project_id, r.enabled, r.scored, r.skipped_by_sampling, r.errors, r.judge_tokens, r.cost_usd, o.pending, o.lag_ms FROM ${RULE_FROM}`,
-      );
+      const { rows } = await pool.query<{
+        id: string;
+        project_id: string;
+        enabled: boolean;
+        scored: string;
+        skipped_by_sampling: string;
+        errors: string;
+        judge_tokens: string;
+        cost_usd: number;
+        pending: number;
+        lag_ms: string | null;
+      }>(`SELECT r.id, r.project_id, r.enabled, r.scored, r.skipped_by_sampling, r.errors, r.judge_tokens, r.cost_usd, o.pending, o.lag_ms FROM ${RULE_FROM}`);
       return rows.map((r) => ({
         rule_id: r.id,
         project_id: r.project_id,

@@ -17,7 +17,17 @@ export type OnlineWorkQueue = Pick<
 export function createOnlineWorkQueue(pool: pg.Pool): OnlineWorkQueue {
   return {
     async claimScans(limit, leaseMs) {
-      const { rows } = await pool.query<{ id: string; project_id: string; claim_seq: string; filter: OnlineRuleFilter; sample_rate: number; delay_seconds: number; since_ms: string; watermark_stored_ms: string; watermark_trace: string | null }>(
+      const { rows } = await pool.query<{
+        id: string;
+        project_id: string;
+        claim_seq: string;
+        filter: OnlineRuleFilter;
+        sample_rate: number;
+        delay_seconds: number;
+        since_ms: string;
+        watermark_stored_ms: string;
+        watermark_trace: string | null;
+      }>(
         `UPDATE online_rules r SET next_scan_at = now() + make_interval(secs => $2::double precision / 1000), claim_seq = r.claim_seq + 1
          WHERE r.id IN (SELECT id FROM online_rules WHERE enabled AND next_scan_at <= now() ORDER BY next_scan_at LIMIT $1 FOR UPDATE SKIP LOCKED)
          RETURNING r.id, r.project_id, r.claim_seq, r.filter, r.sample_rate, r.delay_seconds, r.since_ms, r.watermark_stored_ms, r.watermark_trace`,
@@ -52,8 +62,16 @@ export function createOnlineWorkQueue(pool: pg.Pool): OnlineWorkQueue {
          )
          SELECT EXISTS (SELECT 1 FROM rule) AS committed, (SELECT count(*) FROM claimed) AS claimed`,
         [
-          claim.id, claim.claim_seq, scan.watermark.storedMs, scan.watermark.traceId, scan.backlogStoredMs, scan.skipped, scan.nextScanInMs,
-          scan.sampled.map((t) => t.trace_id), scan.sampled.map((t) => t.end_ms), scan.sampled.map((t) => t.stored_ms),
+          claim.id,
+          claim.claim_seq,
+          scan.watermark.storedMs,
+          scan.watermark.traceId,
+          scan.backlogStoredMs,
+          scan.skipped,
+          scan.nextScanInMs,
+          scan.sampled.map((t) => t.trace_id),
+          scan.sampled.map((t) => t.end_ms),
+          scan.sampled.map((t) => t.stored_ms),
         ],
       );
       return rows[0].committed;
@@ -69,7 +87,16 @@ export function createOnlineWorkQueue(pool: pg.Pool): OnlineWorkQueue {
 
     async claimEvaluations(limit, leaseMs) {
       const lease = randomUUID();
-      const { rows } = await pool.query<{ rule_id: string; rule_name: string; project_id: string; trace_id: string; trace_end_ms: string; attempts: number; scorers: ScorerRef[]; expected: Expected }>(
+      const { rows } = await pool.query<{
+        rule_id: string;
+        rule_name: string;
+        project_id: string;
+        trace_id: string;
+        trace_end_ms: string;
+        attempts: number;
+        scorers: ScorerRef[];
+        expected: Expected;
+      }>(
         `UPDATE online_evaluations e SET status = 'running', attempts = e.attempts + 1, lease = $2,
            next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
          FROM online_rules r

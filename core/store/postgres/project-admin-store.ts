@@ -93,7 +93,10 @@ export function createProjectAdminStore(pool: pg.Pool): ProjectAdminStore {
         if (row.is_default) return { ok: false, reason: 'is_default' };
         if (!row.archived_at) return { ok: false, reason: 'not_archived' };
         const marked = await client.query<Row>(`UPDATE projects SET deleted_at = now() WHERE id = $1 RETURNING ${COLUMNS}`, [id]);
-        const revoked = await client.query<{ prefix: string }>('UPDATE api_keys SET revoked_at = now() WHERE project_id = $1 AND revoked_at IS NULL RETURNING prefix', [id]);
+        const revoked = await client.query<{ prefix: string }>(
+          'UPDATE api_keys SET revoked_at = now() WHERE project_id = $1 AND revoked_at IS NULL RETURNING prefix',
+          [id],
+        );
         return { ok: true, project: toView(marked.rows[0]), revokedPrefixes: revoked.rows.map((r) => r.prefix) };
       });
     },

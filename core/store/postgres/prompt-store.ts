@@ -138,7 +138,13 @@ function selection(select: PromptSelector): [number | null, string | null] {
 }
 
 export function createPromptStore(pool: pg.Pool): PromptStore {
-  async function readVersion(client: pg.Pool | pg.ClientBase, projectId: string, match: string, ref: string, select: PromptSelector): Promise<PromptLookup<PromptVersion>> {
+  async function readVersion(
+    client: pg.Pool | pg.ClientBase,
+    projectId: string,
+    match: string,
+    ref: string,
+    select: PromptSelector,
+  ): Promise<PromptLookup<PromptVersion>> {
     const { rows } = await client.query<VersionRow>(`${VERSION} WHERE p.project_id = $1 AND ${match}`, [projectId, ref, ...selection(select)]);
     if (!rows.length) return { found: false, missing: 'prompt' };
     if (rows[0].version === null) return { found: false, missing: select.label !== undefined && select.label !== LATEST_LABEL ? 'label' : 'version' };
@@ -160,12 +166,17 @@ export function createPromptStore(pool: pg.Pool): PromptStore {
   async function lockPrompt(client: pg.ClientBase, projectId: string, ref: string): Promise<PromptRow | null> {
     const match = refMatch(ref);
     if (!match) return null;
-    const { rows } = await client.query<PromptRow>(`SELECT p.id, p.name, p.latest_version FROM prompts p WHERE p.project_id = $1 AND ${match} FOR UPDATE`, [projectId, ref]);
+    const { rows } = await client.query<PromptRow>(`SELECT p.id, p.name, p.latest_version FROM prompts p WHERE p.project_id = $1 AND ${match} FOR UPDATE`, [
+      projectId,
+      ref,
+    ]);
     return rows[0] ?? null;
   }
 
   async function labelsOf(client: pg.ClientBase, prompt: PromptRow): Promise<PromptLabels> {
-    const { rows } = await client.query<{ label: string; version: number }>('SELECT label, version FROM prompt_labels WHERE prompt_id = $1 ORDER BY label', [prompt.id]);
+    const { rows } = await client.query<{ label: string; version: number }>('SELECT label, version FROM prompt_labels WHERE prompt_id = $1 ORDER BY label', [
+      prompt.id,
+    ]);
     return { id: prompt.id, name: prompt.name, latest_version: prompt.latest_version, labels: Object.fromEntries(rows.map((r) => [r.label, r.version])) };
   }
 
@@ -180,7 +191,12 @@ export function createPromptStore(pool: pg.Pool): PromptStore {
       const id = randomUUID();
       try {
         return await inTransaction(pool, async (client) => {
-          await client.query('INSERT INTO prompts (id, project_id, name, type, latest_version) VALUES ($1, $2, $3, $4, 1)', [id, projectId, input.name, input.type]);
+          await client.query('INSERT INTO prompts (id, project_id, name, type, latest_version) VALUES ($1, $2, $3, $4, 1)', [
+            id,
+            projectId,
+            input.name,
+            input.type,
+          ]);
           await client.query(INSERT_VERSION, versionParams(id, 1, input));
           await moveLabels(client, id, input.labels, 1);
           return written(client, projectId, id, 1);
@@ -203,7 +219,11 @@ export function createPromptStore(pool: pg.Pool): PromptStore {
       }
       const n = params.length;
       const [page, count] = await Promise.all([
-        pool.query<SummaryRow>(`${SUMMARY} WHERE p.project_id = $1${filter} ORDER BY p.created_at DESC, p.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, limit, offset]),
+        pool.query<SummaryRow>(`${SUMMARY} WHERE p.project_id = $1${filter} ORDER BY p.created_at DESC, p.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [
+          ...params,
+          limit,
+          offset,
+        ]),
         pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM prompts p WHERE p.project_id = $1${filter}`, params),
       ]);
       return { prompts: page.rows.map(toSummary), total: count.rows[0].total, limit, offset };
@@ -229,7 +249,10 @@ export function createPromptStore(pool: pg.Pool): PromptStore {
     async versions(projectId, ref, { limit, offset }) {
       const match = refMatch(ref);
       if (!match) return null;
-      const { rows: found } = await pool.query<PromptRow>(`SELECT p.id, p.name, p.latest_version FROM prompts p WHERE p.project_id = $1 AND ${match}`, [projectId, ref]);
+      const { rows: found } = await pool.query<PromptRow>(`SELECT p.id, p.name, p.latest_version FROM prompts p WHERE p.project_id = $1 AND ${match}`, [
+        projectId,
+        ref,
+      ]);
       if (!found.length) return null;
       const prompt = found[0];
       const { rows } = await pool.query<{ version: number; commit_message: string | null; created_at: Date; labels: string[] }>(

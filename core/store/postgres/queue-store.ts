@@ -194,7 +194,15 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
 
   async function feedbackOf(client: Db, projectId: string, item: ItemRow): Promise<Feedback | null> {
     if (!item.correction || !item.completed_at) return null;
-    const input: FeedbackInput = { type: 'correction', trace_id: item.trace_id, span_id: null, user_id: item.completed_by, user_name: item.completed_by_name, source: 'review_queue', correction: item.correction };
+    const input: FeedbackInput = {
+      type: 'correction',
+      trace_id: item.trace_id,
+      span_id: null,
+      user_id: item.completed_by,
+      user_name: item.completed_by_name,
+      source: 'review_queue',
+      correction: item.correction,
+    };
     const id = item.feedback_id ?? itemFeedbackId(item.id);
     return (await insertFeedback(client, projectId, id, input, { queueItemId: item.id })) ?? feedbackById(client, projectId, id);
   }
@@ -206,7 +214,15 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
         return await inTransaction(pool, async (client) => {
           await client.query(
             `INSERT INTO review_queues (id, project_id, name, description, score_names, filter, lock_seconds) VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7)`,
-            [id, projectId, def.name, def.description, JSON.stringify(def.score_names), def.filter === null ? null : JSON.stringify(def.filter), def.lock_seconds],
+            [
+              id,
+              projectId,
+              def.name,
+              def.description,
+              JSON.stringify(def.score_names),
+              def.filter === null ? null : JSON.stringify(def.filter),
+              def.lock_seconds,
+            ],
           );
           await insertItems(client, projectId, id, traceIds);
           return (await get(client, projectId, id))!;
@@ -229,7 +245,10 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
     async addItems(projectId, queueId, traceIds) {
       return inTransaction(pool, async (client) => {
         if (!isUuid(queueId)) return null;
-        const { rowCount } = await client.query('UPDATE review_queues SET updated_at = date_trunc(\'milliseconds\', now()) WHERE project_id = $1 AND id = $2', [projectId, queueId]);
+        const { rowCount } = await client.query("UPDATE review_queues SET updated_at = date_trunc('milliseconds', now()) WHERE project_id = $1 AND id = $2", [
+          projectId,
+          queueId,
+        ]);
         if (!rowCount) return null;
         const added = await insertItems(client, projectId, queueId, traceIds);
         const queue = await get(client, projectId, queueId);
@@ -243,8 +262,16 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
       if (!rowCount) return null;
       const filter = status === undefined ? '' : ` AND ${STATE_FILTER[status]}`;
       const [page, count] = await Promise.all([
-        pool.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM review_queue_items WHERE project_id = $1 AND queue_id = $2${filter} ORDER BY seq LIMIT $3 OFFSET $4`, [projectId, queueId, limit, offset]),
-        pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM review_queue_items WHERE project_id = $1 AND queue_id = $2${filter}`, [projectId, queueId]),
+        pool.query<ItemRow>(`SELECT ${ITEM_COLUMNS} FROM review_queue_items WHERE project_id = $1 AND queue_id = $2${filter} ORDER BY seq LIMIT $3 OFFSET $4`, [
+          projectId,
+          queueId,
+          limit,
+          offset,
+        ]),
+        pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM review_queue_items WHERE project_id = $1 AND queue_id = $2${filter}`, [
+          projectId,
+          queueId,
+        ]),
       ]);
       return { items: page.rows.map(toItem), total: count.rows[0].total, limit, offset };
     },
@@ -282,7 +309,10 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
         if (!current) return null;
         if (current.status === 'completed') {
           if (current.completed_by !== reviewer.id || current.completion_hash !== completionHash) {
-            throw new ConflictError(`Queue item already completed by ${current.completed_by_name ?? current.completed_by ?? 'another reviewer'}`, 'ITEM_COMPLETED');
+            throw new ConflictError(
+              `Queue item already completed by ${current.completed_by_name ?? current.completed_by ?? 'another reviewer'}`,
+              'ITEM_COMPLETED',
+            );
           }
           const stored = { item: toItem(current), feedback: await feedbackOf(client, projectId, current), created: false };
           await alongside(stored.item, stored.feedback);
@@ -298,7 +328,18 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
                correction = $7::jsonb, completion_hash = $8, feedback_id = $9, locked_by = NULL, locked_by_name = NULL, locked_until = NULL
            WHERE project_id = $1 AND queue_id = $2 AND id = $3
            RETURNING ${ITEM_COLUMNS}`,
-          [projectId, queueId, itemId, reviewer.id, JSON.stringify(completion.scores), completion.comment ?? null, correction && JSON.stringify(correction), completionHash, correction ? itemFeedbackId(itemId) : null, reviewer.name],
+          [
+            projectId,
+            queueId,
+            itemId,
+            reviewer.id,
+            JSON.stringify(completion.scores),
+            completion.comment ?? null,
+            correction && JSON.stringify(correction),
+            completionHash,
+            correction ? itemFeedbackId(itemId) : null,
+            reviewer.name,
+          ],
         );
         const completed = { item: toItem(rows[0]), feedback: await feedbackOf(client, projectId, rows[0]), created: true };
         await alongside(completed.item, completed.feedback);
@@ -310,7 +351,11 @@ export function createQueueStore(pool: pg.Pool): QueueStore {
       return inTransaction(pool, async (client) => {
         const current = await itemRow(client, projectId, queueId, itemId, true);
         if (!current) return null;
-        if (current.status === 'completed') throw new ConflictError(`Queue item already completed by ${current.completed_by_name ?? current.completed_by ?? 'another reviewer'}`, 'ITEM_COMPLETED');
+        if (current.status === 'completed')
+          throw new ConflictError(
+            `Queue item already completed by ${current.completed_by_name ?? current.completed_by ?? 'another reviewer'}`,
+            'ITEM_COMPLETED',
+          );
         if (current.is_locked && current.lock_holder !== reviewer) {
           throw new ConflictError(`Queue item is locked by another reviewer until ${current.locked_until?.toISOString() ?? '?'}`, 'ITEM_LOCKED');
         }

@@ -39,7 +39,9 @@ export function createRateLimitStore(pool: pg.Pool): RateLimitStore {
     },
 
     async projectLimits(projectId) {
-      const { rows } = await pool.query<{ bucket: string; per_minute: number }>('SELECT bucket, per_minute FROM project_rate_limits WHERE project_id = $1', [projectId]);
+      const { rows } = await pool.query<{ bucket: string; per_minute: number }>('SELECT bucket, per_minute FROM project_rate_limits WHERE project_id = $1', [
+        projectId,
+      ]);
       const own: Partial<Record<RateBucket, number>> = {};
       for (const row of rows) {
         const bucket = BUCKET_OF_COLUMN.get(row.bucket);

@@ -82,7 +82,9 @@ interface RunRow {
 }
 
 /** What the worker needs of a run to execute one of its cases (managed runs only: they always name an agent). */
-export type RunForWorker = Pick<RunRow, 'id' | 'project_id' | 'agent_name' | 'agent_version' | 'status' | 'config' | 'aggregation' | 'min_score'> & { agent_id: string };
+export type RunForWorker = Pick<RunRow, 'id' | 'project_id' | 'agent_name' | 'agent_version' | 'status' | 'config' | 'aggregation' | 'min_score'> & {
+  agent_id: string;
+};
 
 /** What a trial's trace needs beyond its result: when it ran and its agent calls. */
 export interface TrialTraceData {
@@ -115,7 +117,15 @@ function elapsed(row: RunRow): number {
   return (row.completed_at ?? new Date()).getTime() - row.started_at.getTime();
 }
 
-const EMPTY_SUMMARY = (total: number): RunSummary => ({ total_cases: total, passed: 0, failed: 0, cancelled: 0, avg_score: 0, scores_by_scorer: {}, duration_ms: 0 });
+const EMPTY_SUMMARY = (total: number): RunSummary => ({
+  total_cases: total,
+  passed: 0,
+  failed: 0,
+  cancelled: 0,
+  avg_score: 0,
+  scores_by_scorer: {},
+  duration_ms: 0,
+});
 
 export function createRunStore(pool: pg.Pool): RunStore {
   async function caseRows(runId: string): Promise<RunCase[]> {
@@ -146,14 +156,19 @@ export function createRunStore(pool: pg.Pool): RunStore {
     }
     const scoring = { aggregation: row.aggregation, minScore: row.min_score };
     return cases.map((c) => ({
-      view: caseResultView(c, (byCase.get(c.case_index) ?? []).map(({ case_index: _ci, ...t }) => t), scoring),
+      view: caseResultView(
+        c,
+        (byCase.get(c.case_index) ?? []).map(({ case_index: _ci, ...t }) => t),
+        scoring,
+      ),
       weight: c.weight,
     }));
   }
 
   async function view(row: RunRow): Promise<RunView> {
     let summary = row.summary;
-    if (!summary) summary = Number(row.trials_done) > 0 ? summarize(await caseViews(row), elapsed(row)) : { ...EMPTY_SUMMARY(row.case_count), duration_ms: elapsed(row) };
+    if (!summary)
+      summary = Number(row.trials_done) > 0 ? summarize(await caseViews(row), elapsed(row)) : { ...EMPTY_SUMMARY(row.case_count), duration_ms: elapsed(row) };
     return {
       id: row.id,
       run_id: row.id,
@@ -197,9 +212,21 @@ export function createRunStore(pool: pg.Pool): RunStore {
           `INSERT INTO eval_runs (id, project_id, name, suite_id, suite_version, suite_name, agent_id, agent_name, agent_version, status, config, aggregation, min_score, case_count, repetitions, execution, started_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $15 = 'local' THEN 'running' ELSE 'pending' END, $10, $11, $12, $13, $14, $15, CASE WHEN $15 = 'local' THEN now() END)`,
           [
-            id, run.projectId, run.name ?? null, run.suite?.id ?? null, run.suite?.version ?? null, run.suite?.name ?? null,
-            run.agent.id, run.agent.name, run.agentVersion, JSON.stringify(run.config), run.aggregation, run.minScore,
-            run.cases.length, run.config.repetitions, run.execution ?? 'managed',
+            id,
+            run.projectId,
+            run.name ?? null,
+            run.suite?.id ?? null,
+            run.suite?.version ?? null,
+            run.suite?.name ?? null,
+            run.agent.id,
+            run.agent.name,
+            run.agentVersion,
+            JSON.stringify(run.config),
+            run.aggregation,
+            run.minScore,
+            run.cases.length,
+            run.config.repetitions,
+            run.execution ?? 'managed',
           ],
         );
         const cases = run.cases.map((c, case_index) => ({ case_index, ...c, input: c.input ?? null }));
@@ -242,7 +269,10 @@ export function createRunStore(pool: pg.Pool): RunStore {
       if (q.agent_version) add('r.agent_version = ?', q.agent_version);
       const filter = where.join(' AND ');
       const [{ rows }, count] = await Promise.all([
-        pool.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM eval_runs r WHERE ${filter} ORDER BY r.created_at DESC, r.id DESC LIMIT ${q.limit} OFFSET ${q.offset}`, params),
+        pool.query<RunRow>(
+          `SELECT ${RUN_COLUMNS} FROM eval_runs r WHERE ${filter} ORDER BY r.created_at DESC, r.id DESC LIMIT ${q.limit} OFFSET ${q.offset}`,
+          params,
+        ),
         pool.query<{ n: string }>(`SELECT count(*) AS n FROM eval_runs r WHERE ${filter}`, params),
       ]);
       return { runs: await Promise.all(rows.map(view)), total: Number(count.rows[0].n) };
@@ -302,15 +332,32 @@ export function createRunStore(pool: pg.Pool): RunStore {
          ON CONFLICT (run_id, case_index, trial) DO NOTHING`,
         [
           // An agent's answer is stored as it came, made storable (NUL and lone surrogates become U+FFFD).
-          runId, caseIndex, trial, r.status, pgSafeJson(r.details), r.avg_score, r.passed, r.duration_ms, r.latency_ms,
-          pgSafeJson(r.output), pgSafeJson(r.tool_calls), pgSafeJson(r.usage), pgSafeJson(r.approval), r.error === null ? null : pgSafeText(r.error), r.trace_id,
-          pgSafeJson(trace.calls), Math.round(trace.started_ms), Math.round(trace.ended_ms),
+          runId,
+          caseIndex,
+          trial,
+          r.status,
+          pgSafeJson(r.details),
+          r.avg_score,
+          r.passed,
+          r.duration_ms,
+          r.latency_ms,
+          pgSafeJson(r.output),
+          pgSafeJson(r.tool_calls),
+          pgSafeJson(r.usage),
+          pgSafeJson(r.approval),
+          r.error === null ? null : pgSafeText(r.error),
+          r.trace_id,
+          pgSafeJson(trace.calls),
+          Math.round(trace.started_ms),
+          Math.round(trace.ended_ms),
         ],
       );
     },
 
     async trialsForTrace(runId, trials) {
-      const { rows } = await pool.query<Omit<StoredTrialTrace, 'started_ms' | 'ended_ms' | 'calls'> & { started_ms: string | null; ended_ms: string | null; calls: unknown[] | null }>(
+      const { rows } = await pool.query<
+        Omit<StoredTrialTrace, 'started_ms' | 'ended_ms' | 'calls'> & { started_ms: string | null; ended_ms: string | null; calls: unknown[] | null }
+      >(
         `SELECT r.case_index, r.trial, c.name AS case_name, c.input, r.status, r.details, r.avg_score, r.error, r.calls, r.started_ms, r.ended_ms
          FROM eval_case_results r JOIN eval_run_cases c ON c.run_id = r.run_id AND c.case_index = r.case_index
          JOIN unnest($2::int[], $3::int[]) AS k(case_index, trial) ON k.case_index = r.case_index AND k.trial = r.trial

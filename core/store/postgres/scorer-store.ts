@@ -55,14 +55,21 @@ export function createCustomScorerStore(pool: pg.Pool): CustomScorerStore {
 
     async list(projectId, { limit, offset }) {
       const [page, count] = await Promise.all([
-        pool.query<Row>(`SELECT ${COLUMNS} FROM custom_scorers WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [projectId, limit, offset]),
+        pool.query<Row>(`SELECT ${COLUMNS} FROM custom_scorers WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
+          projectId,
+          limit,
+          offset,
+        ]),
         pool.query<{ total: number }>('SELECT count(*)::int AS total FROM custom_scorers WHERE project_id = $1', [projectId]),
       ]);
       return { scorers: page.rows.map((row) => toCustomScorerView(toRecord(row))), total: count.rows[0].total, limit, offset };
     },
 
     async resolve(projectId, idOrName) {
-      const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM custom_scorers WHERE ${MATCH_REF} ORDER BY (id IS NOT DISTINCT FROM $2::uuid) DESC LIMIT 1`, refParams(projectId, idOrName));
+      const { rows } = await pool.query<Row>(
+        `SELECT ${COLUMNS} FROM custom_scorers WHERE ${MATCH_REF} ORDER BY (id IS NOT DISTINCT FROM $2::uuid) DESC LIMIT 1`,
+        refParams(projectId, idOrName),
+      );
       return rows.length ? toCustomScorerView(toRecord(rows[0])) : null;
     },
 

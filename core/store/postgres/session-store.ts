@@ -60,8 +60,21 @@ export function createSessionStore(pool: pg.Pool): SessionStore {
         createdAt: row.created_at,
         lastSeenAt: row.last_seen_at,
         expiresAt: row.expires_at,
-        user: row.user_id === null ? null : { id: row.user_id, name: row.user_name!, email: row.email, serverAdmin: row.server_admin!, memberships: row.memberships ?? [] },
-        key: row.key_id === null ? null : { id: row.key_id, projectId: row.key_project!, role: row.key_role!, name: row.key_name!, prefix: row.key_prefix!, serverAdmin: row.key_server_admin === true },
+        user:
+          row.user_id === null
+            ? null
+            : { id: row.user_id, name: row.user_name!, email: row.email, serverAdmin: row.server_admin!, memberships: row.memberships ?? [] },
+        key:
+          row.key_id === null
+            ? null
+            : {
+                id: row.key_id,
+                projectId: row.key_project!,
+                role: row.key_role!,
+                name: row.key_name!,
+                prefix: row.key_prefix!,
+                serverAdmin: row.key_server_admin === true,
+              },
       };
     },
 

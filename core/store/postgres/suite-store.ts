@@ -88,7 +88,10 @@ export function createSuiteStore(pool: pg.Pool): SuiteStore {
       const params = name === undefined ? [projectId] : [projectId, name];
       const n = params.length;
       const [page, count] = await Promise.all([
-        pool.query<SummaryRow>(`${SUMMARY} WHERE s.project_id = $1 AND s.deleted_at IS NULL${filter} ORDER BY s.created_at DESC, s.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, limit, offset]),
+        pool.query<SummaryRow>(
+          `${SUMMARY} WHERE s.project_id = $1 AND s.deleted_at IS NULL${filter} ORDER BY s.created_at DESC, s.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+          [...params, limit, offset],
+        ),
         pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM suites s WHERE s.project_id = $1 AND s.deleted_at IS NULL${filter}`, params),
       ]);
       return { suites: page.rows.map(toSummary), total: count.rows[0].total, limit, offset };
@@ -102,7 +105,11 @@ export function createSuiteStore(pool: pg.Pool): SuiteStore {
     },
 
     async getByName(projectId, name, version) {
-      const { rows } = await pool.query<VersionRow>(`${VERSION} WHERE s.project_id = $1 AND s.name = $2 AND s.deleted_at IS NULL`, [projectId, name, version ?? null]);
+      const { rows } = await pool.query<VersionRow>(`${VERSION} WHERE s.project_id = $1 AND s.name = $2 AND s.deleted_at IS NULL`, [
+        projectId,
+        name,
+        version ?? null,
+      ]);
       return rows.length ? toVersion(rows[0]) : null;
     },
 
@@ -129,7 +136,12 @@ export function createSuiteStore(pool: pg.Pool): SuiteStore {
           if (!rows.length) return null;
           const version = rows[0].latest_version + 1;
           await client.query(INSERT_VERSION, versionParams(id, version, def));
-          await client.query('UPDATE suites SET latest_version = $3, name = $4, updated_at = now() WHERE project_id = $1 AND id = $2', [projectId, id, version, def.name]);
+          await client.query('UPDATE suites SET latest_version = $3, name = $4, updated_at = now() WHERE project_id = $1 AND id = $2', [
+            projectId,
+            id,
+            version,
+            def.name,
+          ]);
           return summary(client, projectId, id);
         });
       } catch (err) {

@@ -52,10 +52,11 @@ export function createUserStore(pool: pg.Pool): UserStore {
         );
         const { created, ...user } = rows[0];
         if (created && firstGrant) {
-          await client.query(
-            'INSERT INTO project_members (project_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-            [firstGrant.project_id, user.id, firstGrant.role],
-          );
+          await client.query('INSERT INTO project_members (project_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+            firstGrant.project_id,
+            user.id,
+            firstGrant.role,
+          ]);
         }
         return { user: toUser(user), created };
       });
@@ -67,10 +68,9 @@ export function createUserStore(pool: pg.Pool): UserStore {
     },
 
     async findByEmail(email) {
-      const { rows } = await pool.query<UserRow>(
-        `SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1) ORDER BY last_sign_in_at DESC LIMIT 1`,
-        [email],
-      );
+      const { rows } = await pool.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1) ORDER BY last_sign_in_at DESC LIMIT 1`, [
+        email,
+      ]);
       return rows[0] ? toUser(rows[0]) : null;
     },
 
@@ -86,7 +86,10 @@ export function createUserStore(pool: pg.Pool): UserStore {
 
     async setRole(projectId, userId, role, grantedBy) {
       return inTransaction(pool, async (client) => {
-        const before = await client.query<{ role: Role }>('SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2 FOR UPDATE', [projectId, userId]);
+        const before = await client.query<{ role: Role }>('SELECT role FROM project_members WHERE project_id = $1 AND user_id = $2 FOR UPDATE', [
+          projectId,
+          userId,
+        ]);
         await client.query(
           `INSERT INTO project_members (project_id, user_id, role, granted_by) VALUES ($1, $2, $3, $4)
            ON CONFLICT (project_id, user_id) DO UPDATE SET role = EXCLUDED.role, granted_by = EXCLUDED.granted_by, granted_at = now()`,
@@ -98,7 +101,10 @@ export function createUserStore(pool: pg.Pool): UserStore {
     },
 
     async removeMember(projectId, userId) {
-      const { rows } = await pool.query<{ role: Role }>('DELETE FROM project_members WHERE project_id = $1 AND user_id = $2 RETURNING role', [projectId, userId]);
+      const { rows } = await pool.query<{ role: Role }>('DELETE FROM project_members WHERE project_id = $1 AND user_id = $2 RETURNING role', [
+        projectId,
+        userId,
+      ]);
       return rows[0]?.role ?? null;
     },
   };

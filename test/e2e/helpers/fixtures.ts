@@ -53,10 +53,7 @@ const STATUS: Record<string, SpanStatusCode> = { unset: SpanStatusCode.UNSET, ok
  * A SpanSpec sending the fixture's span as the SDK would: same name, kind, scope, attributes,
  * events (times kept relative to the span's start), status and duration, starting at `start`.
  */
-export function specFromFixture(
-  f: ConventionFixture,
-  at: { key: string; parent?: string; start: number; attributes?: Attributes },
-): SpanSpec {
+export function specFromFixture(f: ConventionFixture, at: { key: string; parent?: string; start: number; attributes?: Attributes }): SpanSpec {
   const offset = at.start - f.startTimeMs;
   return {
     key: at.key,

@@ -70,7 +70,10 @@ describe('parseAlertRule', () => {
     for (const [extra, field] of cases) {
       const err = thrown(() => parseAlertRule({ ...base, ...extra }));
       expect(err, JSON.stringify(extra)).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).issues.map((i) => i.field), JSON.stringify(extra)).toContain(field);
+      expect(
+        (err as ValidationError).issues.map((i) => i.field),
+        JSON.stringify(extra),
+      ).toContain(field);
     }
   });
 

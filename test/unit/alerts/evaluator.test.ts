@@ -50,7 +50,20 @@ function memoryStore(rules: ClaimedRule[]) {
 function claimed(id: string, extra: Record<string, unknown> = {}): ClaimedRule {
   const def = parseAlertRule({ name: id, metric: 'trace_count', operator: 'gt', threshold: 0, severity: 'warning', ...extra });
   const now = new Date().toISOString();
-  return { ...def, id, project_id: 'p', claim_seq: '1', state: 'ok', state_since: now, next_eval_at: now, last_evaluated_at: null, last_value: null, last_error: null, created_at: now, updated_at: now };
+  return {
+    ...def,
+    id,
+    project_id: 'p',
+    claim_seq: '1',
+    state: 'ok',
+    state_since: now,
+    next_eval_at: now,
+    last_evaluated_at: null,
+    last_value: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 const metrics = (counts: Record<string, number | Error>): AlertMetrics => ({
@@ -68,11 +81,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('alert evaluator', () => {
   it('a rule whose metric fails is noted and the others are still evaluated', async () => {
-    const rules = [claimed('a', { filter: { trace_name: 'a' } }), claimed('bad', { filter: { trace_name: 'bad' } }), claimed('c', { filter: { trace_name: 'c' } })];
+    const rules = [
+      claimed('a', { filter: { trace_name: 'a' } }),
+      claimed('bad', { filter: { trace_name: 'bad' } }),
+      claimed('c', { filter: { trace_name: 'c' } }),
+    ];
     const mem = memoryStore(rules);
     // These rules have no webhook: nothing is sent.
     const fetch = () => Promise.reject(new Error('no webhook here'));
-    const ev = createAlertEvaluator({ store: mem.store, metrics: metrics({ a: 3, bad: new Error('store exploded'), c: 0 }), logger, tickMs: 10, webhook, fetch });
+    const ev = createAlertEvaluator({
+      store: mem.store,
+      metrics: metrics({ a: 3, bad: new Error('store exploded'), c: 0 }),
+      logger,
+      tickMs: 10,
+      webhook,
+      fetch,
+    });
     await ev.tick();
     expect(Object.fromEntries(mem.states)).toEqual({ a: 'firing', bad: 'ok', c: 'ok' });
     expect(mem.errors.get('bad')).toBe('store exploded');
@@ -105,14 +129,27 @@ describe('alert evaluator', () => {
     expect(byRule.throws).toMatchObject({ status: 'failed', attempts: 3 });
     expect(byRule.throws.error).toMatch(/fetch failed: connect ECONNREFUSED/);
     expect(calls.filter((c) => c.url.endsWith('/fail'))).toHaveLength(3);
-    expect(calls.find((c) => c.url.endsWith('/ok'))!.body).toMatchObject({ event: 'fired', value: 1, threshold: 0, project_id: 'p', rule: { id: 'ok', state: 'firing' } });
+    expect(calls.find((c) => c.url.endsWith('/ok'))!.body).toMatchObject({
+      event: 'fired',
+      value: 1,
+      threshold: 0,
+      project_id: 'p',
+      rule: { id: 'ok', state: 'firing' },
+    });
   });
 
   it('gives up on a webhook that does not answer within the time-out', async () => {
     const hang: typeof fetch = (_input, init) =>
       new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason as Error)));
     const mem = memoryStore([claimed('slow', { webhook_url: 'http://hooks.test/slow' })]);
-    const ev = createAlertEvaluator({ store: mem.store, metrics: metrics({ '': 1 }), logger, tickMs: 10, webhook: { ...webhook, timeoutMs: 100, maxAttempts: 1 }, fetch: hang });
+    const ev = createAlertEvaluator({
+      store: mem.store,
+      metrics: metrics({ '': 1 }),
+      logger,
+      tickMs: 10,
+      webhook: { ...webhook, timeoutMs: 100, maxAttempts: 1 },
+      fetch: hang,
+    });
     await ev.tick();
     await ev.stop();
     expect(mem.events[0]).toMatchObject({ status: 'failed', attempts: 1, error: 'no answer within 100 ms' });

@@ -19,7 +19,13 @@ describe('OpenID Connect settings', () => {
 
   it('read the provider, the admins (lower-case) and the default role', () => {
     const config = loadConfig({ ...OIDC, OIDC_ADMIN_EMAILS: 'Ada@Example.com, bob@example.com ,', OIDC_DEFAULT_ROLE: 'viewer', OIDC_NAME: 'Acme SSO' });
-    expect(config.oidc).toEqual({ ...{ issuer: OIDC.OIDC_ISSUER, clientId: 'agent-eval', clientSecret: 's3cret', redirectUrl: OIDC.OIDC_REDIRECT_URL }, name: 'Acme SSO', scopes: 'openid email profile', adminEmails: ['ada@example.com', 'bob@example.com'], defaultRole: 'viewer' });
+    expect(config.oidc).toEqual({
+      ...{ issuer: OIDC.OIDC_ISSUER, clientId: 'agent-eval', clientSecret: 's3cret', redirectUrl: OIDC.OIDC_REDIRECT_URL },
+      name: 'Acme SSO',
+      scopes: 'openid email profile',
+      adminEmails: ['ada@example.com', 'bob@example.com'],
+      defaultRole: 'viewer',
+    });
     expect(loadConfig(OIDC).oidc?.defaultRole).toBeNull();
   });
 
@@ -31,7 +37,9 @@ describe('OpenID Connect settings', () => {
     expect(() => loadConfig({ ...OIDC, OIDC_ISSUER: 'http://idp.example.com' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...OIDC, OIDC_REDIRECT_URL: 'http://evals.example.com/api/auth/oidc/callback' })).toThrow(/OIDC_REDIRECT_URL: must be https/);
     expect(() => loadConfig({ ...OIDC, OIDC_REDIRECT_URL: 'https://evals.example.com/callback' })).toThrow(/\/api\/auth\/oidc\/callback/);
-    expect(loadConfig({ ...OIDC, OIDC_ISSUER: 'http://127.0.0.1:9000', OIDC_REDIRECT_URL: 'http://localhost:3000/api/auth/oidc/callback' }).oidc?.issuer).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({ ...OIDC, OIDC_ISSUER: 'http://127.0.0.1:9000', OIDC_REDIRECT_URL: 'http://localhost:3000/api/auth/oidc/callback' }).oidc?.issuer).toBe(
+      'http://127.0.0.1:9000',
+    );
     expect(() => loadConfig({ ...OIDC, OIDC_SCOPES: 'email profile' })).toThrow(/must include openid/);
   });
 });

@@ -13,7 +13,18 @@ describe('where a sign-in may send the browser back to', () => {
   });
 
   it('refuses another site, the API, the sign-in page and odd paths, for /traces', () => {
-    for (const bad of ['https://evil.example', '//evil.example', '/\\evil.example', '/api/auth/key', '/signin', 'traces', '/a\nb', undefined, ['/runs'], `/${'x'.repeat(2001)}`]) {
+    for (const bad of [
+      'https://evil.example',
+      '//evil.example',
+      '/\\evil.example',
+      '/api/auth/key',
+      '/signin',
+      'traces',
+      '/a\nb',
+      undefined,
+      ['/runs'],
+      `/${'x'.repeat(2001)}`,
+    ]) {
       expect(safeNext(bad), JSON.stringify(bad)).toBe('/traces');
     }
   });

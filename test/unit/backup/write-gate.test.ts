@@ -67,7 +67,7 @@ describe('write gate', () => {
     await tick();
     const held = gate.run(() => Promise.resolve('written'));
     await expect(section).rejects.toBeInstanceOf(WritesInFlightError);
-    await expect(section).rejects.toThrow('1 write to the analytical store (a deletion\'s rewrite, a cost recompute?) did not finish within 50 ms');
+    await expect(section).rejects.toThrow("1 write to the analytical store (a deletion's rewrite, a cost recompute?) did not finish within 50 ms");
     expect(ran).toBe(false);
     expect(await held).toBe('written');
     stuck.resolve();

@@ -5,14 +5,42 @@ import { cachedInputTokens, priceSpan, tokenCost } from '../../../core/cost/span
 import type { SpanRecord } from '../../../core/model/span.js';
 
 const prices = buildPriceTable(
-  parsePriceFile({ version: 'v1', providers: { openai: { models: { 'gpt-4o-mini': { input: 0.15, output: 0.6, cached_input: 0.075 }, nocache: { input: 2, output: 8 } } } } }, 'test'),
+  parsePriceFile(
+    {
+      version: 'v1',
+      providers: { openai: { models: { 'gpt-4o-mini': { input: 0.15, output: 0.6, cached_input: 0.075 }, nocache: { input: 2, output: 8 } } } },
+    },
+    'test',
+  ),
 );
 
 function span(extra: Partial<SpanRecord>): SpanRecord {
   return {
-    project_id: 'p', trace_id: 't', span_id: 's', parent_span_id: null, name: 'chat', span_type: 'generation', component_type: 'generation',
-    convention: 'genai', kind: '', status: 'ok', status_message: '', start_time: 0, end_time: 1, duration_ms: 1, model: 'gpt-4o-mini', input: '',
-    output: '', input_tokens: 1000, output_tokens: 500, attributes: {}, resource_attributes: {}, scope_name: '', scope_version: '', events: '[]', ...extra,
+    project_id: 'p',
+    trace_id: 't',
+    span_id: 's',
+    parent_span_id: null,
+    name: 'chat',
+    span_type: 'generation',
+    component_type: 'generation',
+    convention: 'genai',
+    kind: '',
+    status: 'ok',
+    status_message: '',
+    start_time: 0,
+    end_time: 1,
+    duration_ms: 1,
+    model: 'gpt-4o-mini',
+    input: '',
+    output: '',
+    input_tokens: 1000,
+    output_tokens: 500,
+    attributes: {},
+    resource_attributes: {},
+    scope_name: '',
+    scope_version: '',
+    events: '[]',
+    ...extra,
   };
 }
 
@@ -71,7 +99,16 @@ describe('span cost', () => {
 
   it("prices a judge's call from the same table", () => {
     const price = judgeCallPricer(prices);
-    const base = { scorer: 'safety_judge', provider: 'openai' as const, attempt: 1, input: { system: '', messages: [] }, output: null, startedAt: 0, endedAt: 1, status: 'ok' as const };
+    const base = {
+      scorer: 'safety_judge',
+      provider: 'openai' as const,
+      attempt: 1,
+      input: { system: '', messages: [] },
+      output: null,
+      startedAt: 0,
+      endedAt: 1,
+      status: 'ok' as const,
+    };
     const priced = price({ ...base, model: 'gpt-4o-mini-2024-07-18', usage: { input_tokens: 1000, output_tokens: 500, cached_input_tokens: 200 } });
     expect(priced?.price_version).toBe('v1');
     expect(priced?.cost_usd).toBeCloseTo(0.000435, 15);

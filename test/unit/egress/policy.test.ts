@@ -6,7 +6,8 @@ import { configuredOwnEndpoints } from '../../../runtime/egress.js';
 
 /** The egress policy (docs/security.md, "Egress"): what it refuses, what EGRESS_ALLOW opens, and the service's own endpoints. */
 
-const policy = (allow: string[] = [], extra: Partial<EgressPolicyOptions> = {}) => createEgressPolicy({ allow, localAddresses: () => ['127.0.0.1', '::1', '10.0.0.7'], lookup: () => Promise.resolve([]), ...extra });
+const policy = (allow: string[] = [], extra: Partial<EgressPolicyOptions> = {}) =>
+  createEgressPolicy({ allow, localAddresses: () => ['127.0.0.1', '::1', '10.0.0.7'], lookup: () => Promise.resolve([]), ...extra });
 
 const NOT_ALLOWED = 'which EGRESS_ALLOW does not allow';
 const ALWAYS = 'which is always refused';
@@ -24,18 +25,26 @@ describe('every way of writing loopback', () => {
     expect(await p.refusalOfUrl('http://[::1]:8080/')).toBe(`points to a loopback address (::1), ${NOT_ALLOWED}`);
     expect(await p.refusalOfUrl('http://[0:0:0:0:0:0:0:1]/')).toBe(`points to a loopback address (::1), ${NOT_ALLOWED}`);
     for (const mapped of ['[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::ffff:0:7f00:1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]']) {
-      expect(await p.refusalOfUrl(`http://${mapped}/`), mapped).toMatch(new RegExp(`^points to a loopback address \\(127\\.0\\.0\\.1, as [0-9a-f:.]+\\), ${NOT_ALLOWED}$`));
+      expect(await p.refusalOfUrl(`http://${mapped}/`), mapped).toMatch(
+        new RegExp(`^points to a loopback address \\(127\\.0\\.0\\.1, as [0-9a-f:.]+\\), ${NOT_ALLOWED}$`),
+      );
     }
   });
 
   it('judges host names only when connecting, by every address they resolve to', async () => {
     const p = policy();
     expect(await p.refusalOfUrl('http://localhost:8080/')).toBeUndefined();
-    expect(await p.refusalOfConnection({ host: 'localhost', port: 8080, addresses: ['127.0.0.1'] })).toBe(`localhost resolves to 127.0.0.1, a loopback address, ${NOT_ALLOWED}`);
+    expect(await p.refusalOfConnection({ host: 'localhost', port: 8080, addresses: ['127.0.0.1'] })).toBe(
+      `localhost resolves to 127.0.0.1, a loopback address, ${NOT_ALLOWED}`,
+    );
     expect(await p.refusalOfConnection({ host: '127.0.0.1', port: 8080, addresses: ['127.0.0.1'] })).toBe(`127.0.0.1 is a loopback address, ${NOT_ALLOWED}`);
     // One refused address refuses the name: the connection could land on it.
-    expect(await p.refusalOfConnection({ host: 'mixed.example', port: 80, addresses: ['93.184.216.34', '::1'] })).toBe(`mixed.example resolves to ::1, a loopback address, ${NOT_ALLOWED}`);
-    expect(await p.refusalOfConnection({ host: 'example.com', port: 443, addresses: ['93.184.216.34', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] })).toBeUndefined();
+    expect(await p.refusalOfConnection({ host: 'mixed.example', port: 80, addresses: ['93.184.216.34', '::1'] })).toBe(
+      `mixed.example resolves to ::1, a loopback address, ${NOT_ALLOWED}`,
+    );
+    expect(
+      await p.refusalOfConnection({ host: 'example.com', port: 443, addresses: ['93.184.216.34', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }),
+    ).toBeUndefined();
   });
 });
 
@@ -67,7 +76,9 @@ describe('always refused, whatever EGRESS_ALLOW says', () => {
 
   it('refuses a name that resolves to the metadata address, even an allowed name', async () => {
     const p = policy(['metadata.internal']);
-    expect(await p.refusalOfConnection({ host: 'metadata.internal', port: 80, addresses: ['169.254.169.254'] })).toBe(`metadata.internal resolves to 169.254.169.254, a cloud metadata address, ${ALWAYS}`);
+    expect(await p.refusalOfConnection({ host: 'metadata.internal', port: 80, addresses: ['169.254.169.254'] })).toBe(
+      `metadata.internal resolves to 169.254.169.254, a cloud metadata address, ${ALWAYS}`,
+    );
   });
 });
 
@@ -78,7 +89,8 @@ describe('private and loopback ranges: refused unless EGRESS_ALLOW allows them',
   });
 
   it('allows public addresses', async () => {
-    for (const host of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '[2606:4700::1111]', '[::ffff:8.8.8.8]']) expect(await policy().refusalOfUrl(`https://${host}/`), host).toBeUndefined();
+    for (const host of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '[2606:4700::1111]', '[::ffff:8.8.8.8]'])
+      expect(await policy().refusalOfUrl(`https://${host}/`), host).toBeUndefined();
   });
 
   it('opens exactly the CIDRs listed', async () => {
@@ -119,7 +131,9 @@ describe("the service's own endpoints", () => {
     // Bound to every interface: this machine's own addresses too.
     expect(await p.refusalOfUrl('http://10.0.0.7:3000/')).toMatch(/this service itself/);
     expect(await p.refusalOfUrl('http://10.0.0.8:3000/')).toBeUndefined();
-    expect(await p.refusalOfConnection({ host: 'localhost', port: 3000, addresses: ['127.0.0.1'] })).toBe(`localhost resolves to 127.0.0.1 port 3000, an address and port of this service itself, ${ALWAYS}`);
+    expect(await p.refusalOfConnection({ host: 'localhost', port: 3000, addresses: ['127.0.0.1'] })).toBe(
+      `localhost resolves to 127.0.0.1 port 3000, an address and port of this service itself, ${ALWAYS}`,
+    );
   });
 
   it('refuses remote stores by the addresses their names resolve to', async () => {

@@ -45,7 +45,7 @@ afterAll(async () => {
 const leftovers = (cacheDir: string) => fs.readdirSync(cacheDir).filter((name) => name.startsWith('.temporal-download-'));
 
 describe('the pinned Temporal CLI release', () => {
-  it("names the archives as Temporal publishes them, and pins a checksum for the platforms it downloads on", () => {
+  it('names the archives as Temporal publishes them, and pins a checksum for the platforms it downloads on', () => {
     expect(releasePlatform('linux', 'x64')).toBe('linux_amd64');
     expect(releasePlatform('darwin', 'arm64')).toBe('darwin_arm64');
     expect(releasePlatform('win32', 'x64')).toBeUndefined();
@@ -76,7 +76,9 @@ describe('the pinned Temporal CLI release', () => {
 
   it('says what the server answered when there is no such release', async () => {
     const cacheDir = path.join(work, 'cache-missing');
-    await expect(downloadTemporalCli({ baseUrl: base, cacheDir, sha256, platform: 'linux_arm64', onProgress: () => undefined })).rejects.toThrow(/temporal_cli_1\.5\.1_linux_arm64\.tar\.gz answered 404/);
+    await expect(downloadTemporalCli({ baseUrl: base, cacheDir, sha256, platform: 'linux_arm64', onProgress: () => undefined })).rejects.toThrow(
+      /temporal_cli_1\.5\.1_linux_arm64\.tar\.gz answered 404/,
+    );
     expect(fs.existsSync(cachedCliPath(cacheDir))).toBe(false);
   });
 });

@@ -4,13 +4,33 @@ import { agreementLevel, agreementSummary, cohensKappa, observedAgreement, ratin
 describe("Cohen's kappa", () => {
   it('matches the textbook two-rater example: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no gives 0.4', () => {
     // po = 0.7, pe = 0.5 * 0.6 + 0.5 * 0.4 = 0.5 (Wikipedia, "Cohen's kappa", simple example).
-    expect(cohensKappa([[20, 5], [10, 15]])).toBeCloseTo(0.4, 12);
+    expect(
+      cohensKappa([
+        [20, 5],
+        [10, 15],
+      ]),
+    ).toBeCloseTo(0.4, 12);
   });
 
   it('gives the same observed agreement different kappas by the marginals (the textbook pair: 0.1304 and 0.2593)', () => {
-    expect(cohensKappa([[45, 15], [25, 15]])).toBeCloseTo(0.130434782608, 9);
-    expect(cohensKappa([[25, 35], [5, 35]])).toBeCloseTo(0.259259259259, 9);
-    expect(observedAgreement([[45, 15], [25, 15]])).toBeCloseTo(0.6, 12);
+    expect(
+      cohensKappa([
+        [45, 15],
+        [25, 15],
+      ]),
+    ).toBeCloseTo(0.130434782608, 9);
+    expect(
+      cohensKappa([
+        [25, 35],
+        [5, 35],
+      ]),
+    ).toBeCloseTo(0.259259259259, 9);
+    expect(
+      observedAgreement([
+        [45, 15],
+        [25, 15],
+      ]),
+    ).toBeCloseTo(0.6, 12);
   });
 
   it('works over the four rating bands', () => {
@@ -29,16 +49,43 @@ describe("Cohen's kappa", () => {
   });
 
   it('is 1 for perfect agreement, negative below chance, undefined when everyone used one band', () => {
-    expect(cohensKappa([[5, 0], [0, 5]])).toBe(1);
-    expect(cohensKappa([[0, 5], [5, 0]])).toBe(-1);
-    expect(cohensKappa([[7, 0], [0, 0]])).toBeNull();
-    expect(cohensKappa([[0, 0], [0, 0]])).toBeNull();
+    expect(
+      cohensKappa([
+        [5, 0],
+        [0, 5],
+      ]),
+    ).toBe(1);
+    expect(
+      cohensKappa([
+        [0, 5],
+        [5, 0],
+      ]),
+    ).toBe(-1);
+    expect(
+      cohensKappa([
+        [7, 0],
+        [0, 0],
+      ]),
+    ).toBeNull();
+    expect(
+      cohensKappa([
+        [0, 0],
+        [0, 0],
+      ]),
+    ).toBeNull();
   });
 });
 
 describe('rating bands (SPEC: 0.9-1 excellent, 0.7-0.9 good, 0.5-0.7 fair, below poor)', () => {
   it.each([
-    [0, 0], [0.49, 0], [0.5, 1], [0.69, 1], [0.7, 2], [0.89, 2], [0.9, 3], [1, 3],
+    [0, 0],
+    [0.49, 0],
+    [0.5, 1],
+    [0.69, 1],
+    [0.7, 2],
+    [0.89, 2],
+    [0.9, 3],
+    [1, 3],
     // A mean of three 0.7 ratings is 0.6999999999999998 in floating point: still good.
     [(0.7 + 0.7 + 0.7) / 3, 2],
   ])('%s is band %s', (value, band) => {
@@ -55,7 +102,14 @@ describe('agreement in words (Landis and Koch)', () => {
   });
 
   it.each([
-    [-0.1, 'poor'], [0, 'slight'], [0.2, 'slight'], [0.3, 'fair'], [0.5, 'moderate'], [0.7, 'substantial'], [0.81, 'almost_perfect'], [null, 'undetermined'],
+    [-0.1, 'poor'],
+    [0, 'slight'],
+    [0.2, 'slight'],
+    [0.3, 'fair'],
+    [0.5, 'moderate'],
+    [0.7, 'substantial'],
+    [0.81, 'almost_perfect'],
+    [null, 'undetermined'],
   ] as const)('kappa %s is %s', (k, level) => {
     expect(agreementLevel(k)).toBe(level);
   });

@@ -7,7 +7,10 @@ const runCase = (over: Partial<RunCase> = {}): RunCase => ({
   name: 'c',
   input: 'q',
   expected: {},
-  scorers: [{ name: 'contains', config: {} }, { name: 'latency', config: {} }],
+  scorers: [
+    { name: 'contains', config: {} },
+    { name: 'latency', config: {} },
+  ],
   min_score: null,
   weight: 1,
   ...over,
@@ -39,7 +42,11 @@ describe('case results', () => {
   });
 
   it('averages repeated trials per scorer and decides the pass on the means', () => {
-    const view = caseResultView(runCase(), [trial({ contains: 1, latency: 1 }, {}, 0), trial({ contains: 0.5, latency: 1 }, {}, 1), trial({ contains: 0.3, latency: 1 }, {}, 2)], scoring);
+    const view = caseResultView(
+      runCase(),
+      [trial({ contains: 1, latency: 1 }, {}, 0), trial({ contains: 0.5, latency: 1 }, {}, 1), trial({ contains: 0.3, latency: 1 }, {}, 2)],
+      scoring,
+    );
     expect(view.scores).toEqual({ contains: 0.6, latency: 1 });
     expect(view.avg_score).toBeCloseTo(0.8, 6);
     // contains' mean 0.6 is under the 0.7 minimum: the case fails although one trial passed.
@@ -62,7 +69,14 @@ describe('case results', () => {
     const passed = caseResultView(runCase(), [trial({ contains: 1, latency: 1 })], scoring);
     const failed = caseResultView(runCase({ case_index: 1 }), [trial({ contains: 0, latency: 1 })], scoring);
     const cancelled = caseResultView(runCase({ case_index: 2 }), [trial({}, { status: 'cancelled' })], scoring);
-    const summary = summarize([{ view: passed, weight: 3 }, { view: failed, weight: 1 }, { view: cancelled, weight: 10 }], 1234.4);
+    const summary = summarize(
+      [
+        { view: passed, weight: 3 },
+        { view: failed, weight: 1 },
+        { view: cancelled, weight: 10 },
+      ],
+      1234.4,
+    );
     expect(summary).toEqual({
       total_cases: 3,
       passed: 1,

@@ -21,8 +21,14 @@ const baseScores = [0.9, 0.95, 0.85, 1, 0.8, 0.9, 0.92, 0.88, 0.97, 0.83, 0.9, 0
 
 describe('compareRuns', () => {
   it('finds a planted regression: every case drops 0.3', () => {
-    const baseline = run('b', names.map((n, i) => kase(n, baseScores[i])));
-    const candidate = run('c', names.map((n, i) => kase(n, baseScores[i] - 0.3)));
+    const baseline = run(
+      'b',
+      names.map((n, i) => kase(n, baseScores[i])),
+    );
+    const candidate = run(
+      'c',
+      names.map((n, i) => kase(n, baseScores[i] - 0.3)),
+    );
     const result = compareRuns(baseline, candidate, { threshold: 0.05 });
 
     expect(result.baseline).toEqual({ run_id: 'b', agent_version: 'v-b' });
@@ -50,8 +56,14 @@ describe('compareRuns', () => {
 
   it('sees no significant change in small noise', () => {
     const noise = [0.02, -0.01, 0.01, -0.03, 0.02, -0.02, 0.01, -0.01, 0, 0.03, -0.02, 0.01];
-    const baseline = run('b', names.map((n, i) => kase(n, baseScores[i])));
-    const candidate = run('c', names.map((n, i) => kase(n, baseScores[i] + noise[i])));
+    const baseline = run(
+      'b',
+      names.map((n, i) => kase(n, baseScores[i])),
+    );
+    const candidate = run(
+      'c',
+      names.map((n, i) => kase(n, baseScores[i] + noise[i])),
+    );
     const result = compareRuns(baseline, candidate, { threshold: 0.05 });
 
     expect(result.passed).toBe(true);
@@ -81,8 +93,14 @@ describe('compareRuns', () => {
 
   it('derives the sample size needed from alpha', () => {
     const cases = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
-    const baseline = run('b', cases.map((n) => kase(n, 1)));
-    const candidate = run('c', cases.map((n) => kase(n, 0.5)));
+    const baseline = run(
+      'b',
+      cases.map((n) => kase(n, 1)),
+    );
+    const candidate = run(
+      'c',
+      cases.map((n) => kase(n, 0.5)),
+    );
     const strict = compareRuns(baseline, candidate, { threshold: 0.1, alpha: 0.001 }).significance;
     expect(strict.conclusive).toBe(false);
     expect(strict.note).toContain('at least 11 are needed');
@@ -139,8 +157,14 @@ describe('compareRuns', () => {
 
   it('is deterministic, also on the Monte Carlo path', () => {
     const many = Array.from({ length: 40 }, (_, i) => `c${i}`);
-    const baseline = run('b', many.map((n, i) => kase(n, 0.5 + ((i * 37) % 11) / 40)));
-    const candidate = run('c', many.map((n, i) => kase(n, 0.5 + ((i * 53) % 13) / 40)));
+    const baseline = run(
+      'b',
+      many.map((n, i) => kase(n, 0.5 + ((i * 37) % 11) / 40)),
+    );
+    const candidate = run(
+      'c',
+      many.map((n, i) => kase(n, 0.5 + ((i * 53) % 13) / 40)),
+    );
     const first = compareRuns(baseline, candidate, { threshold: 0.05 });
     expect(first.significance.n_changed).toBeGreaterThan(20);
     expect(compareRuns(baseline, candidate, { threshold: 0.05 })).toEqual(first);

@@ -23,7 +23,9 @@ describe('derived ids keep their encodings bit for bit', () => {
     expect(onlineScoreId('rule-7', '0af7651916cd43dd8448eb211c80319c', 'helpfulness')).toBe('4055a373-22c9-48eb-adc3-35f9eafc5b94');
     expect(caseTraceId({ runId: 'run-42', caseIndex: 3, trial: 1 })).toBe('6886627e96717164d983b0e6428ebdcd');
     expect(agentSpanId({ runId: 'run-42', caseIndex: 3, trial: 1 }, 0)).toBe('b09b374c7936eef9');
-    expect(judgeTraceId('rule-7', '0af7651916cd43dd8448eb211c80319c', 'helpfulness')).toBe(hexId('online:rule-7:0af7651916cd43dd8448eb211c80319c:helpfulness:judge', 32));
+    expect(judgeTraceId('rule-7', '0af7651916cd43dd8448eb211c80319c', 'helpfulness')).toBe(
+      hexId('online:rule-7:0af7651916cd43dd8448eb211c80319c:helpfulness:judge', 32),
+    );
   });
 
   it("an online rule's sampling draw", () => {

@@ -30,7 +30,14 @@ function stubProvider(answers: Array<Partial<StructuredResponse> | Error>): LlmP
       asked.push(req);
       const next = answers.shift();
       if (next instanceof Error) return Promise.reject(next);
-      return Promise.resolve({ value: undefined, raw: null, model: 'stub-model', usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 0 }, stopReason: 'tool_use', ...next });
+      return Promise.resolve({
+        value: undefined,
+        raw: null,
+        model: 'stub-model',
+        usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 0 },
+        stopReason: 'tool_use',
+        ...next,
+      });
     },
   };
 }
@@ -77,11 +84,17 @@ describe('runJudge', () => {
   const opts = { maxAnswerAttempts: 3, maxTokens: 100 };
 
   it('records every call and asks again with the problem until the answer is a verdict', async () => {
-    const provider = stubProvider([{ value: undefined, problem: 'the model did not call record_verdict', raw: 'text' }, { value: { score: 0.7, reason: 'fine', evidence: [] } }]);
+    const provider = stubProvider([
+      { value: undefined, problem: 'the model did not call record_verdict', raw: 'text' },
+      { value: { score: 0.7, reason: 'fine', evidence: [] } },
+    ]);
     const generations: JudgeGeneration[] = [];
     const verdict = await runJudge(provider, request, opts, { onGeneration: (g) => Promise.resolve(void generations.push(g)) });
     expect(verdict).toEqual({ score: 0.7, reason: 'fine', evidence: [] });
-    expect(generations.map((g) => [g.attempt, g.status])).toEqual([[1, 'unusable'], [2, 'ok']]);
+    expect(generations.map((g) => [g.attempt, g.status])).toEqual([
+      [1, 'unusable'],
+      [2, 'ok'],
+    ]);
     expect(generations[0].error).toBe('the model did not call record_verdict');
     expect(provider.asked[1].messages[0].content).toContain('Your previous answer could not be used: the model did not call record_verdict');
     expect(provider.asked[0].tool.name).toBe('record_verdict');
@@ -108,7 +121,10 @@ describe('provider errors', () => {
     expect(limited).toMatchObject({ retryable: true, status: 429, retryAfterMs: 3000, message: 'openai: 429 slow down' });
     expect(providerError('openai', Object.assign(new Error('boom'), { status: 503 }))).toMatchObject({ retryable: true, message: 'openai: 503 boom' });
     expect(providerError('anthropic', Object.assign(new Error('bad'), { status: 400 }))).toMatchObject({ retryable: false, status: 400 });
-    expect(providerError('vertex-gemini', new TypeError('fetch failed', { cause: new Error('ECONNREFUSED') }))).toMatchObject({ retryable: true, message: 'vertex-gemini: call failed: fetch failed (ECONNREFUSED)' });
+    expect(providerError('vertex-gemini', new TypeError('fetch failed', { cause: new Error('ECONNREFUSED') }))).toMatchObject({
+      retryable: true,
+      message: 'vertex-gemini: call failed: fetch failed (ECONNREFUSED)',
+    });
   });
 
   it('passes a cancellation through untouched', () => {
@@ -127,12 +143,24 @@ describe('judges in the registry', () => {
     expect(registry.check(refs(['llmJudge']))).toEqual([{ index: 0, message: `scorer 'llmJudge': config.prompt ${PROMPT_REQUIRED}` }]);
     expect(registry.check(refs([{ name: 'llmJudge', config: { prompt: 7 } }]))[0].message).toBe(`scorer 'llmJudge': config.prompt ${PROMPT_REQUIRED}`);
     expect(registry.check(refs([{ name: 'llmJudge', config: { prompt: '  ' } }]))[0].message).toBe(`scorer 'llmJudge': config.prompt ${PROMPT_REQUIRED}`);
-    expect(registry.check(refs([{ name: 'llmJudge', config: { prompt: 'Is {{output}} kind?' } }, { name: 'llmJudge:b', config: { criteria: 'kind' } }]))).toEqual([]);
+    expect(
+      registry.check(
+        refs([
+          { name: 'llmJudge', config: { prompt: 'Is {{output}} kind?' } },
+          { name: 'llmJudge:b', config: { criteria: 'kind' } },
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('checks built-in judges configs strictly', () => {
     expect(registry.check(refs(['safety_judge', { name: 'grounding', config: { model: 'x', provider: 'openai', temperature: 0 } }]))).toEqual([]);
-    const issues = registry.check(refs([{ name: 'safety_judge', config: { provider: 'mistral' } }, { name: 'reasoning', config: { temprature: 0 } }]));
+    const issues = registry.check(
+      refs([
+        { name: 'safety_judge', config: { provider: 'mistral' } },
+        { name: 'reasoning', config: { temprature: 0 } },
+      ]),
+    );
     expect(issues.map((i) => i.index)).toEqual([0, 1]);
   });
 
@@ -153,7 +181,7 @@ describe('judges in the registry', () => {
     ]);
   });
 
-  it('adds a project\'s custom scorers without shadowing the built-in ones', () => {
+  it("adds a project's custom scorers without shadowing the built-in ones", () => {
     const custom = { ...RULE_SCORERS[0], name: 'tone', kind: 'custom' as const };
     const shadow = { ...RULE_SCORERS[0], name: 'contains', kind: 'custom' as const };
     const extended = extendRegistry(registry, [custom, shadow]);
@@ -167,7 +195,13 @@ describe('provider configuration', () => {
     const none = loadConfig({}).llm;
     expect(none.defaultProvider).toBeUndefined();
     expect(none.anthropic).toBeUndefined();
-    const c = loadConfig({ OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', GOOGLE_CLOUD_PROJECT: 'p', CLOUD_ML_REGION: 'us-east5', JUDGE_MODEL_OPENAI: 'gpt-x' }).llm;
+    const c = loadConfig({
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+      GOOGLE_CLOUD_PROJECT: 'p',
+      CLOUD_ML_REGION: 'us-east5',
+      JUDGE_MODEL_OPENAI: 'gpt-x',
+    }).llm;
     expect(c.defaultProvider).toBe('openai');
     expect(c.openai).toMatchObject({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1/v1', model: 'gpt-x', structuredOutput: 'json_schema' });
     expect(c['vertex-gemini']).toMatchObject({ project: 'p', location: 'global' });

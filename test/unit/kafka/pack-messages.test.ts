@@ -7,14 +7,17 @@ import { texts } from '../../fixtures/corpus/texts.js';
 /** A row line as the codec writes it: TabSeparated, so a text's newlines, tabs and backslashes are escaped and a row is one line. */
 const tsv = (text: string) => text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\t', '\\t').replaceAll('\r', '\\r');
 const corpusLines = Object.values(texts).map((t) => `p1\ttrace\tspan\t${tsv(t)}`);
-const lineArb = fc.oneof(fc.constantFrom(...corpusLines), fc.string({ unit: 'grapheme', maxLength: 300 }).map((s) => `p1\t${tsv(s)}`));
+const lineArb = fc.oneof(
+  fc.constantFrom(...corpusLines),
+  fc.string({ unit: 'grapheme', maxLength: 300 }).map((s) => `p1\t${tsv(s)}`),
+);
 
 function consumed(value: string, headers: Record<string, string>): KafkaMessage {
   return { value: Buffer.from(value), headers, key: null, timestamp: '0', attributes: 0, offset: '0', size: 0 } as unknown as KafkaMessage;
 }
 
 describe('a write packed into Kafka messages', () => {
-  it('states each message\'s exact UTF-8 size, keeps it within the limit, and reads back the same rows in order', () => {
+  it("states each message's exact UTF-8 size, keeps it within the limit, and reads back the same rows in order", () => {
     fc.assert(
       fc.property(fc.array(lineArb, { maxLength: 40 }), fc.array(lineArb, { maxLength: 8 }), fc.integer({ min: 0, max: 3 }), (spans, stats, limitPick) => {
         if (spans.length + stats.length === 0) return;

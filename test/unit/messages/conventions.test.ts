@@ -14,7 +14,14 @@ import { fixture, loadFixtures } from '../normalize/load-fixtures.js';
 /** The span as the API reads it back: stored fields, events parsed. */
 export function stored(raw: RawSpan): LlmSpanSource {
   const r = normalizeSpan(raw, 'p');
-  return { type: r.span_type, convention: r.convention, attributes: r.attributes, input: r.input, output: r.output, events: JSON.parse(r.events) as LlmSpanSource['events'] };
+  return {
+    type: r.span_type,
+    convention: r.convention,
+    attributes: r.attributes,
+    input: r.input,
+    output: r.output,
+    events: JSON.parse(r.events) as LlmSpanSource['events'],
+  };
 }
 
 const fixtures = loadFixtures();
@@ -38,7 +45,13 @@ describe('every convention reads the same conversation', () => {
     'spec/generation-tool-call-messages.json',
   ];
   /** What a chat UI shows of a message: who, what, which calls, which call it answers, why it stopped. */
-  const shown = (m: LlmMessage) => ({ role: m.role, content: m.content, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id, finish_reason: m.finish_reason });
+  const shown = (m: LlmMessage) => ({
+    role: m.role,
+    content: m.content,
+    tool_calls: m.tool_calls,
+    tool_call_id: m.tool_call_id,
+    finish_reason: m.finish_reason,
+  });
   const read = ids.map((id) => ({ id, llm: llmConversation(stored(fixture(id).raw))! }));
 
   it('covers the five conventions', () => {
@@ -53,9 +66,17 @@ describe('every convention reads the same conversation', () => {
     expect(llm.parameters?.temperature).toBe(0.2);
 
     const call = llm.messages.find((m) => m.tool_calls)!;
-    expect(call).toMatchObject({ role: 'assistant', content: '', tool_calls: [{ id: 'call_W1', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }] });
+    expect(call).toMatchObject({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_W1', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }],
+    });
     expect(JSON.parse(call.tool_calls![0].arguments)).toEqual({ city: 'Paris', unit: 'celsius' });
-    expect(llm.messages[llm.messages.indexOf(call) + 1]).toMatchObject({ role: 'tool', tool_call_id: 'call_W1', content: '{"temperature":14,"conditions":"rain"}' });
+    expect(llm.messages[llm.messages.indexOf(call) + 1]).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'call_W1',
+      content: '{"temperature":14,"conditions":"rain"}',
+    });
 
     const answer = llm.output_messages[0].content;
     expect(answer.split('\n\n')).toHaveLength(4);
@@ -64,15 +85,18 @@ describe('every convention reads the same conversation', () => {
     expect(answer).toContain('```json\n{"umbrella": true, "jacket": "light"}\n```');
   });
 
-  it.each(read.filter((r) => !r.id.startsWith('spec/') && r.id !== 'genai/chat-tool-call-events.json'))('$id: the tool offered, with its JSON schema', ({ llm }) => {
-    expect(llm.tools).toHaveLength(1);
-    expect(llm.tools![0]).toMatchObject({
-      name: 'get_weather',
-      description: 'Current weather for a city',
-      parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
-    });
-    expect(llm.parameters).toMatchObject({ temperature: 0.2, max_tokens: 512, top_p: 0.9 });
-  });
+  it.each(read.filter((r) => !r.id.startsWith('spec/') && r.id !== 'genai/chat-tool-call-events.json'))(
+    '$id: the tool offered, with its JSON schema',
+    ({ llm }) => {
+      expect(llm.tools).toHaveLength(1);
+      expect(llm.tools![0]).toMatchObject({
+        name: 'get_weather',
+        description: 'Current weather for a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+      });
+      expect(llm.parameters).toMatchObject({ temperature: 0.2, max_tokens: 512, top_p: 0.9 });
+    },
+  );
 });
 
 describe('spans that are not model calls have no conversation', () => {
@@ -80,9 +104,12 @@ describe('spans that are not model calls have no conversation', () => {
     expect(llmConversation(stored(raw))).toBeNull();
   });
 
-  it.each(['genai/embeddings.json', 'openinference/embedding.json', 'openllmetry/embedding.json', 'vercel-ai/embed-many-do-embed.json'])('%s (an embedding)', (id) => {
-    expect(llmConversation(stored(fixture(id).raw))).toBeNull();
-  });
+  it.each(['genai/embeddings.json', 'openinference/embedding.json', 'openllmetry/embedding.json', 'vercel-ai/embed-many-do-embed.json'])(
+    '%s (an embedding)',
+    (id) => {
+      expect(llmConversation(stored(fixture(id).raw))).toBeNull();
+    },
+  );
 });
 
 describe('the older fixtures of each convention', () => {
@@ -116,7 +143,7 @@ describe('the older fixtures of each convention', () => {
     });
   });
 
-  it('OpenInference: llm.invocation_parameters, the flattened messages, the finish reason of output.value\'s choice', () => {
+  it("OpenInference: llm.invocation_parameters, the flattened messages, the finish reason of output.value's choice", () => {
     expect(llmConversation(stored(fixture('openinference/llm-openai.json').raw))).toEqual({
       messages: [
         { role: 'system', content: 'You are a support agent for Acme.' },
@@ -131,7 +158,9 @@ describe('the older fixtures of each convention', () => {
   it('AI SDK: a step that only called a tool shows the call, its finish reason and the tools offered', () => {
     expect(llmConversation(stored(fixture('vercel-ai/stream-text-do-stream.json').raw))).toEqual({
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      output_messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'toolu_01', name: 'getWeather', arguments: '{"city":"Paris"}' }], finish_reason: 'tool-calls' }],
+      output_messages: [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'toolu_01', name: 'getWeather', arguments: '{"city":"Paris"}' }], finish_reason: 'tool-calls' },
+      ],
       finish_reasons: ['tool-calls'],
     });
     const step = llmConversation(stored(fixture('vercel-ai/generate-text-do-generate.json').raw))!;

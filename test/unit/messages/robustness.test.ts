@@ -13,10 +13,22 @@ describe('malformed JSON never throws: the text is kept as the message', () => {
   const broken = '[{"role":"user","parts":[{"type":"text","content":"cut her';
 
   it.each<[string, Convention, Record<string, string>]>([
-    ['GenAI gen_ai.input.messages / output.messages', 'genai', { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': broken, 'gen_ai.output.messages': '{not json' }],
+    [
+      'GenAI gen_ai.input.messages / output.messages',
+      'genai',
+      { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': broken, 'gen_ai.output.messages': '{not json' },
+    ],
     ['OpenInference input.value / output.value', 'openinference', { 'openinference.span.kind': 'LLM', 'input.value': broken, 'output.value': '{not json' }],
-    ['AI SDK ai.prompt.messages / ai.response.toolCalls', 'vercel-ai', { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.prompt.messages': broken, 'ai.response.toolCalls': '{not json' }],
-    ['OpenLLMetry traceloop.entity.input / output', 'openllmetry', { 'llm.request.type': 'chat', 'traceloop.entity.input': broken, 'traceloop.entity.output': '{not json' }],
+    [
+      'AI SDK ai.prompt.messages / ai.response.toolCalls',
+      'vercel-ai',
+      { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.prompt.messages': broken, 'ai.response.toolCalls': '{not json' },
+    ],
+    [
+      'OpenLLMetry traceloop.entity.input / output',
+      'openllmetry',
+      { 'llm.request.type': 'chat', 'traceloop.entity.input': broken, 'traceloop.entity.output': '{not json' },
+    ],
   ])('%s', (_name, convention, attributes) => {
     const llm = llmConversation(span(attributes, { convention }));
     expect(llm?.messages).toEqual([{ role: 'user', content: broken }]);
@@ -56,32 +68,84 @@ describe('malformed JSON never throws: the text is kept as the message', () => {
 
   it('event bodies that are not JSON', () => {
     const llm = llmConversation(
-      span({ 'gen_ai.operation.name': 'chat' }, { events: [{ name: 'gen_ai.user.message', attributes: { 'gen_ai.event.content': '{"content": "trunc' } }, { name: 'gen_ai.choice', attributes: { message: '{bad' } }] }),
+      span(
+        { 'gen_ai.operation.name': 'chat' },
+        {
+          events: [
+            { name: 'gen_ai.user.message', attributes: { 'gen_ai.event.content': '{"content": "trunc' } },
+            { name: 'gen_ai.choice', attributes: { message: '{bad' } },
+          ],
+        },
+      ),
     );
     expect(llm?.messages).toEqual([{ role: 'user', content: '' }]);
     expect(llm?.output_messages).toEqual([{ role: 'assistant', content: '' }]);
   });
 
   const KEYS = [
-    'gen_ai.operation.name', 'gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.definitions',
-    'gen_ai.request.temperature', 'gen_ai.response.finish_reasons', 'gen_ai.prompt.0.role', 'gen_ai.prompt.0.content', 'gen_ai.prompt.0.tool_calls.0.arguments',
-    'gen_ai.completion.0.tool_calls.0.name', 'openinference.span.kind', 'llm.input_messages.0.message.role', 'llm.input_messages.0.message.contents.0.message_content.text',
-    'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments', 'llm.tools.0.tool.json_schema', 'llm.invocation_parameters', 'input.value', 'output.value',
-    'ai.operationId', 'ai.prompt.messages', 'ai.prompt', 'ai.response.toolCalls', 'ai.response.text', 'ai.prompt.tools', 'ai.settings.topP', 'llm.request.type',
-    'llm.request.functions.0.parameters', 'traceloop.entity.input', 'temperature', 'stop_reason', 'agent_eval.input_source', 'agent_eval.output_source', '__proto__', 'constructor',
+    'gen_ai.operation.name',
+    'gen_ai.input.messages',
+    'gen_ai.output.messages',
+    'gen_ai.system_instructions',
+    'gen_ai.tool.definitions',
+    'gen_ai.request.temperature',
+    'gen_ai.response.finish_reasons',
+    'gen_ai.prompt.0.role',
+    'gen_ai.prompt.0.content',
+    'gen_ai.prompt.0.tool_calls.0.arguments',
+    'gen_ai.completion.0.tool_calls.0.name',
+    'openinference.span.kind',
+    'llm.input_messages.0.message.role',
+    'llm.input_messages.0.message.contents.0.message_content.text',
+    'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments',
+    'llm.tools.0.tool.json_schema',
+    'llm.invocation_parameters',
+    'input.value',
+    'output.value',
+    'ai.operationId',
+    'ai.prompt.messages',
+    'ai.prompt',
+    'ai.response.toolCalls',
+    'ai.response.text',
+    'ai.prompt.tools',
+    'ai.settings.topP',
+    'llm.request.type',
+    'llm.request.functions.0.parameters',
+    'traceloop.entity.input',
+    'temperature',
+    'stop_reason',
+    'agent_eval.input_source',
+    'agent_eval.output_source',
+    '__proto__',
+    'constructor',
   ];
   /** Text that is often almost JSON: fragments of message shapes glued together. */
   const jsonish = fc.oneof(
     fc.string(),
     fc.json(),
-    fc.constantFrom('[', '{', '[{"role":"user","content":', '{"messages":[{"role":"tool","content":[{"type":"tool-result"}]}]}', '[{"role":"assistant","parts":[{"type":"tool_call","arguments":{}}]}]', 'null', '[null,1,"x",[]]', '{"choices":[null,{"message":7}]}'),
+    fc.constantFrom(
+      '[',
+      '{',
+      '[{"role":"user","content":',
+      '{"messages":[{"role":"tool","content":[{"type":"tool-result"}]}]}',
+      '[{"role":"assistant","parts":[{"type":"tool_call","arguments":{}}]}]',
+      'null',
+      '[null,1,"x",[]]',
+      '{"choices":[null,{"message":7}]}',
+    ),
   );
   const source = fc.record({
     attributes: fc.dictionary(fc.constantFrom(...KEYS), jsonish, { maxKeys: 12 }),
     input: jsonish,
     output: jsonish,
     convention: fc.constantFrom<Convention>('genai', 'openinference', 'vercel-ai', 'openllmetry', 'spec', 'none'),
-    events: fc.array(fc.record({ name: fc.constantFrom('gen_ai.user.message', 'gen_ai.tool.message', 'gen_ai.choice', 'gen_ai.client.inference.operation.details'), attributes: fc.dictionary(fc.string({ maxLength: 30 }), fc.jsonValue()) }), { maxLength: 3 }),
+    events: fc.array(
+      fc.record({
+        name: fc.constantFrom('gen_ai.user.message', 'gen_ai.tool.message', 'gen_ai.choice', 'gen_ai.client.inference.operation.details'),
+        attributes: fc.dictionary(fc.string({ maxLength: 30 }), fc.jsonValue()),
+      }),
+      { maxLength: 3 },
+    ),
   });
 
   it('any attributes, input, output and events: an answer that fits the model, or null', () => {
@@ -107,7 +171,12 @@ describe('values stored once, in input or output', () => {
 
   it('says so when the trace view cut it, and shows the cut text', () => {
     const cut = messages.slice(0, 100);
-    const llm = llmConversation(span({ 'ai.operationId': 'ai.streamText.doStream', 'agent_eval.input_source': 'ai.prompt.messages' }, { convention: 'vercel-ai', input: cut, input_truncated: true }));
+    const llm = llmConversation(
+      span(
+        { 'ai.operationId': 'ai.streamText.doStream', 'agent_eval.input_source': 'ai.prompt.messages' },
+        { convention: 'vercel-ai', input: cut, input_truncated: true },
+      ),
+    );
     expect(llm).toEqual({ messages: [{ role: 'user', content: cut }], output_messages: [], truncated: true });
   });
 });
@@ -115,7 +184,10 @@ describe('values stored once, in input or output', () => {
 describe('the trace view cuts long texts as it cuts input and output', () => {
   it('at a number of code points, never inside a character', () => {
     const long = `${'😀'.repeat(10)}tail`;
-    const capped = capConversation({ messages: [{ role: 'user', content: long, tool_calls: [{ name: 't', arguments: long }] }], output_messages: [{ role: 'assistant', content: 'short' }] }, 5);
+    const capped = capConversation(
+      { messages: [{ role: 'user', content: long, tool_calls: [{ name: 't', arguments: long }] }], output_messages: [{ role: 'assistant', content: 'short' }] },
+      5,
+    );
     expect(capped).toEqual({
       messages: [{ role: 'user', content: '😀'.repeat(5), tool_calls: [{ name: 't', arguments: '😀'.repeat(5) }] }],
       output_messages: [{ role: 'assistant', content: 'short' }],
@@ -130,10 +202,19 @@ describe('the trace view cuts long texts as it cuts input and output', () => {
 });
 
 describe('message shapes', () => {
-  const spec = (input: unknown, output: unknown = '') => llmConversation(span({}, { convention: 'spec', input: JSON.stringify(input), output: typeof output === 'string' ? output : JSON.stringify(output) }));
+  const spec = (input: unknown, output: unknown = '') =>
+    llmConversation(span({}, { convention: 'spec', input: JSON.stringify(input), output: typeof output === 'string' ? output : JSON.stringify(output) }));
 
   it('maps roles onto system, user, assistant and tool; keeps a role no convention names', () => {
-    expect(spec([{ role: 'developer', content: 'a' }, { role: 'human', content: 'b' }, { role: 'model', content: 'c' }, { role: 'function', name: 'f', content: 'd' }, { role: 'critic', content: 'e' }])?.messages).toEqual([
+    expect(
+      spec([
+        { role: 'developer', content: 'a' },
+        { role: 'human', content: 'b' },
+        { role: 'model', content: 'c' },
+        { role: 'function', name: 'f', content: 'd' },
+        { role: 'critic', content: 'e' },
+      ])?.messages,
+    ).toEqual([
       { role: 'system', content: 'a' },
       { role: 'user', content: 'b' },
       { role: 'assistant', content: 'c' },
@@ -148,11 +229,31 @@ describe('message shapes', () => {
         system: 'Be brief.',
         messages: [
           { role: 'user', content: 'Weather?' },
-          { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'rain' }] }, { type: 'text', text: 'And tomorrow?' }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Checking.' },
+              { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'rain' }] },
+              { type: 'text', text: 'And tomorrow?' },
+            ],
+          },
         ],
       },
-      { type: 'message', role: 'assistant', content: [{ type: 'thinking', thinking: 'Hmm.' }, { type: 'text', text: 'Dry.' }], stop_reason: 'end_turn' },
+      {
+        type: 'message',
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Hmm.' },
+          { type: 'text', text: 'Dry.' },
+        ],
+        stop_reason: 'end_turn',
+      },
     );
     expect(llm).toEqual({
       messages: [
@@ -162,7 +263,17 @@ describe('message shapes', () => {
         { role: 'tool', content: 'rain', tool_call_id: 'toolu_1' },
         { role: 'user', content: 'And tomorrow?' },
       ],
-      output_messages: [{ role: 'assistant', content: 'Dry.', parts: [{ type: 'reasoning', text: 'Hmm.' }, { type: 'text', text: 'Dry.' }], finish_reason: 'end_turn' }],
+      output_messages: [
+        {
+          role: 'assistant',
+          content: 'Dry.',
+          parts: [
+            { type: 'reasoning', text: 'Hmm.' },
+            { type: 'text', text: 'Dry.' },
+          ],
+          finish_reason: 'end_turn',
+        },
+      ],
       finish_reasons: ['end_turn'],
     });
   });
@@ -173,8 +284,21 @@ describe('message shapes', () => {
         {
           'ai.operationId': 'ai.generateText.doGenerate',
           'ai.prompt.messages': JSON.stringify([
-            { role: 'assistant', content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', args: { city: 'Paris' } }] },
-            { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'weather', result: { temp: 14 } }, { type: 'tool-result', toolCallId: 'c2', toolName: 'clock', output: { type: 'text', value: '12:00' } }, { type: 'tool-result', toolCallId: 'c3', toolName: 'x', output: { type: 'error-text', value: 'boom' } }] },
+            {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'Let me check.' },
+                { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', args: { city: 'Paris' } },
+              ],
+            },
+            {
+              role: 'tool',
+              content: [
+                { type: 'tool-result', toolCallId: 'c1', toolName: 'weather', result: { temp: 14 } },
+                { type: 'tool-result', toolCallId: 'c2', toolName: 'clock', output: { type: 'text', value: '12:00' } },
+                { type: 'tool-result', toolCallId: 'c3', toolName: 'x', output: { type: 'error-text', value: 'boom' } },
+              ],
+            },
           ]),
         },
         { convention: 'vercel-ai' },
@@ -189,20 +313,43 @@ describe('message shapes', () => {
   });
 
   it('Gemini: candidates with functionCall parts', () => {
-    const llm = spec([{ role: 'user', parts: [{ text: 'Weather?' }] }], { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] }, finishReason: 'STOP' }] });
-    expect(llm?.output_messages).toEqual([{ role: 'assistant', content: '', tool_calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' }], finish_reason: 'STOP' }]);
+    const llm = spec([{ role: 'user', parts: [{ text: 'Weather?' }] }], {
+      candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] }, finishReason: 'STOP' }],
+    });
+    expect(llm?.output_messages).toEqual([
+      { role: 'assistant', content: '', tool_calls: [{ name: 'get_weather', arguments: '{"city":"Paris"}' }], finish_reason: 'STOP' },
+    ]);
   });
 
   it('an image part keeps the parts, in order', () => {
-    const llm = spec([{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }]);
+    const llm = spec([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+        ],
+      },
+    ]);
     expect(llm?.messages).toEqual([
-      { role: 'user', content: 'What is this?', parts: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', data: { type: 'image_url', image_url: { url: 'https://x/y.png' } } }] },
+      {
+        role: 'user',
+        content: 'What is this?',
+        parts: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', data: { type: 'image_url', image_url: { url: 'https://x/y.png' } } },
+        ],
+      },
     ]);
   });
 
   it('text is kept byte for byte: whitespace, blank lines, CRLF, emoji, a lone surrogate', () => {
     const text = '  indented\r\n\r\n\tTabbed ```code```\n\n\n👩‍💻 \ud800 end  ';
     expect(spec([{ role: 'user', content: text }], text)?.output_messages[0].content).toBe(text);
-    expect(llmConversation(span({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }] }]) }))?.output_messages[0].content).toBe(text);
+    expect(
+      llmConversation(
+        span({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }] }]) }),
+      )?.output_messages[0].content,
+    ).toBe(text);
   });
 });

@@ -66,7 +66,9 @@ describe.each(fixtures)('$id', ({ raw, expected, description }) => {
     // A large attribute taken as the input or output is stored there only, its key named instead (moved-values.test.ts).
     const moved = { 'agent_eval.input_source': record.input, 'agent_eval.output_source': record.output };
     const movedKeys = Object.keys(moved).filter((k) => record.attributes[k] !== undefined);
-    expect(Object.keys(record.attributes).sort()).toEqual([...Object.keys(raw.attributes).filter((k) => !movedKeys.some((m) => record.attributes[m] === k)), ...movedKeys].sort());
+    expect(Object.keys(record.attributes).sort()).toEqual(
+      [...Object.keys(raw.attributes).filter((k) => !movedKeys.some((m) => record.attributes[m] === k)), ...movedKeys].sort(),
+    );
     for (const [k, v] of Object.entries(raw.attributes)) {
       const source = movedKeys.find((m) => record.attributes[m] === k);
       const stored = source === undefined ? record.attributes[k] : moved[source as keyof typeof moved];

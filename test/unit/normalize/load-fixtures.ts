@@ -35,23 +35,25 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/conve
 
 /** Every fixture under test/fixtures/conventions/<convention>/*.json. */
 export function loadFixtures(): Fixture[] {
-  return readdirSync(ROOT).sort().flatMap((dir) =>
-    readdirSync(join(ROOT, dir))
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((file) => {
-        const parsed = JSON.parse(readFileSync(join(ROOT, dir, file), 'utf8')) as RawSpan & {
-          description: string;
-          source: string;
-          expected: FixtureExpectation;
-        };
-        // `description`, `source` and `expected` document the fixture; the rest is the RawSpan.
-        const { description, expected } = parsed;
-        const raw: RawSpan = { ...parsed };
-        for (const k of ['description', 'source', 'expected']) Reflect.deleteProperty(raw, k);
-        return { id: `${dir}/${file}`, description, raw, expected };
-      }),
-  );
+  return readdirSync(ROOT)
+    .sort()
+    .flatMap((dir) =>
+      readdirSync(join(ROOT, dir))
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((file) => {
+          const parsed = JSON.parse(readFileSync(join(ROOT, dir, file), 'utf8')) as RawSpan & {
+            description: string;
+            source: string;
+            expected: FixtureExpectation;
+          };
+          // `description`, `source` and `expected` document the fixture; the rest is the RawSpan.
+          const { description, expected } = parsed;
+          const raw: RawSpan = { ...parsed };
+          for (const k of ['description', 'source', 'expected']) Reflect.deleteProperty(raw, k);
+          return { id: `${dir}/${file}`, description, raw, expected };
+        }),
+    );
 }
 
 /** One fixture by id, for tests that build on a real span. */

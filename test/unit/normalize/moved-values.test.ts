@@ -15,7 +15,12 @@ describe('large values taken as input/output are stored once', () => {
     expect(span.output).toBe(answer);
     expect(span.attributes['input.value']).toBeUndefined();
     expect(span.attributes['output.value']).toBeUndefined();
-    expect(span.attributes).toMatchObject({ 'agent_eval.input_source': 'input.value', 'agent_eval.output_source': 'output.value', 'user.id': 'u1', 'llm.model_name': 'gpt-4o' });
+    expect(span.attributes).toMatchObject({
+      'agent_eval.input_source': 'input.value',
+      'agent_eval.output_source': 'output.value',
+      'user.id': 'u1',
+      'llm.model_name': 'gpt-4o',
+    });
   });
 
   it('keeps short values and values that differ from the input in the attributes', () => {

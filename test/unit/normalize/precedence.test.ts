@@ -40,10 +40,16 @@ describe('precedence', () => {
     const doGenerate = fixture('vercel-ai/generate-text-do-generate.json').raw;
     const wrapper = fixture('vercel-ai/generate-text.json').raw;
     expect(norm({ ...doGenerate, attributes: { ...doGenerate.attributes, 'openinference.span.kind': 'LLM' } })).toMatchObject({
-      convention: 'openinference', span_type: 'generation', model: 'gpt-4o-2024-08-06', input_tokens: 120, output_tokens: 25,
+      convention: 'openinference',
+      span_type: 'generation',
+      model: 'gpt-4o-2024-08-06',
+      input_tokens: 120,
+      output_tokens: 25,
     });
     expect(norm({ ...wrapper, attributes: { ...wrapper.attributes, 'openinference.span.kind': 'CHAIN' } })).toMatchObject({
-      convention: 'openinference', span_type: 'span', input_tokens: 0,
+      convention: 'openinference',
+      span_type: 'span',
+      input_tokens: 0,
     });
   });
 
@@ -61,7 +67,13 @@ describe('precedence', () => {
 
   it('honours a declared type over every convention, filling fields from the others', () => {
     const { raw } = fixture('genai/chat-input-messages.json');
-    expect(norm({ ...raw, declaredType: 'tool' })).toMatchObject({ convention: 'spec', span_type: 'tool', component_type: 'tool', model: 'gpt-4o-mini-2024-07-18', input_tokens: 0 });
+    expect(norm({ ...raw, declaredType: 'tool' })).toMatchObject({
+      convention: 'spec',
+      span_type: 'tool',
+      component_type: 'tool',
+      model: 'gpt-4o-mini-2024-07-18',
+      input_tokens: 0,
+    });
     expect(norm({ ...raw, declaredType: 'generation' })).toMatchObject({ convention: 'spec', span_type: 'generation', input_tokens: 52, output_tokens: 11 });
   });
 
@@ -72,30 +84,67 @@ describe('precedence', () => {
   });
 
   it('fills fields the winning convention lacks from the others the span carries', () => {
-    const span = rawSpan({ 'openinference.span.kind': 'LLM', 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 9, 'gen_ai.usage.output_tokens': 3 });
+    const span = rawSpan({
+      'openinference.span.kind': 'LLM',
+      'gen_ai.system': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 9,
+      'gen_ai.usage.output_tokens': 3,
+    });
     expect(norm(span)).toMatchObject({ convention: 'openinference', model: 'gpt-4o', input_tokens: 9, output_tokens: 3 });
   });
 
   it('falls back to none for spans with no known convention', () => {
-    expect(norm(rawSpan({ 'http.method': 'GET', type: 'http' }))).toMatchObject({ convention: 'none', span_type: 'span', component_type: null, model: null, input: '', output: '' });
+    expect(norm(rawSpan({ 'http.method': 'GET', type: 'http' }))).toMatchObject({
+      convention: 'none',
+      span_type: 'span',
+      component_type: null,
+      model: null,
+      input: '',
+      output: '',
+    });
   });
 });
 
 describe('AI SDK 7 (@ai-sdk/otel) span tree', () => {
   const root = rawSpan(
-    { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 300, 'gen_ai.usage.output_tokens': 60 },
+    {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 300,
+      'gen_ai.usage.output_tokens': 60,
+    },
     { name: 'invoke_agent gpt-4o', spanId: 'a000000000000001' },
   );
   const step = rawSpan(
-    { 'gen_ai.operation.name': 'agent_step', 'ai.operationId': 'ai.generateText.doGenerate', 'ai.model.id': 'gpt-4o', 'ai.usage.inputTokens': 300, 'ai.usage.outputTokens': 60 },
+    {
+      'gen_ai.operation.name': 'agent_step',
+      'ai.operationId': 'ai.generateText.doGenerate',
+      'ai.model.id': 'gpt-4o',
+      'ai.usage.inputTokens': 300,
+      'ai.usage.outputTokens': 60,
+    },
     { name: 'step 1', spanId: 'a000000000000002' },
   );
   const chat = rawSpan(
-    { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': 300, 'gen_ai.usage.output_tokens': 60 },
+    {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.input_tokens': 300,
+      'gen_ai.usage.output_tokens': 60,
+    },
     { name: 'chat gpt-4o', spanId: 'a000000000000003', kind: 'client' },
   );
   const tool = rawSpan(
-    { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'getWeather', 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'getWeather', 'ai.toolCall.args': '{}' },
+    {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'getWeather',
+      'ai.operationId': 'ai.toolCall',
+      'ai.toolCall.name': 'getWeather',
+      'ai.toolCall.args': '{}',
+    },
     { name: 'execute_tool getWeather', spanId: 'a000000000000004' },
   );
 

@@ -6,18 +6,67 @@ import { rawSpan } from './span-builder.js';
 
 /** Every attribute key some convention reads, so odd values reach every code path. */
 const KEYS = [
-  'openinference.span.kind', 'llm.model_name', 'llm.token_count.prompt', 'llm.token_count.completion', 'llm.token_count.total',
-  'input.value', 'output.value', 'llm.input_messages.0.message.content', 'llm.output_messages.0.message.role',
-  'retrieval.documents.0.document.content', 'tool.parameters', 'embedding.embeddings.0.embedding.text', 'reranker.query',
-  'ai.operationId', 'ai.model.id', 'ai.response.model', 'ai.usage.promptTokens', 'ai.usage.inputTokens', 'ai.usage.tokens',
-  'ai.prompt', 'ai.prompt.messages', 'ai.response.text', 'ai.response.object', 'ai.response.toolCalls', 'ai.values',
-  'ai.toolCall.args', 'ai.toolCall.result', 'traceloop.span.kind', 'llm.request.type', 'traceloop.entity.input',
-  'llm.usage.total_tokens', 'llm.prompts.0.content', 'gen_ai.operation.name', 'gen_ai.system', 'gen_ai.provider.name',
-  'gen_ai.request.model', 'gen_ai.response.model', 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens',
-  'gen_ai.usage.output_tokens', 'gen_ai.tool.name', 'gen_ai.tool.call.arguments', 'gen_ai.input.messages',
-  'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.prompt.0.role', 'gen_ai.prompt.0.content',
-  'gen_ai.completion.0.content', 'gen_ai.prompt', 'model', 'input', 'output', 'input_tokens', 'output_tokens', 'tool_name',
-  'tool_input', 'tool_status', 'error_message', 'span_type', 'type', 'component_type',
+  'openinference.span.kind',
+  'llm.model_name',
+  'llm.token_count.prompt',
+  'llm.token_count.completion',
+  'llm.token_count.total',
+  'input.value',
+  'output.value',
+  'llm.input_messages.0.message.content',
+  'llm.output_messages.0.message.role',
+  'retrieval.documents.0.document.content',
+  'tool.parameters',
+  'embedding.embeddings.0.embedding.text',
+  'reranker.query',
+  'ai.operationId',
+  'ai.model.id',
+  'ai.response.model',
+  'ai.usage.promptTokens',
+  'ai.usage.inputTokens',
+  'ai.usage.tokens',
+  'ai.prompt',
+  'ai.prompt.messages',
+  'ai.response.text',
+  'ai.response.object',
+  'ai.response.toolCalls',
+  'ai.values',
+  'ai.toolCall.args',
+  'ai.toolCall.result',
+  'traceloop.span.kind',
+  'llm.request.type',
+  'traceloop.entity.input',
+  'llm.usage.total_tokens',
+  'llm.prompts.0.content',
+  'gen_ai.operation.name',
+  'gen_ai.system',
+  'gen_ai.provider.name',
+  'gen_ai.request.model',
+  'gen_ai.response.model',
+  'gen_ai.usage.input_tokens',
+  'gen_ai.usage.prompt_tokens',
+  'gen_ai.usage.output_tokens',
+  'gen_ai.tool.name',
+  'gen_ai.tool.call.arguments',
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'gen_ai.prompt.0.role',
+  'gen_ai.prompt.0.content',
+  'gen_ai.completion.0.content',
+  'gen_ai.prompt',
+  'model',
+  'input',
+  'output',
+  'input_tokens',
+  'output_tokens',
+  'tool_name',
+  'tool_input',
+  'tool_status',
+  'error_message',
+  'span_type',
+  'type',
+  'component_type',
 ];
 
 function deepArray(depth: number): AttrValue {
@@ -27,9 +76,36 @@ function deepArray(depth: number): AttrValue {
 }
 
 const ODD: AttrValue[] = [
-  null, Number.NaN, Number.POSITIVE_INFINITY, -5, 1e308, 2 ** 60, 0.5, true, false, '', '   ', 'abc', '-3', '1e5',
-  '{not json', '[1,2', '[]', '{}', '"quoted"', [], [[[]]], [1, 'a', null, { b: [true] }], { a: { b: [1, { c: null }] } },
-  { __proto__: 'x' }, deepArray(20_000), 'LLM', 'tool', 'chat', 'ai.toolCall', 'workflow',
+  null,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  -5,
+  1e308,
+  2 ** 60,
+  0.5,
+  true,
+  false,
+  '',
+  '   ',
+  'abc',
+  '-3',
+  '1e5',
+  '{not json',
+  '[1,2',
+  '[]',
+  '{}',
+  '"quoted"',
+  [],
+  [[[]]],
+  [1, 'a', null, { b: [true] }],
+  { a: { b: [1, { c: null }] } },
+  { __proto__: 'x' },
+  deepArray(20_000),
+  'LLM',
+  'tool',
+  'chat',
+  'ai.toolCall',
+  'workflow',
 ];
 
 function assertWellFormed(r: SpanRecord): void {
@@ -47,7 +123,7 @@ function assertWellFormed(r: SpanRecord): void {
 /** Deterministic pseudo-random numbers, so a failure reproduces. */
 function lcg(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  return () => (s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 }
 
 describe('odd attribute values', () => {
@@ -62,7 +138,16 @@ describe('odd attribute values', () => {
     for (let i = 0; i < 2000; i++) {
       const attributes: Attributes = {};
       for (let j = 0; j < 1 + Math.floor(rand() * 12); j++) attributes[pick(KEYS)] = pick(ODD);
-      const events = rand() < 0.3 ? [{ name: pick(['exception', 'gen_ai.user.message', 'gen_ai.choice', 'x']), timeMs: 1, attributes: { content: pick(ODD), 'gen_ai.event.content': pick(ODD) } }] : [];
+      const events =
+        rand() < 0.3
+          ? [
+              {
+                name: pick(['exception', 'gen_ai.user.message', 'gen_ai.choice', 'x']),
+                timeMs: 1,
+                attributes: { content: pick(ODD), 'gen_ai.event.content': pick(ODD) },
+              },
+            ]
+          : [];
       assertWellFormed(normalizeSpan(rawSpan(attributes, { events, declaredType: rand() < 0.2 ? pick(['tool', 'reasoning', 'bogus']) : undefined }), 'p'));
     }
   });
@@ -70,8 +155,14 @@ describe('odd attribute values', () => {
   it('does not trust the RawSpan shape either', () => {
     const broken = {
       ...rawSpan({}),
-      attributes: null, events: [null, 7, { name: 3, timeMs: 'x', attributes: null }], status: undefined,
-      resource: 'nope', scope: undefined, kind: 5, name: undefined, startTimeMs: Number.NaN,
+      attributes: null,
+      events: [null, 7, { name: 3, timeMs: 'x', attributes: null }],
+      status: undefined,
+      resource: 'nope',
+      scope: undefined,
+      kind: 5,
+      name: undefined,
+      startTimeMs: Number.NaN,
     } as unknown as RawSpan;
     const r = normalizeSpan(broken, 'p');
     assertWellFormed(r);
@@ -86,7 +177,9 @@ describe('odd attribute values', () => {
 
 describe('hostile keys', () => {
   it('does not walk into the prototype chain', () => {
-    const attributes = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": "c", "gen_ai.system": "openai", "gen_ai.request.model": "m", "gen_ai.prompt.0.__proto__.role": "user", "gen_ai.prompt.0.content": "hi", "gen_ai.prompt.__proto__.content": "x"}') as Attributes;
+    const attributes = JSON.parse(
+      '{"__proto__": {"polluted": 1}, "constructor": "c", "gen_ai.system": "openai", "gen_ai.request.model": "m", "gen_ai.prompt.0.__proto__.role": "user", "gen_ai.prompt.0.content": "hi", "gen_ai.prompt.__proto__.content": "x"}',
+    ) as Attributes;
     const r = normalizeSpan(rawSpan(attributes), 'p');
     expect(r.convention).toBe('genai');
     expect(JSON.parse(r.input)).toEqual([{ content: 'hi' }]);
@@ -95,7 +188,10 @@ describe('hostile keys', () => {
   });
 
   it('compacts huge list indices instead of allocating them', () => {
-    const r = normalizeSpan(rawSpan({ 'gen_ai.system': 'openai', 'gen_ai.request.model': 'm', 'gen_ai.prompt.4294967295.content': 'last', 'gen_ai.prompt.7.content': 'first' }), 'p');
+    const r = normalizeSpan(
+      rawSpan({ 'gen_ai.system': 'openai', 'gen_ai.request.model': 'm', 'gen_ai.prompt.4294967295.content': 'last', 'gen_ai.prompt.7.content': 'first' }),
+      'p',
+    );
     expect(JSON.parse(r.input)).toEqual([{ content: 'first' }, { content: 'last' }]);
   });
 

@@ -53,7 +53,15 @@ describe('deterministic sampling', () => {
 describe('online rule bodies', () => {
   it('fills defaults and keeps scorers in object form', () => {
     const { definition, since } = parseOnlineRule({ name: ' quality ', scorers: ['contains'] });
-    expect(definition).toEqual({ name: 'quality', filter: {}, sample_rate: 1, scorers: [{ name: 'contains', config: {} }], expected: {}, delay_seconds: 60, enabled: true });
+    expect(definition).toEqual({
+      name: 'quality',
+      filter: {},
+      sample_rate: 1,
+      scorers: [{ name: 'contains', config: {} }],
+      expected: {},
+      delay_seconds: 60,
+      enabled: true,
+    });
     expect(since).toBeUndefined();
   });
 

@@ -25,7 +25,19 @@ function span(id: string, extra: Partial<ScoredSpan> = {}): ScoredSpan {
 }
 
 function trace(spans: ScoredSpan[]): TraceForScoring {
-  return { trace_id: 't1', name: 'agent', status: 'ok', start_ms: 1000, end_ms: 3000, duration_ms: 2000, total_input_tokens: 12, total_output_tokens: 7, span_count: spans.length, attributes: {}, spans };
+  return {
+    trace_id: 't1',
+    name: 'agent',
+    status: 'ok',
+    start_ms: 1000,
+    end_ms: 3000,
+    duration_ms: 2000,
+    total_input_tokens: 12,
+    total_output_tokens: 7,
+    span_count: spans.length,
+    attributes: {},
+    spans,
+  };
 }
 
 describe('what a rule scorer sees of a stored trace', () => {
@@ -34,7 +46,15 @@ describe('what a rule scorer sees of a stored trace', () => {
       trace([
         span('root', { input: 'weather in Oslo?', output: 'It is snowing' }),
         span('llm', { parent_span_id: 'root', type: 'generation', start_ms: 1100, input: 'prompt', output: 'draft' }),
-        span('tool', { parent_span_id: 'root', type: 'tool', start_ms: 1200, name: 'call', attributes: { tool_name: 'get_forecast' }, input: '{"city":"Oslo"}', output: 'snow' }),
+        span('tool', {
+          parent_span_id: 'root',
+          type: 'tool',
+          start_ms: 1200,
+          name: 'call',
+          attributes: { tool_name: 'get_forecast' },
+          input: '{"city":"Oslo"}',
+          output: 'snow',
+        }),
       ]),
       { outputContains: ['snow'] },
     );

@@ -152,9 +152,11 @@ describe('decodeJsonRequest', () => {
   });
 
   it('accepts status codes and kinds as names, numbers or numeric strings', () => {
-    const decode = (status: unknown, kind: unknown) =>
-      requestToRawSpans({ resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: '01', status, kind }] }] }] })[0];
-    expect(decode({ code: 'STATUS_CODE_ERROR', message: 'm' }, 'SPAN_KIND_CONSUMER')).toMatchObject({ status: { code: 'error', message: 'm' }, kind: 'consumer' });
+    const decode = (status: unknown, kind: unknown) => requestToRawSpans({ resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: '01', status, kind }] }] }] })[0];
+    expect(decode({ code: 'STATUS_CODE_ERROR', message: 'm' }, 'SPAN_KIND_CONSUMER')).toMatchObject({
+      status: { code: 'error', message: 'm' },
+      kind: 'consumer',
+    });
     expect(decode({ code: 2 }, '4')).toMatchObject({ status: { code: 'error' }, kind: 'producer' });
     expect(decode({}, 'SPAN_KIND_UNSPECIFIED')).toMatchObject({ status: { code: 'unset' } });
     expect(decode({ code: 'NOT_A_CODE' }, 'NOT_A_KIND')).toMatchObject({ status: { code: 'unset' } });

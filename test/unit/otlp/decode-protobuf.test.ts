@@ -42,7 +42,10 @@ const sampleRequest = {
                 { key: 'unset', value: {} },
                 { key: 'raw', value: { bytesValue: Buffer.from([1, 2, 255]) } },
                 { key: 'list', value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 1 }, { arrayValue: { values: [] } }] } } },
-                { key: 'map', value: { kvlistValue: { values: [{ key: 'k', value: { kvlistValue: { values: [{ key: 'deep', value: { boolValue: true } }] } } }] } } },
+                {
+                  key: 'map',
+                  value: { kvlistValue: { values: [{ key: 'k', value: { kvlistValue: { values: [{ key: 'deep', value: { boolValue: true } }] } } }] } },
+                },
               ],
               events: [
                 { name: 'gen_ai.content.prompt', timeUnixNano: '1700000000500000000', attributes: [{ key: 'gen_ai.prompt', value: { stringValue: 'hi' } }] },
@@ -104,7 +107,12 @@ describe('decodeProtobufRequest', () => {
     const spans = decodeProtobufRequest(
       encode({
         resourceSpans: [
-          { scopeSpans: [{ scope: { name: 'a' }, spans: [spanIn('01'), spanIn('02')] }, { scope: { name: 'b' }, spans: [spanIn('03')] }] },
+          {
+            scopeSpans: [
+              { scope: { name: 'a' }, spans: [spanIn('01'), spanIn('02')] },
+              { scope: { name: 'b' }, spans: [spanIn('03')] },
+            ],
+          },
           { resource: { attributes: [{ key: 'r', value: { intValue: 2 } }] }, scopeSpans: [{ spans: [spanIn('04')] }] },
         ],
       }),
@@ -192,7 +200,10 @@ describe('decodeProtobufRequest', () => {
       }));
       const request = {
         resourceSpans: [
-          { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] }, scopeSpans: [{ scope: { name: 's' }, spans: spans.slice(0, 10) }] },
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] },
+            scopeSpans: [{ scope: { name: 's' }, spans: spans.slice(0, 10) }],
+          },
           { scopeSpans: [{ spans: spans.slice(10) }, { scope: { name: 'empty' }, spans: [] }] },
         ],
       };
@@ -235,10 +246,23 @@ describe('decodeProtobufRequest', () => {
       w.uint32((1 << 3) | 2).bytes(hex(TRACE_ID));
       w.uint32((2 << 3) | 2).bytes(hex(SPAN_ID));
       w.ldelim();
-      w.uint32((1 << 3) | 2).fork().uint32((1 << 3) | 2).string('late scope').ldelim(); // scope
+      w.uint32((1 << 3) | 2)
+        .fork()
+        .uint32((1 << 3) | 2)
+        .string('late scope')
+        .ldelim(); // scope
       w.ldelim();
       w.uint32((1 << 3) | 2).fork(); // resource
-      w.uint32((1 << 3) | 2).fork().uint32((1 << 3) | 2).string('r').uint32((2 << 3) | 2).fork().uint32((1 << 3) | 2).string('v').ldelim().ldelim();
+      w.uint32((1 << 3) | 2)
+        .fork()
+        .uint32((1 << 3) | 2)
+        .string('r')
+        .uint32((2 << 3) | 2)
+        .fork()
+        .uint32((1 << 3) | 2)
+        .string('v')
+        .ldelim()
+        .ldelim();
       w.ldelim();
       w.ldelim();
       const bytes = w.finish();
@@ -251,11 +275,30 @@ describe('decodeProtobufRequest', () => {
       const value = protobuf.Writer.create();
       value.uint32((3 << 3) | 0).int64(7); // int_value
       value.uint32((1 << 3) | 2).bytes(Buffer.from([0x68, 0xed, 0xa0, 0xbd, 0x69])); // string_value: a lone surrogate's bytes
-      const kv = protobuf.Writer.create().uint32((1 << 3) | 2).string('k').uint32((2 << 3) | 2).bytes(value.finish()).finish();
-      const span = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(hex(SPAN_ID)).uint32((9 << 3) | 2).bytes(kv).finish();
-      const scopeSpans = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(span).finish();
-      const resourceSpans = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(scopeSpans).finish();
-      const bytes = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(resourceSpans).finish();
+      const kv = protobuf.Writer.create()
+        .uint32((1 << 3) | 2)
+        .string('k')
+        .uint32((2 << 3) | 2)
+        .bytes(value.finish())
+        .finish();
+      const span = protobuf.Writer.create()
+        .uint32((2 << 3) | 2)
+        .bytes(hex(SPAN_ID))
+        .uint32((9 << 3) | 2)
+        .bytes(kv)
+        .finish();
+      const scopeSpans = protobuf.Writer.create()
+        .uint32((2 << 3) | 2)
+        .bytes(span)
+        .finish();
+      const resourceSpans = protobuf.Writer.create()
+        .uint32((2 << 3) | 2)
+        .bytes(scopeSpans)
+        .finish();
+      const bytes = protobuf.Writer.create()
+        .uint32((1 << 3) | 2)
+        .bytes(resourceSpans)
+        .finish();
       const [decoded] = decodeProtobufRequest(bytes);
       expect(typeof decoded.attributes.k).toBe('string');
       expect([decoded]).toEqual(viaMessages(bytes));
@@ -263,16 +306,42 @@ describe('decodeProtobufRequest', () => {
   });
 
   it('refuses AnyValues nested past 64 levels with the span that holds them, however deep they go', () => {
-    let value = protobuf.Writer.create().uint32((2 << 3) | 0).bool(true).finish();
+    let value = protobuf.Writer.create()
+      .uint32((2 << 3) | 0)
+      .bool(true)
+      .finish();
     for (let i = 0; i < 10_000; i++) {
-      const list = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(value).finish();
-      value = protobuf.Writer.create().uint32((5 << 3) | 2).bytes(list).finish();
+      const list = protobuf.Writer.create()
+        .uint32((1 << 3) | 2)
+        .bytes(value)
+        .finish();
+      value = protobuf.Writer.create()
+        .uint32((5 << 3) | 2)
+        .bytes(list)
+        .finish();
     }
-    const kv = protobuf.Writer.create().uint32((1 << 3) | 2).string('deep').uint32((2 << 3) | 2).bytes(value).finish();
-    const span = protobuf.Writer.create().uint32((9 << 3) | 2).bytes(kv).finish();
-    const scopeSpans = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(span).finish();
-    const resourceSpans = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(scopeSpans).finish();
-    const bytes = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(resourceSpans).finish();
+    const kv = protobuf.Writer.create()
+      .uint32((1 << 3) | 2)
+      .string('deep')
+      .uint32((2 << 3) | 2)
+      .bytes(value)
+      .finish();
+    const span = protobuf.Writer.create()
+      .uint32((9 << 3) | 2)
+      .bytes(kv)
+      .finish();
+    const scopeSpans = protobuf.Writer.create()
+      .uint32((2 << 3) | 2)
+      .bytes(span)
+      .finish();
+    const resourceSpans = protobuf.Writer.create()
+      .uint32((2 << 3) | 2)
+      .bytes(scopeSpans)
+      .finish();
+    const bytes = protobuf.Writer.create()
+      .uint32((1 << 3) | 2)
+      .bytes(resourceSpans)
+      .finish();
     expect(() => decodeProtobufRequest(bytes)).toThrow('resourceSpans[0].scopeSpans[0].spans[0]: AnyValue is nested deeper than 64 levels');
   });
 

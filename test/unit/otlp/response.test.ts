@@ -69,9 +69,17 @@ describe('toWireError: the one mapping every ingress answers with', () => {
       new Error('something nobody classified'),
     ];
     for (const err of overloads) {
-      expect(toWireError(writeFailure('analytics', err))).toMatchObject({ httpStatus: 503, grpcCode: GrpcCode.UNAVAILABLE, retryAfterSeconds: 5, message: 'Analytical store service unavailable' });
+      expect(toWireError(writeFailure('analytics', err))).toMatchObject({
+        httpStatus: 503,
+        grpcCode: GrpcCode.UNAVAILABLE,
+        retryAfterSeconds: 5,
+        message: 'Analytical store service unavailable',
+      });
     }
-    const parse = Object.assign(new Error('Cannot parse escape sequence: missing second part of surrogate pair'), { type: 'CANNOT_PARSE_ESCAPE_SEQUENCE', code: '25' });
+    const parse = Object.assign(new Error('Cannot parse escape sequence: missing second part of surrogate pair'), {
+      type: 'CANNOT_PARSE_ESCAPE_SEQUENCE',
+      code: '25',
+    });
     expect(toWireError(writeFailure('analytics', parse))).toMatchObject({ httpStatus: 400, grpcCode: GrpcCode.INVALID_ARGUMENT, retryAfterSeconds: undefined });
   });
 });

@@ -82,7 +82,12 @@ describe('AnyValue', () => {
     expect(Object.getPrototypeOf(attrs)).toBe(Object.prototype);
   });
   it('lets the last of duplicate keys win', () => {
-    expect(keyValuesToAttrs([{ key: 'a', value: { intValue: 1 } }, { key: 'a', value: { intValue: 2 } }])).toEqual({ a: 2 });
+    expect(
+      keyValuesToAttrs([
+        { key: 'a', value: { intValue: 1 } },
+        { key: 'a', value: { intValue: 2 } },
+      ]),
+    ).toEqual({ a: 2 });
   });
   it('refuses hostile nesting instead of exhausting the stack', () => {
     let value: Record<string, unknown> = { stringValue: 'leaf' };

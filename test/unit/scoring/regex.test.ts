@@ -42,12 +42,21 @@ describe('regex', () => {
       path: ['regex', 1],
       message: 'lookbehind is not supported (patterns run on RE2: docs/scorers.md)',
     });
-    expect(regexScorer.configSchema.safeParse({ pattern: '(a)\\1' }).error?.issues[0]).toMatchObject({ path: ['pattern'], message: expect.stringMatching(/^a backreference/) as string });
-    expect(regexScorer.configSchema.safeParse({ pattern: 'x'.repeat(1001) }).error?.issues[0]).toMatchObject({ path: ['pattern'], message: 'is longer than 1000 characters' });
+    expect(regexScorer.configSchema.safeParse({ pattern: '(a)\\1' }).error?.issues[0]).toMatchObject({
+      path: ['pattern'],
+      message: expect.stringMatching(/^a backreference/) as string,
+    });
+    expect(regexScorer.configSchema.safeParse({ pattern: 'x'.repeat(1001) }).error?.issues[0]).toMatchObject({
+      path: ['pattern'],
+      message: 'is longer than 1000 characters',
+    });
   });
 
   it('refuses an invalid pattern when the case or config is checked, and throws clearly if one reaches it anyway', async () => {
-    expect(ExpectedSchema.safeParse({ regex: ['(unclosed'] }).error?.issues[0]).toMatchObject({ path: ['regex', 0], message: expect.stringMatching(/not a valid regular expression/) as string });
+    expect(ExpectedSchema.safeParse({ regex: ['(unclosed'] }).error?.issues[0]).toMatchObject({
+      path: ['regex', 0],
+      message: expect.stringMatching(/not a valid regular expression/) as string,
+    });
     expect(regexScorer.configSchema.safeParse({ pattern: '(unclosed' }).error?.issues[0]).toMatchObject({ path: ['pattern'] });
     // A case stored before the check existed: the scorer still explains itself.
     const stored = { input: 'q', output: 'x', expected: { regex: ['(unclosed'] }, toolCalls: [], latencyMs: 1, config: { flags: '' } };
@@ -91,11 +100,23 @@ describe('regex', () => {
       const hostile = Array.from({ length: 100 }, () => '(a|aa)+$');
       const details = await runScorers(
         createScorerRegistry(RULE_SCORERS),
-        [{ name: 'regex', config: {} }, { name: 'contains', config: {} }],
-        { input: 'q', output: `${'a'.repeat(100_000)}!`, expected: ExpectedSchema.parse({ regex: hostile, outputContains: ['a!'] }), toolCalls: [], latencyMs: 1, runId: 'run-x' },
+        [
+          { name: 'regex', config: {} },
+          { name: 'contains', config: {} },
+        ],
+        {
+          input: 'q',
+          output: `${'a'.repeat(100_000)}!`,
+          expected: ExpectedSchema.parse({ regex: hostile, outputContains: ['a!'] }),
+          toolCalls: [],
+          latencyMs: 1,
+          runId: 'run-x',
+        },
       );
       expect(details.regex.score).toBe(0);
-      expect(details.regex.reason).toMatch(/^scorer error: regex budget exhausted: a case's patterns may search for 1 ms in all \(docs\/scorers\.md\); \d+ of its 100 patterns were searched$/);
+      expect(details.regex.reason).toMatch(
+        /^scorer error: regex budget exhausted: a case's patterns may search for 1 ms in all \(docs\/scorers\.md\); \d+ of its 100 patterns were searched$/,
+      );
       expect(details.contains.score).toBe(1);
     } finally {
       setRegexPool(previous ?? createRegexPool());

@@ -7,8 +7,20 @@ const refs = (list: unknown) => ScorerRefListSchema.parse(list);
 describe('the default scorer registry', () => {
   it("knows the SPEC's rule-based scorers and LLM judges by name", () => {
     expect(defaultScorerRegistry().names()).toEqual([
-      'contains', 'exactMatch', 'toolSelection', 'regex', 'latency', 'tokenEfficiency', 'jsonMatchScorer',
-      'llmJudge', 'response_quality_judge', 'safety_judge', 'helpfulness_judge', 'code_review_judge', 'reasoning', 'grounding',
+      'contains',
+      'exactMatch',
+      'toolSelection',
+      'regex',
+      'latency',
+      'tokenEfficiency',
+      'jsonMatchScorer',
+      'llmJudge',
+      'response_quality_judge',
+      'safety_judge',
+      'helpfulness_judge',
+      'code_review_judge',
+      'reasoning',
+      'grounding',
     ]);
   });
 
@@ -32,7 +44,12 @@ describe('the default scorer registry', () => {
   });
 
   it('reports a bad config by field, and an unknown config key', () => {
-    const issues = defaultScorerRegistry().check(refs([{ name: 'latency', config: { maxMs: -1 } }, { name: 'contains', config: { caseSensitiv: true } }]));
+    const issues = defaultScorerRegistry().check(
+      refs([
+        { name: 'latency', config: { maxMs: -1 } },
+        { name: 'contains', config: { caseSensitiv: true } },
+      ]),
+    );
     expect(issues.map((i) => i.index)).toEqual([0, 1]);
     expect(issues[0].message).toContain("scorer 'latency': config.maxMs");
     expect(issues[1].message).toContain("scorer 'contains': config");

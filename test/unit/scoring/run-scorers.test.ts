@@ -110,7 +110,16 @@ describe('casePasses', () => {
     const r = refs([{ name: 'a', minScore: 0.3 }, 'b']);
     expect(casePasses({ a: detail(0.4), b: detail(0.8) }, r, 0.7)).toBe(true);
     expect(casePasses({ a: detail(0.2), b: detail(0.8) }, r, 0.7)).toBe(false);
-    expect(casePasses({ a: detail(0.9), b: detail(0.6) }, refs([{ name: 'a', minScore: 0.3 }, { name: 'b', minScore: 0.95 }]), 0.1)).toBe(false);
+    expect(
+      casePasses(
+        { a: detail(0.9), b: detail(0.6) },
+        refs([
+          { name: 'a', minScore: 0.3 },
+          { name: 'b', minScore: 0.95 },
+        ]),
+        0.1,
+      ),
+    ).toBe(false);
   });
 
   it('fails a case when a referenced scorer has no score', () => {
@@ -146,11 +155,15 @@ describe('meanDetails', () => {
 describe('caseShortfall: why a case fails on its scores, in words', () => {
   it('names the first scorer under its minimum, with its score, minimum and reason', () => {
     const details = { exactMatch: { score: 0.2, reason: "expected 'Paris', got 'Lyon'", evidence: [] }, contains: detail(1) };
-    expect(caseShortfall(details, refs(['exactMatch', 'contains']), 0.7)).toBe("scorer 'exactMatch' scored 0.2, below its minimum 0.7: expected 'Paris', got 'Lyon'");
+    expect(caseShortfall(details, refs(['exactMatch', 'contains']), 0.7)).toBe(
+      "scorer 'exactMatch' scored 0.2, below its minimum 0.7: expected 'Paris', got 'Lyon'",
+    );
   });
 
   it('counts the other scorers that fell short, and names a missing score', () => {
-    expect(caseShortfall({ a: detail(0.1), b: detail(0.2), c: detail(0.3) }, refs(['a', 'b', 'c']), 0.5)).toMatch(/^scorer 'a' scored 0\.1, below its minimum 0\.5.*\(and 2 more scorers below their minimum\)$/);
+    expect(caseShortfall({ a: detail(0.1), b: detail(0.2), c: detail(0.3) }, refs(['a', 'b', 'c']), 0.5)).toMatch(
+      /^scorer 'a' scored 0\.1, below its minimum 0\.5.*\(and 2 more scorers below their minimum\)$/,
+    );
     expect(caseShortfall({ a: detail(1) }, refs(['a', 'b']), 0.5)).toBe("scorer 'b' has no score");
   });
 

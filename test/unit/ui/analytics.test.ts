@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { analyticsFiltersToQuery, analyticsRequests, correlationSentence, formatPercent, parseAnalyticsFilters, strength, type AnalyticsFilters } from '../../../ui/src/lib/analytics.js';
+import {
+  analyticsFiltersToQuery,
+  analyticsRequests,
+  correlationSentence,
+  formatPercent,
+  parseAnalyticsFilters,
+  strength,
+  type AnalyticsFilters,
+} from '../../../ui/src/lib/analytics.js';
 import type { ScoreCorrelation } from '../../../core/model/analytics.js';
 
 const corr = (over: Partial<ScoreCorrelation>): ScoreCorrelation => ({
@@ -35,19 +43,36 @@ describe('analytics filters in the URL', () => {
     expect(r.timeseries).toBe('/api/analytics/timeseries?range=1h&level=span&component_type=none&model=gpt+4');
     expect(r.components).toBe('/api/analytics/components?range=1h&component_type=none&model=gpt+4');
     expect(r.correlation).toBe('/api/analytics/correlation?range=1h&score_name=a%20b&metric=latency');
-    expect(analyticsRequests({ range: '24h', metric: 'tokens' }, null)).toMatchObject({ timeseries: '/api/analytics/timeseries?range=24h', correlation: null, oneScore: null });
+    expect(analyticsRequests({ range: '24h', metric: 'tokens' }, null)).toMatchObject({
+      timeseries: '/api/analytics/timeseries?range=24h',
+      correlation: null,
+      oneScore: null,
+    });
   });
 });
 
 describe('numbers and the correlation in words', () => {
   it('formats rates', () => {
-    expect([formatPercent(0), formatPercent(1), formatPercent(0.25), formatPercent(1 / 3), formatPercent(0.0123), formatPercent(null)]).toEqual(['0%', '100%', '25%', '33%', '1.2%', '-']);
+    expect([formatPercent(0), formatPercent(1), formatPercent(0.25), formatPercent(1 / 3), formatPercent(0.0123), formatPercent(null)]).toEqual([
+      '0%',
+      '100%',
+      '25%',
+      '33%',
+      '1.2%',
+      '-',
+    ]);
   });
 
   it('states r, the number of traces and the direction', () => {
-    expect(correlationSentence(corr({}))).toBe("Pearson r = -0.42 over 1,234 scored traces: higher latency goes with lower faithfulness (a moderate relation; Spearman's rho = -0.40).");
-    expect(correlationSentence(corr({ pearson_r: 0.61, spearman_rho: 0.5, metric: 'tokens' }))).toBe("Pearson r = 0.61 over 1,234 scored traces: higher token use goes with higher faithfulness (a strong relation; Spearman's rho = 0.50).");
-    expect(correlationSentence(corr({ pearson_r: -0.004, spearman_rho: 0.02 }))).toBe("Pearson r = 0.00 over 1,234 scored traces: latency and faithfulness show no meaningful linear relation (Spearman's rho = 0.02).");
+    expect(correlationSentence(corr({}))).toBe(
+      "Pearson r = -0.42 over 1,234 scored traces: higher latency goes with lower faithfulness (a moderate relation; Spearman's rho = -0.40).",
+    );
+    expect(correlationSentence(corr({ pearson_r: 0.61, spearman_rho: 0.5, metric: 'tokens' }))).toBe(
+      "Pearson r = 0.61 over 1,234 scored traces: higher token use goes with higher faithfulness (a strong relation; Spearman's rho = 0.50).",
+    );
+    expect(correlationSentence(corr({ pearson_r: -0.004, spearman_rho: 0.02 }))).toBe(
+      "Pearson r = 0.00 over 1,234 scored traces: latency and faithfulness show no meaningful linear relation (Spearman's rho = 0.02).",
+    );
   });
 
   it('says why there is no r', () => {

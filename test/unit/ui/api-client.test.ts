@@ -73,10 +73,13 @@ describe('the browser-safe entry of the SDK', () => {
       const text = fs.readFileSync(file, 'utf8');
       expect(text, file).not.toMatch(/from ['"]node:|process\.env/);
       for (const m of text.matchAll(/^import (?!type )[^;]*? from ['"](\.[^'"]+)['"]/gm)) visit(path.resolve(path.dirname(file), m[1].replace(/\.js$/, '.ts')));
-      for (const m of text.matchAll(/^export [^;]*? from ['"](\.[^'"]+)['"]/gm)) if (!/^export type/.test(m[0])) visit(path.resolve(path.dirname(file), m[1].replace(/\.js$/, '.ts')));
+      for (const m of text.matchAll(/^export [^;]*? from ['"](\.[^'"]+)['"]/gm))
+        if (!/^export type/.test(m[0])) visit(path.resolve(path.dirname(file), m[1].replace(/\.js$/, '.ts')));
     };
     visit(path.join(REPO_ROOT, 'sdk', 'browser.ts'));
     visit(path.join(REPO_ROOT, 'ui', 'src', 'lib', 'runs.ts'));
-    expect([...seen].map((f) => path.relative(REPO_ROOT, f))).toEqual(expect.arrayContaining(['sdk/endpoints.ts', 'sdk/errors.ts', 'core/model/run-status.ts', 'core/model/id-rules.ts']));
+    expect([...seen].map((f) => path.relative(REPO_ROOT, f))).toEqual(
+      expect.arrayContaining(['sdk/endpoints.ts', 'sdk/errors.ts', 'core/model/run-status.ts', 'core/model/id-rules.ts']),
+    );
   });
 });

@@ -3,9 +3,23 @@ import { asChat, foldText, isBranch, jsonEntries, jsonSummary, parseContent } fr
 
 describe('span input and output', () => {
   it('shows chat messages as a conversation', () => {
-    const c = parseContent(JSON.stringify([{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'hi' }] }]));
-    expect(c).toEqual({ kind: 'chat', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }] });
-    expect(parseContent(JSON.stringify({ messages: [{ role: 'assistant', content: 'ok' }] }))).toEqual({ kind: 'chat', messages: [{ role: 'assistant', content: 'ok' }] });
+    const c = parseContent(
+      JSON.stringify([
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      ]),
+    );
+    expect(c).toEqual({
+      kind: 'chat',
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hi' },
+      ],
+    });
+    expect(parseContent(JSON.stringify({ messages: [{ role: 'assistant', content: 'ok' }] }))).toEqual({
+      kind: 'chat',
+      messages: [{ role: 'assistant', content: 'ok' }],
+    });
   });
 
   it('pretty-prints other JSON', () => {
@@ -36,7 +50,13 @@ describe('span input and output', () => {
       { role: 'tool', content: 'Refunds within 30 days', toolCallId: 'call_1' },
     ]);
     const anthropic = asChat([
-      { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', id: 'tu_1', name: 'lookup', input: { id: 7 } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_use', id: 'tu_1', name: 'lookup', input: { id: 7 } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu_1', content: 'found' }] },
     ]);
     expect(anthropic).toEqual([
@@ -46,7 +66,9 @@ describe('span input and output', () => {
     const genai = asChat([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'c9', name: 'weather', arguments: { city: 'Paris' } }] }]);
     expect(genai).toEqual([{ role: 'assistant', content: '', toolCalls: [{ id: 'c9', name: 'weather', arguments: { city: 'Paris' } }] }]);
     // Arguments that are not JSON stay text.
-    expect(asChat([{ role: 'assistant', function_call: { name: 'f', arguments: 'not json' } }])).toEqual([{ role: 'assistant', content: '', toolCalls: [{ id: null, name: 'f', arguments: 'not json' }] }]);
+    expect(asChat([{ role: 'assistant', function_call: { name: 'f', arguments: 'not json' } }])).toEqual([
+      { role: 'assistant', content: '', toolCalls: [{ id: null, name: 'f', arguments: 'not json' }] },
+    ]);
   });
 
   it("reads OpenInference's stored messages: tool calls wrapped in tool_call, parts in message_content", () => {
@@ -62,8 +84,14 @@ describe('span input and output', () => {
   });
 
   it('describes JSON tree nodes', () => {
-    expect(jsonEntries({ a: 1, b: [2] })).toEqual([['a', 1], ['b', [2]]]);
-    expect(jsonEntries(['x', 'y'])).toEqual([['0', 'x'], ['1', 'y']]);
+    expect(jsonEntries({ a: 1, b: [2] })).toEqual([
+      ['a', 1],
+      ['b', [2]],
+    ]);
+    expect(jsonEntries(['x', 'y'])).toEqual([
+      ['0', 'x'],
+      ['1', 'y'],
+    ]);
     expect(jsonSummary({ a: 1, b: 2 })).toBe('2 keys');
     expect(jsonSummary([1])).toBe('1 item');
     expect(isBranch({})).toBe(false);

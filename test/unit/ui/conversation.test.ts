@@ -6,7 +6,14 @@ import { answeredCalls, parameterText, prettyArguments, toolCallAnchor, toolCall
 const llm: LlmConversation = {
   messages: [
     { role: 'user', content: 'Weather in Paris?' },
-    { role: 'assistant', content: '', tool_calls: [{ id: 'call_W1', name: 'get_weather', arguments: '{"city":"Paris"}' }, { name: 'no_id', arguments: '' }] },
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [
+        { id: 'call_W1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { name: 'no_id', arguments: '' },
+      ],
+    },
     { role: 'tool', content: '{"temperature":14}', tool_call_id: 'call_W1' },
   ],
   output_messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'call_W2', name: 'get_forecast', arguments: '{}' }] }],
@@ -14,7 +21,12 @@ const llm: LlmConversation = {
 
 describe('a conversation on the trace page', () => {
   it('names the call a tool result answers, over prompt and response', () => {
-    expect(toolCallNames(llm)).toEqual(new Map([['call_W1', 'get_weather'], ['call_W2', 'get_forecast']]));
+    expect(toolCallNames(llm)).toEqual(
+      new Map([
+        ['call_W1', 'get_weather'],
+        ['call_W2', 'get_forecast'],
+      ]),
+    );
     expect(answeredCalls(llm)).toEqual(new Set(['call_W1']));
   });
 

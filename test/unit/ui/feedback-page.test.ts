@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { completionScores, feedbackHref, feedbackSummary, feedbackTraces, givenApiQuery, parseFeedbackState, rootSpan, scoreInput } from '../../../ui/src/lib/feedback.js';
+import {
+  completionScores,
+  feedbackHref,
+  feedbackSummary,
+  feedbackTraces,
+  givenApiQuery,
+  parseFeedbackState,
+  rootSpan,
+  scoreInput,
+} from '../../../ui/src/lib/feedback.js';
 import type { Feedback, ScoreConfig } from '../../../ui/src/lib/types.js';
 
 const stars: ScoreConfig = { name: 'stars', type: 'numeric', min: 1, max: 5, categories: null, description: null };
@@ -26,37 +35,79 @@ describe('the /feedback page state in the URL', () => {
 
   it('turns the given-feedback filters into the API query', () => {
     const now = Date.parse('2026-03-01T12:00:00Z');
-    expect(Object.fromEntries(givenApiQuery({ type: 'rating', trace: 't1', user: 'u', range: '24h' }, now))).toEqual({ limit: '25', type: 'rating', trace_id: 't1', user_id: 'u', from: '2026-02-28T12:00:00.000Z' });
-    expect(Object.fromEntries(givenApiQuery({ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', cursor: 'c' }, now))).toEqual({ limit: '25', from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z', cursor: 'c' });
+    expect(Object.fromEntries(givenApiQuery({ type: 'rating', trace: 't1', user: 'u', range: '24h' }, now))).toEqual({
+      limit: '25',
+      type: 'rating',
+      trace_id: 't1',
+      user_id: 'u',
+      from: '2026-02-28T12:00:00.000Z',
+    });
+    expect(Object.fromEntries(givenApiQuery({ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', cursor: 'c' }, now))).toEqual({
+      limit: '25',
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-01-02T00:00:00.000Z',
+      cursor: 'c',
+    });
   });
 });
 
 describe('queue scores from the review form', () => {
   it('converts each kind of score and leaves empty ones out', () => {
-    expect(completionScores([stars, safe, tone], { stars: 4, safe: 'false', tone: 'good' })).toEqual({ scores: { stars: 4, safe: false, tone: 'good' }, problems: [] });
+    expect(completionScores([stars, safe, tone], { stars: 4, safe: 'false', tone: 'good' })).toEqual({
+      scores: { stars: 4, safe: false, tone: 'good' },
+      problems: [],
+    });
     expect(completionScores([stars, safe], { stars: null, safe: '' })).toEqual({ scores: {}, problems: [] });
   });
 
   it('names every value the queue would refuse', () => {
     expect(scoreInput(stars, '7')).toEqual({ problem: 'stars: give a number from 1 to 5' });
-    expect(completionScores([stars, tone], { stars: '0', tone: 'great' }).problems).toEqual(['stars: give a number from 1 to 5', 'tone: choose one of bad, ok, good']);
+    expect(completionScores([stars, tone], { stars: '0', tone: 'great' }).problems).toEqual([
+      'stars: give a number from 1 to 5',
+      'tone: choose one of bad, ok, good',
+    ]);
   });
 });
 
 describe('reading traces and feedback', () => {
   it('finds the root span: the first whose parent is not in the trace', () => {
-    expect(rootSpan([{ span_id: 'b', parent_span_id: 'a' }, { span_id: 'c', parent_span_id: 'b' }])?.span_id).toBe('b');
-    expect(rootSpan([{ span_id: 'a', parent_span_id: null }, { span_id: 'b', parent_span_id: 'a' }])?.span_id).toBe('a');
+    expect(
+      rootSpan([
+        { span_id: 'b', parent_span_id: 'a' },
+        { span_id: 'c', parent_span_id: 'b' },
+      ])?.span_id,
+    ).toBe('b');
+    expect(
+      rootSpan([
+        { span_id: 'a', parent_span_id: null },
+        { span_id: 'b', parent_span_id: 'a' },
+      ])?.span_id,
+    ).toBe('a');
     expect(rootSpan([])).toBeNull();
   });
 
   it('summarizes each kind of feedback and lists the traces it is about', () => {
-    const common = { id: 'f', trace_id: 't1', span_id: null, user_id: null, user_name: null, source: null, comparison_id: null, queue_item_id: null, score_ids: [], created_at: '2026-01-01T00:00:00Z' };
+    const common = {
+      id: 'f',
+      trace_id: 't1',
+      span_id: null,
+      user_id: null,
+      user_name: null,
+      source: null,
+      comparison_id: null,
+      queue_item_id: null,
+      score_ids: [],
+      created_at: '2026-01-01T00:00:00Z',
+    };
     const rating: Feedback = { ...common, type: 'rating', rating: { name: 'rating', value: 1, thumbs: 'up', comment: 'nice' } };
     expect(feedbackSummary(rating)).toBe('rating: thumbs up. nice');
     const correction: Feedback = { ...common, type: 'correction', correction: { original: 'Lyon', corrected: 'Paris' } };
     expect(feedbackSummary(correction)).toBe('corrected to "Paris"');
-    const pref: Feedback = { ...common, type: 'preference', preference: { prompt: 'q', chosen: 'B out', rejected: 'A out', reason: null, tie: false, chosen_trace_id: 'tb', rejected_trace_id: 'ta' } };
+    const pref: Feedback = {
+      ...common,
+      type: 'preference',
+      preference: { prompt: 'q', chosen: 'B out', rejected: 'A out', reason: null, tie: false, chosen_trace_id: 'tb', rejected_trace_id: 'ta' },
+    };
     expect(feedbackSummary(pref)).toBe('preferred "B out" over "A out"');
     expect(feedbackTraces(pref)).toEqual(['t1', 'tb', 'ta']);
   });

@@ -8,8 +8,18 @@ describe('trace filters in the URL', () => {
     expect(parseFilters(new URLSearchParams(q))).toEqual(f);
     const custom: TraceFilters = { from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' };
     expect(parseFilters(filtersToQuery(custom))).toEqual(custom);
-    const more: TraceFilters = { search: 'refund', model: 'gpt-4o', component: 'retrieval', minDurationMs: 2500, hasErrors: false, scoreName: 'quality', scoreBelow: 0.5 };
-    expect(filtersToQuery(more).toString()).toBe('search=refund&model=gpt-4o&component_type=retrieval&min_duration_ms=2500&has_errors=false&score_name=quality&score_below=0.5');
+    const more: TraceFilters = {
+      search: 'refund',
+      model: 'gpt-4o',
+      component: 'retrieval',
+      minDurationMs: 2500,
+      hasErrors: false,
+      scoreName: 'quality',
+      scoreBelow: 0.5,
+    };
+    expect(filtersToQuery(more).toString()).toBe(
+      'search=refund&model=gpt-4o&component_type=retrieval&min_duration_ms=2500&has_errors=false&score_name=quality&score_below=0.5',
+    );
     expect(parseFilters(filtersToQuery(more))).toEqual(more);
     expect(parseFilters(filtersToQuery({ hasErrors: true, minDurationMs: 0 }))).toEqual({ hasErrors: true, minDurationMs: 0 });
   });
@@ -53,7 +63,16 @@ describe('trace filters in the URL', () => {
     const fixed = apiTraceQuery({ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', cursor: 'abc' }, now);
     expect(Object.fromEntries(fixed)).toEqual({ limit: '50', start_time: '2026-01-01T00:00:00.000Z', end_time: '2026-01-02T00:00:00.000Z', cursor: 'abc' });
     const all = apiTraceQuery({ search: 'x', model: 'm', component: 'tool', minDurationMs: 10, hasErrors: true, scoreName: 'q', scoreBelow: 0.25 }, now);
-    expect(Object.fromEntries(all)).toEqual({ limit: '50', search: 'x', model: 'm', component_type: 'tool', min_duration_ms: '10', has_errors: 'true', score_name: 'q', score_below: '0.25' });
+    expect(Object.fromEntries(all)).toEqual({
+      limit: '50',
+      search: 'x',
+      model: 'm',
+      component_type: 'tool',
+      min_duration_ms: '10',
+      has_errors: 'true',
+      score_name: 'q',
+      score_below: '0.25',
+    });
   });
 
   it('says whether the list is filtered (a cursor alone is not a filter)', () => {

@@ -17,7 +17,15 @@ describe('the /prompts page state in the URL', () => {
 
 describe('prompt versions as text and their diff', () => {
   it('writes a chat prompt as [role] blocks', () => {
-    expect(versionText({ template: null, messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: '{{q}}' }] })).toBe('[system]\nBe kind.\n\n[user]\n{{q}}');
+    expect(
+      versionText({
+        template: null,
+        messages: [
+          { role: 'system', content: 'Be kind.' },
+          { role: 'user', content: '{{q}}' },
+        ],
+      }),
+    ).toBe('[system]\nBe kind.\n\n[user]\n{{q}}');
     expect(versionText({ template: 'Hi {{name}}', messages: null })).toBe('Hi {{name}}');
   });
 

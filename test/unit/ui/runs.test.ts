@@ -102,10 +102,21 @@ describe('the comparison in plain words', () => {
     expect(describeSignificance({ overall_delta: -0.1, significance: significance({ p_value: 0.4, significant: false, ci95: [-0.3, 0.1] }) })).toBe(
       'The candidate scores 0.10 lower on average over 12 paired cases (95% CI -0.30 to 0.10); this difference is not statistically significant (p = 0.40, at alpha 0.05); it may be noise.',
     );
-    const few = describeSignificance({ overall_delta: -0.5, significance: significance({ n: 2, conclusive: false, significant: false, p_value: 1, note: 'too few paired cases (n=2) to conclude at alpha 0.05; at least 6 are needed' }) });
+    const few = describeSignificance({
+      overall_delta: -0.5,
+      significance: significance({
+        n: 2,
+        conclusive: false,
+        significant: false,
+        p_value: 1,
+        note: 'too few paired cases (n=2) to conclude at alpha 0.05; at least 6 are needed',
+      }),
+    });
     expect(few).toContain('too few cases changed to tell');
     expect(few).toContain('at least 6 are needed');
-    expect(describeSignificance({ overall_delta: 0, significance: significance({ n: 0, p_value: null, ci95: null }) })).toMatch(/^No case was scored in both runs/);
+    expect(describeSignificance({ overall_delta: 0, significance: significance({ n: 0, p_value: null, ci95: null }) })).toMatch(
+      /^No case was scored in both runs/,
+    );
   });
 
   it('counts changes per scorer', () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { alignTraces, compareQuery, diffOutputs, notableDuration, parseCompareState, signed, summarize, type CompareSpan } from '../../../ui/src/lib/trace-compare.js';
+import {
+  alignTraces,
+  compareQuery,
+  diffOutputs,
+  notableDuration,
+  parseCompareState,
+  signed,
+  summarize,
+  type CompareSpan,
+} from '../../../ui/src/lib/trace-compare.js';
 import { latestByName, rootSpan, scoreBand, scoreBody } from '../../../ui/src/lib/trace-view.js';
 import type { Score } from '../../../core/model/score.js';
 
@@ -96,7 +105,11 @@ describe('trace comparison', () => {
 
   it('keeps the two ids and the selected row in the URL', () => {
     expect(compareQuery({ a: 't 1', b: 't2', row: 'agent#0/llm#1' })).toBe('?a=t+1&b=t2&row=agent%230%2Fllm%231');
-    expect(parseCompareState(new URLSearchParams(compareQuery({ a: 't 1', b: 't2', row: 'agent#0/llm#1' })))).toEqual({ a: 't 1', b: 't2', row: 'agent#0/llm#1' });
+    expect(parseCompareState(new URLSearchParams(compareQuery({ a: 't 1', b: 't2', row: 'agent#0/llm#1' })))).toEqual({
+      a: 't 1',
+      b: 't2',
+      row: 'agent#0/llm#1',
+    });
     expect(parseCompareState(new URLSearchParams('a=%20&b='))).toEqual({});
     expect(compareQuery({})).toBe('');
   });
@@ -122,7 +135,14 @@ describe('trace page helpers', () => {
     expect(scoreBody('t', { name: ' ', value: '0.5', reason: '', spanId: null })).toMatch(/name/);
     expect(scoreBody('t', { name: 'q', value: '', reason: '', spanId: null })).toMatch(/value/);
     expect(scoreBody('t', { name: 'q', value: '1.5', reason: '', spanId: null })).toMatch(/0 to 1/);
-    expect(scoreBody('t', { name: ' q ', value: '0.25', reason: ' ok ', spanId: 's1' })).toEqual({ trace_id: 't', name: 'q', value: 0.25, reason: 'ok', span_id: 's1', source: 'annotation' });
+    expect(scoreBody('t', { name: ' q ', value: '0.25', reason: ' ok ', spanId: 's1' })).toEqual({
+      trace_id: 't',
+      name: 'q',
+      value: 0.25,
+      reason: 'ok',
+      span_id: 's1',
+      source: 'annotation',
+    });
     expect(scoreBody('t', { name: 'q', value: '1', reason: '', spanId: null })).toEqual({ trace_id: 't', name: 'q', value: 1, source: 'annotation' });
   });
 });

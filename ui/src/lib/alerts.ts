@@ -79,7 +79,12 @@ export function conditionText(rule: Pick<AlertRule, 'metric' | 'operator' | 'thr
 /** 300 -> "5 min", 90 -> "1 min 30 s", 86400 -> "1 d". */
 export function formatSeconds(total: number): string {
   if (!Number.isFinite(total) || total <= 0) return '-';
-  const units: Array<[number, string]> = [[86_400, 'd'], [3600, 'h'], [60, 'min'], [1, 's']];
+  const units: Array<[number, string]> = [
+    [86_400, 'd'],
+    [3600, 'h'],
+    [60, 'min'],
+    [1, 's'],
+  ];
   const parts: string[] = [];
   let rest = Math.round(total);
   for (const [size, name] of units) {

@@ -7,10 +7,26 @@ export const ANALYTICS_RANGES = ['15m', '1h', '24h', '7d', '30d'] as const;
 export type AnalyticsRangeKey = (typeof ANALYTICS_RANGES)[number];
 export const DEFAULT_RANGE: AnalyticsRangeKey = '24h';
 
-export const RANGE_LABEL: Record<AnalyticsRangeKey, string> = { '15m': 'last 15 minutes', '1h': 'last hour', '24h': 'last 24 hours', '7d': 'last 7 days', '30d': 'last 30 days' };
+export const RANGE_LABEL: Record<AnalyticsRangeKey, string> = {
+  '15m': 'last 15 minutes',
+  '1h': 'last hour',
+  '24h': 'last 24 hours',
+  '7d': 'last 7 days',
+  '30d': 'last 30 days',
+};
 
 /** Component types the API groups by, and `none` for spans without one (core/model/analytics.ts COMPONENT_FILTERS). */
-export const COMPONENT_CHOICES: readonly ComponentFilter[] = ['generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt', 'none'];
+export const COMPONENT_CHOICES: readonly ComponentFilter[] = [
+  'generation',
+  'tool',
+  'retrieval',
+  'reasoning',
+  'planning',
+  'routing',
+  'memory',
+  'prompt',
+  'none',
+];
 
 export interface AnalyticsFilters {
   range: AnalyticsRangeKey;
@@ -92,14 +108,28 @@ export function formatMetric(metric: CorrelationMetric, v: number | null): strin
 /** Bucket labels in local time: hours and minutes within a day, the date too beyond, the date alone for daily buckets. */
 export function bucketLabels(buckets: readonly string[], interval: IntervalName, rangeMs: number): string[] {
   const opts: Intl.DateTimeFormatOptions =
-    interval === '1d' ? { month: 'short', day: 'numeric' } : rangeMs > 86_400_000 ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } : { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+    interval === '1d'
+      ? { month: 'short', day: 'numeric' }
+      : rangeMs > 86_400_000
+        ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
+        : { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
   const fmt = new Intl.DateTimeFormat(undefined, opts);
   return buckets.map((b) => fmt.format(new Date(b)));
 }
 
 /** The bucket width in words: "15-minute", "hourly", "daily". */
 export function intervalWords(interval: IntervalName): string {
-  const words: Record<IntervalName, string> = { '1m': 'per minute', '5m': 'per 5 minutes', '15m': 'per 15 minutes', '30m': 'per 30 minutes', '1h': 'per hour', '3h': 'per 3 hours', '6h': 'per 6 hours', '12h': 'per 12 hours', '1d': 'per day' };
+  const words: Record<IntervalName, string> = {
+    '1m': 'per minute',
+    '5m': 'per 5 minutes',
+    '15m': 'per 15 minutes',
+    '30m': 'per 30 minutes',
+    '1h': 'per hour',
+    '3h': 'per 3 hours',
+    '6h': 'per 6 hours',
+    '12h': 'per 12 hours',
+    '1d': 'per day',
+  };
   return words[interval];
 }
 
@@ -139,7 +169,20 @@ export function correlationSentence(c: ScoreCorrelation): string {
 }
 
 /** One colour per score series (the API draws at most 12), and the percentile lines. */
-export const SERIES_COLORS = ['#2456c9', '#d97706', '#16a34a', '#db2777', '#7c3aed', '#0891b2', '#b45309', '#4f46e5', '#65a30d', '#dc2626', '#0d9488', '#64748b'];
+export const SERIES_COLORS = [
+  '#2456c9',
+  '#d97706',
+  '#16a34a',
+  '#db2777',
+  '#7c3aed',
+  '#0891b2',
+  '#b45309',
+  '#4f46e5',
+  '#65a30d',
+  '#dc2626',
+  '#0d9488',
+  '#64748b',
+];
 export const PERCENTILE_COLORS = { p50: '#2456c9', p95: '#d97706', p99: '#b42318' } as const;
 
 /** A component type as the page names it; spans without one are "other spans". */

@@ -80,7 +80,12 @@ interface ErrorBody {
 
 /** The words for a failed call: the API's own message when it gave one. */
 export function describeFailure(status: number, body: ErrorBody | null): string {
-  const detail = typeof body?.details === 'string' ? body.details : Array.isArray(body?.details) ? (body.details as Array<{ field?: string; message?: string }>).map((d) => `${d.field ?? ''}: ${d.message ?? ''}`).join('; ') : '';
+  const detail =
+    typeof body?.details === 'string'
+      ? body.details
+      : Array.isArray(body?.details)
+        ? (body.details as Array<{ field?: string; message?: string }>).map((d) => `${d.field ?? ''}: ${d.message ?? ''}`).join('; ')
+        : '';
   const what = body?.message && body.message !== body.error ? `${body.error ?? ''} ${body.message}`.trim() : (body?.error ?? '');
   if (status === 401) return `The API refused the credentials${detail ? ` (${detail})` : what ? ` (${what})` : ''}. Sign in again.`;
   if (status === 403) return `You may not do that here${detail ? `: ${detail}` : what ? `: ${what}` : ''}.`;
@@ -155,7 +160,8 @@ export function requester(call: CallOptions = {}): Requester {
     get project() {
       return (call.session === undefined ? get(session) : call.session)?.projectId ?? undefined;
     },
-    request: <T>(method: string, path: string, opts: RequestOptions = {}) => send<T>(method, path, { ...opts, signal: opts.signal ?? call.signal, session: call.session }),
+    request: <T>(method: string, path: string, opts: RequestOptions = {}) =>
+      send<T>(method, path, { ...opts, signal: opts.signal ?? call.signal, session: call.session }),
   };
 }
 

@@ -53,8 +53,12 @@ export function issuesByField(err: unknown): Record<string, string[]> {
  */
 export function describeWriteError(err: unknown, action: string, permission: string): string {
   if (err instanceof ApiError) {
-    if (err.status === 403) return `Your key cannot ${action}: that needs a member or admin key of this project (permission ${permission}). A viewer key only reads.`;
-    if (err.status === 422 && fieldIssues(err).length) return `The API refused some fields: ${fieldIssues(err).map((i) => `${i.field}: ${i.message}`).join('; ')}.`;
+    if (err.status === 403)
+      return `Your key cannot ${action}: that needs a member or admin key of this project (permission ${permission}). A viewer key only reads.`;
+    if (err.status === 422 && fieldIssues(err).length)
+      return `The API refused some fields: ${fieldIssues(err)
+        .map((i) => `${i.field}: ${i.message}`)
+        .join('; ')}.`;
   }
   return err instanceof Error ? err.message : String(err);
 }

@@ -22,10 +22,7 @@ export interface ChatMessage {
 }
 
 export type Content =
-  | { kind: 'empty' }
-  | { kind: 'chat'; messages: ChatMessage[] }
-  | { kind: 'json'; value: Json; pretty: string }
-  | { kind: 'text'; text: string };
+  { kind: 'empty' } | { kind: 'chat'; messages: ChatMessage[] } | { kind: 'json'; value: Json; pretty: string } | { kind: 'text'; text: string };
 
 const isObject = (v: Json | undefined): v is { [k: string]: Json } => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -111,10 +108,11 @@ export function asChat(value: Json): ChatMessage[] | null {
     if (!isObject(m) || typeof m.role !== 'string') return null;
     const parts: Parts = { text: [], calls: [], answers: null };
     readParts(m.content ?? m.parts ?? m.contents, parts);
-    if (Array.isArray(m.tool_calls)) for (const c of m.tool_calls) {
-      const call = toolCall(c);
-      if (call) parts.calls.push(call);
-    }
+    if (Array.isArray(m.tool_calls))
+      for (const c of m.tool_calls) {
+        const call = toolCall(c);
+        if (call) parts.calls.push(call);
+      }
     if (m.function_call) {
       const call = toolCall(m.function_call);
       if (call) parts.calls.push(call);

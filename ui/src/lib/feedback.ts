@@ -138,7 +138,10 @@ export function scoreInput(config: ScoreConfig, raw: string | number | null | un
 }
 
 /** The `scores` of a completion from the form's values, with every problem found. */
-export function completionScores(configs: readonly ScoreConfig[], values: Record<string, string | number | null | undefined>): { scores: Record<string, number | boolean | string>; problems: string[] } {
+export function completionScores(
+  configs: readonly ScoreConfig[],
+  values: Record<string, string | number | null | undefined>,
+): { scores: Record<string, number | boolean | string>; problems: string[] } {
   const scores: Record<string, number | boolean | string> = {};
   const problems: string[] = [];
   for (const c of configs) {

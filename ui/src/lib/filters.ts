@@ -6,7 +6,16 @@ export const RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_000, 
 export type RangeKey = keyof typeof RANGES;
 
 /** The component types GET /api/traces?component_type= takes (core/model/span.ts COMPONENT_TYPES). */
-export const COMPONENT_TYPES = ['generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'] as const satisfies readonly ComponentType[];
+export const COMPONENT_TYPES = [
+  'generation',
+  'tool',
+  'retrieval',
+  'reasoning',
+  'planning',
+  'routing',
+  'memory',
+  'prompt',
+] as const satisfies readonly ComponentType[];
 
 export interface TraceFilters {
   status?: 'ok' | 'error';
@@ -150,6 +159,16 @@ export function apiTraceQuery(f: TraceFilters, now = Date.now()): URLSearchParam
 /** Whether any filter narrows the list (the empty state then says "no match" rather than "no traces yet"). */
 export function isFiltered(f: TraceFilters): boolean {
   return Boolean(
-    f.status || f.name || f.search || f.model || f.component || f.minDurationMs !== undefined || f.hasErrors !== undefined || f.scoreName || f.range || f.from || f.to,
+    f.status ||
+    f.name ||
+    f.search ||
+    f.model ||
+    f.component ||
+    f.minDurationMs !== undefined ||
+    f.hasErrors !== undefined ||
+    f.scoreName ||
+    f.range ||
+    f.from ||
+    f.to,
   );
 }

@@ -124,7 +124,8 @@ export function diffRows(oldText: string, newText: string): DiffRow[] {
       i++;
       continue;
     }
-    for (const text of lines) rows.push(c.added ? { kind: 'add', oldNo: null, newNo: newNo++, text, parts: null } : { kind: 'del', oldNo: oldNo++, newNo: null, text, parts: null });
+    for (const text of lines)
+      rows.push(c.added ? { kind: 'add', oldNo: null, newNo: newNo++, text, parts: null } : { kind: 'del', oldNo: oldNo++, newNo: null, text, parts: null });
   }
   return rows;
 }

@@ -147,7 +147,10 @@ export function progressShare(progress: { completed: number; total: number }): n
 }
 
 /** The scorers named by a run's results or summary, in a stable order (first seen). */
-export function scorerNames(summaryScores: Record<string, number>, results: ReadonlyArray<{ scores: Record<string, number>; details: Record<string, unknown> }>): string[] {
+export function scorerNames(
+  summaryScores: Record<string, number>,
+  results: ReadonlyArray<{ scores: Record<string, number>; details: Record<string, unknown> }>,
+): string[] {
   const names = new Set(Object.keys(summaryScores));
   for (const r of results) {
     for (const k of Object.keys(r.scores)) names.add(k);
@@ -168,7 +171,8 @@ export function describeSignificance(c: Pick<RunComparison, 'overall_delta' | 's
   const d = c.overall_delta;
   if (s.n === 0) return 'No case was scored in both runs, so there is nothing to compare yet.';
   const size = formatScore(Math.abs(d));
-  const direction = Number(size) === 0 ? 'The candidate scores the same as the baseline on average' : `The candidate scores ${size} ${d > 0 ? 'higher' : 'lower'} on average`;
+  const direction =
+    Number(size) === 0 ? 'The candidate scores the same as the baseline on average' : `The candidate scores ${size} ${d > 0 ? 'higher' : 'lower'} on average`;
   const ci = s.ci95 ? ` (95% CI ${formatScore(s.ci95[0])} to ${formatScore(s.ci95[1])})` : '';
   const over = ` over ${s.n} paired ${s.n === 1 ? 'case' : 'cases'}`;
   let verdict: string;
@@ -193,14 +197,27 @@ export function comparisonWarnings(baseline: RunView, candidate: RunView, sameSu
   const out: string[] = [];
   const suite = (r: RunView) => (r.suite_name ? `suite "${r.suite_name}" version ${r.suite_version ?? '?'}` : 'an inline dataset (no suite)');
   if (baseline.suite_name !== candidate.suite_name || (baseline.suite_name === null) !== (candidate.suite_name === null)) {
-    out.push(`The runs are of different suites: the baseline ran ${suite(baseline)}, the candidate ${suite(candidate)}. Cases are matched by name; cases only one run has are listed apart.`);
+    out.push(
+      `The runs are of different suites: the baseline ran ${suite(baseline)}, the candidate ${suite(candidate)}. Cases are matched by name; cases only one run has are listed apart.`,
+    );
   } else if (sameSuiteVersion === false) {
-    out.push(`The runs ran different versions of suite "${baseline.suite_name}" (${baseline.suite_version ?? '?'} and ${candidate.suite_version ?? '?'}): cases are matched by name, and a case may have changed between versions.`);
+    out.push(
+      `The runs ran different versions of suite "${baseline.suite_name}" (${baseline.suite_version ?? '?'} and ${candidate.suite_version ?? '?'}): cases are matched by name, and a case may have changed between versions.`,
+    );
   }
-  for (const [role, r] of [['baseline', baseline], ['candidate', candidate]] as const) {
+  for (const [role, r] of [
+    ['baseline', baseline],
+    ['candidate', candidate],
+  ] as const) {
     if (r.status === 'completed') continue;
-    if (isFinal(r.status)) out.push(`The ${role} run is ${r.status}: only its cases that passed or failed (${r.summary.passed + r.summary.failed} of ${r.summary.total_cases}) are compared.`);
-    else out.push(`The ${role} run is still ${r.status} (${r.progress.completed} of ${r.progress.total} done): the comparison covers only the cases it has recorded so far.`);
+    if (isFinal(r.status))
+      out.push(
+        `The ${role} run is ${r.status}: only its cases that passed or failed (${r.summary.passed + r.summary.failed} of ${r.summary.total_cases}) are compared.`,
+      );
+    else
+      out.push(
+        `The ${role} run is still ${r.status} (${r.progress.completed} of ${r.progress.total} done): the comparison covers only the cases it has recorded so far.`,
+      );
   }
   return out;
 }

@@ -89,7 +89,10 @@ function keyed<S extends CompareSpan>(paths: Paths, nodes: readonly SpanNode<S>[
  * The union of two sibling lists in display order: A's order, with each span only B has placed
  * after the B span before it that A also has (at the start when none).
  */
-function mergeOrder<S extends CompareSpan>(a: Array<[number, SpanNode<S>]>, b: Array<[number, SpanNode<S>]>): Array<[number, SpanNode<S> | null, SpanNode<S> | null]> {
+function mergeOrder<S extends CompareSpan>(
+  a: Array<[number, SpanNode<S>]>,
+  b: Array<[number, SpanNode<S>]>,
+): Array<[number, SpanNode<S> | null, SpanNode<S> | null]> {
   const aIndex = new Map(a.map(([k], i) => [k, i]));
   const bByKey = new Map(b);
   const after = new Map<number, Array<[number, SpanNode<S>]>>();

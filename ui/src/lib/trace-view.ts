@@ -41,7 +41,10 @@ export function feedbackHeadline(f: Feedback): string {
 }
 
 /** The score body POST /api/scores takes from the trace page's form; a sentence when the form is not valid. */
-export function scoreBody(traceId: string, form: { name: string; value: string; reason: string; spanId: string | null }): { trace_id: string; name: string; value: number; reason?: string; span_id?: string; source: 'annotation' } | string {
+export function scoreBody(
+  traceId: string,
+  form: { name: string; value: string; reason: string; spanId: string | null },
+): { trace_id: string; name: string; value: number; reason?: string; span_id?: string; source: 'annotation' } | string {
   const name = form.name.trim();
   if (!name) return 'Give the score a name, e.g. quality.';
   if (form.value.trim() === '') return 'Give a value from 0 to 1.';

@@ -8,17 +8,53 @@ export type { ProjectView as Project } from '../../../core/store/postgres/key-st
 export type { ApiKeyView } from '../../../core/model/project.js';
 export type { Feedback, FeedbackList, Comparison, ComparisonList, FeedbackType } from '../../../core/model/feedback.js';
 export type { ReviewQueue, QueueList, QueueItem, ItemList, ScoreConfig, ItemCounts, SuiteCaseRef } from '../../../core/model/queue.js';
-export type { PromptSummary, PromptList, PromptVersion, PromptVersionInfo, PromptVersionList, PromptLabels, PromptTraceLink, PromptTraceList, ChatMessage as PromptMessage } from '../../../core/model/prompt.js';
+export type {
+  PromptSummary,
+  PromptList,
+  PromptVersion,
+  PromptVersionInfo,
+  PromptVersionList,
+  PromptLabels,
+  PromptTraceLink,
+  PromptTraceList,
+  ChatMessage as PromptMessage,
+} from '../../../core/model/prompt.js';
 export type { SuiteSummary, SuiteList, SuiteVersion, SuiteVersionInfo, SuiteDefinition } from '../../../core/model/suite.js';
 export type { EvalCase, ScorerRef } from '../../../core/model/eval-case.js';
 export type { Agent, AgentList } from '../../../core/model/agent.js';
-export type { AlertRule, AlertRuleList, AlertEvent, AlertEventList, AlertMetric, AlertOperator, AlertSeverity, AlertState, AlertEventKind, NoDataPolicy, DriftTest, DriftSource, DeliveryStatus } from '../../../core/model/alert.js';
+export type {
+  AlertRule,
+  AlertRuleList,
+  AlertEvent,
+  AlertEventList,
+  AlertMetric,
+  AlertOperator,
+  AlertSeverity,
+  AlertState,
+  AlertEventKind,
+  NoDataPolicy,
+  DriftTest,
+  DriftSource,
+  DeliveryStatus,
+} from '../../../core/model/alert.js';
 export type { RunStatus, RunView, RunSummary, CaseResultView, TrialRecord } from '../../../core/model/eval-run.js';
 export type { ScoreDetail } from '../../../core/model/eval-case.js';
 export type { RunComparison, ScoreChange, CaseComparison, Significance } from '../../../core/evals/compare.js';
 export type { TraceListItem, TraceScoreSummary } from '../../../core/model/trace.js';
 export type { ComponentType } from '../../../core/model/span.js';
-export type { ScoreTrends, ScoreSeries, ScoreNameCount, ComponentHealth, ComponentHealthRow, MetricSeries, ScoreCorrelation, ScatterPoint, CorrelationMetric, ComponentFilter, IntervalName } from '../../../core/model/analytics.js';
+export type {
+  ScoreTrends,
+  ScoreSeries,
+  ScoreNameCount,
+  ComponentHealth,
+  ComponentHealthRow,
+  MetricSeries,
+  ScoreCorrelation,
+  ScatterPoint,
+  CorrelationMetric,
+  ComponentFilter,
+  IntervalName,
+} from '../../../core/model/analytics.js';
 export type { PendingApproval } from '../../../workflows/contract.js';
 export type { CalibrationList, JudgeCalibration, JudgeCalibrationAnswer, AgreementLevel } from '../../../core/model/calibration.js';
 export type { SpanCost, RunCost, TraceCost } from '../../../core/model/cost.js';
