@@ -1,8 +1,8 @@
 // Compiles the package into dist/ with tsconfig.build.json: the service (dist/main.js, what
 // `npm start`, the container and bin/agent-eval.js run without a TypeScript loader) and the SDK
-// (`agent-eval/sdk`, with declarations). The package's `prepare` runs it with --if-stale (npm ci,
-// npm install in a checkout, npm pack, npm publish), as do `npm start`, `npm run build` and
-// `npm run migrate`.
+// (`agent-eval/sdk` and its browser-safe typed client `agent-eval/sdk/browser`, with
+// declarations). The package's `prepare` runs it with --if-stale (npm ci, npm install in a
+// checkout, npm pack, npm publish), as do `npm start`, `npm run build` and `npm run migrate`.
 //
 //   node scripts/build-dist.mjs             build
 //   node scripts/build-dist.mjs --if-stale  build only when a source is newer than dist/.build-stamp
