@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyStoreError, isInfrastructureFailure, NotFoundError } from '../../core/errors.js';
+import { classifyStoreError, isInfrastructureFailure, NotFoundError } from '../../../core/errors.js';
 
 describe('store error classification', () => {
   it('treats ECONNREFUSED, ETIMEDOUT, UNAVAILABLE and connect errors as infrastructure failures', () => {

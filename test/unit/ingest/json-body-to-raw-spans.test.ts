@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeIngestBody } from '../../collector/json/ingest-body.js';
-import { IngestTraceSchema } from '../../core/model/ingest-body.js';
+import { decodeIngestBody } from '../../../collector/json/ingest-body.js';
+import { IngestTraceSchema } from '../../../core/model/ingest-body.js';
 
 // Times must lie in the accepted range (1970-01-02 .. 2200): T is a recent instant.
 const T = 1_700_000_000_000;

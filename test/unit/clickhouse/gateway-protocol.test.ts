@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bindParams, outputFormat, parseRequestUrl, passthroughInsert } from '../../core/store/clickhouse/gateway-protocol.js';
-import { errorReply } from '../../core/store/clickhouse/gateway-errors.js';
+import { bindParams, outputFormat, parseRequestUrl, passthroughInsert } from '../../../core/store/clickhouse/gateway-protocol.js';
+import { errorReply } from '../../../core/store/clickhouse/gateway-errors.js';
 
 // The ClickHouse gateway's reading of a request (test/integration/clickhouse-gateway.test.ts runs
 // it against chDB). Query parameters arrive in ClickHouse's escaped text; chDB escapes strings

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutToBytes, truncateSpan } from '../../collector/truncate.js';
-import type { SpanRecord } from '../../core/model/span.js';
-import { TRUNCATION_ATTRIBUTES } from '../../core/model/truncation.js';
-import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
+import { cutToBytes, truncateSpan } from '../../../collector/truncate.js';
+import type { SpanRecord } from '../../../core/model/span.js';
+import { TRUNCATION_ATTRIBUTES } from '../../../core/model/truncation.js';
+import { encodeSpanRow } from '../../../core/store/clickhouse/rows.js';
 
 function span(fields: Partial<SpanRecord> = {}): SpanRecord {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SpanRecord } from '../../core/model/span.js';
-import { createTraceStatsRows } from '../../core/store/clickhouse/trace-stats-rows.js';
+import type { SpanRecord } from '../../../core/model/span.js';
+import { createTraceStatsRows } from '../../../core/store/clickhouse/trace-stats-rows.js';
 
 const T = 1_700_000_000_000;
 

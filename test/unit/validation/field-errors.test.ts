@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { IngestTraceSchema } from '../../core/model/ingest-body.js';
-import { CreateScoreSchema } from '../../core/model/score.js';
-import { ValidationError } from '../../core/errors.js';
-import { fieldName, validate } from '../../core/validate.js';
+import { IngestTraceSchema } from '../../../core/model/ingest-body.js';
+import { CreateScoreSchema } from '../../../core/model/score.js';
+import { ValidationError } from '../../../core/errors.js';
+import { fieldName, validate } from '../../../core/validate.js';
 
 function issuesOf(fn: () => unknown) {
   try {

@@ -1,10 +1,10 @@
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
-import { ConfigError } from '../../core/errors.js';
-import { healthRouter, healthStatus, type HealthDeps } from '../../api/routes/health.js';
-import { requiredServices } from '../../runtime/health-server.js';
-import { listen, type RunningServer } from '../../runtime/http-server.js';
+import { loadConfig } from '../../../core/config.js';
+import { ConfigError } from '../../../core/errors.js';
+import { healthRouter, healthStatus, type HealthDeps } from '../../../api/routes/health.js';
+import { requiredServices } from '../../../runtime/health-server.js';
+import { listen, type RunningServer } from '../../../runtime/http-server.js';
 
 // What /api/health's status counts for each process (docs/deployment.md, "Health per role"), and
 // the one health function deciding it from what the process has.

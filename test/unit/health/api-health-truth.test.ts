@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { healthRouter, type HealthDeps } from '../../api/routes/health.js';
-import { listen, type RunningServer } from '../../runtime/http-server.js';
-import { createDataDirCheck } from '../../core/os/data-dir-check.js';
-import type { EngineStatus } from '../../workflows/engine/engine-status.js';
+import { healthRouter, type HealthDeps } from '../../../api/routes/health.js';
+import { listen, type RunningServer } from '../../../runtime/http-server.js';
+import { createDataDirCheck } from '../../../core/os/data-dir-check.js';
+import type { EngineStatus } from '../../../workflows/engine/engine-status.js';
 
 // Health tells the truth (issue 27): the engine and the data dir count where the process has
 // them, and every service that is not ok carries its reason.

@@ -6,8 +6,8 @@ import {
   REGEX_RUN_BUDGET_MS,
   REGEX_WORKERS,
   type PatternSearchOutcome,
-} from '../../core/safe-regex.js';
-import { eventually } from '../helpers/eventually.js';
+} from '../../../core/safe-regex.js';
+import { eventually } from '../../helpers/eventually.js';
 
 /**
  * The regex pool (core/safe-regex/pool.ts): user patterns searched on worker threads, real ones

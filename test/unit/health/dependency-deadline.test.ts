@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withDeadline } from '../../api/deadline.js';
+import { withDeadline } from '../../../api/deadline.js';
 
 describe('withDeadline', () => {
   it('gives the value of a call that answers in time, and the error of one that fails', async () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compileSafeRegex, flagsProblem, MAX_PATTERN_LENGTH, MAX_SCAN_CHARS, PatternError, patternProblem, SCAN_WORK_BUDGET } from '../../core/safe-regex.js';
+import {
+  compileSafeRegex,
+  flagsProblem,
+  MAX_PATTERN_LENGTH,
+  MAX_SCAN_CHARS,
+  PatternError,
+  patternProblem,
+  SCAN_WORK_BUDGET,
+} from '../../../core/safe-regex.js';
 
 /** The first match as [index, text], or null; what `RegExp.prototype.exec` would say. */
 function first(pattern: string, text: string, flags = ''): [number, string] | null {

@@ -1,14 +1,14 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
-import { decodeIngestBody } from '../../collector/json/ingest-body.js';
-import { normalizeSpan } from '../../collector/normalize/index.js';
-import { IngestTraceSchema } from '../../core/model/ingest-body.js';
-import type { RawSpan } from '../../core/model/raw-span.js';
-import type { SpanRecord } from '../../core/model/span.js';
-import type { SpanView } from '../../core/model/trace.js';
-import { recordTrace } from '../e2e/helpers/otel.js';
-import { EVERY_ASCII, hostileStrings, LONG_ANSWER_MIN_BYTES, LONG_LINE_LENGTH, longAnswer, texts } from '../fixtures/corpus/texts.js';
-import { expectSpanAsSent, loadCorpus, sentFromJson, sentFromRecorded, toSpanSpecs, wellFormed, type SentTrace } from '../helpers/corpus.js';
+import { decodeIngestBody } from '../../../collector/json/ingest-body.js';
+import { normalizeSpan } from '../../../collector/normalize/index.js';
+import { IngestTraceSchema } from '../../../core/model/ingest-body.js';
+import type { RawSpan } from '../../../core/model/raw-span.js';
+import type { SpanRecord } from '../../../core/model/span.js';
+import type { SpanView } from '../../../core/model/trace.js';
+import { recordTrace } from '../../e2e/helpers/otel.js';
+import { EVERY_ASCII, hostileStrings, LONG_ANSWER_MIN_BYTES, LONG_LINE_LENGTH, longAnswer, texts } from '../../fixtures/corpus/texts.js';
+import { expectSpanAsSent, loadCorpus, sentFromJson, sentFromRecorded, toSpanSpecs, wellFormed, type SentTrace } from '../../helpers/corpus.js';
 
 // The corpus of test/fixtures/corpus checked on its own, without a service: it holds what it says
 // it holds, and its expectations are what the normalizer makes of its spans (so a failure of the

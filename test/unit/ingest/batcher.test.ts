@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createBatcher } from '../../collector/batcher.js';
-import { BackpressureError, DataRejectedError } from '../../core/errors.js';
-import { createLogger } from '../../core/logger.js';
-import type { RowBatch } from '../../core/model/span.js';
-import { encodeSpanRow } from '../../core/store/clickhouse/rows.js';
-import { spanRowFields } from '../helpers/tsv-rows.js';
+import { createBatcher } from '../../../collector/batcher.js';
+import { BackpressureError, DataRejectedError } from '../../../core/errors.js';
+import { createLogger } from '../../../core/logger.js';
+import type { RowBatch } from '../../../core/model/span.js';
+import { encodeSpanRow } from '../../../core/store/clickhouse/rows.js';
+import { spanRowFields } from '../../helpers/tsv-rows.js';
 
 const logger = createLogger('silent');
 

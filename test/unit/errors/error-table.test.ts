@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorBody } from '../../api/middleware/errors.js';
+import { errorBody } from '../../../api/middleware/errors.js';
 import {
   AppError,
   BackpressureError,
@@ -13,9 +13,9 @@ import {
   ServiceUnavailableError,
   UnauthorizedError,
   ValidationError,
-} from '../../core/errors.js';
-import { RateLimitedError } from '../../core/limits/rate-limiter.js';
-import { GrpcCode, toWireError, WIRE_TABLE } from '../../core/wire-error.js';
+} from '../../../core/errors.js';
+import { RateLimitedError } from '../../../core/limits/rate-limiter.js';
+import { GrpcCode, toWireError, WIRE_TABLE } from '../../../core/wire-error.js';
 
 /** Every error kind the service answers with, through the one wire table and the one body builder. */
 const KINDS: Array<[AppError, { http: number; grpc: GrpcCode; retryAfter?: number; body: Record<string, unknown> }]> = [

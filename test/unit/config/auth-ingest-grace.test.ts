@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../../../core/config.js';
 
 /** AUTH_INGEST_GRACE_MS (docs/configuration.md; docs/security.md, "Key checks off the hot path"). */
 describe('AUTH_INGEST_GRACE_MS', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { casesOfDataset, casesOfSuite, datasetItems, indexedCases } from '../../core/model/run-cases.js';
+import { casesOfDataset, casesOfSuite, datasetItems, indexedCases } from '../../../core/model/run-cases.js';
 
 const contains = { name: 'contains', config: {} };
 const exact = { name: 'exactMatch', config: {} };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, BadRequestError, ValidationError } from '../../core/errors.js';
-import { defaultScorerRegistry } from '../../core/scoring/index.js';
-import { normalizeSuiteKeys, parseSuiteDefinition } from '../../core/model/suite.js';
-import { MAX_SUITE_YAML_BYTES, parseSuiteYaml } from '../../core/model/suite-yaml.js';
+import { AppError, BadRequestError, ValidationError } from '../../../core/errors.js';
+import { defaultScorerRegistry } from '../../../core/scoring/index.js';
+import { normalizeSuiteKeys, parseSuiteDefinition } from '../../../core/model/suite.js';
+import { MAX_SUITE_YAML_BYTES, parseSuiteYaml } from '../../../core/model/suite-yaml.js';
 
 const scorers = defaultScorerRegistry();
 

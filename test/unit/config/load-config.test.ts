@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, PACKAGE_VERSION } from '../../core/config.js';
-import { ConfigError } from '../../core/errors.js';
+import { loadConfig, PACKAGE_VERSION } from '../../../core/config.js';
+import { ConfigError } from '../../../core/errors.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -36,7 +36,7 @@ describe('loadConfig', () => {
   });
 
   it('reports the package version', () => {
-    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(PACKAGE_VERSION).toBe(pkg.version);
   });
 

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CACHED_INPUT_TOKEN_ATTRIBUTES } from '../../core/cost/span-cost.js';
-import { idProblem } from '../../core/model/ids.js';
-import { Timestamp } from '../../core/model/ingest-body.js';
+import { CACHED_INPUT_TOKEN_ATTRIBUTES } from '../../../core/cost/span-cost.js';
+import { idProblem } from '../../../core/model/ids.js';
+import { Timestamp } from '../../../core/model/ingest-body.js';
 import {
   MAX_BODY_DEPTH,
   MAX_TOKENS_PER_SPAN,
@@ -12,8 +12,8 @@ import {
   retentionProblem,
   spanTokensProblem,
   TOKEN_COUNT_ATTRIBUTES,
-} from '../../core/model/limits.js';
-import { REPO_ROOT } from '../helpers/processes.js';
+} from '../../../core/model/limits.js';
+import { REPO_ROOT } from '../../helpers/processes.js';
 
 /** The rules that refuse, at the door, values that used to be accepted and hurt later (docs/api.md, "Refused at the door"). */
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ChdbConnection } from 'chdb/connection';
-import { serializedChdbConnection } from '../../core/store/clickhouse/embedded-connection.js';
+import { serializedChdbConnection } from '../../../core/store/clickhouse/embedded-connection.js';
 
 // The queue in front of chDB (test/integration/chdb-failed-query-output.test.ts runs it against
 // chDB itself). Here chDB is a stand-in with chDB 3.4's fault, so that the one path real chDB

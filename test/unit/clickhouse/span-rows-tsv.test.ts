@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SpanRecord } from '../../core/model/span.js';
-import { tsvFieldText, tsvMap, tsvNumber, tsvText, tsvTime, tsvValue } from '../../core/store/clickhouse/tsv.js';
-import { encodeSpanColumns, encodeSpanRow, SPAN_COLUMNS } from '../../core/store/clickhouse/rows.js';
-import { spanRowFields, tsvFields } from '../helpers/tsv-rows.js';
+import type { SpanRecord } from '../../../core/model/span.js';
+import { tsvFieldText, tsvMap, tsvNumber, tsvText, tsvTime, tsvValue } from '../../../core/store/clickhouse/tsv.js';
+import { encodeSpanColumns, encodeSpanRow, SPAN_COLUMNS } from '../../../core/store/clickhouse/rows.js';
+import { spanRowFields, tsvFields } from '../../helpers/tsv-rows.js';
 
 function span(fields: Partial<SpanRecord> = {}): SpanRecord {
   return {
