@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeSpan } from '../../../collector/normalize/index.js';
+import { llmConversation, type LlmSpanSource } from '../../../core/messages/index.js';
+import { LlmConversationSchema, type LlmMessage } from '../../../core/model/messages.js';
+import type { RawSpan } from '../../../core/model/raw-span.js';
+import { fixture, loadFixtures } from '../normalize/load-fixtures.js';
+
+/**
+ * The conversation of a generation span, read from the span as it is stored (the collector's
+ * normalizeSpan first, as ingest does), for the real instrumentation output of every convention
+ * in test/fixtures/conventions. Each fixture with `expected.llm` says what it must read as.
+ */
+
+/** The span as the API reads it back: stored fields, events parsed. */
+export function stored(raw: RawSpan): LlmSpanSource {
+  const r = normalizeSpan(raw, 'p');
+  return {
+    type: r.span_type,
+    convention: r.convention,
+    attributes: r.attributes,
+    input: r.input,
+    output: r.output,
+    events: JSON.parse(r.events) as LlmSpanSource['events'],
+  };
+}
+
+const fixtures = loadFixtures();
+const withLlm = fixtures.filter((f) => f.expected.llm !== undefined);
+
+describe.each(withLlm)('$id', ({ raw, expected, description }) => {
+  it(`reads the conversation: ${description}`, () => {
+    const llm = llmConversation(stored(raw));
+    expect(llm).toEqual(expected.llm);
+    expect(LlmConversationSchema.safeParse(llm).success).toBe(true);
+  });
+});
+
+describe('every convention reads the same conversation', () => {
+  const ids = [
+    'genai/chat-tool-call-messages.json',
+    'genai/chat-tool-call-events.json',
+    'openinference/llm-tool-call-conversation.json',
+    'openllmetry/openai-chat-tool-call.json',
+    'vercel-ai/generate-text-tool-result.json',
+    'spec/generation-tool-call-messages.json',
+  ];
+  /** What a chat UI shows of a message: who, what, which calls, which call it answers, why it stopped. */
+  const shown = (m: LlmMessage) => ({
+    role: m.role,
+    content: m.content,
+    tool_calls: m.tool_calls,
+    tool_call_id: m.tool_call_id,
+    finish_reason: m.finish_reason,
+  });
+  const read = ids.map((id) => ({ id, llm: llmConversation(stored(fixture(id).raw))! }));
+
+  it('covers the five conventions', () => {
+    expect(new Set(read.map((r) => r.id.split('/')[0]))).toEqual(new Set(['genai', 'openinference', 'openllmetry', 'vercel-ai', 'spec']));
+  });
+
+  it.each(read)('$id: the same messages, tool call and tool result, and the markdown answer byte for byte', ({ llm }) => {
+    const first = read[0].llm;
+    expect(llm.messages.map(shown)).toEqual(first.messages.map(shown));
+    expect(llm.output_messages.map(shown)).toEqual(first.output_messages.map(shown));
+    expect(llm.finish_reasons).toEqual(['stop']);
+    expect(llm.parameters?.temperature).toBe(0.2);
+
+    const call = llm.messages.find((m) => m.tool_calls)!;
+    expect(call).toMatchObject({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'call_W1', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }],
+    });
+    expect(JSON.parse(call.tool_calls![0].arguments)).toEqual({ city: 'Paris', unit: 'celsius' });
+    expect(llm.messages[llm.messages.indexOf(call) + 1]).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'call_W1',
+      content: '{"temperature":14,"conditions":"rain"}',
+    });
+
+    const answer = llm.output_messages[0].content;
+    expect(answer.split('\n\n')).toHaveLength(4);
+    expect(answer).toContain('☔');
+    expect(answer).toContain('🌤️');
+    expect(answer).toContain('```json\n{"umbrella": true, "jacket": "light"}\n```');
+  });
+
+  it.each(read.filter((r) => !r.id.startsWith('spec/') && r.id !== 'genai/chat-tool-call-events.json'))(
+    '$id: the tool offered, with its JSON schema',
+    ({ llm }) => {
+      expect(llm.tools).toHaveLength(1);
+      expect(llm.tools![0]).toMatchObject({
+        name: 'get_weather',
+        description: 'Current weather for a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+      });
+      expect(llm.parameters).toMatchObject({ temperature: 0.2, max_tokens: 512, top_p: 0.9 });
+    },
+  );
+});
+
+describe('spans that are not model calls have no conversation', () => {
+  it.each(fixtures.filter((f) => f.expected.span_type !== 'generation'))('$id', ({ raw }) => {
+    expect(llmConversation(stored(raw))).toBeNull();
+  });
+
+  it.each(['genai/embeddings.json', 'openinference/embedding.json', 'openllmetry/embedding.json', 'vercel-ai/embed-many-do-embed.json'])(
+    '%s (an embedding)',
+    (id) => {
+      expect(llmConversation(stored(fixture(id).raw))).toBeNull();
+    },
+  );
+});
+
+describe('the older fixtures of each convention', () => {
+  it('GenAI 1.37 text parts, system instructions apart', () => {
+    expect(llmConversation(stored(fixture('genai/chat-input-messages.json').raw))).toEqual({
+      messages: [
+        { role: 'system', content: 'You are a helpful travel assistant.' },
+        { role: 'user', content: 'What is the weather in Paris?' },
+      ],
+      output_messages: [{ role: 'assistant', content: 'It is rainy and 57°F in Paris.', finish_reason: 'stop' }],
+      parameters: { temperature: 0.2, max_tokens: 256 },
+      finish_reasons: ['stop'],
+    });
+  });
+
+  it('GenAI events packed in gen_ai.event.content, with a gen_ai.choice', () => {
+    expect(llmConversation(stored(fixture('genai/chat-events-choice.json').raw))).toEqual({
+      messages: [{ role: 'user', content: 'What is 2+2? Reply with a number.' }],
+      output_messages: [{ role: 'assistant', content: '4', finish_reason: 'stop' }],
+      finish_reasons: ['stop'],
+    });
+  });
+
+  it('a failed GenAI call: the prompt, no answer', () => {
+    expect(llmConversation(stored(fixture('genai/chat-events-exception.json').raw))).toEqual({
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'Summarize the meeting notes.' },
+      ],
+      output_messages: [],
+    });
+  });
+
+  it("OpenInference: llm.invocation_parameters, the flattened messages, the finish reason of output.value's choice", () => {
+    expect(llmConversation(stored(fixture('openinference/llm-openai.json').raw))).toEqual({
+      messages: [
+        { role: 'system', content: 'You are a support agent for Acme.' },
+        { role: 'user', content: 'Where is my order #1234?' },
+      ],
+      output_messages: [{ role: 'assistant', content: 'Order #1234 ships tomorrow.', finish_reason: 'stop' }],
+      parameters: { temperature: 0 },
+      finish_reasons: ['stop'],
+    });
+  });
+
+  it('AI SDK: a step that only called a tool shows the call, its finish reason and the tools offered', () => {
+    expect(llmConversation(stored(fixture('vercel-ai/stream-text-do-stream.json').raw))).toEqual({
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      output_messages: [
+        { role: 'assistant', content: '', tool_calls: [{ id: 'toolu_01', name: 'getWeather', arguments: '{"city":"Paris"}' }], finish_reason: 'tool-calls' },
+      ],
+      finish_reasons: ['tool-calls'],
+    });
+    const step = llmConversation(stored(fixture('vercel-ai/generate-text-do-generate.json').raw))!;
+    expect(step.tools).toEqual([{ name: 'getWeather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }]);
+    expect(step.parameters).toEqual({ maxRetries: 2, tool_choice: { type: 'auto' } });
+  });
+
+  it('OpenLLMetry: a single-turn chat', () => {
+    expect(llmConversation(stored(fixture('openllmetry/openai-chat.json').raw))).toEqual({
+      messages: [{ role: 'user', content: 'Tell me a joke about OpenTelemetry' }],
+      output_messages: [{ role: 'assistant', content: 'Why did the span break up with the trace? It needed more context.', finish_reason: 'stop' }],
+      parameters: { temperature: 0.7 },
+      finish_reasons: ['stop'],
+    });
+  });
+
+  it('SPEC: text in, text out, with its stop_reason', () => {
+    expect(llmConversation(stored(fixture('spec/generation-declared.json').raw))).toEqual({
+      messages: [{ role: 'user', content: 'Plan a weekend in Lisbon' }],
+      output_messages: [{ role: 'assistant', content: 'Day 1: Alfama. Day 2: Belém.', finish_reason: 'end_turn' }],
+      parameters: { temperature: 0.3 },
+      finish_reasons: ['end_turn'],
+    });
+  });
+});
