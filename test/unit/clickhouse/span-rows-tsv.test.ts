@@ -2,21 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../../core/model/span.js';
 import { tsvFieldText, tsvMap, tsvNumber, tsvText, tsvTime, tsvValue } from '../../../core/store/clickhouse/tsv.js';
 import { encodeSpanColumns, encodeSpanRow, SPAN_COLUMNS } from '../../../core/store/clickhouse/rows.js';
+import { spanRecord } from '../../helpers/span-record.js';
 import { spanRowFields, tsvFields } from '../../helpers/tsv-rows.js';
 
-function span(fields: Partial<SpanRecord> = {}): SpanRecord {
-  return {
-    project_id: 'p',
-    trace_id: 't',
-    span_id: 's',
+const span = (fields: Partial<SpanRecord> = {}): SpanRecord =>
+  spanRecord({
     parent_span_id: 'root',
-    name: 'chat',
-    span_type: 'generation',
-    component_type: 'generation',
-    convention: 'genai',
     kind: 'client',
-    status: 'ok',
-    status_message: '',
     start_time: Date.UTC(2026, 10, 24, 1, 2, 3, 4),
     end_time: Date.UTC(2026, 10, 24, 1, 2, 3, 54),
     duration_ms: 50,
@@ -29,10 +21,8 @@ function span(fields: Partial<SpanRecord> = {}): SpanRecord {
     resource_attributes: { 'service.name': 'bot' },
     scope_name: 'otel',
     scope_version: '1',
-    events: '[]',
     ...fields,
-  };
-}
+  });
 
 const pricing = { at: 1, cost: { input: 0.5, output: 1.5e-7, cached_input: 0, total: 0.50000015, version: 'v1' } };
 

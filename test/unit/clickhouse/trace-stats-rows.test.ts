@@ -1,38 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../../core/model/span.js';
 import { createTraceStatsRows } from '../../../core/store/clickhouse/trace-stats-rows.js';
+import { spanRecord } from '../../helpers/span-record.js';
 
 const T = 1_700_000_000_000;
 
-function span(id: string, extra: Partial<SpanRecord> = {}): SpanRecord {
-  return {
-    project_id: 'p',
-    trace_id: 't',
+const span = (id: string, extra: Partial<SpanRecord> = {}): SpanRecord =>
+  spanRecord({
     span_id: id,
     parent_span_id: 'root',
     name: `op-${id}`,
-    span_type: 'generation',
-    component_type: 'generation',
-    convention: 'genai',
-    kind: '',
-    status: 'ok',
-    status_message: '',
     start_time: T,
     end_time: T + 10,
     duration_ms: 10,
     model: 'm',
-    input: '',
-    output: '',
     input_tokens: 3,
     output_tokens: 1,
-    attributes: {},
     resource_attributes: { 'service.name': 'svc' },
-    scope_name: '',
-    scope_version: '',
-    events: '[]',
     ...extra,
-  };
-}
+  });
 
 type StatsRow = {
   root: [number, number, string, string, string];

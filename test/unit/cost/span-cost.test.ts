@@ -3,6 +3,7 @@ import { judgeCallPricer } from '../../../core/cost/judge-pricing.js';
 import { buildPriceTable, parsePriceFile } from '../../../core/cost/price-table.js';
 import { cachedInputTokens, priceSpan, tokenCost } from '../../../core/cost/span-cost.js';
 import type { SpanRecord } from '../../../core/model/span.js';
+import { spanRecord } from '../../helpers/span-record.js';
 
 const prices = buildPriceTable(
   parsePriceFile(
@@ -14,35 +15,7 @@ const prices = buildPriceTable(
   ),
 );
 
-function span(extra: Partial<SpanRecord>): SpanRecord {
-  return {
-    project_id: 'p',
-    trace_id: 't',
-    span_id: 's',
-    parent_span_id: null,
-    name: 'chat',
-    span_type: 'generation',
-    component_type: 'generation',
-    convention: 'genai',
-    kind: '',
-    status: 'ok',
-    status_message: '',
-    start_time: 0,
-    end_time: 1,
-    duration_ms: 1,
-    model: 'gpt-4o-mini',
-    input: '',
-    output: '',
-    input_tokens: 1000,
-    output_tokens: 500,
-    attributes: {},
-    resource_attributes: {},
-    scope_name: '',
-    scope_version: '',
-    events: '[]',
-    ...extra,
-  };
-}
+const span = (extra: Partial<SpanRecord>): SpanRecord => spanRecord({ model: 'gpt-4o-mini', input_tokens: 1000, output_tokens: 500, ...extra });
 
 describe('span cost', () => {
   it('prices uncached input, cached input and output separately, in USD per million tokens', () => {

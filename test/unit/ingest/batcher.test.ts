@@ -4,38 +4,15 @@ import { BackpressureError, DataRejectedError } from '../../../core/errors.js';
 import { createLogger } from '../../../core/logger.js';
 import type { RowBatch } from '../../../core/model/span.js';
 import { encodeSpanRow } from '../../../core/store/clickhouse/rows.js';
+import { spanRecord } from '../../helpers/span-record.js';
 import { spanRowFields } from '../../helpers/tsv-rows.js';
 
 const logger = createLogger('silent');
 
-function span(id: string, bytes = 10): string {
-  return encodeSpanRow({
-    project_id: 'p',
-    trace_id: 't',
-    span_id: id,
-    parent_span_id: null,
-    name: 'n',
-    span_type: 'span',
-    component_type: null,
-    convention: 'none',
-    kind: '',
-    status: 'ok',
-    status_message: '',
-    start_time: 1,
-    end_time: 2,
-    duration_ms: 1,
-    model: null,
-    input: 'x'.repeat(bytes),
-    output: '',
-    input_tokens: 0,
-    output_tokens: 0,
-    attributes: {},
-    resource_attributes: {},
-    scope_name: '',
-    scope_version: '',
-    events: '[]',
-  });
-}
+const span = (id: string, bytes = 10): string =>
+  encodeSpanRow(
+    spanRecord({ span_id: id, name: 'n', span_type: 'span', component_type: null, convention: 'none', start_time: 1, end_time: 2, input: 'x'.repeat(bytes) }),
+  );
 
 const ids = (batch: RowBatch) => batch.spans.map((s) => spanRowFields(s).span_id);
 

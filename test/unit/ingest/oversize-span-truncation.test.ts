@@ -4,36 +4,10 @@ import { cutToBytes, truncateSpan } from '../../../collector/truncate.js';
 import type { SpanRecord } from '../../../core/model/span.js';
 import { TRUNCATION_ATTRIBUTES } from '../../../core/model/truncation.js';
 import { encodeSpanRow } from '../../../core/store/clickhouse/rows.js';
+import { spanRecord } from '../../helpers/span-record.js';
 
-function span(fields: Partial<SpanRecord> = {}): SpanRecord {
-  return {
-    project_id: 'p',
-    trace_id: 't',
-    span_id: 's',
-    parent_span_id: null,
-    name: 'chat',
-    span_type: 'generation',
-    component_type: 'generation',
-    convention: 'genai',
-    kind: 'client',
-    status: 'ok',
-    status_message: '',
-    start_time: Date.UTC(2026, 10, 1),
-    end_time: Date.UTC(2026, 10, 1, 0, 0, 1),
-    duration_ms: 1000,
-    model: 'gpt-4o',
-    input: '',
-    output: '',
-    input_tokens: 0,
-    output_tokens: 0,
-    attributes: {},
-    resource_attributes: {},
-    scope_name: '',
-    scope_version: '',
-    events: '[]',
-    ...fields,
-  };
-}
+const span = (fields: Partial<SpanRecord> = {}): SpanRecord =>
+  spanRecord({ kind: 'client', start_time: Date.UTC(2026, 10, 1), end_time: Date.UTC(2026, 10, 1, 0, 0, 1), duration_ms: 1000, model: 'gpt-4o', ...fields });
 
 const bytes = (s: string) => Buffer.byteLength(s);
 /** A long answer as agents write it: markdown with blank lines, code, emoji and several scripts. */

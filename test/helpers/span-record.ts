@@ -1,0 +1,36 @@
+import type { SpanRecord } from '../../core/model/span.js';
+
+/**
+ * A stored span (what the write path encodes as a row) with neutral values: a root generation
+ * span of trace `t` in project `p`, no model, no text, no tokens, no attributes. Tests name what
+ * they depend on in `fields`.
+ */
+export function spanRecord(fields: Partial<SpanRecord> = {}): SpanRecord {
+  return {
+    project_id: 'p',
+    trace_id: 't',
+    span_id: 's',
+    parent_span_id: null,
+    name: 'chat',
+    span_type: 'generation',
+    component_type: 'generation',
+    convention: 'genai',
+    kind: '',
+    status: 'ok',
+    status_message: '',
+    start_time: 0,
+    end_time: 1,
+    duration_ms: 1,
+    model: null,
+    input: '',
+    output: '',
+    input_tokens: 0,
+    output_tokens: 0,
+    attributes: {},
+    resource_attributes: {},
+    scope_name: '',
+    scope_version: '',
+    events: '[]',
+    ...fields,
+  };
+}
