@@ -11,9 +11,24 @@ function encode(request: Record<string, unknown>): Uint8Array {
   return ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(request)).finish();
 }
 
+/** A request of one resource and one scope holding these spans. */
+const encodeSpans = (...spans: Array<Record<string, unknown>>) => encode({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+
 function hex(id: string): Buffer {
   return Buffer.from(id, 'hex');
 }
+
+/** One length-delimited field (wire type 2) as written by hand: its number, then the messages or text it holds, in order. */
+function field(no: number, ...content: Array<Uint8Array | string>): Uint8Array {
+  const bytes = Buffer.concat(content.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c)));
+  return protobuf.Writer.create()
+    .uint32((no << 3) | 2)
+    .bytes(bytes)
+    .finish();
+}
+
+/** An ExportTraceServiceRequest holding one span of these fields: resource_spans (1), its scope_spans (2), its spans (2). */
+const requestOfSpan = (...spanFields: Uint8Array[]) => field(1, field(2, field(2, ...spanFields)));
 
 const sampleRequest = {
   resourceSpans: [
@@ -126,9 +141,7 @@ describe('decodeProtobufRequest', () => {
   });
 
   it('maps every span kind and leaves UNSPECIFIED and unknown kinds undefined', () => {
-    const kinds = [0, 1, 2, 3, 4, 5, 9].map(
-      (kind) => decodeProtobufRequest(encode({ resourceSpans: [{ scopeSpans: [{ spans: [{ kind, spanId: hex('01') }] }] }] }))[0].kind,
-    );
+    const kinds = [0, 1, 2, 3, 4, 5, 9].map((kind) => decodeProtobufRequest(encodeSpans({ kind, spanId: hex('01') }))[0].kind);
     expect(kinds).toEqual([undefined, 'internal', 'server', 'client', 'producer', 'consumer', undefined]);
   });
 
@@ -144,25 +157,13 @@ describe('decodeProtobufRequest', () => {
 
   it('ignores fields it does not use (links, flags, trace_state, dropped counts)', () => {
     const [span] = decodeProtobufRequest(
-      encode({
-        resourceSpans: [
-          {
-            scopeSpans: [
-              {
-                spans: [
-                  {
-                    traceId: hex(TRACE_ID),
-                    spanId: hex(SPAN_ID),
-                    traceState: 'a=b',
-                    flags: 0x301,
-                    droppedAttributesCount: 3,
-                    links: [{ traceId: hex(TRACE_ID), spanId: hex(PARENT_ID), flags: 1 }],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
+      encodeSpans({
+        traceId: hex(TRACE_ID),
+        spanId: hex(SPAN_ID),
+        traceState: 'a=b',
+        flags: 0x301,
+        droppedAttributesCount: 3,
+        links: [{ traceId: hex(TRACE_ID), spanId: hex(PARENT_ID), flags: 1 }],
       }),
     );
     expect(span).toMatchObject({ traceId: TRACE_ID, spanId: SPAN_ID });
@@ -212,22 +213,12 @@ describe('decodeProtobufRequest', () => {
     });
 
     it('for ids of the wrong size: the same spans are marked for refusal, with the same reason', () => {
-      const bytes = encode({
-        resourceSpans: [
-          {
-            scopeSpans: [
-              {
-                spans: [
-                  { traceId: Buffer.from([1, 2, 3]), spanId: hex(SPAN_ID) },
-                  { traceId: hex(TRACE_ID), spanId: Buffer.from([9]) },
-                  { traceId: hex(TRACE_ID), spanId: hex(SPAN_ID), parentSpanId: Buffer.alloc(9, 1) },
-                  { traceId: hex(TRACE_ID), spanId: hex(SPAN_ID), parentSpanId: hex(PARENT_ID) },
-                ],
-              },
-            ],
-          },
-        ],
-      });
+      const bytes = encodeSpans(
+        { traceId: Buffer.from([1, 2, 3]), spanId: hex(SPAN_ID) },
+        { traceId: hex(TRACE_ID), spanId: Buffer.from([9]) },
+        { traceId: hex(TRACE_ID), spanId: hex(SPAN_ID), parentSpanId: Buffer.alloc(9, 1) },
+        { traceId: hex(TRACE_ID), spanId: hex(SPAN_ID), parentSpanId: hex(PARENT_ID) },
+      );
       const spans = decodeProtobufRequest(bytes);
       expect(spans.map((s) => s.decodeProblem)).toEqual([
         'traceId must be 16 bytes (32 hex characters)',
@@ -239,33 +230,11 @@ describe('decodeProtobufRequest', () => {
     });
 
     it('when a resource or scope comes after its spans on the wire (fields may come in any order)', () => {
-      const w = protobuf.Writer.create();
-      w.uint32((1 << 3) | 2).fork(); // resource_spans
-      w.uint32((2 << 3) | 2).fork(); // scope_spans
-      w.uint32((2 << 3) | 2).fork(); // span
-      w.uint32((1 << 3) | 2).bytes(hex(TRACE_ID));
-      w.uint32((2 << 3) | 2).bytes(hex(SPAN_ID));
-      w.ldelim();
-      w.uint32((1 << 3) | 2)
-        .fork()
-        .uint32((1 << 3) | 2)
-        .string('late scope')
-        .ldelim(); // scope
-      w.ldelim();
-      w.uint32((1 << 3) | 2).fork(); // resource
-      w.uint32((1 << 3) | 2)
-        .fork()
-        .uint32((1 << 3) | 2)
-        .string('r')
-        .uint32((2 << 3) | 2)
-        .fork()
-        .uint32((1 << 3) | 2)
-        .string('v')
-        .ldelim()
-        .ldelim();
-      w.ldelim();
-      w.ldelim();
-      const bytes = w.finish();
+      const bytes = field(
+        1, // resource_spans
+        field(2, field(2, field(1, hex(TRACE_ID)), field(2, hex(SPAN_ID))), field(1, field(1, 'late scope'))), // scope_spans: the span, then its scope
+        field(1, field(1, field(1, 'r'), field(2, field(1, 'v')))), // resource: attributes r = 'v'
+      );
       const [span] = decodeProtobufRequest(bytes);
       expect(span).toMatchObject({ spanId: SPAN_ID, scope: { name: 'late scope', version: '' }, resource: { r: 'v' } });
       expect([span]).toEqual(viaMessages(bytes));
@@ -275,30 +244,7 @@ describe('decodeProtobufRequest', () => {
       const value = protobuf.Writer.create();
       value.uint32((3 << 3) | 0).int64(7); // int_value
       value.uint32((1 << 3) | 2).bytes(Buffer.from([0x68, 0xed, 0xa0, 0xbd, 0x69])); // string_value: a lone surrogate's bytes
-      const kv = protobuf.Writer.create()
-        .uint32((1 << 3) | 2)
-        .string('k')
-        .uint32((2 << 3) | 2)
-        .bytes(value.finish())
-        .finish();
-      const span = protobuf.Writer.create()
-        .uint32((2 << 3) | 2)
-        .bytes(hex(SPAN_ID))
-        .uint32((9 << 3) | 2)
-        .bytes(kv)
-        .finish();
-      const scopeSpans = protobuf.Writer.create()
-        .uint32((2 << 3) | 2)
-        .bytes(span)
-        .finish();
-      const resourceSpans = protobuf.Writer.create()
-        .uint32((2 << 3) | 2)
-        .bytes(scopeSpans)
-        .finish();
-      const bytes = protobuf.Writer.create()
-        .uint32((1 << 3) | 2)
-        .bytes(resourceSpans)
-        .finish();
+      const bytes = requestOfSpan(field(2, hex(SPAN_ID)), field(9, field(1, 'k'), field(2, value.finish()))); // span_id, attributes k = value
       const [decoded] = decodeProtobufRequest(bytes);
       expect(typeof decoded.attributes.k).toBe('string');
       expect([decoded]).toEqual(viaMessages(bytes));
@@ -310,38 +256,8 @@ describe('decodeProtobufRequest', () => {
       .uint32((2 << 3) | 0)
       .bool(true)
       .finish();
-    for (let i = 0; i < 10_000; i++) {
-      const list = protobuf.Writer.create()
-        .uint32((1 << 3) | 2)
-        .bytes(value)
-        .finish();
-      value = protobuf.Writer.create()
-        .uint32((5 << 3) | 2)
-        .bytes(list)
-        .finish();
-    }
-    const kv = protobuf.Writer.create()
-      .uint32((1 << 3) | 2)
-      .string('deep')
-      .uint32((2 << 3) | 2)
-      .bytes(value)
-      .finish();
-    const span = protobuf.Writer.create()
-      .uint32((9 << 3) | 2)
-      .bytes(kv)
-      .finish();
-    const scopeSpans = protobuf.Writer.create()
-      .uint32((2 << 3) | 2)
-      .bytes(span)
-      .finish();
-    const resourceSpans = protobuf.Writer.create()
-      .uint32((2 << 3) | 2)
-      .bytes(scopeSpans)
-      .finish();
-    const bytes = protobuf.Writer.create()
-      .uint32((1 << 3) | 2)
-      .bytes(resourceSpans)
-      .finish();
+    for (let i = 0; i < 10_000; i++) value = field(5, field(1, value)); // array_value { values: [value] }
+    const bytes = requestOfSpan(field(9, field(1, 'deep'), field(2, value))); // attributes deep = value
     expect(() => decodeProtobufRequest(bytes)).toThrow('resourceSpans[0].scopeSpans[0].spans[0]: AnyValue is nested deeper than 64 levels');
   });
 
