@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, BadRequestError, ValidationError } from '../../core/errors.js';
+import { BadRequestError, ValidationError } from '../../core/errors.js';
 import { MAX_TEMPLATE_CHARS, parseCreatePrompt, parsePromptUpdate, SetLabelsSchema } from '../../core/model/prompt.js';
 import { promptVariables, RenderRequestSchema, renderPrompt, RenderTooLargeError, templateVariables } from '../../core/model/prompt-render.js';
 import { validate } from '../../core/validate.js';
+import { thrown } from '../helpers/thrown.js';
 
 const vars = (o: Record<string, string>) => new Map(Object.entries(o));
 const text = (template: string) => ({ type: 'text' as const, template, messages: null });
-
-function thrown(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected an AppError');
-}
 
 describe('templateVariables', () => {
   it('finds {{name}} with optional whitespace, each name once in order of first use', () => {

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, BadRequestError, ValidationError } from '../../../core/errors.js';
+import { BadRequestError, ValidationError } from '../../../core/errors.js';
 import { breaches, mergeAlertRule, parseAlertRule } from '../../../core/model/alert.js';
+import { thrown } from '../../helpers/thrown.js';
 
 const base = { name: 'errors', metric: 'error_rate', operator: 'gt', threshold: 0.1, severity: 'warning' };
-
-function thrown(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('did not throw');
-}
 
 describe('parseAlertRule', () => {
   it('fills defaults and leaves drift settings null for other metrics', () => {

@@ -3,6 +3,7 @@ import { AppError, BadRequestError, ValidationError } from '../../../core/errors
 import { defaultScorerRegistry } from '../../../core/scoring/index.js';
 import { normalizeSuiteKeys, parseSuiteDefinition } from '../../../core/model/suite.js';
 import { MAX_SUITE_YAML_BYTES, parseSuiteYaml } from '../../../core/model/suite-yaml.js';
+import { thrown, validationIssues } from '../../helpers/thrown.js';
 
 const scorers = defaultScorerRegistry();
 
@@ -42,15 +43,6 @@ const WEATHER_JSON = {
     { name: 'refuses stocks', input: { query: 'Which stock should I buy?' }, expected: { outputContains: ["can't"] }, scorers: ['contains'], minScore: 0.5 },
   ],
 };
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('parseSuiteYaml', () => {
   it('reads a suite file, mapping the file spellings to the definition', () => {
@@ -162,7 +154,7 @@ describe('parseSuiteYaml', () => {
   it('refuses a file over the size cap with 413, and a top level that is not a mapping', () => {
     const err = thrown(() => parseSuiteYaml(`name: x\ndescription: ${'y'.repeat(MAX_SUITE_YAML_BYTES)}\n`));
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).status).toBe(413);
+    expect(err.status).toBe(413);
     expect((thrown(() => parseSuiteYaml('- a\n- b\n')) as Error).message).toMatch(/^Invalid suite file: the top level must be a mapping/);
   });
 
@@ -188,11 +180,7 @@ describe('parseSuiteYaml', () => {
 describe('parseSuiteDefinition', () => {
   const base = { name: 's', defaultScorers: ['contains'], cases: [{ name: 'a', input: 'hi', expected: { outputContains: ['hi'] } }] };
 
-  function issues(body: unknown) {
-    const err = thrown(() => parseSuiteDefinition(body, scorers));
-    expect(err).toBeInstanceOf(ValidationError);
-    return (err as ValidationError).issues;
-  }
+  const issues = (body: unknown) => validationIssues(() => parseSuiteDefinition(body, scorers));
 
   it('fills defaults', () => {
     expect(parseSuiteDefinition({ name: 's', cases: [{ name: 'a', input: 1, scorers: ['exactMatch'] }] }, scorers)).toEqual({

@@ -107,16 +107,14 @@ describe('precedence', () => {
 });
 
 describe('AI SDK 7 (@ai-sdk/otel) span tree', () => {
-  const root = rawSpan(
-    {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.provider.name': 'openai',
-      'gen_ai.request.model': 'gpt-4o',
-      'gen_ai.usage.input_tokens': 300,
-      'gen_ai.usage.output_tokens': 60,
-    },
-    { name: 'invoke_agent gpt-4o', spanId: 'a000000000000001' },
-  );
+  /** What the agent span and its inference span both report: the provider, the model and the call's usage. */
+  const gpt4oCall = {
+    'gen_ai.provider.name': 'openai',
+    'gen_ai.request.model': 'gpt-4o',
+    'gen_ai.usage.input_tokens': 300,
+    'gen_ai.usage.output_tokens': 60,
+  };
+  const root = rawSpan({ 'gen_ai.operation.name': 'invoke_agent', ...gpt4oCall }, { name: 'invoke_agent gpt-4o', spanId: 'a000000000000001' });
   const step = rawSpan(
     {
       'gen_ai.operation.name': 'agent_step',
@@ -127,16 +125,7 @@ describe('AI SDK 7 (@ai-sdk/otel) span tree', () => {
     },
     { name: 'step 1', spanId: 'a000000000000002' },
   );
-  const chat = rawSpan(
-    {
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': 'openai',
-      'gen_ai.request.model': 'gpt-4o',
-      'gen_ai.usage.input_tokens': 300,
-      'gen_ai.usage.output_tokens': 60,
-    },
-    { name: 'chat gpt-4o', spanId: 'a000000000000003', kind: 'client' },
-  );
+  const chat = rawSpan({ 'gen_ai.operation.name': 'chat', ...gpt4oCall }, { name: 'chat gpt-4o', spanId: 'a000000000000003', kind: 'client' });
   const tool = rawSpan(
     {
       'gen_ai.operation.name': 'execute_tool',

@@ -4,6 +4,7 @@ import { mergeOnlineRule, parseOnlineRule } from '../../../core/model/online-rul
 import { isSampled, sampleFraction } from '../../../core/online/sampling.js';
 import { judgeTraceId, onlineScoreId } from '../../../core/online/judge-trace.js';
 import { retryDelayMs } from '../../../core/online/evaluator.js';
+import { validationIssues } from '../../helpers/thrown.js';
 
 const RULE = '6f1c2b9e-3d4a-4c5b-8e7f-0a1b2c3d4e5f';
 const traceIds = (n: number) => Array.from({ length: n }, (_, i) => `trace-${i.toString(16).padStart(8, '0')}`);
@@ -70,15 +71,10 @@ describe('online rule bodies', () => {
   });
 
   it('refuses bad fields with a 422 naming each', () => {
-    const issues = (body: unknown) => {
-      try {
-        parseOnlineRule(body);
-      } catch (err) {
-        expect(err).toBeInstanceOf(ValidationError);
-        return (err as ValidationError).issues.map((i) => i.field).sort();
-      }
-      throw new Error('accepted');
-    };
+    const issues = (body: unknown) =>
+      validationIssues(() => parseOnlineRule(body))
+        .map((i) => i.field)
+        .sort();
     expect(issues({ scorers: ['contains'] })).toEqual(['name']);
     expect(issues({ name: 'r', scorers: [] })).toEqual(['scorers']);
     expect(issues({ name: 'r', scorers: ['contains'], sample_rate: 1.5, delay_seconds: -1 })).toEqual(['delay_seconds', 'sample_rate']);

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { IngestTraceSchema } from '../../../core/model/ingest-body.js';
 import { CreateScoreSchema } from '../../../core/model/score.js';
-import { ValidationError } from '../../../core/errors.js';
 import { fieldName, validate } from '../../../core/validate.js';
-
-function issuesOf(fn: () => unknown) {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ValidationError);
-    return (err as ValidationError).issues;
-  }
-  throw new Error('expected a ValidationError');
-}
+import { validationIssues } from '../../helpers/thrown.js';
 
 describe('validate()', () => {
   it('names nested fields like spans[2].type', () => {
@@ -22,7 +12,7 @@ describe('validate()', () => {
   });
 
   it('reports missing fields, wrong types and bad enums, one entry each', () => {
-    const issues = issuesOf(() =>
+    const issues = validationIssues(() =>
       validate(IngestTraceSchema, {
         trace_id: 't',
         status: 'meh',
@@ -55,7 +45,7 @@ describe('validate()', () => {
   });
 
   it('keeps score values within 0..1', () => {
-    expect(issuesOf(() => validate(CreateScoreSchema, { trace_id: 't', name: 'n', value: -0.1 }))).toEqual([
+    expect(validationIssues(() => validate(CreateScoreSchema, { trace_id: 't', name: 'n', value: -0.1 }))).toEqual([
       { field: 'value', message: 'must be between 0 and 1' },
     ]);
     expect(validate(CreateScoreSchema, { trace_id: 't', name: 'n', value: 1 })).toMatchObject({ source: 'api', score_type: 'numeric', evidence: [] });
