@@ -108,6 +108,12 @@ describe('the cluster form', () => {
     );
     expect(views.find((v) => v.includes('spans_from_writes'))).toContain('TO agent_eval.spans_local AS');
     expect(views.find((v) => v.includes('trace_stats_from_writes'))).toContain('TO agent_eval.trace_stats_input_local AS');
+    // Migration 008: the summaries fold straight into the shard's states, then 007's view goes on every node.
+    expect(views.find((v) => v.includes('trace_stats_fold_writes'))).toContain('TO agent_eval.trace_stats_local AS');
+    expect(all).toContain(`DROP VIEW IF EXISTS agent_eval.trace_stats_from_writes ON CLUSTER '${CLUSTER}' SYNC`);
+    expect(all.indexOf(`DROP VIEW IF EXISTS agent_eval.trace_stats_from_writes ON CLUSTER '${CLUSTER}' SYNC`)).toBeGreaterThan(
+      all.findIndex((s) => s.includes('trace_stats_fold_writes')),
+    );
   });
 
   it('alters columns on both tables, settings and TTL on the local one, and drops both', () => {

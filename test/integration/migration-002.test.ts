@@ -103,8 +103,8 @@ describe('migration 002 on a store of the previous release', () => {
       'spans',
       'spans_from_writes',
       'trace_stats',
+      'trace_stats_fold_writes',
       'trace_stats_from_input',
-      'trace_stats_from_writes',
       'trace_stats_input',
       'write_rows',
     ]);
