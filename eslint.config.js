@@ -21,6 +21,16 @@ const CLICKHOUSE = {
   regex: String.raw`(^|/)store/clickhouse/`,
   message: 'Name the store contract in core/store/ (analytics.ts, alert-metrics.ts, ...), not its ClickHouse implementation.',
 };
+// The metadata store's internals likewise: its contracts are core/store/*.ts (runs.ts, feedback.ts, metadata.ts, ...).
+const POSTGRES = {
+  regex: String.raw`(^|/)store/postgres/`,
+  message: 'Name the store contract in core/store/ (runs.ts, queues.ts, metadata.ts, ...), not its PostgreSQL implementation; only runtime/ opens it.',
+};
+// A contract (core/store/*.ts) names no implementation: the implementations import it, not the other way.
+const IMPLEMENTATIONS = {
+  regex: String.raw`^\./(postgres|clickhouse)/`,
+  message: 'A store contract names no implementation (core/store/postgres/, core/store/clickhouse/ implement it).',
+};
 const CLICKHOUSE_BUT_CODEC = {
   regex: String.raw`(^|/)store/clickhouse/(?!row-codec\.js$)`,
   message: 'The collector encodes rows through the named codec (core/store/clickhouse/row-codec.ts) only.',
@@ -41,16 +51,17 @@ export default tseslint.config(
     },
   },
   { files: ['test/**', 'bench/**', 'scripts/**', 'cli/**'], rules: { 'no-console': 'off' } },
-  { files: ['core/**/*.ts'], rules: restrict(...no('api', 'collector', 'workflows', 'runtime', 'cli', 'sdk', 'ui', 'main'), CLICKHOUSE) },
+  { files: ['core/**/*.ts'], rules: restrict(...no('api', 'collector', 'workflows', 'runtime', 'cli', 'sdk', 'ui', 'main'), CLICKHOUSE, POSTGRES) },
   // Inside the store, and the backup of both stores as they are on disk: the implementations themselves.
   { files: ['core/store/**/*.ts', 'core/backup/**/*.ts'], rules: restrict(...no('api', 'collector', 'workflows', 'runtime', 'cli', 'sdk', 'ui', 'main')) },
-  { files: ['collector/**/*.ts'], rules: restrict(...no('api', 'workflows', 'runtime', 'cli', 'sdk', 'ui', 'main'), CLICKHOUSE_BUT_CODEC) },
-  { files: ['api/**/*.ts'], rules: restrict(...no('runtime', 'cli', 'sdk', 'ui', 'main'), COLLECTOR, WORKFLOWS, CLICKHOUSE) },
-  { files: ['workflows/**/*.ts'], rules: restrict(...no('api', 'runtime', 'cli', 'sdk', 'ui', 'main'), COLLECTOR, CLICKHOUSE) },
+  { files: ['core/store/*.ts'], rules: restrict(...no('api', 'collector', 'workflows', 'runtime', 'cli', 'sdk', 'ui', 'main'), IMPLEMENTATIONS) },
+  { files: ['collector/**/*.ts'], rules: restrict(...no('api', 'workflows', 'runtime', 'cli', 'sdk', 'ui', 'main'), CLICKHOUSE_BUT_CODEC, POSTGRES) },
+  { files: ['api/**/*.ts'], rules: restrict(...no('runtime', 'cli', 'sdk', 'ui', 'main'), COLLECTOR, WORKFLOWS, CLICKHOUSE, POSTGRES) },
+  { files: ['workflows/**/*.ts'], rules: restrict(...no('api', 'runtime', 'cli', 'sdk', 'ui', 'main'), COLLECTOR, CLICKHOUSE, POSTGRES) },
   // The wiring: it opens the stores (their implementations) and starts every room through its surface.
   { files: ['runtime/**/*.ts'], rules: restrict(...no('cli', 'sdk', 'ui', 'main'), COLLECTOR, API, WORKFLOWS) },
-  { files: ['cli/**/*.ts'], rules: restrict(...no('api', 'collector', 'runtime', 'ui', 'main'), WORKFLOWS, SDK) },
-  { files: ['sdk/**/*.ts'], rules: restrict(...no('api', 'collector', 'workflows', 'runtime', 'cli', 'ui', 'main')) },
+  { files: ['cli/**/*.ts'], rules: restrict(...no('api', 'collector', 'runtime', 'ui', 'main'), WORKFLOWS, SDK, CLICKHOUSE, POSTGRES) },
+  { files: ['sdk/**/*.ts'], rules: restrict(...no('api', 'collector', 'workflows', 'runtime', 'cli', 'ui', 'main'), CLICKHOUSE, POSTGRES) },
   { files: ['ui/src/**/*.ts'], rules: restrict(...no('api', 'collector', 'runtime', 'cli', 'main'), room('workflows', String.raw`contract\.js`), CLICKHOUSE) },
   // Workflow code is deterministic and sandboxed (STYLE 1): only @temporalio/workflow and types of our own.
   {
@@ -69,6 +80,7 @@ export default tseslint.config(
             ...no('api', 'runtime', 'cli', 'sdk', 'ui', 'main'),
             COLLECTOR,
             CLICKHOUSE,
+            POSTGRES,
           ],
         },
       ],

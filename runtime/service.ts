@@ -15,8 +15,8 @@ import { createAuditLog, type AuditLog } from '../core/audit/audit-log.js';
 import { createProjectDeletion } from '../core/projects/project-deletion.js';
 import { createDataDeletion } from '../core/deletion/data-deletion.js';
 import { pruneMetadata } from '../core/retention/metadata-retention.js';
-import type pg from 'pg';
 import type { Project } from '../core/store/metadata.js';
+import type { AuthFailureStore } from '../core/store/auth-failures.js';
 import type { KeyStore } from '../core/store/keys.js';
 import { listen } from './http-server.js';
 import { requiredServices, startRoleHealth } from './health-server.js';
@@ -103,11 +103,11 @@ const AUDIT_PRUNE_EVERY_MS = 3600_000;
  * (docs/security.md, "Failed authentication"); a subject crossing its limit is an audit entry.
  * None with AUTH_MODE=none (there are no credentials to fail), or with both limits 0.
  */
-function authThrottle(config: Config, pool: pg.Pool, audit: AuditLog, logger: Logger): AuthThrottle | undefined {
+function authThrottle(config: Config, store: AuthFailureStore, audit: AuditLog, logger: Logger): AuthThrottle | undefined {
   const { perAddress, perPrefix } = config.authThrottle;
   if (config.auth.mode !== 'required' || (perAddress <= 0 && perPrefix <= 0)) return undefined;
   return createAuthThrottle({
-    pool,
+    store,
     limits: config.authThrottle,
     logger,
     onThrottled: (kind, subject, failures) =>
@@ -140,7 +140,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     const project = await stores.metadata.ensureDefaultProject();
     await bootstrapCredentials(config.dataDir, project, stores.metadata.keys, logger);
     const audit = createAuditLog(stores.metadata.audit, logger);
-    const throttle = authThrottle(config, stores.metadata.pool, audit, logger);
+    const throttle = authThrottle(config, stores.metadata.authFailures, audit, logger);
     if (throttle) cleanups.push(() => throttle.close());
     const auth = createAuthenticator({
       mode: config.auth.mode,
@@ -303,7 +303,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       void dataDeletion.resume();
       const pruneAudit = () => {
         void audit.prune(config.auditRetentionDays).catch((err: unknown) => logger.warn({ err }, 'audit entries past their retention not pruned'));
-        void pruneMetadata(stores.metadata.pool, config.metadataRetention).then(
+        void pruneMetadata(stores.metadata.retention, config.metadataRetention).then(
           (removed) => Object.keys(removed).length > 0 && logger.info({ removed }, 'PostgreSQL data past its retention removed'),
           (err: unknown) => logger.warn({ err }, 'PostgreSQL data past its retention not removed'),
         );

@@ -7,7 +7,7 @@ import type { RunCase } from '../core/model/eval-run.js';
 import { ProviderError } from '../core/providers/types.js';
 import type { ScoreInput, ScorerRegistry } from '../core/scoring/scorer.js';
 import type { JudgeStore } from '../core/store/judges.js';
-import type { RunForWorker } from '../core/store/postgres/run-store.js';
+import type { RunForWorker } from '../core/store/runs.js';
 import type { AgentCall, CaseRun } from './activity-types.js';
 import { caseTraceId } from './case-trace.js';
 

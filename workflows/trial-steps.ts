@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import { errorMessage, isInfrastructureFailure } from '../core/errors.js';
 import type { RunCase, TrialRecord } from '../core/model/eval-run.js';
-import type { RunForWorker } from '../core/store/postgres/run-store.js';
+import type { RunForWorker } from '../core/store/runs.js';
 import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
 import type { ScoreDetail } from '../core/model/eval-case.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
 import { BackpressureError, type AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { AuthFailureStore, ThrottleKind } from '../store/auth-failures.js';
 
 /** Failed authentications allowed per minute before 429; 0 turns a limit off. */
 export interface AuthThrottleLimits {
@@ -11,7 +11,7 @@ export interface AuthThrottleLimits {
   perPrefix: number;
 }
 
-export type ThrottleKind = 'address' | 'prefix';
+export type { ThrottleKind };
 
 /**
  * Failed authentication, throttled (docs/security.md, "Failed authentication"):
@@ -27,9 +27,9 @@ export type ThrottleKind = 'address' | 'prefix';
  *   Guessing the other 24 random characters (~143 bits) is out of reach at any rate.
  *
  * Counted like the rate limiter (core/limits/rate-limiter.ts): fixed one-minute windows, each
- * process counting locally and, once a second, adding its new failures to `auth_failure_windows`
- * and reading back the totals of its subjects and every subject over a limit, in one query (no
- * round trip per request, so valid keys are never slowed). A process learns of an address or a
+ * process counting locally and, once a second, adding its new failures to the shared counts
+ * (core/store/auth-failures.ts) and reading back the totals of its subjects and every subject
+ * over a limit, in one round trip (none per request, so valid keys are never slowed). A process learns of an address or a
  * prefix throttled by the others within a second; one process is exact, several overshoot by at
  * most what each counted within one sync. When PostgreSQL is down counting goes on locally.
  */
@@ -70,7 +70,8 @@ interface Counter {
 }
 
 export interface AuthThrottleOptions {
-  pool: pg.Pool;
+  /** Where processes meet: the shared counts (`MetadataStore.authFailures`). */
+  store: AuthFailureStore;
   limits: AuthThrottleLimits;
   logger: Logger;
   /** Told once per subject, window and process when a subject crosses its limit (the audit log's `auth.throttled`). */
@@ -82,7 +83,7 @@ const keyOf = (kind: ThrottleKind, subject: string) => `${kind}\u0000${subject}`
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
 export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
-  const { pool, limits, logger } = opts;
+  const { store, limits, logger } = opts;
   const counters = new Map<string, Counter>();
   const remembered = new Map<string, number>();
   /** Until when this process keeps learning other processes' counts (it saw a credential lately). */
@@ -145,42 +146,29 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
     for (const [key, until] of remembered) if (until < now) remembered.delete(key);
     const due = [...counters.entries()].filter(([, c]) => c.pending > 0);
     if (!due.length && activeUntil < now) return;
-    const batch = due.map(([key, c]) => ({ key, c, add: c.pending }));
+    const batch = due.map(([key, c]) => {
+      const [kind, subject] = key.split('\u0000') as [ThrottleKind, string];
+      return { kind, subject, c, add: c.pending };
+    });
     for (const b of batch) {
       b.c.syncing += b.add;
       b.c.pending = 0;
     }
     syncing = (async () => {
       try {
-        const { rows } = await pool.query<{ kind: ThrottleKind; subject: string; window_start: Date; count: number }>(
-          `WITH added AS (
-             INSERT INTO auth_failure_windows (kind, subject, window_start, count)
-             SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[])
-             ON CONFLICT (kind, subject, window_start) DO UPDATE SET count = auth_failure_windows.count + EXCLUDED.count
-             RETURNING kind, subject, window_start, count
-           )
-           SELECT kind, subject, window_start, count FROM added
-           UNION ALL
-           SELECT kind, subject, window_start, count FROM auth_failure_windows
-           WHERE window_start = $5 AND ((kind = 'address' AND $6::int > 0 AND count >= $6) OR (kind = 'prefix' AND $7::int > 0 AND count >= $7))`,
-          [
-            batch.map((b) => b.key.split('\u0000')[0]),
-            batch.map((b) => b.key.split('\u0000')[1]),
-            batch.map((b) => new Date(b.c.windowStart)),
-            batch.map((b) => b.add),
-            new Date(current),
-            limits.perAddress,
-            limits.perPrefix,
-          ],
+        const rows = await store.addFailures(
+          batch.map(({ c, kind, subject, add }) => ({ kind, subject, windowStart: new Date(c.windowStart), count: add })),
+          new Date(current),
+          { address: limits.perAddress, prefix: limits.perPrefix },
         );
         for (const b of batch) b.c.syncing -= b.add;
         for (const row of rows) {
-          const windowStart = row.window_start.getTime();
+          const windowStart = row.windowStart.getTime();
           if (windowStart !== windowOf(Date.now())) continue;
           const c = counter(row.kind, row.subject, windowStart);
           c.known = Math.max(c.known, row.count);
         }
-        if (++syncs % 60 === 0) await pool.query(`DELETE FROM auth_failure_windows WHERE window_start < now() - interval '10 minutes'`);
+        if (++syncs % 60 === 0) await store.pruneWindows();
       } catch (err) {
         for (const b of batch) {
           b.c.syncing -= b.add;

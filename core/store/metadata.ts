@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { AgentStore } from './agents.js';
 import type { AlertStore } from './alerts.js';
 import type { AuditStore } from './audit.js';
+import type { AuthFailureStore } from './auth-failures.js';
 import type { CustomScorerStore } from './custom-scorers.js';
 import type { DataDeletionStore } from './data-deletions.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -11,13 +12,13 @@ import type { OnlineEvalStore } from './online-evals.js';
 import type { ProjectAdminStore } from './project-admin.js';
 import type { PromptStore } from './prompts.js';
 import type { RateLimitStore } from './rate-limits.js';
+import type { RetentionStore } from './retention.js';
 import type { SessionStore } from './sessions.js';
 import type { SuiteStore } from './suites.js';
 import type { UserStore } from './users.js';
-// The stores below still declare their contracts beside their SQL (store/postgres/); each moves here in turn.
-import type { FeedbackStore } from './postgres/feedback-store.js';
-import type { QueueStore } from './postgres/queue-store.js';
-import type { RunStore } from './postgres/run-store.js';
+import type { FeedbackStore } from './feedback.js';
+import type { QueueStore } from './queues.js';
+import type { RunStore } from './runs.js';
 
 export interface Project {
   id: string;
@@ -45,8 +46,8 @@ export interface Project {
  */
 export interface MetadataStore {
   /**
-   * The connection pool, for what has no store of its own yet (failed-authentication counters,
-   * retention's prunes, backups). New code adds a store instead.
+   * The connection pool, for backups only (core/backup: the database copied as it is on disk).
+   * Everything else goes through a store below; new code adds a store.
    */
   pool: pg.Pool;
   /** The default project, created on first start; idempotent, safe under concurrent starts. */
@@ -80,6 +81,10 @@ export interface MetadataStore {
   rateLimits: RateLimitStore;
   /** Deletions of data clients asked for, and their PostgreSQL half (core/store/data-deletions.ts). */
   dataDeletions: DataDeletionStore;
+  /** The failed-authentication throttle's shared counts (core/store/auth-failures.ts). */
+  authFailures: AuthFailureStore;
+  /** Retention's deletes of what PostgreSQL holds (core/store/retention.ts). */
+  retention: RetentionStore;
   /** True when PostgreSQL answers; rejects when it does not. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -177,7 +177,7 @@ describe('across processes', () => {
   /** A second API process's authenticator: its own throttle and key cache, the same PostgreSQL. */
   function secondProcess(): Authenticator {
     const logger = createLogger('silent');
-    const throttle = createAuthThrottle({ pool: metadata.pool, limits: { perAddress: PER_ADDRESS, perPrefix: PER_PREFIX }, logger });
+    const throttle = createAuthThrottle({ store: metadata.authFailures, limits: { perAddress: PER_ADDRESS, perPrefix: PER_PREFIX }, logger });
     const auth = createAuthenticator({ mode: 'required', keys: metadata.keys, cacheTtlMs: 1000, throttle });
     const close = auth.close.bind(auth);
     return Object.assign(auth, { close: async () => (await close(), await throttle.close()) });

@@ -165,19 +165,19 @@ describe('retention of the PostgreSQL side', () => {
         );
       }
       // Runs are kept unless RUN_RETENTION_DAYS says otherwise.
-      const first = await pruneMetadata(metadata.pool, { days: 30, runDays: 0 });
+      const first = await pruneMetadata(metadata.retention, { days: 30, runDays: 0 });
       expect(first.feedback).toBeGreaterThanOrEqual(1);
       expect(first.eval_runs).toBeUndefined();
       const left = await q('SELECT id FROM feedback WHERE id = ANY($1::uuid[])', [[oldFeedback, newFeedback]]);
       expect(left.rows.map((r: { id: string }) => r.id)).toEqual([newFeedback]);
-      const second = await pruneMetadata(metadata.pool, { days: 30, runDays: 365 });
+      const second = await pruneMetadata(metadata.retention, { days: 30, runDays: 365 });
       expect(second.eval_runs).toBe(1);
       const runs = await q('SELECT id FROM eval_runs WHERE id = ANY($1::uuid[])', [[oldRun, newRun]]);
       expect(runs.rows.map((r: { id: string }) => r.id)).toEqual([newRun]);
       // The run's results went with it.
       expect((await q('SELECT count(*)::int AS n FROM eval_case_results WHERE run_id = $1', [oldRun])).rows[0]).toEqual({ n: 0 });
       // 0 days keeps everything.
-      expect(await pruneMetadata(metadata.pool, { days: 0, runDays: 0 })).toEqual({});
+      expect(await pruneMetadata(metadata.retention, { days: 0, runDays: 0 })).toEqual({});
     } finally {
       await metadata.close();
     }

@@ -3,58 +3,12 @@ import type pg from 'pg';
 import { comparisonFeedbackId, feedbackScores } from '../../feedback/annotation-scores.js';
 import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
-import {
-  comparisonPreference,
-  type AnswerComparison,
-  type Comparison,
-  type ComparisonList,
-  type ComparisonStatus,
-  type CreateComparison,
-  type Feedback,
-  type FeedbackInput,
-  type FeedbackList,
-  type FeedbackListQuery,
-} from '../../model/feedback.js';
+import { comparisonPreference, type Comparison, type Feedback, type FeedbackInput, type FeedbackListQuery } from '../../model/feedback.js';
 import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
-import { inTransaction } from './transaction.js';
-import type { Actor } from '../../principal.js';
+import type { FeedbackStore } from '../feedback.js';
+import { inTransaction, type Db } from './transaction.js';
 
-/**
- * Feedback and pairwise comparisons (PostgreSQL). Every query filters by project. The scores a
- * feedback implies are derived from the stored row ({@link feedbackScores}); the API writes them
- * to the analytical store inside the transaction that stores the row (`create`).
- */
-export interface FeedbackStore {
-  /**
-   * Stores a feedback and, in the same transaction, runs `alongside` with it (the API writes its
-   * scores there): when `alongside` fails nothing is stored (docs/feedback.md, "Feedback becomes
-   * scores"). Retries are the Idempotency-Key middleware's (api/middleware/idempotency.ts).
-   */
-  create(projectId: string, input: FeedbackInput, alongside: (feedback: Feedback) => Promise<void>): Promise<Feedback>;
-  get(projectId: string, id: string): Promise<Feedback | null>;
-  /** Newest first; `cursor` pages by keyset, `offset` by position. */
-  list(projectId: string, query: FeedbackListQuery): Promise<FeedbackList>;
-  createComparison(projectId: string, input: CreateComparison & { output_a: string; output_b: string }): Promise<Comparison>;
-  getComparison(projectId: string, id: string): Promise<Comparison | null>;
-  listComparisons(projectId: string, query: { limit: number; offset: number; status?: ComparisonStatus }): Promise<ComparisonList>;
-  /**
-   * Records the answer's preference feedback and marks the comparison answered, in one
-   * transaction. Answering again with the same choice returns the stored result (`created`
-   * false); another choice is a 409. Null when there is no such comparison. `alongside` runs
-   * inside the transaction with the preference feedback (the route writes its scores there): when
-   * it fails, nothing is stored and the comparison stays pending.
-   */
-  answerComparison(
-    projectId: string,
-    id: string,
-    answer: AnswerComparison,
-    answeredBy: Actor,
-    alongside: (feedback: Feedback) => Promise<void>,
-  ): Promise<{ comparison: Comparison; feedback: Feedback; created: boolean } | null>;
-}
-
-/** A pool or one of its clients (inside a transaction). */
-export type Db = pg.Pool | pg.ClientBase;
+export type { FeedbackStore };
 
 interface FeedbackRow {
   id: string;

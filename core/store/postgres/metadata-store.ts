@@ -19,6 +19,8 @@ import { createProjectAdminStore } from './project-admin-store.js';
 import { createUserStore } from './user-store.js';
 import { createSessionStore } from './session-store.js';
 import { createIdempotencyStore } from './idempotency-store.js';
+import { createAuthFailureStore } from './auth-failure-store.js';
+import { createRetentionStore } from './retention-store.js';
 
 export type { MetadataStore, Project };
 
@@ -51,6 +53,8 @@ export function createMetadataStore(pool: pg.Pool): MetadataStore {
     idempotency: createIdempotencyStore(pool),
     rateLimits: createRateLimitStore(pool),
     dataDeletions: createDataDeletionStore(pool),
+    authFailures: createAuthFailureStore(pool),
+    retention: createRetentionStore(pool),
     async ensureDefaultProject() {
       await pool.query(
         `INSERT INTO projects (id, name, is_default) VALUES ($1, 'Default project', true)

@@ -2,107 +2,39 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { caseResultView, summarize } from '../../evals/case-results.js';
 import { pgSafeJson, pgSafeText } from '../../model/pg-json.js';
-import type { Aggregation } from '../../model/eval-case.js';
-import {
-  FINAL_RUN_STATUSES,
-  type CaseResultView,
-  type NewRun,
-  type RunCase,
-  type RunConfig,
-  type RunExecution,
-  type RunStatus,
-  type RunSummary,
-  type RunView,
-  type TrialRecord,
-} from '../../model/eval-run.js';
+import { FINAL_RUN_STATUSES, type CaseResultView, type RunCase, type RunSummary, type RunView, type TrialRecord } from '../../model/eval-run.js';
+import type { RunForWorker, RunStore, StoredTrialTrace } from '../runs.js';
+import { inTransaction } from './transaction.js';
 
-export interface RunListQuery {
-  limit: number;
-  offset: number;
-  status?: RunStatus;
-  suite_name?: string;
-  /** The suite's id (runs keep it when the suite is renamed). */
-  suite_id?: string;
-  agent_id?: string;
-  agent_version?: string;
-}
+export type { RunStore };
 
-/** Evaluation runs, their cases and results (PostgreSQL). Every API read filters by project. */
-export interface RunStore {
-  create(run: NewRun): Promise<string>;
-  /** Removes a run whose workflow could not be started (nothing ran). */
-  discard(runId: string): Promise<void>;
-  get(projectId: string, runId: string): Promise<RunView | null>;
-  list(projectId: string, query: RunListQuery): Promise<{ runs: RunView[]; total: number }>;
-  results(projectId: string, runId: string): Promise<CaseResultView[] | null>;
-  /** The run as a workflow activity reads it (no project filter: run ids come from the workflow). */
-  forWorker(runId: string): Promise<RunForWorker | null>;
-  getCase(runId: string, caseIndex: number): Promise<RunCase | null>;
-  /** Several cases of a run at once, in case order (the cases a local run's upload names). */
-  casesOf(runId: string, caseIndexes: number[]): Promise<RunCase[]>;
-  /** A trial's stored outcome and agent calls, if it is recorded already. */
-  recordedTrial(runId: string, caseIndex: number, trial: number): Promise<{ status: 'passed' | 'failed' | 'cancelled'; calls: unknown[] } | null>;
-  /** Moves a run to `status` unless it is already final; true when it moved. */
-  setStatus(runId: string, status: 'running' | 'paused'): Promise<boolean>;
-  /** Records a trial once (with what its trace is built from): a retried call after a lost acknowledgement changes nothing. */
-  recordTrial(runId: string, caseIndex: number, trial: number, record: TrialRecord, trace: TrialTraceData): Promise<void>;
-  /** The stored trials' trace data, with their case's name and input, for writing their traces. */
-  trialsForTrace(runId: string, trials: Array<{ caseIndex: number; trial: number }>): Promise<StoredTrialTrace[]>;
-  /** These trials' traces could not be written: their results stop naming them. */
-  unlinkTraces(runId: string, trials: Array<{ caseIndex: number; trial: number }>): Promise<void>;
-  /** Records `cancelled` for every trial without a result (optionally one case only). */
-  cancelPending(runId: string, caseIndex?: number): Promise<number>;
-  /** Final status with the summary computed from the stored results; a final run is left alone. */
-  finish(runId: string, status: 'completed' | 'cancelled' | 'failed', error?: string): Promise<void>;
-}
-
-interface RunRow {
-  id: string;
+/** A run's row with its count of recorded trials; the fields a view shows as they are stored come from {@link RunView}. */
+type RunRow = Pick<
+  RunView,
+  | 'id'
+  | 'name'
+  | 'suite_id'
+  | 'suite_version'
+  | 'suite_name'
+  | 'agent_id'
+  | 'agent_name'
+  | 'agent_version'
+  | 'execution'
+  | 'status'
+  | 'config'
+  | 'aggregation'
+  | 'min_score'
+  | 'error'
+> & {
   project_id: string;
-  name: string | null;
-  suite_id: string | null;
-  suite_version: number | null;
-  suite_name: string | null;
-  agent_id: string | null;
-  agent_name: string;
-  agent_version: string;
-  execution: RunExecution;
-  status: RunStatus;
-  config: RunConfig;
-  aggregation: Aggregation;
-  min_score: number;
   case_count: number;
   repetitions: number;
   summary: RunSummary | null;
-  error: string | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
   trials_done: string;
-}
-
-/** What the worker needs of a run to execute one of its cases (managed runs only: they always name an agent). */
-export type RunForWorker = Pick<RunRow, 'id' | 'project_id' | 'agent_name' | 'agent_version' | 'status' | 'config' | 'aggregation' | 'min_score'> & {
-  agent_id: string;
 };
-
-/** What a trial's trace needs beyond its result: when it ran and its agent calls. */
-export interface TrialTraceData {
-  started_ms: number;
-  ended_ms: number;
-  calls: unknown[];
-}
-
-export interface StoredTrialTrace extends TrialTraceData {
-  case_index: number;
-  trial: number;
-  case_name: string;
-  input: unknown;
-  status: TrialRecord['status'];
-  details: TrialRecord['details'];
-  avg_score: number;
-  error: string | null;
-}
 
 type TrialRow = TrialRecord & { case_index: number; trial: number };
 
@@ -204,13 +136,11 @@ export function createRunStore(pool: pg.Pool): RunStore {
   return {
     async create(run) {
       const id = randomUUID();
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      await inTransaction(pool, async (client) => {
         await client.query(
           // A local run starts at once (its client runs it); a managed one when a worker picks it up.
           `INSERT INTO eval_runs (id, project_id, name, suite_id, suite_version, suite_name, agent_id, agent_name, agent_version, status, config, aggregation, min_score, case_count, repetitions, execution, started_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $15 = 'local' THEN 'running' ELSE 'pending' END, $10, $11, $12, $13, $14, $15, CASE WHEN $15 = 'local' THEN now() END)`,
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $15 = 'local' THEN 'running' ELSE 'pending' END, $10, $11, $12, $13, $14, $15, CASE WHEN $15 = 'local' THEN now() END)`,
           [
             id,
             run.projectId,
@@ -232,18 +162,12 @@ export function createRunStore(pool: pg.Pool): RunStore {
         const cases = run.cases.map((c, case_index) => ({ case_index, ...c, input: c.input ?? null }));
         await client.query(
           `INSERT INTO eval_run_cases (run_id, case_index, name, input, expected, scorers, min_score, weight)
-           SELECT $1, x.case_index, x.name, x.input, x.expected, x.scorers, x.min_score, x.weight
-           FROM jsonb_to_recordset($2::jsonb) AS x(case_index int, name text, input jsonb, expected jsonb, scorers jsonb, min_score double precision, weight double precision)`,
+             SELECT $1, x.case_index, x.name, x.input, x.expected, x.scorers, x.min_score, x.weight
+             FROM jsonb_to_recordset($2::jsonb) AS x(case_index int, name text, input jsonb, expected jsonb, scorers jsonb, min_score double precision, weight double precision)`,
           [id, JSON.stringify(cases)],
         );
-        await client.query('COMMIT');
-        return id;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
+      return id;
     },
 
     async discard(runId) {

@@ -1,5 +1,8 @@
 import type pg from 'pg';
 
+/** A pool or one of its clients (inside a transaction). */
+export type Db = pg.Pool | pg.ClientBase;
+
 /** Runs `work` in one transaction on one client: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
