@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { ComponentType, Convention, SpanType } from '../../core/model/span.js';
 import { SPAN_TEXT_CAP } from '../../core/model/span-page.js';
@@ -9,6 +10,7 @@ import { openinferenceTrace } from '../fixtures/corpus/traces/openinference.js';
 import { openllmetryTrace } from '../fixtures/corpus/traces/openllmetry.js';
 import { specTrace } from '../fixtures/corpus/traces/spec.js';
 import { vercelAiTrace } from '../fixtures/corpus/traces/vercel-ai.js';
+import { hostileStrings, longAnswer, texts } from '../fixtures/corpus/texts.js';
 
 /**
  * The corpus of test/fixtures/corpus (README.md there): whole agent traces as the four real
@@ -111,6 +113,29 @@ export function loadCorpus(baseMs = Date.now() - 120_000): Corpus {
     otel: [genaiTrace(), openinferenceTrace(), openllmetryTrace(), vercelAiTrace(), hostileOtelTrace()],
     json: [specTrace(baseMs), hostileJsonTrace(baseMs)],
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus' texts for properties
+
+/** Every text of the corpus: what agents send (texts/), the ~600 KB answer, every hostile string. */
+export function corpusTexts(): string[] {
+  return [...Object.values(texts), longAnswer(), ...hostileStrings().map((h) => h.text)];
+}
+
+/**
+ * Text as agents send it, for fast-check properties of a write or read path: a text or hostile
+ * string of the corpus, or any string (graphemes of every script, any code points, or UTF-16 units with lone
+ * surrogates). `wellFormed: true` leaves out what holds a lone surrogate.
+ */
+export function agentText(opts: { wellFormed?: boolean; maxLength?: number } = {}): fc.Arbitrary<string> {
+  const maxLength = opts.maxLength ?? 300;
+  const corpusText = fc.constantFrom(...corpusTexts().filter((t) => !opts.wellFormed || t.isWellFormed()));
+  const graphemes = fc.string({ unit: 'grapheme', maxLength });
+  const codePoints = fc.string({ unit: 'binary', maxLength });
+  if (opts.wellFormed) return fc.oneof(corpusText, graphemes, codePoints);
+  const utf16Units = fc.string({ unit: fc.nat(0xffff).map((c) => String.fromCharCode(c)), maxLength });
+  return fc.oneof(corpusText, graphemes, codePoints, utf16Units);
 }
 
 // ---------------------------------------------------------------------------------------------

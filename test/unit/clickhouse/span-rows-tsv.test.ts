@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../../core/model/span.js';
 import { tsvFieldText, tsvMap, tsvNumber, tsvText, tsvTime, tsvValue } from '../../../core/store/clickhouse/tsv.js';
 import { encodeSpanColumns, encodeSpanRow, SPAN_COLUMNS } from '../../../core/store/clickhouse/rows.js';
+import { agentText } from '../../helpers/corpus.js';
 import { spanRecord } from '../../helpers/span-record.js';
 import { spanRowFields, tsvFields } from '../../helpers/tsv-rows.js';
 
@@ -126,6 +128,18 @@ describe('span rows as TabSeparated', () => {
       total_cost: '\\N',
       cost_version: '',
     });
+  });
+
+  it('give back every text column and the events as written, for any text agents send (corpus, fast-check)', () => {
+    fc.assert(
+      fc.property(agentText(), agentText(), agentText(), agentText(), (name, input, output, key) => {
+        const s = span({ name, input, output, status_message: output, attributes: { [key]: input }, events: JSON.stringify([{ name: key }]) });
+        const line = encodeSpanRow(s);
+        expect(line).not.toMatch(/[\n\r]/);
+        expect(tsvFields(line)).toHaveLength(SPAN_COLUMNS.length);
+        expect(spanRowFields(line)).toMatchObject({ name, input, output, status_message: output, events: s.events });
+      }),
+    );
   });
 
   it('encode a row that leaves columns out (an older format) with NULL there, which ClickHouse reads as their defaults', () => {
