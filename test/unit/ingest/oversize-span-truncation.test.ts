@@ -4,19 +4,21 @@ import { cutToBytes, truncateSpan } from '../../../collector/truncate.js';
 import type { SpanRecord } from '../../../core/model/span.js';
 import { TRUNCATION_ATTRIBUTES } from '../../../core/model/truncation.js';
 import { encodeSpanRow } from '../../../core/store/clickhouse/rows.js';
+import { longAnswer } from '../../fixtures/corpus/texts.js';
+import { agentText } from '../../helpers/corpus.js';
 import { spanRecord } from '../../helpers/span-record.js';
 
 const span = (fields: Partial<SpanRecord> = {}): SpanRecord =>
   spanRecord({ kind: 'client', start_time: Date.UTC(2026, 10, 1), end_time: Date.UTC(2026, 10, 1, 0, 0, 1), duration_ms: 1000, model: 'gpt-4o', ...fields });
 
 const bytes = (s: string) => Buffer.byteLength(s);
-/** A long answer as agents write it: markdown with blank lines, code, emoji and several scripts. */
-const ANSWER = Array.from({ length: 2_000 }, (_, i) => `### Part ${i}\n\nمرحبا — 日本語 👩‍👩‍👧\n\n\`\`\`ts\nconst x = ${i};\n\`\`\``).join('\n\n');
+/** The corpus' ~600 KB answer: a long RAG summary in markdown, blank lines and code fences included. */
+const ANSWER = longAnswer();
 
 describe('spans cut to fit MAX_SPAN_BYTES', () => {
   it('cut a text at a character boundary, never past the byte bound', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.nat(1200), (text, max) => {
+      fc.property(fc.oneof(agentText({ wellFormed: true }), fc.string({ unit: 'grapheme', maxLength: 300 })), fc.nat(1200), (text, max) => {
         const cut = cutToBytes(text, max);
         expect(bytes(cut)).toBeLessThanOrEqual(Math.max(0, max));
         expect(text.startsWith(cut)).toBe(true);
@@ -52,9 +54,9 @@ describe('spans cut to fit MAX_SPAN_BYTES', () => {
   it('fit any span whose keys and names fit, whatever its texts hold', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: 'binary', maxLength: 20_000 }),
-        fc.string({ unit: 'grapheme', maxLength: 5_000 }),
-        fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ unit: 'binary', maxLength: 3_000 }), { maxKeys: 8 }),
+        fc.oneof(agentText(), fc.string({ unit: 'binary', maxLength: 20_000 })),
+        fc.oneof(agentText(), fc.string({ unit: 'grapheme', maxLength: 5_000 })),
+        fc.dictionary(fc.string({ maxLength: 10 }), fc.oneof(agentText(), fc.string({ unit: 'binary', maxLength: 3_000 })), { maxKeys: 8 }),
         (input, output, attributes) => {
           const max = 16_384;
           const fitted = truncateSpan(span({ input, output, attributes: { ...attributes } }), max, encodeSpanRow);
