@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeJsonRequest, OtlpDecodeError, requestToRawSpans } from '../../../collector/otlp/index.js';
+import { agentText } from '../../helpers/corpus.js';
 
 const TRACE_ID = '5B8EFFF798038103D269B633813FC60C';
 const SPAN_ID = 'EEE19B7EC3C1B174';
@@ -149,6 +151,45 @@ describe('decodeJsonRequest', () => {
     expect(spans[0].traceId).toBe('');
     expect(spans[1].spanId).toBe('abcd');
     expect(spans[4]).toMatchObject({ traceId: expected.traceId, spanId: expected.spanId });
+  });
+
+  it('gives back every text as sent, for any text agents send, lone surrogates included (corpus, fast-check)', () => {
+    fc.assert(
+      fc.property(agentText(), agentText(), agentText(), (name, key, value) => {
+        const request = {
+          resourceSpans: [
+            {
+              resource: { attributes: [{ key: 'service.name', value: { stringValue: value } }] },
+              scopeSpans: [
+                {
+                  scope: { name: key },
+                  spans: [
+                    {
+                      traceId: TRACE_ID,
+                      spanId: SPAN_ID,
+                      name,
+                      attributes: [{ key, value: { stringValue: value } }],
+                      events: [{ name: value, timeUnixNano: '1000000' }],
+                      status: { code: 2, message: name },
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        };
+        const [span] = decodeJsonRequest(JSON.stringify(request));
+        expect(span).toMatchObject({
+          name,
+          attributes: { [key]: value },
+          events: [{ name: value }],
+          status: { code: 'error', ...(name ? { message: name } : {}) }, // an empty message is left out
+          resource: { 'service.name': value },
+          scope: { name: key },
+        });
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('accepts status codes and kinds as names, numbers or numeric strings', () => {

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import protobuf from 'protobufjs';
 import { decodeProtobufRequest, OtlpDecodeError, otlpTypes, requestToRawSpans } from '../../../collector/otlp/index.js';
+import { agentText } from '../../helpers/corpus.js';
 
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 const SPAN_ID = 'eee19b7ec3c1b174';
@@ -138,6 +140,30 @@ describe('decodeProtobufRequest', () => {
       ['03', 'b', {}],
       ['04', '', { r: 2 }],
     ]);
+  });
+
+  it('gives back every text as sent, for any text agents send (corpus, fast-check; UTF-8 holds no lone surrogate: bytes that are not UTF-8 are the case below)', () => {
+    fc.assert(
+      fc.property(agentText({ wellFormed: true }), agentText({ wellFormed: true }), agentText({ wellFormed: true }), (name, key, value) => {
+        const [span] = decodeProtobufRequest(
+          encodeSpans({
+            traceId: hex(TRACE_ID),
+            spanId: hex(SPAN_ID),
+            name,
+            attributes: [{ key, value: { stringValue: value } }],
+            events: [{ name: value, timeUnixNano: '1000000' }],
+            status: { code: 2, message: name },
+          }),
+        );
+        expect(span).toMatchObject({
+          name: name,
+          attributes: { [key]: value },
+          events: [{ name: value }],
+          status: { code: 'error', ...(name ? { message: name } : {}) }, // an empty message is left out
+        });
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('maps every span kind and leaves UNSPECIFIED and unknown kinds undefined', () => {
