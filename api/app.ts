@@ -14,6 +14,7 @@ import { metricsRouter } from './routes/metrics.js';
 import { scoresRouter } from './routes/scores.js';
 import { spansRouter } from './routes/spans.js';
 import { tracesRouter } from './routes/traces.js';
+import { traceSessionsRouter } from './routes/trace-sessions.js';
 import { agentsRouter } from './routes/agents.js';
 import { scorersRouter } from './routes/scorers.js';
 import { SUITE_BODY_PATHS, suitesRouter } from './routes/suites.js';
@@ -75,6 +76,7 @@ export function createApp(deps: ApiDeps): Koa {
     projectsRouter(deps),
     membersRouter(deps),
     tracesRouter(deps),
+    traceSessionsRouter(deps),
     scoresRouter(deps),
     spansRouter(deps),
     agentsRouter(deps),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
 import { Timestamp } from '../../core/model/ingest-body.js';
 import { COMPONENT_TYPES } from '../../core/model/span.js';
+import { MAX_SESSION_ID_CHARS } from '../../core/model/trace-session-ids.js';
 import { keysetCursorParam } from '../../core/model/keyset-cursor.js';
 import { DEFAULT_SPANS_PAGE, MAX_SPANS_PAGE, SPAN_TEXT_CAP } from '../../core/model/span-page.js';
 import { withLlm } from '../../core/messages/index.js';
@@ -11,15 +12,13 @@ import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { validate } from '../../core/validate.js';
 import { pageQuery } from './page-query.js';
+import { QueryBoolean } from './query-boolean.js';
 
 /** Largest page of GET /api/traces (the SPEC leaves it open). */
 export const MAX_TRACE_PAGE = 1000;
 
 /** Longest `min_duration_ms`: the longest trace duration ingest accepts (ten years). */
 const MAX_DURATION_MS = 315_360_000_000;
-
-/** A query-string boolean: true / false (also 1 / 0). */
-const QueryBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
   .extend({
@@ -34,6 +33,9 @@ const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
     score_name: z.string().min(1).max(256).optional(),
     score_below: z.coerce.number().min(0).max(1).optional(),
     search: z.string().trim().min(1).max(256).optional(),
+    session_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).optional(),
+    user_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).optional(),
+    environment: z.string().min(1).max(256).optional(),
     /** Keyset paging: the `next_cursor` of the previous page. */
     cursor: keysetCursorParam('next_cursor'),
   })
@@ -74,6 +76,9 @@ export function tracesRouter(deps: ApiDeps): Router {
       hasErrors: q.has_errors,
       scoreBelow: q.score_name !== undefined && q.score_below !== undefined ? { name: q.score_name, value: q.score_below } : undefined,
       search: q.search,
+      sessionId: q.session_id,
+      userId: q.user_id,
+      environment: q.environment,
       cursor: q.cursor && { startMs: q.cursor.startMs, traceId: q.cursor.id },
     });
   });

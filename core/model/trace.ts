@@ -21,6 +21,10 @@ export interface TraceSummary {
   /** Generation spans whose model the price table does not know: their cost is missing from `total_cost`. */
   unpriced_llm_call_count: number;
   attributes: Record<string, string>;
+  /** The conversation the trace is a turn of, from its spans' attributes (docs/api.md, "Sessions"); null when none says. */
+  session_id: string | null;
+  /** The end user, likewise. */
+  user_id: string | null;
 }
 
 /** A span as the API shows it. `type` is the SPEC's name for the stored span_type. */
@@ -89,6 +93,11 @@ export interface TraceListQuery {
   minDurationMs?: number;
   /** true: some span errored; false: no span errored. */
   hasErrors?: boolean;
+  /** The trace belongs to this session / end user (exact ids). */
+  sessionId?: string;
+  userId?: string;
+  /** The trace's service runs in this environment (resource attribute `deployment.environment.name`, or the older `deployment.environment`). */
+  environment?: string;
   /** The trace's latest score named `name` is below `value`. */
   scoreBelow?: { name: string; value: number };
   /**

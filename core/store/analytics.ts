@@ -7,6 +7,7 @@ import type { AnalyticsReads, CalibrationReads, CostReads } from './analytics-re
 import type { AlertMetrics } from './alert-metrics.js';
 import type { OnlineTraceReads } from './online-traces.js';
 import type { TraceErasure } from './trace-erasure.js';
+import type { SessionReads } from './trace-sessions.js';
 
 /**
  * The contract of the analytical store (traces, spans, scores; ClickHouse, embedded chDB or a
@@ -53,6 +54,8 @@ export interface AnalyticsStore extends BatchWriter {
   alerts: AlertMetrics;
   /** Online evaluation's scans and the traces its scorers read (docs/online-evals.md). */
   online: OnlineTraceReads;
+  /** Traces grouped by the conversation they belong to (docs/api.md, "Sessions"). */
+  sessions: SessionReads;
   /** Deleting traces, a subject's traces and a project's data for good (docs/api.md, "Deleting data"). */
   erasure: TraceErasure;
   /** True when the store answers. */

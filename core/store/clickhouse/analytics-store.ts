@@ -12,6 +12,7 @@ import { createCalibrationReads } from './calibration-reads.js';
 import { createAlertMetrics } from './alert-metrics.js';
 import { createOnlineTraceReads } from './online-trace-reads.js';
 import { createTraceErasure } from './trace-erasure.js';
+import { createSessionReads } from './trace-session-reads.js';
 import { listPromptTraces } from './prompt-links.js';
 import { scoreView, spanView, type ScoreRow, type SpanRow } from './rows.js';
 import { toClickHouseTime } from './time.js';
@@ -111,6 +112,7 @@ export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOpti
     calibration: createCalibrationReads(client),
     alerts: createAlertMetrics(client),
     online: createOnlineTraceReads(client),
+    sessions: createSessionReads(rows, traces.summaries),
     erasure: createTraceErasure(client, { cluster }),
 
     async listScores(projectId, traceId) {

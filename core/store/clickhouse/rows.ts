@@ -262,6 +262,9 @@ export interface TraceRow {
   total_cost: number | null;
   unpriced_llm_call_count: number | string;
   attributes: Record<string, string>;
+  /** '' when the trace has none (migration 009). */
+  session_id: string;
+  user_id: string;
 }
 
 export function traceSummary(r: TraceRow): TraceSummary {
@@ -281,6 +284,8 @@ export function traceSummary(r: TraceRow): TraceSummary {
     total_cost: r.total_cost === null ? null : Number(r.total_cost),
     unpriced_llm_call_count: Number(r.unpriced_llm_call_count),
     attributes: r.attributes,
+    session_id: r.session_id === '' ? null : r.session_id,
+    user_id: r.user_id === '' ? null : r.user_id,
   };
 }
 

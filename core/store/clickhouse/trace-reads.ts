@@ -48,6 +48,9 @@ export function createTraceReads(rows: Rows) {
       scoreBelow: q.scoreBelow,
       model: q.model,
       componentType: q.componentType,
+      sessionId: q.sessionId,
+      userId: q.userId,
+      environment: q.environment,
     };
     const filters = TRACE_FILTER_NAMES.filter((f) => given[f] !== undefined);
     const params: Record<string, unknown> = {
@@ -66,6 +69,9 @@ export function createTraceReads(rows: Rows) {
       model: q.model,
       componentType: q.componentType,
       search: q.search,
+      sessionId: q.sessionId,
+      userId: q.userId,
+      environment: q.environment,
       cursorStart: q.cursor ? toClickHouseTime(q.cursor.startMs) : undefined,
       cursorTrace: q.cursor?.traceId,
     };

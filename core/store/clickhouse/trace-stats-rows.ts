@@ -2,6 +2,7 @@ import type { RowBatch, SpanRecord, TraceHeader } from '../../model/span.js';
 import { encodeRow, encodeSpanRow } from './rows.js';
 import { toClickHouseTicks } from './time.js';
 import { wellFormedJson } from '../../model/well-formed-json.js';
+import { sessionIdsOf } from '../../model/trace-session-ids.js';
 
 /** Flags of a span in `trace_stats.span_stats` (migrations/clickhouse/002). */
 const STORED = 1;
@@ -38,6 +39,21 @@ interface Contribution {
   /** Priced generation spans (migrations/clickhouse/003): ids and [priced at, total cost, priced 0/1]. */
   costIds: string[];
   costs: Array<[number, number, number]>;
+  /** The trace's session and user ids (session-ids.ts), folded by `max` as trace_stats does (migration 009). */
+  sessionId: string;
+  userId: string;
+}
+
+/** The larger of two ids as ClickHouse's `max` over String orders them: by their UTF-8 bytes. */
+function maxId(a: string, b: string | null): string {
+  if (b === null || b === a) return a;
+  if (a === '') return b;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b)) >= 0 ? a : b;
+}
+
+/** `session_id` and `user_id` of a row, when known (absent keys read as '' and never win the fold). */
+function ids(sessionId: string, userId: string): { session_id?: string; user_id?: string } {
+  return { ...(sessionId ? { session_id: sessionId } : {}), ...(userId ? { user_id: userId } : {}) };
 }
 
 /** The root's resource attributes as JSON of at most ROOT_RESOURCE_MAX characters. */
@@ -74,6 +90,7 @@ export function createTraceStatsRows() {
         root: [isChild, toClickHouseTicks(start), spanId, name.slice(0, ROOT_NAME_MAX), resourceJson(resource)],
         span_stats: [c.ids, c.flags, c.inputTokens, c.outputTokens],
         ...(c.costIds.length > 0 ? { span_costs: [c.costIds, c.costs] } : {}),
+        ...ids(c.sessionId, c.userId),
       }),
     );
   }
@@ -99,6 +116,8 @@ export function createTraceStatsRows() {
           outputTokens: [],
           costIds: [],
           costs: [],
+          sessionId: '',
+          userId: '',
         };
         open.set(key, c);
       } else {
@@ -107,6 +126,9 @@ export function createTraceStatsRows() {
         if (error) c.hasError = 1;
         if (before(root, c.root)) c.root = root;
       }
+      const session = sessionIdsOf(s.attributes, s.resource_attributes);
+      c.sessionId = maxId(c.sessionId, session.sessionId);
+      c.userId = maxId(c.userId, session.userId);
       const generation = s.span_type === 'generation';
       c.ids.push(s.span_id);
       c.idChars += s.span_id.length;
@@ -129,6 +151,7 @@ export function createTraceStatsRows() {
      * Returns its encoded row, so the caller can bound its size.
      */
     addHeader(h: TraceHeader): string {
+      const header = sessionIdsOf(h.attributes);
       const line = encodeRow({
         project_id: h.project_id,
         trace_id: h.trace_id,
@@ -138,6 +161,7 @@ export function createTraceStatsRows() {
         header_name: h.name,
         header_status: h.status,
         header_attributes: h.attributes,
+        ...ids(header.sessionId ?? '', header.userId ?? ''),
       });
       rows.push(line);
       return line;

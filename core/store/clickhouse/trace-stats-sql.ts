@@ -44,14 +44,18 @@ SELECT
   arrayCount(f -> bitAnd(f, 8) != 0, stats.2) AS llm_call_count,
   ${TRACE_COST} AS total_cost,
   ${UNPRICED_CALLS} AS unpriced_llm_call_count,
-  mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes
+  mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes,
+  session_id,
+  user_id
 FROM (
   SELECT
     trace_id,${CHEAP_STATES},
     max(max_end) AS end_time,
     argMaxMerge(header_attributes) AS header_attributes,
     maxMap(span_stats) AS stats,
-    maxMap(span_costs) AS costs
+    maxMap(span_costs) AS costs,
+    max(session_id) AS session_id,
+    max(user_id) AS user_id
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
   GROUP BY trace_id
@@ -80,6 +84,14 @@ const SET_FILTERS = {
     WHERE project_id = {project:String} AND name = {scoreName:String}
     GROUP BY trace_id
     HAVING argMax(value, created_at) < {scoreBelow:Float64})`,
+  // Session and user ids (migration 009) are found before the states merge: any write of the trace names them.
+  sessionId: `trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND session_id = {sessionId:String})`,
+  userId: `trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND user_id = {userId:String})`,
+  // The resource of a write's earliest span rides in its `root` (as JSON): the service's environment.
+  environment: `trace_id IN (
+    SELECT trace_id FROM agent_eval.trace_stats
+    WHERE project_id = {project:String}
+      AND {environment:String} IN (JSONExtractString(root.5, 'deployment.environment.name'), JSONExtractString(root.5, 'deployment.environment')))`,
 } as const;
 
 /** Span-level filters: the trace has a span with this model / component type (each may be another span). */

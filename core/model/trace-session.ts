@@ -1,0 +1,63 @@
+import type { TraceSummary } from './trace.js';
+
+/** Largest page of GET /api/sessions. */
+export const MAX_SESSION_PAGE = 200;
+/** Traces of one session GET /api/sessions/{id} answers with at the most (its first turns, in order). */
+export const MAX_SESSION_TRACES = 1000;
+/** Characters of a turn's input and output in the session view (code points); the trace has them whole. */
+export const SESSION_TURN_TEXT_CAP = 4096;
+
+/** A conversation as the session list shows it: its traces (turns) folded together. */
+export interface SessionSummary {
+  session_id: string;
+  /** Traces of the session (its turns). */
+  trace_count: number;
+  start_time: string;
+  /** The end of its latest trace: the list is newest activity first. */
+  end_time: string;
+  duration_ms: number;
+  /** Traces of the session with an error. */
+  error_count: number;
+  total_input_tokens: number;
+  total_output_tokens: number;
+  /** USD over its priced generation spans; null when none is priced. */
+  total_cost: number | null;
+  /** End users seen in it (at most 5). */
+  user_ids: string[];
+  /** The name of its first trace. */
+  first_trace_name: string;
+}
+
+export interface SessionListQuery {
+  limit: number;
+  userId?: string;
+  /** Sessions active at or after / at or before (their latest / first trace). */
+  startTime?: Date;
+  endTime?: Date;
+  hasErrors?: boolean;
+  /** Keyset paging: after the session whose latest activity ended at `endMs`, with this id. */
+  cursor?: { endMs: number; sessionId: string };
+}
+
+export interface SessionList {
+  sessions: SessionSummary[];
+  /** Sessions the filters match. */
+  total: number;
+  limit: number;
+  next_cursor: string | null;
+}
+
+/** One turn of a session: its trace's summary, and the input and output of its root span. */
+export interface SessionTurn extends TraceSummary {
+  input: string | null;
+  output: string | null;
+  input_truncated: boolean;
+  output_truncated: boolean;
+}
+
+export interface SessionDetail extends SessionSummary {
+  /** Its traces, oldest first (at most MAX_SESSION_TRACES). */
+  traces: SessionTurn[];
+  /** More traces than MAX_SESSION_TRACES: the list above is the first ones; GET /api/traces?session_id= pages through all. */
+  traces_truncated: boolean;
+}

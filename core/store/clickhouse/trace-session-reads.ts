@@ -1,0 +1,108 @@
+import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
+import {
+  MAX_SESSION_TRACES,
+  SESSION_TURN_TEXT_CAP,
+  type SessionDetail,
+  type SessionList,
+  type SessionListQuery,
+  type SessionSummary,
+  type SessionTurn,
+} from '../../model/trace-session.js';
+import type { TraceSummary } from '../../model/trace.js';
+import type { SessionReads } from '../trace-sessions.js';
+import { SESSION_FILTERS, SESSION_ONE, TURN_TEXTS, sessionCountSql, sessionPageSql, type SessionFilter } from './trace-session-sql.js';
+import { toClickHouseTime } from './time.js';
+
+type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
+
+interface SessionRow {
+  session_id: string;
+  trace_count: number | string;
+  start_ms: number | string;
+  end_ms: number | string;
+  error_count: number | string;
+  total_input_tokens: number | string;
+  total_output_tokens: number | string;
+  total_cost: number | null;
+  user_ids: string[];
+  first_trace_name: string;
+}
+
+function sessionSummary(r: SessionRow): SessionSummary {
+  const start = Number(r.start_ms);
+  const end = Number(r.end_ms);
+  return {
+    session_id: r.session_id,
+    trace_count: Number(r.trace_count),
+    start_time: new Date(start).toISOString(),
+    end_time: new Date(end).toISOString(),
+    duration_ms: Math.max(0, end - start),
+    error_count: Number(r.error_count),
+    total_input_tokens: Number(r.total_input_tokens),
+    total_output_tokens: Number(r.total_output_tokens),
+    total_cost: r.total_cost === null ? null : Number(r.total_cost),
+    user_ids: r.user_ids,
+    first_trace_name: r.first_trace_name,
+  };
+}
+
+/** Reads of sessions (core/store/trace-sessions.ts) over trace_stats; `summaries` is the trace reads' own. */
+export function createSessionReads(rows: Rows, summaries: (projectId: string, traceIds: string[]) => Promise<TraceSummary[]>): SessionReads {
+  async function listSessions(projectId: string, q: SessionListQuery): Promise<SessionList> {
+    const given: Record<SessionFilter, unknown> = { userId: q.userId, startTime: q.startTime, endTime: q.endTime, hasErrors: q.hasErrors };
+    const filters = (Object.keys(SESSION_FILTERS) as SessionFilter[]).filter((f) => given[f] !== undefined);
+    const params: Record<string, unknown> = {
+      project: projectId,
+      limit: q.limit + 1,
+      userId: q.userId,
+      startTime: q.startTime ? toClickHouseTime(q.startTime.getTime()) : undefined,
+      endTime: q.endTime ? toClickHouseTime(q.endTime.getTime()) : undefined,
+      hasErrors: q.hasErrors === undefined ? undefined : q.hasErrors ? 1 : 0,
+      cursorEnd: q.cursor?.endMs,
+      cursorSession: q.cursor?.sessionId,
+    };
+    const page = await rows<SessionRow & { total: number | string }>(sessionPageSql(filters, q.cursor !== undefined), params);
+    let total = page.length ? Number(page[0].total) : 0;
+    if (page.length === 0 && q.cursor) {
+      const [count] = await rows<{ total: string }>(sessionCountSql(filters), params);
+      total = Number(count?.total ?? 0);
+    }
+    const sessions = page.slice(0, q.limit).map(sessionSummary);
+    const last = page.length > q.limit ? page[q.limit - 1] : undefined;
+    return {
+      sessions,
+      total,
+      limit: q.limit,
+      next_cursor: last ? encodeKeysetCursor({ startMs: Number(last.end_ms), id: last.session_id }) : null,
+    };
+  }
+
+  async function getSession(projectId: string, sessionId: string): Promise<SessionDetail | null> {
+    const [row] = await rows<SessionRow & { trace_ids: string[] }>(SESSION_ONE, { project: projectId, session: sessionId, maxTraces: MAX_SESSION_TRACES + 1 });
+    if (!row) return null;
+    const ids = row.trace_ids.slice(0, MAX_SESSION_TRACES);
+    type TextRow = { trace_id: string; input_text: string; output_text: string; input_truncated: number | boolean; output_truncated: number | boolean };
+    const [list, texts] = await Promise.all([
+      summaries(projectId, ids),
+      ids.length ? rows<TextRow>(TURN_TEXTS, { project: projectId, traces: ids, cap: SESSION_TURN_TEXT_CAP }) : Promise.resolve([]),
+    ]);
+    const byId = new Map(list.map((t) => [t.trace_id, t]));
+    const textOf = new Map(texts.map((t) => [t.trace_id, t]));
+    const traces = ids
+      .map((id) => byId.get(id))
+      .filter((t): t is TraceSummary => t !== undefined)
+      .map((t): SessionTurn => {
+        const text = textOf.get(t.trace_id);
+        return {
+          ...t,
+          input: text && text.input_text !== '' ? text.input_text : null,
+          output: text && text.output_text !== '' ? text.output_text : null,
+          input_truncated: Boolean(Number(text?.input_truncated ?? 0)),
+          output_truncated: Boolean(Number(text?.output_truncated ?? 0)),
+        };
+      });
+    return { ...sessionSummary(row), traces, traces_truncated: row.trace_ids.length > MAX_SESSION_TRACES };
+  }
+
+  return { listSessions, getSession };
+}

@@ -1,0 +1,117 @@
+import { TRACE_COST } from './trace-stats-sql.js';
+
+/**
+ * SQL of the sessions (migration 009; contract: core/store/trace-sessions.ts). A session is the set of a
+ * project's traces whose merged summary names it; everything else is folded from those traces'
+ * summaries at read time. Values are always bound ({name:Type}); only the fixed fragments below
+ * are spliced in.
+ */
+
+/** Conditions on a trace_stats row before the states merge: which traces are read at all. */
+const SESSION_ROWS = {
+  any: "session_id != ''",
+  one: 'session_id = {session:String}',
+} as const;
+
+/** Each trace of the chosen sessions, its states merged and reduced to what a session sums. */
+function sessionTraces(rows: keyof typeof SESSION_ROWS): string {
+  return `(
+  SELECT
+    trace_id,
+    session_id,
+    user_id,
+    start_time,
+    end_time,
+    toUInt8(span_error = 1 OR header_status = 'error') AS failed,
+    arraySum(stats.3) AS input_tokens,
+    arraySum(stats.4) AS output_tokens,
+    ${TRACE_COST} AS cost,
+    if(header_name != '', header_name, root_span.4) AS name
+  FROM (
+    SELECT
+      trace_id,
+      max(session_id) AS session_id,
+      max(user_id) AS user_id,
+      min(min_start) AS start_time,
+      max(max_end) AS end_time,
+      max(has_error) AS span_error,
+      argMaxMerge(header_status) AS header_status,
+      argMaxMerge(header_name) AS header_name,
+      min(root) AS root_span,
+      maxMap(span_stats) AS stats,
+      maxMap(span_costs) AS costs
+    FROM agent_eval.trace_stats
+    WHERE project_id = {project:String}
+      AND trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND ${SESSION_ROWS[rows]})
+    GROUP BY trace_id
+  )
+  WHERE session_id != ''
+)`;
+}
+
+/** Filters of GET /api/sessions over a session's folded values; each binds its own parameter. */
+export const SESSION_FILTERS = {
+  userId: 'countIf(user_id = {userId:String}) > 0',
+  startTime: "max(end_time) >= {startTime:DateTime64(3, 'UTC')}",
+  endTime: "min(start_time) <= {endTime:DateTime64(3, 'UTC')}",
+  hasErrors: '(countIf(failed = 1) > 0) = {hasErrors:UInt8}',
+} as const;
+export type SessionFilter = keyof typeof SESSION_FILTERS;
+
+const SESSION_COLUMNS = `
+  session_id,
+  count() AS trace_count,
+  toUnixTimestamp64Milli(min(start_time)) AS start_ms,
+  toUnixTimestamp64Milli(max(end_time)) AS end_ms,
+  countIf(failed = 1) AS error_count,
+  sum(input_tokens) AS total_input_tokens,
+  sum(output_tokens) AS total_output_tokens,
+  if(countIf(cost IS NOT NULL) > 0, sum(cost), NULL) AS total_cost,
+  arraySort(groupUniqArrayIf(5)(user_id, user_id != '')) AS user_ids,
+  argMin(name, (start_time, trace_id)) AS first_trace_name`;
+
+/** Sessions that sort after the cursor's (latest activity first, then session id descending). */
+const AFTER_CURSOR = '(end_ms, session_id) < ({cursorEnd:Int64}, {cursorSession:String})';
+
+/** One page of the project's sessions, newest activity first, with how many the filters match. One extra row tells whether another page follows. */
+export function sessionPageSql(filters: SessionFilter[], withCursor: boolean): string {
+  const having = filters.length ? `HAVING ${filters.map((f) => SESSION_FILTERS[f]).join(' AND ')}` : '';
+  return `
+SELECT ${SESSION_COLUMNS},
+  count() OVER () AS total
+FROM ${sessionTraces('any')}
+GROUP BY session_id
+${having}
+${withCursor ? `QUALIFY ${AFTER_CURSOR}` : ''}
+ORDER BY end_ms DESC, session_id DESC
+LIMIT {limit:UInt32}`;
+}
+
+/** The number of sessions the filters match, for a page past the end (no row carries the window count). */
+export function sessionCountSql(filters: SessionFilter[]): string {
+  const having = filters.length ? `HAVING ${filters.map((f) => SESSION_FILTERS[f]).join(' AND ')}` : '';
+  return `SELECT count() AS total FROM (SELECT session_id FROM ${sessionTraces('any')} GROUP BY session_id ${having})`;
+}
+
+/** One session folded, and its trace ids oldest first (one more than the bound, to tell it was cut). */
+export const SESSION_ONE = `
+SELECT ${SESSION_COLUMNS},
+  arraySlice(arrayMap(t -> t.2, arraySort(groupArray((start_time, trace_id)))), 1, {maxTraces:UInt32}) AS trace_ids
+FROM ${sessionTraces('one')}
+GROUP BY session_id`;
+
+/**
+ * The input and output of each given trace's root span (its earliest, newest version), cut to {cap} code points.
+ * The cut texts take other names: an alias is visible in its whole SELECT, and the lengths are of the stored texts.
+ */
+export const TURN_TEXTS = `
+SELECT
+  trace_id,
+  substringUTF8(input, 1, {cap:UInt32}) AS input_text,
+  substringUTF8(output, 1, {cap:UInt32}) AS output_text,
+  lengthUTF8(input) > {cap:UInt32} AS input_truncated,
+  lengthUTF8(output) > {cap:UInt32} AS output_truncated
+FROM agent_eval.spans
+WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)} AND parent_span_id = ''
+ORDER BY trace_id, start_time, span_id, ingested_at DESC
+LIMIT 1 BY trace_id`;
