@@ -1,7 +1,9 @@
 import { context, trace as otelTrace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTracing, SPAN_KINDS, traceparent, withTraceparent, type Tracing } from '../../sdk/index.js';
+import { agentText } from '../helpers/corpus.js';
 
 /**
  * The SDK's spans in process, with an in-memory exporter: the SPEC's kinds and attributes,
@@ -88,6 +90,21 @@ describe('spans of the SPEC kinds', () => {
     expect(broken.attributes).toMatchObject({ tool_name: 'broken', tool_status: 'error', error_message: 'tool exploded' });
     expect(broken.status.code).toBe(2);
     expect(broken.events.map((e) => e.name)).toContain('exception');
+  });
+
+  it('records the texts of a model call and a tool call as given, for any text agents send (corpus, fast-check)', () => {
+    fc.assert(
+      fc.property(agentText(), agentText(), agentText(), (input, output, toolOutput) => {
+        exporter.reset();
+        tracing.trace('property run', () => {
+          tracing.generation({ model: 'm', input, output });
+          tracing.tool({ name: 'lookup', input: { query: input }, output: toolOutput });
+        });
+        expect(byName('generation m').attributes).toMatchObject({ input, output });
+        expect(byName('lookup').attributes).toMatchObject({ tool_input: JSON.stringify({ query: input }), tool_output: toolOutput });
+      }),
+      { numRuns: 50 },
+    );
   });
 
   it('gives the traceparent of the active span and continues an incoming one', () => {

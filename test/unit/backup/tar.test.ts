@@ -4,8 +4,10 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import zlib from 'node:zlib';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packTarGz, unpackTarGz } from '../../../core/backup/tar.js';
+import { agentText } from '../../helpers/corpus.js';
 
 /** The backup archive's .tar.gz, written and read without a dependency: what `tar` reads, and what it refuses. */
 
@@ -43,6 +45,30 @@ describe('backup archive (.tar.gz)', () => {
     expect(await unpackTarGz(archive, out)).toEqual(Object.keys(files));
     for (const [name, data] of Object.entries(files)) expect(fs.readFileSync(path.join(out, name)).equals(data), name).toBe(true);
     expect(fs.readdirSync(out).sort()).toEqual(['clickhouse', 'manifest.json', 'postgres']);
+  });
+
+  it('round-trips files of any size holding any text agents send (corpus, fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(agentText(), fc.nat(1100)), { minLength: 1, maxLength: 4 }), async (entries) => {
+        const dir = fs.mkdtempSync(path.join(root, 'prop-'));
+        // An NDJSON dump of the texts, then padding to land on and around the 512-byte blocks.
+        const files = entries.map(
+          ([text, pad], i) => [`postgres/t${i}.ndjson`, Buffer.concat([Buffer.from(`${JSON.stringify({ text })}\n`), Buffer.alloc(pad, 0x20)])] as const,
+        );
+        fs.mkdirSync(path.join(dir, 'postgres'));
+        for (const [name, data] of files) fs.writeFileSync(path.join(dir, name), data);
+        const archive = `${dir}.tar.gz`;
+        await packTarGz(
+          dir,
+          files.map(([name]) => name),
+          archive,
+        );
+        const out = fs.mkdtempSync(path.join(root, 'prop-out-'));
+        expect(await unpackTarGz(archive, out)).toEqual(files.map(([name]) => name));
+        for (const [name, data] of files) expect(fs.readFileSync(path.join(out, name)).equals(data), name).toBe(true);
+      }),
+      { numRuns: 25 },
+    );
   });
 
   it('is a tar.gz the system tar lists and extracts', async () => {
