@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeSpanCursor, encodeSpanCursor } from '../../core/model/span-page.js';
+import { agentText } from '../helpers/corpus.js';
 
 describe('spans_cursor', () => {
   it('is base64url of [start_ms, span_id] and decodes back to the same key', () => {
@@ -8,6 +10,18 @@ describe('spans_cursor', () => {
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))).toEqual([key.startMs, key.spanId]);
     expect(decodeSpanCursor(cursor)).toEqual(key);
+  });
+
+  it('decodes back to the same key for any start time and any span id agents send (corpus, fast-check)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Date.UTC(2200, 0, 1) }), agentText({ wellFormed: true }), (startMs, spanId) => {
+        fc.pre(spanId !== '');
+        const cursor = encodeSpanCursor({ startMs, spanId });
+        expect(cursor).toMatch(/^[A-Za-z0-9_-]*$/);
+        expect(decodeSpanCursor(cursor)).toEqual({ startMs, spanId });
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('rejects what it did not issue', () => {

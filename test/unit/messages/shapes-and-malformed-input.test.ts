@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { capConversation, llmConversation, withLlm, type LlmSpanSource } from '../../../core/messages/index.js';
 import { LlmConversationSchema } from '../../../core/model/messages.js';
 import type { Convention } from '../../../core/model/span.js';
+import { agentText } from '../../helpers/corpus.js';
 
 /** A stored generation span with these attributes (text, as stored) and fields. */
 function span(attributes: Record<string, string>, over: Partial<LlmSpanSource> = {}): LlmSpanSource {
@@ -351,5 +352,22 @@ describe('message shapes', () => {
         span({ 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }] }]) }),
       )?.output_messages[0].content,
     ).toBe(text);
+  });
+
+  it('text is kept byte for byte for any text agents send, in and out (corpus, fast-check)', () => {
+    fc.assert(
+      fc.property(agentText(), agentText(), (question, answer) => {
+        const llm = llmConversation(
+          span({
+            'gen_ai.operation.name': 'chat',
+            'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: question }] }]),
+            'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }] }]),
+          }),
+        );
+        expect(llm?.messages[0].content).toBe(question);
+        expect(llm?.output_messages[0].content).toBe(answer);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
