@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeIngestBody } from '../../../collector/json/ingest-body.js';
 import { IngestTraceSchema } from '../../../core/model/ingest-body.js';
+import { agentText } from '../../helpers/corpus.js';
 
 // Times must lie in the accepted range (1970-01-02 .. 2200): T is a recent instant.
 const T = 1_700_000_000_000;
@@ -42,6 +44,25 @@ describe('decodeIngestBody', () => {
       status: { code: 'unset' },
     });
     expect(header).toEqual({ trace_id: 't1', name: 'run', status: 'error', start_time: T + 1000, duration_ms: 1200, attributes: { user: 'u1', retries: '2' } });
+  });
+
+  it('carries every text as sent, for any text agents send (corpus, fast-check)', () => {
+    fc.assert(
+      fc.property(agentText(), agentText(), agentText(), (name, input, output) => {
+        fc.pre(name !== '' && name.length <= 1024); // a trace's and a span's name: 1 to 1024 characters
+        const body = {
+          trace_id: 't1',
+          name,
+          status: 'ok',
+          duration_ms: 10,
+          spans: [{ span_id: 's1', name, type: 'generation', start_time: T, input, output, attributes: { note: output } }],
+        };
+        const { spans, header } = decodeIngestBody(parse(JSON.parse(JSON.stringify(body))));
+        expect(spans[0]).toMatchObject({ name, attributes: { note: output }, declaredFields: { input, output } });
+        expect(header.name).toBe(name);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('starts a span-less trace so that it ends now', () => {
