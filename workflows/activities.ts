@@ -10,7 +10,8 @@ import { JudgeUnavailableError } from '../core/judges/scorers.js';
 import { ProviderError } from '../core/providers/types.js';
 import type { CustomScorerRecord } from '../core/model/custom-scorer.js';
 import type { JudgeStore, StoredJudgeCall } from '../core/store/judges.js';
-import type { AgentCall, EvalActivities } from './activity-types.js';
+import type { AgentCall, CaseRun, EvalActivities } from './activity-types.js';
+import type { RunCase } from '../core/model/eval-run.js';
 import type { PriceJudgeCall } from '../core/judges/run-judge.js';
 import { judgeRef } from './judge-activity.js';
 import { judgeSpans } from './judge-trace.js';
@@ -50,6 +51,17 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
   const steps = createTrialSteps(deps);
   /** The call a trial recorded by an earlier attempt last made (its result the engine did not keep). */
   const lastCall = (recorded: { calls: unknown[] }, startedAt: number) => (recorded.calls.at(-1) as AgentCall | undefined) ?? { startedAt, endedAt: startedAt };
+  /** A case whose scorers are all rules is scored where its agent answered (quick and local: one workflow hop less). */
+  const rulesOnly = (runCase: RunCase) => runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule');
+  /** The trial as scored in place: its calls so far and the one just made. */
+  const answered = (input: CaseRun, made: AgentCall): CaseRun => ({
+    runId: input.runId,
+    caseIndex: input.caseIndex,
+    trial: input.trial,
+    startedAt: input.startedAt,
+    calls: [...input.calls, made],
+    approval: input.approval,
+  });
 
   return {
     async callCaseAgent(input) {
@@ -60,17 +72,10 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       if (recorded) return { tag: 'recorded', call: lastCall(recorded, input.startedAt), status: recorded.status };
       const made = await steps.callCaseAgent(run, runCase, input);
       if (call === 0 && made.reply?.approval) return { tag: 'asks-approval', call: made };
-      if (!runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule')) return { tag: 'to-score', call: made, judges: steps.judgesOf(runCase) };
+      if (!rulesOnly(runCase)) return { tag: 'to-score', call: made, judges: steps.judgesOf(runCase) };
       // Rules only: scored right here (quick and local: one workflow hop less per case).
       try {
-        const record = await steps.score(run, runCase, {
-          runId,
-          caseIndex,
-          trial,
-          startedAt: input.startedAt,
-          calls: [...input.calls, made],
-          approval: input.approval,
-        });
+        const record = await steps.score(run, runCase, answered(input, made));
         return { call: made, ...(await steps.store(record)) };
       } catch (err) {
         // The agent answered: that is not lost. scoreTrial scores and records it with its own retries.
@@ -92,20 +97,13 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       if (recorded) return { call: lastCall(recorded, input.startedAt), outcome: recorded.status };
       const made = await steps.callCaseAgent(run, runCase, input);
       const waitsForApproval = call === 0 && made.reply?.approval;
-      if (waitsForApproval || !runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule')) {
+      if (waitsForApproval || !rulesOnly(runCase)) {
         // The workflow calls each LLM judge as its own activity (SPEC: LLM call), then scoreCase.
         const judges = runCase.scorers.filter((ref) => deps.scorers.get(ref.name)?.kind === 'judge').map((ref) => ref.name);
         return judges.length && !waitsForApproval ? { call: made, judges } : { call: made };
       }
       try {
-        const record = await steps.score(run, runCase, {
-          runId,
-          caseIndex,
-          trial,
-          startedAt: input.startedAt,
-          calls: [...input.calls, made],
-          approval: input.approval,
-        });
+        const record = await steps.score(run, runCase, answered(input, made));
         await steps.recordTrial(record);
         return { call: made, outcome: record.status };
       } catch (err) {

@@ -12,6 +12,14 @@ const seconds = (s: number, scale: number) => Math.max(1, Math.round(s * 1000 * 
 
 export function activitiesFor(policy: RunPolicy) {
   const k = policy.retryTimeScale;
+  /** Retries doubling from `from` to `to` seconds (scaled), `retries` times (undefined: without limit); `refused` errors never. */
+  const backoff = (retries: number | undefined, from: number, to: number, refused?: string[]) => ({
+    ...(retries === undefined ? {} : { maximumAttempts: retries + 1 }),
+    initialInterval: seconds(from, k),
+    maximumInterval: seconds(to, k),
+    backoffCoefficient: 2,
+    ...(refused ? { nonRetryableErrorTypes: refused } : {}),
+  });
   return {
     /*
      * A case's steps run as local activities: in the worker, within the case's workflow task,
@@ -24,13 +32,7 @@ export function activitiesFor(policy: RunPolicy) {
     /** Agent execution: 5 min, 5 retries, 1 s to 30 s. */
     agent: proxyLocalActivities<Pick<EvalActivities, 'callCaseAgent' | 'executeAgent'>>({
       startToCloseTimeout: '5 minutes',
-      retry: {
-        maximumAttempts: 6,
-        initialInterval: seconds(1, k),
-        maximumInterval: seconds(30, k),
-        backoffCoefficient: 2,
-        nonRetryableErrorTypes: ['AgentReplyInvalid', 'AgentGone'],
-      },
+      retry: backoff(5, 1, 30, ['AgentReplyInvalid', 'AgentGone']),
     }),
     /**
      * LLM call: 5 min, 5 retries, 1 s to 30 s; one LLM judge of a case (a provider's
@@ -38,18 +40,12 @@ export function activitiesFor(policy: RunPolicy) {
      */
     llm: proxyLocalActivities<Pick<EvalActivities, 'callJudge'>>({
       startToCloseTimeout: '5 minutes',
-      retry: {
-        maximumAttempts: 6,
-        initialInterval: seconds(1, k),
-        maximumInterval: seconds(30, k),
-        backoffCoefficient: 2,
-        nonRetryableErrorTypes: ['LlmRequestRefused', 'JudgeUnavailable', 'RunGone'],
-      },
+      retry: backoff(5, 1, 30, ['LlmRequestRefused', 'JudgeUnavailable', 'RunGone']),
     }),
     /** Score trace: 10 min, 3 retries, 2 s to 1 min. */
     score: proxyLocalActivities<Pick<EvalActivities, 'scoreTrial' | 'scoreCase'>>({
       startToCloseTimeout: '10 minutes',
-      retry: { maximumAttempts: 4, initialInterval: seconds(2, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+      retry: backoff(3, 2, 60),
     }),
     /**
      * Emit span: 1 min, 3 retries, 1 s to 10 s. The run writes the traces of recorded cases in
@@ -57,17 +53,17 @@ export function activitiesFor(policy: RunPolicy) {
      */
     emit: proxyActivities<Pick<EvalActivities, 'emitCaseTraces'>>({
       startToCloseTimeout: '1 minute',
-      retry: { maximumAttempts: 4, initialInterval: seconds(1, k), maximumInterval: seconds(10, k), backoffCoefficient: 2 },
+      retry: backoff(3, 1, 10),
     }),
     /** The case's result: retried without limit (a database outage delays a run, it never loses a result). */
     record: proxyLocalActivities<Pick<EvalActivities, 'recordCaseResult'>>({
       startToCloseTimeout: '1 minute',
-      retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+      retry: backoff(undefined, 1, 60),
     }),
     /** The run's own bookkeeping in the metadata store, retried without limit, each attempt bounded. */
     book: proxyActivities<Pick<EvalActivities, 'markRun' | 'finishRun' | 'cancelPendingCases' | 'unlinkCaseTraces'>>({
       startToCloseTimeout: '1 minute',
-      retry: { initialInterval: seconds(1, k), maximumInterval: seconds(60, k), backoffCoefficient: 2 },
+      retry: backoff(undefined, 1, 60),
     }),
   };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.js';
 import { errorMessage, toError } from '../core/errors.js';
 import { siblingModule } from '../core/os/package-files.js';
 import type { EvalActivities } from './activity-types.js';
+import { wakeableSleep } from '../core/os/wakeable-sleep.js';
 
 const WORKFLOWS_PATH = fileURLToPath(siblingModule(import.meta.url, 'workflows'));
 /** The files the workflow bundle is built from: their content names the cached bundle. */
@@ -95,17 +96,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   let stopping = false;
   let worker: Worker | undefined;
   let connection: NativeConnection | undefined;
-  let wake: (() => void) | undefined;
   let fatal = false;
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  const { sleep, wake } = wakeableSleep();
 
   async function connect(): Promise<NativeConnection | undefined> {
     for (let attempt = 1; ; attempt++) {
@@ -202,7 +195,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   return {
     async stop() {
       stopping = true;
-      wake?.();
+      wake();
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       // A worker whose engine is gone may not finish its shutdown (its polls are still retried):
       // do not hang the process's stop on it, and after giving up on the engine barely wait at all.

@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import { errorMessage } from '../errors.js';
+import { wakeableSleep } from './wakeable-sleep.js';
 
 export interface RestarterOptions {
   /** Named in the log lines ("embedded PostgreSQL"). */
@@ -36,18 +37,10 @@ export function createRestarter(opts: RestarterOptions): Restarter {
   let running: Promise<void> | undefined;
   let failures = 0;
   let upSince = Date.now();
-  let wake: (() => void) | undefined;
   /** A death reported while a restart was finishing: handled once that restart ends. */
   let pending: string | undefined;
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  const { sleep, wake } = wakeableSleep();
 
   async function loop(detail: string): Promise<void> {
     if (Date.now() - upSince >= stable) failures = 0;
@@ -89,7 +82,7 @@ export function createRestarter(opts: RestarterOptions): Restarter {
     restarting: () => running !== undefined,
     async stop() {
       stopped = true;
-      wake?.();
+      wake();
       await running;
     },
   };
