@@ -1,34 +1,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Koa from 'koa';
-import { afterEach, describe, expect, it } from 'vitest';
-import { healthRouter, type HealthDeps } from '../../../api/routes/health.js';
-import { listen, type RunningServer } from '../../../runtime/http-server.js';
+import { describe, expect, it } from 'vitest';
+import type { HealthDeps } from '../../../api/routes/health.js';
 import { createDataDirCheck } from '../../../core/os/data-dir-check.js';
 import type { EngineStatus } from '../../../workflows/engine/engine-status.js';
+import { getHealth } from './get-health.js';
 
 // Health tells the truth (issue 27): the engine and the data dir count where the process has
 // them, and every service that is not ok carries its reason.
 
-let server: RunningServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
 const up = { ping: () => Promise.resolve(true) };
 const down = { ping: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) };
 
-async function get(
-  deps: Partial<HealthDeps>,
-): Promise<{ status: number; body: { status: string; services: Record<string, string>; reasons?: Record<string, string> } }> {
-  const app = new Koa();
-  app.use(healthRouter({ config: { version: '1.0.0' }, auth: { mode: 'none' }, analytics: up, metadata: up, ...deps }).routes());
-  server = await listen(app, 0, '127.0.0.1');
-  const res = await fetch(`http://127.0.0.1:${server.port}/api/health`);
-  return { status: res.status, body: (await res.json()) as never };
-}
+const get = (deps: Partial<HealthDeps>) => getHealth({ config: { version: '1.0.0' }, auth: { mode: 'none' }, analytics: up, metadata: up, ...deps });
 
 const ok = { check: () => Promise.resolve({ ok: true }) };
 

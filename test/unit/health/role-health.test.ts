@@ -1,10 +1,9 @@
-import Koa from 'koa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../core/config.js';
 import { ConfigError } from '../../../core/errors.js';
-import { healthRouter, healthStatus, type HealthDeps } from '../../../api/routes/health.js';
+import { healthStatus, type HealthDeps } from '../../../api/routes/health.js';
 import { requiredServices } from '../../../runtime/health-server.js';
-import { listen, type RunningServer } from '../../../runtime/http-server.js';
+import { getHealth } from './get-health.js';
 
 // What /api/health's status counts for each process (docs/deployment.md, "Health per role"), and
 // the one health function deciding it from what the process has.
@@ -49,34 +48,19 @@ describe('healthStatus', () => {
 });
 
 describe('GET /api/health with a Kafka sink (a collector)', () => {
-  let server: RunningServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
-
   const up = { ping: () => Promise.resolve(true) };
   const down = { ping: () => Promise.reject(new Error('ECONNREFUSED')) };
   const hung = () => new Promise<boolean>(() => undefined);
 
-  async function get(deps: Partial<HealthDeps>): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
-    const app = new Koa();
-    app.use(
-      healthRouter({
-        config: { version: '9.9.9' },
-        auth: { mode: 'required' },
-        analytics: up,
-        metadata: up,
-        required: ['metadata_store', 'streaming_buffer'],
-        ...deps,
-      }).routes(),
-    );
-    server = await listen(app, 0, '127.0.0.1');
-    const t0 = performance.now();
-    const res = await fetch(`http://127.0.0.1:${server.port}/api/health`);
-    const body = (await res.json()) as Record<string, unknown>;
-    return { status: res.status, body, ms: performance.now() - t0 };
-  }
+  const get = (deps: Partial<HealthDeps>) =>
+    getHealth({
+      config: { version: '9.9.9' },
+      auth: { mode: 'required' },
+      analytics: up,
+      metadata: up,
+      required: ['metadata_store', 'streaming_buffer'],
+      ...deps,
+    });
 
   it('reports a hung broker as streaming_buffer unavailable within the deadline: degraded, still 200', async () => {
     const { status, body, ms } = await get({ kafkaReachable: hung });
