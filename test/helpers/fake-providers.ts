@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeHttpServer } from './close-server.js';
 
 /**
  * Local stand-ins for the four LLM providers, speaking each one's real wire protocol, so the
@@ -187,11 +188,7 @@ export async function startFakeProvider(kind: FakeProviderKind): Promise<FakePro
     setDefault(answer) {
       fallback = answer;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeHttpServer(server),
   };
 }
 

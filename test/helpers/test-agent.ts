@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeHttpServer } from './close-server.js';
 
 /** One request an agent received, as the test sees it. */
 export interface AgentRequest {
@@ -64,10 +65,6 @@ export async function startTestAgent(behaviour: AgentBehaviour): Promise<TestAge
     setBehaviour(fn) {
       current = fn;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeHttpServer(server),
   };
 }
