@@ -3,35 +3,17 @@ import type pg from 'pg';
 import type { AgentStore } from '../agents.js';
 import { ConflictError } from '../../errors.js';
 import { isUniqueViolation } from './transaction.js';
+import { endpointRecord, type RowOf } from './rows.js';
 import { isUuid, toAgentView, type AgentRecord } from '../../model/agent.js';
 
 export type { AgentStore };
 
-interface AgentRow {
-  id: string;
-  name: string;
-  endpoint: string;
-  description: string | null;
-  headers: Record<string, string>;
-  created_at: Date;
-  updated_at: Date;
-}
+type AgentRow = RowOf<Omit<AgentRecord, 'header_names'>, 'created_at' | 'updated_at'>;
 
 const COLUMNS = 'id, name, endpoint, description, headers, created_at, updated_at';
 
 /** The one converter from a row. */
-function toRecord(row: AgentRow): AgentRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    endpoint: row.endpoint,
-    description: row.description,
-    header_names: Object.keys(row.headers).sort(),
-    headers: row.headers,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
+const toRecord = (row: AgentRow): AgentRecord => endpointRecord(row);
 
 /** `$2` is the reference as an id (null when it cannot be one), `$3` as a name. */
 const MATCH_REF = 'project_id = $1 AND (id = $2::uuid OR name = $3)';

@@ -4,60 +4,24 @@ import type { KeyStore, StoredKey } from '../keys.js';
 import { generateApiKey } from '../../auth/api-key.js';
 import type { Role } from '../../principal.js';
 import type { ApiKeyView, ProjectView } from '../../model/project.js';
+import { isoTimes, type RowOf } from './rows.js';
 
 export type { ApiKeyView, ProjectView } from '../../model/project.js';
 
 export type { KeyStore, StoredKey };
 
-interface KeyRow {
-  id: string;
-  project_id: string;
-  name: string;
-  role: Role;
-  prefix: string;
-  server_admin: boolean;
-  created_by: string | null;
-  created_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
+type KeyRow = RowOf<ApiKeyView, KeyTimes>;
+type KeyTimes = 'created_at' | 'last_used_at' | 'revoked_at';
 
 const KEY_COLUMNS = 'id, project_id, name, role, prefix, server_admin, created_by, created_at, last_used_at, revoked_at';
 
-function toKeyView(row: KeyRow): ApiKeyView {
-  return {
-    id: row.id,
-    project_id: row.project_id,
-    name: row.name,
-    role: row.role,
-    prefix: row.prefix,
-    server_admin: row.server_admin,
-    created_by: row.created_by,
-    created_at: row.created_at.toISOString(),
-    last_used_at: row.last_used_at?.toISOString() ?? null,
-    revoked_at: row.revoked_at?.toISOString() ?? null,
-  };
-}
+const toKeyView = (row: KeyRow) => isoTimes<ApiKeyView, KeyTimes>(row, ['created_at', 'last_used_at', 'revoked_at']);
 
-interface ProjectRow {
-  id: string;
-  name: string;
-  is_default: boolean;
-  created_at: Date;
-  archived_at: Date | null;
-}
+type ProjectRow = RowOf<ProjectView, 'created_at' | 'archived_at'>;
 
 const PROJECT_COLUMNS = 'id, name, is_default, created_at, archived_at';
 
-function toProjectView(row: ProjectRow): ProjectView {
-  return {
-    id: row.id,
-    name: row.name,
-    is_default: row.is_default,
-    created_at: row.created_at.toISOString(),
-    archived_at: row.archived_at?.toISOString() ?? null,
-  };
-}
+const toProjectView = (row: ProjectRow) => isoTimes<ProjectView, 'created_at' | 'archived_at'>(row, ['created_at', 'archived_at']);
 
 export function createKeyStore(pool: pg.Pool): KeyStore {
   return {

@@ -3,38 +3,18 @@ import type pg from 'pg';
 import type { CustomScorerStore } from '../custom-scorers.js';
 import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
-import { toCustomScorerView, type CustomScorerRecord, type ScorerDataType } from '../../model/custom-scorer.js';
+import { toCustomScorerView, type CustomScorerRecord } from '../../model/custom-scorer.js';
 import { isUniqueViolation } from './transaction.js';
+import { endpointRecord, type RowOf } from './rows.js';
 
 export type { CustomScorerStore };
 
-interface Row {
-  id: string;
-  name: string;
-  endpoint: string;
-  data_type: ScorerDataType;
-  description: string | null;
-  headers: Record<string, string>;
-  created_at: Date;
-  updated_at: Date;
-}
+type Row = RowOf<Omit<CustomScorerRecord, 'header_names'>, 'created_at' | 'updated_at'>;
 
 const COLUMNS = 'id, name, endpoint, data_type, description, headers, created_at, updated_at';
 const MATCH_REF = 'project_id = $1 AND (id = $2::uuid OR name = $3)';
 
-function toRecord(row: Row): CustomScorerRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    endpoint: row.endpoint,
-    data_type: row.data_type,
-    description: row.description,
-    header_names: Object.keys(row.headers).sort(),
-    headers: row.headers,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
+const toRecord = (row: Row): CustomScorerRecord => endpointRecord(row);
 
 const refParams = (projectId: string, idOrName: string): [string, string | null, string] => [projectId, isUuid(idOrName) ? idOrName : null, idOrName];
 

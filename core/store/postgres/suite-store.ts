@@ -5,19 +5,11 @@ import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
 import type { SuiteDefinition, SuiteSummary, SuiteVersion } from '../../model/suite.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
+import { isoTimes, type RowOf } from './rows.js';
 
 export type { SuiteStore };
 
-interface SummaryRow {
-  id: string;
-  name: string;
-  description: string | null;
-  version: number;
-  case_count: number;
-  agent_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+type SummaryRow = RowOf<SuiteSummary, 'created_at' | 'updated_at'>;
 
 interface VersionRow {
   id: string;
@@ -30,9 +22,7 @@ interface VersionRow {
   version_created_at: Date;
 }
 
-function toSummary(row: SummaryRow): SuiteSummary {
-  return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
-}
+const toSummary = (row: SummaryRow) => isoTimes<SuiteSummary, 'created_at' | 'updated_at'>(row, ['created_at', 'updated_at']);
 
 function toVersion(row: VersionRow): SuiteVersion {
   return {
