@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../../core/model/span.js';
 import { createTraceStatsRows } from '../../../core/store/clickhouse/trace-stats-rows.js';
+import { agentText, wellFormed } from '../../helpers/corpus.js';
 import { spanRecord } from '../../helpers/span-record.js';
 
 const T = 1_700_000_000_000;
@@ -58,5 +60,23 @@ describe('trace_stats_input rows', () => {
     const [first] = parse(rows);
     expect(first.root[3]).toHaveLength(1024);
     expect(first.root[4]).toBe('{"service.name":"svc"}');
+  });
+  it("stay small and keep the root's name and service for any text agents send (corpus, fast-check)", () => {
+    fc.assert(
+      fc.property(agentText(), agentText(), fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }), { minLength: 1, maxLength: 30 }), (name, service, ids) => {
+        const stats = createTraceStatsRows();
+        stats.add(span('root', { parent_span_id: null, name, resource_attributes: { 'service.name': service } }));
+        ids.forEach((id, i) => stats.add(span(`${i}:${id}`)));
+        const rows = stats.rows();
+        for (const r of rows) expect(Buffer.byteLength(r)).toBeLessThan(16_384);
+        const parsed = parse(rows);
+        expect(parsed.flatMap((r) => r.span_stats[0])).toHaveLength(ids.length + 1);
+        const root = parsed.find((r) => r.root[2] === 'root')!.root;
+        // Stored text is well-formed: a lone surrogate of the name is U+FFFD there.
+        expect(wellFormed(name).startsWith(root[3])).toBe(true);
+        expect(root[3].length).toBe(Math.min(name.length, 1024));
+      }),
+      { numRuns: 60 },
+    );
   });
 });
