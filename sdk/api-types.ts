@@ -36,6 +36,20 @@ export interface TraceListParams extends Page {
   score_name?: string;
   score_below?: number;
   search?: string;
+  /** Sessions (docs/api.md, "Sessions"): traces of this session / end user / environment. */
+  session_id?: string;
+  user_id?: string;
+  environment?: string;
+  cursor?: string;
+}
+
+/** GET /api/sessions filters (docs/api.md, "Sessions"): keyset paging only. */
+export interface SessionListParams {
+  limit?: number;
+  user_id?: string;
+  start_time?: string | number;
+  end_time?: string | number;
+  has_errors?: boolean;
   cursor?: string;
 }
 

@@ -41,7 +41,19 @@ import type { CalibrationList, CalibrationListQuerySchema, JudgeCalibrationAnswe
 import type { RecomputeCostsSchema, RecomputeResult } from '../core/model/cost.js';
 import type { SuiteList, SuiteSummary, SuiteVersion, SuiteVersionInfo } from '../core/model/suite.js';
 import type { SpanView, TraceDetail, TraceList } from '../core/model/trace.js';
-import type { HealthView, LocalResultsAnswer, Page, Requester, RunList, RunListParams, RunStatusView, SuiteInput, TraceListParams } from './api-types.js';
+import type {
+  HealthView,
+  LocalResultsAnswer,
+  Page,
+  Requester,
+  RunList,
+  RunListParams,
+  RunStatusView,
+  SessionListParams,
+  SuiteInput,
+  TraceListParams,
+} from './api-types.js';
+import type { SessionDetail, SessionList } from '../core/model/trace-session.js';
 import { AgentEvalError, ServiceApiError } from './errors.js';
 import type { RequestOptions } from './http.js';
 import { EndpointCalls, enc } from './endpoint-calls.js';
@@ -111,6 +123,13 @@ export class AgentEvalApi {
       } while (cursor);
       return spans;
     },
+  };
+
+  readonly sessions = {
+    /** GET /api/sessions: conversations, latest activity first, keyset paging (`next_cursor`). */
+    list: (params: SessionListParams = {}) => this.calls.get<SessionList>('/api/sessions', { ...params }),
+    /** GET /api/sessions/{id}: the session and its turns, oldest first. */
+    get: (sessionId: string) => this.calls.get<SessionDetail>(`/api/sessions/${enc(sessionId)}`),
   };
 
   readonly spans = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionDetail, SessionList } from '../../core/model/trace-session.js';
 import type { TraceList } from '../../core/model/trace.js';
+import { AgentEvalClient } from '../../sdk/index.js';
 import { loadCorpus } from '../helpers/corpus.js';
 import { expectJson, useTestService } from '../helpers/test-service-hooks.js';
 
@@ -162,6 +163,13 @@ describe('sessions', () => {
     expect(second.sessions.map((s) => s.session_id)).toEqual(['conv-1']);
     expect(second.next_cursor).toBeNull();
     expect(second.total).toBe(2);
+
+    // The SDK's typed client reads the same.
+    const client = new AgentEvalClient({ url: svc.apiUrl, apiKey: svc.apiKey });
+    const viaSdk = await client.sessions.list({ user_id: 'alice', has_errors: true });
+    expect(viaSdk.sessions.map((s) => [s.session_id, s.trace_count])).toEqual([['conv-1', 6]]);
+    expect((await client.sessions.get('会话-2 ✓')).traces.map((t) => t.trace_id)).toEqual(['s2-a', 's2-b']);
+    expect((await client.traces.list({ session_id: '会话-2 ✓' })).traces.map((t) => t.trace_id)).toEqual(['s2-b', 's2-a']);
 
     const traces = await expectJson<TraceList>(await svc.api(`/api/traces?session_id=conv-1&limit=100`), 200);
     expect(traces.traces.map((t) => t.trace_id).sort()).toEqual(['5e5510000000000000000000000000f1', 's1-a', 's1-b', 's1-c', 's1-d', 's1-e']);
