@@ -8,12 +8,10 @@ import { auditFrom } from '../audit-context.js';
 import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
-import { pageQuery } from './page-query.js';
+import { endpointResourceRoutes } from './endpoint-resource.js';
 
 /** Largest page of GET /api/agents. */
 export const MAX_AGENT_PAGE = 1000;
-
-const ListQuerySchema = pageQuery(MAX_AGENT_PAGE);
 
 function agentNotFound(): NotFoundError {
   return new NotFoundError('Agent not found', 'AGENT_NOT_FOUND');
@@ -24,30 +22,13 @@ export function agentsRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/agents' });
   const agents = deps.metadata.agents;
 
-  router.post('/', operation('create agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
-    const input = validate(CreateAgentSchema, ctx.request.body);
-    await assertEgressAllowed(deps, [{ field: 'endpoint', url: input.endpoint }]);
-    const agent = await agents.create(ctx.state.projectId, input);
-    await deps.audit.record({
-      ...auditFrom(ctx),
-      action: 'agent.created',
-      projectId: ctx.state.projectId,
-      target: agent.id,
-      details: { name: agent.name, endpoint: urlForAudit(agent.endpoint), header_names: agent.header_names },
-    });
-    ctx.body = agent;
-    ctx.status = 201;
-  });
-
-  router.get('/', operation('fetch agents', 'metadata'), requirePermission('evals:read'), async (ctx) => {
-    const q = validate(ListQuerySchema, ctx.query);
-    ctx.body = await agents.list(ctx.state.projectId, q);
-  });
-
-  router.get('/:id', operation('fetch agent', 'metadata'), requirePermission('evals:read'), async (ctx) => {
-    const agent = await agents.resolve(ctx.state.projectId, ctx.params.id);
-    if (!agent) throw agentNotFound();
-    ctx.body = agent;
+  endpointResourceRoutes(router, deps, {
+    noun: 'agent',
+    plural: 'agents',
+    store: agents,
+    createSchema: CreateAgentSchema,
+    maxPage: MAX_AGENT_PAGE,
+    notFound: agentNotFound,
   });
 
   router.put('/:id', operation('update agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
@@ -73,19 +54,6 @@ export function agentsRouter(deps: ApiDeps): Router {
       });
     }
     ctx.body = agent;
-  });
-
-  router.delete('/:id', operation('delete agent', 'metadata'), requirePermission('evals:write'), async (ctx) => {
-    const agent = await agents.resolve(ctx.state.projectId, ctx.params.id);
-    if (!agent || !(await agents.delete(ctx.state.projectId, ctx.params.id))) throw agentNotFound();
-    await deps.audit.record({
-      ...auditFrom(ctx),
-      action: 'agent.deleted',
-      projectId: ctx.state.projectId,
-      target: agent.id,
-      details: { name: agent.name, endpoint: urlForAudit(agent.endpoint) },
-    });
-    ctx.status = 204;
   });
 
   return router;
