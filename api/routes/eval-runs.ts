@@ -5,7 +5,7 @@ import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { assertStorable, type RunService } from '../run-service.js';
-import { compareBody, ResultsQuery } from './run-params.js';
+import { sharedRunRoutes } from './run-params.js';
 
 /** The first run family (SPEC "Eval runs, first family"): runs of stored suites by name. */
 export function evalRunsRouter(_deps: ApiDeps, service: RunService): Router {
@@ -22,15 +22,7 @@ export function evalRunsRouter(_deps: ApiDeps, service: RunService): Router {
     ctx.body = await service.get(ctx.state.projectId, ctx.params.id);
   });
 
-  router.get('/runs/:id/results', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
-    const q = validate(ResultsQuery, ctx.query);
-    ctx.body = { results: await service.results(ctx.state.projectId, ctx.params.id, q.failed_only) };
-  });
-
-  router.post('/compare', operation('compare runs', 'metadata'), requirePermission('evals:read'), async (ctx) => {
-    const body = compareBody(ctx.request.body);
-    ctx.body = await service.compare(ctx.state.projectId, body.baseline_run_id, body.candidate_run_id, body.threshold, body.alpha);
-  });
+  sharedRunRoutes(router, service);
 
   return router;
 }

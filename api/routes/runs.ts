@@ -17,7 +17,7 @@ import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { assertStorable, type RunService } from '../run-service.js';
-import { compareBody, ResultsQuery } from './run-params.js';
+import { sharedRunRoutes } from './run-params.js';
 import { pageQuery } from './page-query.js';
 
 const ListQuery = pageQuery(500).extend({
@@ -112,11 +112,6 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
     ctx.body = await service.status(ctx.state.projectId, ctx.params.id);
   });
 
-  router.get('/runs/:id/results', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
-    const q = validate(ResultsQuery, ctx.query);
-    ctx.body = { results: await service.results(ctx.state.projectId, ctx.params.id, q.failed_only) };
-  });
-
   router.get('/runs/:id/approvals', operation('get eval run', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     ctx.body = await service.approvals(ctx.state.projectId, ctx.params.id);
   });
@@ -150,10 +145,7 @@ export function runsRouter(deps: ApiDeps, service: RunService): Router {
     });
   });
 
-  router.post('/compare', operation('compare runs', 'metadata'), requirePermission('evals:read'), async (ctx) => {
-    const body = compareBody(ctx.request.body);
-    ctx.body = await service.compare(ctx.state.projectId, body.baseline_run_id, body.candidate_run_id, body.threshold, body.alpha);
-  });
+  sharedRunRoutes(router, service);
 
   return router;
 }

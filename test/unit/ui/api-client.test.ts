@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, client, queryOf, type Session } from '../../../ui/src/lib/api.js';
+import { ApiError, client, failureWords, queryOf, type Session } from '../../../ui/src/lib/api.js';
 import type { TraceListParams } from '../../../sdk/browser.js';
 import { REPO_ROOT } from '../../helpers/processes.js';
 
@@ -81,5 +81,13 @@ describe('the browser-safe entry of the SDK', () => {
     expect([...seen].map((f) => path.relative(REPO_ROOT, f))).toEqual(
       expect.arrayContaining(['sdk/endpoints.ts', 'sdk/errors.ts', 'core/model/run-status.ts', 'core/model/id-rules.ts']),
     );
+  });
+
+  it('words a failure: the sentence given for its status, else its own message', () => {
+    const forbidden = new ApiError(403, 'You may not do that here.');
+    expect(failureWords(forbidden, { 403: 'Needs prompts:write.' })).toBe('Needs prompts:write.');
+    expect(failureWords(forbidden, { 404: 'Not there.' })).toBe('You may not do that here.');
+    expect(failureWords(new Error('boom'))).toBe('boom');
+    expect(failureWords('plain words')).toBe('plain words');
   });
 });

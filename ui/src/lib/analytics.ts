@@ -1,4 +1,5 @@
 /** The analytics page's helpers: its filters in the URL, the API queries they make, numbers and the correlation in words. */
+import { COMPONENT_TYPES } from './filters.js';
 import { formatCount, formatDuration } from './format.js';
 import type { ComponentFilter, CorrelationMetric, IntervalName, ScoreCorrelation } from './types.js';
 
@@ -16,17 +17,7 @@ export const RANGE_LABEL: Record<AnalyticsRangeKey, string> = {
 };
 
 /** Component types the API groups by, and `none` for spans without one (core/model/analytics.ts COMPONENT_FILTERS). */
-export const COMPONENT_CHOICES: readonly ComponentFilter[] = [
-  'generation',
-  'tool',
-  'retrieval',
-  'reasoning',
-  'planning',
-  'routing',
-  'memory',
-  'prompt',
-  'none',
-];
+export const COMPONENT_CHOICES: readonly ComponentFilter[] = [...COMPONENT_TYPES, 'none'];
 
 export interface AnalyticsFilters {
   range: AnalyticsRangeKey;

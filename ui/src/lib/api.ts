@@ -64,6 +64,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The words for a failure to show: `special[status]` for an {@link ApiError} with that status
+ * (a 403 says which permission is missing), else the error's own message.
+ */
+export function failureWords(err: unknown, special: Partial<Record<number, string>> = {}): string {
+  const said = err instanceof ApiError ? special[err.status] : undefined;
+  return said ?? (err instanceof Error ? err.message : String(err));
+}
+
 /** The `{field, message}` problems of a 422 (or none), for forms that show errors next to their fields. */
 export function fieldIssues(err: unknown): Array<{ field: string; message: string }> {
   if (!(err instanceof ApiError) || !Array.isArray(err.details)) return [];

@@ -1,5 +1,5 @@
 /** Helpers shared by the catalog pages (suites, agents, alerts): paging in the URL, folded values, errors in words. */
-import { ApiError, fieldIssues } from './api.js';
+import { ApiError, fieldIssues, failureWords } from './api.js';
 
 /** Rows per page of the suites and agents lists. */
 export const PAGE_SIZE = 50;
@@ -60,7 +60,7 @@ export function describeWriteError(err: unknown, action: string, permission: str
         .map((i) => `${i.field}: ${i.message}`)
         .join('; ')}.`;
   }
-  return err instanceof Error ? err.message : String(err);
+  return failureWords(err);
 }
 
 /** The dashboard's own origin: the API answers on the same port, so examples use it as the endpoint. */

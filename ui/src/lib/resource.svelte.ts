@@ -1,5 +1,5 @@
 import { onDestroy } from 'svelte';
-import { ApiError, client } from './api.js';
+import { ApiError, client, failureWords } from './api.js';
 import { pollWhileVisible, type Poller } from './poll.js';
 import type { AgentEvalApi } from '../../../sdk/browser.js';
 
@@ -22,7 +22,7 @@ export interface ResourceState<T> {
   reload(): Promise<boolean>;
 }
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const errorText = (err: unknown): string => failureWords(err);
 
 /**
  * One abortable load of a page's data, the state every page showed by hand before: the data,
@@ -127,6 +127,28 @@ export function resource<T, A = void>(loader: Loader<T, A>, options?: ResourceOp
   const r = new Resource<T, A>(loader, options);
   onDestroy(() => r.abort());
   return r;
+}
+
+/**
+ * A settings page's list of the session's project (its API keys, its members): loaded, and loaded
+ * again when `projectId()` changes, and the writes made on it (`action`). `error` is the last
+ * write's failure, else the list's; `load(id)` reads the list again after a write.
+ */
+export function projectList<T>(loader: Loader<T, string>, projectId: () => string | null, describe: (err: unknown) => string) {
+  const list = resource(loader, { clearOnError: true, describe });
+  const action = new Action(describe);
+  const load = (id: string | null) => (id ? list.load(id) : undefined);
+  $effect(() => {
+    void load(projectId());
+  });
+  return {
+    list,
+    action,
+    load,
+    get error() {
+      return action.error ?? list.error;
+    },
+  };
 }
 
 /** The one poller of a live page (lib/poll.ts), stopped when the component goes. */
