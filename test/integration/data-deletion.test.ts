@@ -59,6 +59,8 @@ beforeAll(async () => {
   await ingest(trace('del-ana-1', { 'user.id': 'ana@example.com', 'session.id': 's-ana-1' }));
   await ingest(trace('del-ana-2', { 'user.id': 'ana@example.com', 'session.id': 's-ana-2' }));
   await ingest(trace('del-session', { 'user.id': 'u-keep', 'session.id': 's-chat-42' }));
+  // The same session named as the Vercel AI SDK names it (any key sessions are read from counts).
+  await ingest(trace('del-session-ai', { 'ai.telemetry.metadata.sessionId': 's-chat-42' }));
   for (const id of ['del-one', 'del-keep', 'del-ana-1']) await rate(id, 'reviewer-1');
   await rate('del-keep', 'ana@example.com');
 });
@@ -119,8 +121,9 @@ describe('POST /api/deletions: erasing an end user or a session', () => {
 
   it('removes every trace of a session', async () => {
     const done = await erase({ session_id: 's-chat-42' });
-    expect(done).toMatchObject({ kind: 'session', traces_deleted: 1 });
+    expect(done).toMatchObject({ kind: 'session', traces_deleted: 2 });
     expect(await status('/api/traces/del-session')).toBe(404);
+    expect(await status('/api/traces/del-session-ai')).toBe(404);
     expect(await status('/api/traces/del-keep')).toBe(200);
   });
 

@@ -3,16 +3,21 @@ import { DATABASE } from './client.js';
 import { deleteRows, tablesWithColumns } from './row-mutations.js';
 import { purgeProjectAnalytics } from './project-purge.js';
 import type { Subject, TraceErasure } from '../trace-erasure.js';
+import { SESSION_ID_KEYS, USER_ID_KEYS } from '../../model/trace-session-ids.js';
 
 /**
  * Removing traces from the analytical store (docs/api.md, "Deleting data"): one trace, or every
  * trace of an end user or a session, by mutation like a project's purge (row-mutations.ts).
  */
 
-/** The span and resource attributes that name a trace's end user or session (OpenTelemetry, then the names other SDKs use). */
+/**
+ * The span and resource attributes that name a trace's end user or session: the keys sessions are
+ * read from (core/model/trace-session-ids.ts). Erasure takes a trace where any of them names the
+ * subject, in the span's or the resource's attributes, not only the one the trace is listed under.
+ */
 export const SUBJECT_ATTRIBUTES: Readonly<Record<Subject, readonly string[]>> = {
-  user: ['user.id', 'enduser.id', 'langfuse.user.id'],
-  session: ['session.id', 'gen_ai.conversation.id', 'langfuse.session.id'],
+  user: USER_ID_KEYS,
+  session: SESSION_ID_KEYS,
 };
 
 /** Ids per mutation: a long list is sent as a parameter, and a mutation per chunk keeps each bounded. */
