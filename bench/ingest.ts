@@ -1,4 +1,4 @@
-import { cpuSeconds, threadCpuSeconds, getJson, meter, round, spanSize, summarize } from './lib.js';
+import { getJson, meter, round, serverFigures, spanSize, summarize } from './lib.js';
 import { closedLoop, waitVisible } from './load.js';
 import { jsonSender, jsonSource } from './senders.js';
 import { startBenchService, type BenchService } from './service.js';
@@ -44,15 +44,7 @@ async function throughput(svc: BenchService, opts: JsonBenchOptions) {
       latency_ms: summarize(run.latencies),
       outcomes: run.outcomes.toJSON(),
       failed_requests: run.failed,
-      server_cpu_cores: load.server_cpu_cores,
-      server_cpu_ms_per_1k_spans: total.server_cpu_ms_per_1k_spans,
-      server_rss_mb: { after_load: load.server_rss_mb, peak: total.server_peak_rss_mb },
-      client_cpu_cores: load.client_cpu_cores,
-      other_processes_cpu_cores: load.other_processes_cpu_cores,
-      // For bench/profile-summary.ts: the profile of this service and its whole-life CPU.
-      service_pid: svc.child.pid!,
-      server_cpu_s_lifetime: cpuSeconds(svc.child.pid!),
-      server_threads_cpu_s_lifetime: threadCpuSeconds(svc.child.pid!),
+      ...serverFigures(svc.child.pid!, load, total),
     },
   };
 }

@@ -205,6 +205,27 @@ export function meter(pid: number) {
   };
 }
 
+/** Figures of a metered phase ({@link meter}'s `read`). */
+export type MeterReading = ReturnType<ReturnType<typeof meter>['read']>;
+
+/**
+ * The service's side of a load phase as the ingest benchmarks report it: CPU and memory over the
+ * load (`load`) and the whole phase (`total`), and, for bench/profile-summary.ts, the service's pid
+ * with its whole-life CPU.
+ */
+export function serverFigures(pid: number, load: MeterReading, total: MeterReading) {
+  return {
+    server_cpu_cores: load.server_cpu_cores,
+    server_cpu_ms_per_1k_spans: total.server_cpu_ms_per_1k_spans,
+    server_rss_mb: { after_load: load.server_rss_mb, peak: total.server_peak_rss_mb },
+    client_cpu_cores: load.client_cpu_cores,
+    other_processes_cpu_cores: load.other_processes_cpu_cores,
+    service_pid: pid,
+    server_cpu_s_lifetime: cpuSeconds(pid),
+    server_threads_cpu_s_lifetime: threadCpuSeconds(pid),
+  };
+}
+
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;

@@ -1,4 +1,4 @@
-import { cpuSeconds, threadCpuSeconds, getJson, meter, round, summarize } from './lib.js';
+import { getJson, meter, round, serverFigures, summarize } from './lib.js';
 import { closedLoop, waitVisible } from './load.js';
 import { bytesPerSpan, cachedPool } from './otlp-payloads.js';
 import { grpcSender, httpSender, otlpSource } from './senders.js';
@@ -65,15 +65,7 @@ async function runTransport(transport: OtlpTransport, opts: OtlpBenchOptions) {
       latency_ms: summarize(run.latencies),
       outcomes: run.outcomes.toJSON(),
       failed_payloads: run.failed,
-      server_cpu_cores: load.server_cpu_cores,
-      server_cpu_ms_per_1k_spans: total.server_cpu_ms_per_1k_spans,
-      server_rss_mb: { after_load: load.server_rss_mb, peak: total.server_peak_rss_mb },
-      client_cpu_cores: load.client_cpu_cores,
-      other_processes_cpu_cores: load.other_processes_cpu_cores,
-      // For bench/profile-summary.ts: the profile of this service and its whole-life CPU.
-      service_pid: svc.child.pid!,
-      server_cpu_s_lifetime: cpuSeconds(svc.child.pid!),
-      server_threads_cpu_s_lifetime: threadCpuSeconds(svc.child.pid!),
+      ...serverFigures(svc.child.pid!, load, total),
     };
   } finally {
     await svc.stop();

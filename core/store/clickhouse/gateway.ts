@@ -34,6 +34,7 @@ import { bindParams, GatewayError, outputFormat, parseRequestUrl, passthroughIns
 import { errorReply } from './gateway-errors.js';
 import type { EmbeddedConnection } from './embedded-connection.js';
 import { EMPTY_LINE_MESSAGE, hasEmptyLine } from './inline-insert.js';
+import { semaphore } from '../../os/semaphore.js';
 
 export interface GatewayOptions {
   connection: EmbeddedConnection;
@@ -329,37 +330,20 @@ async function reply(req: http.IncomingMessage, res: http.ServerResponse, reques
   res.writeHead(200, headers).end(body);
 }
 
-/** At most `active` requests run; up to `queued` more wait their turn, in order. */
+/** At most `active` requests run; up to `queued` more wait their turn, in order (a request closed while waiting leaves the queue). */
 function createLimiter(active: number, queued: number) {
-  let running = 0;
-  const waiting: Array<() => void> = [];
+  const slots = semaphore(active, {
+    max: queued,
+    full: () => new GatewayError(202, 'TOO_MANY_SIMULTANEOUS_QUERIES', `Too many simultaneous queries: ${queued} are waiting`),
+  });
+  const aborted = () => new GatewayError(394, 'QUERY_WAS_CANCELLED', 'The client closed the request before it ran');
   return {
     async run<T>(signal: AbortSignal, task: () => Promise<T>): Promise<T> {
-      if (running < active) running++;
-      else {
-        if (waiting.length >= queued) throw new GatewayError(202, 'TOO_MANY_SIMULTANEOUS_QUERIES', `Too many simultaneous queries: ${queued} are waiting`);
-        // A turn is handed over by the request that finishes: `running` stays as it is.
-        await new Promise<void>((resolve, reject) => {
-          const go = () => {
-            signal.removeEventListener('abort', onAbort);
-            resolve();
-          };
-          const onAbort = () => {
-            const at = waiting.indexOf(go);
-            if (at >= 0) waiting.splice(at, 1);
-            reject(new GatewayError(394, 'QUERY_WAS_CANCELLED', 'The client closed the request before it ran'));
-          };
-          if (signal.aborted) return onAbort();
-          waiting.push(go);
-          signal.addEventListener('abort', onAbort, { once: true });
-        });
-      }
+      await slots.acquire({ signal, aborted });
       try {
         return await task();
       } finally {
-        const next = waiting.shift();
-        if (next) next();
-        else running--;
+        slots.release();
       }
     },
   };
