@@ -13,14 +13,10 @@
 set -euo pipefail
 
 DEFAULT_VERSION=3.9.1
-CACHE_ROOT="${AGENT_EVAL_CACHE_DIR:-$HOME/.cache/agent-eval}"
-
-die() { echo "kafka.sh: $*" >&2; exit 1; }
-
-usage() {
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
+TOOL=kafka
+USAGE_LINES=13
+# shellcheck source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 require() {
   local missing=()

@@ -4,14 +4,8 @@
 # binary instead), USAGE_LINES, and defining find_bin (prints the binary, or returns 1).
 # shellcheck shell=bash
 
-CACHE_ROOT="${AGENT_EVAL_CACHE_DIR:-$HOME/.cache/agent-eval}"
-
-die() { echo "$TOOL.sh: $*" >&2; exit 1; }
-
-usage() {
-  sed -n "2,${USAGE_LINES}p" "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 path() {
   find_bin || die "$TOOL is not installed: run 'scripts/$TOOL.sh fetch' (installs Debian's $APT_PACKAGE package), or set $ENV_HINT"

@@ -4,9 +4,8 @@
 # (module path of the command), TOOL_ENV (an env var naming a binary to use instead), DEFAULT_VERSION.
 # shellcheck shell=bash
 
-CACHE_ROOT="${AGENT_EVAL_CACHE_DIR:-$HOME/.cache/agent-eval}"
-
-die() { echo "$TOOL.sh: $*" >&2; exit 1; }
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 bin_path() { echo "$CACHE_ROOT/$TOOL-$1/bin/$TOOL_BIN"; }
 
@@ -51,11 +50,6 @@ path() {
   if command -v "$TOOL_BIN" >/dev/null 2>&1; then command -v "$TOOL_BIN"; return 0; fi
   fetch "$DEFAULT_VERSION"
   bin_path "$DEFAULT_VERSION"
-}
-
-usage() {
-  sed -n "2,${USAGE_LINES:-10}p" "$0" | sed 's/^# \{0,1\}//' >&2
-  exit 2
 }
 
 # `path` or `fetch [VERSION]`; VERSION must match $VERSION_PATTERN.
