@@ -6,19 +6,8 @@ import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
 
 export type { AuditRow, AuditStore };
 
-interface Row {
-  id: string;
-  at: Date;
-  actor_kind: AuditActorKind;
-  actor_id: string;
-  actor_name: string | null;
-  action: string;
-  project_id: string | null;
-  target: string | null;
-  details: Record<string, unknown>;
-  client_address: string | null;
-  user_agent: string | null;
-}
+/** An entry's row: the view's fields, its time a Date, its actor in three columns. */
+type Row = Omit<AuditEntryView, 'at' | 'actor'> & { at: Date; actor_kind: AuditActorKind; actor_id: string; actor_name: string | null };
 
 const COLUMNS = 'id, at, actor_kind, actor_id, actor_name, action, project_id, target, details, client_address, user_agent';
 

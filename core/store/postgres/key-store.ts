@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { KeyStore, StoredKey } from '../keys.js';
 import { generateApiKey } from '../../auth/api-key.js';
-import type { Role } from '../../principal.js';
 import type { ApiKeyView, ProjectView } from '../../model/project.js';
 import { isoTimes, type RowOf } from './rows.js';
 
@@ -35,15 +34,10 @@ export function createKeyStore(pool: pg.Pool): KeyStore {
     },
 
     async findByPrefix(prefix) {
-      const { rows } = await pool.query<{
-        id: string;
-        project_id: string;
-        name: string;
-        role: Role;
-        server_admin: boolean;
-        key_hash: Buffer;
-        revoked_at: Date | null;
-      }>('SELECT id, project_id, name, role, server_admin, key_hash, revoked_at FROM api_keys WHERE prefix = $1', [prefix]);
+      const { rows } = await pool.query<Omit<StoredKey, 'revoked'> & { revoked_at: Date | null }>(
+        'SELECT id, project_id, name, role, server_admin, key_hash, revoked_at FROM api_keys WHERE prefix = $1',
+        [prefix],
+      );
       const row = rows[0];
       return row
         ? {

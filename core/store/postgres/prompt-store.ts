@@ -19,6 +19,7 @@ import {
 } from '../../model/prompt.js';
 import { promptVariables } from '../../model/prompt-render.js';
 import { inTransaction, isUniqueViolation } from './transaction.js';
+import { isoTimes, type RowOf } from './rows.js';
 
 export type { PromptStore };
 
@@ -39,16 +40,7 @@ interface VersionRow {
   labels: string[];
 }
 
-interface SummaryRow {
-  id: string;
-  name: string;
-  type: PromptType;
-  description: string | null;
-  latest_version: number;
-  labels: Record<string, number>;
-  created_at: Date;
-  updated_at: Date;
-}
+type SummaryRow = RowOf<PromptSummary, 'created_at' | 'updated_at'>;
 
 interface PromptRow {
   id: string;
@@ -77,9 +69,7 @@ function toVersion(row: VersionRow): PromptVersion {
   };
 }
 
-function toSummary(row: SummaryRow): PromptSummary {
-  return { ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
-}
+const toSummary = (row: SummaryRow) => isoTimes<PromptSummary, 'created_at' | 'updated_at'>(row, ['created_at', 'updated_at']);
 
 /**
  * How a reference finds a prompt: `$2` as an id when it has the form of one, else as a name.
