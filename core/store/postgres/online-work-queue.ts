@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Expected, ScorerRef } from '../../model/eval-case.js';
-import type { OnlineRuleFilter } from '../../model/online-rule.js';
+import type { ClaimedScan } from '../online-evals.js';
 import type { OnlineEvalStore } from './online-eval-store.js';
 
 /**
@@ -17,31 +17,19 @@ export type OnlineWorkQueue = Pick<
 export function createOnlineWorkQueue(pool: pg.Pool): OnlineWorkQueue {
   return {
     async claimScans(limit, leaseMs) {
-      const { rows } = await pool.query<{
-        id: string;
-        project_id: string;
-        claim_seq: string;
-        filter: OnlineRuleFilter;
-        sample_rate: number;
-        delay_seconds: number;
-        since_ms: string;
-        watermark_stored_ms: string;
-        watermark_trace: string | null;
-      }>(
+      // A claimed rule's row: bigints come as text, the watermark in two columns.
+      const { rows } = await pool.query<
+        Omit<ClaimedScan, 'since_ms' | 'watermark'> & { since_ms: string; watermark_stored_ms: string; watermark_trace: string | null }
+      >(
         `UPDATE online_rules r SET next_scan_at = now() + make_interval(secs => $2::double precision / 1000), claim_seq = r.claim_seq + 1
          WHERE r.id IN (SELECT id FROM online_rules WHERE enabled AND next_scan_at <= now() ORDER BY next_scan_at LIMIT $1 FOR UPDATE SKIP LOCKED)
          RETURNING r.id, r.project_id, r.claim_seq, r.filter, r.sample_rate, r.delay_seconds, r.since_ms, r.watermark_stored_ms, r.watermark_trace`,
         [limit, leaseMs],
       );
-      return rows.map((r) => ({
-        id: r.id,
-        project_id: r.project_id,
-        claim_seq: r.claim_seq,
-        filter: r.filter,
-        sample_rate: r.sample_rate,
-        delay_seconds: r.delay_seconds,
-        since_ms: Number(r.since_ms),
-        watermark: { storedMs: Number(r.watermark_stored_ms), traceId: r.watermark_trace },
+      return rows.map(({ since_ms, watermark_stored_ms, watermark_trace, ...rule }) => ({
+        ...rule,
+        since_ms: Number(since_ms),
+        watermark: { storedMs: Number(watermark_stored_ms), traceId: watermark_trace },
       }));
     },
 
