@@ -20,7 +20,7 @@ import { auditFrom } from '../audit-context.js';
 import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
-import { pageQuery } from './page-query.js';
+import { pageQuery, timeBound } from './page-query.js';
 
 /** Largest page of GET /api/alerts/rules and /api/alerts/events. */
 export const MAX_ALERT_PAGE = 1000;
@@ -122,8 +122,8 @@ export function alertsRouter(deps: ApiDeps): Router {
       offset: q.offset,
       rule_id: q.rule_id,
       kind: q.kind,
-      start_time: q.start_time === undefined ? undefined : new Date(q.start_time),
-      end_time: q.end_time === undefined ? undefined : new Date(q.end_time),
+      start_time: timeBound(q.start_time),
+      end_time: timeBound(q.end_time),
     });
   });
 

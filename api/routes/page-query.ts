@@ -7,3 +7,6 @@ export function pageQuery(maxLimit: number) {
     offset: z.coerce.number().int().min(0).default(0),
   });
 }
+
+/** A list's time filter (`start_time`, `end_time`: epoch ms or ISO text, validated) as the store takes it; undefined when absent. */
+export const timeBound = (time: string | number | undefined): Date | undefined => (time === undefined ? undefined : new Date(time));

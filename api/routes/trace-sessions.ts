@@ -10,6 +10,7 @@ import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { QueryBoolean } from './query-boolean.js';
+import { timeBound } from './page-query.js';
 
 /** GET /api/sessions: newest activity first, keyset paging only (sessions grow while one pages). */
 const SessionListQuerySchema = z.object({
@@ -30,8 +31,8 @@ export function traceSessionsRouter(deps: ApiDeps): Router {
     ctx.body = await deps.analytics.sessions.listSessions(ctx.state.projectId, {
       limit: q.limit,
       userId: q.user_id,
-      startTime: q.start_time === undefined ? undefined : new Date(q.start_time),
-      endTime: q.end_time === undefined ? undefined : new Date(q.end_time),
+      startTime: timeBound(q.start_time),
+      endTime: timeBound(q.end_time),
       hasErrors: q.has_errors,
       cursor: q.cursor && { endMs: q.cursor.startMs, sessionId: q.cursor.id },
     });

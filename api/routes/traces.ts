@@ -11,7 +11,7 @@ import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { validate } from '../../core/validate.js';
-import { pageQuery } from './page-query.js';
+import { pageQuery, timeBound } from './page-query.js';
 import { QueryBoolean } from './query-boolean.js';
 
 /** Largest page of GET /api/traces (the SPEC leaves it open). */
@@ -68,8 +68,8 @@ export function tracesRouter(deps: ApiDeps): Router {
       offset: q.offset,
       status: q.status,
       name: q.name,
-      startTime: q.start_time === undefined ? undefined : new Date(q.start_time),
-      endTime: q.end_time === undefined ? undefined : new Date(q.end_time),
+      startTime: timeBound(q.start_time),
+      endTime: timeBound(q.end_time),
       model: q.model,
       componentType: q.component_type,
       minDurationMs: q.min_duration_ms,
