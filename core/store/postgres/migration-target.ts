@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Migration, MigrationTarget } from '../migrations.js';
+import { inTransaction } from './transaction.js';
 
 /** An arbitrary constant: serializes migration runs of several processes on one database. */
 const MIGRATION_LOCK = 7_246_001;
@@ -14,22 +15,14 @@ export function postgresMigrationTarget(pool: pg.Pool): MigrationTarget {
       return new Set(rows.map((r) => r.id));
     },
     async apply(migration: Migration) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      await inTransaction(pool, async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
         const { rowCount } = await client.query('SELECT 1 FROM schema_migrations WHERE id = $1', [migration.id]);
         if (!rowCount) {
           for (const statement of migration.statements) await client.query(statement);
           await client.query('INSERT INTO schema_migrations (id) VALUES ($1)', [migration.id]);
         }
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
   };
 }
