@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { AgentStore } from '../agents.js';
 import { ConflictError } from '../../errors.js';
 import { isUniqueViolation } from './transaction.js';
-import { endpointRecord, type RowOf } from './rows.js';
+import { endpointRecord, newestFirstPage, type RowOf } from './rows.js';
 import { isUuid, toAgentView, type AgentRecord } from '../../model/agent.js';
 
 export type { AgentStore };
@@ -46,16 +46,9 @@ export function createAgentStore(pool: pg.Pool): AgentStore {
       }
     },
 
-    async list(projectId, { limit, offset }) {
-      const [page, count] = await Promise.all([
-        pool.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
-          projectId,
-          limit,
-          offset,
-        ]),
-        pool.query<{ total: number }>('SELECT count(*)::int AS total FROM agents WHERE project_id = $1', [projectId]),
-      ]);
-      return { agents: page.rows.map((row) => toAgentView(toRecord(row))), total: count.rows[0].total, limit, offset };
+    async list(projectId, page) {
+      const { rows, total } = await newestFirstPage<AgentRow>(pool, 'agents', COLUMNS, projectId, page);
+      return { agents: rows.map((row) => toAgentView(toRecord(row))), total, limit: page.limit, offset: page.offset };
     },
 
     async resolve(projectId, idOrName) {

@@ -1,3 +1,5 @@
+import type pg from 'pg';
+
 /*
  * Rows as PostgreSQL returns them, and the one way their times become the API's: a view's row is
  * the view with its time fields as Dates (`timestamptz` columns), mapped back with ISO strings.
@@ -18,4 +20,19 @@ export function endpointRecord<R extends { headers: Record<string, string>; crea
   row: R,
 ): Omit<R, 'created_at' | 'updated_at'> & { header_names: string[]; created_at: string; updated_at: string } {
   return { ...row, header_names: Object.keys(row.headers).sort(), created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+}
+
+/** One page of a project's rows of `table`, newest first (`created_at`, then id), with the project's total. */
+export async function newestFirstPage<R extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  table: string,
+  columns: string,
+  projectId: string,
+  { limit, offset }: { limit: number; offset: number },
+): Promise<{ rows: R[]; total: number }> {
+  const [page, count] = await Promise.all([
+    pool.query<R>(`SELECT ${columns} FROM ${table} WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [projectId, limit, offset]),
+    pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${table} WHERE project_id = $1`, [projectId]),
+  ]);
+  return { rows: page.rows, total: count.rows[0].total };
 }

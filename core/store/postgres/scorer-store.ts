@@ -5,7 +5,7 @@ import { ConflictError } from '../../errors.js';
 import { isUuid } from '../../model/agent.js';
 import { toCustomScorerView, type CustomScorerRecord } from '../../model/custom-scorer.js';
 import { isUniqueViolation } from './transaction.js';
-import { endpointRecord, type RowOf } from './rows.js';
+import { endpointRecord, newestFirstPage, type RowOf } from './rows.js';
 
 export type { CustomScorerStore };
 
@@ -33,16 +33,9 @@ export function createCustomScorerStore(pool: pg.Pool): CustomScorerStore {
       }
     },
 
-    async list(projectId, { limit, offset }) {
-      const [page, count] = await Promise.all([
-        pool.query<Row>(`SELECT ${COLUMNS} FROM custom_scorers WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
-          projectId,
-          limit,
-          offset,
-        ]),
-        pool.query<{ total: number }>('SELECT count(*)::int AS total FROM custom_scorers WHERE project_id = $1', [projectId]),
-      ]);
-      return { scorers: page.rows.map((row) => toCustomScorerView(toRecord(row))), total: count.rows[0].total, limit, offset };
+    async list(projectId, page) {
+      const { rows, total } = await newestFirstPage<Row>(pool, 'custom_scorers', COLUMNS, projectId, page);
+      return { scorers: rows.map((row) => toCustomScorerView(toRecord(row))), total, limit: page.limit, offset: page.offset };
     },
 
     async resolve(projectId, idOrName) {
