@@ -3,7 +3,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // The examples import the SDK as a user would (`agent-eval/sdk`); in the tests that is its source.
-  resolve: { alias: { 'agent-eval/sdk': fileURLToPath(new URL('./sdk/index.ts', import.meta.url)) } },
+  // Exactly `agent-eval/sdk`: `agent-eval/sdk/browser` is its own entry.
+  resolve: {
+    alias: [
+      { find: /^agent-eval\/sdk$/, replacement: fileURLToPath(new URL('./sdk/index.ts', import.meta.url)) },
+      { find: /^agent-eval\/sdk\/browser$/, replacement: fileURLToPath(new URL('./sdk/browser.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Builds the Temporal CLI into the cache dir when missing (scripts/temporal.sh).

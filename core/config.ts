@@ -203,5 +203,5 @@ function clickhouseGateway(e: ConfigEnv): Config['clickhouseGateway'] {
   return { port: e.CLICKHOUSE_GATEWAY_PORT, host: e.CLICKHOUSE_GATEWAY_HOST, password: e.CLICKHOUSE_GATEWAY_PASSWORD };
 }
 
-/** Kept equal to package.json's version by test/unit/config.test.ts. */
+/** Kept equal to package.json's version by test/unit/config/load-config.test.ts. */
 export const PACKAGE_VERSION = '0.1.0';

@@ -28,7 +28,7 @@ export interface WireError {
 /**
  * The one table from an error's HTTP status to the gRPC code the collector answers with, and
  * whether clients should retry (then with Retry-After / RetryInfo). Every AppError's status is in
- * it (test/unit/error-table.test.ts walks it).
+ * it (test/unit/errors/error-table.test.ts walks it).
  */
 export const WIRE_TABLE: Readonly<Record<number, { grpc: GrpcCode; retryable: boolean }>> = Object.freeze({
   400: { grpc: GrpcCode.INVALID_ARGUMENT, retryable: false },

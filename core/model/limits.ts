@@ -29,7 +29,7 @@ export const MAX_TOKENS_PER_SPAN = 1_000_000_000;
 
 /**
  * Every attribute a convention reads a span's token counts from (collector/normalize and the
- * cached-input keys of core/cost/span-cost.ts; test/unit/token-limits.test.ts checks that the
+ * cached-input keys of core/cost/span-cost.ts; test/unit/validation/ids-timestamps-token-counts.test.ts checks that the
  * list has each one they name). The JSON body's top-level `input_tokens` / `output_tokens` are
  * read with the same names.
  */

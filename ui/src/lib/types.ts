@@ -4,7 +4,7 @@ import type { Role } from '../../../core/principal.js';
 // The UI shows what the API answers: the one domain model of core/model (STYLE 4), imported as types only.
 export type { TraceSummary, TraceList, TraceDetail, TraceSpanView, SpanView } from '../../../core/model/trace.js';
 export type { Score } from '../../../core/model/score.js';
-export type { ProjectView as Project } from '../../../core/store/postgres/key-store.js';
+export type { ProjectView as Project } from '../../../core/model/project.js';
 export type { ApiKeyView } from '../../../core/model/project.js';
 export type { Feedback, FeedbackList, Comparison, ComparisonList, FeedbackType } from '../../../core/model/feedback.js';
 export type { ReviewQueue, QueueList, QueueItem, ItemList, ScoreConfig, ItemCounts, SuiteCaseRef } from '../../../core/model/queue.js';
