@@ -62,7 +62,10 @@ export default tseslint.config(
   { files: ['runtime/**/*.ts'], rules: restrict(...no('cli', 'sdk', 'ui', 'main'), COLLECTOR, API, WORKFLOWS) },
   { files: ['cli/**/*.ts'], rules: restrict(...no('api', 'collector', 'runtime', 'ui', 'main'), WORKFLOWS, SDK, CLICKHOUSE, POSTGRES) },
   { files: ['sdk/**/*.ts'], rules: restrict(...no('api', 'collector', 'workflows', 'runtime', 'cli', 'ui', 'main'), CLICKHOUSE, POSTGRES) },
-  { files: ['ui/src/**/*.ts'], rules: restrict(...no('api', 'collector', 'runtime', 'cli', 'main'), room('workflows', String.raw`contract\.js`), CLICKHOUSE) },
+  {
+    files: ['ui/src/**/*.ts'],
+    rules: restrict(...no('api', 'collector', 'runtime', 'cli', 'main'), room('workflows', String.raw`contract\.js`), CLICKHOUSE, POSTGRES),
+  },
   // Workflow code is deterministic and sandboxed (STYLE 1): only @temporalio/workflow and types of our own.
   {
     files: ['workflows/workflows.ts', 'workflows/case-trial.ts', 'workflows/case-trial-v1.ts', 'workflows/activity-options.ts', 'workflows/contract.ts'],
