@@ -14,6 +14,7 @@ export type {
   RunList,
   RunListParams,
   TraceListParams,
+  SessionListParams,
   SuiteInput,
   LocalResultsAnswer,
   Page,

@@ -20,7 +20,7 @@ import { Transport, type ClientOptions } from './http.js';
  */
 
 export type { ClientOptions } from './http.js';
-export type { HealthView, RunStatusView, SuiteInput, TraceListParams, RunListParams, RunList, LocalResultsAnswer } from './api-types.js';
+export type { HealthView, RunStatusView, SuiteInput, TraceListParams, SessionListParams, RunListParams, RunList, LocalResultsAnswer } from './api-types.js';
 
 export class AgentEvalClient extends AgentEvalApi {
   /** The HTTP path every call takes; also used by the tracer and evaluate() for their headers. */

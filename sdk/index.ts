@@ -26,6 +26,7 @@ export {
   type RunList,
   type RunListParams,
   type TraceListParams,
+  type SessionListParams,
   type SuiteInput,
   type LocalResultsAnswer,
 } from './client.js';

@@ -1,6 +1,7 @@
 /** The dashboard's main navigation (issue 10), in the order of the top bar. */
 export const NAV = [
   { href: '/traces', label: 'Traces' },
+  { href: '/sessions', label: 'Sessions' },
   { href: '/runs', label: 'Runs' },
   { href: '/compare/traces', label: 'Compare' },
   { href: '/analytics', label: 'Analytics' },

@@ -41,6 +41,7 @@ export type { RunStatus, RunView, RunSummary, CaseResultView, TrialRecord } from
 export type { ScoreDetail } from '../../../core/model/eval-case.js';
 export type { RunComparison, ScoreChange, CaseComparison, Significance } from '../../../core/evals/compare.js';
 export type { TraceListItem, TraceScoreSummary } from '../../../core/model/trace.js';
+export type { SessionSummary, SessionList, SessionDetail, SessionTurn } from '../../../core/model/trace-session.js';
 export type { ComponentType } from '../../../core/model/span.js';
 export type {
   ScoreTrends,
@@ -65,7 +66,7 @@ export type { AuthState, SessionView, MemberView, UserView } from '../../../core
 export type ProjectRole = ProjectView & { role?: Role };
 
 // The typed client's own parameter and answer shapes (sdk/api-types.ts).
-export type { TraceListParams, RunListParams, RunList, RunStatusView, HealthView } from '../../../sdk/browser.js';
+export type { TraceListParams, SessionListParams, RunListParams, RunList, RunStatusView, HealthView } from '../../../sdk/browser.js';
 
 // What the forms send: the input types of the schemas the API validates them with.
 export type { AlertRuleBody } from '../../../core/model/alert.js';
