@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Expected, ScoreDetail, ScorerRef, TokenUsage, ToolCall } from '../model/eval-case.js';
+import type { SpanTree } from './trajectory/span-tree.js';
 
 /** What a scorer sees of one case execution. */
 export interface ScoreInput {
@@ -14,6 +15,12 @@ export interface ScoreInput {
   latencyMs: number;
   /** The execution's spans (the agent's own, or a stored trace's): what judges and HTTP scorers see as `trace`. */
   trace?: ScoreTrace;
+  /**
+   * The execution's trace as a span tree of normalized spans (core/scoring/trajectory/span-tree.ts):
+   * what the trajectory scorers read (docs/scorers.md "Trajectory scorers"). Optional: without it
+   * they build one from `trace.spans` (spanTreeOf, trace-view.ts); other scorers ignore it.
+   */
+  spanTree?: SpanTree;
   /** The scorer's own config from the suite or run (already checked by its configSchema). */
   config: Record<string, unknown>;
   /**

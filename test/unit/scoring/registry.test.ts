@@ -5,7 +5,7 @@ import { createScorerRegistry, defaultScorerRegistry, RULE_SCORERS } from '../..
 const refs = (list: unknown) => ScorerRefListSchema.parse(list);
 
 describe('the default scorer registry', () => {
-  it("knows the SPEC's rule-based scorers and LLM judges by name", () => {
+  it("knows the SPEC's rule-based scorers, the trajectory scorers and LLM judges by name", () => {
     expect(defaultScorerRegistry().names()).toEqual([
       'contains',
       'exactMatch',
@@ -14,6 +14,11 @@ describe('the default scorer registry', () => {
       'latency',
       'tokenEfficiency',
       'jsonMatchScorer',
+      'toolCalls',
+      'steps',
+      'loops',
+      'toolErrors',
+      'spanMatch',
       'llmJudge',
       'response_quality_judge',
       'safety_judge',
