@@ -23,7 +23,7 @@ let apiHttp: string;
 
 beforeAll(async () => {
   // Spans may be as large as an export (MAX_SPAN_BYTES above it), so a value just under the export
-  // limit is a legal span; the per-span limit itself is tested in test/integration/oversize-span.test.ts.
+  // limit is a legal span; the per-span limit itself is tested in test/e2e/oversize-span.test.ts.
   // Without credentials: these tests look at hostile payloads (auth.test.ts exports with keys).
   svc = await startTestService({ AUTH_MODE: 'none', OTLP_MAX_MESSAGE_BYTES: String(LIMIT), MAX_SPAN_BYTES: String(2 * LIMIT) });
   grpcAddress = svc.otlpGrpcAddress!;

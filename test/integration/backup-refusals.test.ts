@@ -13,7 +13,7 @@ import { makeDataDir } from '../helpers/data-dir.js';
  * What `agent-eval restore` refuses, before it writes anything: a file that is not a backup, a
  * damaged one, a backup of a newer agent-eval, a data dir that is not empty. With --force, a
  * refused archive still leaves the data dir as it was: the archive is checked before the stores
- * are replaced. (The restore that succeeds: backup-restore.test.ts.)
+ * are replaced. (The restore that succeeds: test/e2e/backup-restore.test.ts.)
  */
 
 const logger = createLogger('silent');

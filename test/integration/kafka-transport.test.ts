@@ -620,7 +620,7 @@ describe('Kafka transport (real broker)', () => {
   });
 
   // Last: it stops the broker. (A span too large for a message never reaches the sink: ingest cuts
-  // its texts to fit MAX_SPAN_BYTES, in every mode; test/integration/oversize-span.test.ts.)
+  // its texts to fit MAX_SPAN_BYTES, in every mode; test/e2e/oversize-span.test.ts.)
   it('the sink refuses with 429 past its in-flight bound, 503 + Retry-After when Kafka is gone', async () => {
     const names = await topics(3);
     const s = await sink(names.topic, { maxInFlightBytes: 2_000, maxMessageBytes: 10_000, retryAfterSeconds: 7 });
