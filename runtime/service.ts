@@ -81,7 +81,7 @@ export interface ServiceOptions {
  * The first start on empty stores creates an admin key for the default project and writes it
  * there; the key is never logged. Later starts keep the file as it is.
  */
-async function bootstrapCredentials(dataDir: string, project: Project, keys: KeyStore, logger: Logger): Promise<void> {
+export async function bootstrapCredentials(dataDir: string, project: Project, keys: KeyStore, logger: Logger): Promise<void> {
   const file = path.join(dataDir, 'credentials.json');
   fs.mkdirSync(dataDir, { recursive: true });
   if (await keys.anyKey()) {

@@ -1,16 +1,28 @@
 import { makeDataDir } from './data-dir.js';
 import { readApiKey } from './credentials.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig, type Config } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
-import { startService, type RunningService } from '../../runtime/service.js';
+import type { ClickHouseClient } from '../../core/store/clickhouse/client.js';
+import { listen } from '../../runtime/http-server.js';
+import { bootstrapCredentials, startService, type RunningService } from '../../runtime/service.js';
+import { openStores, runCleanups } from '../../runtime/stores.js';
+import { openUi } from '../../runtime/ui.js';
+import { openWritePath } from '../../runtime/write-path.js';
+import { appOnStores } from './api-on-stores.js';
 import { TEST_SERVICE_ENV, UNLIMITED } from './processes.js';
+import { seedServicePostgres } from './service-postgres.js';
 
 export { REPO_ROOT } from './processes.js';
 
 export { makeDataDir };
 
-export interface TestService extends RunningService {
+/** What a test reaches of a service it started: its API, its keys and its stores. */
+export interface TestApi {
+  apiUrl?: string;
+  defaultProjectId: string;
   dataDir: string;
+  /** The analytical store's client (see Stores.clickhouse). */
+  clickhouse: ClickHouseClient;
   /** The bootstrap admin key of the default project (from credentials.json); undefined with AUTH_MODE=none. */
   apiKey?: string;
   /** An admin key of `project`, creating the project on first use (the default project's is `apiKey`). */
@@ -20,39 +32,89 @@ export interface TestService extends RunningService {
    * no project header) with that project's key, or `key` (null: no credentials at all).
    */
   api(pathname: string, init?: RequestInit & { project?: string | null; json?: unknown; key?: string | null }): Promise<Response>;
+  stop(): Promise<void>;
 }
 
-/** The real service in this process: chDB, embedded PostgreSQL, all roles, ephemeral ports. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
-  const dataDir = env.AGENT_EVAL_DATA_DIR ?? makeDataDir();
-  const config = loadConfig({
+export interface TestService extends RunningService, TestApi {}
+
+/** The config of a test service: ephemeral ports on loopback, no limits, a new data dir (`env` overrides any of it). */
+function testConfig(env: Record<string, string>): Config {
+  return loadConfig({
     ...TEST_SERVICE_ENV,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    AGENT_EVAL_DATA_DIR: dataDir,
+    AGENT_EVAL_DATA_DIR: env.AGENT_EVAL_DATA_DIR ?? makeDataDir(),
     ...UNLIMITED,
     ...env,
   });
+}
+
+/**
+ * The real service in this process: chDB, embedded PostgreSQL, all roles, ephemeral ports. The
+ * embedded PostgreSQL of a new data dir is a copy of an initialised cluster (seedServicePostgres).
+ */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const config = testConfig(env);
+  if (!config.databaseUrl) await seedServicePostgres(config.dataDir);
   const service = await startService(config, createLogger(config.logLevel));
-  const apiKey = readApiKey(dataDir);
+  return { ...service, ...testClient(config, service.apiUrl!, service.defaultProjectId, () => service.stop()) };
+}
+
+/**
+ * The service's API alone, in this process (test/helpers/api-on-stores.ts, appOnStores: the
+ * app's own wiring, `createApp(deps).callback()` on an ephemeral port), on the service's real
+ * stores opened as the service opens them (chDB and embedded PostgreSQL, migrated; the first
+ * admin key written as on a first start): for tests of API routes over the stores that need no
+ * workflow engine, no worker and no receiver ports. Run routes answer 503 here. About 3 s less
+ * per test file than startTestService, which starts and stops all of those.
+ */
+export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+  const config = testConfig(env);
+  if (!config.databaseUrl) await seedServicePostgres(config.dataDir);
+  const logger = createLogger(config.logLevel);
+  const stores = await openStores(config, logger);
+  const closing: Array<() => Promise<void>> = [() => stores.close()];
+  const stop = () => runCleanups(closing, logger);
+  try {
+    const project = await stores.metadata.ensureDefaultProject();
+    await bootstrapCredentials(config.dataDir, project, stores.metadata.keys, logger);
+    const writePath = await openWritePath(config, stores.analytics, logger);
+    closing.push(() => writePath.close());
+    const api = appOnStores(config, { ...stores, writePath }, { defaultProjectId: project.id, logger, ui: await openUi(logger, { build: false }) });
+    closing.push(() => api.close());
+    api.resume();
+    const server = await listen(api.app, config.port, config.host);
+    closing.push(() => server.close());
+    return { clickhouse: stores.clickhouse, ...testClient(config, `http://127.0.0.1:${server.port}`, project.id, stop) };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The keys and requests of a test service listening at `apiUrl`. */
+function testClient(config: Config, apiUrl: string, defaultProjectId: string, stop: () => Promise<void>): Omit<TestApi, 'clickhouse'> {
+  const apiKey = readApiKey(config.dataDir);
   const keys = new Map<string, Promise<string>>();
   const keyFor = (project: string): Promise<string> => {
-    if (project === service.defaultProjectId && apiKey) return Promise.resolve(apiKey);
+    if (project === defaultProjectId && apiKey) return Promise.resolve(apiKey);
     let key = keys.get(project);
     if (!key) {
-      key = createProjectKey(service.apiUrl!, apiKey, project);
+      key = createProjectKey(apiUrl, apiKey, project);
       keys.set(project, key);
     }
     return key;
   };
   return {
-    ...service,
-    dataDir,
+    apiUrl,
+    defaultProjectId,
+    dataDir: config.dataDir,
     apiKey,
     keyFor,
+    stop,
     async api(pathname, init = {}) {
-      const project = init.project === undefined ? service.defaultProjectId : init.project;
-      const key = init.key !== undefined ? init.key : config.auth.mode === 'none' ? null : await keyFor(project ?? service.defaultProjectId);
-      return apiFetch(service.apiUrl!, project, pathname, { ...init, key });
+      const project = init.project === undefined ? defaultProjectId : init.project;
+      const key = init.key !== undefined ? init.key : config.auth.mode === 'none' ? null : await keyFor(project ?? defaultProjectId);
+      return apiFetch(apiUrl, project, pathname, { ...init, key });
     },
   };
 }

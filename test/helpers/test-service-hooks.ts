@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
-import { startTestService, type TestService } from './server.js';
+import { startTestApi, startTestService, type TestApi, type TestService } from './server.js';
 
 /**
  * The test service of a test file, as most API tests want it: started in `beforeAll`, stopped in
@@ -11,15 +11,31 @@ export function useTestService(
   env: Record<string, string> = {},
   opts: { start?: () => Promise<TestService>; seed?: (svc: TestService) => Promise<void>; timeout?: number } = {},
 ): TestService {
-  let svc: TestService | undefined;
+  return useStarted(opts.start ?? (() => startTestService(env)), opts, 'the test service');
+}
+
+/**
+ * useTestService for the service's API alone, in this process (startTestApi): for tests of API
+ * routes over the real stores that need no workflow engine, worker or receiver ports.
+ */
+export function useTestApi(env: Record<string, string> = {}, opts: { seed?: (api: TestApi) => Promise<void>; timeout?: number } = {}): TestApi {
+  return useStarted(() => startTestApi(env), opts, 'the test API');
+}
+
+function useStarted<T extends { stop(): Promise<void> }>(
+  start: () => Promise<T>,
+  opts: { seed?: (started: T) => Promise<void>; timeout?: number },
+  what: string,
+): T {
+  let started: T | undefined;
   beforeAll(async () => {
-    svc = await (opts.start ?? (() => startTestService(env)))();
-    await opts.seed?.(svc);
+    started = await start();
+    await opts.seed?.(started);
   }, opts.timeout);
   afterAll(async () => {
-    await svc?.stop();
+    await started?.stop();
   });
-  return startedLater(() => svc, 'the test service');
+  return startedLater(() => started, what);
 }
 
 /**
@@ -54,7 +70,7 @@ export interface ErrorBody<Details = FieldIssue[] | string> {
 export type ValidationErrorBody = ErrorBody<FieldIssue[]>;
 
 /** Requests to `svc` as its default project's admin, and their answers read with their status asserted. */
-export function apiCaller(svc: TestService) {
+export function apiCaller(svc: TestApi) {
   return {
     /** GET `path`, or POST `json` there when given; as `project` when given. */
     call: (path: string, json?: unknown, project?: string): Promise<Response> =>

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Agent, AgentList } from '../../core/model/agent.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { useTestService, type ValidationErrorBody as ErrorBody } from '../helpers/test-service-hooks.js';
+import { useTestApi, type ValidationErrorBody as ErrorBody } from '../helpers/test-service-hooks.js';
 
 // The API role alone: agents need no workflow engine (its address is only dialled by runs).
-const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+const svc = useTestApi();
 
 async function create(body: unknown, project?: string) {
   return svc.api('/api/agents', { method: 'POST', json: body, project });

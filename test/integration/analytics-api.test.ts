@@ -14,7 +14,7 @@ import {
   windowStartHoursAgo,
   writeScores,
 } from '../helpers/dashboard-analytics.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * GET /api/analytics/*: aggregates of known traces and scores, computed in ClickHouse, compared
@@ -23,7 +23,7 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * none. Another project holds traces and scores with the same ids and wildly different values.
  */
 
-let svc: TestService;
+let svc: TestApi;
 const OTHER = 'analytics-other';
 /** The same traces with tied scores (pass/fail-like), for Spearman's rho under ties. */
 const TIES = 'analytics-ties';
@@ -51,7 +51,7 @@ async function get<T>(path: string, project?: string): Promise<T> {
 }
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestApi();
   const [a1, , , , , b2] = TRACES;
   // An older version of an-a1 first: shorter, fewer tokens. Reads take each span's newest row.
   await ingest(traceBody(a1, T0, { llmMs: 10, inputTokens: 1, outputTokens: 1 }));

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
 import { TRACE_SEARCH_WINDOW, type TraceList } from '../../core/model/trace.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * GET /api/traces' filters beyond the SPEC's (docs/api.md): model, component_type,
  * min_duration_ms, has_errors, score_name + score_below, search; the scores of each listed trace;
  * the keyset cursor under every filter; 422 for bad values.
  */
-let svc: TestService;
+let svc: TestApi;
 const project = 'project-filters';
 const base = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
 
@@ -97,7 +97,7 @@ async function score(traceId: string, name: string, value: number): Promise<void
 }
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestApi();
   for (const t of TRACES) {
     const res = await svc.api('/api/traces/ingest', { method: 'POST', json: t, project });
     expect(res.status, await res.clone().text()).toBe(201);

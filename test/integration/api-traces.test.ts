@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TraceDetail, TraceList } from '../../core/model/trace.js';
 import { sampleTrace } from '../helpers/server.js';
-import { useTestService, type ValidationErrorBody as ErrorBody } from '../helpers/test-service-hooks.js';
+import { useTestApi, type ValidationErrorBody as ErrorBody } from '../helpers/test-service-hooks.js';
 
-const svc = useTestService({ MAX_BODY_BYTES: String(256 * 1024) });
+const svc = useTestApi({ MAX_BODY_BYTES: String(256 * 1024) });
 
 async function ingest(body: unknown, project?: string) {
   return svc.api('/api/traces/ingest', { method: 'POST', json: body, project });

@@ -5,7 +5,7 @@ import { createAuditLog } from '../../core/audit/audit-log.js';
 import { createAuditStore } from '../../core/store/postgres/audit-store.js';
 import { createPool, type MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * The audit log (docs/security.md, "Audit log"): every security-relevant action of the API
@@ -15,12 +15,12 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * The real service (PostgreSQL, chDB).
  */
 
-let svc: TestService;
+let svc: TestApi;
 let metadata: MetadataStore;
 const UA = 'audit-test/1.0';
 
 beforeAll(async () => {
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api,collector', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  svc = await startTestApi();
   metadata = openServiceMetadata(svc.dataDir);
 });
 

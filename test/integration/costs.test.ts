@@ -9,7 +9,7 @@ import type { TraceDetail, TraceList } from '../../core/model/trace.js';
 import { createCostReads } from '../../core/store/clickhouse/cost-reads.js';
 import { spanRow } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { makeDataDir, startTestService, type TestService } from '../helpers/server.js';
+import { makeDataDir, startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * Cost at ingest (docs/costs.md): every generation span priced from the versioned table whichever
@@ -18,7 +18,7 @@ import { makeDataDir, startTestService, type TestService } from '../helpers/serv
  * shipped table, as AGENT_EVAL_PRICES_FILE sets it.
  */
 
-let svc: TestService;
+let svc: TestApi;
 let version: string;
 const HOUR = 3_600_000;
 /** Every span of these tests starts in [T0, T0 + 1h). */
@@ -103,7 +103,7 @@ beforeAll(async () => {
   const override = path.join(dataDir, 'prices.json');
   fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(override, JSON.stringify(OVERRIDE));
-  svc = await startTestService({ AGENT_EVAL_DATA_DIR: dataDir, AGENT_EVAL_PRICES_FILE: override });
+  svc = await startTestApi({ AGENT_EVAL_DATA_DIR: dataDir, AGENT_EVAL_PRICES_FILE: override });
   version = `${loadPriceTable().version}+it-1`;
   await json(await svc.api('/api/traces/ingest', { method: 'POST', json: agentTrace('cost-json', T0 + 60_000) }), 201);
 });

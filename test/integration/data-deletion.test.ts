@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataDeletionView } from '../../core/model/data-deletion.js';
 import { loadCorpus, type CorpusJsonTrace } from '../helpers/corpus.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { pruneMetadata } from '../../core/retention/metadata-retention.js';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 // erasure), through the API of a running service on real chDB and PostgreSQL, with the realistic
 // corpus (multi-paragraph text, tool calls, every script). After a deletion nothing of the deleted
 // traces is readable anywhere: the trace, its spans, its scores, its feedback, the list.
-let svc: TestService;
+let svc: TestApi;
 const corpus = loadCorpus();
 
 /** The corpus' SPEC trace under another id, each span naming this end user and session. */
@@ -53,7 +53,7 @@ async function feedbackOf(traceId: string): Promise<unknown[]> {
 }
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestApi();
   await ingest(trace('del-one', { 'user.id': 'u-keep', 'session.id': 's-keep' }));
   await ingest(trace('del-keep', { 'user.id': 'u-keep', 'session.id': 's-keep' }));
   await ingest(trace('del-ana-1', { 'user.id': 'ana@example.com', 'session.id': 's-ana-1' }));

@@ -11,13 +11,13 @@ import type {
 } from '../../core/model/feedback.js';
 import type { Score } from '../../core/model/score.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { useTestService, type ErrorBody } from '../helpers/test-service-hooks.js';
+import { useTestApi, type ErrorBody } from '../helpers/test-service-hooks.js';
 
 /** A feedback of any type, for assertions on whichever type's field it has. */
 type Feedback = FeedbackUnion & { preference?: PreferenceData; correction?: CorrectionData; rating?: RatingData };
 
 // The API role alone: feedback needs no workflow engine.
-const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+const svc = useTestApi();
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 

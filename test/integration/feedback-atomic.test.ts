@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiOnStores } from '../helpers/api-on-stores.js';
 import { silentServer } from '../helpers/hang.js';
-import { apiFetch, startTestService, type TestService } from '../helpers/server.js';
+import { apiFetch, startTestApi, type TestApi } from '../helpers/server.js';
 import { servicePostgresUrl } from '../helpers/service-postgres.js';
 import { texts } from '../fixtures/corpus/texts.js';
 
@@ -11,11 +11,11 @@ import { texts } from '../fixtures/corpus/texts.js';
  * hangs) takes the POST; the service itself then shows what was stored.
  */
 
-let svc: TestService;
+let svc: TestApi;
 
 beforeAll(async () => {
   // The API role alone: feedback needs no workflow engine. No keys: both APIs are the same caller.
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', AUTH_MODE: 'none' });
+  svc = await startTestApi({ AUTH_MODE: 'none' });
 });
 afterAll(async () => {
   await svc?.stop();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * Hostile bodies on every write route: random and adversarial JSON (huge strings, wrong types,
@@ -9,11 +9,11 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * project, and nothing pollutes the process.
  */
 
-let svc: TestService;
+let svc: TestApi;
 const UUID = '00000000-0000-4000-8000-00000000abcd';
 
 beforeAll(async () => {
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api,collector', TEMPORAL_ADDRESS: '127.0.0.1:1', MAX_BODY_BYTES: String(4 * 1024 * 1024) });
+  svc = await startTestApi({ MAX_BODY_BYTES: String(4 * 1024 * 1024) });
 });
 
 afterAll(async () => {

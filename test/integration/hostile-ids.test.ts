@@ -4,7 +4,7 @@ import { createApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
 import { classifyStoreError } from '../../core/errors.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { sampleTrace, startTestService, type TestService } from '../helpers/server.js';
+import { sampleTrace, startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * Hostile ids and hostile bodies on every route of the API (docs/api.md, "Refused at the door"):
@@ -15,7 +15,7 @@ import { sampleTrace, startTestService, type TestService } from '../helpers/serv
  * route added later is walked too.
  */
 
-let svc: TestService;
+let svc: TestApi;
 const PROJECT = 'hostile-ids';
 
 /** NUL, a C0 control, ESC, DEL and NEL (C1). */
@@ -256,7 +256,7 @@ function notASpecRefusal(a: Answer): string | null {
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api,collector', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  svc = await startTestApi();
   const created = async (path: string, json: unknown, expected = 201) => {
     const res = await svc.api(path, { method: 'POST', project: PROJECT, json });
     const text = await res.text();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CalibrationList, JudgeCalibrationAnswer } from '../../core/model/calibration.js';
 import type { Score } from '../../core/model/score.js';
 import { writeScores } from '../helpers/dashboard-analytics.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * GET /api/judges/calibration and /api/judges/{name}/calibration: judges' scores (source `eval`)
@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * and the statistics compared with values worked out by hand.
  */
 
-let svc: TestService;
+let svc: TestApi;
 const OTHER = 'calibration-other';
 const NOW = Date.now();
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -61,7 +61,7 @@ const SAFETY: Array<[number, number, number]> = [
 ];
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestApi();
   const scores: Score[] = [];
   // Traces the scores are about, ingested like any other.
   const ids = [...HELPFUL_JUDGE.map((_, i) => `cal-help-${i}`), ...Array.from({ length: 50 }, (_, i) => `cal-safe-${i}`)];

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { useTestService } from '../helpers/test-service-hooks.js';
+import { useTestApi } from '../helpers/test-service-hooks.js';
 
 /**
  * A service with no LLM provider configured knows the judges by name but refuses, when a suite
  * or a run is created, any that would need one: a clear 400, not cases failing one by one later.
  */
 
-// The API role alone: the refusal comes before any workflow is started.
-const svc = useTestService(
-  { AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' },
+// The API alone, in process: the refusal comes before any workflow is started.
+const svc = useTestApi(
+  {},
   {
     async seed(started) {
       const agent = await started.api('/api/agents', { method: 'POST', json: { name: 'a', endpoint: 'http://127.0.0.1:9/agent' } });

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/logger.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /** Dropped log lines are counted on /metrics (docs/deployment.md, "Logs"). */
 
-let svc: TestService;
+let svc: TestApi;
 
 beforeAll(async () => {
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  svc = await startTestApi();
 });
 afterAll(async () => {
   await svc?.stop();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * GET /metrics answers only with credentials (docs/security.md, "Metrics"): the scrape token
@@ -15,7 +15,7 @@ const PROCESS_SERIES = [
   'agent_eval_online_eval_stats_up',
 ];
 
-let svc: TestService;
+let svc: TestApi;
 const rules: Record<'a' | 'b', string> = { a: '', b: '' };
 const projects = { a: 'metrics-a', b: 'metrics-b' };
 
@@ -36,7 +36,7 @@ async function createRule(project: string): Promise<string> {
 
 beforeAll(async () => {
   // The API role alone: the online rules' counters are read from PostgreSQL, no worker needed.
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', METRICS_TOKEN: TOKEN });
+  svc = await startTestApi({ METRICS_TOKEN: TOKEN });
   rules.a = await createRule(projects.a);
   rules.b = await createRule(projects.b);
 });

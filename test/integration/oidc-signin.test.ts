@@ -4,7 +4,7 @@ import type { AuthState, MemberView, SessionView } from '../../core/model/user.j
 import type { QueueItem } from '../../core/model/queue.js';
 import type { Comparison, Feedback } from '../../core/model/feedback.js';
 import { oidcSignIn, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
 
 /**
@@ -15,7 +15,7 @@ import { expectJson as json } from '../helpers/test-service-hooks.js';
  * their name. The real service (API role, PostgreSQL, chDB).
  */
 
-let svc: TestService;
+let svc: TestApi;
 let idp: TestOidcProvider;
 const ACCOUNTS = {
   ada: { name: 'Ada Lovelace', email: 'ada@example.com' },
@@ -47,7 +47,7 @@ beforeAll(async () => {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   idp = await startOidcProvider(url, ACCOUNTS);
-  svc = await startTestService({
+  svc = await startTestApi({
     PORT: String(port),
     AGENT_EVAL_ROLES: 'api',
     TEMPORAL_ADDRESS: '127.0.0.1:1',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
 import type { PromptLabels, PromptList, PromptTraceList, PromptVersion, PromptVersionList, RenderedPrompt } from '../../core/model/prompt.js';
 import { sampleTrace } from '../helpers/server.js';
-import { useTestService, type ErrorBody } from '../helpers/test-service-hooks.js';
+import { useTestApi, type ErrorBody } from '../helpers/test-service-hooks.js';
 
 type Rendered = RenderedPrompt & { id: string; name: string; version: number };
 type Traces = PromptTraceList & { id: string; name: string; version: number | null };
@@ -11,7 +11,7 @@ const OTHER = 'other-project';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 // The API role alone: prompts need no workflow engine.
-const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', MAX_BODY_BYTES: String(MAX_BODY_BYTES) });
+const svc = useTestApi({ MAX_BODY_BYTES: String(MAX_BODY_BYTES) });
 
 function post(path: string, body: unknown, project?: string) {
   return svc.api(path, { method: 'POST', json: body, project });

@@ -4,13 +4,13 @@ import type { Feedback } from '../../core/model/feedback.js';
 import type { ItemList, QueueItem, QueueList, ReviewQueue, SuiteCaseRef } from '../../core/model/queue.js';
 import type { Score } from '../../core/model/score.js';
 import type { SuiteSummary, SuiteVersion } from '../../core/model/suite.js';
-import { apiCaller, useTestService, type ErrorBody } from '../helpers/test-service-hooks.js';
+import { apiCaller, useTestApi, type ErrorBody } from '../helpers/test-service-hooks.js';
 
 type CreatedQueue = ReviewQueue & { truncated: boolean };
 type Completed = { item: QueueItem; feedback: Feedback | null; score_ids: string[] };
 
 // The API role alone: queues need no workflow engine.
-const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+const svc = useTestApi();
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 

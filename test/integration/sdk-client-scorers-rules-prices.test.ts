@@ -2,19 +2,19 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentEvalClient, ServiceApiError } from '../../sdk/index.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * The typed client's groups for issue 12's endpoints against the real service: HTTP custom
  * scorers, online evaluation rules, judge calibration, and the price table.
  */
-let service: TestService;
+let service: TestApi;
 let client: AgentEvalClient;
 let scorerServer: http.Server;
 let scorerUrl: string;
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestApi();
   client = new AgentEvalClient({ url: service.apiUrl, apiKey: service.apiKey });
   scorerServer = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"value":1}'));
   await new Promise<void>((resolve) => scorerServer.listen(0, '127.0.0.1', resolve));

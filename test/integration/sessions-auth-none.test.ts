@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * With AUTH_MODE=none there are no sessions (docs/security.md, "Signing in"): the dashboard calls
  * as anyone, naming its project. A file of its own: chDB opens one data directory per process.
  */
-let svc: TestService;
+let svc: TestApi;
 
 beforeAll(async () => {
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', AUTH_MODE: 'none' });
+  svc = await startTestApi({ AUTH_MODE: 'none' });
 });
 afterAll(async () => {
   await svc?.stop();

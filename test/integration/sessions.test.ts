@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import type { SessionView } from '../../core/model/user.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * The dashboard's sessions (docs/security.md, "Signing in"), against the real service (API role,
@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * made with it, sign-out and both expiries ending it server-side, and API keys unaffected.
  */
 
-let svc: TestService;
+let svc: TestApi;
 let metadata: MetadataStore;
 const COMPARISON = { prompt: 'which is better?', output_a: 'a', output_b: 'b' };
 
@@ -35,7 +35,7 @@ function withCookie(cookie: string, path: string, init: { method?: string; json?
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1', SESSION_IDLE_MINUTES: '30', SESSION_MAX_HOURS: '24' });
+  svc = await startTestApi({ SESSION_IDLE_MINUTES: '30', SESSION_MAX_HOURS: '24' });
   metadata = openServiceMetadata(svc.dataDir);
 });
 afterAll(async () => {

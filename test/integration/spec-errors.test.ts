@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * Conformance with the SPEC's Errors section: every 400 message verbatim on its endpoint, the
@@ -7,11 +7,11 @@ import { startTestService, type TestService } from '../helpers/server.js';
  * the real service as it ships (credentials required).
  */
 
-let svc: TestService;
+let svc: TestApi;
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
-  svc = await startTestService({ AGENT_EVAL_ROLES: 'api,collector', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  svc = await startTestApi();
 });
 
 afterAll(async () => {

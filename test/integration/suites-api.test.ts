@@ -4,10 +4,10 @@ import type { Agent } from '../../core/model/agent.js';
 import type { SuiteList, SuiteSummary, SuiteVersion, SuiteVersionInfo } from '../../core/model/suite.js';
 import { startApiOnStores } from '../helpers/api-on-stores.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
-import { useTestService, type ErrorBody } from '../helpers/test-service-hooks.js';
+import { useTestApi, type ErrorBody } from '../helpers/test-service-hooks.js';
 
 // The API role alone: suites need no workflow engine (its address is only dialled by runs).
-const svc = useTestService({ AGENT_EVAL_ROLES: 'api', TEMPORAL_ADDRESS: '127.0.0.1:1' });
+const svc = useTestApi();
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 

@@ -3,7 +3,7 @@ import type { SessionDetail, SessionList } from '../../core/model/trace-session.
 import type { TraceList } from '../../core/model/trace.js';
 import { AgentEvalClient } from '../../sdk/index.js';
 import { loadCorpus } from '../helpers/corpus.js';
-import { expectJson, useTestService } from '../helpers/test-service-hooks.js';
+import { expectJson, useTestApi } from '../helpers/test-service-hooks.js';
 
 /**
  * Sessions (issue 29, docs/api.md "Sessions"): traces grouped by the session and user ids of every
@@ -12,7 +12,7 @@ import { expectJson, useTestService } from '../helpers/test-service-hooks.js';
  * script); GET /api/sessions pages by keyset and filters; GET /api/sessions/{id} reads like the
  * conversation; GET /api/traces filters by session_id, user_id and environment; projects are apart.
  */
-const svc = useTestService();
+const svc = useTestApi();
 const base = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const texts = loadCorpus()

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 interface PageSpan {
   span_id: string;
@@ -27,7 +27,7 @@ const SPANS = 12_000;
 const TRACE = 'huge-trace';
 const base = Date.now() - 3_600_000;
 
-let svc: TestService;
+let svc: TestApi;
 
 /** Span i starts at base + floor(i / 3) ms: three spans share each start, so span_id breaks ties. */
 function span(i: number, start = base + Math.floor(i / 3)) {
@@ -44,7 +44,7 @@ async function getPage(query: string): Promise<{ status: number; ms: number; bod
 }
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestApi();
   const all = Array.from({ length: SPANS }, (_, i) => span(i));
   // 10,000 spans is the most one request may carry: two requests, as a long-running agent would send.
   const first = await svc.api('/api/traces/ingest', {

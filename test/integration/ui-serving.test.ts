@@ -3,19 +3,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureUiBuild, UI_DIR } from '../../scripts/build-ui.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * The dashboard and the API on one port (docs/dashboard.md): SvelteKit's adapter-node handler
  * answers every path but /api, /v1 and /metrics, which stay the API's.
  */
 describe('dashboard served by the API process', () => {
-  let svc: TestService;
+  let svc: TestApi;
 
   beforeAll(async () => {
     // Seconds when ui/ changed since the last build, nothing otherwise (test/global-setup.ts builds it too).
     await ensureUiBuild();
-    svc = await startTestService();
+    svc = await startTestApi();
   });
   afterAll(() => svc?.stop());
 
