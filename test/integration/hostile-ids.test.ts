@@ -72,6 +72,7 @@ function normalParam(route: Route, param: string): string {
   if (param === 'spanId') return ids.span;
   if (param === 'keyId') return ids.key;
   if (param === 'itemId') return ids.item;
+  if (param === 'sessionId') return 'hostile-session';
   const resource = /^\/api\/(evals\/online-rules|evals\/runs|feedback\/comparisons|alerts\/rules|admin\/projects|[a-z-]+)/.exec(route.path)![1];
   const byResource: Record<string, string> = {
     projects: PROJECT,
@@ -263,7 +264,8 @@ beforeAll(async () => {
     expect(res.status, `${path}: ${text}`).toBe(expected);
     return JSON.parse(text) as Record<string, unknown>;
   };
-  const trace = sampleTrace('hostile-trace');
+  // A turn of a session, so GET /api/sessions/:sessionId has one to answer.
+  const trace = { ...sampleTrace('hostile-trace'), attributes: { session_id: 'hostile-session' } };
   await created('/api/traces/ingest', trace);
   ids.trace = 'hostile-trace';
   ids.span = 'hostile-trace-1';
@@ -304,6 +306,7 @@ describe('the routes, read off the router', () => {
       'DELETE /api/projects/:id/keys/:keyId',
       'GET /api/judges/:name/calibration',
       'PATCH /api/evals/online-rules/:id',
+      'GET /api/sessions/:sessionId',
     ]) {
       expect(keys).toContain(key);
     }
