@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDist } from '../helpers/processes.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 import { eventually } from '../helpers/eventually.js';
@@ -12,6 +13,7 @@ import { BIN, parseJson, runCli, type CliResult } from '../cli/run-cli.js';
  * The `agent-eval` CLI end to end: `node bin/agent-eval.js ...` in child processes against a
  * real service (chDB, embedded PostgreSQL, Temporal dev server) and an HTTP agent served by the
  * test. Exit codes, the SPEC's messages, --json output, the config file and comparison gates.
+ * The CLI runs compiled, as installed (dist/ is built first when a source is newer).
  */
 
 interface RunJson {
@@ -88,7 +90,8 @@ function expectExit(result: CliResult, code: number): void {
 
 beforeAll(async () => {
   agent = await startTestAgent(behaviour);
-  service = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' });
+  // The CLI as an installed package runs it: from dist/ (bin/agent-eval.js), built here when stale.
+  [service] = await Promise.all([startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' }), buildDist()]);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-cli-'));
   fs.writeFileSync(file('weather.yaml'), WEATHER);
   fs.writeFileSync(file('half.yml'), HALF);

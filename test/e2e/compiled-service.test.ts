@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportVia, recordTrace } from '../e2e/helpers/otel.js';
+import { exportVia, recordTrace } from './helpers/otel.js';
 import { expectTraceStoredAsSent, loadCorpus, sentFromJson, sentFromRecorded, toSpanSpecs } from '../helpers/corpus.js';
-import { pollUntil, removeDir, REPO_ROOT, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
+import { buildDist, pollUntil, removeDir, REPO_ROOT, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 import { apiFetch, makeDataDir } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { cachedCliPath } from '../../workflows/engine/temporal-release.js';
@@ -32,17 +32,7 @@ const corpus = loadCorpus();
 
 beforeAll(async () => {
   // What `npm start` does first; a no-op when another test (or the last run) built the current sources.
-  try {
-    execFileSync(process.execPath, ['scripts/build-dist.mjs', '--if-stale'], {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 300_000,
-    });
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`building dist/ failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
-  }
+  await buildDist();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-compiled-'));
   // An empty cache dir but for the Temporal CLI global-setup prepared: the workflow bundle is built from dist/.
   const cacheDir = path.join(work, 'cache');

