@@ -131,8 +131,12 @@ async function ingestAll(c: ReturnType<typeof client>, bodies: Array<() => unkno
   for (let i = 0; i < bodies.length; i += 25) await Promise.all(bodies.slice(i, i + 25).map((b) => c.ingest(b())));
 }
 
-/** Rules wait this long after a trace's last write: long enough for a test's few writes of one trace. */
-const DELAY = 3;
+/**
+ * Rules wait this long after a trace's last write (on top of the store's allowance for writes in
+ * flight, INSERT_SETTLE_MS). The traces of the tests using it are each one write, so it need not
+ * be long; the delay's own test ('waits delay_seconds ...') sends a late span with a delay of its own.
+ */
+const DELAY = 1;
 const OK = { outputContains: ['ok'] };
 
 describe('an online rule', () => {
