@@ -63,7 +63,7 @@ const spawnRole = (roles: string, dataDir: string, extra: Record<string, string>
 beforeAll(async () => {
   const cacheDir = process.env.AGENT_EVAL_CACHE_DIR ?? `${process.env.HOME}/.cache/agent-eval`;
   [broker, postgres, temporal] = await Promise.all([
-    startKafka({ version: process.env.KAFKA_TEST_VERSION }),
+    startKafka(),
     startEmbeddedPostgres(dir('agent-eval-dist-pg-'), logger),
     startDevServer({ dataDir: dir('agent-eval-dist-temporal-'), cacheDir, namespace: 'agent-eval-dist', logger }),
   ]);

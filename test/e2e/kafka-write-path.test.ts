@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { committedOffsets, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
+import { committedOffsets, kafkaClient, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { MESSAGE_HEADERS } from '../../collector/kafka/envelope.js';
 import { apiFetch, makeDataDir, sampleTrace, startTestService, type TestService } from '../helpers/server.js';
 import { agentTrace, exportSpans, makeExporter, recordSpans, type ExporterKind } from '../fixtures/otlp/sdk.js';
@@ -17,14 +17,9 @@ let kafka: Kafka;
 let brokers: string;
 
 beforeAll(async () => {
-  broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
+  broker = await startKafka();
   brokers = broker.brokers.join(',');
-  kafka = new Kafka({
-    clientId: 'kafka-e2e-test',
-    brokers: broker.brokers,
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1000 },
-  });
+  kafka = kafkaClient(broker, 'kafka-write-path-test', 5);
 });
 
 afterAll(async () => {

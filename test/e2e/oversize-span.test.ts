@@ -72,7 +72,7 @@ describe.each(modes)('$mode', ({ sink, env }) => {
   let svc: ServiceProcess;
 
   beforeAll(async () => {
-    if (sink === 'kafka') broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
+    if (sink === 'kafka') broker = await startKafka();
     svc = await spawnServiceProcess(dataDir, { MAX_SPAN_BYTES: String(MAX_SPAN_BYTES), ...env() });
     expect((await writePath()).kind).toBe(sink);
   });

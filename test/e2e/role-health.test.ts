@@ -28,7 +28,7 @@ beforeAll(async () => {
   const started = await Promise.allSettled([
     spawnServiceProcess(dirs.worker, { AGENT_EVAL_ROLES: 'worker' }),
     (async () => {
-      broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
+      broker = await startKafka();
       return spawnServiceProcess(dirs.collector, {
         AGENT_EVAL_ROLES: 'collector',
         KAFKA_BROKERS: broker.brokers.join(','),

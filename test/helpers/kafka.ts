@@ -5,10 +5,12 @@ import net from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel, type IHeaders } from 'kafkajs';
+import type { SpanRecord } from '../../core/model/span.js';
+import { SPAN_COLUMNS, spanRow } from '../../core/store/clickhouse/rows.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/kafka.sh', import.meta.url));
 
-/** The broker version tests run against unless they ask for another. */
+/** The broker version tests run against unless they ask for another (or KAFKA_TEST_VERSION names one). */
 export const DEFAULT_KAFKA_VERSION = '3.9.1';
 
 /** A running single-node Kafka broker (KRaft) started by scripts/kafka.sh. */
@@ -34,7 +36,7 @@ export interface StartKafkaOptions {
  * log when it does not come up: tests that need Kafka fail, they never quietly pass.
  */
 export async function startKafka(opts: StartKafkaOptions = {}): Promise<KafkaBroker> {
-  const version = opts.version || DEFAULT_KAFKA_VERSION; // '' (an empty env var) means the default too
+  const version = opts.version || process.env.KAFKA_TEST_VERSION || DEFAULT_KAFKA_VERSION; // '' (an empty env var) means the default too
   await runScript(['fetch', version]);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-kafka-'));
@@ -65,6 +67,11 @@ export async function startKafka(opts: StartKafkaOptions = {}): Promise<KafkaBro
     throw new Error(`Kafka ${version} did not start: ${(err as Error).message}\n--- broker log (tail) ---\n${log}`);
   }
   return { brokers, version, logFile, pid: child.pid!, stop };
+}
+
+/** A client of `broker` for a test's own reads, writes and admin calls: silent, with short retries. */
+export function kafkaClient(broker: KafkaBroker, clientId: string, retries = 3): Kafka {
+  return new Kafka({ clientId, brokers: broker.brokers, logLevel: logLevel.NOTHING, retry: { retries, initialRetryTime: 100, maxRetryTime: 1000 } });
 }
 
 /** A message as read back by a test. */
@@ -206,4 +213,31 @@ function tail(file: string, lines = 60): string {
   } catch {
     return '(no log)';
   }
+}
+
+/**
+ * A span as the row of format 3 (before 2026-11-27), written the way that release's CSV encoder
+ * did: strings always quoted with their `"` doubled and line breaks raw; maps as ClickHouse text
+ * `{'k':'v'}` (each `'` and `\` escaped by a backslash), quoted; times as `seconds.mmm`; numbers
+ * bare; `\N` for null. For tests that the ingester still reads messages of that format.
+ */
+export function format3SpanRow(s: SpanRecord): string {
+  const quoted = (t: string) => `"${t.replaceAll('"', '""')}"`;
+  const literal = (t: string) => `'${t.replace(/['\\]/g, '\\$&')}'`;
+  const row = spanRow(s) as unknown as Record<string, unknown>;
+  return SPAN_COLUMNS.map((column) => {
+    const v = row[column];
+    if (v === null || v === undefined) return '\\N';
+    if (column === 'start_time' || column === 'end_time') {
+      const ms = v as number;
+      return `${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')}`;
+    }
+    if (typeof v === 'number') return String(v);
+    if (typeof v === 'string') return quoted(v);
+    return quoted(
+      `{${Object.entries(v as Record<string, string>)
+        .map(([k, x]) => `${literal(k)}:${literal(x)}`)
+        .join(',')}}`,
+    );
+  }).join(',');
 }

@@ -144,6 +144,33 @@ export function apiFetch(
   return fetch(`${baseUrl}${pathname}`, { ...init, headers, body });
 }
 
+/** A JSON ingest body of one trace of one span, its root, with an input and an output; 100 ms long, a minute ago unless `startMs` says when. */
+export function oneSpanTrace(
+  traceId: string,
+  opts: { name?: string; status?: 'ok' | 'error'; attributes?: Record<string, string>; input?: string; output?: string; startMs?: number } = {},
+) {
+  const start = opts.startMs ?? Date.now() - 60_000;
+  const at = (ms: number) => new Date(ms).toISOString();
+  const root = {
+    span_id: `${traceId}-root`,
+    name: 'agent',
+    type: 'span',
+    start_time: at(start),
+    end_time: at(start + 100),
+    input: opts.input ?? 'in',
+    output: opts.output ?? 'out',
+  };
+  return {
+    trace_id: traceId,
+    name: opts.name ?? 'agent-run',
+    status: opts.status ?? 'ok',
+    duration_ms: 100,
+    start_time: at(start),
+    attributes: opts.attributes ?? {},
+    spans: [root],
+  };
+}
+
 /** A JSON ingest body of one trace with `spanCount` spans under one root. */
 export function sampleTrace(traceId: string, opts: { spanCount?: number; start?: number; name?: string; status?: 'ok' | 'error' } = {}) {
   const start = opts.start ?? Date.now() - 10_000;

@@ -34,3 +34,24 @@ export function spanRecord(fields: Partial<SpanRecord> = {}): SpanRecord {
     ...fields,
   };
 }
+
+/**
+ * A client generation of gpt-4o 50 ms long from `start`, asked 'hi' (3 tokens) and answering
+ * 'hello' (5 tokens), recorded by scope otel 1: spanRecord with what a chat call carries.
+ */
+export function chatSpan(start: number, fields: Partial<SpanRecord> = {}): SpanRecord {
+  return spanRecord({
+    kind: 'client',
+    start_time: start,
+    end_time: start + 50,
+    duration_ms: 50,
+    model: 'gpt-4o',
+    input: 'hi',
+    output: 'hello',
+    input_tokens: 3,
+    output_tokens: 5,
+    scope_name: 'otel',
+    scope_version: '1',
+    ...fields,
+  });
+}

@@ -18,6 +18,7 @@ import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js'
 import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
 import type { SpanRecord } from '../../core/model/span.js';
 import { failure } from '../helpers/eventually.js';
+import { spanRecord } from '../helpers/span-record.js';
 
 // The ClickHouse gateway (core/store/clickhouse/gateway.ts): chDB in this process, started with
 // the gateway by the runtime's openStores, and a second @clickhouse/client reaching it over HTTP
@@ -183,18 +184,12 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
     const overGateway = createAnalyticsStore(remote);
     const start = Date.now() - 60_000;
     const text = 'nul\u0000byte, "quoted"\n\nsecond paragraph \\ end\r\n\r\n';
-    const span: SpanRecord = {
+    const span = spanRecord({
       project_id: 'proj-gateway',
       trace_id: 'trace-csv',
       span_id: 'span-csv',
-      parent_span_id: null,
       name: text,
-      span_type: 'generation',
-      component_type: 'generation',
-      convention: 'genai',
       kind: 'client',
-      status: 'ok',
-      status_message: '',
       start_time: start,
       end_time: start + 5,
       duration_ms: 5,
@@ -205,10 +200,7 @@ describe('the ClickHouse gateway: embedded chDB over ClickHouse HTTP', () => {
       output_tokens: 2,
       attributes: { "it's": text },
       resource_attributes: { 'service.name': 'gw' },
-      scope_name: '',
-      scope_version: '',
-      events: '[]',
-    };
+    });
     await overGateway.writeRows(encodeRowBatch([span]));
     const back = await overGateway.getSpan('proj-gateway', 'span-csv');
     expect(back).toMatchObject({ name: text, input: text, output: `${text}!`, attributes: { "it's": text } });
@@ -434,32 +426,23 @@ describe('the gateway with small limits (startClickHouseGateway on the same conn
 
   it('takes a write batch over its chunk limit, streamed in chunks (span rows are TabSeparated: a row ends at a raw newline), every span once', async () => {
     const start = Date.now() - 60_000;
-    const spans: SpanRecord[] = Array.from({ length: 200 }, (_, i) => ({
-      project_id: 'proj-gateway',
-      trace_id: `trace-parts-${i % 4}`,
-      span_id: `span-parts-${i}`,
-      parent_span_id: null,
-      name: 'chat',
-      span_type: 'generation',
-      component_type: 'generation',
-      convention: 'genai',
-      kind: 'client',
-      status: 'ok',
-      status_message: '',
-      start_time: start + i,
-      end_time: start + i + 5,
-      duration_ms: 5,
-      model: 'gpt-4o',
-      input: `ünïcödé\n\n${'ü'.repeat(500)}\n\n${i}`,
-      output: 'ok\n\nbye',
-      input_tokens: 1,
-      output_tokens: 1,
-      attributes: {},
-      resource_attributes: { 'service.name': 'gw' },
-      scope_name: '',
-      scope_version: '',
-      events: '[]',
-    }));
+    const spans: SpanRecord[] = Array.from({ length: 200 }, (_, i) =>
+      spanRecord({
+        project_id: 'proj-gateway',
+        trace_id: `trace-parts-${i % 4}`,
+        span_id: `span-parts-${i}`,
+        kind: 'client',
+        start_time: start + i,
+        end_time: start + i + 5,
+        duration_ms: 5,
+        model: 'gpt-4o',
+        input: `ünïcödé\n\n${'ü'.repeat(500)}\n\n${i}`,
+        output: 'ok\n\nbye',
+        input_tokens: 1,
+        output_tokens: 1,
+        resource_attributes: { 'service.name': 'gw' },
+      }),
+    );
     const batch = encodeRowBatch(spans);
     expect(Buffer.byteLength(batch.spans.join('\n'))).toBeGreaterThan(3 * 64 * 1024);
     await createBatchWriter(httpClickHouse(client), { maxInsertBytes: 1 << 30 }).writeRows(batch);

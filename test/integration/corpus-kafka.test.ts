@@ -1,4 +1,4 @@
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportVia, recordTrace, type ExporterKind, type RecordedTrace } from '../e2e/helpers/otel.js';
 import {
@@ -14,7 +14,7 @@ import {
   type SentTrace,
 } from '../helpers/corpus.js';
 import { DEAD_LETTER_HEADERS } from '../../collector/kafka/dead-letter.js';
-import { readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
+import { kafkaClient, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { pollUntil } from '../helpers/processes.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
@@ -36,8 +36,8 @@ const corpus = loadCorpus();
 const recorded = new Map<string, RecordedTrace>();
 
 beforeAll(async () => {
-  broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
-  kafka = new Kafka({ clientId: 'corpus-kafka-test', brokers: broker.brokers, logLevel: logLevel.NOTHING });
+  broker = await startKafka();
+  kafka = kafkaClient(broker, 'corpus-kafka-test', 5);
   // Without credentials: the write path is under test, not the keys.
   svc = await startTestService({
     AUTH_MODE: 'none',

@@ -12,6 +12,7 @@ import type {
 import type { Score } from '../../core/model/score.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { useTestApi, type ErrorBody } from '../helpers/test-service-hooks.js';
+import { oneSpanTrace } from '../helpers/server.js';
 
 /** A feedback of any type, for assertions on whichever type's field it has. */
 type Feedback = FeedbackUnion & { preference?: PreferenceData; correction?: CorrectionData; rating?: RatingData };
@@ -53,25 +54,7 @@ async function scoresOf(traceId: string, project?: string): Promise<Score[]> {
 
 /** A trace whose root span has `input` and `output`. */
 async function ingestTrace(traceId: string, input: string, output: string, project?: string) {
-  const start = Date.now() - 5_000;
-  const body = {
-    trace_id: traceId,
-    name: 'answer',
-    status: 'ok',
-    duration_ms: 100,
-    start_time: new Date(start).toISOString(),
-    spans: [
-      {
-        span_id: `${traceId}-root`,
-        name: 'agent',
-        type: 'span',
-        start_time: new Date(start).toISOString(),
-        end_time: new Date(start + 100).toISOString(),
-        input,
-        output,
-      },
-    ],
-  };
+  const body = oneSpanTrace(traceId, { name: 'answer', input, output, startMs: Date.now() - 5_000 });
   const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body, project });
   expect(res.status, await res.clone().text()).toBe(201);
 }

@@ -18,7 +18,7 @@ let svc: TestService;
 let thaw: (() => void) | undefined;
 
 beforeAll(async () => {
-  broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
+  broker = await startKafka();
   svc = await startTestService({ KAFKA_BROKERS: broker.brokers.join(',') });
 });
 afterAll(async () => {

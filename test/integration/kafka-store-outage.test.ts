@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { ConfigResourceTypes, type Kafka } from 'kafkajs';
 import { pino } from 'pino';
 import { eventually } from '../helpers/eventually.js';
-import { committedOffsets, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
+import { committedOffsets, format3SpanRow, kafkaClient, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { makeDataDir } from '../helpers/data-dir.js';
+import { spanRecord } from '../helpers/span-record.js';
 import { createKafkaSink } from '../../collector/kafka/kafka-sink.js';
 import { startIngester, type Ingester } from '../../collector/kafka/ingester.js';
 import { ensureTopics } from '../../collector/kafka/topics.js';
@@ -20,7 +21,6 @@ import type { AnalyticsStore, BatchWriter } from '../../core/store/analytics.js'
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
 import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
-import { SPAN_COLUMNS, spanRow } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { migrate } from '../../core/store/migrations.js';
 
@@ -39,13 +39,8 @@ let store: AnalyticsStore;
 const running: Array<{ stop(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  [broker, ch] = await Promise.all([startKafka({ version: process.env.KAFKA_TEST_VERSION }), connectClickHouse({ dataDir: makeDataDir() })]);
-  kafka = new Kafka({
-    clientId: 'kafka-store-outage-test',
-    brokers: broker.brokers,
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
-  });
+  [broker, ch] = await Promise.all([startKafka(), connectClickHouse({ dataDir: makeDataDir() })]);
+  kafka = kafkaClient(broker, 'kafka-store-outage-test');
   await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
   store = createAnalyticsStore(ch);
 });
@@ -91,7 +86,7 @@ const T0 = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
 
 function span(project: string, trace: string, id: string, type: SpanType, start: number, extra: Partial<SpanRecord> = {}): SpanRecord {
   const generation = type === 'generation';
-  return {
+  return spanRecord({
     project_id: project,
     trace_id: trace,
     span_id: `${trace}-${id}`,
@@ -100,9 +95,6 @@ function span(project: string, trace: string, id: string, type: SpanType, start:
     span_type: type,
     component_type: type === 'span' ? null : type,
     convention: 'spec',
-    kind: '',
-    status: 'ok',
-    status_message: '',
     start_time: T0 + start,
     end_time: T0 + start + 100,
     duration_ms: 100,
@@ -111,13 +103,9 @@ function span(project: string, trace: string, id: string, type: SpanType, start:
     output: 'answer',
     input_tokens: generation ? 100 : 0,
     output_tokens: generation ? 10 : 0,
-    attributes: {},
     resource_attributes: { 'service.name': 'agent' },
-    scope_name: '',
-    scope_version: '',
-    events: '[]',
     ...extra,
-  };
+  });
 }
 
 /** An agent run: a root, two LLM calls (the second fails) and a tool call. */
@@ -298,28 +286,6 @@ async function ingestInto(names: { topic: string; deadLetterTopic: string; group
   const ingester = await startIngester({ kafka, logger, ...names, writer: store, retryBackoffMs: { min: 100, max: 500 }, sessionTimeoutMs: 10_000 });
   running.push(ingester);
   return ingester;
-}
-
-/** A span as the CSV row of format 3, as that release's encoder wrote it (kafka-transport.test.ts explains the dialect). */
-function csvSpanRow(s: SpanRecord): string {
-  const quoted = (t: string) => `"${t.replaceAll('"', '""')}"`;
-  const literal = (t: string) => `'${t.replace(/['\\]/g, '\\$&')}'`;
-  const row = spanRow(s) as unknown as Record<string, unknown>;
-  return SPAN_COLUMNS.map((column) => {
-    const v = row[column];
-    if (v === null || v === undefined) return '\\N';
-    if (column === 'start_time' || column === 'end_time') {
-      const ms = v as number;
-      return `${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')}`;
-    }
-    if (typeof v === 'number') return String(v);
-    if (typeof v === 'string') return quoted(v);
-    return quoted(
-      `{${Object.entries(v as Record<string, string>)
-        .map(([k, x]) => `${literal(k)}:${literal(x)}`)
-        .join(',')}}`,
-    );
-  }).join(',');
 }
 
 const hex = (n: number, bytes: number) => n.toString(16).padStart(bytes * 2, '0');
@@ -530,7 +496,7 @@ describe('format 4 through the real store', () => {
         messages: [
           {
             key: 'csv',
-            value: csvRun.spans.map(csvSpanRow).join('\n'),
+            value: csvRun.spans.map(format3SpanRow).join('\n'),
             headers: format('3', { [MESSAGE_HEADERS.table]: 'spans', [MESSAGE_HEADERS.rows]: '4' }),
           },
           {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type Message } from 'kafkajs';
 import { pino } from 'pino';
 import { eventually } from '../helpers/eventually.js';
-import { committedOffsets, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
+import { committedOffsets, format3SpanRow, kafkaClient, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { createKafkaSink } from '../../collector/kafka/kafka-sink.js';
 import { startIngester, type Ingester, type IngesterOptions } from '../../collector/kafka/ingester.js';
 import { ensureTopics } from '../../collector/kafka/topics.js';
@@ -13,7 +13,7 @@ import { writeFailure } from '../../core/errors.js';
 import type { BatchWriter } from '../../core/store/analytics.js';
 import type { RowBatch, SpanRecord, TraceHeader } from '../../core/model/span.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { encodeSpanRow, SPAN_COLUMNS, spanRow } from '../../core/store/clickhouse/rows.js';
+import { encodeSpanRow, spanRow } from '../../core/store/clickhouse/rows.js';
 
 // The Kafka transport alone: sink -> broker -> ingester -> a BatchWriter that records what it gets.
 // Rows are encoded once at ingest (span rows as TabSeparated lines, trace_stats_input rows as
@@ -28,13 +28,8 @@ let kafka: Kafka;
 const running: Array<{ stop(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  broker = await startKafka({ version: process.env.KAFKA_TEST_VERSION });
-  kafka = new Kafka({
-    clientId: 'kafka-transport-test',
-    brokers: broker.brokers,
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
-  });
+  broker = await startKafka();
+  kafka = kafkaClient(broker, 'kafka-transport-test');
 });
 
 afterEach(async () => {
@@ -129,33 +124,6 @@ const wholeValue = (b: RowBatch): string => `${b.spans.join('\n')}\n\n${b.stats.
 /** The trace id of a span row (TabSeparated: its second field) or of a trace_stats_input row. */
 const spanRowTrace = (row: string): string => row.split('\t')[1];
 const statsRowTrace = (row: string): string => (JSON.parse(row) as { trace_id: string }).trace_id;
-
-/**
- * A span as the row of format 3 (before 2026-11-27), written the way that release's CSV encoder
- * did: strings always quoted with their `"` doubled and line breaks raw; maps as ClickHouse text
- * `{'k':'v'}` (each `'` and `\` escaped by a backslash), quoted; times as `seconds.mmm`; numbers
- * bare; `\N` for null.
- */
-function csvSpanRow(s: SpanRecord): string {
-  const quoted = (t: string) => `"${t.replaceAll('"', '""')}"`;
-  const literal = (t: string) => `'${t.replace(/['\\]/g, '\\$&')}'`;
-  const row = spanRow(s) as unknown as Record<string, unknown>;
-  return SPAN_COLUMNS.map((column) => {
-    const v = row[column];
-    if (v === null || v === undefined) return '\\N';
-    if (column === 'start_time' || column === 'end_time') {
-      const ms = v as number;
-      return `${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')}`;
-    }
-    if (typeof v === 'number') return String(v);
-    if (typeof v === 'string') return quoted(v);
-    return quoted(
-      `{${Object.entries(v as Record<string, string>)
-        .map(([k, x]) => `${literal(k)}:${literal(x)}`)
-        .join(',')}}`,
-    );
-  }).join(',');
-}
 
 const sorted = (xs: string[]): string[] => [...xs].sort();
 
@@ -332,7 +300,7 @@ describe('Kafka transport (real broker)', () => {
       { key: 'p1/format-5', value: wholeValue(rows([span('p1', 'from-the-future', 0)])), headers: formatHeaders('5') },
       { key: 'p1/format-4-one-part', value: encodeSpanRow(span('p1', 'no-empty-line', 0)), headers: formatHeaders('4') },
       { key: 'p1/no-such-table', value: '{"score_id":"s1"}', headers: formatHeaders('3', 'scores') },
-      { key: 'p1/bad-csv-row', value: `${csvSpanRow(span('p1', 'cut-csv', 0))}\n"p1","cut-csv","s1`, headers: formatHeaders('3', 'spans') },
+      { key: 'p1/bad-csv-row', value: `${format3SpanRow(span('p1', 'cut-csv', 0))}\n"p1","cut-csv","s1`, headers: formatHeaders('3', 'spans') },
       { key: 'p1/bad-json-row', value: `${JSON.stringify(spanRow(span('p1', 'cut', 0)))}\n{"project_id":"p1","tr`, headers: formatHeaders('2', 'spans') },
     ];
     // A format-1 envelope, a format-2 message (span rows as JSON lines) and a format-3 pair (span
@@ -359,7 +327,7 @@ describe('Kafka transport (real broker)', () => {
     const csvRows = rows(csvSpans);
     const csvSpanMessage: Message = {
       key: 'p1/format-3',
-      value: csvSpans.map(csvSpanRow).join('\n'),
+      value: csvSpans.map(format3SpanRow).join('\n'),
       headers: { ...formatHeaders('3', 'spans'), [MESSAGE_HEADERS.rows]: String(csvSpans.length) },
     };
     expect(csvSpanMessage.value).toContain('\n\n');

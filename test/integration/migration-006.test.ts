@@ -8,6 +8,7 @@ import { SPAN_ROWS, STATS_ROWS } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { migrate, readMigrations } from '../../core/store/migrations.js';
 import { makeDataDir } from '../helpers/data-dir.js';
+import { chatSpan } from '../helpers/span-record.js';
 
 // A store of the previous release (migrations up to 005: attribute keys LowCardinality) is
 // upgraded in place: the spans it holds keep their attributes (read whole and by key,
@@ -22,33 +23,12 @@ afterAll(async () => {
 });
 
 function span(traceId: string, spanId: string, attributes: Record<string, string>): SpanRecord {
-  const start = Date.now() - 60_000;
-  return {
-    project_id: 'p',
+  return chatSpan(Date.now() - 60_000, {
     trace_id: traceId,
     span_id: spanId,
-    parent_span_id: null,
-    name: 'chat',
-    span_type: 'generation',
-    component_type: 'generation',
-    convention: 'genai',
-    kind: 'client',
-    status: 'ok',
-    status_message: '',
-    start_time: start,
-    end_time: start + 50,
-    duration_ms: 50,
-    model: 'gpt-4o',
-    input: 'hi',
-    output: 'hello',
-    input_tokens: 3,
-    output_tokens: 5,
     attributes,
     resource_attributes: { 'service.name': 'support-bot', 'deployment.environment.name': 'prod' },
-    scope_name: 'otel',
-    scope_version: '1',
-    events: '[]',
-  };
+  });
 }
 
 const columnTypes = async () =>

@@ -5,6 +5,7 @@ import type { ItemList, QueueItem, QueueList, ReviewQueue, SuiteCaseRef } from '
 import type { Score } from '../../core/model/score.js';
 import type { SuiteSummary, SuiteVersion } from '../../core/model/suite.js';
 import { apiCaller, useTestApi, type ErrorBody } from '../helpers/test-service-hooks.js';
+import { oneSpanTrace } from '../helpers/server.js';
 
 type CreatedQueue = ReviewQueue & { truncated: boolean };
 type Completed = { item: QueueItem; feedback: Feedback | null; score_ids: string[] };
@@ -40,40 +41,9 @@ async function scoresOf(traceId: string, project?: string): Promise<Score[]> {
   return (await ok<{ scores: Score[] }>(await call(`/api/scores?trace_id=${encodeURIComponent(traceId)}`, undefined, project))).scores;
 }
 
-/** Ingests a trace whose root span has `input` and `output`. */
-async function ingest(
-  traceId: string,
-  opts: {
-    name?: string;
-    status?: 'ok' | 'error';
-    attributes?: Record<string, string>;
-    input?: string;
-    output?: string;
-    project?: string;
-    startMs?: number;
-  } = {},
-) {
-  const start = opts.startMs ?? Date.now() - 60_000;
-  const body = {
-    trace_id: traceId,
-    name: opts.name ?? 'agent-run',
-    status: opts.status ?? 'ok',
-    duration_ms: 100,
-    start_time: new Date(start).toISOString(),
-    attributes: opts.attributes ?? {},
-    spans: [
-      {
-        span_id: `${traceId}-root`,
-        name: 'agent',
-        type: 'span',
-        start_time: new Date(start).toISOString(),
-        end_time: new Date(start + 100).toISOString(),
-        input: opts.input ?? 'in',
-        output: opts.output ?? 'out',
-      },
-    ],
-  };
-  await ok(await call('/api/traces/ingest', body, opts.project), 201);
+/** Ingests a trace whose root span has `input` and `output` (oneSpanTrace), into `project` when given. */
+async function ingest(traceId: string, opts: Parameters<typeof oneSpanTrace>[1] & { project?: string } = {}) {
+  await ok(await call('/api/traces/ingest', oneSpanTrace(traceId, opts), opts.project), 201);
 }
 
 describe('POST /api/queues', () => {

@@ -6,6 +6,7 @@ import type { SpanRecord } from '../../core/model/span.js';
 import { SPAN_COLUMNS, SPAN_ROWS, spanRow } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { useMigratedClickHouse } from '../helpers/clickhouse-store.js';
+import { chatSpan } from '../helpers/span-record.js';
 
 // Span rows travel as TabSeparated (core/store/clickhouse/tsv.ts): every value a client can send must
 // come back from the real store as it was sent, whatever characters it holds; blank lines above all,
@@ -56,35 +57,13 @@ const HOSTILE = [
 
 let seq = 0;
 function span(fields: Partial<SpanRecord> = {}): SpanRecord {
-  const start = Date.UTC(2026, 10, 20, 12, 0, 0, 123);
   seq++;
-  return {
-    project_id: 'p',
+  return chatSpan(Date.UTC(2026, 10, 20, 12, 0, 0, 123), {
     trace_id: `t-${seq}`,
     span_id: `s-${seq}`,
-    parent_span_id: null,
-    name: 'chat',
-    span_type: 'generation',
-    component_type: 'generation',
-    convention: 'genai',
-    kind: 'client',
-    status: 'ok',
-    status_message: '',
-    start_time: start,
-    end_time: start + 50,
-    duration_ms: 50,
-    model: 'gpt-4o',
-    input: 'hi',
-    output: 'hello',
-    input_tokens: 3,
-    output_tokens: 5,
-    attributes: {},
     resource_attributes: { 'service.name': 'bot' },
-    scope_name: 'otel',
-    scope_version: '1',
-    events: '[]',
     ...fields,
-  };
+  });
 }
 
 async function stored(spans: SpanRecord[]) {

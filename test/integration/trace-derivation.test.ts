@@ -3,6 +3,7 @@ import type { SpanRecord, SpanType, TraceHeader } from '../../core/model/span.js
 import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { useMigratedClickHouse } from '../helpers/clickhouse-store.js';
+import { spanRecord } from '../helpers/span-record.js';
 
 // Trace-level fields are derived inside ClickHouse (chDB), so this runs against the real engine.
 const { ch, store } = useMigratedClickHouse();
@@ -11,8 +12,7 @@ const { ch, store } = useMigratedClickHouse();
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 86_400_000;
 
 function span(trace: string, id: string, parent: string | null, type: SpanType, start: number, end: number, extra: Partial<SpanRecord> = {}): SpanRecord {
-  return {
-    project_id: 'p',
+  return spanRecord({
     trace_id: trace,
     span_id: id,
     parent_span_id: parent,
@@ -20,24 +20,14 @@ function span(trace: string, id: string, parent: string | null, type: SpanType, 
     span_type: type,
     component_type: type === 'span' ? null : type,
     convention: 'spec',
-    kind: '',
-    status: 'ok',
-    status_message: '',
     start_time: T0 + start,
     end_time: T0 + end,
     duration_ms: end - start,
-    model: null,
-    input: '',
-    output: '',
     input_tokens: type === 'generation' ? 100 : 0,
     output_tokens: type === 'generation' ? 10 : 0,
-    attributes: {},
     resource_attributes: { 'service.name': 'agent' },
-    scope_name: '',
-    scope_version: '',
-    events: '[]',
     ...extra,
-  };
+  });
 }
 
 const rows = (spans: SpanRecord[], traces: TraceHeader[] = []) => encodeRowBatch(spans, traces);

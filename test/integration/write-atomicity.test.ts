@@ -6,6 +6,7 @@ import { SPAN_ROWS } from '../../core/store/clickhouse/rows.js';
 import { createBatchWriter } from '../../core/store/clickhouse/batch-writer.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { useMigratedClickHouse } from '../helpers/clickhouse-store.js';
+import { chatSpan } from '../helpers/span-record.js';
 
 // All or nothing (issue 25): a write's spans and its trace summaries are stored together or not at
 // all, against the real store. A refusal of either table leaves nothing of the write behind: no
@@ -14,35 +15,19 @@ const { ch, store } = useMigratedClickHouse();
 
 let seq = 0;
 function span(trace: string, fields: Partial<SpanRecord> = {}): SpanRecord {
-  const start = Date.now() - 60_000;
   seq++;
-  return {
-    project_id: 'p',
+  return chatSpan(Date.now() - 60_000, {
     trace_id: trace,
     span_id: `s-${seq}`,
-    parent_span_id: null,
     name: 'chat gpt-4o',
-    span_type: 'generation',
-    component_type: 'generation',
-    convention: 'genai',
-    kind: 'client',
-    status: 'ok',
-    status_message: '',
-    start_time: start,
-    end_time: start + 50,
-    duration_ms: 50,
-    model: 'gpt-4o',
     input: 'What is the capital of France?\n\nAnswer briefly.',
     output: 'Paris.\n\nIt has been the capital since 987.',
     input_tokens: 12,
     output_tokens: 9,
     attributes: { 'gen_ai.system': 'openai' },
     resource_attributes: { 'service.name': 'bot' },
-    scope_name: 'otel',
-    scope_version: '1',
-    events: '[]',
     ...fields,
-  };
+  });
 }
 
 /** A row the store refuses for its data: one column short. */
