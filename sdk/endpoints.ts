@@ -10,6 +10,8 @@ import type {
   ScoreCorrelation,
   ScoreTrends,
   ScoreTrendsQuerySchema,
+  ToolAnalytics,
+  ToolAnalyticsQuerySchema,
 } from '../core/model/analytics.js';
 import type { RunComparison } from '../core/evals/compare.js';
 import type {
@@ -303,6 +305,8 @@ export class AgentEvalApi {
     components: (params: z.input<typeof ComponentHealthQuerySchema> = {}) => this.calls.get<ComponentHealth>('/api/analytics/components', params),
     timeseries: (params: z.input<typeof MetricSeriesQuerySchema> = {}) => this.calls.get<MetricSeries>('/api/analytics/timeseries', params),
     correlation: (params: z.input<typeof CorrelationQuerySchema>) => this.calls.get<ScoreCorrelation>('/api/analytics/correlation', params),
+    /** Per tool: calls, error rate, latency, argument-mismatch rate from the runs' toolCalls scores. */
+    tools: (params: z.input<typeof ToolAnalyticsQuerySchema> = {}) => this.calls.get<ToolAnalytics>('/api/analytics/tools', params),
   };
 
   /** HTTP custom scorers (docs/scorers.md). */

@@ -1,5 +1,11 @@
 import Router from '@koa/router';
-import { ComponentHealthQuerySchema, CorrelationQuerySchema, MetricSeriesQuerySchema, ScoreTrendsQuerySchema } from '../../core/model/analytics.js';
+import {
+  ComponentHealthQuerySchema,
+  CorrelationQuerySchema,
+  MetricSeriesQuerySchema,
+  ScoreTrendsQuerySchema,
+  ToolAnalyticsQuerySchema,
+} from '../../core/model/analytics.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { correlationErrorCodes } from '../middleware/correlation-errors.js';
@@ -29,6 +35,10 @@ export function analyticsRouter(deps: ApiDeps): Router {
 
   router.get('/correlation', operation('fetch score correlation'), requirePermission('traces:read'), correlationErrorCodes, async (ctx) => {
     ctx.body = await reads.correlation(ctx.state.projectId, validate(CorrelationQuerySchema, ctx.query));
+  });
+
+  router.get('/tools', operation('fetch tool analytics'), requirePermission('traces:read'), async (ctx) => {
+    ctx.body = await reads.tools(ctx.state.projectId, validate(ToolAnalyticsQuerySchema, ctx.query));
   });
 
   return router;

@@ -38,6 +38,8 @@ export const MAX_SCORE_NAMES = 100;
 export const MAX_SCORE_SERIES = 12;
 /** Most models listed in component health (the busiest first). */
 export const MAX_MODELS = 50;
+/** Most tools listed in tool analytics (the most called first). */
+export const MAX_TOOLS = 100;
 /** Most points a correlation's scatter carries: a seeded uniform sample beyond that. */
 export const MAX_SCATTER_POINTS = 500;
 
@@ -140,6 +142,10 @@ export type ScoreTrendsQuery = z.output<typeof ScoreTrendsQuerySchema>;
 /** GET /api/analytics/components */
 export const ComponentHealthQuerySchema = WindowSchema.extend({ component_type: componentType.optional(), model: model.optional() }).transform(resolveWindow);
 export type ComponentHealthQuery = z.output<typeof ComponentHealthQuerySchema>;
+
+/** GET /api/analytics/tools: the window only (range or start_time/end_time); no buckets. */
+export const ToolAnalyticsQuerySchema = WindowSchema.omit({ interval: true }).transform((v, ctx) => resolveTimeWindow(v, ctx, DEFAULT_RANGE) ?? z.NEVER);
+export type ToolAnalyticsQuery = z.output<typeof ToolAnalyticsQuerySchema>;
 
 /** GET /api/analytics/timeseries: traces by default; `level=span` over spans, narrowed by component type and model. */
 export const MetricSeriesQuerySchema = WindowSchema.extend({
@@ -274,4 +280,36 @@ export interface ScoreCorrelation {
   /** All pairs, or a seeded uniform sample of MAX_SCATTER_POINTS when `sampled`. */
   points: ScatterPoint[];
   sampled: boolean;
+}
+
+/** One tool's calls (its tool spans) and, from the runs' `toolCalls` scores, how often its arguments did not match. */
+export interface ToolStats {
+  /** The tool span's tool name (the first of TOOL_NAME_KEYS it carries, core/scoring/trajectory/span-tree.ts), else its span name. */
+  tool_name: string;
+  /** Tool spans of this tool started in the window. */
+  call_count: number;
+  /** Of those, the ones with status `error` or attribute `tool_status: error` (as the `toolErrors` scorer counts them). */
+  error_count: number;
+  error_rate: number;
+  latency_ms: Quantiles2;
+  /** Traces with at least one call of it. */
+  trace_count: number;
+  /** `toolCalls` scores created in the window whose trace called this tool (or whose mismatch names it). */
+  scored_count: number;
+  /** Of those, the ones whose first mismatch is this tool's arguments (the score's reason names it). */
+  argument_mismatch_count: number;
+  /** argument_mismatch_count / scored_count; null when no toolCalls score saw the tool. */
+  argument_mismatch_rate: number | null;
+}
+
+export interface ToolAnalytics {
+  start_time: string;
+  end_time: string;
+  /** Tool spans started in the window, over every tool. */
+  tool_call_count: number;
+  /** `toolCalls` scores created in the window. */
+  scored_count: number;
+  /** Per tool, the most called first (then by name); at most MAX_TOOLS. */
+  tools: ToolStats[];
+  tools_truncated: boolean;
 }

@@ -1,14 +1,12 @@
 import type { Expected, ToolCall } from '../model/eval-case.js';
 import type { ScoreInput } from '../scoring/scorer.js';
+import { TOOL_NAME_KEYS } from '../scoring/trajectory/span-tree.js';
 import type { ScoredSpan, TraceForScoring } from '../store/online-traces.js';
 
 /**
  * What a rule's scorers see of a stored production trace (docs/online-evals.md, "What scorers
  * see"): the same ScoreInput a case execution gives them, read from the trace's spans.
  */
-
-/** Attributes that name the tool of a tool span, by convention (SPEC, GenAI, OpenInference, Vercel AI SDK). */
-const TOOL_NAME_KEYS = ['tool_name', 'gen_ai.tool.name', 'tool.name', 'ai.toolCall.name'];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -23,7 +21,10 @@ function toolCall(span: ScoredSpan): ToolCall {
   return { name: named ?? span.name, ...(span.input ? { input: span.input } : {}), ...(span.output ? { output: span.output } : {}) };
 }
 
-/** A span as judges and HTTP custom scorers see it in `trace.spans`: the ingest shape. */
+/**
+ * A span as judges and HTTP custom scorers see it in `trace.spans`: the ingest shape. The
+ * trajectory scorers read the same spans as a span tree (spanTreeOf, core/scoring/trace-view.ts).
+ */
 function spanView(s: ScoredSpan): Record<string, unknown> {
   return {
     span_id: s.span_id,

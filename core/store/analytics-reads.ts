@@ -8,6 +8,8 @@ import type {
   ScoreCorrelation,
   ScoreTrends,
   ScoreTrendsQuery,
+  ToolAnalytics,
+  ToolAnalyticsQuery,
 } from '../model/analytics.js';
 import type { CalibrationList, CalibrationListQuery, JudgeCalibrationAnswer, JudgeCalibrationQuery } from '../model/calibration.js';
 import type { RecomputeResult, TraceCost } from '../model/cost.js';
@@ -32,6 +34,8 @@ export interface AnalyticsReads {
   componentHealth(projectId: string, q: ComponentHealthQuery): Promise<ComponentHealth>;
   metricSeries(projectId: string, q: MetricSeriesQuery): Promise<MetricSeries>;
   correlation(projectId: string, q: CorrelationQuery): Promise<ScoreCorrelation>;
+  /** Per tool: calls, errors, latency, and argument mismatches from the `toolCalls` scores (GET /api/analytics/tools). */
+  tools(projectId: string, q: ToolAnalyticsQuery): Promise<ToolAnalytics>;
 }
 
 /** Costs over stored spans (docs/costs.md): the cost of given traces (a run's), and repricing a window. */

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { COMPONENT_TYPES, SPAN_TYPES } from '../../model/span.js';
 import { cut } from '../rules/support.js';
 import { describePredicate, predicateMismatch, PredicateSchema, usesRegex, type Predicate, type Subject } from './predicates.js';
-import type { RegexOracle } from './regex-batch.js';
-import { attribute, type SpanNode } from './span-tree.js';
+import { RegexBatch, type RegexBatchOptions, type RegexOracle } from './regex-batch.js';
+import { attribute, type SpanNode, type SpanTree } from './span-tree.js';
 
 /**
  * Which spans of the tree a check is about (the `spanMatch` scorer; docs/scorers.md). Every field
@@ -15,6 +15,9 @@ import { attribute, type SpanNode } from './span-tree.js';
  *   status: ok | error                        error: status error or tool_status error
  *   depth: 1 | {min: 1, max: 2}               0 for a root
  *   attributes: {key: predicate, ...}         attributes as sent (values as text)
+ *   selection: {category, confidence,         the SPEC's skill or tool selection, as the tree reads it
+ *               reason, alternatives}         (SpanNode.selection): a predicate each; confidence a number
+ *                                             in 0..1, alternatives the list (as JSON for a regex)
  */
 
 const asList = (v: unknown) => (typeof v === 'string' ? [v] : v);
@@ -25,6 +28,15 @@ const DepthSchema = z.preprocess(
     .strictObject({ min: z.number().int().min(0).optional(), max: z.number().int().min(0).optional() })
     .refine((d) => d.min === undefined || d.max === undefined || d.min <= d.max, 'min must not be above max'),
 );
+
+const SelectionSelectorSchema = z
+  .strictObject({
+    category: PredicateSchema.optional(),
+    confidence: PredicateSchema.optional(),
+    reason: PredicateSchema.optional(),
+    alternatives: PredicateSchema.optional(),
+  })
+  .refine((s) => Object.keys(s).length > 0, 'needs category, confidence, reason or alternatives');
 
 export const SelectorSchema = z.strictObject({
   type: z.preprocess(asList, z.array(z.enum(SPAN_TYPES)).min(1).max(SPAN_TYPES.length)).optional(),
@@ -40,6 +52,7 @@ export const SelectorSchema = z.strictObject({
     .record(z.string().min(1).max(1024), PredicateSchema)
     .refine((a) => Object.keys(a).length <= 50, 'at most 50 attributes')
     .optional(),
+  selection: SelectionSelectorSchema.optional(),
 });
 export type Selector = z.output<typeof SelectorSchema>;
 
@@ -69,8 +82,22 @@ function fieldTests(sel: Selector): FieldTest[] {
       },
     });
   }
+  for (const [field, predicate] of Object.entries(sel.selection ?? {})) {
+    tests.push({ label: `selection ${field}`, predicate, read: (n) => selectionField(n, field as SelectionField) });
+  }
   // Regex tests last: a span the cheap tests rule out is never searched.
   return [...tests.filter((t) => !usesRegex(t.predicate)), ...tests.filter((t) => usesRegex(t.predicate))];
+}
+
+type SelectionField = keyof NonNullable<Selector['selection']>;
+
+/** One field of the span's selection (absent when the span records none, or not this field). */
+function selectionField(node: SpanNode, field: SelectionField): Subject {
+  const s = node.selection;
+  if (!s) return { found: false };
+  if (field === 'alternatives') return s.alternatives.length ? { found: true, value: s.alternatives } : { found: false };
+  const value = s[field];
+  return value === null ? { found: false } : { found: true, value };
 }
 
 /** A selector ready to test spans. */
@@ -106,6 +133,14 @@ export function compileSelector(selector: Selector): CompiledSelector {
   };
 }
 
+/** The spans of `tree` that `selector` picks, in start order; its patterns searched on the regex pool (regex-batch.ts). */
+export async function selectSpans(tree: SpanTree, selector: CompiledSelector, opts: RegexBatchOptions): Promise<SpanNode[]> {
+  const batch = new RegexBatch();
+  for (const node of tree.spans) selector.mismatch(node, batch.collecting);
+  await batch.run(opts);
+  return tree.spans.filter((node) => selector.mismatch(node, batch.deciding) === null);
+}
+
 function depthText(d: { min?: number; max?: number }): string {
   if (d.min !== undefined && d.min === d.max) return String(d.min);
   if (d.max === undefined) return `${d.min ?? 0} or more`;
@@ -125,5 +160,6 @@ export function describeSelector(sel: Selector): string {
   if (sel.status) parts.push(`status ${sel.status}`);
   if (sel.depth) parts.push(`depth ${depthText(sel.depth)}`);
   for (const [key, p] of Object.entries(sel.attributes ?? {})) parts.push(`attribute ${cut(key, 60)} ${describePredicate(p)}`);
+  for (const [field, p] of Object.entries(sel.selection ?? {})) parts.push(`selection ${field} ${describePredicate(p)}`);
   return cut(parts.length ? `{${parts.join(', ')}}` : '{any span}', 160);
 }

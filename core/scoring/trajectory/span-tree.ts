@@ -1,5 +1,8 @@
-import { COMPONENT_TYPES, SPAN_TYPES, type ComponentType, type SpanStatus, type SpanType } from '../../model/span.js';
+import type { ComponentType, SpanStatus, SpanType } from '../../model/span.js';
 import { parseArguments, type ParsedArguments } from './json-value.js';
+import { readSpan, TOOL_NAME_KEYS } from './span-read.js';
+
+export { TOOL_NAME_KEYS };
 
 /**
  * A case's trace as a tree of spans, for scorers that judge what the agent did rather than only
@@ -13,9 +16,6 @@ import { parseArguments, type ParsedArguments } from './json-value.js';
  * root (an orphan), and a parent link that closes a cycle is dropped (the earliest span of the
  * cycle becomes a root); `anomalies` counts each.
  */
-
-/** Attributes that name the tool of a tool span, by convention: SPEC, GenAI, OpenInference, Vercel AI SDK, OpenLLMetry. */
-export const TOOL_NAME_KEYS = ['tool_name', 'gen_ai.tool.name', 'tool.name', 'ai.toolCall.name', 'traceloop.entity.name'] as const;
 
 /** Where a span hangs in the tree, and why. */
 export type SpanLink =
@@ -70,6 +70,25 @@ export interface SpanNode {
   readonly isError: boolean;
   /** The tool's name, for a tool span: the first of {@link TOOL_NAME_KEYS} it has, else its span name. Null on other spans. */
   readonly toolName: string | null;
+  /** The SPEC's skill or tool selection attributes, when the span has any of them; null otherwise. */
+  readonly selection: SpanSelection | null;
+}
+
+/**
+ * A choice the agent recorded on a span (SPEC "skill or tool selection": `skill_category`,
+ * `selection_confidence`, `selection_reason`, `alternatives_considered`), read from its attributes.
+ */
+export interface SpanSelection {
+  /** `skill_category`; null when absent or empty. */
+  readonly category: string | null;
+  /** `selection_confidence` as a number in 0..1; null when absent or not such a number (see {@link confidenceText}). */
+  readonly confidence: number | null;
+  /** The attribute as sent, when it is there ('' otherwise): a confidence that is not a number in 0..1 is named in reasons. */
+  readonly confidenceText: string;
+  /** `selection_reason`; null when absent or empty. */
+  readonly reason: string | null;
+  /** `alternatives_considered`: a JSON list of strings as sent (other items as JSON), or a comma-separated text; [] when absent. */
+  readonly alternatives: readonly string[];
 }
 
 /** A tool call of the trace: a tool span read as a call. */
@@ -144,7 +163,7 @@ export interface SpanTree {
 export type TreeSpanInput = object;
 
 /** A node while the tree is built. */
-type MutableNode = { -readonly [K in keyof SpanNode]: SpanNode[K] };
+export type MutableNode = { -readonly [K in keyof SpanNode]: SpanNode[K] };
 
 /**
  * The tree of `spans` (any order). Pure; linear in the spans (plus the sort), whatever their
@@ -312,112 +331,4 @@ export function attribute(node: SpanNode, key: string): string | undefined {
   if (a['agent_eval.input_source'] === key) return node.input;
   if (a['agent_eval.output_source'] === key) return node.output;
   return undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading a span of any shape
-
-type Fields = Record<string, unknown>;
-
-const isRecord = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A value as the store holds text: strings as they are, scalars via String(), structures as JSON. */
-function asText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  try {
-    return JSON.stringify(v) ?? '';
-  } catch {
-    return '';
-  }
-}
-
-function textMap(v: unknown): Record<string, string> {
-  if (!isRecord(v)) return {};
-  const out: Record<string, string> = {};
-  for (const [k, value] of Object.entries(v)) out[k] = asText(value);
-  return out;
-}
-
-/** Milliseconds since the epoch from a number (ms) or an ISO text; undefined otherwise. */
-function timeOf(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  if (typeof v === 'string' && v !== '') {
-    const ms = Date.parse(v);
-    return Number.isFinite(ms) ? ms : undefined;
-  }
-  if (v instanceof Date) return Number.isFinite(v.getTime()) ? v.getTime() : undefined;
-  return undefined;
-}
-
-const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
-
-function costOf(f: Fields): number | null {
-  const pricing = f.pricing;
-  const fromPricing = isRecord(pricing) && isRecord(pricing.cost) ? pricing.cost.total : undefined;
-  const fromView = isRecord(f.cost) ? f.cost.total : undefined;
-  const total = fromPricing ?? fromView ?? f.cost_usd;
-  return typeof total === 'number' && Number.isFinite(total) && total >= 0 ? total : null;
-}
-
-/** The span's type and component type: the normalized fields, or a SPEC kind (`planning`...) as a span of that component. */
-function kindOf(f: Fields): { type: SpanType; component: ComponentType | null } {
-  const rawType = typeof f.span_type === 'string' ? f.span_type : typeof f.type === 'string' ? f.type : '';
-  const rawComponent = typeof f.component_type === 'string' ? f.component_type : null;
-  const type = (SPAN_TYPES as readonly string[]).includes(rawType) ? (rawType as SpanType) : 'span';
-  let component = rawComponent !== null && (COMPONENT_TYPES as readonly string[]).includes(rawComponent) ? (rawComponent as ComponentType) : null;
-  if (component === null && !('component_type' in f)) {
-    // A SPEC body's span: its kind is its component (tool, retrieval, planning...), `span` none.
-    if ((COMPONENT_TYPES as readonly string[]).includes(rawType)) component = rawType as ComponentType;
-  }
-  return { type, component };
-}
-
-function readSpan(span: TreeSpanInput): MutableNode | undefined {
-  if (!isRecord(span)) return undefined;
-  const f = span;
-  const id = typeof f.span_id === 'string' ? f.span_id : typeof f.id === 'string' ? f.id : '';
-  if (id === '') return undefined;
-  const parentId = typeof f.parent_span_id === 'string' && f.parent_span_id !== '' ? f.parent_span_id : null;
-  const { type, component } = kindOf(f);
-  const attributes = textMap(f.attributes);
-  const isTool = type === 'tool' || component === 'tool';
-  const isLlm = type === 'generation';
-  // A SPEC body's tool span: tool_input / tool_output win over input / output (docs/conventions.md).
-  const input = isTool && attributes.tool_input !== undefined && !('convention' in f) ? attributes.tool_input : asText(f.input);
-  const output = isTool && attributes.tool_output !== undefined && !('convention' in f) ? attributes.tool_output : asText(f.output);
-  const start = timeOf(f.start_time) ?? timeOf(f.start_ms) ?? timeOf(f.startTimeMs) ?? 0;
-  const end = Math.max(start, timeOf(f.end_time) ?? timeOf(f.end_ms) ?? timeOf(f.endTimeMs) ?? start);
-  const status: SpanStatus = f.status === 'error' ? 'error' : 'ok';
-  const model = typeof f.model === 'string' && f.model !== '' ? f.model : null;
-  const toolName = isTool ? (TOOL_NAME_KEYS.map((k) => attributes[k]).find((v) => v !== undefined && v !== '') ?? asText(f.name)) : null;
-  return {
-    id,
-    parentId,
-    parent: null,
-    children: [],
-    depth: 0,
-    order: 0,
-    link: parentId === null ? 'root' : 'orphan',
-    name: asText(f.name),
-    type,
-    component,
-    status,
-    statusMessage: asText(f.status_message ?? (isTool ? attributes.error_message : undefined)),
-    startMs: start,
-    endMs: end,
-    durationMs: end - start,
-    model,
-    input,
-    output,
-    inputTokens: isLlm ? count(f.input_tokens) : 0,
-    outputTokens: isLlm ? count(f.output_tokens) : 0,
-    costUsd: isLlm ? costOf(f) : null,
-    attributes,
-    isTool,
-    isLlm,
-    isError: status === 'error' || attributes.tool_status === 'error',
-    toolName,
-  };
 }

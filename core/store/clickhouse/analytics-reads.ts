@@ -23,6 +23,7 @@ import {
   type SpanFilter,
 } from './analytics-sql.js';
 import type { AnalyticsReads } from '../analytics-reads.js';
+import { readToolAnalytics } from './tool-analytics-reads.js';
 
 /** A read gives up after this long (503: the store is overloaded), instead of holding a connection. */
 const QUERY_SETTINGS = { max_execution_time: 30 } as const;
@@ -225,5 +226,7 @@ export function createAnalyticsReads(client: ClickHouseClient): AnalyticsReads {
         sampled: n > points.length,
       };
     },
+
+    tools: (projectId, q) => readToolAnalytics(rows, projectId, q),
   };
 }

@@ -19,6 +19,7 @@ describe('the default scorer registry', () => {
       'loops',
       'toolErrors',
       'spanMatch',
+      'selectionConfidence',
       'llmJudge',
       'response_quality_judge',
       'safety_judge',

@@ -169,7 +169,7 @@ describe('the regex batch', () => {
 
 describe('the trajectory scorers', () => {
   it('are rule scorers with a description and a config schema that accepts {}', () => {
-    expect(TRAJECTORY_SCORERS.map((s) => s.name)).toEqual(['toolCalls', 'steps', 'loops', 'toolErrors', 'spanMatch']);
+    expect(TRAJECTORY_SCORERS.map((s) => s.name)).toEqual(['toolCalls', 'steps', 'loops', 'toolErrors', 'spanMatch', 'selectionConfidence']);
     for (const scorer of TRAJECTORY_SCORERS) {
       expect(scorer.kind).toBe('rule');
       expect(scorer.description.length).toBeGreaterThan(20);
