@@ -27,6 +27,8 @@ describe('the default scorer registry', () => {
       'code_review_judge',
       'reasoning',
       'grounding',
+      'trajectoryJudge',
+      'spanJudge',
     ]);
   });
 
