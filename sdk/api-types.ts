@@ -40,6 +40,8 @@ export interface TraceListParams extends Page {
   session_id?: string;
   user_id?: string;
   environment?: string;
+  /** Traces tagged so (`tag.tags`, `langfuse.trace.tags`, `ai.telemetry.metadata.tags`, `tags`: docs/api.md). */
+  tag?: string;
   cursor?: string;
 }
 
@@ -50,6 +52,9 @@ export interface SessionListParams {
   start_time?: string | number;
   end_time?: string | number;
   has_errors?: boolean;
+  /** With `score_below`: sessions whose mean score of this name is below it. */
+  score_name?: string;
+  score_below?: number;
   cursor?: string;
 }
 

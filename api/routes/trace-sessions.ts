@@ -13,14 +13,24 @@ import { QueryBoolean } from './query-boolean.js';
 import { timeBound } from './page-query.js';
 
 /** GET /api/sessions: newest activity first, keyset paging only (sessions grow while one pages). */
-const SessionListQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_SESSION_PAGE).default(50),
-  user_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).optional(),
-  start_time: Timestamp.optional(),
-  end_time: Timestamp.optional(),
-  has_errors: QueryBoolean.optional(),
-  cursor: keysetCursorParam('next_cursor'),
-});
+const SessionListQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(MAX_SESSION_PAGE).default(50),
+    user_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).optional(),
+    start_time: Timestamp.optional(),
+    end_time: Timestamp.optional(),
+    has_errors: QueryBoolean.optional(),
+    score_name: z.string().min(1).max(256).optional(),
+    score_below: z.coerce.number().min(0).max(1).optional(),
+    cursor: keysetCursorParam('next_cursor'),
+  })
+  .superRefine((q, ctx) => {
+    // A threshold needs the score it applies to, and the other way round (as GET /api/traces).
+    if (q.score_name !== undefined && q.score_below === undefined)
+      ctx.addIssue({ code: 'custom', path: ['score_below'], message: 'is required with score_name' });
+    if (q.score_below !== undefined && q.score_name === undefined)
+      ctx.addIssue({ code: 'custom', path: ['score_name'], message: 'is required with score_below' });
+  });
 
 /** Conversations (sessions) of the project's traces (docs/api.md, "Sessions"). */
 export function traceSessionsRouter(deps: ApiDeps): Router {
@@ -34,6 +44,7 @@ export function traceSessionsRouter(deps: ApiDeps): Router {
       startTime: timeBound(q.start_time),
       endTime: timeBound(q.end_time),
       hasErrors: q.has_errors,
+      scoreBelow: q.score_name !== undefined && q.score_below !== undefined ? { name: q.score_name, value: q.score_below } : undefined,
       cursor: q.cursor && { endMs: q.cursor.startMs, sessionId: q.cursor.id },
     });
   });

@@ -36,6 +36,7 @@ const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
     session_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).optional(),
     user_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).optional(),
     environment: z.string().min(1).max(256).optional(),
+    tag: z.string().trim().min(1).max(256).optional(),
     /** Keyset paging: the `next_cursor` of the previous page. */
     cursor: keysetCursorParam('next_cursor'),
   })
@@ -79,6 +80,7 @@ export function tracesRouter(deps: ApiDeps): Router {
       sessionId: q.session_id,
       userId: q.user_id,
       environment: q.environment,
+      tag: q.tag,
       cursor: q.cursor && { startMs: q.cursor.startMs, traceId: q.cursor.id },
     });
   });

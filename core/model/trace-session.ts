@@ -26,6 +26,19 @@ export interface SessionSummary {
   user_ids: string[];
   /** The name of its first trace. */
   first_trace_name: string;
+  /**
+   * Per score name (sorted by name): the mean over its scored traces of each trace's latest score
+   * of that name, and how many of its traces have one.
+   */
+  scores: SessionScore[];
+}
+
+/** A score name's mean over a session's traces. */
+export interface SessionScore {
+  name: string;
+  mean: number;
+  /** Traces of the session with a score of this name. */
+  count: number;
 }
 
 export interface SessionListQuery {
@@ -35,6 +48,8 @@ export interface SessionListQuery {
   startTime?: Date;
   endTime?: Date;
   hasErrors?: boolean;
+  /** Sessions whose mean score of `name` (as SessionSummary.scores) is below `value`; sessions without one are left out. */
+  scoreBelow?: { name: string; value: number };
   /** Keyset paging: after the session whose latest activity ended at `endMs`, with this id. */
   cursor?: { endMs: number; sessionId: string };
 }

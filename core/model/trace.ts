@@ -98,6 +98,8 @@ export interface TraceListQuery {
   userId?: string;
   /** The trace's service runs in this environment (resource attribute `deployment.environment.name`, or the older `deployment.environment`). */
   environment?: string;
+  /** The trace carries this tag (a span's or the JSON body's tag attributes: trace-stats-sql.ts TAG_KEYS). */
+  tag?: string;
   /** The trace's latest score named `name` is below `value`. */
   scoreBelow?: { name: string; value: number };
   /**

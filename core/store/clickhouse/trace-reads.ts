@@ -51,6 +51,7 @@ export function createTraceReads(rows: Rows) {
       sessionId: q.sessionId,
       userId: q.userId,
       environment: q.environment,
+      tag: q.tag,
     };
     const filters = TRACE_FILTER_NAMES.filter((f) => given[f] !== undefined);
     const params: Record<string, unknown> = {
@@ -72,6 +73,7 @@ export function createTraceReads(rows: Rows) {
       sessionId: q.sessionId,
       userId: q.userId,
       environment: q.environment,
+      tag: q.tag,
       cursorStart: q.cursor ? toClickHouseTime(q.cursor.startMs) : undefined,
       cursorTrace: q.cursor?.traceId,
     };

@@ -5,12 +5,13 @@ import {
   type SessionDetail,
   type SessionList,
   type SessionListQuery,
+  type SessionScore,
   type SessionSummary,
   type SessionTurn,
 } from '../../model/trace-session.js';
 import type { TraceSummary } from '../../model/trace.js';
 import type { SessionReads } from '../trace-sessions.js';
-import { SESSION_FILTERS, SESSION_ONE, TURN_TEXTS, sessionCountSql, sessionPageSql, type SessionFilter } from './trace-session-sql.js';
+import { SESSION_FILTERS, SESSION_ONE, SESSION_SCORES, TURN_TEXTS, sessionCountSql, sessionPageSql, type SessionFilter } from './trace-session-sql.js';
 import { toClickHouseTime } from './time.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
@@ -28,7 +29,7 @@ interface SessionRow {
   first_trace_name: string;
 }
 
-function sessionSummary(r: SessionRow): SessionSummary {
+function sessionSummary(r: SessionRow, scores: SessionScore[]): SessionSummary {
   const start = Number(r.start_ms);
   const end = Number(r.end_ms);
   return {
@@ -43,13 +44,36 @@ function sessionSummary(r: SessionRow): SessionSummary {
     total_cost: r.total_cost === null ? null : Number(r.total_cost),
     user_ids: r.user_ids,
     first_trace_name: r.first_trace_name,
+    scores,
   };
 }
 
 /** Reads of sessions (core/store/trace-sessions.ts) over trace_stats; `summaries` is the trace reads' own. */
 export function createSessionReads(rows: Rows, summaries: (projectId: string, traceIds: string[]) => Promise<TraceSummary[]>): SessionReads {
+  /** The score means of each given session (SESSION_SCORES), by session id. */
+  async function scoresOf(projectId: string, sessionIds: string[]): Promise<Map<string, SessionScore[]>> {
+    const out = new Map<string, SessionScore[]>();
+    if (sessionIds.length === 0) return out;
+    const list = await rows<{ session_id: string; name: string; mean: number; traces: number | string }>(SESSION_SCORES, {
+      project: projectId,
+      sessions: sessionIds,
+    });
+    for (const r of list) {
+      let scores = out.get(r.session_id);
+      if (!scores) out.set(r.session_id, (scores = []));
+      scores.push({ name: r.name, mean: Number(r.mean), count: Number(r.traces) });
+    }
+    return out;
+  }
+
   async function listSessions(projectId: string, q: SessionListQuery): Promise<SessionList> {
-    const given: Record<SessionFilter, unknown> = { userId: q.userId, startTime: q.startTime, endTime: q.endTime, hasErrors: q.hasErrors };
+    const given: Record<SessionFilter, unknown> = {
+      userId: q.userId,
+      startTime: q.startTime,
+      endTime: q.endTime,
+      hasErrors: q.hasErrors,
+      scoreBelow: q.scoreBelow,
+    };
     const filters = (Object.keys(SESSION_FILTERS) as SessionFilter[]).filter((f) => given[f] !== undefined);
     const params: Record<string, unknown> = {
       project: projectId,
@@ -58,6 +82,8 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
       startTime: q.startTime ? toClickHouseTime(q.startTime.getTime()) : undefined,
       endTime: q.endTime ? toClickHouseTime(q.endTime.getTime()) : undefined,
       hasErrors: q.hasErrors === undefined ? undefined : q.hasErrors ? 1 : 0,
+      scoreName: q.scoreBelow?.name,
+      scoreBelow: q.scoreBelow?.value,
       cursorEnd: q.cursor?.endMs,
       cursorSession: q.cursor?.sessionId,
     };
@@ -67,7 +93,12 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
       const [count] = await rows<{ total: string }>(sessionCountSql(filters), params);
       total = Number(count?.total ?? 0);
     }
-    const sessions = page.slice(0, q.limit).map(sessionSummary);
+    const shown = page.slice(0, q.limit);
+    const scores = await scoresOf(
+      projectId,
+      shown.map((r) => r.session_id),
+    );
+    const sessions = shown.map((r) => sessionSummary(r, scores.get(r.session_id) ?? []));
     const last = page.length > q.limit ? page[q.limit - 1] : undefined;
     return {
       sessions,
@@ -82,9 +113,10 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
     if (!row) return null;
     const ids = row.trace_ids.slice(0, MAX_SESSION_TRACES);
     type TextRow = { trace_id: string; input_text: string; output_text: string; input_truncated: number | boolean; output_truncated: number | boolean };
-    const [list, texts] = await Promise.all([
+    const [list, texts, scores] = await Promise.all([
       summaries(projectId, ids),
       ids.length ? rows<TextRow>(TURN_TEXTS, { project: projectId, traces: ids, cap: SESSION_TURN_TEXT_CAP }) : Promise.resolve([]),
+      scoresOf(projectId, [sessionId]),
     ]);
     const byId = new Map(list.map((t) => [t.trace_id, t]));
     const textOf = new Map(texts.map((t) => [t.trace_id, t]));
@@ -101,7 +133,7 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
           output_truncated: Boolean(Number(text?.output_truncated ?? 0)),
         };
       });
-    return { ...sessionSummary(row), traces, traces_truncated: row.trace_ids.length > MAX_SESSION_TRACES };
+    return { ...sessionSummary(row, scores.get(sessionId) ?? []), traces, traces_truncated: row.trace_ids.length > MAX_SESSION_TRACES };
   }
 
   return { listSessions, getSession };

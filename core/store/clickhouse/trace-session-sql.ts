@@ -49,12 +49,45 @@ function sessionTraces(rows: keyof typeof SESSION_ROWS): string {
 )`;
 }
 
+/**
+ * Per session and score name: the mean of each trace's latest score of that name, and how many
+ * traces have one. The traces are those naming a session of {sessions} (`scope` 'given') or any
+ * session, of the score {scoreName} only ('named'); each trace counts for the session its merged
+ * summary names.
+ */
+function sessionScoresSql(scope: 'given' | 'named'): string {
+  const rows = scope === 'given' ? 'session_id IN {sessions:Array(String)}' : "session_id != ''";
+  const ids = `SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND ${rows}`;
+  return `
+SELECT t.session_id AS session_id, s.name AS name, avg(s.value) AS mean, count() AS traces
+FROM (
+  SELECT trace_id, name, argMax(value, created_at) AS value
+  FROM agent_eval.scores
+  WHERE project_id = {project:String} AND trace_id IN (${ids})${scope === 'named' ? ' AND name = {scoreName:String}' : ''}
+  GROUP BY trace_id, name
+) AS s
+INNER JOIN (
+  SELECT trace_id, max(session_id) AS session_id
+  FROM agent_eval.trace_stats
+  WHERE project_id = {project:String} AND trace_id IN (${ids})
+  GROUP BY trace_id
+) AS t ON s.trace_id = t.trace_id
+WHERE ${scope === 'given' ? 't.session_id IN {sessions:Array(String)}' : "t.session_id != ''"}
+GROUP BY session_id, name`;
+}
+
+/** The score means of the sessions in {sessions}, by session and name. */
+export const SESSION_SCORES = `${sessionScoresSql('given')}
+ORDER BY session_id, name`;
+
 /** Filters of GET /api/sessions over a session's folded values; each binds its own parameter. */
 export const SESSION_FILTERS = {
   userId: 'countIf(user_id = {userId:String}) > 0',
   startTime: "max(end_time) >= {startTime:DateTime64(3, 'UTC')}",
   endTime: "min(start_time) <= {endTime:DateTime64(3, 'UTC')}",
   hasErrors: '(countIf(failed = 1) > 0) = {hasErrors:UInt8}',
+  // The session's mean of that score, as SESSION_SCORES computes it.
+  scoreBelow: `session_id IN (SELECT session_id FROM (${sessionScoresSql('named')}) WHERE mean < {scoreBelow:Float64})`,
 } as const;
 export type SessionFilter = keyof typeof SESSION_FILTERS;
 

@@ -61,6 +61,16 @@ FROM (
   GROUP BY trace_id
 )`;
 
+/**
+ * The attributes that carry a trace's tags, in every convention that has them: OpenInference
+ * `tag.tags`, Langfuse `langfuse.trace.tags`, the Vercel AI SDK's metadata `tags`, and `tags` (the
+ * SPEC body's trace or span attributes). A value holds the tag when it is the tag, a JSON list
+ * holding it (an OTel string-list attribute is stored so), or a comma-separated list holding it.
+ */
+export const TAG_KEYS = ['tag.tags', 'langfuse.trace.tags', 'ai.telemetry.metadata.tags', 'tags'] as const;
+const hasTag = (map: string) =>
+  `arrayExists(v -> v != '' AND (v = {tag:String} OR has(JSONExtract(v, 'Array(String)'), {tag:String}) OR has(arrayMap(x -> trimBoth(x), splitByChar(',', v)), {tag:String})), [${TAG_KEYS.map((k) => `${map}['${k}']`).join(', ')}])`;
+
 /** Filters of GET /api/traces over a trace's merged states, by name; each binds its own parameter. */
 export const TRACE_FILTERS = {
   status: `${STATUS} = {status:String}`,
@@ -71,6 +81,8 @@ export const TRACE_FILTERS = {
   hasErrors: 'span_error = {hasErrors:UInt8}',
   // Name and id over every trace; span contents by the ids the search window found ({@link SPAN_SEARCH}).
   search: `(positionCaseInsensitiveUTF8(${NAME}, {search:String}) > 0 OR positionCaseInsensitiveUTF8(trace_id, {search:String}) > 0 OR trace_id IN {searchHits:Array(String)})`,
+  // A span's attributes, or the trace attributes of the JSON body (merged: `header_attributes`, read only with this filter).
+  tag: `(${hasTag('header_attributes')} OR trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND ${hasTag('attributes')}))`,
 } as const;
 
 /**
@@ -152,8 +164,9 @@ function filtered(filters: TraceFilter[]): string {
   const states = (Object.keys(TRACE_FILTERS) as Array<keyof typeof TRACE_FILTERS>).filter((f) => filters.includes(f)).map((f) => TRACE_FILTERS[f]);
   const where = states.length ? `WHERE ${states.join(' AND ')}` : '';
   const endTime = filters.includes('minDurationMs') ? ',\n    max(max_end) AS end_time' : '';
+  const headerAttributes = filters.includes('tag') ? ',\n    argMaxMerge(header_attributes) AS header_attributes' : '';
   return `(
-  SELECT trace_id,${CHEAP_STATES}${endTime}
+  SELECT trace_id,${CHEAP_STATES}${endTime}${headerAttributes}
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String}${sets.map((x) => `\n    AND ${x}`).join('')}
   GROUP BY trace_id
