@@ -51,23 +51,20 @@ export function adminProjectsRouter(deps: ApiDeps): Router {
     ctx.body = { projects: await store.listAll() };
   });
 
-  router.post('/:id/archive', operation('archive project', 'metadata'), serverAdmin, async (ctx) => {
-    const id = idOf(ctx);
-    const change = await store.archive(id);
-    if (!change.ok) throw refused(id, change);
-    deps.projectStates.forget(id);
-    await deps.audit.record({ ...auditFrom(ctx), action: 'project.archived', projectId: id, target: id, details: { name: change.project.name } });
-    ctx.body = change.project;
-  });
-
-  router.post('/:id/unarchive', operation('unarchive project', 'metadata'), serverAdmin, async (ctx) => {
-    const id = idOf(ctx);
-    const change = await store.unarchive(id);
-    if (!change.ok) throw refused(id, change);
-    deps.projectStates.forget(id);
-    await deps.audit.record({ ...auditFrom(ctx), action: 'project.unarchived', projectId: id, target: id, details: { name: change.project.name } });
-    ctx.body = change.project;
-  });
+  // Archiving and unarchiving: the project's state changes for every credential at once.
+  for (const [verb, action] of [
+    ['archive', 'project.archived'],
+    ['unarchive', 'project.unarchived'],
+  ] as const) {
+    router.post(`/:id/${verb}`, operation(`${verb} project`, 'metadata'), serverAdmin, async (ctx) => {
+      const id = idOf(ctx);
+      const change = await store[verb](id);
+      if (!change.ok) throw refused(id, change);
+      deps.projectStates.forget(id);
+      await deps.audit.record({ ...auditFrom(ctx), action, projectId: id, target: id, details: { name: change.project.name } });
+      ctx.body = change.project;
+    });
+  }
 
   // 202: the project is deleted for every credential at once (its keys revoked, its status
   // `deleting`); its data leaves both stores in the background, then its status is `deleted`.

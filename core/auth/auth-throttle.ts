@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BackpressureError, type AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AuthFailureStore, ThrottleKind } from '../store/auth-failures.js';
+import { windowSync, type WindowCounter } from '../limits/window-sync.js';
 
 /** Failed authentications allowed per minute before 429; 0 turns a limit off. */
 export interface AuthThrottleLimits {
@@ -57,14 +58,7 @@ export const REMEMBER_MS = 10 * 60_000;
 const MAX_REMEMBERED = 50_000;
 const MAX_COUNTERS = 100_000;
 
-interface Counter {
-  windowStart: number;
-  /** The window's total across processes as of the last sync (this process's synced failures included). */
-  known: number;
-  /** Failures counted here since the last sync. */
-  pending: number;
-  /** Failures being added by the sync under way. */
-  syncing: number;
+interface Counter extends WindowCounter {
   /** Whether this process reported the subject crossing its limit in this window. */
   reported?: boolean;
 }
@@ -88,8 +82,7 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
   const remembered = new Map<string, number>();
   /** Until when this process keeps learning other processes' counts (it saw a credential lately). */
   let activeUntil = 0;
-  let syncing: Promise<void> | undefined;
-  let syncs = 0;
+  const syncs = windowSync(store, (err) => logger.warn({ err }, 'failed-authentication counts not synced; counting locally'));
   const timer = setInterval(() => void sync(), SYNC_EVERY_MS);
   timer.unref();
 
@@ -139,7 +132,7 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
   }
 
   async function sync(): Promise<void> {
-    if (syncing) return syncing;
+    if (syncs.running) return syncs.running;
     const now = Date.now();
     const current = windowOf(now);
     for (const [key, c] of counters) if (c.windowStart < current) counters.delete(key);
@@ -150,36 +143,19 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
       const [kind, subject] = key.split('\u0000') as [ThrottleKind, string];
       return { kind, subject, c, add: c.pending };
     });
-    for (const b of batch) {
-      b.c.syncing += b.add;
-      b.c.pending = 0;
-    }
-    syncing = (async () => {
-      try {
-        const rows = await store.addFailures(
-          batch.map(({ c, kind, subject, add }) => ({ kind, subject, windowStart: new Date(c.windowStart), count: add })),
-          new Date(current),
-          { address: limits.perAddress, prefix: limits.perPrefix },
-        );
-        for (const b of batch) b.c.syncing -= b.add;
-        for (const row of rows) {
-          const windowStart = row.windowStart.getTime();
-          if (windowStart !== windowOf(Date.now())) continue;
-          const c = counter(row.kind, row.subject, windowStart);
-          c.known = Math.max(c.known, row.count);
-        }
-        if (++syncs % 60 === 0) await store.pruneWindows();
-      } catch (err) {
-        for (const b of batch) {
-          b.c.syncing -= b.add;
-          b.c.pending += b.add;
-        }
-        logger.warn({ err }, 'failed-authentication counts not synced; counting locally');
-      } finally {
-        syncing = undefined;
+    return syncs.start(batch, async () => {
+      const rows = await store.addFailures(
+        batch.map(({ c, kind, subject, add }) => ({ kind, subject, windowStart: new Date(c.windowStart), count: add })),
+        new Date(current),
+        { address: limits.perAddress, prefix: limits.perPrefix },
+      );
+      for (const row of rows) {
+        const windowStart = row.windowStart.getTime();
+        if (windowStart !== windowOf(Date.now())) continue;
+        const c = counter(row.kind, row.subject, windowStart);
+        c.known = Math.max(c.known, row.count);
       }
-    })();
-    return syncing;
+    });
   }
 
   return {

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { DataDeletionKind, DataDeletionView } from '../model/data-deletion.js';
 import type { DataDeletionStore } from '../store/data-deletions.js';
 import type { Subject } from '../store/trace-erasure.js';
+import { resumableWork } from './resumable.js';
 
 /**
  * Deleting data a client asked for (docs/api.md, "Deleting data"): one trace
@@ -50,11 +51,6 @@ const LEASE_MS = 10 * 60_000;
 const RETRY_IN_MS = 30_000;
 
 export function createDataDeletion(deps: DataDeletionDeps): DataDeletion {
-  const running = new Map<string, Promise<void>>();
-  const every = deps.resumeEveryMs ?? RESUME_EVERY_MS;
-  const timer = every > 0 ? setInterval(() => void resume(), every) : undefined;
-  timer?.unref();
-
   async function carryOut(id: string): Promise<void> {
     if (!(await deps.store.claim(id, LEASE_MS))) return;
     const d = await deps.store.load(id);
@@ -79,49 +75,33 @@ export function createDataDeletion(deps: DataDeletionDeps): DataDeletion {
     }
   }
 
-  function start(id: string): Promise<void> {
-    const under = running.get(id);
-    if (under) return under;
-    const work = carryOut(id)
-      .catch((err: unknown) => deps.logger.error({ err, deletion: id }, `data deletion not started: ${errorMessage(err)}`))
-      .finally(() => running.delete(id));
-    running.set(id, work);
-    return work;
-  }
-
-  async function resume(): Promise<void> {
-    try {
-      for (const id of await deps.store.open()) void start(id);
-    } catch (err) {
-      deps.logger.warn({ err }, `open data deletions not read: ${errorMessage(err)}`);
-    }
-  }
+  // Not waited for on close: a deletion cut short is resumed by the next process to start (or another one).
+  const work = resumableWork({
+    run: (id) => carryOut(id).catch((err: unknown) => deps.logger.error({ err, deletion: id }, `data deletion not started: ${errorMessage(err)}`)),
+    open: () => deps.store.open(),
+    unread: (err) => deps.logger.warn({ err }, `open data deletions not read: ${errorMessage(err)}`),
+    everyMs: deps.resumeEveryMs ?? RESUME_EVERY_MS,
+  });
 
   return {
     async request(r) {
       const created = await deps.store.create({ id: randomUUID(), ...r });
-      void start(created.id);
+      void work.start(created.id);
       return created;
     },
     get: (projectId, id) => deps.store.get(projectId, id),
     async settled(id, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        await running.get(id);
+        await work.running(id);
         const d = await deps.store.load(id);
         if (d?.status === 'completed') return true;
         if (Date.now() >= deadline) return false;
         await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(0, deadline - Date.now()))));
       }
     },
-    resume,
-    async idle() {
-      while (running.size) await Promise.all(running.values());
-    },
-    close() {
-      // Not waited for: a deletion cut short is resumed by the next process to start (or another one).
-      if (timer) clearInterval(timer);
-      return Promise.resolve();
-    },
+    resume: work.resume,
+    idle: work.idle,
+    close: work.close,
   };
 }

@@ -2,6 +2,7 @@ import { BackpressureError } from '../errors.js';
 import type { RateLimits } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { RateBucket, RateLimitStore } from '../store/rate-limits.js';
+import { windowSync, type WindowCounter } from './window-sync.js';
 
 export type { RateBucket };
 
@@ -29,14 +30,7 @@ const SYNC_EVERY_MS = 1000;
 const LIMITS_TTL_MS = 30_000;
 const BUCKETS: readonly RateBucket[] = ['ingest', 'query', 'evalRuns'];
 
-interface Counter {
-  windowStart: number;
-  /** The window's total across processes, as of this process's last sync (its own synced requests included). */
-  known: number;
-  /** Requests this process counted since its last sync. */
-  pending: number;
-  /** Requests this process is adding to the store in the sync under way (counted until its answer is known). */
-  syncing: number;
+interface Counter extends WindowCounter {
   /** While the window's total so far is read, on this process's first request of the window. */
   loading?: Promise<void>;
 }
@@ -58,13 +52,13 @@ const FIRST_READ_WAIT_MS = 250;
 export function createRateLimiter(store: RateLimitStore, defaults: RateLimits, logger: Logger): RateLimiter {
   const counters = new Map<string, Counter>();
   const limits = new Map<string, { value: RateLimits; until: number; loading?: Promise<RateLimits> }>();
-  let syncing: Promise<void> | undefined;
-  let syncs = 0;
+  // A store that is down keeps nothing back: its counts wait for the next sync and this process counts locally.
+  const syncs = windowSync(store, (err) => logger.warn({ err }, 'rate limit counters not synced; counting locally'));
   const timer = setInterval(() => void sync(), SYNC_EVERY_MS);
   timer.unref();
 
   async function sync(): Promise<void> {
-    if (syncing) return syncing;
+    if (syncs.running) return syncs.running;
     // Every counter of the current window, not only those with new requests: a process learns
     // what the others counted even while its own traffic for that project has stopped.
     const now = Date.now();
@@ -74,37 +68,19 @@ export function createRateLimiter(store: RateLimitStore, defaults: RateLimits, l
     if (!due.length) return;
     const batch = due.map(([key, c]) => ({ key, c, add: c.pending, windowStart: c.windowStart }));
     const keyOf = (projectId: string, bucket: string) => `${projectId}\u0000${bucket}`;
-    for (const b of batch) {
-      b.c.syncing += b.add;
-      b.c.pending = 0;
-    }
-    syncing = (async () => {
-      try {
-        // A deleted project's counts are dropped by the store: no flush brings one back.
-        const totals = await store.addCounts(
-          batch.map((b) => {
-            const [projectId, bucket] = b.key.split('\u0000');
-            return { projectId, bucket: bucket as RateBucket, windowStart: new Date(b.windowStart), count: b.add };
-          }),
-        );
-        for (const total of totals) {
-          const c = counters.get(keyOf(total.projectId, total.bucket));
-          if (c && c.windowStart === total.windowStart.getTime()) c.known = Math.max(c.known, total.count);
-        }
-        for (const b of batch) b.c.syncing -= b.add;
-        if (++syncs % 60 === 0) await store.pruneWindows();
-      } catch (err) {
-        // The store is down: keep the counts for the next sync and go on counting locally.
-        for (const b of batch) {
-          b.c.syncing -= b.add;
-          b.c.pending += b.add;
-        }
-        logger.warn({ err }, 'rate limit counters not synced; counting locally');
-      } finally {
-        syncing = undefined;
+    // A deleted project's counts are dropped by the store: no flush brings one back.
+    return syncs.start(batch, async () => {
+      const totals = await store.addCounts(
+        batch.map((b) => {
+          const [projectId, bucket] = b.key.split('\u0000');
+          return { projectId, bucket: bucket as RateBucket, windowStart: new Date(b.windowStart), count: b.add };
+        }),
+      );
+      for (const total of totals) {
+        const c = counters.get(keyOf(total.projectId, total.bucket));
+        if (c && c.windowStart === total.windowStart.getTime()) c.known = Math.max(c.known, total.count);
       }
-    })();
-    return syncing;
+    });
   }
 
   /**

@@ -14,7 +14,16 @@ export type Convention = (typeof CONVENTIONS)[number];
 
 export type SpanStatus = 'ok' | 'error';
 
-export interface SpanRecord {
+/** What a span says and how many tokens it took: the same fields in the stored span, the API's view of one and what scorers read. */
+export interface SpanContent {
+  model: string | null;
+  input: string;
+  output: string;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface SpanRecord extends SpanContent {
   project_id: string;
   trace_id: string;
   span_id: string;
@@ -31,11 +40,6 @@ export interface SpanRecord {
   start_time: number;
   end_time: number;
   duration_ms: number;
-  model: string | null;
-  input: string;
-  output: string;
-  input_tokens: number;
-  output_tokens: number;
   /** All span attributes, stringified (objects and arrays as JSON). */
   attributes: Record<string, string>;
   resource_attributes: Record<string, string>;

@@ -1,6 +1,6 @@
 import type { SpanCost } from './cost.js';
 import type { LlmConversation } from './messages.js';
-import type { ComponentType, Convention, SpanStatus, SpanType } from './span.js';
+import type { ComponentType, Convention, SpanContent, SpanStatus, SpanType } from './span.js';
 
 /** A trace as listed by GET /api/traces. Times are ISO 8601 with milliseconds. */
 export interface TraceSummary {
@@ -28,7 +28,7 @@ export interface TraceSummary {
 }
 
 /** A span as the API shows it. `type` is the SPEC's name for the stored span_type. */
-export interface SpanView {
+export interface SpanView extends SpanContent {
   span_id: string;
   trace_id: string;
   parent_span_id: string | null;
@@ -43,11 +43,6 @@ export interface SpanView {
   start_time: string;
   end_time: string;
   duration_ms: number;
-  model: string | null;
-  input: string;
-  output: string;
-  input_tokens: number;
-  output_tokens: number;
   /** Input tokens served from a prompt cache (part of input_tokens); 0 when not reported. */
   cached_input_tokens: number;
   /** What the span cost (generation spans whose model the price table knows), else null. */

@@ -2,6 +2,7 @@ import { SYSTEM_ACTOR, type AuditLog } from '../audit/audit-log.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ProjectAdminStore } from '../store/project-admin.js';
+import { resumableWork } from '../deletion/resumable.js';
 
 /**
  * A project's data leaving both stores, after a server admin asked for it (DELETE
@@ -35,11 +36,6 @@ export interface ProjectDeletionDeps {
 export const RESUME_EVERY_MS = 60_000;
 
 export function createProjectDeletion(deps: ProjectDeletionDeps): ProjectDeletion {
-  const running = new Map<string, Promise<void>>();
-  const every = deps.resumeEveryMs ?? RESUME_EVERY_MS;
-  const timer = every > 0 ? setInterval(() => void resume(), every) : undefined;
-  timer?.unref();
-
   async function purge(projectId: string): Promise<void> {
     try {
       const analytics = await deps.purgeAnalytics(projectId);
@@ -59,32 +55,20 @@ export function createProjectDeletion(deps: ProjectDeletionDeps): ProjectDeletio
     }
   }
 
-  function start(projectId: string): void {
-    if (running.has(projectId)) return;
-    const work = purge(projectId).finally(() => running.delete(projectId));
-    running.set(projectId, work);
-  }
-
-  async function resume(): Promise<void> {
-    try {
-      for (const id of await deps.projects.pendingDeletions()) start(id);
-    } catch (err) {
-      deps.logger.warn({ err }, `pending project deletions not read: ${errorMessage(err)}`);
-    }
-  }
-
-  async function idle(): Promise<void> {
-    while (running.size) await Promise.all(running.values());
-  }
+  // Not waited for on close: a purge cut short is resumed by the next process to start (or another one).
+  const work = resumableWork({
+    run: purge,
+    open: () => deps.projects.pendingDeletions(),
+    unread: (err) => deps.logger.warn({ err }, `pending project deletions not read: ${errorMessage(err)}`),
+    everyMs: deps.resumeEveryMs ?? RESUME_EVERY_MS,
+  });
 
   return {
-    start,
-    resume,
-    idle,
-    close() {
-      // Not waited for: a purge cut short is resumed by the next process to start (or another one).
-      if (timer) clearInterval(timer);
-      return Promise.resolve();
+    start(projectId) {
+      void work.start(projectId);
     },
+    resume: work.resume,
+    idle: work.idle,
+    close: work.close,
   };
 }

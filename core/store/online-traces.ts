@@ -1,5 +1,5 @@
 import type { OnlineRuleFilter } from '../model/online-rule.js';
-import type { SpanStatus, SpanType } from '../model/span.js';
+import type { SpanContent, SpanStatus, SpanType } from '../model/span.js';
 
 /**
  * The analytical store's side of online evaluation (docs/online-evals.md): a rule's next traces,
@@ -51,7 +51,7 @@ export interface ScanBatch {
 }
 
 /** A span as scorers see it (the ingest shape, `input` and `output` cut to {@link SPAN_TEXT_CAP_FOR_SCORERS}). */
-export interface ScoredSpan {
+export interface ScoredSpan extends SpanContent {
   span_id: string;
   parent_span_id: string | null;
   name: string;
@@ -61,11 +61,6 @@ export interface ScoredSpan {
   status_message: string | null;
   start_ms: number;
   end_ms: number;
-  model: string | null;
-  input: string;
-  output: string;
-  input_tokens: number;
-  output_tokens: number;
   attributes: Record<string, string>;
 }
 

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../core/audit/audit-log.js';
+import type { AuditEntryView } from '../../core/model/audit.js';
 import { createAuditStore } from '../../core/store/postgres/audit-store.js';
 import { createPool, type MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
@@ -29,19 +30,8 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-interface Entry {
-  id: string;
-  at: string;
-  actor: { kind: string; id: string; name: string | null };
-  action: string;
-  project_id: string | null;
-  target: string | null;
-  details: Record<string, unknown>;
-  client_address: string | null;
-  user_agent: string | null;
-}
 interface Page {
-  entries: Entry[];
+  entries: AuditEntryView[];
   next_cursor: string | null;
 }
 
@@ -57,8 +47,8 @@ function as(project: string, path: string, init: RequestInit & { json?: unknown 
 }
 
 /** Every entry the bootstrap key (a server admin) reads with `query`, over all pages. */
-async function allEntries(query = ''): Promise<Entry[]> {
-  const out: Entry[] = [];
+async function allEntries(query = ''): Promise<AuditEntryView[]> {
+  const out: AuditEntryView[] = [];
   let cursor: string | null = null;
   do {
     const sep = query ? '&' : '';
@@ -201,7 +191,7 @@ describe('GET /api/audit', () => {
     expect((await allEntries(`project=audit-e&action=key.created&since=${since}&until=${until}`)).map((e) => e.details.name)).toEqual(['k4', 'k3']);
 
     // Pages of two: every entry once, newest first.
-    const seen: Entry[] = [];
+    const seen: AuditEntryView[] = [];
     let cursor: string | null = null;
     do {
       const page: Page = await ok<Page>(

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/server.js';
+import { mulberry32 } from '../../core/evals/statistics.js';
 
 /**
  * Hostile bodies on every write route: random and adversarial JSON (huge strings, wrong types,
@@ -104,16 +105,7 @@ const FIELDS = [
 ];
 
 /** A small deterministic PRNG, so a failure can be replayed. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 function hostileValue(r: () => number, depth = 0): unknown {
   const pick = Math.floor(r() * 22);
