@@ -43,6 +43,8 @@ describe('analytics filters in the URL', () => {
     expect(r.timeseries).toBe('/api/analytics/timeseries?range=1h&level=span&component_type=none&model=gpt+4');
     expect(r.components).toBe('/api/analytics/components?range=1h&component_type=none&model=gpt+4');
     expect(r.correlation).toBe('/api/analytics/correlation?range=1h&score_name=a%20b&metric=latency');
+    // Tool calls: the range alone (the component and model filters are about other spans).
+    expect(r.tools).toBe('/api/analytics/tools?range=1h');
     expect(analyticsRequests({ range: '24h', metric: 'tokens' }, null)).toMatchObject({
       timeseries: '/api/analytics/timeseries?range=24h',
       correlation: null,

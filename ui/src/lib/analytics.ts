@@ -72,6 +72,8 @@ export function analyticsRequests(f: AnalyticsFilters, correlateWith: string | n
     /** Only when a score is chosen that the unfiltered answer does not draw. */
     oneScore: f.scoreName ? `/api/analytics/scores?${range}&score_name=${encodeURIComponent(f.scoreName)}` : null,
     components: `/api/analytics/components?${range}${spanLevel ? `&${spans}` : ''}`,
+    /** Per tool: the range alone (the component and model filters do not apply to tool calls). */
+    tools: `/api/analytics/tools?${range}`,
     timeseries: `/api/analytics/timeseries?${range}${spanLevel ? `&level=span&${spans}` : ''}`,
     correlation: correlateWith ? `/api/analytics/correlation?${range}&score_name=${encodeURIComponent(correlateWith)}&metric=${f.metric}` : null,
   };

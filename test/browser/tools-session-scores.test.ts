@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { ExpectedSchema } from '../../core/model/eval-case.js';
+import type { TraceDetail } from '../../core/model/trace.js';
+import { toolCallsScorer } from '../../core/scoring/trajectory/tool-calls.js';
+import { describeErrors } from '../helpers/browser.js';
+import { loadCorpus } from '../helpers/corpus.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
+
+/**
+ * Issue 29 in Chromium: the analytics page's Tools section (the SPEC corpus trace's tool calls,
+ * one failing, and a toolCalls score by the real scorer naming get_weather's arguments) and the
+ * sessions pages' scores (mean per score name over the turns), wide and at 420 px, no console error.
+ * Screenshots: test-output/screenshots/tools-*.png, session-scores-*.png.
+ */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+const SPEC = loadCorpus(Date.now() - 5 * 60_000).json.find((t) => t.name === 'spec')!;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function turn(id: string, startMs: number, input: string) {
+  return {
+    trace_id: id,
+    name: 'support-agent',
+    status: 'ok',
+    duration_ms: 800,
+    start_time: iso(startMs),
+    spans: [
+      {
+        span_id: `${id}-r`,
+        name: 'support-agent',
+        type: 'span',
+        start_time: iso(startMs),
+        end_time: iso(startMs + 800),
+        input,
+        output: 'Done.',
+        attributes: { 'session.id': 'chat-scored', 'user.id': 'layla@example.com' },
+      },
+    ],
+  };
+}
+
+const { svc, open } = dashboardSuite({
+  async seed(svc) {
+    const post = async (path: string, json: unknown) => {
+      const res = await svc.api(path, { method: 'POST', json });
+      expect(res.status, await res.clone().text()).toBe(201);
+    };
+    await post('/api/traces/ingest', SPEC.body);
+    const detail = (await (await svc.api(`/api/traces/${SPEC.body.trace_id}`)).json()) as TraceDetail;
+    const scored = await toolCallsScorer.evaluate({
+      input: '',
+      output: '',
+      expected: ExpectedSchema.parse({}),
+      toolCalls: [],
+      latencyMs: 0,
+      trace: { spans: detail.spans as unknown as Array<Record<string, unknown>> },
+      config: toolCallsScorer.configSchema.parse({ calls: ['search_flights', { name: 'get_weather', args: { city: 'Paris' } }], argsMatch: 'subset' }),
+    });
+    await post('/api/scores', {
+      trace_id: SPEC.body.trace_id,
+      name: 'toolCalls',
+      value: scored.score,
+      scorer_name: 'toolCalls',
+      source: 'eval',
+      reason: scored.reason,
+    });
+
+    const now = Date.now() - 60_000;
+    await post('/api/traces/ingest', turn('sc-1', now - 30_000, 'Where is my order #1234?'));
+    await post('/api/traces/ingest', turn('sc-2', now - 20_000, 'Send it to Berlin instead.'));
+    for (const [trace_id, value] of [
+      ['sc-1', 0.9],
+      ['sc-2', 0.3],
+    ] as const)
+      await post('/api/scores', { trace_id, name: 'helpfulness', value });
+  },
+});
+
+describe('issue 29 in the dashboard', () => {
+  it('shows per tool its calls, errors, latency and how often its arguments were wrong', async () => {
+    const p = await open();
+    await p.page.goto('/analytics?range=1h');
+    const table = p.page.getByTestId('tool-analytics-table');
+    await table.waitFor();
+    const weather = table.locator('tr[data-tool="get_weather"] td');
+    await poll(async () => (await weather.allTextContents()).map((t) => t.trim()).slice(0, 5)).toEqual(['get_weather', '1', '1', '1', '100%']);
+    expect((await weather.nth(8).textContent())?.trim()).toBe('100%');
+    const flights = (await table.locator('tr[data-tool="search_flights"] td').allTextContents()).map((t) => t.trim());
+    expect([flights[0], flights[3], flights[4], flights[8]]).toEqual(['search_flights', '0', '0%', '0%']);
+    await p.page.getByTestId('tool-analytics').scrollIntoViewIfNeeded();
+    await p.screenshot('tools-analytics');
+    expect(describeErrors(p)).toBe('');
+  });
+
+  it("shows each session's mean scores in the list and the session view, also at 420 px", async () => {
+    const p = await open();
+    await p.page.goto('/sessions');
+    const row = p.page.locator('[data-testid="session-row"][data-session-id="chat-scored"]');
+    await poll(() => row.locator('[data-score-name="helpfulness"]').textContent()).toContain('0.60');
+    expect(await row.locator('[data-score-name="helpfulness"]').textContent()).toContain('×2');
+    await p.screenshot('session-scores-list');
+    await p.page.goto('/sessions/chat-scored');
+    const facts = p.page.getByTestId('session-facts');
+    await poll(() => facts.locator('[data-score-name="helpfulness"]').textContent()).toContain('0.60');
+    await p.page.setViewportSize({ width: 420, height: 900 });
+    await p.screenshot('session-scores-view-420');
+    const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(describeErrors(p)).toBe('');
+    void svc;
+  });
+});
