@@ -41,6 +41,7 @@ function spanView(s: ScoredSpan): Record<string, unknown> {
     output: s.output,
     input_tokens: s.input_tokens,
     output_tokens: s.output_tokens,
+    ...(s.cost_usd !== undefined && s.cost_usd !== null ? { cost: { total: s.cost_usd } } : {}),
     attributes: s.attributes,
   };
 }

@@ -61,6 +61,8 @@ export interface ScoredSpan extends SpanContent {
   status_message: string | null;
   start_ms: number;
   end_ms: number;
+  /** What the span's model call cost in USD, from the price table at ingest; null when it was not priced. */
+  cost_usd?: number | null;
   attributes: Record<string, string>;
 }
 

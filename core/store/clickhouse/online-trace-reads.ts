@@ -80,10 +80,10 @@ LIMIT {limit:UInt32}`;
 const SPANS_FOR_SCORING = `
 SELECT trace_id, span_id, parent_span_id, name, span_type, component_type, status, status_message,
   toUnixTimestamp64Milli(start_time) AS start_ms, toUnixTimestamp64Milli(end_time) AS end_ms, model,
-  input, output, input_tokens, output_tokens, attributes
+  input, output, input_tokens, output_tokens, total_cost, attributes
 FROM (
   SELECT trace_id, span_id, parent_span_id, name, span_type, component_type, status, status_message, start_time, end_time, model,
-    substringUTF8(input, 1, {cap:UInt32}) AS input, substringUTF8(output, 1, {cap:UInt32}) AS output, input_tokens, output_tokens, attributes
+    substringUTF8(input, 1, {cap:UInt32}) AS input, substringUTF8(output, 1, {cap:UInt32}) AS output, input_tokens, output_tokens, total_cost, attributes
   FROM agent_eval.spans
   WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
   ORDER BY ingested_at DESC
@@ -121,6 +121,8 @@ interface SpanRow {
   output: string;
   input_tokens: number | string;
   output_tokens: number | string;
+  /** Null when the price table did not price the span. */
+  total_cost: number | string | null;
   attributes: Record<string, string>;
 }
 
@@ -192,6 +194,7 @@ export function createOnlineTraceReads(client: ClickHouseClient): OnlineTraceRea
           output: r.output,
           input_tokens: Number(r.input_tokens),
           output_tokens: Number(r.output_tokens),
+          cost_usd: r.total_cost === null ? null : Number(r.total_cost),
           attributes: r.attributes,
         });
       }

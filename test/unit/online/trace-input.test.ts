@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { judgeTraceBody } from '../../../core/online/judge-trace.js';
 import { scoreInputFromTrace } from '../../../core/online/trace-input.js';
+import { spanTreeOf } from '../../../core/scoring/trace-view.js';
 import type { ScoredSpan, TraceForScoring } from '../../../core/store/online-traces.js';
 
 function span(id: string, extra: Partial<ScoredSpan> = {}): ScoredSpan {
@@ -80,6 +81,29 @@ describe('what a rule scorer sees of a stored trace', () => {
       {},
     );
     expect(input).toMatchObject({ input: 'first question', output: 'final answer', toolCalls: [] });
+  });
+
+  it('gives the trajectory scorers the stored spans as a span tree: tool names of every convention, errors, tokens, costs', () => {
+    const input = scoreInputFromTrace(
+      trace([
+        span('root', { input: 'q', output: 'a' }),
+        span('llm', { parent_span_id: 'root', type: 'generation', start_ms: 1100, model: 'gpt-4o', input_tokens: 900, output_tokens: 40, cost_usd: 0.0027 }),
+        span('free', { parent_span_id: 'root', type: 'generation', start_ms: 1150, model: 'local-llm', input_tokens: 10, output_tokens: 5, cost_usd: null }),
+        span('tool', {
+          parent_span_id: 'root',
+          type: 'tool',
+          start_ms: 1200,
+          name: 'search',
+          attributes: { 'traceloop.entity.name': 'search_web', tool_status: 'error' },
+        }),
+      ]),
+      {},
+    );
+    expect(input.toolCalls.map((c) => c.name)).toEqual(['search_web']);
+    const tree = spanTreeOf(input)!;
+    expect(tree.toolCalls().map((c) => [c.name, c.error])).toEqual([['search_web', true]]);
+    expect(tree.get('tool')!.depth).toBe(1);
+    expect(tree.stats()).toMatchObject({ spans: 4, llmCalls: 2, inputTokens: 910, outputTokens: 45, costUsd: 0.0027, pricedLlmCalls: 1, unpricedLlmCalls: 1 });
   });
 
   it('treats a span whose parent is not in the trace as a root', () => {
