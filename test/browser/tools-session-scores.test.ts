@@ -9,14 +9,15 @@ import { dashboardSuite } from '../helpers/dashboard-suite.js';
 /**
  * Issue 29 in Chromium: the analytics page's Tools section (the SPEC corpus trace's tool calls,
  * one failing, and a toolCalls score by the real scorer naming get_weather's arguments) and the
- * sessions pages' scores (mean per score name over the turns), wide and at 420 px, no console error.
- * Screenshots: test-output/screenshots/tools-*.png, session-scores-*.png.
+ * sessions pages' scores (mean per score name over the turns), wide and at 420 px, and the traces
+ * list's session, user and tag filters (bar and URL), no console error.
+ * Screenshots: test-output/screenshots/tools-*.png, session-scores-*.png, traces-session-filters.png.
  */
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 const SPEC = loadCorpus(Date.now() - 5 * 60_000).json.find((t) => t.name === 'spec')!;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function turn(id: string, startMs: number, input: string) {
+function turn(id: string, startMs: number, input: string, attributes: Record<string, string> = {}) {
   return {
     trace_id: id,
     name: 'support-agent',
@@ -32,7 +33,7 @@ function turn(id: string, startMs: number, input: string) {
         end_time: iso(startMs + 800),
         input,
         output: 'Done.',
-        attributes: { 'session.id': 'chat-scored', 'user.id': 'layla@example.com' },
+        attributes: { 'session.id': 'chat-scored', 'user.id': 'layla@example.com', ...attributes },
       },
     ],
   };
@@ -66,7 +67,7 @@ const { svc, open } = dashboardSuite({
 
     const now = Date.now() - 60_000;
     await post('/api/traces/ingest', turn('sc-1', now - 30_000, 'Where is my order #1234?'));
-    await post('/api/traces/ingest', turn('sc-2', now - 20_000, 'Send it to Berlin instead.'));
+    await post('/api/traces/ingest', turn('sc-2', now - 20_000, 'Send it to Berlin instead.', { 'tag.tags': JSON.stringify(['vip', 'shipping']) }));
     for (const [trace_id, value] of [
       ['sc-1', 0.9],
       ['sc-2', 0.3],
@@ -107,5 +108,22 @@ describe('issue 29 in the dashboard', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     expect(describeErrors(p)).toBe('');
     void svc;
+  });
+
+  it('filters the traces list by session, user and tag, from its bar and its URL', async () => {
+    const p = await open();
+    const rows = p.page.getByTestId('trace-row');
+    const shown = () => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')).sort());
+    await p.page.goto('/traces?session_id=chat-scored');
+    await poll(shown).toEqual(['sc-1', 'sc-2']);
+    expect(await p.page.getByTestId('filter-session').inputValue()).toBe('chat-scored');
+    await p.page.getByTestId('filter-tag').fill('vip');
+    await p.page.getByTestId('filter-apply').click();
+    await p.page.waitForURL((url) => url.searchParams.get('tag') === 'vip' && url.searchParams.get('session_id') === 'chat-scored');
+    await poll(shown).toEqual(['sc-2']);
+    await p.screenshot('traces-session-filters');
+    await p.page.goto('/traces?user_id=nobody');
+    await poll(() => p.page.getByTestId('traces-empty').count()).toBe(1);
+    expect(describeErrors(p)).toBe('');
   });
 });

@@ -22,6 +22,19 @@ describe('trace filters in the URL', () => {
     );
     expect(parseFilters(filtersToQuery(more))).toEqual(more);
     expect(parseFilters(filtersToQuery({ hasErrors: true, minDurationMs: 0 }))).toEqual({ hasErrors: true, minDurationMs: 0 });
+    // Sessions and tags, as GET /api/traces names them (the session view links to /traces?session_id=).
+    const session: TraceFilters = { sessionId: '会话-2 ✓', userId: 'layla@example.com', environment: 'prod', tag: 'beta' };
+    expect(filtersToQuery(session).toString()).toBe('session_id=%E4%BC%9A%E8%AF%9D-2+%E2%9C%93&user_id=layla%40example.com&environment=prod&tag=beta');
+    expect(parseFilters(filtersToQuery(session))).toEqual(session);
+    expect(Object.fromEntries(apiTraceQuery(session))).toEqual({
+      limit: '50',
+      session_id: '会话-2 ✓',
+      user_id: 'layla@example.com',
+      environment: 'prod',
+      tag: 'beta',
+    });
+    expect(isFiltered({ tag: 'beta' })).toBe(true);
+    expect(parseFilters(new URLSearchParams('session_id=%20&tag='))).toEqual({});
   });
 
   it('leaves defaults out of the URL', () => {

@@ -34,6 +34,11 @@ export interface TraceFilters {
   /** The trace's latest score named `scoreName` is below `scoreBelow` (0..1); both or neither. */
   scoreName?: string;
   scoreBelow?: number;
+  /** The trace belongs to this session / end user, its service runs in this environment, it carries this tag (docs/api.md, "Sessions"). */
+  sessionId?: string;
+  userId?: string;
+  environment?: string;
+  tag?: string;
   /** A preset time range back from now; `from` / `to` (ISO 8601) give a fixed one instead. */
   range?: RangeKey;
   from?: string;
@@ -81,6 +86,14 @@ function threshold(v: string | null): number | null {
   return Number.isFinite(n) && n >= 0 && n <= 1 ? n : null;
 }
 
+/** The exact-value filters of sessions and tags: URL and API parameter, and the filter's key. */
+const SESSION_PARAMS = [
+  ['session_id', 'sessionId'],
+  ['user_id', 'userId'],
+  ['environment', 'environment'],
+  ['tag', 'tag'],
+] as const satisfies ReadonlyArray<readonly [string, keyof TraceFilters]>;
+
 /** Reads filters from a query string; values that make no sense are dropped, not guessed at. */
 export function parseFilters(q: URLSearchParams): TraceFilters {
   const f: TraceFilters = {};
@@ -103,6 +116,10 @@ export function parseFilters(q: URLSearchParams): TraceFilters {
   if (scoreName && scoreBelow !== null) {
     f.scoreName = scoreName.slice(0, MAX_SHORT);
     f.scoreBelow = scoreBelow;
+  }
+  for (const [param, key] of SESSION_PARAMS) {
+    const v = q.get(param)?.trim();
+    if (v) f[key] = v.slice(0, MAX_SHORT);
   }
   const range = q.get('range');
   if (range && isRange(range)) f.range = range;
@@ -130,6 +147,7 @@ function setCommon(q: URLSearchParams, f: TraceFilters): void {
     q.set('score_name', f.scoreName);
     q.set('score_below', String(f.scoreBelow));
   }
+  for (const [param, key] of SESSION_PARAMS) if (f[key]) q.set(param, f[key]);
 }
 
 /** The query string of the page's URL: only the filters set, in a fixed order. */
@@ -167,6 +185,7 @@ export function isFiltered(f: TraceFilters): boolean {
     f.minDurationMs !== undefined ||
     f.hasErrors !== undefined ||
     f.scoreName ||
+    SESSION_PARAMS.some(([, key]) => f[key]) ||
     f.range ||
     f.from ||
     f.to,
