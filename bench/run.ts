@@ -208,6 +208,15 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       delaySeconds: 5,
     });
   },
+  // --traces N (default 100,000: 1,000,000 spans; --quick 10,000); --spans-per-trace N (default 10)
+  'session-list': async () =>
+    (await import('./session-list.js')).benchSessionList({
+      traces: num(v.traces, quick ? 10_000 : 100_000),
+      spansPerTrace: shape.spansPerTrace,
+      reads: quick ? 3 : 7,
+    }),
+  // --quick: fewer evaluations per round
+  'trajectory-scoring': async () => (await import('./trajectory-scoring.js')).benchTrajectoryScoring({ iterations: quick ? 50 : 200, rounds: quick ? 3 : 9 }),
   ui: async () =>
     (await import('./ui.js')).benchUi({
       traces: num(v.traces, quick ? 10_000 : 100_000),
