@@ -11,7 +11,16 @@ import {
 } from '../../model/trace-session.js';
 import type { TraceSummary } from '../../model/trace.js';
 import type { SessionReads } from '../trace-sessions.js';
-import { SESSION_FILTERS, SESSION_ONE, SESSION_SCORES, TURN_TEXTS, sessionCountSql, sessionPageSql, type SessionFilter } from './trace-session-sql.js';
+import {
+  SESSION_FILTERS,
+  SESSION_FOLD,
+  SESSION_ONE,
+  SESSION_SCORES,
+  TURN_TEXTS,
+  sessionCountSql,
+  sessionPageSql,
+  type SessionFilter,
+} from './trace-session-sql.js';
 import { toClickHouseTime } from './time.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
@@ -87,18 +96,23 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
       cursorEnd: q.cursor?.endMs,
       cursorSession: q.cursor?.sessionId,
     };
-    const page = await rows<SessionRow & { total: number | string }>(sessionPageSql(filters, q.cursor !== undefined), params);
+    const page = await rows<{ session_id: string; end_ms: number | string; total: number | string }>(sessionPageSql(filters, q.cursor !== undefined), params);
     let total = page.length ? Number(page[0].total) : 0;
     if (page.length === 0 && q.cursor) {
       const [count] = await rows<{ total: string }>(sessionCountSql(filters), params);
       total = Number(count?.total ?? 0);
     }
-    const shown = page.slice(0, q.limit);
-    const scores = await scoresOf(
-      projectId,
-      shown.map((r) => r.session_id),
-    );
-    const sessions = shown.map((r) => sessionSummary(r, scores.get(r.session_id) ?? []));
+    // The page is chosen on cheap states; only its sessions are folded whole (tokens, cost, names).
+    const ids = page.slice(0, q.limit).map((r) => r.session_id);
+    const [folded, scores] = await Promise.all([
+      ids.length ? rows<SessionRow>(SESSION_FOLD, { project: projectId, sessions: ids }) : Promise.resolve([]),
+      scoresOf(projectId, ids),
+    ]);
+    const byId = new Map(folded.map((r) => [r.session_id, r]));
+    const sessions = ids
+      .map((id) => byId.get(id))
+      .filter((r): r is SessionRow => r !== undefined)
+      .map((r) => sessionSummary(r, scores.get(r.session_id) ?? []));
     const last = page.length > q.limit ? page[q.limit - 1] : undefined;
     return {
       sessions,

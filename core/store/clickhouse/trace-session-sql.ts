@@ -11,10 +11,29 @@ import { TRACE_COST } from './trace-stats-sql.js';
 const SESSION_ROWS = {
   any: "session_id != ''",
   one: 'session_id = {session:String}',
+  page: 'session_id IN {sessions:Array(String)}',
 } as const;
 
-/** Each trace of the chosen sessions, its states merged and reduced to what a session sums. */
-function sessionTraces(rows: keyof typeof SESSION_ROWS): string {
+/**
+ * Each trace of the chosen sessions, its states merged. `cheap`: only what orders and filters
+ * sessions (ids, times, the error flag), for the page over every session; else also what a
+ * session sums (tokens, cost, the name), for the sessions shown.
+ */
+function sessionTraces(rows: keyof typeof SESSION_ROWS, cheap = false): string {
+  const sums = cheap
+    ? ''
+    : `,
+    arraySum(stats.3) AS input_tokens,
+    arraySum(stats.4) AS output_tokens,
+    ${TRACE_COST} AS cost,
+    if(header_name != '', header_name, root_span.4) AS name`;
+  const states = cheap
+    ? ''
+    : `,
+      argMaxMerge(header_name) AS header_name,
+      min(root) AS root_span,
+      maxMap(span_stats) AS stats,
+      maxMap(span_costs) AS costs`;
   return `(
   SELECT
     trace_id,
@@ -22,11 +41,7 @@ function sessionTraces(rows: keyof typeof SESSION_ROWS): string {
     user_id,
     start_time,
     end_time,
-    toUInt8(span_error = 1 OR header_status = 'error') AS failed,
-    arraySum(stats.3) AS input_tokens,
-    arraySum(stats.4) AS output_tokens,
-    ${TRACE_COST} AS cost,
-    if(header_name != '', header_name, root_span.4) AS name
+    toUInt8(span_error = 1 OR header_status = 'error') AS failed${sums}
   FROM (
     SELECT
       trace_id,
@@ -35,17 +50,13 @@ function sessionTraces(rows: keyof typeof SESSION_ROWS): string {
       min(min_start) AS start_time,
       max(max_end) AS end_time,
       max(has_error) AS span_error,
-      argMaxMerge(header_status) AS header_status,
-      argMaxMerge(header_name) AS header_name,
-      min(root) AS root_span,
-      maxMap(span_stats) AS stats,
-      maxMap(span_costs) AS costs
+      argMaxMerge(header_status) AS header_status${states}
     FROM agent_eval.trace_stats
     WHERE project_id = {project:String}
       AND trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND ${SESSION_ROWS[rows]})
     GROUP BY trace_id
   )
-  WHERE session_id != ''
+  WHERE ${rows === 'page' ? SESSION_ROWS.page : "session_id != ''"}
 )`;
 }
 
@@ -106,13 +117,16 @@ const SESSION_COLUMNS = `
 /** Sessions that sort after the cursor's (latest activity first, then session id descending). */
 const AFTER_CURSOR = '(end_ms, session_id) < ({cursorEnd:Int64}, {cursorSession:String})';
 
-/** One page of the project's sessions, newest activity first, with how many the filters match. One extra row tells whether another page follows. */
+/**
+ * One page of the project's session ids, newest activity first, with how many the filters match:
+ * from the cheap states of every session's traces only (SESSION_FOLD then folds the page's
+ * sessions whole). One extra row tells whether another page follows.
+ */
 export function sessionPageSql(filters: SessionFilter[], withCursor: boolean): string {
   const having = filters.length ? `HAVING ${filters.map((f) => SESSION_FILTERS[f]).join(' AND ')}` : '';
   return `
-SELECT ${SESSION_COLUMNS},
-  count() OVER () AS total
-FROM ${sessionTraces('any')}
+SELECT session_id, toUnixTimestamp64Milli(max(end_time)) AS end_ms, count() OVER () AS total
+FROM ${sessionTraces('any', true)}
 GROUP BY session_id
 ${having}
 ${withCursor ? `QUALIFY ${AFTER_CURSOR}` : ''}
@@ -123,8 +137,14 @@ LIMIT {limit:UInt32}`;
 /** The number of sessions the filters match, for a page past the end (no row carries the window count). */
 export function sessionCountSql(filters: SessionFilter[]): string {
   const having = filters.length ? `HAVING ${filters.map((f) => SESSION_FILTERS[f]).join(' AND ')}` : '';
-  return `SELECT count() AS total FROM (SELECT session_id FROM ${sessionTraces('any')} GROUP BY session_id ${having})`;
+  return `SELECT count() AS total FROM (SELECT session_id FROM ${sessionTraces('any', true)} GROUP BY session_id ${having})`;
 }
+
+/** The sessions of {sessions} folded whole (a page's), in no order. */
+export const SESSION_FOLD = `
+SELECT ${SESSION_COLUMNS}
+FROM ${sessionTraces('page')}
+GROUP BY session_id`;
 
 /** One session folded, and its trace ids oldest first (one more than the bound, to tell it was cut). */
 export const SESSION_ONE = `
