@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { patternProblem } from '../safe-regex.js';
+import { ExpectedTrajectorySchema } from './expected-trajectory.js';
 
 /**
  * The pieces every evaluation shares (suites, the second family's dataset items, runs, the SDK):
@@ -73,6 +74,8 @@ export const ExpectedSchema = z
     json: z.unknown().optional(),
     maxLatencyMs: z.number().positive().max(86_400_000).optional(),
     maxTokens: z.number().int().positive().max(1e12).optional(),
+    /** What the agent should do on the way (core/model/expected-trajectory.ts): the trajectory scorers read it. */
+    trajectory: ExpectedTrajectorySchema.optional(),
   })
   .passthrough();
 export type Expected = z.output<typeof ExpectedSchema>;

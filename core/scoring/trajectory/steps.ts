@@ -1,34 +1,24 @@
 import { z } from 'zod';
+import { TrajectoryBudgetSchema, trajectoryOf, type TrajectoryBudget } from '../../model/expected-trajectory.js';
 import type { Scorer } from '../scorer.js';
 import type { TreeStats } from './span-tree.js';
 import { plural, requireTree, round2 } from './support.js';
 
 /**
  * `steps`: budgets on what the agent spent doing the case, read from its trace: model calls,
- * tool calls, spans, tokens, cost and wall time (docs/scorers.md "steps"). Each budget set scores
+ * tool calls, spans, tokens, cost and wall time (docs/scorers.md "steps"), each from the config,
+ * else from the case's `expected.trajectory.budget`. Each budget set scores
  * 1 when the trace stays within it, else budget / used (`overBudget: ratio`: twice the budget
  * scores 0.5) or 0 (`overBudget: zero`); the score is the lowest of them.
  */
 
-const count = z.number().int().min(0).max(1e12);
-const amount = z.number().refine(Number.isFinite, 'must be a finite number').min(0);
-
-const Config = z.strictObject({
-  maxLlmCalls: count.optional(),
-  maxToolCalls: count.optional(),
-  maxSpans: count.optional(),
-  /** Input plus output tokens of the model calls. */
-  maxTokens: count.optional(),
-  /** USD over the priced model calls (docs/costs.md). */
-  maxCostUsd: amount.optional(),
-  /** From the trace's first span start to its last span end. */
-  maxWallMs: amount.optional(),
+const Config = TrajectoryBudgetSchema.extend({
   overBudget: z.enum(['ratio', 'zero']).default('ratio'),
 });
 type Config = z.output<typeof Config>;
 
 interface Budget {
-  key: keyof Omit<Config, 'overBudget'>;
+  key: keyof TrajectoryBudget;
   what: string;
   used(stats: TreeStats): number;
   show(n: number): string;
@@ -47,16 +37,21 @@ export const stepsScorer: Scorer = {
   name: 'steps',
   kind: 'rule',
   description:
-    'Budgets on the trace: LLM calls, tool calls, spans, tokens, cost and wall time (config.max*); 1 within every budget, else the lowest budget / used (or 0 with overBudget: zero).',
+    'Budgets on the trace: LLM calls, tool calls, spans, tokens, cost and wall time (config.max*, else expected.trajectory.budget); 1 within every budget, else the lowest budget / used (or 0 with overBudget: zero).',
   configSchema: Config,
   evaluate(input) {
     const config = Config.parse(input.config);
-    const set = BUDGETS.filter((b) => config[b.key] !== undefined);
-    if (set.length === 0) throw new Error(`steps needs at least one budget: ${BUDGETS.map((b) => `config.${b.key}`).join(', ')}`);
+    // Each budget: the scorer's own, else the case's expected.trajectory.budget.
+    const fromCase = trajectoryOf(input.expected)?.budget ?? {};
+    const budgetOf = (b: Budget) => config[b.key] ?? fromCase[b.key];
+    const set = BUDGETS.filter((b) => budgetOf(b) !== undefined);
+    if (set.length === 0) {
+      throw new Error(`steps needs at least one budget: ${BUDGETS.map((b) => `config.${b.key}`).join(', ')}, or the case's expected.trajectory.budget`);
+    }
     const stats = requireTree(input, 'steps').stats();
 
     const results = set.map((b) => {
-      const budget = config[b.key]!;
+      const budget = budgetOf(b)!;
       const used = b.used(stats);
       const within = used <= budget;
       const score = within ? 1 : config.overBudget === 'zero' || budget === 0 ? 0 : budget / used;

@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import type { ToolCall } from '../../model/eval-case.js';
+import {
+  ARGS_MATCHES,
+  ExpectedCallListSchema,
+  ForbiddenToolsSchema,
+  TOOL_CALL_MODES,
+  trajectoryOf,
+  type ArgsMatch,
+  type ExpectedCall,
+  type ToolCallMode as Mode,
+} from '../../model/expected-trajectory.js';
 import { cut, listOf, outputText, show } from '../rules/support.js';
 import type { ScoreInput, Scorer } from '../scorer.js';
 import { spanTreeOf } from '../trace-view.js';
 import { argumentLabel, deeperThan, jsonMismatch, MAX_ARGUMENT_DEPTH, parseArguments, valueAt, type ParsedArguments } from './json-value.js';
-import { predicateMismatch, PredicateSchema } from './predicates.js';
+import { predicateMismatch } from './predicates.js';
 import { RegexBatch, type RegexOracle } from './regex-batch.js';
 import { callText, plural, requireTree } from './support.js';
 
@@ -22,37 +32,15 @@ import { callText, plural, requireTree } from './support.js';
  * exactly when the mode holds. The reason names the first mismatch.
  */
 
-const MODES = ['strict', 'unordered', 'subset', 'superset'] as const;
-type Mode = (typeof MODES)[number];
-const ARGS_MATCH = ['exact', 'subset', 'ignore'] as const;
-type ArgsMatch = (typeof ARGS_MATCH)[number];
-
-const ToolName = z.string().min(1).max(256);
-
-const ExpectedCallSchema = z.preprocess(
-  (v) => (typeof v === 'string' ? { name: v } : v),
-  z.strictObject({
-    name: ToolName,
-    /** The arguments expected (JSON; JSON text holding an object or a list is read as it). */
-    args: z.unknown().optional(),
-    argsMatch: z.enum(ARGS_MATCH).optional(),
-    /** Predicates on single arguments, by name or dotted path (`legs.0.from`). */
-    where: z
-      .record(z.string().min(1).max(1024), PredicateSchema)
-      .refine((w) => Object.keys(w).length <= 50, 'at most 50 predicates')
-      .optional(),
-  }),
-);
-type ExpectedCall = z.output<typeof ExpectedCallSchema>;
-
 const Config = z.strictObject({
-  /** The calls expected; else the case's expected.toolCalls (names, or {name, input}: input is the arguments). */
-  calls: z.array(ExpectedCallSchema).max(1000).optional(),
-  mode: z.enum(MODES).default('strict'),
-  /** How expected `args` compare with the call's: equal JSON, a JSON subset, or not at all. */
-  argsMatch: z.enum(ARGS_MATCH).default('exact'),
-  /** Tools that must not be called at all: any call of one scores 0. */
-  forbidden: z.array(ToolName).max(1000).default([]),
+  /** The calls expected; else the case's expected.trajectory.calls, else its expected.toolCalls (names, or {name, input}: input is the arguments). */
+  calls: ExpectedCallListSchema.optional(),
+  /** Default: the case's expected.trajectory.mode, else `strict`. */
+  mode: z.enum(TOOL_CALL_MODES).optional(),
+  /** How expected `args` compare with the call's: equal JSON, a JSON subset, or not at all. Default: the case's, else `exact`. */
+  argsMatch: z.enum(ARGS_MATCHES).optional(),
+  /** Tools that must not be called at all (with the case's expected.trajectory.forbidden): any call of one scores 0. */
+  forbidden: ForbiddenToolsSchema.default([]),
   /** Whose calls: the trace's tool spans, the tool calls the agent reported, or (auto) the trace's when it has any, else the reported ones. */
   from: z.enum(['auto', 'trace', 'reply']).default('auto'),
 });
@@ -68,17 +56,22 @@ export const toolCallsScorer: Scorer = {
   name: 'toolCalls',
   kind: 'rule',
   description:
-    'The tool calls made (tool spans of the trace, else the reported calls) against the expected calls with their arguments (config.calls, else expected.toolCalls): modes strict, unordered, subset, superset; arguments exact, JSON subset, or per-argument predicates (regex, numeric tolerance).',
+    'The tool calls made (tool spans of the trace, else the reported calls) against the expected calls with their arguments (config.calls, else expected.trajectory.calls, else expected.toolCalls): modes strict, unordered, subset, superset; arguments exact, JSON subset, or per-argument predicates (regex, numeric tolerance); forbidden tools (config.forbidden and expected.trajectory.forbidden) score 0.',
   configSchema: Config,
   async evaluate(input, signal) {
     const config = Config.parse(input.config);
-    const expected = expectedCalls(config.calls, input.expected.toolCalls);
+    const trajectory = trajectoryOf(input.expected);
+    const mode: Mode = config.mode ?? trajectory?.mode ?? 'strict';
+    const argsMatch: ArgsMatch = config.argsMatch ?? trajectory?.argsMatch ?? 'exact';
+    // Prohibitions add up: the scorer's (a suite's default) and the case's.
+    const forbiddenTools = new Set([...config.forbidden, ...(trajectory?.forbidden ?? [])]);
+    const expected = expectedCalls(config.calls ?? trajectory?.calls, input.expected.toolCalls, forbiddenTools.size > 0);
     const made = madeCalls(input, config.from);
     const evidence = [cut(made.length ? `calls made: ${made.map((c) => c.name).join(' -> ')}` : 'no tool calls made')];
 
-    const forbidden = made.findIndex((c) => config.forbidden.includes(c.name));
+    const forbidden = made.findIndex((c) => forbiddenTools.has(c.name));
     if (forbidden >= 0) {
-      const count = made.filter((c) => config.forbidden.includes(c.name)).length;
+      const count = made.filter((c) => forbiddenTools.has(c.name)).length;
       evidence.push(`call ${forbidden + 1}: ${callText(made[forbidden].name, made[forbidden].text)}`);
       return {
         score: 0,
@@ -86,31 +79,41 @@ export const toolCallsScorer: Scorer = {
         evidence,
       };
     }
+    if (!expected) {
+      return { score: 1, reason: `no forbidden tool was called (forbidden: ${listOf([...forbiddenTools], 5)}; no calls expected)`, evidence };
+    }
 
     // Which expected call matches which call made. Regex predicates search on the regex pool:
     // a first walk records them, the searches run, a second walk decides.
     const batch = new RegexBatch();
-    pairMismatches(expected, made, config.argsMatch, batch.collecting, true);
+    pairMismatches(expected, made, argsMatch, batch.collecting, true);
     await batch.run({ runId: input.runId, signal });
-    const pairs = pairMismatches(expected, made, config.argsMatch, batch.deciding, false);
+    const pairs = pairMismatches(expected, made, argsMatch, batch.deciding, false);
     const why = (e: number, m: number): string | null => (pairs[e].has(m) ? pairs[e].get(m)! : ANOTHER_TOOL);
     const matches = (e: number, m: number) => pairs[e].get(m) === null;
 
-    const verdict = judge(config.mode, expected, made, matches, why);
+    const verdict = judge(mode, expected, made, matches, why);
     for (const m of verdict.calls) evidence.push(`call ${m + 1}: ${callText(made[m].name, made[m].text)}`);
-    return { score: verdict.score, reason: `${config.mode}: ${verdict.reason}`, evidence };
+    return { score: verdict.score, reason: `${mode}: ${verdict.reason}`, evidence };
   },
 };
 
-/** The expected calls: the config's, else the case's expected.toolCalls; throws when neither says. */
+/**
+ * The expected calls: the config's, else the case's expected.trajectory.calls, else its
+ * expected.toolCalls. None anywhere: undefined when forbidden tools are all there is to check,
+ * else throws.
+ */
 function expectedCalls(
-  fromConfig: ExpectedCall[] | undefined,
+  given: ExpectedCall[] | undefined,
   fromCase: ReadonlyArray<string | { name: string; input?: unknown }> | undefined,
-): ExpectedCall[] {
+  forbiddenOnly: boolean,
+): ExpectedCall[] | undefined {
   const calls =
-    fromConfig ??
-    fromCase?.map((c): ExpectedCall => (typeof c === 'string' ? { name: c } : { name: c.name, ...(c.input !== undefined ? { args: c.input } : {}) }));
-  if (!calls) throw new Error('toolCalls needs config.calls or expected.toolCalls');
+    given ?? fromCase?.map((c): ExpectedCall => (typeof c === 'string' ? { name: c } : { name: c.name, ...(c.input !== undefined ? { args: c.input } : {}) }));
+  if (!calls) {
+    if (forbiddenOnly) return undefined;
+    throw new Error('toolCalls needs config.calls, expected.trajectory.calls or expected.toolCalls');
+  }
   return calls.map((c) => (typeof c.args === 'string' && /^\s*[[{]/.test(c.args) ? { ...c, args: jsonOr(c.args) } : c));
 }
 

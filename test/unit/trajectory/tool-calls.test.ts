@@ -130,7 +130,7 @@ describe('toolCalls on a recorded agent run', () => {
     expect((await score({}, { expected: { toolCalls: ['search_flights', { name: 'get_weather', input: { city: 'Kyoto', days: 3 } }] } })).score).toBe(1);
     const wrong = await score({}, { expected: { toolCalls: ['search_flights', { name: 'get_weather', input: '{"city":"Rome","days":3}' }] } });
     expect(wrong.reason).toContain('argument city: expected "Rome", got "Kyoto"');
-    await expect(score({})).rejects.toThrow('toolCalls needs config.calls or expected.toolCalls');
+    await expect(score({})).rejects.toThrow('toolCalls needs config.calls, expected.trajectory.calls or expected.toolCalls');
   });
 
   it('arguments that are not JSON compare as text', async () => {
