@@ -13,6 +13,13 @@ export { isFinal };
 /** GET /api/runs/{id}/status (docs/evals.md): the run view's moving parts. */
 export type RunStatusView = Pick<RunView, 'id' | 'run_id' | 'status' | 'progress' | 'summary' | 'created_at' | 'started_at' | 'completed_at' | 'error'>;
 
+type RunMovingParts = Pick<RunView, 'status' | 'progress' | 'summary' | 'started_at' | 'completed_at' | 'error'>;
+
+/** A run (a list's row or the run page's) with the moving parts of a status answer put in. */
+export function withStatus<R extends RunMovingParts>(run: R, s: RunMovingParts): R {
+  return { ...run, status: s.status, progress: s.progress, summary: s.summary, started_at: s.started_at, completed_at: s.completed_at, error: s.error };
+}
+
 /** POST /api/runs/{id}/control answers 202 with the status the run moves to. */
 export interface ControlAnswer {
   run_id: string;
