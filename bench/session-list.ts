@@ -20,8 +20,9 @@ import { round, summarize } from './lib.js';
  * its session and user (`session.id`, `user.id`) with the turn's input and output, then
  * generations (model, tokens), tool calls and retrievals, 400-byte texts; a span error in 1 trace
  * of 97; a `helpfulness` score on every 3rd trace. Then `reads` times each: the first page (limit
- * 50), filtered pages (user, with errors, mean score below), the second page by cursor, and one
- * session's view. Run: `npm run bench -- session-list [--traces N] [--spans-per-trace N] [--runs N]`.
+ * 50), filtered pages (user, with errors, mean score below), the second page by cursor, one
+ * session's view, and GET /api/analytics/tools over the last 24 hours (a toolCalls score on every
+ * 6th trace, half naming lookup_order's arguments). Run: `npm run bench -- session-list [--traces N] [--spans-per-trace N] [--runs N]`.
  */
 export interface SessionListBenchOptions {
   traces: number;
@@ -119,6 +120,25 @@ export async function benchSessionList(opts: SessionListBenchOptions) {
         created_at: new Date().toISOString(),
       });
     }
+    // A run's toolCalls score on every 6th trace, every other one naming lookup_order's arguments (tool analytics).
+    for (let t = 0; t < opts.traces; t += 6) {
+      const wrong = t % 12 === 0;
+      scores.push({
+        id: `tc-${t}`,
+        trace_id: traceId(t),
+        span_id: null,
+        name: 'toolCalls',
+        value: wrong ? 0.5 : 1,
+        score_type: 'numeric',
+        source: 'eval',
+        scorer_name: 'toolCalls',
+        reason: wrong
+          ? 'strict: call 1 (lookup_order) differs: $.order_id: expected "ORD-1", got "ORD-2"; 2 of 3 line up in order'
+          : 'strict: the 3 calls expected were made in order, and no other',
+        evidence: [],
+        created_at: new Date().toISOString(),
+      });
+    }
     for (let i = 0; i < scores.length; i += 5000) await store.writeScores(PROJECT, scores.slice(i, i + 5000));
     const sessionCount = of[of.length - 1] + 1;
     const fill = { traces: opts.traces, spans: opts.traces * opts.spansPerTrace, sessions: sessionCount, seconds: round((performance.now() - t0) / 1000, 1) };
@@ -152,6 +172,12 @@ export async function benchSessionList(opts: SessionListBenchOptions) {
       'session_view',
       () => store.sessions.getSession(PROJECT, middle),
       (s) => ({ turns: s?.traces.length ?? 0 }),
+    );
+    // GET /api/analytics/tools over the last 24 hours (most of the data).
+    reads.tools_24h = await timed(
+      'tools_24h',
+      () => store.aggregates.tools(PROJECT, { fromMs: Date.now() - 86_400_000, toMs: Date.now() }),
+      (a) => ({ tool_calls: a.tool_call_count, scored: a.scored_count, mismatch_rate: a.tools[0]?.argument_mismatch_rate ?? null }),
     );
     return { fill, reads };
   } finally {

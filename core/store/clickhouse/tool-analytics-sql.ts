@@ -18,18 +18,19 @@ export const TOOL_NAME = `arrayFirst(v -> v != '', [${TOOL_NAME_KEYS.map((k) => 
 /** A failed tool call, as the `toolErrors` scorer counts one: status error or attribute `tool_status: error`. */
 const TOOL_FAILED = "toUInt8(status = 'error' OR attributes['tool_status'] = 'error')";
 
-/** The tool spans of `where` (conditions on the span rows), newest row of each: trace, tool name, failed, duration. */
+/**
+ * The tool spans of `where` (conditions on the span rows), newest tool row of each: trace, tool
+ * name, failed, duration. Rows are narrowed to tool rows first (two LowCardinality columns), so the
+ * attribute maps of the other spans are never read: a span re-sent as another type keeps counting
+ * as its last tool version.
+ */
 function toolSpans(where: string): string {
   return `(
   SELECT trace_id, ${TOOL_NAME} AS tool, ${TOOL_FAILED} AS failed, duration_ms
-  FROM (
-    SELECT trace_id, name, span_type, component_type, status, attributes, duration_ms
-    FROM agent_eval.spans
-    WHERE project_id = {project:String} AND ${where}
-    ORDER BY ingested_at DESC
-    LIMIT 1 BY trace_id, span_id
-  )
-  WHERE ${IS_TOOL}
+  FROM agent_eval.spans
+  WHERE project_id = {project:String} AND ${IS_TOOL} AND ${where}
+  ORDER BY ingested_at DESC
+  LIMIT 1 BY trace_id, span_id
 )`;
 }
 
