@@ -89,8 +89,15 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => customScorer.listen(0, '127.0.0.1', () => resolve()));
   customUrl = `http://127.0.0.1:${(customScorer.address() as AddressInfo).port}/score`;
   agent = await startTestAgent((req) => {
-    const input = req.body.input as { answer?: string };
-    return { json: { output: input.answer ?? '', tool_calls: [{ name: 'weather', output: { sky: 'clear' } }], usage: { input_tokens: 10, output_tokens: 5 } } };
+    const input = req.body.input as { answer?: string; spans?: unknown[] };
+    return {
+      json: {
+        output: input.answer ?? '',
+        tool_calls: [{ name: 'weather', output: { sky: 'clear' } }],
+        usage: { input_tokens: 10, output_tokens: 5 },
+        ...(input.spans ? { spans: input.spans } : {}),
+      },
+    };
   });
   service = await startTestService({ ...fakeProviderEnv(fakes), EVAL_RETRY_TIME_SCALE: '0.001' });
   metadata = openServiceMetadata(service.dataDir);
@@ -213,6 +220,75 @@ describe('LLM judges in a run', () => {
       expect(await metadata.judges.runUsage(runId)).toMatchObject({ calls: 2, input_tokens: 400, output_tokens: 100, tokens: 500 });
       const view = await json<{ config: { judge_budget: unknown } }>(await service.api(`/api/runs/${runId}`), 200);
       expect(view.config.judge_budget).toEqual({ max_tokens: 300 });
+    } finally {
+      fakes.anthropic.setDefault({ verdict: DEFAULT_VERDICT });
+    }
+  });
+
+  it("judges what the agent did: trajectoryJudge on its trace, spanJudge on each retrieval, stopped part way by the run's judge budget", async () => {
+    reset();
+    const at = (ms: number) => new Date(Date.now() - 10_000 + ms).toISOString();
+    const docs = ['Ryokan Sakura, Kyoto: 4.6 stars, near Gion', 'Hilton Osaka Bay: 4.2 stars', 'Kyoto Station Hotel: 4.0 stars'];
+    const spans = [
+      { span_id: 'agent', name: 'hotel-agent', type: 'span', start_time: at(0), end_time: at(900), input: 'hotels in Kyoto?', output: 'Ryokan Sakura' },
+      ...docs.map((doc, i) => ({
+        span_id: `docs-${i}`,
+        parent_span_id: 'agent',
+        name: 'kb.search',
+        type: 'retrieval',
+        start_time: at(100 + i * 100),
+        end_time: at(150 + i * 100),
+        input: 'hotels in Kyoto',
+        output: doc,
+      })),
+    ];
+    const relevance = (req: { body: Record<string, unknown> }) => {
+      const message = JSON.stringify(req.body.messages);
+      const span = /<span>([\s\S]*)<\/span>/.exec(message)?.[1] ?? '';
+      const verdict = !message.includes('<span>')
+        ? { score: 0.9, reason: 'searched, then answered from step [2]', evidence: [] }
+        : span.includes('Osaka')
+          ? { score: 0.2, reason: 'about Osaka, not Kyoto', evidence: [] }
+          : { score: 1, reason: 'about Kyoto', evidence: [] };
+      return { verdict, usage: { input: 200, output: 50 } };
+    };
+    fakes.anthropic.setDefault(relevance);
+    const scorers = [
+      'trajectoryJudge',
+      { name: 'spanJudge:relevance', config: { select: { type: 'retrieval' }, criteria: 'Is it about Kyoto hotels?', aggregate: 'min' } },
+    ];
+    try {
+      const runId = await run([{ name: 'hotels', input: { answer: 'Ryokan Sakura', spans } }], scorers);
+      const { hotels } = await results(runId);
+      expect(hotels.details.trajectoryJudge).toEqual({ score: 0.9, reason: 'searched, then answered from step [2]', evidence: [] });
+      expect(hotels.details['spanJudge:relevance'].score).toBe(0.2);
+      expect(hotels.details['spanJudge:relevance'].reason).toMatch(
+        /^min 0\.2 over 3 spans matching \{type retrieval\} judged; the worst, kb\.search \(span \d+, \+\d+ ms\), scored 0\.2: about Osaka, not Kyoto$/,
+      );
+      const messages = fakes.anthropic.requests.map((r) => JSON.stringify(r.body.messages));
+      expect(messages).toHaveLength(4);
+      expect(messages.filter((m) => m.includes('<trajectory>') && m.includes('retrieval kb.search'))).toHaveLength(1);
+      // Every call is a judge span of the case trace and counts in the run's spend, as any judge's.
+      const judgeSpans = (await traceSpans(hotels.trace_id!)).filter((s) => s.name.startsWith('judge: '));
+      expect(judgeSpans.map((s) => s.name).sort()).toEqual([
+        'judge: spanJudge:relevance',
+        'judge: spanJudge:relevance',
+        'judge: spanJudge:relevance',
+        'judge: trajectoryJudge',
+      ]);
+      expect(await metadata.judges.runUsage(runId)).toMatchObject({ calls: 4, tokens: 1000 });
+
+      reset();
+      const budgeted = await run([{ name: 'hotels', input: { answer: 'Ryokan Sakura', spans } }], [scorers[1]], { judge_budget: { max_tokens: 300 } });
+      const stopped = (await results(budgeted)).hotels.details['spanJudge:relevance'];
+      expect(stopped).toEqual({
+        score: 0,
+        reason:
+          "judge budget reached: this run's judges used 500 tokens of judge_budget.max_tokens 300; spanJudge:relevance was not called; 2 spans of 3 had been judged",
+        evidence: [],
+      });
+      expect(fakes.anthropic.requests).toHaveLength(2);
+      expect(await metadata.judges.runUsage(budgeted)).toMatchObject({ calls: 2, tokens: 500 });
     } finally {
       fakes.anthropic.setDefault({ verdict: DEFAULT_VERDICT });
     }
