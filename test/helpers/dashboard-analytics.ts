@@ -1,6 +1,7 @@
 import type { Score } from '../../core/model/score.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { httpClickHouse, type ClickHouseClient } from '../../core/store/clickhouse/client.js';
+import { numericScore } from './score-record.js';
 
 /**
  * Traces and scores with known latencies, tokens, component types, models, errors and score
@@ -100,19 +101,7 @@ export function fixtureScore(
   windowStart: number,
   source: Score['source'] = 'eval',
 ): Score {
-  return {
-    id,
-    trace_id: traceId,
-    span_id: null,
-    name,
-    value,
-    score_type: 'numeric',
-    source,
-    scorer_name: name,
-    reason: null,
-    evidence: [],
-    created_at: new Date(windowStart + at).toISOString(),
-  };
+  return numericScore({ id, traceId, name, value, source, scorer: name, createdAt: windowStart + at });
 }
 
 /**

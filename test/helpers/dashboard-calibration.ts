@@ -1,4 +1,5 @@
 import type { Score } from '../../core/model/score.js';
+import { numericScore } from './score-record.js';
 
 /**
  * Judges' and people's scores with a known agreement, and the selectors of the analytics page's
@@ -35,19 +36,7 @@ let seq = 0;
 /** A score as a judge (source eval) or a person (source annotation) gives it. */
 export function calibrationScore(traceId: string, name: string, value: number, source: 'eval' | 'annotation', scorer: string, createdAt: number): Score {
   seq++;
-  return {
-    id: `00000000-0000-4000-9000-${String(seq).padStart(12, '0')}`,
-    trace_id: traceId,
-    span_id: null,
-    name,
-    value,
-    score_type: 'numeric',
-    source,
-    scorer_name: scorer,
-    reason: null,
-    evidence: [],
-    created_at: new Date(createdAt).toISOString(),
-  };
+  return numericScore({ id: `00000000-0000-4000-9000-${String(seq).padStart(12, '0')}`, traceId, name, value, source, scorer, createdAt });
 }
 
 export const CALIBRATION_SEL = {

@@ -282,39 +282,14 @@ describe('evaluation', () => {
 
   it('retries a failing webhook, gives up after the last attempt, and other rules are not held up', async () => {
     const name = tag('count');
-    const failing = await create(
-      rule({
-        name: 'fails',
-        metric: 'trace_count',
-        threshold: 0,
-        filter: { trace_name: name },
-        window_seconds: 120,
-        eval_interval_seconds: 1,
-        webhook_url: hooks.url(`/fail/${name}`),
-      }),
-    );
-    const refused = await create(
-      rule({
-        name: 'refused',
-        metric: 'trace_count',
-        threshold: 0,
-        filter: { trace_name: name },
-        window_seconds: 120,
-        eval_interval_seconds: 1,
-        webhook_url: 'http://127.0.0.1:1/hook',
-      }),
-    );
-    const healthy = await create(
-      rule({
-        name: 'works',
-        metric: 'trace_count',
-        threshold: 0,
-        filter: { trace_name: name },
-        window_seconds: 120,
-        eval_interval_seconds: 1,
-        webhook_url: hooks.url(`/ok/${name}`),
-      }),
-    );
+    // Three rules firing on the first trace of `name`, checked every second; only their webhooks differ.
+    const countRule = (ruleName: string, webhook_url: string) =>
+      create(
+        rule({ name: ruleName, metric: 'trace_count', threshold: 0, filter: { trace_name: name }, window_seconds: 120, eval_interval_seconds: 1, webhook_url }),
+      );
+    const failing = await countRule('fails', hooks.url(`/fail/${name}`));
+    const refused = await countRule('refused', 'http://127.0.0.1:1/hook');
+    const healthy = await countRule('works', hooks.url(`/ok/${name}`));
     await ingest(sampleTrace(`${name}-0`, { name, start: Date.now() }));
 
     await eventually(() => expect(hooks.calls(`/ok/${name}`).map((c) => c.body.event)).toEqual(['fired']), 20_000);
@@ -336,7 +311,8 @@ describe('evaluation', () => {
     // The evaluator goes on: raising the threshold above the count resolves the healthy rule.
     await update(healthy.id, { threshold: 100 });
     await eventually(() => expect(hooks.calls(`/ok/${name}`).map((c) => c.body.event)).toEqual(['fired', 'resolved']), 20_000);
-    expect((await events(healthy.id)).map((e) => e.delivery_status)).toEqual(['delivered', 'delivered']);
+    // The event is marked delivered once the webhook's answer is back, just after the hook saw the call.
+    await eventually(async () => expect((await events(healthy.id)).map((e) => e.delivery_status)).toEqual(['delivered', 'delivered']), 10_000);
     // Still three attempts: a failed delivery is never tried again.
     expect(hooks.calls(`/fail/${name}`)).toHaveLength(3);
   });

@@ -41,6 +41,16 @@ const getTrace = async (id: string) => json<TraceDetail>(await svc.api(`/api/tra
 
 /** A JSON ingest body: an agent span, two generations (one with cached tokens), an unknown model, a tool call. */
 function agentTrace(id: string, start: number) {
+  /** A span under the agent span, `from` to `to` ms after the trace's start. */
+  const child = (key: string, name: string, type: string, from: number, to: number, fields: Record<string, unknown>) => ({
+    span_id: `${id}-${key}`,
+    parent_span_id: `${id}-root`,
+    name,
+    type,
+    start_time: iso(start + from),
+    end_time: iso(start + to),
+    ...fields,
+  });
   return {
     trace_id: id,
     name: 'cost-agent',
@@ -49,49 +59,15 @@ function agentTrace(id: string, start: number) {
     start_time: iso(start),
     spans: [
       { span_id: `${id}-root`, name: 'agent', type: 'span', start_time: iso(start), end_time: iso(start + 500) },
-      {
-        span_id: `${id}-plan`,
-        parent_span_id: `${id}-root`,
-        name: 'plan',
-        type: 'generation',
-        start_time: iso(start + 1),
-        end_time: iso(start + 100),
+      child('plan', 'plan', 'generation', 1, 100, {
         model: 'gpt-4o-mini-2024-07-18',
         input_tokens: 1000,
         output_tokens: 500,
         attributes: { 'gen_ai.usage.cache_read_input_tokens': 200 },
-      },
-      {
-        span_id: `${id}-answer`,
-        parent_span_id: `${id}-root`,
-        name: 'answer',
-        type: 'generation',
-        start_time: iso(start + 200),
-        end_time: iso(start + 300),
-        model: 'openai/gpt-4o-mini',
-        input_tokens: 3000,
-        output_tokens: 100,
-      },
-      {
-        span_id: `${id}-local`,
-        parent_span_id: `${id}-root`,
-        name: 'local model',
-        type: 'generation',
-        start_time: iso(start + 300),
-        end_time: iso(start + 350),
-        model: 'my-local-llama',
-        input_tokens: 50,
-        output_tokens: 50,
-      },
-      {
-        span_id: `${id}-tool`,
-        parent_span_id: `${id}-root`,
-        name: 'search',
-        type: 'tool',
-        start_time: iso(start + 400),
-        end_time: iso(start + 450),
-        attributes: { tool_name: 'search' },
-      },
+      }),
+      child('answer', 'answer', 'generation', 200, 300, { model: 'openai/gpt-4o-mini', input_tokens: 3000, output_tokens: 100 }),
+      child('local', 'local model', 'generation', 300, 350, { model: 'my-local-llama', input_tokens: 50, output_tokens: 50 }),
+      child('tool', 'search', 'tool', 400, 450, { attributes: { tool_name: 'search' } }),
     ],
   };
 }

@@ -3,6 +3,7 @@ import type { CalibrationList, JudgeCalibrationAnswer } from '../../core/model/c
 import type { Score } from '../../core/model/score.js';
 import { writeScores } from '../helpers/dashboard-analytics.js';
 import { startTestApi, type TestApi } from '../helpers/server.js';
+import { numericScore } from '../helpers/score-record.js';
 
 /**
  * GET /api/judges/calibration and /api/judges/{name}/calibration: judges' scores (source `eval`)
@@ -19,19 +20,7 @@ let seq = 0;
 function score(traceId: string, name: string, value: number, source: Score['source'], scorer: string | null, ageMs = 30 * 60_000): Score {
   seq++;
   const id = `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`;
-  return {
-    id,
-    trace_id: traceId,
-    span_id: null,
-    name,
-    value,
-    score_type: 'numeric',
-    source,
-    scorer_name: scorer,
-    reason: null,
-    evidence: [],
-    created_at: iso(NOW - ageMs),
-  };
+  return numericScore({ id, traceId, name, value, source, scorer, createdAt: NOW - ageMs });
 }
 
 async function json<T>(res: Response, status = 200): Promise<T> {

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/logger.js';
-import { createRateLimiter } from '../../core/limits/rate-limiter.js';
+import { createRateLimiter, type RateLimiter } from '../../core/limits/rate-limiter.js';
 import { encodeRequest, grpcExport, postTraces } from '../fixtures/otlp/harness.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { sleep } from '../helpers/processes.js';
@@ -46,6 +46,27 @@ function recentRequest(): Buffer {
       },
     ],
   });
+}
+
+/**
+ * Two processes' rate limiters (limits of 10 per minute) over the service's PostgreSQL, each with
+ * its own connection pool, as two collectors would have; closed after `body`.
+ */
+async function withTwoProcesses(body: (first: RateLimiter, second: RateLimiter) => Promise<void>): Promise<void> {
+  const a = openServiceMetadata(svc.dataDir);
+  const b = openServiceMetadata(svc.dataDir);
+  const logger = createLogger('silent');
+  const limits = { ingest: 10, query: 10, evalRuns: 10 };
+  const first = createRateLimiter(a.rateLimits, limits, logger);
+  const second = createRateLimiter(b.rateLimits, limits, logger);
+  try {
+    await body(first, second);
+  } finally {
+    await first.close();
+    await second.close();
+    await a.close();
+    await b.close();
+  }
 }
 
 describe('rate limits', () => {
@@ -106,13 +127,7 @@ describe('rate limits', () => {
 
   it('holds across processes: counts are shared through PostgreSQL within about a second', async () => {
     await freshWindow(15_000);
-    const a = openServiceMetadata(svc.dataDir);
-    const b = openServiceMetadata(svc.dataDir);
-    const logger = createLogger('silent');
-    const limits = { ingest: 10, query: 10, evalRuns: 10 };
-    const first = createRateLimiter(a.rateLimits, limits, logger);
-    const second = createRateLimiter(b.rateLimits, limits, logger);
-    try {
+    await withTwoProcesses(async (first, second) => {
       for (let i = 0; i < 6; i++) await first.take('rl-shared', 'query');
       await second.take('rl-shared', 'query');
       // Both sync (once a second): the second now knows the first's six.
@@ -127,12 +142,7 @@ describe('rate limits', () => {
         }
       }
       expect(allowed).toBe(3);
-    } finally {
-      await first.close();
-      await second.close();
-      await a.close();
-      await b.close();
-    }
+    });
   });
 
   it('counts its own requests while a sync of them is under way (the store slow to answer)', async () => {
@@ -162,24 +172,13 @@ describe('rate limits', () => {
 
   it('a process joining mid-window starts from the total the others counted, not from zero', async () => {
     await freshWindow(15_000);
-    const a = openServiceMetadata(svc.dataDir);
-    const b = openServiceMetadata(svc.dataDir);
-    const logger = createLogger('silent');
-    const limits = { ingest: 10, query: 10, evalRuns: 10 };
-    const first = createRateLimiter(a.rateLimits, limits, logger);
-    const joining = createRateLimiter(b.rateLimits, limits, logger);
-    try {
+    await withTwoProcesses(async (first, joining) => {
       for (let i = 0; i < 7; i++) await first.take('rl-join', 'query');
       await sleep(2500); // the first process has synced its seven
       // The joining process has never seen this project: its first requests, at once, get only the rest.
       const verdicts = await Promise.allSettled(Array.from({ length: 6 }, () => joining.take('rl-join', 'query')));
       expect(verdicts.filter((v) => v.status === 'fulfilled')).toHaveLength(3);
       for (const v of verdicts) if (v.status === 'rejected') expect(v.reason).toMatchObject({ status: 429 });
-    } finally {
-      await first.close();
-      await joining.close();
-      await a.close();
-      await b.close();
-    }
+    });
   });
 });

@@ -4,25 +4,14 @@ import type { SpanRecord } from '../../../core/model/span.js';
 import { tsvFieldText, tsvMap, tsvNumber, tsvText, tsvTime, tsvValue } from '../../../core/store/clickhouse/tsv.js';
 import { encodeSpanColumns, encodeSpanRow, SPAN_COLUMNS } from '../../../core/store/clickhouse/rows.js';
 import { agentText } from '../../helpers/corpus.js';
-import { spanRecord } from '../../helpers/span-record.js';
+import { chatSpan } from '../../helpers/span-record.js';
 import { spanRowFields, tsvFields } from '../../helpers/tsv-rows.js';
 
 const span = (fields: Partial<SpanRecord> = {}): SpanRecord =>
-  spanRecord({
+  chatSpan(Date.UTC(2026, 10, 24, 1, 2, 3, 4), {
     parent_span_id: 'root',
-    kind: 'client',
-    start_time: Date.UTC(2026, 10, 24, 1, 2, 3, 4),
-    end_time: Date.UTC(2026, 10, 24, 1, 2, 3, 54),
-    duration_ms: 50,
-    model: 'gpt-4o',
-    input: 'hi',
-    output: 'hello',
-    input_tokens: 3,
-    output_tokens: 5,
     attributes: { a: '1' },
     resource_attributes: { 'service.name': 'bot' },
-    scope_name: 'otel',
-    scope_version: '1',
     ...fields,
   });
 

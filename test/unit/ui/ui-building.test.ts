@@ -1,6 +1,7 @@
-import http from 'node:http';
+import type http from 'node:http';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveWithStubApi } from '../../helpers/ui-mount-server.js';
 import { UI_BUILDING, uiMiddleware, type UiSource } from '../../../api/ui.js';
 
 /**
@@ -16,13 +17,7 @@ describe('dashboard being built', () => {
   beforeAll(async () => {
     const app = new Koa();
     app.use(uiMiddleware(ui));
-    app.use((ctx) => {
-      ctx.body = { api: ctx.path };
-    });
-    const handle = app.callback();
-    server = http.createServer((req, res) => void handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await serveWithStubApi(app));
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 

@@ -1,6 +1,7 @@
-import http from 'node:http';
+import type http from 'node:http';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveWithStubApi } from '../../helpers/ui-mount-server.js';
 import { isApiPath, uiMiddleware, type UiHandler } from '../../../api/ui.js';
 
 /** The dashboard's place in the API's Koa app: everything but /api, /v1 and /metrics. */
@@ -15,13 +16,7 @@ describe('dashboard mount', () => {
       // Which handler the next request meets: the fake build or none.
       await uiMiddleware(ctx.get('x-built') ? built : null)(ctx, next);
     });
-    app.use((ctx) => {
-      ctx.body = { api: ctx.path };
-    });
-    const handle = app.callback();
-    server = http.createServer((req, res) => void handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    ({ server, base } = await serveWithStubApi(app));
     built = (_req, res) => {
       res.setHeader('content-type', 'text/html');
       res.end('<html>dashboard</html>');
