@@ -14,6 +14,7 @@ import type { AgentCall, CaseRun, EvalActivities } from './activity-types.js';
 import type { RunCase } from '../core/model/eval-run.js';
 import type { PriceJudgeCall } from '../core/judges/run-judge.js';
 import { judgeRef } from './judge-activity.js';
+import { anyReadsTrace } from '../core/scoring/reads-trace.js';
 import { judgeSpans } from './judge-trace.js';
 import { TRIAL_NOT_RECORDED } from './contract.js';
 import type { EgressFetch } from '../core/egress/fetch.js';
@@ -32,7 +33,8 @@ export interface ActivityDeps {
   runs: RunStore;
   agents: { resolveForCall(projectId: string, idOrName: string): Promise<AgentForCall | null> };
   collector: Pick<Collector, 'ingestTrace'>;
-  analytics: Pick<AnalyticsStore, 'writeScores'>;
+  /** Scores written with the case traces; the case's trace read back for its scorers (trial-trace.ts). */
+  analytics: Pick<AnalyticsStore, 'writeScores' | 'getTrace'>;
   scorers: ScorerRegistry;
   logger: Logger;
   /** LLM judges' calls and each run's judge spend (docs/judges.md); without it judges run unrecorded and without a budget. */
@@ -51,8 +53,13 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
   const steps = createTrialSteps(deps);
   /** The call a trial recorded by an earlier attempt last made (its result the engine did not keep). */
   const lastCall = (recorded: { calls: unknown[] }, startedAt: number) => (recorded.calls.at(-1) as AgentCall | undefined) ?? { startedAt, endedAt: startedAt };
-  /** A case whose scorers are all rules is scored where its agent answered (quick and local: one workflow hop less). */
-  const rulesOnly = (runCase: RunCase) => runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule');
+  /**
+   * A case whose scorers are all rules that do not read the trace is scored where its agent
+   * answered (quick and local: one workflow hop less). Trajectory scorers wait for the trace to
+   * settle, which is scoreTrial's to do (its time-out and retries are scoring's, not the agent call's).
+   */
+  const rulesOnly = (runCase: RunCase) =>
+    runCase.scorers.every((ref) => deps.scorers.get(ref.name)?.kind === 'rule') && !anyReadsTrace(deps.scorers, runCase.scorers);
   /** The trial as scored in place: its calls so far and the one just made. */
   const answered = (input: CaseRun, made: AgentCall): CaseRun => ({
     runId: input.runId,
@@ -137,7 +144,8 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
       const ref = runCase.scorers.find((r) => r.name === scorer);
       if (!ref) throw ApplicationFailure.nonRetryable(`'${scorer}' is not a scorer of case ${caseRun.caseIndex}`, 'JudgeUnavailable');
       try {
-        return await judgeRef(deps, run, runCase, caseRun, ref, Context.current().cancellationSignal);
+        const input = await steps.scoreInput(run, runCase, caseRun, deps.scorers, [ref]);
+        return await judgeRef(deps, run, caseRun, ref, input, Context.current().cancellationSignal);
       } catch (err) {
         if (err instanceof ProviderError) {
           // The provider's Retry-After, when it sent one, sets the wait before the next attempt.

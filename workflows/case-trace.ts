@@ -55,7 +55,7 @@ export interface CaseTraceInput {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The agent's spans, completed with ids and times where it left them out and hung under its call. */
-function agentSpans(key: TrialKey, call: number, rec: AgentCallRecord): Array<Record<string, unknown>> {
+export function agentSpans(key: TrialKey, call: number, rec: AgentCallRecord): Array<Record<string, unknown>> {
   const parent = agentSpanId(key, call);
   return (rec.reply?.spans ?? []).map((span, i) => ({
     type: 'span',
@@ -65,6 +65,28 @@ function agentSpans(key: TrialKey, call: number, rec: AgentCallRecord): Array<Re
     start_time: span.start_time ?? iso(rec.startedAt),
     end_time: span.end_time ?? span.start_time ?? iso(rec.endedAt),
   }));
+}
+
+/** The span of agent call number `call` (0 first, 1 after an approval): the parent of whatever the agent reports or exports. */
+export function agentCallSpan(key: TrialKey, call: number, rec: AgentCallRecord, agent: { id: string; version: string }): Record<string, unknown> {
+  return {
+    span_id: agentSpanId(key, call),
+    parent_span_id: caseSpanId(key, 'root'),
+    name: call === 0 ? 'agent call' : 'agent call (after approval)',
+    type: 'span',
+    start_time: iso(rec.startedAt),
+    end_time: iso(rec.endedAt),
+    status: rec.error ? 'error' : 'ok',
+    ...(rec.error ? { status_message: rec.error.slice(0, 4096) } : {}),
+    output: rec.reply?.output ?? null,
+    ...(rec.reply?.usage ? { input_tokens: rec.reply.usage.input_tokens, output_tokens: rec.reply.usage.output_tokens } : {}),
+    attributes: {
+      'agent_eval.agent_id': agent.id,
+      'agent_eval.agent_version': agent.version,
+      ...(rec.reply?.tool_calls.length ? { 'agent_eval.tool_calls': rec.reply.tool_calls.map((c) => c.name) } : {}),
+      ...(rec.reply?.approval ? { 'agent_eval.approval_requested': rec.reply.approval.tool } : {}),
+    },
+  };
 }
 
 /** The JSON ingest body of the case's trace; `withAgentSpans` false leaves out what the agent sent. */
@@ -86,24 +108,7 @@ export function caseTraceBody(t: CaseTraceInput, withAgentSpans = true): Record<
     },
   ];
   t.calls.forEach((rec, call) => {
-    spans.push({
-      span_id: agentSpanId(key, call),
-      parent_span_id: root,
-      name: call === 0 ? 'agent call' : 'agent call (after approval)',
-      type: 'span',
-      start_time: iso(rec.startedAt),
-      end_time: iso(rec.endedAt),
-      status: rec.error ? 'error' : 'ok',
-      ...(rec.error ? { status_message: rec.error.slice(0, 4096) } : {}),
-      output: rec.reply?.output ?? null,
-      ...(rec.reply?.usage ? { input_tokens: rec.reply.usage.input_tokens, output_tokens: rec.reply.usage.output_tokens } : {}),
-      attributes: {
-        'agent_eval.agent_id': t.agent.id,
-        'agent_eval.agent_version': t.agent.version,
-        ...(rec.reply?.tool_calls.length ? { 'agent_eval.tool_calls': rec.reply.tool_calls.map((c) => c.name) } : {}),
-        ...(rec.reply?.approval ? { 'agent_eval.approval_requested': rec.reply.approval.tool } : {}),
-      },
-    });
+    spans.push(agentCallSpan(key, call, rec, t.agent));
     if (withAgentSpans) spans.push(...agentSpans(key, call, rec));
   });
   for (const [name, detail] of Object.entries(t.details)) {

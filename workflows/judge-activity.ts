@@ -5,7 +5,7 @@ import { JudgeUnavailableError } from '../core/judges/scorers.js';
 import type { ScoreDetail, ScorerRef } from '../core/model/eval-case.js';
 import type { RunCase } from '../core/model/eval-run.js';
 import { ProviderError } from '../core/providers/types.js';
-import type { ScoreInput, ScorerRegistry } from '../core/scoring/scorer.js';
+import type { ScoreInput, ScorerRegistry, ScoreTrace } from '../core/scoring/scorer.js';
 import type { JudgeStore } from '../core/store/judges.js';
 import type { RunForWorker } from '../core/store/runs.js';
 import type { AgentCall, CaseRun } from './activity-types.js';
@@ -21,8 +21,11 @@ export interface JudgeActivityDeps {
 /** The time the agent took over all of a trial's calls. */
 export const latencyOf = (calls: AgentCall[]) => calls.reduce((sum, c) => sum + (c.endedAt - c.startedAt), 0);
 
-/** What every scorer of a case sees of the trial's last answer; undefined when there is no answer. */
-export function scoreInputFor(runCase: RunCase, caseRun: CaseRun): Omit<ScoreInput, 'config'> | undefined {
+/**
+ * What every scorer of a case sees of the trial's last answer, with the trial's trace as
+ * trial-trace.ts reads it; undefined when there is no answer.
+ */
+export function scoreInputFor(runCase: RunCase, caseRun: CaseRun, trace: ScoreTrace): Omit<ScoreInput, 'config'> | undefined {
   const reply = caseRun.calls.at(-1)?.reply;
   if (!reply) return undefined;
   return {
@@ -32,7 +35,7 @@ export function scoreInputFor(runCase: RunCase, caseRun: CaseRun): Omit<ScoreInp
     toolCalls: reply.tool_calls,
     usage: reply.usage,
     latencyMs: latencyOf(caseRun.calls),
-    trace: { trace_id: caseTraceId(caseRun), spans: reply.spans ?? [] },
+    trace,
     runId: caseRun.runId,
   };
 }
@@ -61,7 +64,7 @@ function budgetGate(deps: JudgeActivityDeps, run: RunForWorker, scorer: string):
 }
 
 /**
- * One judge of a case trial, with the run's budget and every call recorded. Rejects with a
+ * One judge of a case trial on `input` (scoreInputFor), with the run's budget and every call recorded. Rejects with a
  * ProviderError when a call failed (the caller retries), JudgeUnavailableError when no provider
  * serves it here, or a store failure; any other problem (a judge that cannot judge this case,
  * e.g. grounding without context) is its 0 with the error as the reason.
@@ -69,13 +72,13 @@ function budgetGate(deps: JudgeActivityDeps, run: RunForWorker, scorer: string):
 export async function judgeRef(
   deps: JudgeActivityDeps,
   run: RunForWorker,
-  runCase: RunCase,
   caseRun: CaseRun,
   ref: ScorerRef,
+  input: Omit<ScoreInput, 'config'> | undefined,
   signal?: AbortSignal,
 ): Promise<ScoreDetail> {
   const store = deps.judgeCalls;
-  return runJudge(deps.scorers, ref, scoreInputFor(runCase, caseRun), {
+  return runJudge(deps.scorers, ref, input, {
     signal,
     beforeCall: budgetGate(deps, run, ref.name),
     priceJudgeCall: deps.priceJudgeCall,

@@ -1,11 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import { errorMessage, isInfrastructureFailure } from '../core/errors.js';
+import { anyReadsTrace } from '../core/scoring/reads-trace.js';
 import type { RunCase, TrialRecord } from '../core/model/eval-run.js';
 import type { RunForWorker } from '../core/store/runs.js';
 import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
-import type { ScorerRegistry } from '../core/scoring/scorer.js';
-import type { ScoreDetail } from '../core/model/eval-case.js';
+import type { ScoreInput, ScorerRegistry } from '../core/scoring/scorer.js';
+import type { ScoreDetail, ScorerRef } from '../core/model/eval-case.js';
 import { isJudgeScorer } from '../core/judges/scorers.js';
 import { LLM_CALL_RETRY, withRetries } from '../core/judges/retry.js';
 import { ProviderError } from '../core/providers/types.js';
@@ -16,9 +17,10 @@ import type { ActivityDeps } from './activities.js';
 import type { ApprovalDecision } from './contract.js';
 import { judgeRef, latencyOf, scoreInputFor } from './judge-activity.js';
 import { caseTraceId, traceparentFor } from './case-trace.js';
+import { untilStoreAnswers } from './store-wait.js';
+import { createTrialTraces } from './trial-trace.js';
 
-/** How long an activity waits for the metadata store to come back before failing its attempt. */
-const STORE_WAIT_MS = 120_000;
+type ScoreInputOf = Omit<ScoreInput, 'config'> | undefined;
 
 /**
  * The I/O steps of one case trial, shared by the activities of both trial paths (activities.ts):
@@ -27,28 +29,19 @@ const STORE_WAIT_MS = 120_000;
  */
 export function createTrialSteps(deps: ActivityDeps) {
   const { runs } = deps;
+  const traces = createTrialTraces({ traces: deps.analytics, logger: deps.logger });
 
   /**
    * The run and case as stored. A metadata store that is down is waited out here (up to
    * STORE_WAIT_MS) instead of spending the agent call's few retries on an outage.
    */
   async function runAndCase(runId: string, caseIndex: number, trial?: number) {
-    const giveUpAt = Date.now() + STORE_WAIT_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const [run, runCase, recorded] = await Promise.all([
-          runs.forWorker(runId),
-          runs.getCase(runId, caseIndex),
-          trial === undefined ? null : runs.recordedTrial(runId, caseIndex, trial),
-        ]);
-        if (!run || !runCase) throw ApplicationFailure.nonRetryable(`run ${runId} case ${caseIndex} no longer exists`, 'RunGone');
-        return { run, runCase, recorded };
-      } catch (err) {
-        if (!isInfrastructureFailure(err) || Date.now() > giveUpAt) throw err;
-        deps.logger.warn({ run_id: runId, attempt, err: errorMessage(err) }, 'metadata store unavailable; waiting');
-        await Context.current().sleep(Math.min(5_000, 200 * 2 ** attempt));
-      }
-    }
+    const [run, runCase, recorded] = await untilStoreAnswers(
+      () => Promise.all([runs.forWorker(runId), runs.getCase(runId, caseIndex), trial === undefined ? null : runs.recordedTrial(runId, caseIndex, trial)]),
+      { logger: deps.logger, store: 'metadata store', fields: { run_id: runId } },
+    );
+    if (!run || !runCase) throw ApplicationFailure.nonRetryable(`run ${runId} case ${caseIndex} no longer exists`, 'RunGone');
+    return { run, runCase, recorded };
   }
 
   /** The scorers of a run's project: the process's, plus its HTTP custom scorers when the case names one. */
@@ -89,13 +82,21 @@ export function createTrialSteps(deps: ActivityDeps) {
   const judgesOf = (runCase: RunCase) => runCase.scorers.filter((ref) => isJudgeScorer(deps.scorers.get(ref.name))).map((ref) => ref.name);
 
   /**
+   * What the case's scorers see of the trial: its last answer and its trace, read from the store
+   * (after it settled) when one of `refs` reads the trace, else the agent's own spans only.
+   */
+  async function scoreInput(run: RunForWorker, runCase: RunCase, caseRun: CaseRun, registry: ScorerRegistry, refs: readonly ScorerRef[]) {
+    if (!caseRun.calls.at(-1)?.reply) return undefined;
+    return scoreInputFor(runCase, caseRun, await traces.traceFor(run, runCase, caseRun, anyReadsTrace(registry, refs)));
+  }
+
+  /**
    * A judge with no verdict from the LLM call activity, judged in place with the same budget and
    * records and the LLM call policy in process (scoreCase of trials started before the patch).
    */
-  async function judgeInPlace(run: RunForWorker, runCase: RunCase, caseRun: CaseRun, name: string, signal: AbortSignal): Promise<ScoreDetail> {
-    const ref = runCase.scorers.find((r) => r.name === name)!;
+  async function judgeInPlace(run: RunForWorker, caseRun: CaseRun, ref: ScorerRef, input: ScoreInputOf, signal: AbortSignal): Promise<ScoreDetail> {
     try {
-      return await withRetries(() => judgeRef(deps, run, runCase, caseRun, ref, signal), LLM_CALL_RETRY, signal);
+      return await withRetries(() => judgeRef(deps, run, caseRun, ref, input, signal), LLM_CALL_RETRY, signal);
     } catch (err) {
       if (signal.aborted || (isInfrastructureFailure(err) && !(err instanceof ProviderError))) throw err;
       return { score: 0, reason: `scorer error: ${errorMessage(err)}`, evidence: [] };
@@ -107,17 +108,18 @@ export function createTrialSteps(deps: ActivityDeps) {
    * `judged`; a judge without one is judged in place when `inPlace` is set, else refused.
    */
   async function score(run: RunForWorker, runCase: RunCase, caseRun: CaseRun, judged: Record<string, ScoreDetail> = {}, inPlace = false): Promise<CaseRecord> {
-    const input = scoreInputFor(runCase, caseRun);
-    if (!input) throw ApplicationFailure.nonRetryable('no agent answer to score', 'NothingToScore');
     const signal = Context.current().cancellationSignal;
     const registry = await scorersOf(run, runCase);
     const given = (name: string) => Object.hasOwn(judged, name);
-    const unjudged = runCase.scorers.filter((ref) => !given(ref.name) && isJudgeScorer(registry.get(ref.name))).map((ref) => ref.name);
-    if (unjudged.length && !inPlace) throw ApplicationFailure.nonRetryable(`no verdict of ${unjudged.join(', ')}`, 'JudgeVerdictMissing');
-    const others = runCase.scorers.filter((ref) => !given(ref.name) && !unjudged.includes(ref.name));
+    const unjudged = runCase.scorers.filter((ref) => !given(ref.name) && isJudgeScorer(registry.get(ref.name)));
+    if (unjudged.length && !inPlace)
+      throw ApplicationFailure.nonRetryable(`no verdict of ${unjudged.map((ref) => ref.name).join(', ')}`, 'JudgeVerdictMissing');
+    const others = runCase.scorers.filter((ref) => !given(ref.name) && !unjudged.includes(ref));
+    const input = await scoreInput(run, runCase, caseRun, registry, [...others, ...unjudged]);
+    if (!input) throw ApplicationFailure.nonRetryable('no agent answer to score', 'NothingToScore');
     const [ran, judgedHere] = await Promise.all([
       runScorers(registry, others, input, signal),
-      Promise.all(unjudged.map(async (name) => [name, await judgeInPlace(run, runCase, caseRun, name, signal)] as const)),
+      Promise.all(unjudged.map(async (ref) => [ref.name, await judgeInPlace(run, caseRun, ref, input, signal)] as const)),
     ]);
     const found: Record<string, ScoreDetail> = { ...ran, ...Object.fromEntries(judgedHere), ...judged };
     // In the case's order of scorers, as the rules-only path gives them.
@@ -164,5 +166,5 @@ export function createTrialSteps(deps: ActivityDeps) {
     }
   }
 
-  return { runAndCase, callCaseAgent, judgesOf, score, recordTrial, store };
+  return { runAndCase, callCaseAgent, judgesOf, scoreInput, score, recordTrial, store };
 }

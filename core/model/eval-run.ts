@@ -22,6 +22,21 @@ export type CaseStatus = (typeof CASE_STATUSES)[number];
 export const MAX_RUN_CASES = 10_000;
 export const MAX_REPETITIONS = 100;
 
+/** Defaults of a run's `trace_settle` (docs/evals.md, "What scorers see of the trace"). */
+export const DEFAULT_TRACE_QUIET_MS = 2000;
+export const DEFAULT_TRACE_SETTLE_MAX_MS = 15_000;
+
+/**
+ * How long scoring waits for a case's trace to settle before scorers that read it run: until no
+ * span of the trace was stored for `quiet_ms`, at most `max_ms` after the agent answered. Either
+ * at 0: no wait (the trace is read as it stands).
+ */
+export const TraceSettleSchema = z.strictObject({
+  quiet_ms: z.number().int().min(0).max(60_000).default(DEFAULT_TRACE_QUIET_MS),
+  max_ms: z.number().int().min(0).max(300_000).default(DEFAULT_TRACE_SETTLE_MAX_MS),
+});
+export type TraceSettle = z.output<typeof TraceSettleSchema>;
+
 /** A run's `config`; the same for both API families. */
 const RunConfigShape = z.object({
   /** Cases run at once (bounded by `concurrency`) when true, one by one when false. */
@@ -37,6 +52,8 @@ const RunConfigShape = z.object({
       max_cost_usd: z.number().positive().max(1e9).optional(),
     })
     .optional(),
+  /** The settle wait of the case traces' reads (defaults when absent: stored runs keep meaning the same). */
+  trace_settle: TraceSettleSchema.optional(),
 });
 export const RunConfigSchema = RunConfigShape.prefault({});
 export type RunConfig = z.output<typeof RunConfigSchema>;

@@ -13,7 +13,12 @@ export interface ScoreInput {
   usage?: TokenUsage;
   /** Wall time of the agent call, in milliseconds. */
   latencyMs: number;
-  /** The execution's spans (the agent's own, or a stored trace's): what judges and HTTP scorers see as `trace`. */
+  /**
+   * The execution's spans: what judges and HTTP scorers see as `trace`, and what the trajectory
+   * scorers' tree is built from. In an eval run, the case's whole trace once it settled (the agent
+   * call, the spans the agent exported into it, those it returned: workflows/trial-trace.ts); in
+   * online evaluation, the stored trace's.
+   */
   trace?: ScoreTrace;
   /**
    * The execution's trace as a span tree of normalized spans (core/scoring/trajectory/span-tree.ts):
