@@ -99,6 +99,18 @@ describe('issue 29 in the dashboard', () => {
     await poll(() => row.locator('[data-score-name="helpfulness"]').textContent()).toContain('0.60');
     expect(await row.locator('[data-score-name="helpfulness"]').textContent()).toContain('×2');
     await p.screenshot('session-scores-list');
+    // The list filtered by a mean score: 0.60 is below 0.7, not below 0.5; half a filter is refused in words.
+    await p.page.getByTestId('sessions-score-name').fill('helpfulness');
+    await p.page.getByTestId('sessions-score-below').fill('0.7');
+    await p.page.getByRole('button', { name: 'Filter' }).click();
+    await p.page.waitForURL((url) => url.searchParams.get('score_below') === '0.7');
+    await poll(() => row.count()).toBe(1);
+    await p.page.goto('/sessions?score_name=helpfulness&score_below=0.5');
+    await poll(() => p.page.getByTestId('sessions-empty').count()).toBe(1);
+    await p.page.getByTestId('sessions-score-below').fill('');
+    await p.page.getByRole('button', { name: 'Filter' }).click();
+    await poll(() => p.page.getByTestId('sessions-filter-error').textContent()).toContain('score name and a threshold');
+    await p.page.goto('/sessions');
     await p.page.goto('/sessions/chat-scored');
     const facts = p.page.getByTestId('session-facts');
     await poll(() => facts.locator('[data-score-name="helpfulness"]').textContent()).toContain('0.60');
