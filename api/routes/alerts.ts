@@ -20,16 +20,13 @@ import { auditFrom } from '../audit-context.js';
 import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
-import { pageQuery, timeBound } from './page-query.js';
+import { flagQuery, pageQuery, timeBound } from './page-query.js';
 
 /** Largest page of GET /api/alerts/rules and /api/alerts/events. */
 export const MAX_ALERT_PAGE = 1000;
 
 const RuleListQuerySchema = pageQuery(MAX_ALERT_PAGE).extend({
-  enabled: z
-    .enum(['true', 'false'])
-    .transform((v) => v === 'true')
-    .optional(),
+  enabled: flagQuery(),
   state: z.enum(ALERT_STATES).optional(),
 });
 

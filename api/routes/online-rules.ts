@@ -16,16 +16,13 @@ import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { assertScorersRunnable, scorersFor } from '../project-scorers.js';
-import { pageQuery } from './page-query.js';
+import { flagQuery, pageQuery } from './page-query.js';
 
 /** Largest page of GET /api/evals/online-rules and of a rule's evaluations. */
 export const MAX_ONLINE_PAGE = 1000;
 
 const RuleListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
-  enabled: z
-    .enum(['true', 'false'])
-    .transform((v) => v === 'true')
-    .optional(),
+  enabled: flagQuery(),
 });
 
 const EvaluationListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({

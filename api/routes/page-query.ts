@@ -8,5 +8,12 @@ export function pageQuery(maxLimit: number) {
   });
 }
 
+/** A list's `?<flag>=true|false` filter as a boolean; absent when not given (any other value is a 422). */
+export const flagQuery = () =>
+  z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional();
+
 /** A list's time filter (`start_time`, `end_time`: epoch ms or ISO text, validated) as the store takes it; undefined when absent. */
 export const timeBound = (time: string | number | undefined): Date | undefined => (time === undefined ? undefined : new Date(time));
