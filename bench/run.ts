@@ -217,6 +217,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     }),
   // --quick: fewer evaluations per round
   'trajectory-scoring': async () => (await import('./trajectory-scoring.js')).benchTrajectoryScoring({ iterations: quick ? 50 : 200, rounds: quick ? 3 : 9 }),
+  'trial-trace-read': async () => (await import('./trial-trace-read.js')).benchTrialTraceRead({ iterations: quick ? 10 : 50, rounds: quick ? 3 : 9 }),
   ui: async () =>
     (await import('./ui.js')).benchUi({
       traces: num(v.traces, quick ? 10_000 : 100_000),
