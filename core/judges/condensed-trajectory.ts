@@ -72,6 +72,9 @@ export function stepText(tree: SpanTree, n: SpanNode, textChars = STEP_TEXT_CHAR
   return io.length ? `${line}\n  ${io.join('\n  ')}` : line;
 }
 
+/** The longest gap note (counts up to 7 digits). */
+const GAP_CHARS = 80;
+
 /** `[… 40 steps not shown: 12 model calls, 25 tool calls …]`. */
 function gapText(skipped: readonly SpanNode[]): string {
   const llm = skipped.filter((n) => n.isLlm).length;
@@ -87,7 +90,7 @@ const indent = (text: string, depth: number) => {
     .join('\n');
 };
 
-/** The trace as condensed steps, at most `maxChars` characters (about; the gap notes aside). */
+/** The trace as condensed steps, at most `maxChars` characters (the header alone may be longer than a tiny budget). */
 export function condenseTrajectory(tree: SpanTree, maxChars: number): string {
   const steps = tree.walk();
   const lines = steps.map((n) => indent(stepText(tree, n), n.depth));
@@ -96,13 +99,15 @@ export function condenseTrajectory(tree: SpanTree, maxChars: number): string {
   if (total <= maxChars) return [head, ...lines].join('\n');
 
   const keep = new Uint8Array(steps.length);
-  let left = maxChars - head.length - 200;
+  // Room for the header and the gap notes: one before and one after the ends, one more per failed step kept.
+  let left = maxChars - head.length - 2 * (GAP_CHARS + 1);
   // Failed steps first: an error is what a judge most needs to see.
   let kept = 0;
   steps.forEach((n, i) => {
-    if (n.isError && kept < MAX_KEPT_ERRORS && lines[i].length + 1 <= left) {
+    const cost = lines[i].length + 1 + GAP_CHARS + 1;
+    if (n.isError && kept < MAX_KEPT_ERRORS && cost <= left) {
       keep[i] = 1;
-      left -= lines[i].length + 1;
+      left -= cost;
       kept += 1;
     }
   });

@@ -6,6 +6,7 @@ import type { JudgeGeneration } from '../../../core/judges/judge.js';
 import { runJudge, type JudgeCallCost } from '../../../core/judges/run-judge.js';
 import { ExpectedSchema, ScorerRefListSchema, type ScoreDetail } from '../../../core/model/eval-case.js';
 import { createProviders } from '../../../core/providers/index.js';
+import { condenseTrajectory } from '../../../core/judges/condensed-trajectory.js';
 import { defaultScorerRegistry } from '../../../core/scoring/index.js';
 import type { ScoreInput, ScorerRegistry } from '../../../core/scoring/scorer.js';
 import type { SpanTree } from '../../../core/scoring/trajectory/span-tree.js';
@@ -140,6 +141,28 @@ describe('trajectoryJudge', () => {
     expect(trajectory).toMatch(/\[103\] .* search_web \| ERROR/);
     expect(trajectory).toMatch(/\[201\] .* search_web/);
     expect(trajectory).toMatch(/\[… \d+ steps not shown: 0 model calls, \d+ tool calls …\]/);
+  });
+
+  it('stays within maxChars on hostile traces and on traces of many failures, at every budget', async () => {
+    const { tree: hostileOtel } = await corpusOtelTree(
+      receiver,
+      corpus.otel.find((t) => t.name === 'hostile (OTLP)')!,
+    );
+    const { tree: hostileJson } = corpusJsonTree(corpus.json.find((t) => t.name === 'hostile (JSON)')!);
+    const failures = plainTree(Array.from({ length: 500 }, (_, i) => ({ name: `tool_${i}`, args: { q: 'y'.repeat(500) }, error: i % 3 === 0 })));
+    for (const tree of [hostileOtel, hostileJson, failures]) {
+      for (const maxChars of [2000, 6000, 24_000]) {
+        const text = condenseTrajectory(tree, maxChars);
+        expect(text.length, `${tree.spans.length} spans in ${maxChars}`).toBeLessThanOrEqual(maxChars);
+        expect(text.split('\n')[0]).toMatch(/^\d+ spans, /);
+      }
+    }
+    // Failed steps are kept first (up to 20), then the start and the end.
+    const condensed = condenseTrajectory(failures, 24_000);
+    expect(condensed.match(/\| ERROR/g)!.length).toBeGreaterThanOrEqual(20);
+    expect(condensed).toMatch(/\[… \d+ steps not shown/);
+    expect(condensed).toContain('tool tool_0 | ERROR');
+    expect(condensed).toContain('tool tool_499');
   });
 
   it('scores 0 with a scorer error when the execution has no trace; bad config is refused at creation', async () => {
