@@ -1,19 +1,17 @@
 import { z } from 'zod';
 import type { Scorer } from '../scorer.js';
-import { cut, listOf, outputText, show, snippet } from './support.js';
+import { cut, listOf, outputText, ruleScorer, show, snippet } from './support.js';
 
 const Config = z.strictObject({
   caseSensitive: z.boolean().default(false),
 });
 
 /** The fraction of `expected.outputContains` found in the output. */
-export const containsScorer: Scorer = {
+export const containsScorer: Scorer = ruleScorer({
   name: 'contains',
-  kind: 'rule',
   description: 'Fraction of the expected strings (expected.outputContains) found in the output; case-insensitive unless config.caseSensitive.',
-  configSchema: Config,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  config: Config,
+  evaluate(input, config) {
     const wanted = input.expected.outputContains ?? [];
     if (wanted.length === 0) throw new Error('contains needs expected.outputContains');
     const text = outputText(input.output);
@@ -40,4 +38,4 @@ export const containsScorer: Scorer = {
     if (!config.caseSensitive) parts.push('(case-insensitive)');
     return { score, reason: parts.join('; '), evidence: evidence.map((e) => cut(e)) };
   },
-};
+});

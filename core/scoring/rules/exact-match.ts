@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Scorer } from '../scorer.js';
-import { cut, deepEqual, outputText, show } from './support.js';
+import { cut, deepEqual, outputText, ruleScorer, show } from './support.js';
 
 const Config = z.strictObject({
   trim: z.boolean().default(true),
@@ -12,13 +12,11 @@ const Config = z.strictObject({
  * output stringified when it is not a string); any other expectation compares JSON values deeply,
  * parsing the output first when it is a string.
  */
-export const exactMatchScorer: Scorer = {
+export const exactMatchScorer: Scorer = ruleScorer({
   name: 'exactMatch',
-  kind: 'rule',
   description: 'Output equals expected.output: strings after trimming (config.trim, config.caseSensitive), other values deep-equal regardless of key order.',
-  configSchema: Config,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  config: Config,
+  evaluate(input, config) {
     const expected = input.expected.output;
     if (expected === undefined) throw new Error('exactMatch needs expected.output');
     const text = outputText(input.output);
@@ -46,7 +44,7 @@ export const exactMatchScorer: Scorer = {
     if (deepEqual(actual, expected)) return { score: 1, reason: `output equals the expected value ${show(expected)}`, evidence };
     return { score: 0, reason: `output ${show(actual)} differs from the expected value ${show(expected)}`, evidence };
   },
-};
+});
 
 function firstDifference(actual: string, expected: string): string {
   let i = 0;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Scorer } from '../scorer.js';
-import { cut, deepEqual, isPlainObject, listOf, show } from './support.js';
+import { cut, deepEqual, isPlainObject, listOf, ruleScorer, show } from './support.js';
 
 const Config = z.strictObject({
   exact: z.boolean().default(false),
@@ -13,14 +13,12 @@ const MAX_EVIDENCE = 20;
  * `expected.json` against the output (parsed when it is a string). Partial mode scores the
  * fraction of the expected leaves found with equal values; exact mode is deep equality.
  */
-export const jsonMatchScorer: Scorer = {
+export const jsonMatchScorer: Scorer = ruleScorer({
   name: 'jsonMatchScorer',
-  kind: 'rule',
   description:
     'expected.json against the output parsed as JSON: the fraction of expected leaf paths present with equal values, or deep equality (1 or 0) when config.exact.',
-  configSchema: Config,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  config: Config,
+  evaluate(input, config) {
     const expected = input.expected.json;
     if (expected === undefined) throw new Error('jsonMatchScorer needs expected.json');
     const actual = parseOutput(input.output);
@@ -53,7 +51,7 @@ export const jsonMatchScorer: Scorer = {
           )}`;
     return { score: total ? matched / total : 1, reason, evidence: leaves.slice(0, MAX_EVIDENCE).map(describe) };
   },
-};
+});
 
 const NOT_JSON = Symbol('not JSON');
 

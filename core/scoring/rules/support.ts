@@ -1,3 +1,7 @@
+import type { z } from 'zod';
+import type { ScoreDetail } from '../../model/eval-case.js';
+import type { ScoreInput, Scorer } from '../scorer.js';
+
 /**
  * Small helpers the rule-based scorers share: turning an agent's output into text, quoting
  * evidence, and comparing JSON values.
@@ -84,4 +88,23 @@ function definedKeys(value: Record<string, unknown>): string[] {
 export function messageOf(err: unknown): string {
   if (err instanceof Error) return err.message;
   return typeof err === 'string' ? err : outputText(err);
+}
+
+/**
+ * A rule-based scorer: `evaluate` gets its config already parsed by `config` (defaults filled in),
+ * the schema that also checks a suite's or run's ScorerRef when it is created.
+ */
+export function ruleScorer<C extends z.ZodType<Record<string, unknown>>>(def: {
+  name: string;
+  description: string;
+  config: C;
+  evaluate(input: ScoreInput, config: z.output<C>): ScoreDetail;
+}): Scorer {
+  return {
+    name: def.name,
+    kind: 'rule',
+    description: def.description,
+    configSchema: def.config,
+    evaluate: (input) => def.evaluate(input, def.config.parse(input.config)),
+  };
 }

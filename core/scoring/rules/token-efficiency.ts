@@ -1,18 +1,17 @@
 import { z } from 'zod';
 import type { Scorer } from '../scorer.js';
+import { ruleScorer } from './support.js';
 
 const Config = z.strictObject({
   maxTokens: z.number().int().positive().max(1e12).optional(),
 });
 
 /** 1 within the token budget, else budget / tokens used. */
-export const tokenEfficiencyScorer: Scorer = {
+export const tokenEfficiencyScorer: Scorer = ruleScorer({
   name: 'tokenEfficiency',
-  kind: 'rule',
   description: 'input_tokens + output_tokens against expected.maxTokens (or config.maxTokens): 1 within the budget, else budget / total.',
-  configSchema: Config,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  config: Config,
+  evaluate(input, config) {
     const budget = input.expected.maxTokens ?? config.maxTokens;
     if (budget === undefined) throw new Error('tokenEfficiency needs expected.maxTokens or config.maxTokens');
     const usage = input.usage;
@@ -22,7 +21,7 @@ export const tokenEfficiencyScorer: Scorer = {
     if (total <= budget) return { score: 1, reason: `${total} tokens used, within the budget of ${budget}`, evidence };
     return { score: budget / total, reason: `${total} tokens used, over the budget of ${budget} (${(total / budget).toFixed(2)}x)`, evidence };
   },
-};
+});
 
 /** A reported token count; negative or non-numeric counts are treated as 0. */
 function count(n: unknown): number {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Scorer } from '../scorer.js';
-import { cut, listOf } from './support.js';
+import { cut, listOf, ruleScorer } from './support.js';
 
 const Config = z.strictObject({
   ordered: z.boolean().default(false),
@@ -13,14 +13,12 @@ const Config = z.strictObject({
  * `ordered`, the matched count is the longest common subsequence, so a call order that differs
  * from the expected order loses credit.
  */
-export const toolSelectionScorer: Scorer = {
+export const toolSelectionScorer: Scorer = ruleScorer({
   name: 'toolSelection',
-  kind: 'rule',
   description:
     'Recall of the expected tool calls (expected.toolCalls) among the calls made; F1 of precision and recall when config.allowExtra is false; order-sensitive (longest common subsequence) when config.ordered.',
-  configSchema: Config,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  config: Config,
+  evaluate(input, config) {
     const expectedCalls = input.expected.toolCalls;
     if (expectedCalls === undefined) throw new Error('toolSelection needs expected.toolCalls');
     const expected = expectedCalls.map((call) => (typeof call === 'string' ? call : call.name));
@@ -43,7 +41,7 @@ export const toolSelectionScorer: Scorer = {
     if (!config.allowExtra) parts.push(`F1 of precision and recall`);
     return { score, reason: parts.join('; '), evidence };
   },
-};
+});
 
 /** Names expected but not called, and called but not expected, counting repeats. */
 function multisetDifference(expected: string[], actual: string[]): { missing: string[]; extra: string[] } {
