@@ -1,5 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/sequencer.js';
+
+/** The one unit test that opens chDB, which binds one data dir per process: it gets a process of its own. */
+const UNIT_WITH_CHDB = 'test/unit/clickhouse/embedded-connection-after-failed-query.test.ts';
 
 export default defineConfig({
   // The examples import the SDK as a user would (`agent-eval/sdk`); in the tests that is its source.
@@ -11,15 +15,30 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     // Builds the Temporal CLI into the cache dir when missing (scripts/temporal.sh).
     globalSetup: ['test/global-setup.ts'],
     // Integration tests start real PostgreSQL, chDB and Kafka processes; give them room.
     testTimeout: 120_000,
     hookTimeout: 240_000,
-    // chDB binds one data dir per process: each test file gets its own worker process.
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    // Longest files first (test/durations.json), so the last minutes are not one long file alone.
+    sequence: { sequencer: LongestFirst },
+    projects: [
+      {
+        // Unit tests share their worker processes (no fresh module graph per file): they start no
+        // service and hold no process-wide resource, and importing the code base once per worker
+        // instead of once per file halves their time.
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: [UNIT_WITH_CHDB], isolate: false },
+      },
+      {
+        // Everything that starts PostgreSQL, chDB, Temporal, Kafka, a browser or the service: a
+        // process per file (chDB binds one data dir per process).
+        extends: true,
+        test: { name: 'service', include: ['test/{integration,e2e,browser,cli,sdk}/**/*.test.ts', UNIT_WITH_CHDB], isolate: true },
+      },
+    ],
   },
 });
