@@ -31,7 +31,7 @@ import { activityClock, untilStoreAnswers, type ActivityClock } from './store-wa
 export const SETTLE_POLL_MS = 500;
 const pollMs = (quietMs: number) => Math.max(50, Math.min(SETTLE_POLL_MS, Math.floor(quietMs / 4)));
 
-/** Traces this process saw settle, with their span count: a later scorer of the trial (the judges, then scoreTrial) waits again only if it changed. */
+/** Most settled traces a worker remembers (createTrialTraces), oldest forgotten first. */
 const MAX_REMEMBERED = 10_000;
 
 export interface TrialTraceDeps {
@@ -150,6 +150,8 @@ export function trialSpans(
 
 /** Reads a case trial's trace for its scorers (see the top of this file). */
 export function createTrialTraces(deps: TrialTraceDeps) {
+  // Traces this worker saw settle, with their span count: a later scorer of the trial (its judges,
+  // then scoreTrial) does not wait again unless the count changed since.
   const settledAt = new Map<string, number>();
   const remember = (traceId: string, spans: number) => {
     settledAt.delete(traceId);
@@ -187,5 +189,3 @@ export function createTrialTraces(deps: TrialTraceDeps) {
 
   return { traceFor };
 }
-
-export type TrialTraces = ReturnType<typeof createTrialTraces>;
