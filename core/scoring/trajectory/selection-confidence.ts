@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trajectoryOf } from '../../model/expected-trajectory.js';
 import { cut, listOf } from '../rules/support.js';
 import type { Scorer } from '../scorer.js';
 import { compileSelector, describeSelector, selectSpans, SelectorSchema } from './selector.js';
@@ -11,8 +12,10 @@ import { plural, requireTree, round2, spanLabel } from './support.js';
  * `alternatives_considered`; SpanNode.selection), checked against what happened
  * (docs/scorers.md "selectionConfidence"). A selection's choice is the tool's name on a tool
  * span, else the span's output (a routing span answers with the route it took). It is wrong when
- * its span failed (status error or `tool_status: error`), or when the right choices are known
- * (config.expected, else, for tool spans, the names of expected.toolCalls) and it is not one.
+ * its span failed (status error or `tool_status: error`), when it chose a forbidden tool (the
+ * case's expected.trajectory.forbidden), or when the right choices are known (config.expected,
+ * else, for tool spans, the names of expected.trajectory.calls or expected.toolCalls) and it is
+ * not one.
  * Flagged: a wrong selection at `confident` or above (confident but wrong), and any selection
  * below `low` (low confidence). More confident-but-wrong selections than `maxConfidentWrong`
  * (default 0) score 0; otherwise 1 - flagged / selections with a confidence.
@@ -67,8 +70,10 @@ export const selectionConfidenceScorer: Scorer = {
       };
     }
 
-    const toolNames = input.expected.toolCalls?.map((c) => (typeof c === 'string' ? c : c.name));
-    const judged = withConfidence.map((node) => judge(node, config, config.expected ?? (node.isTool ? toolNames : undefined)));
+    const trajectory = trajectoryOf(input.expected);
+    const toolNames = trajectory?.calls?.map((c) => c.name) ?? input.expected.toolCalls?.map((c) => (typeof c === 'string' ? c : c.name));
+    const forbidden = trajectory?.forbidden ?? [];
+    const judged = withConfidence.map((node) => judge(node, config, config.expected ?? (node.isTool ? toolNames : undefined), forbidden));
     const confidentWrong = judged.filter((j) => j.flag === 'confident but wrong');
     const low = judged.filter((j) => j.flag === 'low confidence');
     const over = confidentWrong.length > config.maxConfidentWrong;
@@ -105,13 +110,15 @@ function choiceOf(node: SpanNode): string | null {
   return text !== '' && text.length <= MAX_CHOICE_CHARS ? text : null;
 }
 
-function judge(node: SpanNode, config: z.output<typeof Config>, expected: readonly string[] | undefined): Judged {
+function judge(node: SpanNode, config: z.output<typeof Config>, expected: readonly string[] | undefined, forbidden: readonly string[]): Judged {
   const confidence = node.selection!.confidence!;
   const choice = choiceOf(node);
   let wrong: string | null = null;
   if (node.isError) {
     const message = node.statusMessage.replace(/\s+/g, ' ').trim();
     wrong = `it failed${message ? ` (${JSON.stringify(cut(message, 80))})` : ''}`;
+  } else if (node.isTool && choice !== null && forbidden.includes(choice)) {
+    wrong = `${JSON.stringify(cut(choice, 60))} is a forbidden tool (expected.trajectory.forbidden)`;
   } else if (expected && expected.length && (choice === null || !expected.includes(choice))) {
     wrong = `${choice === null ? 'its choice is unknown' : `${JSON.stringify(cut(choice, 60))} is not`} an expected choice (expected: ${listOf(expected)})`;
   }

@@ -154,6 +154,21 @@ describe('selectionConfidence', () => {
     );
   });
 
+  it("reads the right tools from the case's expected.trajectory: its calls, and its forbidden tools", async () => {
+    const tree = await selectingRun([
+      { tool: 'get_weather', args: { city: 'Kyōto' }, selection: { confidence: 0.9 } },
+      { tool: 'cancel_booking', args: { id: 'b-1' }, selection: { confidence: 0.93, alternatives: ['ask_user'] } },
+    ]);
+    const expected = { trajectory: { calls: [{ name: 'get_weather' }, { name: 'cancel_booking' }], forbidden: ['cancel_booking'] }, toolCalls: ['search_web'] };
+    const d = await scoreTree(selectionConfidenceScorer, tree, {}, { expected });
+    expect(d.score).toBe(0);
+    expect(d.reason).toMatch(
+      /; cancel_booking \(span 3, \+\d+ ms\) chose "cancel_booking" at confidence 0\.93, but "cancel_booking" is a forbidden tool \(expected\.trajectory\.forbidden\); alternatives considered: ask_user$/,
+    );
+    // get_weather is right by expected.trajectory.calls, which win over expected.toolCalls.
+    expect(d.evidence[0]).toContain('chose "get_weather" at confidence 0.9: ok');
+  });
+
   it('checks a routing span by its output against config.expected', async () => {
     const { tree } = corpusJsonTree(corpus.json.find((t) => t.name === 'spec')!);
     const right = await scoreTree(selectionConfidenceScorer, tree, { expected: ['itinerary_writer'] });
