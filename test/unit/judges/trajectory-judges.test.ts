@@ -175,6 +175,21 @@ describe('trajectoryJudge', () => {
   });
 });
 
+describe('trajectory judges without a provider', () => {
+  it('are refused when the suite or run is created, as every judge', () => {
+    const refs = ScorerRefListSchema.parse([
+      'trajectoryJudge',
+      { name: 'spanJudge:relevance', config: { select: { type: 'retrieval' }, criteria: 'Relevant?' } },
+    ]);
+    const none = defaultScorerRegistry();
+    expect(none.check(refs)).toEqual([]);
+    expect(none.unavailable(refs).map((i) => i.message)).toEqual([
+      "LLM judge 'trajectoryJudge' needs an LLM provider and none is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_CLOUD_PROJECT (Vertex AI); see docs/judges.md",
+      "LLM judge 'spanJudge' needs an LLM provider and none is configured: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_CLOUD_PROJECT (Vertex AI); see docs/judges.md",
+    ]);
+  });
+});
+
 describe('spanJudge', () => {
   /** Answers each span's judging by what the span holds: retrievals about Kyōto are relevant. */
   const byRelevance = (req: FakeRequest) => {
