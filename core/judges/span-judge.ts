@@ -65,7 +65,8 @@ function message(config: SpanJudgeConfig, input: ScoreInput, span: string): stri
     input: promptText(input.input, CASE_PART_CHARS),
     output: promptText(input.output, CASE_PART_CHARS),
     expected: Object.keys(input.expected ?? {}).length ? promptText(input.expected, CASE_PART_CHARS) : '',
-    trace: '',
+    // Not a spanJudge variable: left as it is.
+    trace: '{{trace}}',
   };
   const block = caseBlock([
     ['input', values.input],
