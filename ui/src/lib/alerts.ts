@@ -107,3 +107,7 @@ export function filterText(filter: Partial<Record<FilterKey, string>>): string {
 
 export const STATE_LABELS: Record<AlertState, string> = { ok: 'OK', firing: 'Firing', no_data: 'No data' };
 export const KIND_LABELS: Record<AlertEventKind, string> = { fired: 'Fired', resolved: 'Resolved', no_data: 'No data' };
+/** The badge tone (app.css .badge.ok, .warn, .error) of a rule's severity, a rule's state and an event; a firing rule's own is filled red. */
+export const SEVERITY_TONE: Record<AlertSeverity, string> = { critical: 'error', warning: 'warn', info: '' };
+export const STATE_TONE: Record<AlertState, string> = { ok: 'ok', firing: 'firing', no_data: 'warn' };
+export const EVENT_TONE: Record<AlertEventKind, string> = { fired: 'error', resolved: 'ok', no_data: 'warn' };
