@@ -4,6 +4,7 @@
  */
 import { diffLines, diffWordsWithSpace, type Change } from 'diff';
 import { buildTree, type SpanNode } from './tree.js';
+import { prettyJson } from './trace-view.js';
 
 /** The span fields a comparison reads (a subset of the API's TraceSpanView). */
 export interface CompareSpan {
@@ -216,23 +217,13 @@ export function signed(n: number, format: (v: number) => string): string {
 /** Characters of each side a text diff reads; past it the diff is of the first this many. */
 export const DIFF_CHARS = 20_000;
 
-function pretty(text: string): string | null {
-  const t = text.trim();
-  if (t[0] !== '{' && t[0] !== '[') return null;
-  try {
-    return JSON.stringify(JSON.parse(t), null, 2);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * A diff of two outputs: JSON (both sides) pretty-printed and diffed by line, other text by word.
  * Null when it would take too long (very large, very different texts).
  */
 export function diffOutputs(a: string, b: string): { changes: Change[]; cut: boolean; by: 'line' | 'word' } | null {
-  const pa = pretty(a);
-  const pb = pretty(b);
+  const pa = prettyJson(a);
+  const pb = prettyJson(b);
   const json = pa !== null && pb !== null;
   const left = json ? pa : a;
   const right = json ? pb : b;

@@ -68,15 +68,20 @@ export function answeredCalls(llm: Pick<LlmConversation, 'messages' | 'output_me
   return new Set([...llm.messages, ...llm.output_messages].flatMap((m) => (m.role === 'tool' && m.tool_call_id ? [m.tool_call_id] : [])));
 }
 
-/** A tool call's arguments as shown: JSON pretty-printed (two spaces), anything else exactly as sent. */
-export function prettyArguments(args: string): string {
-  const t = args.trim();
-  if (t[0] !== '{' && t[0] !== '[') return args;
+/** Text holding a JSON object or array, pretty-printed (two spaces); null for any other text. */
+export function prettyJson(text: string): string | null {
+  const t = text.trim();
+  if (t[0] !== '{' && t[0] !== '[') return null;
   try {
     return JSON.stringify(JSON.parse(t), null, 2);
   } catch {
-    return args;
+    return null;
   }
+}
+
+/** A tool call's arguments as shown: JSON pretty-printed (two spaces), anything else exactly as sent. */
+export function prettyArguments(args: string): string {
+  return prettyJson(args) ?? args;
 }
 
 /** A request parameter's value as shown: strings as they are, anything else as JSON. */
