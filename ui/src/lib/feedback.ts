@@ -1,6 +1,6 @@
 /** The /feedback page's state in the URL, the API queries it makes, and how it reads queue scores and feedback. */
 import type { Feedback, FeedbackType, ScoreConfig, TraceSpanView } from './types.js';
-import { isCursorText } from '../../../core/model/id-rules.js';
+import { windowParams } from './filters.js';
 
 export const TABS = ['queues', 'compare', 'given'] as const;
 export type FeedbackTab = (typeof TABS)[number];
@@ -34,7 +34,6 @@ export interface FeedbackState {
 }
 
 const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-const isTime = (v: string) => !Number.isNaN(Date.parse(v));
 const text = (v: string | null, max = 256) => {
   const t = v?.trim();
   return t ? t.slice(0, max) : undefined;
@@ -53,14 +52,10 @@ export function parseFeedbackState(q: URLSearchParams): FeedbackState {
   given.trace = text(q.get('trace'), 128);
   given.source = text(q.get('source'));
   given.user = text(q.get('user'));
-  const range = q.get('range');
-  if (range && Object.hasOwn(GIVEN_RANGES, range)) given.range = range as GivenRange;
-  const from = q.get('from');
-  if (from && isTime(from)) given.from = from;
-  const to = q.get('to');
-  if (to && isTime(to)) given.to = to;
-  const cursor = q.get('cursor');
-  if (cursor && isCursorText(cursor)) given.cursor = cursor;
+  Object.assign(
+    given,
+    windowParams(q, (r): r is GivenRange => Object.hasOwn(GIVEN_RANGES, r)),
+  );
   for (const k of Object.keys(given) as Array<keyof GivenFilters>) if (given[k] === undefined) delete given[k];
   return { tab, queue: id('queue'), item: id('item'), status: q.get('status') === 'answered' ? 'answered' : 'pending', comparison: id('comparison'), given };
 }

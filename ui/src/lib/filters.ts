@@ -121,17 +121,27 @@ export function parseFilters(q: URLSearchParams): TraceFilters {
     const v = q.get(param)?.trim();
     if (v) f[key] = v.slice(0, MAX_SHORT);
   }
-  const range = q.get('range');
-  if (range && isRange(range)) f.range = range;
-  const from = q.get('from');
-  if (from && isIsoTime(from)) f.from = from;
-  const to = q.get('to');
-  if (to && isIsoTime(to)) f.to = to;
-  const cursor = q.get('cursor');
-  if (cursor && isCursorText(cursor)) f.cursor = cursor;
+  Object.assign(f, windowParams(q, isRange));
   const limit = Number(q.get('limit'));
   if (Number.isInteger(limit) && limit >= 1 && limit <= 1000 && limit !== DEFAULT_LIMIT) f.limit = limit;
   return f;
+}
+
+/**
+ * A list's time window and place in its URL: `range` (one `isRange` knows), `from` and `to` (times)
+ * and `cursor`, each kept only when valid.
+ */
+export function windowParams<R extends string>(q: URLSearchParams, isRange: (v: string) => v is R): { range?: R; from?: string; to?: string; cursor?: string } {
+  const w: { range?: R; from?: string; to?: string; cursor?: string } = {};
+  const range = q.get('range');
+  if (range && isRange(range)) w.range = range;
+  const from = q.get('from');
+  if (from && isIsoTime(from)) w.from = from;
+  const to = q.get('to');
+  if (to && isIsoTime(to)) w.to = to;
+  const cursor = q.get('cursor');
+  if (cursor && isCursorText(cursor)) w.cursor = cursor;
+  return w;
 }
 
 /** The filters both the page's URL and the API name the same way, in a fixed order. */
