@@ -127,6 +127,15 @@ export function parseFilters(q: URLSearchParams): TraceFilters {
   return f;
 }
 
+/** `q` with the values of `f` under `keys` that are set (not empty), in that order; returns `q`. */
+export function setParams<T extends object>(q: URLSearchParams, f: T, keys: ReadonlyArray<keyof T & string>): URLSearchParams {
+  for (const k of keys) {
+    const v = f[k];
+    if (v) q.set(k, String(v));
+  }
+  return q;
+}
+
 /**
  * A list's time window and place in its URL: `range` (one `isRange` knows), `from` and `to` (times)
  * and `cursor`, each kept only when valid.

@@ -1,5 +1,6 @@
 /** The eval run pages' helpers: filters in the URL, numbers in words, polling, the comparison in plain words. */
 import type { RunStatus, RunView, RunComparison, Significance } from './types.js';
+import { setParams } from './filters.js';
 /** The form of a UUID (a suite id rather than a suite name): core/model/id-rules.ts. */
 import { isUuid } from '../../../core/model/id-rules.js';
 
@@ -88,10 +89,7 @@ export function parseRunFilters(q: URLSearchParams): RunFilters {
 
 /** The page's query string: only what is set, in a fixed order. */
 export function runFiltersToQuery(f: RunFilters): URLSearchParams {
-  const q = new URLSearchParams();
-  if (f.status) q.set('status', f.status);
-  if (f.suite) q.set('suite', f.suite);
-  if (f.version) q.set('version', f.version);
+  const q = setParams(new URLSearchParams(), f, ['status', 'suite', 'version']);
   if (f.limit && f.limit !== RUNS_PAGE) q.set('limit', String(f.limit));
   if (f.offset) q.set('offset', String(f.offset));
   return q;

@@ -5,6 +5,7 @@
 import { diffLines, diffWordsWithSpace, type Change } from 'diff';
 import { buildTree, type SpanNode } from './tree.js';
 import { prettyJson } from './trace-view.js';
+import { setParams } from './filters.js';
 
 /** The span fields a comparison reads (a subset of the API's TraceSpanView). */
 export interface CompareSpan {
@@ -256,10 +257,6 @@ export function parseCompareState(q: URLSearchParams): CompareState {
 }
 
 export function compareQuery(s: CompareState): string {
-  const q = new URLSearchParams();
-  if (s.a) q.set('a', s.a);
-  if (s.b) q.set('b', s.b);
-  if (s.row) q.set('row', s.row);
-  const text = q.toString();
+  const text = setParams(new URLSearchParams(), s, ['a', 'b', 'row']).toString();
   return text ? `?${text}` : '';
 }
