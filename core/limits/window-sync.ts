@@ -45,15 +45,19 @@ export function windowSync(store: { pruneWindows(): Promise<unknown> }, onFailur
       }
       running = (async () => {
         try {
-          await send(batch);
-          for (const b of batch) b.c.syncing -= b.add;
-          if (++syncs % 60 === 0) await store.pruneWindows();
-        } catch (err) {
-          for (const b of batch) {
-            b.c.syncing -= b.add;
-            b.c.pending += b.add;
+          try {
+            await send(batch);
+          } catch (err) {
+            for (const b of batch) {
+              b.c.syncing -= b.add;
+              b.c.pending += b.add;
+            }
+            onFailure(err);
+            return;
           }
-          onFailure(err);
+          for (const b of batch) b.c.syncing -= b.add;
+          // Apart from the counts: a prune that fails after they were stored must not send them twice.
+          if (++syncs % 60 === 0) await store.pruneWindows().catch(onFailure);
         } finally {
           running = undefined;
         }
