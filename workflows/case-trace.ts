@@ -1,3 +1,4 @@
+import { caseSessionId } from '../core/agents/agent-body.js';
 import { hexId, scoreUuid } from '../core/ids/derived-ids.js';
 import type { ScoreDetail } from '../core/model/eval-case.js';
 import type { AgentReply } from '../core/model/agent-reply.js';
@@ -104,7 +105,7 @@ export function caseTraceBody(t: CaseTraceInput, withAgentSpans = true): Record<
       ...(t.error ? { status_message: t.error.slice(0, 4096) } : {}),
       input: t.input ?? null,
       output: t.calls.at(-1)?.reply?.output ?? null,
-      attributes: { 'agent_eval.case_status': t.status, 'agent_eval.avg_score': t.avgScore },
+      attributes: { 'agent_eval.case_status': t.status, 'agent_eval.avg_score': t.avgScore, 'session.id': caseSessionId(key.runId, key.caseIndex, key.trial) },
     },
   ];
   t.calls.forEach((rec, call) => {

@@ -1,3 +1,4 @@
+import { agentCallBody, caseSessionId } from '../core/agents/agent-body.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import { errorMessage, isInfrastructureFailure } from '../core/errors.js';
@@ -57,15 +58,17 @@ export function createTrialSteps(deps: ActivityDeps) {
     const agent = await deps.agents.resolveForCall(run.project_id, run.agent_id);
     if (!agent) throw ApplicationFailure.nonRetryable(`agent ${run.agent_id} no longer exists`, 'AgentGone');
     const key = { runId, caseIndex, trial };
-    const body = {
+    const body = agentCallBody({
       input: runCase.input,
-      case: { name: runCase.name, expected: runCase.expected },
-      run_id: runId,
-      agent_version: run.agent_version,
-      trace_id: caseTraceId(key),
+      caseName: runCase.name,
+      expected: runCase.expected,
+      runId,
+      agentVersion: run.agent_version,
+      traceId: caseTraceId(key),
       trial,
+      sessionId: caseSessionId(runId, caseIndex, trial),
       ...(grant ? { approval: { approved: grant.approved, comment: grant.comment ?? null } } : {}),
-    };
+    });
     try {
       const signal = Context.current().cancellationSignal;
       const result = await callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal, fetch: deps.fetch });

@@ -1,3 +1,4 @@
+import { agentCallBody, caseSessionId } from '../../core/agents/agent-body.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -78,14 +79,17 @@ async function moduleAgent(spec: string): Promise<LocalAgent> {
 /** An HTTP agent called as the service's workers call it (docs/evals.md, "Agent protocol"), once per case trial, no retries. */
 async function endpointAgent(client: AgentEvalClient, endpoint: string, agentVersion: string): Promise<LocalAgent> {
   const fn: AgentFunction = async (input, ctx) => {
-    const body = {
+    const body = agentCallBody({
       input,
-      case: { name: ctx.case.name, expected: ctx.case.expected },
-      run_id: ctx.runId,
-      agent_version: agentVersion,
-      trace_id: ctx.traceparent.split('-')[1],
+      caseName: ctx.case.name,
+      expected: ctx.case.expected,
+      runId: ctx.runId,
+      agentVersion,
+      traceId: ctx.traceparent.split('-')[1] ?? '',
       trial: ctx.trial,
-    };
+      // Without a run (`upload: false`) the case's own trace id stands in for it.
+      sessionId: caseSessionId(ctx.runId ?? ctx.traceparent, ctx.case.index, ctx.trial),
+    });
     // The SDK's own time-out aborts the signal; this bound is only a backstop. The global fetch:
     // the user's machine calls the user's agent, where the service's egress policy has no say.
     const { reply: answer } = await callAgent({ endpoint, headers: {} }, body, { timeoutMs: 300_000, traceparent: ctx.traceparent, signal: ctx.signal, fetch });

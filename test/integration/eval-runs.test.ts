@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentCallBody } from '../../core/agents/agent-body.js';
+import type { SessionDetail } from '../../core/model/trace-session.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 import { eventually } from '../helpers/eventually.js';
@@ -49,6 +51,9 @@ function agentBehaviour(req: AgentRequest) {
   if (input.delay_ms) return new Promise<typeof answer>((r) => setTimeout(() => r(answer), input.delay_ms));
   return answer;
 }
+
+/** The body the agent got, with the conversation fields the helper's type does not name. */
+const callBody = (req: AgentRequest) => req.body as unknown as AgentCallBody;
 
 let service: TestService;
 let agent: TestAgent;
@@ -131,6 +136,14 @@ describe('a suite run through the first family', () => {
     expect(paris).toHaveLength(1);
     expect(paris[0].headers.authorization).toBe('Bearer agent-secret');
     expect(paris[0].traceparent).toMatch(new RegExp(`^00-${paris[0].body.trace_id}-[0-9a-f]{16}-01$`));
+    // The conversation fields (issue 30): a stable session per trial, turn 1, the input as one user message.
+    const body = callBody(paris[0]);
+    expect(body.session_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(body.turn).toBe(1);
+    expect(body.messages).toEqual([{ role: 'user', content: JSON.stringify(body.input) }]);
+    expect(body.input).toEqual({ answer: 'It is sunny in Paris', tools: ['weather'] });
+    const sessions = new Set(['paris', 'rome', 'oslo'].map((name) => callBody(agent.callsFor(name, created.run_id)[0]).session_id));
+    expect(sessions.size).toBe(3);
   });
 
   it('leaves a trace per case with the agent call, the scorer spans and the scores', async () => {
@@ -144,6 +157,10 @@ describe('a suite run through the first family', () => {
     expect(names).toEqual(['agent call', 'eval case: paris', 'score: contains', 'score: toolSelection', 'tool: weather']);
     const byName = Object.fromEntries(trace.spans.map((s) => [s.name, s as { span_id?: string; parent_span_id: string | null }]));
     expect(byName['tool: weather'].parent_span_id).toBe(byName['agent call'].span_id);
+    // The case trace is the one turn of the session the agent was told (issue 30).
+    const sessionId = callBody(agent.callsFor('paris', run.id)[0]).session_id;
+    const session = await eventually(async () => json<SessionDetail>(await service.api(`/api/sessions/${sessionId}`), 200));
+    expect(session.traces.map((t) => t.trace_id)).toEqual([paris.trace_id]);
     const scores = (
       await json<{ scores: Array<{ name: string; value: number; source: string }> }>(await service.api(`/api/scores?trace_id=${paris.trace_id}`), 200)
     ).scores;
