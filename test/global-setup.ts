@@ -36,6 +36,16 @@ export default async function setup(): Promise<() => void> {
       `global-setup: the dashboard did not build; the browser tests in test/browser will fail:\n${err instanceof Error ? err.message : String(err)}`,
     );
   }
-  const runTmp = useRunTmpDir('agent-eval-tests-');
-  return () => fs.rmSync(runTmp, { recursive: true, force: true });
+  // Vitest runs this once per project (vitest.config.ts has two) in the same process: the run gets
+  // one directory, made by the first and removed by the last to finish. A directory per project
+  // would nest (TMPDIR inside TMPDIR), and Chromium refuses a profile whose socket path is too long.
+  const run = ((globalThis as { [RUN_TMP]?: { dir: string; users: number } })[RUN_TMP] ??= { dir: useRunTmpDir('agent-eval-tests-'), users: 0 });
+  run.users += 1;
+  return () => {
+    run.users -= 1;
+    if (run.users === 0) fs.rmSync(run.dir, { recursive: true, force: true });
+  };
 }
+
+/** Where the run's temporary directory is kept between the project's setups (one process). */
+const RUN_TMP = Symbol.for('agent-eval.test-run-tmp');
