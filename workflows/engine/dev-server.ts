@@ -88,8 +88,10 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const binary = opts.binary ?? (await prepareTemporalCli({ cliPath: opts.cliPath, cacheDir: opts.cacheDir, downloadUrl: 'none', logger }));
   // The HTTP API and metrics ports are chosen here, not left to the CLI, so the egress policy
   // knows them: the HTTP API answers anything the gRPC frontend does.
-  const [port, httpPort, metricsPort] = await distinctFreePorts(3);
-  const args = [
+  // A free port may be taken by another process between our probe and the CLI's bind: the first
+  // start picks new ports when the CLI says so (restarts keep the ports clients already know).
+  let [port, httpPort, metricsPort] = await distinctFreePorts(3);
+  const argsFor = () => [
     'server',
     'start-dev',
     '--headless',
@@ -119,6 +121,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     'history.transferProcessorMaxPollRPS=1000',
     ...(opts.namespace === 'default' ? [] : ['--namespace', opts.namespace]),
   ];
+  let args = argsFor();
   let stopping = false;
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
@@ -148,7 +151,17 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     );
   }
   const restarter = createRestarter({ name: 'Temporal dev server', logger, start: launch });
-  await launch();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (attempt >= 5 || !/address already in use/.test(String(err))) throw err;
+      logger.warn({ attempt }, 'a port chosen for the Temporal dev server was taken meanwhile; choosing others');
+      [port, httpPort, metricsPort] = await distinctFreePorts(3);
+      args = argsFor();
+    }
+  }
   logger.info({ port, pid: child?.pid }, 'embedded Temporal dev server started');
   return {
     address: `127.0.0.1:${port}`,

@@ -49,7 +49,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     password = randomBytes(18).toString('base64url');
     fs.writeFileSync(secretFile, JSON.stringify({ password }), { mode: 0o600 });
   }
-  const port = await freePort();
+  let port = await freePort();
   const pg = new EmbeddedPostgres({
     databaseDir: pgData,
     port,
@@ -81,7 +81,20 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     });
   }
   const restarter = createRestarter({ name: 'embedded PostgreSQL', logger, start: launch });
-  await launch();
+  // A free port may be taken by another process between our probe and the postmaster's bind (the
+  // library rejects an early exit without a reason): the first start tries other ports before
+  // giving up; restarts keep the port clients already know.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (attempt >= 3) throw err instanceof Error ? err : new Error('embedded PostgreSQL exited while starting (see the postgres debug log)');
+      port = await freePort();
+      logger.warn({ attempt, port }, 'embedded PostgreSQL did not start; trying another port');
+      (pg as unknown as { options: { port: number } }).options.port = port;
+    }
+  }
   logger.info({ port }, 'embedded PostgreSQL started');
   return {
     connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
