@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Expected, ScoreDetail, ScorerRef, TokenUsage, ToolCall } from '../model/eval-case.js';
 import type { SpanTree } from './trajectory/span-tree.js';
+import type { ConversationView } from '../model/conversation.js';
 
 /** What a scorer sees of one case execution. */
 export interface ScoreInput {
@@ -26,6 +27,11 @@ export interface ScoreInput {
    * they build one from `trace.spans` (spanTreeOf, trace-view.ts); other scorers ignore it.
    */
   spanTree?: SpanTree;
+  /**
+   * The whole conversation, for conversation-level scorers (issue 30; Scorer.readsConversation):
+   * a multi-turn trial's turns once it ended, or a production session's. Absent for single-turn cases.
+   */
+  conversation?: ConversationView;
   /** The scorer's own config from the suite or run (already checked by its configSchema). */
   config: Record<string, unknown>;
   /**
@@ -58,6 +64,11 @@ export interface Scorer {
    * judge with no provider configured; undefined when it can. Refused with a 400 at creation.
    */
   unavailable?(config: Record<string, unknown>): string | undefined;
+  /**
+   * Set on conversation-level scorers: they score a whole conversation (ScoreInput.conversation)
+   * and run once when it ended, never on a single turn; a run refuses them on a single-turn case.
+   */
+  readsConversation?: boolean;
 }
 
 /** A problem with a scorer reference, found when a suite or run is created. */
