@@ -36,12 +36,10 @@ import { auditRouter } from './routes/audit.js';
 import { deletionsRouter } from './routes/deletions.js';
 import { judgeCalibrationRouter } from './routes/judge-calibration.js';
 import { createRunService } from './run-service.js';
+import { ingestRouter } from './ingest-routes.js';
 import { uiMiddleware } from './ui.js';
 
-/** The JSON routes that write spans. */
-const INGEST_PATHS = new Set(['/api/traces/ingest', '/api/spans']);
-
-/** Builds the Koa app (it does not listen): health and metrics, then OTLP/HTTP, then the project-scoped API. */
+/** Builds the Koa app (it does not listen): JSON ingest, health and metrics, then OTLP/HTTP, then the project-scoped API. */
 export function createApp(deps: ApiDeps): Koa {
   const app = new Koa();
   app.proxy = true;
@@ -51,6 +49,8 @@ export function createApp(deps: ApiDeps): Koa {
   // CSP, nosniff, no framing, a referrer policy on every answer, errors and dashboard pages included.
   app.use(securityHeaders());
   app.use(errorMiddleware(deps.logger));
+  // JSON ingest on its own short router (api/ingest-routes.ts), before anything else looks at it.
+  app.use(ingestRouter(deps).routes());
   // The dashboard takes GET/HEAD outside /api, /v1 and /metrics before any API middleware runs.
   if (deps.ui) app.use(uiMiddleware(deps.ui));
   // Open routes: health, metrics (their own credentials), the dashboard's sign-in and session.
@@ -61,11 +61,6 @@ export function createApp(deps: ApiDeps): Koa {
   api.use(authenticate(deps.auth, deps.limiter, deps.sessions, deps.projectStates));
   // No control character in a path parameter or a query value: 400 (core/model/ids.ts).
   api.use(requestText());
-  // A full write path refuses ingest before its body is read (as the OTLP receivers do).
-  api.use(async (ctx, next) => {
-    if (ctx.method === 'POST' && INGEST_PATHS.has(ctx.path)) deps.collector.admit();
-    await next();
-  });
   api.use(jsonBody(deps.config.maxBodyBytes, { yamlPaths: SUITE_BODY_PATHS }));
   // The patterns a request brings are compiled to check them, within one budget per request.
   api.use(patternCheckBudget());

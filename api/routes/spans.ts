@@ -8,11 +8,7 @@ import { requirePermission } from '../middleware/permission.js';
 export function spansRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/spans' });
 
-  /** Adds spans to a trace: `{trace_id, spans: [...]}`, or one span object with its `trace_id`. */
-  router.post('/', operation('insert span'), requirePermission('traces:write'), async (ctx) => {
-    ctx.body = await deps.collector.ingestSpans(ctx.state.projectId, ctx.request.body);
-    ctx.status = 201;
-  });
+  // POST /api/spans (adds spans to a trace): api/ingest-routes.ts.
 
   router.get('/:spanId', operation('get span details'), requirePermission('traces:read'), async (ctx) => {
     const span = await deps.analytics.getSpan(ctx.state.projectId, ctx.params.spanId);

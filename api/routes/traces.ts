@@ -57,10 +57,7 @@ const TraceQuerySchema = z.object({
 export function tracesRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/traces' });
 
-  router.post('/ingest', operation('ingest trace'), requirePermission('traces:write'), async (ctx) => {
-    ctx.body = await deps.collector.ingestTrace(ctx.state.projectId, ctx.request.body);
-    ctx.status = 201;
-  });
+  // POST /api/traces/ingest: api/ingest-routes.ts.
 
   router.get('/', operation('fetch traces'), requirePermission('traces:read'), async (ctx) => {
     const q = validate(ListQuerySchema, ctx.query);
