@@ -75,9 +75,21 @@ function kindOf(raw: RawSpan, a: Attributes): Kind {
   return hasModelCall ? ['generation', 'generation'] : ['span', null];
 }
 
+/**
+ * The overlays built so far: both modules below read them, detect and classify each, so one span
+ * would copy its attributes up to three times (a large share of normalizing a JSON span).
+ */
+const overlays = new WeakMap<RawSpan, Attributes>();
+
 /** Attributes overlaid with the body's top-level fields (RawSpan.declaredFields). */
 function specAttrs(raw: RawSpan): Attributes {
-  return raw.declaredFields ? { ...attrsOf(raw), ...raw.declaredFields } : attrsOf(raw);
+  if (!raw.declaredFields) return attrsOf(raw);
+  let overlay = overlays.get(raw);
+  if (!overlay) {
+    overlay = { ...attrsOf(raw), ...raw.declaredFields };
+    overlays.set(raw, overlay);
+  }
+  return overlay;
 }
 
 function classify(raw: RawSpan): Classification {
