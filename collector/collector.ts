@@ -1,4 +1,5 @@
 import { IngestTraceSchema, ManySpansSchema, OneSpanSchema } from '../core/model/ingest-body.js';
+import { checkedIngestTrace, checkedManySpans, checkedOneSpan } from '../core/model/ingest-body-check.js';
 import type { z } from 'zod';
 import type { RawSpan } from '../core/model/raw-span.js';
 import { validate } from '../core/validate.js';
@@ -69,7 +70,8 @@ export function createCollector(deps: CollectorDeps): Collector {
     },
 
     async ingestTrace(projectId, body) {
-      const trace = validate(IngestTraceSchema, body);
+      // Well-formed bodies are checked by hand; the schema parses the rest and names each problem.
+      const trace = checkedIngestTrace(body) ?? validate(IngestTraceSchema, body);
       const now = Date.now();
       const { spans, header } = decodeIngestBody(trace, now);
       // Ingest checks the spans; the header's own start is the body's start_time, or now - duration_ms without spans.
@@ -82,7 +84,9 @@ export function createCollector(deps: CollectorDeps): Collector {
     async ingestSpans(projectId, body) {
       // The body's shape picks the schema, so errors name the fields of the form the client meant.
       const many = body !== null && typeof body === 'object' && 'spans' in body;
-      const { trace_id: traceId, spans } = many ? validate(ManySpansSchema, body) : oneSpan(validate(OneSpanSchema, body));
+      const { trace_id: traceId, spans } = many
+        ? (checkedManySpans(body) ?? validate(ManySpansSchema, body))
+        : oneSpan(checkedOneSpan(body) ?? validate(OneSpanSchema, body));
       await ingest(
         projectId,
         spans.map((s) => spanInputToRaw(traceId, s)),

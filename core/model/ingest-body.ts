@@ -43,6 +43,14 @@ function parseIsoTime(v: string): number | string {
   return isAcceptedTime(ms) ? ms : TIME_RANGE;
 }
 
+/** A timestamp {@link Timestamp} accepts, as epoch milliseconds; undefined for anything it refuses (it says why). */
+export function acceptedTimestamp(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) && isAcceptedTime(v) ? v : undefined;
+  if (typeof v !== 'string') return undefined;
+  const ms = parseIsoTime(v);
+  return typeof ms === 'number' ? ms : undefined;
+}
+
 /**
  * ISO 8601 text or epoch milliseconds, to epoch milliseconds, within the accepted range. The one
  * parser of every timestamp the API reads (bodies and query filters). One schema for both forms,
