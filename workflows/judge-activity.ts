@@ -43,11 +43,12 @@ export function scoreInputFor(runCase: RunCase, caseRun: CaseRun, trace: ScoreTr
 /**
  * The run's judge budget as a gate asked before every judge call: once the run's judges have
  * used `max_tokens` tokens (or `max_cost_usd` of priced calls), no further call is made and the
- * judge scores 0 with this reason. Spend is read from PostgreSQL, where every call is added as
+ * judge scores 0 with this reason (the simulated user, which spends from the same budget, stops:
+ * simulator-activity.ts). Spend is read from PostgreSQL, where every call is added as
  * it ends, so the count survives restarts and is shared by every worker; calls already in flight
  * when the budget runs out still finish (at most one per running judge).
  */
-function budgetGate(deps: JudgeActivityDeps, run: RunForWorker, scorer: string): JudgeHooks['beforeCall'] {
+export function budgetGate(deps: Pick<JudgeActivityDeps, 'judgeCalls'>, run: RunForWorker, scorer: string): JudgeHooks['beforeCall'] {
   const budget = run.config.judge_budget;
   const store = deps.judgeCalls;
   if (!budget || !store || (budget.max_tokens === undefined && budget.max_cost_usd === undefined)) return undefined;

@@ -5,7 +5,12 @@ import type { SpanPricing } from './cost.js';
 export const SPAN_TYPES = ['span', 'generation', 'tool', 'retrieval'] as const;
 export type SpanType = (typeof SPAN_TYPES)[number];
 
-export const COMPONENT_TYPES = ['generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'] as const;
+/**
+ * The SPEC's eight component types, plus `simulated_user`: the calls of a simulated user's LLM in
+ * an eval run's case trace (generation spans; docs/evals.md, "Simulated users"), apart from the
+ * agent's own model calls.
+ */
+export const COMPONENT_TYPES = ['generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt', 'simulated_user'] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
 
 /** Which convention classified a span; shown by the API so a user can see why a span got its type. */

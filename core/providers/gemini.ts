@@ -13,10 +13,14 @@ const TYPES: Record<string, Type> = {
   array: Type.ARRAY,
 };
 
-/** A JSON Schema (object, string, number, array) as Gemini's OpenAPI-style `responseSchema`. */
+/** A JSON Schema (object, string (an enum too), number, array) as Gemini's OpenAPI-style `responseSchema`. */
 export function toGeminiSchema(schema: JsonSchema): Schema {
   const out: Schema = { type: TYPES[String(schema.type)] ?? Type.TYPE_UNSPECIFIED };
   if (typeof schema.description === 'string') out.description = schema.description;
+  if (Array.isArray(schema.enum)) {
+    out.enum = schema.enum.map(String);
+    out.format = 'enum';
+  }
   if (schema.properties && typeof schema.properties === 'object') {
     const properties = schema.properties as Record<string, JsonSchema>;
     out.properties = Object.fromEntries(Object.entries(properties).map(([key, sub]) => [key, toGeminiSchema(sub)]));
@@ -60,6 +64,7 @@ export function vertexGeminiProvider(settings: NonNullable<LlmSettings['vertex-g
             responseSchema: toGeminiSchema(req.tool.schema),
             maxOutputTokens: req.maxTokens,
             ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
+            ...(req.seed === undefined ? {} : { seed: req.seed }),
             abortSignal: req.signal,
             httpOptions: { timeout: req.timeoutMs },
           },

@@ -33,6 +33,7 @@ export function openaiProvider(settings: NonNullable<LlmSettings['openai']>): Ll
         model,
         max_completion_tokens: req.maxTokens,
         ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
+        ...(req.seed === undefined ? {} : { seed: req.seed }),
         messages: [{ role: 'system', content: req.system }, ...req.messages],
         ...(viaTool
           ? {

@@ -19,6 +19,8 @@ export interface StructuredRequest {
   maxTokens: number;
   /** Sent only when set: some models (OpenAI's reasoning ones) refuse any but their default. */
   temperature?: number;
+  /** A sampling seed, sent to providers that take one (OpenAI `seed`, Gemini `seed`); Anthropic has none. */
+  seed?: number;
   /** Bounds this one call (SPEC: an LLM call times out after 5 minutes). */
   timeoutMs: number;
   signal?: AbortSignal;

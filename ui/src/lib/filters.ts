@@ -15,6 +15,7 @@ export const COMPONENT_TYPES = [
   'routing',
   'memory',
   'prompt',
+  'simulated_user',
 ] as const satisfies readonly ComponentType[];
 
 export interface TraceFilters {
