@@ -217,6 +217,9 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     }),
   // --quick: fewer evaluations per round
   'trajectory-scoring': async () => (await import('./trajectory-scoring.js')).benchTrajectoryScoring({ iterations: quick ? 50 : 200, rounds: quick ? 3 : 9 }),
+  // --span-size S (default 2k); --quick: fewer rounds
+  'json-request-cost': async () =>
+    Promise.resolve((await import('./json-request-cost.js')).benchJsonRequestCost({ requests: 400, rounds: quick ? 5 : 15, spanSize: v['span-size'] ?? '2k' })),
   'trial-trace-read': async () => (await import('./trial-trace-read.js')).benchTrialTraceRead({ iterations: quick ? 10 : 50, rounds: quick ? 3 : 9 }),
   ui: async () =>
     (await import('./ui.js')).benchUi({
