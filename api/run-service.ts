@@ -48,6 +48,10 @@ export function createRunService(deps: ApiDeps) {
 
   /** Stores the run through its strategy and answers it as stored. */
   async function start(strategy: RunExecutionStrategy, run: NewRun): Promise<RunView> {
+    // Replay reads the recorded run's turns when a simulated case runs: it must be one of the project's.
+    const replayFrom = run.config.replay_from;
+    if (replayFrom && !(isUuid(replayFrom) && (await runs.get(run.projectId, replayFrom))))
+      throw new NotFoundError(`Replay run ${replayFrom} not found`, 'RUN_NOT_FOUND');
     const runId = await strategy.start(run);
     const view = await runs.get(run.projectId, runId);
     if (!view) throw new Error(`run ${runId} vanished after creation`);

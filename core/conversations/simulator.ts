@@ -29,8 +29,8 @@ export interface UserTurnRequest {
   messages: LlmMessage[];
   /** The turn to write, 1-based. */
   turn: number;
-  /** Turns recorded by an earlier run (replay): turn `n` is `recorded[n - 1]` while there is one. */
-  recorded?: readonly SimulatedUserTurn[];
+  /** Turns recorded by an earlier run (replay): turn `n` is `recorded[n - 1]` where there is one. */
+  recorded?: ReadonlyArray<SimulatedUserTurn | undefined>;
 }
 
 /** Where a turn came from. */

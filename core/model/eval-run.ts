@@ -54,6 +54,11 @@ const RunConfigShape = z.object({
     .optional(),
   /** The settle wait of the case traces' reads (defaults when absent: stored runs keep meaning the same). */
   trace_settle: TraceSettleSchema.optional(),
+  /**
+   * Deterministic replay (docs/evals.md, "Simulated users"): the id of an earlier run of the
+   * project whose recorded user turns the simulated cases reuse instead of asking the LLM.
+   */
+  replay_from: idString(128).optional(),
 });
 export const RunConfigSchema = RunConfigShape.prefault({});
 export type RunConfig = z.output<typeof RunConfigSchema>;

@@ -13,6 +13,7 @@ import type { MetadataStore } from '../../core/store/postgres/metadata-store.js'
 import { caseTraceId } from '../../workflows/case-trace.js';
 import { judgeSpans } from '../../workflows/judge-trace.js';
 import { simulateUserActivity, type SimulatorActivityDeps } from '../../workflows/simulator-activity.js';
+import { recordedUserTurns } from '../../core/conversations/replay.js';
 import { eventually } from '../helpers/eventually.js';
 import { fakeProviderEnv, startFakeProvider, type FakeProvider } from '../helpers/fake-providers.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
@@ -73,7 +74,7 @@ async function converse(runId: string, simulation: Simulation, agent = supportBo
   const messages: LlmMessage[] = [];
   const turns: Conversation['turns'] = [];
   for (let turn = 1; ; turn++) {
-    const outcome = await simulateUserActivity(deps, run, 'refund', simulation, { runId, caseIndex: 0, trial: 1, turn, messages: [...messages] });
+    const outcome = await simulateUserActivity(deps, run, 'refund', simulation, { runId, caseIndex: 0, trial: 0, turn, messages: [...messages] });
     if (outcome.tag === 'stopped') throw new Error(outcome.reason);
     turns.push(outcome);
     const user: SimulatedUserTurn = outcome.turn;
@@ -98,6 +99,7 @@ beforeAll(async () => {
     judges: { providers: createProviders(config.llm), maxAnswerAttempts: 3, maxOutputTokens: 512 },
     judgeCalls: metadata.judges,
     priceJudgeCall: judgeCallPricer(loadPriceTable()),
+    recordedTurns: recordedUserTurns({ runs: metadata.runs, judgeCalls: metadata.judges }),
   };
 });
 
@@ -173,7 +175,7 @@ describe('a simulated user', () => {
       run,
       'refund',
       { ...refundSimulation, first_message: undefined },
-      { runId, caseIndex: 0, trial: 1, turn: 1, messages: [] },
+      { runId, caseIndex: 0, trial: 0, turn: 1, messages: [] },
     );
     expect(outcome).toEqual({ tag: 'turn', turn: { message: hebrew, stop: null }, source: 'simulator' });
     expect(sentBody(0).messages[1].content).toBe('The conversation has not started. Write your first message to the assistant (turn 1).');
@@ -186,7 +188,7 @@ describe('a simulated user', () => {
     const input = {
       runId,
       caseIndex: 0,
-      trial: 1,
+      trial: 0,
       turn: 2,
       messages: [
         { role: 'user', content: 'hi' },
@@ -205,7 +207,7 @@ describe('a simulated user', () => {
       "the simulated user's answer for turn 2 was unusable after 3 attempts: status Invalid input: expected string, received undefined",
     );
     // Every call is recorded, the unusable ones with their problem.
-    const calls = await metadata.judges.callsForTrials(runId, [{ caseIndex: 0, trial: 1 }]);
+    const calls = await metadata.judges.callsForTrials(runId, [{ caseIndex: 0, trial: 0 }]);
     expect(calls.map((c) => [c.scorer, c.attempt, c.status])).toEqual([
       ['@simulated_user:2', 1, 'unusable'],
       ['@simulated_user:2', 2, 'ok'],
@@ -219,12 +221,12 @@ describe('a simulated user', () => {
     const runId = await newRun();
     const run = (await metadata.runs.forWorker(runId))!;
     openai.queue({ status: 429, message: 'slow down', headers: { 'retry-after': '2' } });
-    const err = await simulateUserActivity(deps, run, 'refund', refundSimulation, { runId, caseIndex: 0, trial: 1, turn: 2, messages: [] }).catch(
+    const err = await simulateUserActivity(deps, run, 'refund', refundSimulation, { runId, caseIndex: 0, trial: 0, turn: 2, messages: [] }).catch(
       (e: unknown) => e,
     );
     expect(err).toMatchObject({ type: 'LlmCallFailed', nonRetryable: false });
     expect((err as ApplicationFailure).nextRetryDelay).toBe(2000);
-    expect((await metadata.judges.callsForTrials(runId, [{ caseIndex: 0, trial: 1 }])).map((c) => c.status)).toEqual(['error']);
+    expect((await metadata.judges.callsForTrials(runId, [{ caseIndex: 0, trial: 0 }])).map((c) => c.status)).toEqual(['error']);
   });
 
   it("stops without a call once the run's judge budget is spent", async () => {
@@ -232,7 +234,7 @@ describe('a simulated user', () => {
     const runId = await newRun({ judge_budget: { max_tokens: 100 } });
     const run = (await metadata.runs.forWorker(runId))!;
     openai.queue({ verdict: { message: 'Order 4417.', status: 'continue' }, usage: { input: 120, output: 30 } });
-    const input = { runId, caseIndex: 0, trial: 1, turn: 2, messages: [] };
+    const input = { runId, caseIndex: 0, trial: 0, turn: 2, messages: [] };
     expect(await simulateUserActivity(deps, run, 'refund', refundSimulation, input)).toMatchObject({ tag: 'turn' });
     expect(await simulateUserActivity(deps, run, 'refund', refundSimulation, { ...input, turn: 3 })).toEqual({
       tag: 'stopped',
@@ -248,7 +250,7 @@ describe('a simulated user', () => {
       { verdict: { message: 'Thanks!', status: 'goal_met' } },
     );
     await converse(runId, refundSimulation);
-    const key = { runId, caseIndex: 0, trial: 1 };
+    const key = { runId, caseIndex: 0, trial: 0 };
     const calls = await metadata.judges.callsForTrials(runId, [key]);
     const traceId = caseTraceId(key);
     await json(
@@ -279,5 +281,71 @@ describe('a simulated user', () => {
     // The API filters them apart from the agent's own model calls.
     const listed = await json<{ traces?: unknown[]; data?: unknown[] }>(await api.api('/api/traces?component_type=simulated_user'), 200);
     expect(JSON.stringify(listed)).toContain(traceId);
+  });
+});
+
+describe('deterministic replay', () => {
+  const stopOnRefund = { ...refundSimulation, stop: { outputContains: ['refund issued'] } };
+  /** A bot that refunds only once the order number was given twice (a new version that needs a turn more). */
+  const slowBot = (messages: LlmMessage[]) =>
+    messages.filter((m) => m.role === 'user' && m.content.includes('4417')).length >= 2
+      ? 'Refund issued for order 4417.'
+      : 'Could you confirm the order number?';
+
+  it('gives a new agent version the user turns an earlier run recorded, without calling the provider', async () => {
+    const recorded = await newRun();
+    openai.queue({ verdict: { message: 'It is order 4417.', status: 'continue' } }, { verdict: { message: 'Great, thanks!', status: 'goal_met' } });
+    const first = await converse(recorded, refundSimulation);
+    openai.requests.length = 0;
+    const replay = await newRun({ replay_from: recorded });
+    const again = await converse(replay, refundSimulation, (m) => (m.length > 2 ? 'Refund issued for order 4417 (v2).' : 'Order number, please?'));
+    expect(openai.requests).toHaveLength(0);
+    expect(again.turns.map((t) => t.source)).toEqual(['first_message', 'replay', 'replay']);
+    expect(again.turns.map((t) => t.turn)).toEqual(first.turns.map((t) => t.turn));
+    expect(again.ended).toBe('goal_met');
+    expect(again.messages.at(-1)?.content).toBe('Refund issued for order 4417 (v2).');
+    // Nothing was spent on the replayed turns.
+    expect(await metadata.judges.runUsage(replay)).toMatchObject({ calls: 0, tokens: 0 });
+  });
+
+  it('lets the simulator take over once the recording runs out, and follows a chain of replays', async () => {
+    const recorded = await newRun();
+    openai.queue({ verdict: { message: 'It is order 4417.', status: 'continue' } });
+    expect((await converse(recorded, stopOnRefund)).ended).toBe('stop_condition');
+
+    openai.requests.length = 0;
+    const longer = await newRun({ replay_from: recorded });
+    openai.queue({ verdict: { message: 'Yes, 4417.', status: 'continue' } });
+    const c = await converse(longer, stopOnRefund, slowBot);
+    expect(c.turns.map((t) => t.source)).toEqual(['first_message', 'replay', 'simulator']);
+    expect(c.ended).toBe('stop_condition');
+    expect(openai.requests).toHaveLength(1);
+    // The simulator saw the conversation as it stood, replayed turn included.
+    expect(sentBody(0).messages[1].content).toContain('<user>\nIt is order 4417.\n</user>\n<assistant>\nCould you confirm the order number?\n</assistant>');
+
+    openai.requests.length = 0;
+    const chained = await newRun({ replay_from: longer });
+    const d = await converse(chained, stopOnRefund, slowBot);
+    expect(openai.requests).toHaveLength(0);
+    expect(d.turns.map((t) => [t.source, t.turn.message])).toEqual([
+      ['first_message', 'Hi, my order arrived broken.'],
+      ['replay', 'It is order 4417.'],
+      ['replay', 'Yes, 4417.'],
+    ]);
+  });
+
+  it('finds the recorded case by name, and has nothing to replay for an unknown case', async () => {
+    const read = recordedUserTurns({ runs: metadata.runs, judgeCalls: metadata.judges });
+    const recorded = await newRun();
+    openai.queue({ verdict: { message: 'It is order 4417.', status: 'continue' } }, { verdict: { message: 'Thanks', status: 'goal_met' } });
+    await converse(recorded, refundSimulation);
+    expect(await read(api.defaultProjectId, recorded, { caseName: 'refund', caseIndex: 7 })).toEqual([
+      undefined,
+      { message: 'It is order 4417.', stop: null },
+      { message: 'Thanks', stop: 'goal_met' },
+    ]);
+    expect(await read(api.defaultProjectId, recorded, { caseName: 'other', caseIndex: 3 })).toBeNull();
+    // Another project's run is not found.
+    expect(await read('another-project', recorded, { caseName: 'refund', caseIndex: 0 })).toBeNull();
   });
 });
