@@ -102,7 +102,7 @@ function success(kind: FakeProviderKind, req: FakeRequest, answer: Exclude<FakeA
               role: 'assistant',
               content: null,
               refusal: null,
-              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'record_verdict', arguments: json } }],
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: openaiToolName(req.body), arguments: json } }],
             }
           : { role: 'assistant', content: json, refusal: null };
       return {
@@ -131,6 +131,12 @@ function success(kind: FakeProviderKind, req: FakeRequest, answer: Exclude<FakeA
         modelVersion: model,
       };
   }
+}
+
+/** The function an OpenAI request forces (its first tool's name), `record_verdict` when it names none. */
+function openaiToolName(body: Record<string, unknown>): string {
+  const tools = body.tools as Array<{ function?: { name?: string } }> | undefined;
+  return tools?.[0]?.function?.name ?? 'record_verdict';
 }
 
 function routeOk(kind: FakeProviderKind, method: string, path: string): boolean {

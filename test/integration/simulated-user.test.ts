@@ -15,7 +15,7 @@ import { judgeSpans } from '../../workflows/judge-trace.js';
 import { simulateUserActivity, type SimulatorActivityDeps } from '../../workflows/simulator-activity.js';
 import { recordedUserTurns } from '../../core/conversations/replay.js';
 import { eventually } from '../helpers/eventually.js';
-import { fakeProviderEnv, startFakeProvider, type FakeProvider } from '../helpers/fake-providers.js';
+import { fakeProviderEnv, startFakeProvider, type FakeProvider, type FakeProviderKind } from '../helpers/fake-providers.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { startTestApi, type TestApi } from '../helpers/server.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
@@ -347,5 +347,39 @@ describe('deterministic replay', () => {
     expect(await read(api.defaultProjectId, recorded, { caseName: 'other', caseIndex: 3 })).toBeNull();
     // Another project's run is not found.
     expect(await read('another-project', recorded, { caseName: 'refund', caseIndex: 0 })).toBeNull();
+  });
+});
+
+describe.each([
+  ['anthropic', {}],
+  ['openai', {}],
+  ['openai', { JUDGE_OPENAI_STRUCTURED_OUTPUT: 'tool' }],
+  ['vertex-gemini', {}],
+  ['vertex-anthropic', {}],
+] as Array<[FakeProviderKind, Record<string, string>]>)('through the %s provider %j', (kind, env) => {
+  it('sends persona and transcript at temperature 0 (with the seed where the provider takes one) and reads the answer', async () => {
+    const fake = await startFakeProvider(kind);
+    try {
+      const config = loadConfig({ ...fakeProviderEnv({ [kind]: fake }), JUDGE_PROVIDER: kind, ...env });
+      const own: SimulatorActivityDeps = { judges: { providers: createProviders(config.llm), maxAnswerAttempts: 2, maxOutputTokens: 256 } };
+      const run = (await metadata.runs.forWorker(await newRun()))!;
+      fake.queue({ verdict: { message: 'Order 4417, arrived Monday.', status: 'continue' } });
+      const messages: LlmMessage[] = [
+        { role: 'user', content: 'Hi, my order arrived broken.' },
+        { role: 'assistant', content: 'Sorry! What is the order number?' },
+      ];
+      const outcome = await simulateUserActivity(own, run, 'refund', refundSimulation, { runId: run.id, caseIndex: 0, trial: 0, turn: 2, messages });
+      expect(outcome).toEqual({ tag: 'turn', turn: { message: 'Order 4417, arrived Monday.', stop: null }, source: 'simulator' });
+      const body = JSON.stringify(fake.requests[0].body);
+      expect(body).toContain('Dana, a customer who writes short messages.');
+      expect(body).toContain('What is the order number?');
+      const b = fake.requests[0].body as Record<string, Record<string, unknown> | undefined>;
+      const sampling = kind === 'vertex-gemini' ? b.generationConfig! : (b as Record<string, unknown>);
+      expect(sampling.temperature).toBe(0);
+      expect(sampling.seed).toBe(kind === 'openai' || kind === 'vertex-gemini' ? 42 : undefined);
+      expect(body).toMatch(/"enum":\["continue","goal_met","gave_up"\]/);
+    } finally {
+      await fake.close();
+    }
   });
 });
