@@ -1,4 +1,4 @@
-import { NotFoundError, RunStateConflictError, ValidationError, writeFailure, type FieldIssue } from '../core/errors.js';
+import { BadRequestError, NotFoundError, RunStateConflictError, ValidationError, writeFailure, type FieldIssue } from '../core/errors.js';
 import type { ScoreDetail } from '../core/model/eval-case.js';
 import { FINAL_RUN_STATUSES, type LocalResult, type RunCase, type RunView, type TrialRecord } from '../core/model/eval-run.js';
 import { derivedUuid } from '../core/ids/derived-ids.js';
@@ -96,6 +96,12 @@ export function localExecution(deps: ApiDeps): RunExecutionStrategy {
      * other label is the local agent's name. A suite's `id` and `version` must name a stored one.
      */
     async admit(projectId, body) {
+      const conversation = body.dataset.items.findIndex((item) => item.turns || item.simulation);
+      if (conversation >= 0)
+        throw new BadRequestError(
+          `dataset.items[${conversation}]: conversation cases (turns, simulation) run on the service: start the run without execution "local"`,
+          'CONVERSATION_LOCAL',
+        );
       const issues = body.dataset.items.flatMap((item, i) =>
         (item.scorers ?? body.scorers).length
           ? []

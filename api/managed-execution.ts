@@ -1,7 +1,7 @@
 import { BadRequestError, RunStateConflictError, ServiceUnavailableError } from '../core/errors.js';
 import type { ControlAction, NewRun, RunView } from '../core/model/eval-run.js';
 import type { ApiDeps } from './deps.js';
-import { checkRunScorers } from './project-scorers.js';
+import { checkCaseScorers } from './project-scorers.js';
 import type { ControlAnswer, RunExecutionStrategy } from './run-execution.js';
 
 /**
@@ -39,10 +39,12 @@ export function managedExecution(deps: ApiDeps): RunExecutionStrategy {
     execution: 'managed',
 
     async admit(projectId, body) {
-      await checkRunScorers(deps, projectId, [
+      await checkCaseScorers(
+        deps,
+        projectId,
         { field: 'scorers', refs: body.scorers },
-        ...body.dataset.items.map((item, i) => ({ field: `dataset.items[${i}].scorers`, refs: item.scorers })),
-      ]);
+        body.dataset.items.map((item, i) => ({ ...item, field: `dataset.items[${i}]` })),
+      );
       const agent = await requireAgent(deps, projectId, body.agentId);
       return { agent: { id: agent.id, name: agent.name } };
     },

@@ -1,4 +1,5 @@
 import { BadRequestError, ValidationError } from '../core/errors.js';
+import { conversationScorerProblem, turnScorerLists, type PlacedCase } from '../core/model/case-schema.js';
 import type { ScorerRef } from '../core/model/eval-case.js';
 import { projectRegistry } from '../core/scoring/http-scorer.js';
 import type { ScorerRegistry } from '../core/scoring/scorer.js';
@@ -32,9 +33,28 @@ export async function checkRunScorers(
   deps: Pick<ApiDeps, 'scorers' | 'metadata' | 'egress'>,
   projectId: string,
   lists: Array<{ field: string; refs: ScorerRef[] | undefined }>,
-): Promise<void> {
+): Promise<ScorerRegistry> {
   const registry = await scorersFor(deps, projectId);
   const issues = lists.flatMap(({ field, refs }) => registry.check(refs ?? []).map((issue) => ({ field: `${field}[${issue.index}]`, message: issue.message })));
   if (issues.length) throw new ValidationError(issues.slice(0, 100));
   assertScorersRunnable(registry, lists);
+  return registry;
+}
+
+/**
+ * A run's scorers as checkRunScorers checks them, the scripted turns' included, and then where
+ * conversation-level scorers stand (400 on a single-turn case or a turn: docs/evals.md, "Conversations").
+ */
+export async function checkCaseScorers(
+  deps: Pick<ApiDeps, 'scorers' | 'metadata' | 'egress'>,
+  projectId: string,
+  defaults: { field: string; refs: ScorerRef[] },
+  cases: PlacedCase[],
+): Promise<void> {
+  const registry = await checkRunScorers(deps, projectId, [
+    defaults,
+    ...cases.flatMap((c) => [{ field: `${c.field}.scorers`, refs: c.scorers ? [...c.scorers] : undefined }, ...turnScorerLists(c)]),
+  ]);
+  const problem = conversationScorerProblem(cases, defaults, (name) => registry.get(name)?.readsConversation === true);
+  if (problem) throw new BadRequestError(problem, 'CONVERSATION_SCORER');
 }

@@ -19,7 +19,7 @@ import { withDeadline } from './deadline.js';
 import type { ApiDeps } from './deps.js';
 import { localExecution } from './local-execution.js';
 import { managedExecution, requireAgent } from './managed-execution.js';
-import { checkRunScorers } from './project-scorers.js';
+import { checkCaseScorers } from './project-scorers.js';
 import type { CompleteLocalRun, DatasetRunBody, RunExecutionStrategy } from './run-execution.js';
 
 /**
@@ -95,10 +95,12 @@ export function createRunService(deps: ApiDeps) {
         );
       const def = suite.definition;
       // Checked when the suite was written; checked again in case this server knows fewer scorers.
-      await checkRunScorers(deps, projectId, [
+      await checkCaseScorers(
+        deps,
+        projectId,
         { field: 'suite.defaultScorers', refs: def.defaultScorers },
-        ...def.cases.map((c, i) => ({ field: `suite.cases[${i}].scorers`, refs: c.scorers })),
-      ]);
+        def.cases.map((c, i) => ({ ...c, field: `suite.cases[${i}]` })),
+      );
       const agentRef = body.agent_id ?? def.agent_id;
       if (!agentRef) throw new BadRequestError('agent_id is required (the suite names no agent)', 'AGENT_REQUIRED');
       const agent = await requireAgent(deps, projectId, agentRef);

@@ -19,7 +19,7 @@ import {
   type QueueItem,
   type ReviewQueue,
 } from '../../core/model/queue.js';
-import type { EvalCase } from '../../core/model/eval-case.js';
+import type { EvalCase } from '../../core/model/case-schema.js';
 import { parseSuiteDefinition } from '../../core/model/suite.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import { BadRequestError, ConflictError } from '../../core/errors.js';
+import { caseShapeProblem } from '../../core/model/case-schema.js';
 import {
   CompleteLocalRunSchema,
   CONTROL_ACTIONS,
@@ -47,6 +48,11 @@ function requireRunFields(raw: unknown, local: boolean): void {
   if (missing(body.agentId)) throw new BadRequestError('agentId is required', 'AGENT_ID_REQUIRED');
   const items = (body.dataset as { items?: unknown } | undefined)?.items;
   if (!Array.isArray(items) || items.length === 0) throw new BadRequestError('dataset.items is required and must not be empty', 'DATASET_REQUIRED');
+  // A case is one call, a scripted conversation or a simulated user: never two of them (docs/evals.md, "Conversations").
+  for (const [i, item] of items.entries()) {
+    const problem = caseShapeProblem(item);
+    if (problem) throw new BadRequestError(`dataset.items[${i}]: ${problem}`, 'CASE_SHAPE');
+  }
   const everyItemHasScorers =
     local && items.every((item) => Array.isArray((item as { scorers?: unknown } | null)?.scorers) && (item as { scorers: unknown[] }).scorers.length > 0);
   if (!everyItemHasScorers && (!Array.isArray(body.scorers) || body.scorers.length === 0))

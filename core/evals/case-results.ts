@@ -1,6 +1,7 @@
 import type { Aggregation } from '../model/eval-case.js';
 import type { CaseResultView, RunCase, RunSummary, TrialRecord } from '../model/eval-run.js';
 import { aggregateScores, caseShortfall, meanDetails } from '../scoring/run-scorers.js';
+import { conversationShortfall } from './conversation-scoring.js';
 
 /**
  * How stored trials become the SPEC's case results and run summary: one function each way, used
@@ -25,8 +26,20 @@ export function caseResultView(runCase: RunCase, trials: Array<TrialRecord & { t
   const details = ran.length === 1 ? ran[0].details : meanDetails(ran.map((t) => t.details));
   const avg = ran.length === 1 ? ran[0].avg_score : aggregateScores(details, runCase.scorers, scoring.aggregation);
   const errors = ran.filter((t) => t.error).map((t) => t.error!);
+  const minScore = runCase.min_score ?? scoring.minScore;
   // SPEC: a failed case carries an error message: the agent's error, else why its scores fall short.
-  const shortfall = caseShortfall(details, runCase.scorers, runCase.min_score ?? scoring.minScore);
+  // A conversation's case-level scores are those its end scorers gave (conversation-scoring.ts),
+  // and each of its turns must pass too.
+  const conversation = Boolean(runCase.turns || runCase.simulation);
+  const shortfall = conversation
+    ? (caseShortfall(
+        details,
+        runCase.scorers.filter((ref) => Object.hasOwn(details, ref.name)),
+        minScore,
+      ) ??
+      ran.map((t) => conversationShortfall(runCase, t, minScore)).find((s) => s !== null) ??
+      (ran.some((t) => !t.passed) ? 'a trial of the conversation failed' : null))
+    : caseShortfall(details, runCase.scorers, minScore);
   const passed = errors.length === 0 && shortfall === null;
   const scores = Object.fromEntries(Object.entries(details).map(([name, d]) => [name, round(d.score)]));
   return {

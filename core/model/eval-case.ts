@@ -80,16 +80,7 @@ export const ExpectedSchema = z
   .passthrough();
 export type Expected = z.output<typeof ExpectedSchema>;
 
-/** One case of a suite (or one dataset item of a run). */
-export const EvalCaseSchema = z.object({
-  name: z.string().min(1).max(512),
-  input: z.unknown().refine((v) => v !== undefined, 'is required'),
-  expected: ExpectedSchema.default({}),
-  scorers: ScorerRefListSchema.optional(),
-  minScore: ScoreBound.optional(),
-  weight: z.number().positive().max(1e6).default(1),
-});
-export type EvalCase = z.output<typeof EvalCaseSchema>;
+/* A case's schema (its three shapes: input, turns, simulation) is in case-schema.ts. */
 
 /** A tool call as an agent reports it: `{name, input?, output?}` or a bare name. */
 export interface ToolCall {

@@ -1,16 +1,9 @@
 import { z } from 'zod';
 import { idString } from './ids.js';
 import type { RunCost, TraceCost } from './cost.js';
-import {
-  AGGREGATIONS,
-  EvalCaseSchema,
-  ScorerRefListSchema,
-  type Aggregation,
-  type ScoreDetail,
-  type ScorerRef,
-  type TokenUsage,
-  type ToolCall,
-} from './eval-case.js';
+import { CaseFields, oneShape } from './case-schema.js';
+import type { ConversationEnd, ScriptedTurn, Simulation } from './conversation.js';
+import { AGGREGATIONS, ScorerRefListSchema, type Aggregation, type ScoreDetail, type ScorerRef, type TokenUsage, type ToolCall } from './eval-case.js';
 import type { RunStatus } from './run-status.js';
 
 export { RUN_STATUSES, FINAL_RUN_STATUSES, isFinalRunStatus, type RunStatus } from './run-status.js';
@@ -85,7 +78,7 @@ export const CreateRunSchema = z.object({
   name: z.string().max(512).optional(),
   dataset: z.object({
     items: z
-      .array(EvalCaseSchema.extend({ name: z.string().min(1).max(512).optional() }))
+      .array(CaseFields.extend({ name: z.string().min(1).max(512).optional() }).superRefine(oneShape))
       .min(1)
       .max(MAX_RUN_CASES),
   }),
@@ -101,7 +94,11 @@ export type CreateRun = z.output<typeof CreateRunSchema>;
 export const CONTROL_ACTIONS = ['pause', 'resume', 'cancel'] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 
-/** A case of a run as stored when the run is created (its scorers already resolved). */
+/**
+ * A case of a run as stored when the run is created (its scorers already resolved). A
+ * conversation case has `turns` (scripted) or `simulation` (a simulated user) and a null `input`;
+ * a single-turn case has neither (null, or absent in a case built by a client).
+ */
 export interface RunCase {
   case_index: number;
   name: string;
@@ -110,6 +107,8 @@ export interface RunCase {
   scorers: ScorerRef[];
   min_score: number | null;
   weight: number;
+  turns?: ScriptedTurn[] | null;
+  simulation?: Simulation | null;
 }
 
 /** Everything a new run is created with, whichever family asked. */
@@ -166,6 +165,41 @@ export interface RunView {
   completed_at: string | null;
 }
 
+/**
+ * One turn of a conversation trial as recorded when it was answered and scored (docs/evals.md,
+ * "Conversations"): stored once per (run, case, trial, turn), shown while the run goes on.
+ */
+export interface TurnResult {
+  /** 1-based. */
+  turn: number;
+  /** The user's message (a scripted turn's input as text: non-strings as their JSON text). */
+  user: string;
+  output: unknown;
+  tool_calls: ToolCall[] | null;
+  usage: TokenUsage | null;
+  /** The agent's time on this turn (its calls', an approval's second call included). */
+  latency_ms: number | null;
+  /** The turn's own scores (its scorers on its answer); empty when the turn has none. */
+  details: Record<string, ScoreDetail>;
+  /** Null when the turn has no scorers. */
+  avg_score: number | null;
+  /** The turn's scores meet their minimum and the agent answered. */
+  passed: boolean;
+  approval: unknown;
+  /** The agent call failed (after its retries), or its answer was refused. */
+  error: string | null;
+  /** The case trial's trace, which holds one agent call span per turn. */
+  trace_id: string | null;
+}
+
+/** How a conversation trial ended and what its conversation-level scorers found (null for single-turn trials). */
+export interface ConversationRecord {
+  /** Why the conversation ended; null when it did not end (the trial failed or was cancelled on the way). */
+  ended: ConversationEnd | null;
+  /** Turns the agent answered. */
+  turns_done: number;
+}
+
 /** What one trial of a case produced (stored once per run, case and trial). */
 export interface TrialRecord {
   status: CaseStatus;
@@ -180,6 +214,13 @@ export interface TrialRecord {
   approval: unknown;
   error: string | null;
   trace_id: string | null;
+  /**
+   * A conversation trial's turns, in order (absent for single-turn trials). `details` then holds
+   * the case-level scores: the conversation-level scorers' and the last answer's (docs/evals.md,
+   * "Conversations").
+   */
+  turns?: TurnResult[];
+  conversation?: ConversationRecord | null;
 }
 
 /** SPEC "Eval case result", with every trial when the run repeats cases. */
@@ -196,6 +237,8 @@ export interface CaseResultView {
   trace_id: string | null;
   output: unknown;
   trials: Array<TrialRecord & { trial: number }>;
+  /** A conversation case's trials under way: the turns recorded so far (absent when none is). */
+  running?: Array<{ trial: number; turns: TurnResult[] }>;
   /** USD of the case's trial traces (docs/costs.md); null when the analytical store did not answer. Results endpoints only. */
   cost?: TraceCost | null;
 }

@@ -1,3 +1,4 @@
+import type { ScriptedTurn, Simulation } from './conversation.js';
 import type { ScorerRef } from './eval-case.js';
 import type { RunCase } from './eval-run.js';
 import { effectiveScorers, type SuiteDefinition } from './suite.js';
@@ -15,18 +16,27 @@ export type NewRunCase = Omit<RunCase, 'case_index'>;
 /** One item of `POST /api/runs`'s `dataset.items`, as the schema outputs it. */
 export interface DatasetItem {
   name?: string;
-  input: unknown;
+  input?: unknown;
+  turns?: ScriptedTurn[];
+  simulation?: Simulation;
   expected: Record<string, unknown>;
   scorers?: ScorerRef[];
   minScore?: number;
   weight: number;
 }
 
+/** A case's conversation as a run stores it: `turns` or `simulation`, else neither (a single call). */
+const conversationOf = (c: { turns?: ScriptedTurn[] | null; simulation?: Simulation | null }) => ({
+  ...(c.turns ? { turns: c.turns } : {}),
+  ...(c.simulation ? { simulation: c.simulation } : {}),
+});
+
 /** The cases of a suite definition. */
 export function casesOfSuite(def: Pick<SuiteDefinition, 'cases' | 'defaultScorers'>): NewRunCase[] {
   return def.cases.map((c) => ({
     name: c.name,
     input: c.input,
+    ...conversationOf(c),
     expected: c.expected,
     scorers: effectiveScorers(def, c),
     min_score: c.minScore ?? null,
@@ -39,6 +49,7 @@ export function casesOfDataset(items: readonly DatasetItem[], scorers: ScorerRef
   return items.map((item, i) => ({
     name: item.name ?? `item ${i + 1}`,
     input: item.input,
+    ...conversationOf(item),
     expected: item.expected,
     scorers: item.scorers ?? scorers,
     min_score: item.minScore ?? null,
@@ -55,7 +66,7 @@ export function indexedCases(cases: readonly NewRunCase[]): RunCase[] {
 export function datasetItems(cases: readonly NewRunCase[]): Array<Required<Pick<DatasetItem, 'name' | 'scorers'>> & DatasetItem> {
   return cases.map((c) => ({
     name: c.name,
-    input: c.input,
+    ...(c.turns || c.simulation ? conversationOf(c) : { input: c.input }),
     expected: c.expected,
     scorers: c.scorers,
     ...(c.min_score === null ? {} : { minScore: c.min_score }),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { BadRequestError, ValidationError, type FieldIssue } from '../errors.js';
 import type { ScorerRegistry } from '../scoring/scorer.js';
 import { validate } from '../validate.js';
-import { AGGREGATIONS, EvalCaseSchema, ScorerRefListSchema, type EvalCase, type ScorerRef } from './eval-case.js';
+import { AGGREGATIONS, ScorerRefListSchema, type ScorerRef } from './eval-case.js';
+import { caseShapeProblem, conversationScorerProblem, EvalCaseSchema, turnScorerLists, type EvalCase } from './case-schema.js';
 import { asId } from './ids.js';
 import { jsonProblems, MAX_REPORTED_ISSUES, pgText } from './pg-json.js';
 
@@ -100,17 +101,29 @@ function definitionIssues(def: SuiteDefinition, scorers: ScorerRegistry): FieldI
     } else {
       for (const issue of scorers.check(c.scorers)) issues.push({ field: `cases[${i}].scorers[${issue.index}]`, message: issue.message });
     }
+    for (const { field, refs } of turnScorerLists({ ...c, field: `cases[${i}]` }))
+      for (const issue of scorers.check(refs ?? [])) issues.push({ field: `${field}[${issue.index}]`, message: issue.message });
   });
   return issues;
 }
 
 /** A suite naming a scorer that cannot run here (an LLM judge with no provider configured) is a 400, not failed cases later. */
 function assertRunnable(def: SuiteDefinition, scorers: ScorerRegistry): void {
-  const lists = [{ field: 'defaultScorers', refs: def.defaultScorers }, ...def.cases.map((c, i) => ({ field: `cases[${i}].scorers`, refs: c.scorers ?? [] }))];
+  const placed = def.cases.map((c, i) => ({ ...c, field: `cases[${i}]` }));
+  const lists = [
+    { field: 'defaultScorers', refs: def.defaultScorers },
+    ...placed.flatMap((c) => [{ field: `${c.field}.scorers`, refs: c.scorers }, ...turnScorerLists(c)]),
+  ];
   for (const { field, refs } of lists) {
-    const [issue] = scorers.unavailable(refs);
+    const [issue] = scorers.unavailable(refs ?? []);
     if (issue) throw new BadRequestError(`${field}[${issue.index}]: ${issue.message}`, 'SCORER_UNAVAILABLE');
   }
+  const misplaced = conversationScorerProblem(
+    placed,
+    { field: 'defaultScorers', refs: def.defaultScorers },
+    (name) => scorers.get(name)?.readsConversation === true,
+  );
+  if (misplaced) throw new BadRequestError(misplaced, 'CONVERSATION_SCORER');
 }
 
 /**
@@ -121,6 +134,12 @@ function assertRunnable(def: SuiteDefinition, scorers: ScorerRegistry): void {
  */
 export function parseSuiteDefinition(raw: unknown, scorers: ScorerRegistry): SuiteDefinition {
   if (!isRecord(raw) || missing(raw.name)) throw new BadRequestError('name is required', 'NAME_REQUIRED');
+  if (Array.isArray(raw.cases)) {
+    for (const [i, c] of raw.cases.entries()) {
+      const problem = caseShapeProblem(c);
+      if (problem) throw new BadRequestError(`cases[${i}]: ${problem}`, 'CASE_SHAPE');
+    }
+  }
   const storable = jsonProblems(raw);
   if (storable.length) throw new ValidationError(bounded(storable));
   let def: SuiteDefinition;

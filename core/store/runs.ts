@@ -1,7 +1,8 @@
-import type { CaseResultView, NewRun, RunCase, RunStatus, RunView, TrialRecord } from '../model/eval-run.js';
+import type { CaseResultView, NewRun, RunCase, RunStatus, RunView, TrialRecord, TurnResult } from '../model/eval-run.js';
 
 /*
- * Evaluation runs, their cases and their trials' results (PostgreSQL, migrations 003, 004, 009;
+ * Evaluation runs, their cases and their trials' results, a conversation trial's turn by turn
+ * (PostgreSQL, migrations 003, 004, 009, 017;
  * store/postgres/run-store.ts implements it; docs/evals.md).
  *
  * Promises:
@@ -55,6 +56,9 @@ export interface StoredTrialTrace extends TrialTraceData {
   error: string | null;
 }
 
+/** A recorded turn with what the worker needs of it beyond its result: its agent calls and times. */
+export interface StoredTurn extends TurnResult, TrialTraceData {}
+
 /** Evaluation runs, their cases and results (PostgreSQL). Every API read filters by project. */
 export interface RunStore {
   create(run: NewRun): Promise<string>;
@@ -76,6 +80,10 @@ export interface RunStore {
   recordTrial(runId: string, caseIndex: number, trial: number, record: TrialRecord, trace: TrialTraceData): Promise<void>;
   /** The stored trials' trace data, with their case's name and input, for writing their traces. */
   trialsForTrace(runId: string, trials: Array<{ caseIndex: number; trial: number }>): Promise<StoredTrialTrace[]>;
+  /** Records one turn of a conversation trial once: a retried call after a lost acknowledgement changes nothing. */
+  recordTurn(runId: string, caseIndex: number, trial: number, turn: TurnResult, trace: TrialTraceData): Promise<void>;
+  /** A conversation trial's recorded turns, in order. */
+  turnsOf(runId: string, caseIndex: number, trial: number): Promise<StoredTurn[]>;
   /** These trials' traces could not be written: their results stop naming them. */
   unlinkTraces(runId: string, trials: Array<{ caseIndex: number; trial: number }>): Promise<void>;
   /** Records `cancelled` for every trial without a result (optionally one case only). */

@@ -2,8 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { caseResultView, summarize } from '../../evals/case-results.js';
 import { pgSafeJson, pgSafeText } from '../../model/pg-json.js';
-import { FINAL_RUN_STATUSES, type CaseResultView, type RunCase, type RunSummary, type RunView, type TrialRecord } from '../../model/eval-run.js';
-import type { RunForWorker, RunStore, StoredTrialTrace } from '../runs.js';
+import {
+  FINAL_RUN_STATUSES,
+  type CaseResultView,
+  type RunCase,
+  type RunSummary,
+  type RunView,
+  type TrialRecord,
+  type TurnResult,
+} from '../../model/eval-run.js';
+import type { RunForWorker, RunStore, StoredTrialTrace, StoredTurn } from '../runs.js';
 import { inTransaction } from './transaction.js';
 
 export type { RunStore };
@@ -37,6 +45,19 @@ type RunRow = Pick<
 };
 
 type TrialRow = TrialRecord & { case_index: number; trial: number };
+type TurnRow = TurnResult & { case_index: number; trial: number };
+
+const CASE_COLUMNS = 'case_index, name, input, expected, scorers, min_score, weight, turns, simulation';
+const TURN_COLUMNS = 'turn, user_message AS "user", output, tool_calls, usage, latency_ms, details, avg_score, passed, approval, error, trace_id';
+
+/** A case row as the model has it: a single-turn case without the conversation fields (null in its row). */
+function runCase(row: RunCase): RunCase {
+  const { turns, simulation, ...rest } = row;
+  return { ...rest, ...(turns ? { turns } : {}), ...(simulation ? { simulation } : {}) };
+}
+
+/** A turn row as the model has it (its case and trial are where it is shown). */
+const turnOf = ({ case_index: _c, trial: _t, ...turn }: TurnRow): TurnResult => turn;
 
 const RUN_COLUMNS = `r.id, r.project_id, r.name, r.suite_id, r.suite_version, r.suite_name, r.agent_id, r.agent_name, r.agent_version, r.execution,
   r.status, r.config, r.aggregation, r.min_score, r.case_count, r.repetitions, r.summary, r.error, r.created_at, r.started_at, r.completed_at,
@@ -61,40 +82,64 @@ const EMPTY_SUMMARY = (total: number): RunSummary => ({
 
 export function createRunStore(pool: pg.Pool): RunStore {
   async function caseRows(runId: string): Promise<RunCase[]> {
-    const { rows } = await pool.query<RunCase>(
-      'SELECT case_index, name, input, expected, scorers, min_score, weight FROM eval_run_cases WHERE run_id = $1 ORDER BY case_index',
-      [runId],
-    );
-    return rows;
+    const { rows } = await pool.query<RunCase>(`SELECT ${CASE_COLUMNS} FROM eval_run_cases WHERE run_id = $1 ORDER BY case_index`, [runId]);
+    return rows.map(runCase);
   }
 
   async function trialRows(runId: string): Promise<TrialRow[]> {
     const { rows } = await pool.query<TrialRow>(
-      `SELECT case_index, trial, status, details, avg_score, passed, duration_ms, latency_ms, output, tool_calls, usage, approval, error, trace_id
+      `SELECT case_index, trial, status, details, avg_score, passed, duration_ms, latency_ms, output, tool_calls, usage, approval, error, trace_id, conversation
        FROM eval_case_results WHERE run_id = $1 ORDER BY case_index, trial`,
       [runId],
     );
     return rows;
   }
 
-  /** Case views from stored rows; the summary is computed the same way while running and at the end. */
+  /** A run's recorded turns (conversation cases only), in order. */
+  async function turnRows(runId: string): Promise<TurnRow[]> {
+    const { rows } = await pool.query<TurnRow>(
+      `SELECT case_index, trial, ${TURN_COLUMNS} FROM eval_turn_results WHERE run_id = $1 ORDER BY case_index, trial, turn`,
+      [runId],
+    );
+    return rows;
+  }
+
+  /**
+   * Case views from stored rows; the summary is computed the same way while running and at the
+   * end. A conversation trial shows its turns: recorded ones with the trial (their trace is the
+   * trial's, unlinked with it), the turns of a trial under way in the case's `running`.
+   */
   async function caseViews(row: RunRow): Promise<Array<{ view: CaseResultView; weight: number }>> {
-    const [cases, trials] = await Promise.all([caseRows(row.id), trialRows(row.id)]);
+    const [cases, trials, turns] = await Promise.all([caseRows(row.id), trialRows(row.id), turnRows(row.id)]);
     const byCase = new Map<number, TrialRow[]>();
     for (const t of trials) {
       const list = byCase.get(t.case_index) ?? [];
       list.push(t);
       byCase.set(t.case_index, list);
     }
+    const turnsOf = new Map<string, TurnResult[]>();
+    for (const t of turns) {
+      const k = `${t.case_index}:${t.trial}`;
+      turnsOf.set(k, [...(turnsOf.get(k) ?? []), turnOf(t)]);
+    }
     const scoring = { aggregation: row.aggregation, minScore: row.min_score };
-    return cases.map((c) => ({
-      view: caseResultView(
-        c,
-        (byCase.get(c.case_index) ?? []).map(({ case_index: _ci, ...t }) => t),
-        scoring,
-      ),
-      weight: c.weight,
-    }));
+    return cases.map((c) => {
+      const conversation = Boolean(c.turns || c.simulation);
+      const recorded = (byCase.get(c.case_index) ?? []).map(({ case_index: _ci, conversation: conv, ...t }) =>
+        conversation
+          ? { ...t, conversation: conv ?? null, turns: (turnsOf.get(`${c.case_index}:${t.trial}`) ?? []).map((turn) => ({ ...turn, trace_id: t.trace_id })) }
+          : t,
+      );
+      const view = caseResultView(c, recorded, scoring);
+      if (conversation) {
+        const done = new Set(recorded.map((t) => t.trial));
+        const running = [...turnsOf]
+          .filter(([k]) => k.startsWith(`${c.case_index}:`) && !done.has(Number(k.split(':')[1])))
+          .map(([k, list]) => ({ trial: Number(k.split(':')[1]), turns: list }));
+        if (running.length) view.running = running;
+      }
+      return { view, weight: c.weight };
+    });
   }
 
   async function view(row: RunRow): Promise<RunView> {
@@ -159,11 +204,18 @@ export function createRunStore(pool: pg.Pool): RunStore {
             run.execution ?? 'managed',
           ],
         );
-        const cases = run.cases.map((c, case_index) => ({ case_index, ...c, input: c.input ?? null }));
+        // A conversation case has no input (SQL NULL); a single-turn case's input is JSON, `null` included.
+        const cases = run.cases.map((c, case_index) => ({
+          case_index,
+          ...c,
+          input: c.turns || c.simulation ? undefined : { value: c.input ?? null },
+          turns: c.turns ?? null,
+          simulation: c.simulation ?? null,
+        }));
         await client.query(
-          `INSERT INTO eval_run_cases (run_id, case_index, name, input, expected, scorers, min_score, weight)
-             SELECT $1, x.case_index, x.name, x.input, x.expected, x.scorers, x.min_score, x.weight
-             FROM jsonb_to_recordset($2::jsonb) AS x(case_index int, name text, input jsonb, expected jsonb, scorers jsonb, min_score double precision, weight double precision)`,
+          `INSERT INTO eval_run_cases (run_id, case_index, name, input, expected, scorers, min_score, weight, turns, simulation)
+             SELECT $1, x.case_index, x.name, x.input -> 'value', x.expected, x.scorers, x.min_score, x.weight, x.turns, x.simulation
+             FROM jsonb_to_recordset($2::jsonb) AS x(case_index int, name text, input jsonb, expected jsonb, scorers jsonb, min_score double precision, weight double precision, turns jsonb, simulation jsonb)`,
           [id, JSON.stringify(cases)],
         );
       });
@@ -217,19 +269,16 @@ export function createRunStore(pool: pg.Pool): RunStore {
     },
 
     async getCase(runId, caseIndex) {
-      const { rows } = await pool.query<RunCase>(
-        'SELECT case_index, name, input, expected, scorers, min_score, weight FROM eval_run_cases WHERE run_id = $1 AND case_index = $2',
-        [runId, caseIndex],
-      );
-      return rows[0] ?? null;
+      const { rows } = await pool.query<RunCase>(`SELECT ${CASE_COLUMNS} FROM eval_run_cases WHERE run_id = $1 AND case_index = $2`, [runId, caseIndex]);
+      return rows[0] ? runCase(rows[0]) : null;
     },
 
     async casesOf(runId, caseIndexes) {
       const { rows } = await pool.query<RunCase>(
-        'SELECT case_index, name, input, expected, scorers, min_score, weight FROM eval_run_cases WHERE run_id = $1 AND case_index = ANY($2::int[]) ORDER BY case_index',
+        `SELECT ${CASE_COLUMNS} FROM eval_run_cases WHERE run_id = $1 AND case_index = ANY($2::int[]) ORDER BY case_index`,
         [runId, caseIndexes],
       );
-      return rows;
+      return rows.map(runCase);
     },
 
     async recordedTrial(runId, caseIndex, trial) {
@@ -251,8 +300,8 @@ export function createRunStore(pool: pg.Pool): RunStore {
 
     async recordTrial(runId, caseIndex, trial, r, trace) {
       await pool.query(
-        `INSERT INTO eval_case_results (run_id, case_index, trial, status, details, avg_score, passed, duration_ms, latency_ms, output, tool_calls, usage, approval, error, trace_id, calls, started_ms, ended_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+        `INSERT INTO eval_case_results (run_id, case_index, trial, status, details, avg_score, passed, duration_ms, latency_ms, output, tool_calls, usage, approval, error, trace_id, calls, started_ms, ended_ms, conversation)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
          ON CONFLICT (run_id, case_index, trial) DO NOTHING`,
         [
           // An agent's answer is stored as it came, made storable (NUL and lone surrogates become U+FFFD).
@@ -274,8 +323,45 @@ export function createRunStore(pool: pg.Pool): RunStore {
           pgSafeJson(trace.calls),
           Math.round(trace.started_ms),
           Math.round(trace.ended_ms),
+          r.conversation ? JSON.stringify(r.conversation) : null,
         ],
       );
+    },
+
+    async recordTurn(runId, caseIndex, trial, t, trace) {
+      await pool.query(
+        `INSERT INTO eval_turn_results (run_id, case_index, trial, turn, user_message, output, tool_calls, usage, latency_ms, details, avg_score, passed, approval, error, trace_id, calls, started_ms, ended_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+         ON CONFLICT (run_id, case_index, trial, turn) DO NOTHING`,
+        [
+          runId,
+          caseIndex,
+          trial,
+          t.turn,
+          pgSafeText(t.user),
+          pgSafeJson(t.output),
+          pgSafeJson(t.tool_calls),
+          pgSafeJson(t.usage),
+          t.latency_ms,
+          pgSafeJson(t.details),
+          t.avg_score,
+          t.passed,
+          pgSafeJson(t.approval),
+          t.error === null ? null : pgSafeText(t.error),
+          t.trace_id,
+          pgSafeJson(trace.calls),
+          Math.round(trace.started_ms),
+          Math.round(trace.ended_ms),
+        ],
+      );
+    },
+
+    async turnsOf(runId, caseIndex, trial) {
+      const { rows } = await pool.query<TurnResult & { calls: unknown[] | null; started_ms: string | null; ended_ms: string | null }>(
+        `SELECT ${TURN_COLUMNS}, calls, started_ms, ended_ms FROM eval_turn_results WHERE run_id = $1 AND case_index = $2 AND trial = $3 ORDER BY turn`,
+        [runId, caseIndex, trial],
+      );
+      return rows.map((row): StoredTurn => ({ ...row, calls: row.calls ?? [], started_ms: Number(row.started_ms ?? 0), ended_ms: Number(row.ended_ms ?? 0) }));
     },
 
     async trialsForTrace(runId, trials) {

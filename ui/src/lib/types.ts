@@ -20,7 +20,8 @@ export type {
   ChatMessage as PromptMessage,
 } from '../../../core/model/prompt.js';
 export type { SuiteSummary, SuiteList, SuiteVersion, SuiteVersionInfo, SuiteDefinition } from '../../../core/model/suite.js';
-export type { EvalCase, ScorerRef } from '../../../core/model/eval-case.js';
+export type { ScorerRef } from '../../../core/model/eval-case.js';
+export type { EvalCase } from '../../../core/model/case-schema.js';
 export type { Agent, AgentList } from '../../../core/model/agent.js';
 export type {
   AlertRule,
