@@ -13,10 +13,11 @@ import { simulatorTurnOf } from './simulator-span.js';
  * (`goal_met`, `gave_up`) ends it again at the same turn; once the recording runs out without one
  * (the new agent needed more turns), the simulator takes over from the conversation as it stands.
  *
- * The turns are read from the simulated user's recorded calls (the judge calls store): the last
- * usable answer of each turn. A turn the simulator did not write (a case's `first_message`, a
- * turn itself replayed) has none: `first_message` comes from the case again, and a run that
- * replayed another is replayed from that one's recording.
+ * The turns are the trial's recorded turns (RunStore.turnsOf: the message each turn sent the
+ * agent), and, past them, the simulated user's recorded calls (the judge calls store: the last
+ * usable answer of each turn), which alone hold the turn that ended the conversation (its
+ * closing words are never sent to the agent). A run that replayed another has no call for the
+ * turn its recording ended with: that one is read through the run it replayed.
  */
 
 /** Which case of the recorded run: the one named `caseName`, else the one at `caseIndex`. */
@@ -54,23 +55,32 @@ const FIRST_TRIAL = 0;
 /** Most runs a chain of replays is followed through (a run that replayed one that replayed another...). */
 const MAX_REPLAY_DEPTH = 8;
 
-type ReplayStores = { runs: Pick<RunStore, 'results' | 'forWorker'>; judgeCalls: Pick<JudgeStore, 'callsForTrials'> };
+type ReplayStores = { runs: Pick<RunStore, 'results' | 'forWorker' | 'turnsOf'>; judgeCalls: Pick<JudgeStore, 'callsForTrials'> };
+
+/** `over` where it has a turn, else `under`. */
+const overlay = (over: Array<SimulatedUserTurn | undefined>, under: Array<SimulatedUserTurn | undefined>) =>
+  Array.from({ length: Math.max(over.length, under.length) }, (_, i) => over[i] ?? under[i]);
 
 /**
- * Recorded user turns read from the run store (the run's cases, in the project) and the judge
- * calls store. A recorded run that itself replayed another has that one's turns, overlaid with
- * the turns its own simulator wrote once the recording ran out.
+ * Recorded user turns read from the run store (the run's cases, in the project; the trial's
+ * turns) and the judge calls store. A recorded run that itself replayed another is overlaid on
+ * that one's turns.
  */
 export function recordedUserTurns(stores: ReplayStores): RecordedUserTurns {
   const read = async (projectId: string, runId: string, which: RecordedCaseRef, depth: number): Promise<Array<SimulatedUserTurn | undefined> | null> => {
     const [results, run] = await Promise.all([stores.runs.results(projectId, runId), stores.runs.forWorker(runId)]);
     const caseIndex = results && recordedCaseIndex(results, which);
     if (caseIndex === undefined || caseIndex === null || !run) return null;
-    const own = userTurnsOfCalls(await stores.judgeCalls.callsForTrials(runId, [{ caseIndex, trial: FIRST_TRIAL }]));
+    const [stored, calls] = await Promise.all([
+      stores.runs.turnsOf(runId, caseIndex, FIRST_TRIAL),
+      stores.judgeCalls.callsForTrials(runId, [{ caseIndex, trial: FIRST_TRIAL }]),
+    ]);
+    const sent: Array<SimulatedUserTurn | undefined> = [];
+    for (const t of stored) sent[t.turn - 1] = { message: t.user, stop: null };
+    const own = overlay(sent, userTurnsOfCalls(calls));
     const from = replayFromOf(run.config);
     if (!from || depth >= MAX_REPLAY_DEPTH) return own;
-    const base = (await read(projectId, from, which, depth + 1)) ?? [];
-    return Array.from({ length: Math.max(base.length, own.length) }, (_, i) => own[i] ?? base[i]);
+    return overlay(own, (await read(projectId, from, which, depth + 1)) ?? []);
   };
   return (projectId, runId, which) => read(projectId, runId, which, 1);
 }

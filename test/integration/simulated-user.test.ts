@@ -6,7 +6,7 @@ import type { UserTurnOutcome } from '../../core/conversations/simulator.js';
 import { judgeCallPricer } from '../../core/cost/judge-pricing.js';
 import { loadPriceTable } from '../../core/cost/price-table.js';
 import { SimulationSchema, type ConversationEnd, type SimulatedUserTurn, type Simulation } from '../../core/model/conversation.js';
-import type { RunConfig } from '../../core/model/eval-run.js';
+import type { RunConfig, TurnResult } from '../../core/model/eval-run.js';
 import type { LlmMessage } from '../../core/model/messages.js';
 import { createProviders } from '../../core/providers/index.js';
 import type { MetadataStore } from '../../core/store/postgres/metadata-store.js';
@@ -68,6 +68,18 @@ interface Conversation {
   turns: Array<UserTurnOutcome & { tag: 'turn' }>;
 }
 
+const ANSWERED: Omit<TurnResult, 'turn' | 'user' | 'output'> = {
+  tool_calls: [],
+  usage: null,
+  latency_ms: 5,
+  details: {},
+  avg_score: null,
+  passed: true,
+  approval: null,
+  error: null,
+  trace_id: null,
+};
+
 /** A conversation as the workflow runs it: a user turn, the agent's answer, conversationEnd. */
 async function converse(runId: string, simulation: Simulation, agent = supportBot): Promise<Conversation> {
   const run = (await metadata.runs.forWorker(runId))!;
@@ -82,6 +94,14 @@ async function converse(runId: string, simulation: Simulation, agent = supportBo
     if (end) return { ended: end, messages, turns };
     messages.push({ role: 'user', content: user.message });
     messages.push({ role: 'assistant', content: agent(messages) });
+    // The turn recorded as the workflow records it (what replay reads first).
+    await metadata.runs.recordTurn(
+      runId,
+      0,
+      0,
+      { ...ANSWERED, turn, user: user.message, output: messages.at(-1)!.content },
+      { started_ms: Date.now(), ended_ms: Date.now(), calls: [] },
+    );
     end = conversationEnd(simulation, turn, messages.at(-1)?.content, user);
     if (end) return { ended: end, messages, turns };
   }
@@ -339,8 +359,9 @@ describe('deterministic replay', () => {
     const recorded = await newRun();
     openai.queue({ verdict: { message: 'It is order 4417.', status: 'continue' } }, { verdict: { message: 'Thanks', status: 'goal_met' } });
     await converse(recorded, refundSimulation);
+    // The turns as sent (the stored turns), then the one that ended it (the simulated user's call).
     expect(await read(api.defaultProjectId, recorded, { caseName: 'refund', caseIndex: 7 })).toEqual([
-      undefined,
+      { message: 'Hi, my order arrived broken.', stop: null },
       { message: 'It is order 4417.', stop: null },
       { message: 'Thanks', stop: 'goal_met' },
     ]);
