@@ -11,6 +11,7 @@ import {
   type SpanTree,
 } from '../core/scoring/trajectory/index.js';
 import { texts } from '../test/fixtures/corpus/texts.js';
+import { spanAt } from '../test/helpers/ingest-trace.js';
 import { median, round } from './lib.js';
 
 /**
@@ -43,110 +44,48 @@ export function realisticTrace(start = Date.parse('2026-04-01T10:00:00Z')): {
   spans: Array<Record<string, unknown>>;
   calls: Array<{ name: string; args: unknown }>;
 } {
-  const iso = (ms: number) => new Date(ms).toISOString();
   const spans: Array<Record<string, unknown>> = [];
   const calls: Array<{ name: string; args: unknown }> = [];
   const span = (s: Record<string, unknown>) => spans.push({ status: 'ok', attributes: {}, ...s });
-  span({
-    span_id: 'root',
-    name: 'travel-agent',
-    type: 'span',
-    start_time: iso(start),
-    end_time: iso(start + STEPS * 1000 + 500),
-    input: texts.travelQuestion,
-    output: texts.travelAnswer,
+  /** A gpt-4o call's fields. */
+  const chat = (input: string, output: string, input_tokens: number, output_tokens: number, attributes: Record<string, unknown> = {}) => ({
+    name: 'chat gpt-4o',
+    type: 'generation',
+    model: 'gpt-4o',
+    input,
+    output,
+    input_tokens,
+    output_tokens,
+    attributes,
   });
+  span(spanAt(start, 0, STEPS * 1000 + 500, { span_id: 'root', name: 'travel-agent', type: 'span', input: texts.travelQuestion, output: texts.travelAnswer }));
   for (let s = 0; s < STEPS; s++) {
     const t = start + s * 1000;
     const step = `step-${s}`;
-    span({ span_id: step, parent_span_id: 'root', name: `agent step ${s + 1}`, type: 'span', start_time: iso(t), end_time: iso(t + 950) });
-    span({
-      span_id: `${step}-plan`,
-      parent_span_id: step,
-      name: 'chat gpt-4o',
-      type: 'generation',
-      model: 'gpt-4o',
-      start_time: iso(t + 10),
-      end_time: iso(t + 200),
-      input: texts.travelSystemPrompt,
-      output: JSON.stringify({ tool_calls: TOOLS.map((tool) => ({ name: tool.name, arguments: tool.args(s) })) }),
-      input_tokens: 1200 + s * 40,
-      output_tokens: 90,
-      attributes: { 'gen_ai.request.temperature': 0.2 },
-    });
+    const child = (part: string, at: number, ms: number, fields: { name: string; type: string } & Record<string, unknown>) =>
+      span(spanAt(t, at, ms, { span_id: `${step}-${part}`, parent_span_id: step, ...fields }));
+    span(spanAt(t, 0, 950, { span_id: step, parent_span_id: 'root', name: `agent step ${s + 1}`, type: 'span' }));
+    const plan = JSON.stringify({ tool_calls: TOOLS.map((tool) => ({ name: tool.name, arguments: tool.args(s) })) });
+    child('plan', 10, 190, chat(texts.travelSystemPrompt, plan, 1200 + s * 40, 90, { 'gen_ai.request.temperature': 0.2 }));
     TOOLS.forEach((tool, k) => {
       const failed = k === 1 && s % 5 === 0;
       const args = tool.args(s);
       calls.push({ name: tool.name, args });
-      span({
-        span_id: `${step}-tool-${k}`,
-        parent_span_id: step,
+      child(`tool-${k}`, 210 + k * 120, 110, {
         name: tool.name,
         type: 'tool',
-        start_time: iso(t + 210 + k * 120),
-        end_time: iso(t + 320 + k * 120),
         input: JSON.stringify(args),
         output: failed ? '' : k === 2 ? texts.orderLookupResult : texts.searchResults,
         status: failed ? 'error' : 'ok',
         attributes: { tool_name: tool.name, tool_status: failed ? 'error' : 'success', ...(failed ? { error_message: texts.travelStacktrace } : {}) },
       });
     });
-    span({
-      span_id: `${step}-retrieve`,
-      parent_span_id: step,
-      name: 'vector search',
-      type: 'retrieval',
-      start_time: iso(t + 600),
-      end_time: iso(t + 650),
-      input: 'refund policy for cancelled flights',
-      output: texts.policyRefunds,
-    });
-    span({
-      span_id: `${step}-reason`,
-      parent_span_id: step,
-      name: 'reflect',
-      type: 'reasoning',
-      start_time: iso(t + 660),
-      end_time: iso(t + 700),
-      output: texts.researchAnswer.slice(0, 800),
-    });
-    span({
-      span_id: `${step}-memory`,
-      parent_span_id: step,
-      name: 'remember preferences',
-      type: 'memory',
-      start_time: iso(t + 702),
-      end_time: iso(t + 708),
-      input: '{"seat":"aisle"}',
-    });
-    span({
-      span_id: `${step}-answer`,
-      parent_span_id: step,
-      name: 'chat gpt-4o',
-      type: 'generation',
-      model: 'gpt-4o',
-      start_time: iso(t + 710),
-      end_time: iso(t + 940),
-      input: texts.policyRefunds,
-      output: texts.travelAnswer,
-      input_tokens: 2400,
-      output_tokens: 310,
-      attributes: { 'gen_ai.request.temperature': 0.2 },
-    });
+    child('retrieve', 600, 50, { name: 'vector search', type: 'retrieval', input: 'refund policy for cancelled flights', output: texts.policyRefunds });
+    child('reason', 660, 40, { name: 'reflect', type: 'reasoning', output: texts.researchAnswer.slice(0, 800) });
+    child('memory', 702, 6, { name: 'remember preferences', type: 'memory', input: '{"seat":"aisle"}' });
+    child('answer', 710, 230, chat(texts.policyRefunds, texts.travelAnswer, 2400, 310, { 'gen_ai.request.temperature': 0.2 }));
   }
-  span({
-    span_id: 'final',
-    parent_span_id: 'root',
-    name: 'chat gpt-4o',
-    type: 'generation',
-    model: 'gpt-4o',
-    start_time: iso(start + STEPS * 1000),
-    end_time: iso(start + STEPS * 1000 + 400),
-    input: texts.travelQuestion,
-    output: texts.travelAnswer,
-    input_tokens: 3000,
-    output_tokens: 420,
-  });
+  span(spanAt(start, STEPS * 1000, 400, { span_id: 'final', parent_span_id: 'root', ...chat(texts.travelQuestion, texts.travelAnswer, 3000, 420) }));
   return { spans, calls };
 }
 

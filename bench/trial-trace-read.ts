@@ -10,6 +10,7 @@ import { encodeRowBatch } from '../core/store/clickhouse/trace-stats-rows.js';
 import type { RunForWorker } from '../core/store/runs.js';
 import { texts } from '../test/fixtures/corpus/texts.js';
 import { openMigratedClickHouse } from '../test/helpers/clickhouse-store.js';
+import { spanAt } from '../test/helpers/ingest-trace.js';
 import type { CaseRun } from '../workflows/activity-types.js';
 import { agentSpanId, caseTraceId } from '../workflows/case-trace.js';
 import { scoreInputFor } from '../workflows/judge-activity.js';
@@ -39,63 +40,25 @@ const KEY = { runId: 'bench-run', caseIndex: 0, trial: 0 };
 
 /** The agent's 200 spans, in the JSON ingest shape, under the run's agent call span. */
 function agentTrace(start: number): Record<string, unknown> {
-  const iso = (ms: number) => new Date(ms).toISOString();
   const spans: Array<Record<string, unknown>> = [];
   for (let s = 0; s < STEPS; s++) {
     const t = start + s * 100;
-    const step = `step-${s}`;
-    spans.push({
-      span_id: `${step}-root`.padEnd(16, '0').slice(0, 16),
-      parent_span_id: agentSpanId(KEY, 0),
-      name: `agent step ${s + 1}`,
-      type: 'span',
-      start_time: iso(t),
-      end_time: iso(t + 95),
-    });
-    const parent = spans.at(-1)!.span_id;
-    spans.push({
-      span_id: `${step}-llm`.padEnd(16, '0').slice(0, 16),
-      parent_span_id: parent,
-      name: 'chat gpt-4o',
-      type: 'generation',
-      start_time: iso(t + 1),
-      end_time: iso(t + 40),
-      input: texts.travelSystemPrompt,
-      output: s === STEPS - 1 ? texts.travelAnswer : `Next: search_flights for leg ${s}`,
-      attributes: { model: 'gpt-4o', input_tokens: 1200, output_tokens: 90 },
-    });
-    spans.push({
-      span_id: `${step}-tool`.padEnd(16, '0').slice(0, 16),
-      parent_span_id: parent,
-      name: 'search_flights',
-      type: 'tool',
-      start_time: iso(t + 41),
-      end_time: iso(t + 70),
-      input: JSON.stringify({ from: 'LIS', to: 'NRT', date: `2026-03-${String((s % 28) + 1).padStart(2, '0')}`, passengers: 4 }),
-      output: texts.searchResults,
-      attributes: { tool_name: 'search_flights' },
-    });
-    spans.push({
-      span_id: `${step}-rag`.padEnd(16, '0').slice(0, 16),
-      parent_span_id: parent,
-      name: 'vector search',
-      type: 'retrieval',
-      start_time: iso(t + 71),
-      end_time: iso(t + 80),
-      input: 'refund policy',
-      output: texts.policyRefunds,
-    });
-    spans.push({
-      span_id: `${step}-mem`.padEnd(16, '0').slice(0, 16),
-      parent_span_id: parent,
-      name: 'remember',
-      type: 'memory',
-      start_time: iso(t + 81),
-      end_time: iso(t + 85),
-      input: '{"seat":"aisle"}',
-    });
+    const id = (part: string) => `step-${s}-${part}`.padEnd(16, '0').slice(0, 16);
+    const parent = id('root');
+    const child = (part: string, at: number, ms: number, fields: { name: string; type: string } & Record<string, unknown>) =>
+      spanAt(t, at, ms, { span_id: id(part), parent_span_id: parent, ...fields });
+    const args = { from: 'LIS', to: 'NRT', date: `2026-03-${String((s % 28) + 1).padStart(2, '0')}`, passengers: 4 };
+    const answer = s === STEPS - 1 ? texts.travelAnswer : `Next: search_flights for leg ${s}`;
+    const [llm, tool] = [{ model: 'gpt-4o', input_tokens: 1200, output_tokens: 90 }, { tool_name: 'search_flights' }];
+    spans.push(
+      spanAt(t, 0, 95, { span_id: parent, parent_span_id: agentSpanId(KEY, 0), name: `agent step ${s + 1}`, type: 'span' }),
+      child('llm', 1, 39, { name: 'chat gpt-4o', type: 'generation', input: texts.travelSystemPrompt, output: answer, attributes: llm }),
+      child('tool', 41, 29, { name: 'search_flights', type: 'tool', input: JSON.stringify(args), output: texts.searchResults, attributes: tool }),
+      child('rag', 71, 9, { name: 'vector search', type: 'retrieval', input: 'refund policy', output: texts.policyRefunds }),
+      child('mem', 81, 4, { name: 'remember', type: 'memory', input: '{"seat":"aisle"}' }),
+    );
   }
-  return { trace_id: caseTraceId(KEY), name: 'trip-planner', status: 'ok', duration_ms: STEPS * 100, start_time: iso(start), spans };
+  return { trace_id: caseTraceId(KEY), name: 'trip-planner', status: 'ok', duration_ms: STEPS * 100, start_time: new Date(start).toISOString(), spans };
 }
 
 async function timed(iterations: number, fn: () => Promise<unknown>): Promise<number> {

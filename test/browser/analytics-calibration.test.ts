@@ -4,6 +4,7 @@ import { describeErrors, type WatchedPage } from '../helpers/browser.js';
 import { writeScores } from '../helpers/dashboard-analytics.js';
 import { CALIBRATION_SEL as SEL, calibrationScore, SAFETY_KAPPA, SAFETY_PAIRS, TONE_PAIRS } from '../helpers/dashboard-calibration.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
+import { childrenOf, ingestTrace } from '../helpers/ingest-trace.js';
 
 /**
  * Judge calibration and cost on the dashboard, in Chromium against the real service: the
@@ -13,7 +14,6 @@ import { dashboardSuite } from '../helpers/dashboard-suite.js';
  */
 const EMPTY_PROJECT = 'calibration-empty';
 const MINUTE = 60_000;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** gpt-4o-mini at list price: $0.15 per million input tokens, $0.60 output. */
 const CALL_COST = (2000 * 0.15 + 400 * 0.6) / 1e6;
@@ -26,38 +26,18 @@ const { svc, open } = dashboardSuite({
     const scores = [];
     let t = 0;
     const trace = async (id: string) => {
-      const body = {
-        trace_id: id,
+      const at = start + t * 1000;
+      const child = childrenOf(id, at);
+      const body = ingestTrace(id, {
         name: 'support-answer',
-        status: 'ok',
-        duration_ms: 900,
-        start_time: iso(start + t * 1000),
+        start: at,
+        durationMs: 900,
+        root: { span_id: `${id}-root`, name: 'agent', type: 'span' },
         spans: [
-          { span_id: `${id}-root`, name: 'agent', type: 'span', start_time: iso(start + t * 1000), end_time: iso(start + t * 1000 + 900) },
-          {
-            span_id: `${id}-llm`,
-            parent_span_id: `${id}-root`,
-            name: 'answer',
-            type: 'generation',
-            start_time: iso(start + t * 1000 + 10),
-            end_time: iso(start + t * 1000 + 800),
-            model: 'gpt-4o-mini',
-            input_tokens: 2000,
-            output_tokens: 400,
-          },
-          {
-            span_id: `${id}-local`,
-            parent_span_id: `${id}-root`,
-            name: 'rerank',
-            type: 'generation',
-            start_time: iso(start + t * 1000 + 800),
-            end_time: iso(start + t * 1000 + 850),
-            model: 'in-house-reranker',
-            input_tokens: 100,
-            output_tokens: 1,
-          },
+          child('llm', 10, 790, { name: 'answer', type: 'generation', model: 'gpt-4o-mini', input_tokens: 2000, output_tokens: 400 }),
+          child('local', 800, 50, { name: 'rerank', type: 'generation', model: 'in-house-reranker', input_tokens: 100, output_tokens: 1 }),
         ],
-      };
+      });
       const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body });
       expect(res.status, await res.clone().text()).toBe(201);
       t++;

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { describeErrors } from '../helpers/browser.js';
 import { PROMPTS } from '../helpers/dashboard-feedback.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
+import { ingestTrace } from '../helpers/ingest-trace.js';
 
 /**
  * /prompts in Chromium against the real service: a prompt's versions and labels, the diff of
@@ -16,24 +17,8 @@ const V3 = 'You are a support agent for {{product}}.\nAnswer the question: {{que
 
 /** A trace whose one generation span names the prompt's version (docs/prompts.md, "Linking traces to prompts"). */
 function linkedTrace(traceId: string, version: number, start: number) {
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return {
-    trace_id: traceId,
-    name: 'support',
-    status: 'ok',
-    duration_ms: 900,
-    start_time: iso(start),
-    spans: [
-      {
-        span_id: `${traceId}-llm`,
-        name: 'llm',
-        type: 'generation',
-        start_time: iso(start),
-        end_time: iso(start + 900),
-        attributes: { model: 'gpt-4o', 'agent_eval.prompt.name': NAME, 'agent_eval.prompt.version': version },
-      },
-    ],
-  };
+  const attributes = { model: 'gpt-4o', 'agent_eval.prompt.name': NAME, 'agent_eval.prompt.version': version };
+  return ingestTrace(traceId, { name: 'support', start, durationMs: 900, root: { span_id: `${traceId}-llm`, name: 'llm', type: 'generation', attributes } });
 }
 
 // Pages wait on the API: on a busy two-core machine a load can take longer than expect.poll's 1 s default.

@@ -5,6 +5,7 @@ import { toolCallsScorer } from '../../core/scoring/trajectory/tool-calls.js';
 import { describeErrors } from '../helpers/browser.js';
 import { loadCorpus } from '../helpers/corpus.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
+import { ingestTrace } from '../helpers/ingest-trace.js';
 
 /**
  * Issue 29 in Chromium: the analytics page's Tools section (the SPEC corpus trace's tool calls,
@@ -15,28 +16,15 @@ import { dashboardSuite } from '../helpers/dashboard-suite.js';
  */
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 const SPEC = loadCorpus(Date.now() - 5 * 60_000).json.find((t) => t.name === 'spec')!;
-const iso = (ms: number) => new Date(ms).toISOString();
 
-function turn(id: string, startMs: number, input: string, attributes: Record<string, string> = {}) {
-  return {
-    trace_id: id,
+function turn(id: string, start: number, input: string, attributes: Record<string, string> = {}) {
+  const root = { span_id: `${id}-r`, name: 'support-agent', type: 'span', input, output: 'Done.' };
+  return ingestTrace(id, {
     name: 'support-agent',
-    status: 'ok',
-    duration_ms: 800,
-    start_time: iso(startMs),
-    spans: [
-      {
-        span_id: `${id}-r`,
-        name: 'support-agent',
-        type: 'span',
-        start_time: iso(startMs),
-        end_time: iso(startMs + 800),
-        input,
-        output: 'Done.',
-        attributes: { 'session.id': 'chat-scored', 'user.id': 'layla@example.com', ...attributes },
-      },
-    ],
-  };
+    start,
+    durationMs: 800,
+    root: { ...root, attributes: { 'session.id': 'chat-scored', 'user.id': 'layla@example.com', ...attributes } },
+  });
 }
 
 const { svc, open } = dashboardSuite({

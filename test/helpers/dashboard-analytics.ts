@@ -2,6 +2,7 @@ import type { Score } from '../../core/model/score.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { httpClickHouse, type ClickHouseClient } from '../../core/store/clickhouse/client.js';
 import { numericScore } from './score-record.js';
+import { childrenOf, ingestTrace } from './ingest-trace.js';
 
 /**
  * Traces and scores with known latencies, tokens, component types, models, errors and score
@@ -53,42 +54,13 @@ export const TRACES: FixtureTrace[] = [
 export function traceBody(t: FixtureTrace, windowStart: number, override: Partial<FixtureTrace> = {}) {
   const x = { ...t, ...override };
   const start = windowStart + x.at;
-  const iso = (ms: number) => new Date(ms).toISOString();
-  const spans: Array<Record<string, unknown>> = [
-    { span_id: `${x.id}-root`, name: 'agent', type: 'span', start_time: iso(start), end_time: iso(start + x.duration) },
-    {
-      span_id: `${x.id}-llm`,
-      parent_span_id: `${x.id}-root`,
-      name: 'llm',
-      type: 'generation',
-      start_time: iso(start + 1),
-      end_time: iso(start + 1 + x.llmMs),
-      model: x.model,
-      input_tokens: x.inputTokens,
-      output_tokens: x.outputTokens,
-    },
-    {
-      span_id: `${x.id}-tool`,
-      parent_span_id: `${x.id}-root`,
-      name: 'search',
-      type: 'tool',
-      start_time: iso(start + 2),
-      end_time: iso(start + 2 + x.toolMs),
-      status: x.toolError ? 'error' : 'ok',
-      attributes: { tool_name: 'search' },
-    },
+  const child = childrenOf(x.id, start);
+  const spans = [
+    child('llm', 1, x.llmMs, { name: 'llm', type: 'generation', model: x.model, input_tokens: x.inputTokens, output_tokens: x.outputTokens }),
+    child('tool', 2, x.toolMs, { name: 'search', type: 'tool', status: x.toolError ? 'error' : 'ok', attributes: { tool_name: 'search' } }),
   ];
-  if (x.planningMs !== undefined) {
-    spans.push({
-      span_id: `${x.id}-plan`,
-      parent_span_id: `${x.id}-root`,
-      name: 'plan',
-      type: 'planning',
-      start_time: iso(start + 3),
-      end_time: iso(start + 3 + x.planningMs),
-    });
-  }
-  return { trace_id: x.id, name: 'analytics-run', status: 'ok', duration_ms: x.duration, start_time: iso(start), spans };
+  if (x.planningMs !== undefined) spans.push(child('plan', 3, x.planningMs, { name: 'plan', type: 'planning' }));
+  return ingestTrace(x.id, { name: 'analytics-run', start, durationMs: x.duration, root: { span_id: `${x.id}-root`, name: 'agent', type: 'span' }, spans });
 }
 
 /** A score as the evaluation worker writes it (explicit id and time), `at` ms after the window's start. */

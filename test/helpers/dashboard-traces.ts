@@ -3,7 +3,7 @@
  * column, the trace page's content views and feedback forms, and trace comparison.
  */
 
-const iso = (ms: number) => new Date(ms).toISOString();
+import { ingestTrace, spanAt } from './ingest-trace.js';
 
 export interface ChildSpan {
   id: string;
@@ -23,29 +23,21 @@ export interface ChildSpan {
 
 /** A JSON ingest body: a root span `${id}-root` named `root` and the given spans (under the root unless `parent`). */
 export function traceBody(id: string, opts: { name: string; start: number; durationMs: number; status?: 'ok' | 'error'; root?: string; spans: ChildSpan[] }) {
-  return {
-    trace_id: id,
-    name: opts.name,
-    status: opts.status ?? 'ok',
-    duration_ms: opts.durationMs,
-    start_time: iso(opts.start),
-    spans: [
-      { span_id: `${id}-root`, name: opts.root ?? 'agent.run', type: 'span', start_time: iso(opts.start), end_time: iso(opts.start + opts.durationMs) },
-      ...opts.spans.map((s) => ({
-        span_id: s.id,
-        parent_span_id: s.parent ?? `${id}-root`,
-        name: s.name,
-        type: s.type,
-        start_time: iso(opts.start + s.at),
-        end_time: iso(opts.start + s.at + s.ms),
-        ...(s.status ? { status: s.status } : {}),
-        ...(s.model ? { model: s.model } : {}),
-        ...(s.input_tokens === undefined ? {} : { input_tokens: s.input_tokens, output_tokens: s.output_tokens ?? 0 }),
-        ...(s.input === undefined ? {} : { input: s.input }),
-        ...(s.output === undefined ? {} : { output: s.output }),
-      })),
-    ],
-  };
+  const spans = opts.spans.map((s) =>
+    spanAt(opts.start, s.at, s.ms, {
+      span_id: s.id,
+      parent_span_id: s.parent ?? `${id}-root`,
+      name: s.name,
+      type: s.type,
+      ...(s.status ? { status: s.status } : {}),
+      ...(s.model ? { model: s.model } : {}),
+      ...(s.input_tokens === undefined ? {} : { input_tokens: s.input_tokens, output_tokens: s.output_tokens ?? 0 }),
+      ...(s.input === undefined ? {} : { input: s.input }),
+      ...(s.output === undefined ? {} : { output: s.output }),
+    }),
+  );
+  const root = { span_id: `${id}-root`, name: opts.root ?? 'agent.run', type: 'span' };
+  return ingestTrace(id, { name: opts.name, status: opts.status, start: opts.start, durationMs: opts.durationMs, root, spans });
 }
 
 /** The last words of the long text output, past the fold. */

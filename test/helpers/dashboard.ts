@@ -4,6 +4,8 @@
  * ending in one `final answer` span that comes last in the waterfall.
  */
 
+import { ingestTrace, spanAt } from './ingest-trace.js';
+
 export const LAST_SPAN_NAME = 'final answer';
 
 export interface AgentTraceOptions {
@@ -27,79 +29,63 @@ export function nestedAgentTrace(traceId: string, spanCount: number, opts: Agent
   if (spanCount < 2) throw new Error('nestedAgentTrace needs at least 2 spans');
   const start = opts.start ?? Date.now() - 600_000;
   const end = start + spanCount * 10 + 50;
-  const iso = (ms: number) => new Date(ms).toISOString();
   const filler = opts.promptBytes ? ' '.padEnd(opts.promptBytes, 'lorem ipsum ') : '';
-  const spans: Array<Record<string, unknown>> = [
-    {
-      span_id: spanId(traceId, 0),
-      name: 'agent.run',
-      type: 'span',
-      start_time: iso(start),
-      end_time: iso(end),
-      input: { question: `What is the refund policy? (${traceId})` },
-      output: { answer: 'Refunds within 30 days.' },
-    },
-  ];
+  const spans: Array<Record<string, unknown>> = [];
+  /** Span `i` under span `parent`, `ms` long. */
+  const child = (i: number, parent: number, ms: number, fields: { name: string; type: string } & Record<string, unknown>) =>
+    spanAt(start, i * 10, ms, { span_id: spanId(traceId, i), parent_span_id: spanId(traceId, parent), ...fields });
   let step = 0;
   for (let i = 1; i < spanCount - 1; i++) {
-    const t = start + i * 10;
     const pos = (i - 1) % 3;
     if (pos === 0) {
       step = (i - 1) / 3 + 1;
-      spans.push({
-        span_id: spanId(traceId, i),
-        parent_span_id: spanId(traceId, 0),
-        name: `step ${step}`,
-        type: 'planning',
-        start_time: iso(t),
-        end_time: iso(t + 28),
-      });
+      spans.push(child(i, 0, 28, { name: `step ${step}`, type: 'planning' }));
     } else if (pos === 1) {
-      spans.push({
-        span_id: spanId(traceId, i),
-        parent_span_id: spanId(traceId, i - 1),
-        name: `llm ${step}`,
-        type: 'generation',
-        start_time: iso(t),
-        end_time: iso(t + 8),
-        model: 'gpt-4o',
-        input_tokens: 100 + step,
-        output_tokens: 20 + (step % 50),
-        input: [
-          { role: 'system', content: 'You are a support agent.' },
-          { role: 'user', content: `question ${step}: which refund applies?${filler}` },
-        ],
-        output: [{ role: 'assistant', content: `answer ${step}: call the search tool` }],
-      });
+      spans.push(
+        child(i, i - 1, 8, {
+          name: `llm ${step}`,
+          type: 'generation',
+          model: 'gpt-4o',
+          input_tokens: 100 + step,
+          output_tokens: 20 + (step % 50),
+          input: [
+            { role: 'system', content: 'You are a support agent.' },
+            { role: 'user', content: `question ${step}: which refund applies?${filler}` },
+          ],
+          output: [{ role: 'assistant', content: `answer ${step}: call the search tool` }],
+        }),
+      );
     } else {
-      spans.push({
-        span_id: spanId(traceId, i),
-        parent_span_id: spanId(traceId, i - 2),
-        name: `tool ${step}`,
-        type: 'tool',
-        start_time: iso(t),
-        end_time: iso(t + 7),
-        attributes: { tool_name: 'search' },
-        input: { query: `refund policy ${step}` },
-        output: { results: [{ title: `Refunds ${step}`, score: 0.9 }] },
-      });
+      spans.push(
+        child(i, i - 2, 7, {
+          name: `tool ${step}`,
+          type: 'tool',
+          attributes: { tool_name: 'search' },
+          input: { query: `refund policy ${step}` },
+          output: { results: [{ title: `Refunds ${step}`, score: 0.9 }] },
+        }),
+      );
     }
   }
-  const t = start + (spanCount - 1) * 10;
-  spans.push({
-    span_id: spanId(traceId, spanCount - 1),
-    parent_span_id: spanId(traceId, 0),
-    name: LAST_SPAN_NAME,
-    type: 'generation',
-    start_time: iso(t),
-    end_time: iso(t + 40),
-    model: 'gpt-4o',
-    input_tokens: 50,
-    output_tokens: 12,
-    input: [{ role: 'user', content: 'summarize' }],
-    output: [{ role: 'assistant', content: 'Refunds within 30 days.' }],
-  });
-  return { trace_id: traceId, name: opts.name ?? 'support-bot.run', status: opts.status ?? 'ok', duration_ms: end - start, start_time: iso(start), spans };
+  spans.push(
+    child(spanCount - 1, 0, 40, {
+      name: LAST_SPAN_NAME,
+      type: 'generation',
+      model: 'gpt-4o',
+      input_tokens: 50,
+      output_tokens: 12,
+      input: [{ role: 'user', content: 'summarize' }],
+      output: [{ role: 'assistant', content: 'Refunds within 30 days.' }],
+    }),
+  );
+  const root = {
+    span_id: spanId(traceId, 0),
+    name: 'agent.run',
+    type: 'span',
+    input: { question: `What is the refund policy? (${traceId})` },
+    output: { answer: 'Refunds within 30 days.' },
+  };
+  return ingestTrace(traceId, { name: opts.name ?? 'support-bot.run', status: opts.status, start, durationMs: end - start, root, spans });
 }
 
 /**

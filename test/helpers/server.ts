@@ -1,5 +1,6 @@
 import { makeDataDir } from './data-dir.js';
 import { readApiKey } from './credentials.js';
+import { ingestTrace } from './ingest-trace.js';
 import { loadConfig, type Config } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import type { ClickHouseClient } from '../../core/store/clickhouse/client.js';
@@ -149,26 +150,14 @@ export function oneSpanTrace(
   traceId: string,
   opts: { name?: string; status?: 'ok' | 'error'; attributes?: Record<string, string>; input?: string; output?: string; startMs?: number } = {},
 ) {
-  const start = opts.startMs ?? Date.now() - 60_000;
-  const at = (ms: number) => new Date(ms).toISOString();
-  const root = {
-    span_id: `${traceId}-root`,
-    name: 'agent',
-    type: 'span',
-    start_time: at(start),
-    end_time: at(start + 100),
-    input: opts.input ?? 'in',
-    output: opts.output ?? 'out',
-  };
-  return {
-    trace_id: traceId,
+  return ingestTrace(traceId, {
     name: opts.name ?? 'agent-run',
-    status: opts.status ?? 'ok',
-    duration_ms: 100,
-    start_time: at(start),
+    status: opts.status,
+    start: opts.startMs ?? Date.now() - 60_000,
+    durationMs: 100,
     attributes: opts.attributes ?? {},
-    spans: [root],
-  };
+    root: { span_id: `${traceId}-root`, name: 'agent', type: 'span', input: opts.input ?? 'in', output: opts.output ?? 'out' },
+  });
 }
 
 /** A JSON ingest body of one trace with `spanCount` spans under one root. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeRequest, postTraces } from '../fixtures/otlp/harness.js';
 import { eventually } from '../helpers/eventually.js';
+import { childrenOf } from '../helpers/ingest-trace.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
 /**
@@ -49,16 +50,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A JSON ingest body: a root span and a generation span, `edit` applied to the generation span. */
 function trace(traceId: string, edit: (span: Record<string, unknown>) => void = () => {}, start = Date.now() - 5000) {
-  const generation: Record<string, unknown> = {
-    span_id: `${traceId}-llm`,
-    parent_span_id: `${traceId}-root`,
-    name: 'llm',
-    type: 'generation',
-    start_time: iso(start + 10),
-    end_time: iso(start + 500),
-    attributes: { model: 'gpt-4o', input_tokens: 10, output_tokens: 20 },
-    output: 'the answer is ok',
-  };
+  const attributes = { model: 'gpt-4o', input_tokens: 10, output_tokens: 20 };
+  const generation = childrenOf(traceId, start)('llm', 10, 490, { name: 'llm', type: 'generation', attributes, output: 'the answer is ok' });
   edit(generation);
   return {
     trace_id: traceId,

@@ -4,6 +4,7 @@ import { AgentEvalClient } from '../../sdk/index.js';
 import { exportVia, recordTrace } from '../e2e/helpers/otel.js';
 import { loadCorpus, toSpanSpecs } from '../helpers/corpus.js';
 import { expectJson, useTestApi } from '../helpers/test-service-hooks.js';
+import { ingestTrace } from '../helpers/ingest-trace.js';
 
 /**
  * GET /api/traces?tag= (issue 29: "trace list filters by session_id, user_id, environment and
@@ -18,31 +19,11 @@ const OTHER = 'trace-tags-other';
 const corpus = loadCorpus();
 const OPENINFERENCE = corpus.otel.find((t) => t.name === 'openinference')!;
 const SPEC = corpus.json.find((t) => t.name === 'spec')!;
-const iso = (ms: number) => new Date(ms).toISOString();
 let openinferenceId = '';
 
 function trace(id: string, attrs: { span?: Record<string, string>; trace?: Record<string, string> }) {
-  const start = Date.now() - 120_000;
-  return {
-    trace_id: id,
-    name: `tagged ${id}`,
-    status: 'ok',
-    duration_ms: 500,
-    start_time: iso(start),
-    attributes: attrs.trace ?? {},
-    spans: [
-      {
-        span_id: `${id}-r`,
-        name: 'agent',
-        type: 'span',
-        start_time: iso(start),
-        end_time: iso(start + 500),
-        input: 'hi',
-        output: 'hello',
-        attributes: attrs.span ?? {},
-      },
-    ],
-  };
+  const root = { span_id: `${id}-r`, name: 'agent', type: 'span', input: 'hi', output: 'hello', attributes: attrs.span ?? {} };
+  return ingestTrace(id, { name: `tagged ${id}`, start: Date.now() - 120_000, durationMs: 500, attributes: attrs.trace ?? {}, root });
 }
 
 async function ingest(body: unknown, project = svc.defaultProjectId) {
