@@ -3,7 +3,7 @@ import { budgetGate } from './judge-activity.js';
 import type { JudgeRuntime } from '../core/judges/judge-scorer.js';
 import type { PriceJudgeCall } from '../core/judges/run-judge.js';
 import { SimulatorAnswerError, SimulatorUnavailableError, simulateUserTurn, type UserTurnOutcome } from '../core/conversations/simulator.js';
-import { replayFromOf, type RecordedUserTurns } from '../core/conversations/replay.js';
+import type { RecordedUserTurns } from '../core/conversations/replay.js';
 import type { Simulation } from '../core/model/conversation.js';
 import type { LlmMessage } from '../core/model/messages.js';
 import { ProviderError } from '../core/providers/types.js';
@@ -58,7 +58,7 @@ export async function simulateUserActivity(
   const key = { runId: input.runId, caseIndex: input.caseIndex, trial: input.trial };
   const store = deps.judgeCalls;
   try {
-    const replayFrom = replayFromOf(run.config);
+    const replayFrom = run.config.replay_from;
     let recorded;
     if (replayFrom) {
       if (!deps.recordedTurns) throw new SimulatorUnavailableError(`replay_from ${replayFrom}: this worker cannot read recorded conversations`);

@@ -1,5 +1,4 @@
 import type { SimulatedUserTurn } from '../model/conversation.js';
-import type { RunConfig } from '../model/eval-run.js';
 import type { JudgeStore, StoredJudgeCall } from '../store/judges.js';
 import type { RunStore } from '../store/runs.js';
 import { parseUserTurn } from './simulator-answer.js';
@@ -28,9 +27,6 @@ export interface RecordedCaseRef {
 
 /** The user turns a run recorded for a case's first trial by turn (index `turn - 1`; a hole where none was written); null when there is no such case. */
 export type RecordedUserTurns = (projectId: string, runId: string, which: RecordedCaseRef) => Promise<Array<SimulatedUserTurn | undefined> | null>;
-
-/** A run config's `replay_from`. */
-export const replayFromOf = (config: Pick<RunConfig, 'replay_from'>): string | undefined => config.replay_from;
 
 /** The index of the recorded case to replay: the first named `caseName`, else `caseIndex` when that case exists; undefined otherwise. */
 export function recordedCaseIndex(cases: ReadonlyArray<{ case_index: number; case_name: string }>, which: RecordedCaseRef): number | undefined {
@@ -78,7 +74,7 @@ export function recordedUserTurns(stores: ReplayStores): RecordedUserTurns {
     const sent: Array<SimulatedUserTurn | undefined> = [];
     for (const t of stored) sent[t.turn - 1] = { message: t.user, stop: null };
     const own = overlay(sent, userTurnsOfCalls(calls));
-    const from = replayFromOf(run.config);
+    const from = run.config.replay_from;
     if (!from || depth >= MAX_REPLAY_DEPTH) return own;
     return overlay(own, (await read(projectId, from, which, depth + 1)) ?? []);
   };
