@@ -1,5 +1,6 @@
 import { hexId } from '../ids/derived-ids.js';
 import type { LlmMessage } from '../model/messages.js';
+import { turnText } from '../conversations/view.js';
 
 /**
  * The body of an agent call (docs/evals.md, "Agent protocol"), built here for every caller (the
@@ -21,11 +22,8 @@ export interface AgentCallBody {
   approval?: { approved: boolean; comment: string | null };
 }
 
-/** A case input as a user message's text: a string as is, anything else as its JSON text. */
-export function inputText(input: unknown): string {
-  if (typeof input === 'string') return input;
-  return JSON.stringify(input) ?? 'null';
-}
+/** A case input as a user message's text: a string as is, anything else as its JSON text (turnText, the one such helper). */
+export const inputText = turnText;
 
 /** A stable session id (32 hex) of one case trial: the same (run, case, trial) gives the same id. */
 export const caseSessionId = (runId: string, caseKey: string | number, trial: number) => hexId(`session:${runId}:${caseKey}:${trial}`, 32);

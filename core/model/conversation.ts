@@ -91,4 +91,6 @@ export interface ConversationView {
   persona?: string;
   goal?: string;
   facts?: string[];
+  /** A simulated user's `max_turns` (absent for scripted conversations and production sessions): what `turnsToGoal` measures against. */
+  maxTurns?: number;
 }
