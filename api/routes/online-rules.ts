@@ -27,7 +27,10 @@ const RuleListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
 
 const EvaluationListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
   status: z.enum(EVALUATION_STATUSES).optional(),
+  /** A trace rule's evaluations of one trace. */
   trace_id: pgText(512).min(1).optional(),
+  /** A session rule's evaluations of one session (each generation). */
+  session_id: pgText(256).min(1).optional(),
 });
 
 function ruleNotFound(): NotFoundError {
@@ -41,16 +44,25 @@ function definitionOf(rule: OnlineRule): OnlineRuleDefinition {
 /**
  * The rule's scorers against the project's registry, as suites and runs are checked: an unknown
  * scorer or a config its scorer refuses is a 422 naming `scorers[i]`; a scorer that cannot run
- * here (an LLM judge with no provider configured) a 400.
+ * here (an LLM judge with no provider configured) a 400. A conversation-level scorer scores a
+ * whole session: a trace rule refuses it (422), a session rule takes any scorer (docs/online-evals.md).
  */
 async function checkScorers(deps: ApiDeps, ctx: Context, def: OnlineRuleDefinition): Promise<void> {
   const registry = await scorersFor(deps, ctx.state.projectId);
   const issues = registry.check(def.scorers).map((issue) => ({ field: `scorers[${issue.index}]`, message: issue.message }));
+  if (def.target === 'trace')
+    def.scorers.forEach((ref, i) => {
+      if (registry.get(ref.name)?.readsConversation)
+        issues.push({
+          field: `scorers[${i}]`,
+          message: `'${ref.name}' scores a whole conversation: use it in a session rule (target "session"), which scores each session once it is idle`,
+        });
+    });
   if (issues.length) throw new ValidationError(issues);
   assertScorersRunnable(registry, [{ field: 'scorers', refs: def.scorers }]);
 }
 
-/** /api/evals/online-rules: rules that score production traces as they arrive (docs/online-evals.md). */
+/** /api/evals/online-rules: rules that score production traces as they arrive, or sessions once idle (docs/online-evals.md). */
 export function onlineRulesRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/evals/online-rules' });
   const store = deps.metadata.onlineEvals;
@@ -95,6 +107,16 @@ export function onlineRulesRouter(deps: ApiDeps): Router {
 
   router.get('/:id/evaluations', operation('fetch online evaluations', 'metadata'), read, async (ctx) => {
     const q = validate(EvaluationListQuerySchema, ctx.query);
+    if (q.trace_id !== undefined || q.session_id !== undefined) {
+      // Each filter names what its rule scores: a trace rule's traces, a session rule's sessions.
+      const rule = await store.get(ctx.state.projectId, ctx.params.id);
+      if (!rule) throw ruleNotFound();
+      const foreign = rule.target === 'session' ? 'trace_id' : 'session_id';
+      if (q[foreign] !== undefined)
+        throw new ValidationError([
+          { field: foreign, message: `filters a ${foreign === 'trace_id' ? 'trace' : 'session'} rule's evaluations; this is a ${rule.target} rule` },
+        ]);
+    }
     const list = await store.listEvaluations(ctx.state.projectId, ctx.params.id, q);
     if (!list) throw ruleNotFound();
     ctx.body = list;

@@ -37,6 +37,12 @@ export interface Score {
    * rule and its judge's trace: docs/online-evals.md); absent when there are none.
    */
   attributes?: Record<string, string>;
+  /**
+   * A score of a whole session (an online session rule's: docs/online-evals.md "Session rules"):
+   * the session it judged; `trace_id` is then the trace of the session's last turn it saw. Absent
+   * on scores of a trace or span.
+   */
+  session_id?: string;
 }
 
 /** Whether a stored score is the one `input` asks for (a retried POST with the client's id): every field but the time. */

@@ -28,9 +28,32 @@ export interface SessionSummary {
   first_trace_name: string;
   /**
    * Per score name (sorted by name): the mean over its scored traces of each trace's latest score
-   * of that name, and how many of its traces have one.
+   * of that name, and how many of its traces have one. Scores of the session as a whole are not
+   * in these means: they are `session_scores`.
    */
   scores: SessionScore[];
+  /**
+   * Scores of the session as a whole (online session rules': docs/online-evals.md "Session
+   * rules"): per rule and score name, the latest (its latest generation's); sorted by name, then rule.
+   */
+  session_scores: SessionLevelScore[];
+}
+
+/** A score of a whole session, as the session list and view show it (its rule, its latest verdict). */
+export interface SessionLevelScore {
+  name: string;
+  value: number;
+  reason: string | null;
+  score_id: string;
+  /** The trace of the session's last turn the scorer saw (GET /api/scores?trace_id= lists the score there too). */
+  trace_id: string;
+  /** The online rule that gave it, with its name when scored; null for a session score from elsewhere. */
+  rule_id: string | null;
+  rule: string | null;
+  /** Which idle period of the session it judged (1 the first; a resumed session is judged again), and how many turns it saw. */
+  generation: number | null;
+  turns: number | null;
+  created_at: string;
 }
 
 /** A score name's mean over a session's traces. */
@@ -48,7 +71,11 @@ export interface SessionListQuery {
   startTime?: Date;
   endTime?: Date;
   hasErrors?: boolean;
-  /** Sessions whose mean score of `name` (as SessionSummary.scores) is below `value`; sessions without one are left out. */
+  /**
+   * Sessions whose mean score of `name` over their turns (as SessionSummary.scores), or whose own
+   * latest score of that name (a session rule's, as `session_scores`), is below `value`; sessions
+   * with neither are left out.
+   */
   scoreBelow?: { name: string; value: number };
   /** Keyset paging: after the session whose latest activity ended at `endMs`, with this id. */
   cursor?: { endMs: number; sessionId: string };

@@ -8,7 +8,9 @@ import type { OnlineTraceReads, TraceForScoring } from '../store/online-traces.j
 import type { ClaimedEvaluation, OnlineEvalStore } from '../store/online-evals.js';
 import { semaphore } from '../os/semaphore.js';
 import { scanDueRules } from './rule-scan.js';
+import { retryDelayMs, SCORE_TRACE_ATTEMPTS, SCORE_TRACE_TIMEOUT_MS } from './score-policy.js';
 import { scoreTrace, type ScoreTraceDeps, type TraceScoring } from './score-trace.js';
+import { createSessionDrain } from './session-evaluations.js';
 
 /**
  * The online evaluator (docs/online-evals.md, "How rules run"): runs in every process with the
@@ -20,6 +22,10 @@ import { scoreTrace, type ScoreTraceDeps, type TraceScoring } from './score-trac
  *   moves the watermark;
  * - score: leases due evaluations, scores each trace with the rule's scorers, writes the scores
  *   (deterministic ids) and then marks the evaluations done under their lease.
+ *
+ * Session rules (docs/online-evals.md, "Session rules") go through the same loops: their scan
+ * takes idle sessions instead of quiet traces (rule-scan.ts), and their evaluations, one per
+ * (rule, session, generation), are scored by session-evaluations.ts.
  *
  * A worker that dies leaves its leases to expire (its heartbeat stops); any worker then takes the
  * evaluations again, and the scores they write have the same ids, so each (trace, rule) is
@@ -73,11 +79,8 @@ export interface OnlineEvaluatorPasses {
   close(): Promise<void>;
 }
 
-/** SPEC "Activity time-outs and retries", score trace: 10 minutes, 3 retries, 2 s to 1 min apart. */
-export const SCORE_TRACE_TIMEOUT_MS = 10 * 60_000;
-export const SCORE_TRACE_ATTEMPTS = 4;
-const RETRY_INITIAL_MS = 2000;
-const RETRY_MAX_MS = 60_000;
+/** SPEC "Activity time-outs and retries", score trace: 10 minutes, 3 retries, 2 s to 1 min apart (score-policy.ts). */
+export { retryDelayMs, SCORE_TRACE_ATTEMPTS, SCORE_TRACE_TIMEOUT_MS };
 
 /**
  * Evaluations are leased and their traces read in batches of about this many (one pair of
@@ -92,11 +95,6 @@ const FLUSH_WAIT_MS = 200;
 const PURGE_EVERY_MS = 3600_000;
 /** A project's registry (its HTTP custom scorers) is read again after this long. */
 const REGISTRY_TTL_MS = 30_000;
-
-/** The wait before attempt `attempt + 1` (2 s, 4 s, 8 s... at most 1 min). */
-export function retryDelayMs(attempt: number): number {
-  return Math.min(RETRY_MAX_MS, RETRY_INITIAL_MS * 2 ** (attempt - 1));
-}
 
 interface Scored {
   claim: ClaimedEvaluation;
@@ -245,8 +243,25 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
     }
   }
 
-  /** Scores what is due until nothing is; the number of evaluations taken. */
+  const drainSessions = createSessionDrain({
+    deps,
+    registryFor,
+    scoring,
+    hold,
+    letGo,
+    closing: () => closing,
+    stopping: stopping.signal,
+    scoreTimeoutMs,
+  });
+
+  /** Scores what is due until nothing is, trace and session evaluations side by side; the number of evaluations taken. */
   async function drain(): Promise<number> {
+    const [traces, sessions] = await Promise.all([drainTraces(), drainSessions()]);
+    return traces + sessions;
+  }
+
+  /** Scores due trace evaluations until none is; the number taken. */
+  async function drainTraces(): Promise<number> {
     let taken = 0;
     const maxHeld = deps.concurrency + 2 * READ_BATCH;
     let running = 0;

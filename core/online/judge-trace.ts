@@ -19,13 +19,30 @@ export function onlineScoreId(ruleId: string, traceId: string, scorer: string): 
 /** W3C trace id (32 hex) of the trace holding a judge's calls for one (rule, trace, scorer). */
 export const judgeTraceId = (ruleId: string, traceId: string, scorer: string) => hexId(`${keyText(ruleId, traceId, scorer)}:judge`, 32);
 
+/**
+ * A session rule's evaluation is (rule, session, generation): its scores' ids and its judges'
+ * traces derive from that and the scorer (docs/online-evals.md, "Session rules"), so a retried
+ * session evaluation writes the same ones.
+ */
+const sessionKeyText = (ruleId: string, sessionId: string, generation: number, scorer: string) =>
+  `online-session:${ruleId}:${generation}:${JSON.stringify(sessionId)}:${scorer}`;
+
+export function onlineSessionScoreId(ruleId: string, sessionId: string, generation: number, scorer: string): string {
+  return scoreUuid(`${sessionKeyText(ruleId, sessionId, generation, scorer)}:score`);
+}
+
+export const sessionJudgeTraceId = (ruleId: string, sessionId: string, generation: number, scorer: string) =>
+  hexId(`${sessionKeyText(ruleId, sessionId, generation, scorer)}:judge`, 32);
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export interface JudgeTraceInput {
   ruleId: string;
   ruleName: string;
-  /** The trace that was judged. */
+  /** The trace that was judged (a session's: its last turn's). */
   traceId: string;
+  /** A session rule's evaluation: the session and generation judged, and the judge trace's id (sessionJudgeTraceId). */
+  session?: { sessionId: string; generation: number; judgeTraceId: string };
   scorer: string;
   scoreId: string;
   /** The evaluation attempt (from 1): a retried evaluation adds its calls beside the earlier ones. */
@@ -44,7 +61,8 @@ export interface JudgeTraceInput {
  * the judged trace and the score, and keep it out of every rule's scans.
  */
 export function judgeTraceBody(t: JudgeTraceInput): Record<string, unknown> {
-  const traceId = judgeTraceId(t.ruleId, t.traceId, t.scorer);
+  const traceId = t.session?.judgeTraceId ?? judgeTraceId(t.ruleId, t.traceId, t.scorer);
+  const scored = t.session ? { 'agent_eval.scored_session_id': t.session.sessionId, 'agent_eval.session_generation': String(t.session.generation) } : {};
   const root = hexId(`${traceId}:root`, 16);
   const failed = t.calls.length > 0 && t.calls.every((c) => c.status === 'error');
   const spans: Array<Record<string, unknown>> = [
@@ -83,6 +101,7 @@ export function judgeTraceBody(t: JudgeTraceInput): Record<string, unknown> {
       'agent_eval.online_rule_id': t.ruleId,
       'agent_eval.online_rule': t.ruleName.slice(0, 1024),
       'agent_eval.scored_trace_id': t.traceId,
+      ...scored,
       'agent_eval.score_id': t.scoreId,
       'agent_eval.scorer': t.scorer,
     },

@@ -13,6 +13,7 @@ const SCAN_LEASE_MS = 120_000;
 const SCAN_RETRY_MAX_MS = 60_000;
 
 async function scanRule(deps: OnlineEvaluatorDeps, claim: ClaimedScan): Promise<void> {
+  if (claim.target === 'session') return scanSessionRule(deps, claim);
   const { store, logger } = deps;
   const wm = claim.watermark;
   const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, {
@@ -35,6 +36,36 @@ async function scanRule(deps: OnlineEvaluatorDeps, claim: ClaimedScan): Promise<
     nextScanInMs: full ? 0 : deps.tickMs,
   });
   if (!committed) logger.debug({ rule_id: claim.id }, 'online rule scan discarded: the rule changed or was claimed again meanwhile');
+}
+
+/**
+ * A session rule's scan (docs/online-evals.md, "Session rules"): the sessions idle for the rule's
+ * idle time past its watermark, sampled per session (the decision never changes: every
+ * generation of a session is sampled alike), recorded with the watermark as the rule's next
+ * generation of each where one is due (the store decides, under the claim).
+ */
+async function scanSessionRule(deps: OnlineEvaluatorDeps, claim: ClaimedScan): Promise<void> {
+  const { store, logger } = deps;
+  const wm = claim.watermark;
+  const batch = await deps.traces.nextSessions(claim.project_id, claim.filter, {
+    after: wm,
+    sinceMs: claim.since_ms,
+    quietMs: claim.delay_seconds * 1000,
+    limit: deps.scanBatch,
+  });
+  const sampled = batch.sessions.filter((s) => isSampled(claim.id, s.session_id, claim.sample_rate));
+  const full = batch.nextStoredMs !== null;
+  const last = batch.sessions.at(-1);
+  const watermark =
+    full && last ? { storedMs: last.stored_ms, traceId: last.session_id } : batch.untilMs > wm.storedMs ? { storedMs: batch.untilMs, traceId: null } : wm;
+  const committed = await store.commitSessionScan(claim, {
+    sampled,
+    skipped: batch.sessions.length - sampled.length,
+    watermark,
+    backlogStoredMs: batch.nextStoredMs,
+    nextScanInMs: full ? 0 : deps.tickMs,
+  });
+  if (!committed) logger.debug({ rule_id: claim.id }, 'online session rule scan discarded: the rule changed or was claimed again meanwhile');
 }
 
 /**

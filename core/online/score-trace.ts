@@ -31,13 +31,37 @@ export interface TraceScoring {
   judgeTraces: Array<Record<string, unknown>>;
 }
 
+/** A judge's calls in one evaluation, each with its price when the price table priced it. */
+export type JudgeCalls = Array<JudgeGeneration & { cost: JudgeCallCost | null }>;
+
 /**
- * One LLM judge on the trace, with the SPEC's LLM-call retries (5 retries, 1 s to 30 s, each call
- * bounded by 5 minutes) and every call recorded. A judge that cannot judge (no provider in this
- * process, a provider that refused or failed through every retry, grounding without context)
- * scores 0 with the error as its reason, as every scorer that throws (SPEC). A store that is down
- * or an abort rejects: the evaluation is tried again.
+ * One LLM judge on one input, with the SPEC's LLM-call retries (5 retries, 1 s to 30 s, each call
+ * bounded by 5 minutes) and every call recorded under the judge's trace `traceId` (pushed onto
+ * `calls`). A judge that cannot judge (no provider in this process, a provider that refused or
+ * failed through every retry, grounding without context) scores 0 with the error as its reason,
+ * as every scorer that throws (SPEC). A store that is down or an abort rejects: the evaluation is
+ * tried again.
  */
+export async function judgeOnline(
+  deps: ScoreTraceDeps,
+  registry: ScorerRegistry,
+  ref: ScorerRef,
+  input: Omit<ScoreInput, 'config'>,
+  at: { projectId: string; traceId: string; calls: JudgeCalls },
+  signal: AbortSignal,
+): Promise<ScoreDetail> {
+  return runJudge(registry, ref, input, {
+    signal,
+    retry: LLM_CALL_RETRY,
+    priceJudgeCall: deps.priceJudgeCall,
+    onGeneration: async (generation, cost) => {
+      at.calls.push({ ...generation, cost });
+      await deps.recordJudgeCall?.({ projectId: at.projectId, traceId: at.traceId, generation, cost });
+    },
+    rethrow: (err) => signal.aborted || isInfrastructureFailure(err),
+  });
+}
+
 async function judge(
   deps: ScoreTraceDeps,
   registry: ScorerRegistry,
@@ -45,19 +69,10 @@ async function judge(
   input: Omit<ScoreInput, 'config'>,
   claim: ClaimedEvaluation,
   signal: AbortSignal,
-): Promise<{ detail: ScoreDetail; calls: Array<JudgeGeneration & { cost: JudgeCallCost | null }> }> {
-  const calls: Array<JudgeGeneration & { cost: JudgeCallCost | null }> = [];
+): Promise<{ detail: ScoreDetail; calls: JudgeCalls }> {
+  const calls: JudgeCalls = [];
   const traceId = judgeTraceId(claim.rule_id, claim.trace_id, ref.name);
-  const detail = await runJudge(registry, ref, input, {
-    signal,
-    retry: LLM_CALL_RETRY,
-    priceJudgeCall: deps.priceJudgeCall,
-    onGeneration: async (generation, cost) => {
-      calls.push({ ...generation, cost });
-      await deps.recordJudgeCall?.({ projectId: claim.project_id, traceId, generation, cost });
-    },
-    rethrow: (err) => signal.aborted || isInfrastructureFailure(err),
-  });
+  const detail = await judgeOnline(deps, registry, ref, input, { projectId: claim.project_id, traceId, calls }, signal);
   return { detail, calls };
 }
 

@@ -6,9 +6,12 @@ import type {
   OnlineRuleDefinition,
   OnlineRuleFilter,
   OnlineRuleList,
+  OnlineRuleTarget,
+  OnResume,
   OnlineScoreRecord,
+  OnlineSessionEvaluationList,
 } from '../model/online-rule.js';
-import type { ScanPosition, ScannedTrace } from './online-traces.js';
+import type { ScanPosition, ScannedSession, ScannedTrace } from './online-traces.js';
 
 /*
  * Online evaluation rules and their evaluations (PostgreSQL, migration 011;
@@ -21,6 +24,9 @@ import type { ScanPosition, ScannedTrace } from './online-traces.js';
  * - A trace is evaluated once per rule: a sampled trace the rule already has is left as it is;
  *   evaluations are leased, an attempt cut short is taken up again after its lease, and a result
  *   is recorded only while its lease is held (so a late worker cannot record twice).
+ * - A session is evaluated once per (rule, generation): a scanned session becomes the rule's next
+ *   generation only when it has none (on_resume 'ignore': only the first ever), or when the store
+ *   received a write of it after the last generation's (on_resume 'reevaluate'); the same leases.
  * - Writes resolve once committed; what a caller gets is its own copy.
  */
 
@@ -37,8 +43,8 @@ export interface OnlineEvalStore {
   update(projectId: string, id: string, def: OnlineRuleDefinition): Promise<OnlineRule | null>;
   /** True when a rule was deleted (its evaluations go with it; its scores stay). */
   delete(projectId: string, id: string): Promise<boolean>;
-  /** Null when the project has no such rule. Newest first. */
-  listEvaluations(projectId: string, ruleId: string, query: EvaluationQuery): Promise<OnlineEvaluationList | null>;
+  /** Null when the project has no such rule. Newest first; a session rule's are session evaluations. */
+  listEvaluations(projectId: string, ruleId: string, query: EvaluationQuery): Promise<OnlineEvaluationList | OnlineSessionEvaluationList | null>;
 
   /**
    * Claims up to `limit` enabled rules due for a scan: next_scan_at moves `leaseMs` on and
@@ -52,6 +58,12 @@ export interface OnlineEvalStore {
    * edited, deleted or claimed again since.
    */
   commitScan(claim: ClaimedScan, scan: ScanResult): Promise<boolean>;
+  /**
+   * A session rule's scan, as commitScan: the sampled sessions become the rule's next generation
+   * of each (see the promises above), the watermark moves, skipped sessions are counted; false
+   * when the claim is no longer current.
+   */
+  commitSessionScan(claim: ClaimedScan, scan: SessionScanResult): Promise<boolean>;
   /** Notes a failed scan; the rule is scanned again after `retryInMs`. */
   recordScanError(claim: ClaimedScan, message: string, retryInMs: number): Promise<void>;
   /**
@@ -63,13 +75,18 @@ export interface OnlineEvalStore {
   finishEvaluations(done: FinishedEvaluation[]): Promise<number>;
   /** An attempt that failed: pending again after `retryInMs`, or `failed` (counted as an error) when `retryInMs` is null. */
   failAttempt(claim: ClaimedEvaluation, message: string, retryInMs: number | null): Promise<void>;
-  /** Extends the leases of evaluations this worker still holds (its heartbeat) to `leaseMs` from now. */
+  /** Extends the leases of evaluations this worker still holds (its heartbeat) to `leaseMs` from now, trace and session evaluations alike. */
   renewLeases(leases: string[], leaseMs: number): Promise<void>;
   /** Hands an evaluation back undone (this worker is stopping): due at once, the attempt not counted. */
   release(claim: ClaimedEvaluation): Promise<void>;
+  /** Session evaluations, as claimEvaluations, finishEvaluations, failAttempt and release for traces. */
+  claimSessionEvaluations(limit: number, leaseMs: number): Promise<ClaimedSessionEvaluation[]>;
+  finishSessionEvaluations(done: FinishedSessionEvaluation[]): Promise<number>;
+  failSessionAttempt(claim: ClaimedSessionEvaluation, message: string, retryInMs: number | null): Promise<void>;
+  releaseSession(claim: ClaimedSessionEvaluation): Promise<void>;
   /** Every rule's counters, for /metrics. */
   metrics(): Promise<RuleMetrics[]>;
-  /** Deletes final evaluations of traces that ended before `beforeMs` (past retention); the number deleted. */
+  /** Deletes final evaluations of traces (sessions) that ended before `beforeMs` (past retention); the number deleted. */
   purgeFinished(beforeMs: number): Promise<number>;
 }
 
@@ -77,7 +94,10 @@ export interface EvaluationQuery {
   limit: number;
   offset: number;
   status?: EvaluationStatus;
+  /** A trace rule's evaluations of this trace. */
   trace_id?: string;
+  /** A session rule's evaluations of this session. */
+  session_id?: string;
 }
 
 /** A rule as claimed for a scan. */
@@ -85,9 +105,13 @@ export interface ClaimedScan {
   id: string;
   project_id: string;
   claim_seq: string;
+  target: OnlineRuleTarget;
   filter: OnlineRuleFilter;
   sample_rate: number;
+  /** The rule's quiet time: a trace rule's delay_seconds, a session rule's idle_seconds. */
   delay_seconds: number;
+  /** A session rule's; null for trace rules. */
+  on_resume: OnResume | null;
   /** Traces that ended before this are not the rule's. */
   since_ms: number;
   watermark: ScanPosition;
@@ -101,6 +125,11 @@ export interface ScanResult {
   backlogStoredMs: number | null;
   /** When the rule is due for its next scan. */
   nextScanInMs: number;
+}
+
+/** A session rule's scan: the sessions sampled, the rest as ScanResult (positions: session ids in place of trace ids). */
+export interface SessionScanResult extends Omit<ScanResult, 'sampled'> {
+  sampled: ScannedSession[];
 }
 
 /** An evaluation leased to this worker. */
@@ -125,6 +154,33 @@ export interface FinishedEvaluation {
   judgeTokens: number;
   /** Null when no judge call was priced. */
   costUsd: number | null;
+}
+
+/** A session evaluation leased to this worker. */
+export interface ClaimedSessionEvaluation {
+  rule_id: string;
+  rule_name: string;
+  project_id: string;
+  session_id: string;
+  generation: number;
+  /** When the session was last written as the scan found it idle, and the end of its latest trace then. */
+  session_stored_ms: number;
+  session_end_ms: number;
+  attempt: number;
+  lease: string;
+  scorers: ScorerRef[];
+  expected: Expected;
+}
+
+export interface FinishedSessionEvaluation {
+  claim: ClaimedSessionEvaluation;
+  scores: Record<string, OnlineScoreRecord>;
+  errors: number;
+  judgeTokens: number;
+  costUsd: number | null;
+  /** Turns scored, and the last one's trace (the trace the scores name). */
+  turns: number;
+  lastTraceId: string;
 }
 
 export interface RuleMetrics {

@@ -32,6 +32,13 @@ export interface ScannedTrace {
   stored_ms: number;
 }
 
+/** A session as a session rule's scan finds it: idle since `stored_ms` (the store's last write of any of its traces), its latest trace ending at `end_ms`. */
+export interface ScannedSession {
+  session_id: string;
+  end_ms: number;
+  stored_ms: number;
+}
+
 export interface ScanQuery {
   after: ScanPosition;
   /** Traces that ended before this are not the rule's (its `since`). */
@@ -47,6 +54,13 @@ export interface ScanBatch {
   /** The scan's upper bound: the store's clock minus the quiet time. Every trace last stored at or before it was considered. */
   untilMs: number;
   /** When the first matching trace after the batch was last stored, when the batch was full (a backlog remains). */
+  nextStoredMs: number | null;
+}
+
+/** A session rule's scan batch: as ScanBatch, of sessions (in (last stored, session id) order). */
+export interface SessionScanBatch {
+  sessions: ScannedSession[];
+  untilMs: number;
   nextStoredMs: number | null;
 }
 
@@ -82,12 +96,40 @@ export interface TraceForScoring {
   spans: ScoredSpan[];
 }
 
+/** A session as a session rule's scorers read it: its latest turns, each a trace. */
+export interface SessionForScoring {
+  session_id: string;
+  /** Every trace of the session the rule may see (service traces never). */
+  trace_count: number;
+  /**
+   * Its latest traces, at most {@link MAX_SESSION_TURNS_FOR_SCORERS}, in (start time, trace id)
+   * order; each with at most {@link MAX_TURN_SPANS_FOR_SCORERS} spans, texts cut to {@link SESSION_SPAN_TEXT_CAP}.
+   */
+  traces: TraceForScoring[];
+}
+
 export interface OnlineTraceReads {
   /** The next `limit` traces of the project after `after`, quiet for `quietMs`, that ended at or after `sinceMs` and match `filter`. */
   nextTraces(projectId: string, filter: OnlineRuleFilter, scan: ScanQuery): Promise<ScanBatch>;
   /** The given traces with their spans; traces not found are absent. */
   tracesForScoring(projectId: string, traceIds: string[]): Promise<Map<string, TraceForScoring>>;
+  /**
+   * The next `limit` sessions of the project after `after` (positions name session ids) that the
+   * store received no write of for `quietMs`, whose latest trace ended at or after `sinceMs`, and
+   * that match `filter` (docs/online-evals.md, "Session rules": `trace_name`, `attributes` and
+   * `component_type` by at least one of their traces, `status` by the session's).
+   */
+  nextSessions(projectId: string, filter: OnlineRuleFilter, scan: ScanQuery): Promise<SessionScanBatch>;
+  /** The session's latest turns with their spans; null when the project has no trace of it a rule may see. */
+  sessionForScoring(projectId: string, sessionId: string): Promise<SessionForScoring | null>;
 }
+
+/** Turns (traces) of one session its rule's scorers see at most: its latest ones. */
+export const MAX_SESSION_TURNS_FOR_SCORERS = 100;
+/** Spans of each of those turns (its earliest); a session's scorers see at most 100 x 200 spans. */
+export const MAX_TURN_SPANS_FOR_SCORERS = 200;
+/** Characters of each span's input and output a session's scorers see (the turns' user and assistant texts among them). */
+export const SESSION_SPAN_TEXT_CAP = 8192;
 
 /** Spans a scorer sees of one trace (the earliest ones); judges cut the trace again to fit a prompt. */
 export const MAX_SPANS_FOR_SCORERS = 1000;

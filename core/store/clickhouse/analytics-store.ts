@@ -54,6 +54,7 @@ export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOpti
         evidence: score.evidence,
         created_at: toClickHouseTime(Date.parse(score.created_at)),
         attributes: score.attributes ?? {},
+        session_id: score.session_id ?? '',
       })),
       format: 'JSONEachRow',
     });
@@ -97,7 +98,7 @@ export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOpti
 
     async findScore(projectId, id) {
       const [row] = await rows<ScoreRow>(
-        `SELECT score_id, trace_id, span_id, name, value, score_type, source, scorer_name, reason, evidence, created_at, attributes
+        `SELECT score_id, trace_id, span_id, name, value, score_type, source, scorer_name, reason, evidence, created_at, attributes, session_id
          FROM agent_eval.scores
          WHERE project_id = {project:String} AND score_id = {id:String}
          ORDER BY created_at
@@ -117,7 +118,7 @@ export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOpti
 
     async listScores(projectId, traceId) {
       const list = await rows<ScoreRow>(
-        `SELECT score_id, trace_id, span_id, name, value, score_type, source, scorer_name, reason, evidence, created_at, attributes
+        `SELECT score_id, trace_id, span_id, name, value, score_type, source, scorer_name, reason, evidence, created_at, attributes, session_id
          FROM agent_eval.scores
          WHERE project_id = {project:String} AND trace_id = {trace:String}
          ORDER BY created_at DESC

@@ -302,6 +302,7 @@ export interface ScoreRow {
   evidence: string[];
   created_at: string;
   attributes?: Record<string, string>;
+  session_id?: string;
 }
 
 export function scoreView(r: ScoreRow): Score {
@@ -319,5 +320,6 @@ export function scoreView(r: ScoreRow): Score {
     evidence: r.evidence,
     created_at: fromClickHouseTime(r.created_at),
     ...attributes,
+    ...(r.session_id ? { session_id: r.session_id } : {}),
   };
 }

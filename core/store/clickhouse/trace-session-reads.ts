@@ -5,6 +5,7 @@ import {
   type SessionDetail,
   type SessionList,
   type SessionListQuery,
+  type SessionLevelScore,
   type SessionScore,
   type SessionSummary,
   type SessionTurn,
@@ -14,6 +15,7 @@ import type { SessionReads } from '../trace-sessions.js';
 import {
   SESSION_FILTERS,
   SESSION_FOLD,
+  SESSION_LEVEL_SCORES,
   SESSION_ONE,
   SESSION_SCORES,
   TURN_TEXTS,
@@ -38,7 +40,36 @@ interface SessionRow {
   first_trace_name: string;
 }
 
-function sessionSummary(r: SessionRow, scores: SessionScore[]): SessionSummary {
+interface SessionLevelRow {
+  session_id: string;
+  name: string;
+  rule_id: string;
+  latest_id: string;
+  latest_trace: string;
+  latest_value: number;
+  latest_reason: string;
+  attrs: Record<string, string>;
+  created_ms: number | string;
+}
+
+const positive = (v: string | undefined): number | null => (v !== undefined && /^\d+$/.test(v) ? Number(v) : null);
+
+function sessionLevelScore(r: SessionLevelRow): SessionLevelScore {
+  return {
+    name: r.name,
+    value: Number(r.latest_value),
+    reason: r.latest_reason === '' ? null : r.latest_reason,
+    score_id: r.latest_id,
+    trace_id: r.latest_trace,
+    rule_id: r.rule_id === '' ? null : r.rule_id,
+    rule: r.attrs['agent_eval.online_rule'] ?? null,
+    generation: positive(r.attrs['agent_eval.session_generation']),
+    turns: positive(r.attrs['agent_eval.session_turns']),
+    created_at: new Date(Number(r.created_ms)).toISOString(),
+  };
+}
+
+function sessionSummary(r: SessionRow, scores: SessionScore[], sessionScores: SessionLevelScore[]): SessionSummary {
   const start = Number(r.start_ms);
   const end = Number(r.end_ms);
   return {
@@ -54,24 +85,28 @@ function sessionSummary(r: SessionRow, scores: SessionScore[]): SessionSummary {
     user_ids: r.user_ids,
     first_trace_name: r.first_trace_name,
     scores,
+    session_scores: sessionScores,
   };
 }
 
 /** Reads of sessions (core/store/trace-sessions.ts) over trace_stats; `summaries` is the trace reads' own. */
 export function createSessionReads(rows: Rows, summaries: (projectId: string, traceIds: string[]) => Promise<TraceSummary[]>): SessionReads {
-  /** The score means of each given session (SESSION_SCORES), by session id. */
-  async function scoresOf(projectId: string, sessionIds: string[]): Promise<Map<string, SessionScore[]>> {
-    const out = new Map<string, SessionScore[]>();
+  /** The score means of each given session (SESSION_SCORES) and its own scores (SESSION_LEVEL_SCORES), by session id. */
+  async function scoresOf(projectId: string, sessionIds: string[]): Promise<Map<string, { means: SessionScore[]; own: SessionLevelScore[] }>> {
+    const out = new Map<string, { means: SessionScore[]; own: SessionLevelScore[] }>();
     if (sessionIds.length === 0) return out;
-    const list = await rows<{ session_id: string; name: string; mean: number; traces: number | string }>(SESSION_SCORES, {
-      project: projectId,
-      sessions: sessionIds,
-    });
-    for (const r of list) {
-      let scores = out.get(r.session_id);
-      if (!scores) out.set(r.session_id, (scores = []));
-      scores.push({ name: r.name, mean: Number(r.mean), count: Number(r.traces) });
-    }
+    const params = { project: projectId, sessions: sessionIds };
+    const [means, own] = await Promise.all([
+      rows<{ session_id: string; name: string; mean: number; traces: number | string }>(SESSION_SCORES, params),
+      rows<SessionLevelRow>(SESSION_LEVEL_SCORES, params),
+    ]);
+    const of = (id: string) => {
+      let scores = out.get(id);
+      if (!scores) out.set(id, (scores = { means: [], own: [] }));
+      return scores;
+    };
+    for (const r of means) of(r.session_id).means.push({ name: r.name, mean: Number(r.mean), count: Number(r.traces) });
+    for (const r of own) of(r.session_id).own.push(sessionLevelScore(r));
     return out;
   }
 
@@ -112,7 +147,7 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
     const sessions = ids
       .map((id) => byId.get(id))
       .filter((r): r is SessionRow => r !== undefined)
-      .map((r) => sessionSummary(r, scores.get(r.session_id) ?? []));
+      .map((r) => sessionSummary(r, scores.get(r.session_id)?.means ?? [], scores.get(r.session_id)?.own ?? []));
     const last = page.length > q.limit ? page[q.limit - 1] : undefined;
     return {
       sessions,
@@ -147,7 +182,8 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
           output_truncated: Boolean(Number(text?.output_truncated ?? 0)),
         };
       });
-    return { ...sessionSummary(row, scores.get(sessionId) ?? []), traces, traces_truncated: row.trace_ids.length > MAX_SESSION_TRACES };
+    const own = scores.get(sessionId);
+    return { ...sessionSummary(row, own?.means ?? [], own?.own ?? []), traces, traces_truncated: row.trace_ids.length > MAX_SESSION_TRACES };
   }
 
   return { listSessions, getSession };

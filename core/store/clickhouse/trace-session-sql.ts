@@ -64,7 +64,7 @@ function sessionTraces(rows: keyof typeof SESSION_ROWS, cheap = false): string {
  * Per session and score name: the mean of each trace's latest score of that name, and how many
  * traces have one. The traces are those naming a session of {sessions} (`scope` 'given') or any
  * session, of the score {scoreName} only ('named'); each trace counts for the session its merged
- * summary names.
+ * summary names. Scores of a whole session (session_id set, migration 010) are not a trace's.
  */
 function sessionScoresSql(scope: 'given' | 'named'): string {
   const rows = scope === 'given' ? 'session_id IN {sessions:Array(String)}' : "session_id != ''";
@@ -74,7 +74,7 @@ SELECT t.session_id AS session_id, s.name AS name, avg(s.value) AS mean, count()
 FROM (
   SELECT trace_id, name, argMax(value, created_at) AS value
   FROM agent_eval.scores
-  WHERE project_id = {project:String} AND trace_id IN (${ids})${scope === 'named' ? ' AND name = {scoreName:String}' : ''}
+  WHERE project_id = {project:String} AND trace_id IN (${ids}) AND session_id = ''${scope === 'named' ? ' AND name = {scoreName:String}' : ''}
   GROUP BY trace_id, name
 ) AS s
 INNER JOIN (
@@ -91,14 +91,44 @@ GROUP BY session_id, name`;
 export const SESSION_SCORES = `${sessionScoresSql('given')}
 ORDER BY session_id, name`;
 
+/**
+ * Scores of the sessions in {sessions} as a whole (online session rules'): per session, rule and
+ * name, the latest (aliases apart from the columns, which the WHERE reads). Each was written under the trace of the session's last turn, so the sessions'
+ * traces find them through the table's key.
+ */
+export const SESSION_LEVEL_SCORES = `
+SELECT
+  session_id,
+  name,
+  attributes['agent_eval.online_rule_id'] AS rule_id,
+  argMax(score_id, created_at) AS latest_id,
+  argMax(trace_id, created_at) AS latest_trace,
+  argMax(value, created_at) AS latest_value,
+  argMax(reason, created_at) AS latest_reason,
+  argMax(attributes, created_at) AS attrs,
+  toUnixTimestamp64Milli(max(created_at)) AS created_ms
+FROM agent_eval.scores
+WHERE project_id = {project:String}
+  AND trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND session_id IN {sessions:Array(String)})
+  AND session_id IN {sessions:Array(String)}
+GROUP BY session_id, name, rule_id
+ORDER BY session_id, name, rule_id`;
+
+/** Sessions whose own latest score of {scoreName} (over every rule's) is below {scoreBelow}. */
+const SESSION_LEVEL_BELOW = `session_id IN (
+    SELECT session_id FROM agent_eval.scores
+    WHERE project_id = {project:String} AND session_id != '' AND name = {scoreName:String}
+    GROUP BY session_id
+    HAVING argMax(value, created_at) < {scoreBelow:Float64})`;
+
 /** Filters of GET /api/sessions over a session's folded values; each binds its own parameter. */
 export const SESSION_FILTERS = {
   userId: 'countIf(user_id = {userId:String}) > 0',
   startTime: "max(end_time) >= {startTime:DateTime64(3, 'UTC')}",
   endTime: "min(start_time) <= {endTime:DateTime64(3, 'UTC')}",
   hasErrors: '(countIf(failed = 1) > 0) = {hasErrors:UInt8}',
-  // The session's mean of that score, as SESSION_SCORES computes it.
-  scoreBelow: `session_id IN (SELECT session_id FROM (${sessionScoresSql('named')}) WHERE mean < {scoreBelow:Float64})`,
+  // The session's mean of that score over its turns, as SESSION_SCORES computes it, or its own score of that name.
+  scoreBelow: `(session_id IN (SELECT session_id FROM (${sessionScoresSql('named')}) WHERE mean < {scoreBelow:Float64}) OR ${SESSION_LEVEL_BELOW})`,
 } as const;
 export type SessionFilter = keyof typeof SESSION_FILTERS;
 

@@ -4,6 +4,7 @@ import type { ClaimedEvaluation, ClaimedScan, EvaluationQuery, FinishedEvaluatio
 import { isUuid } from '../../model/agent.js';
 import type { OnlineRule } from '../../model/online-rule.js';
 import { definitionParams, RULE_COLUMNS, RULE_FROM, toEvaluation, toRule, type EvaluationRow, type RuleRow } from './online-rule-rows.js';
+import { createOnlineSessionQueue, listSessionEvaluations } from './online-session-queue.js';
 import { createOnlineWorkQueue } from './online-work-queue.js';
 
 export type { ClaimedEvaluation, ClaimedScan, EvaluationQuery, FinishedEvaluation, OnlineEvalStore, RuleMetrics, ScanResult };
@@ -19,8 +20,8 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
       const id = randomUUID();
       // The watermark starts 1 ms before `since` with no trace: every trace stored since then that ended at or after `since` is the rule's.
       await pool.query(
-        `INSERT INTO online_rules (project_id, id, name, filter, sample_rate, scorers, expected, delay_seconds, enabled, since_ms, watermark_stored_ms)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $9, $10::bigint, $10::bigint - 1)`,
+        `INSERT INTO online_rules (project_id, id, name, filter, sample_rate, scorers, expected, delay_seconds, enabled, target, idle_seconds, on_resume, since_ms, watermark_stored_ms)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $11, $12, $13::bigint, $13::bigint - 1)`,
         [projectId, id, ...definitionParams(def), Math.trunc(sinceMs)],
       );
       const rule = await getRule(projectId, id);
@@ -50,8 +51,8 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
       if (!isUuid(id)) return null;
       const { rowCount } = await pool.query(
         `UPDATE online_rules SET name = $3, filter = $4::jsonb, sample_rate = $5, scorers = $6::jsonb, expected = $7::jsonb, delay_seconds = $8,
-           enabled = $9, next_scan_at = now(), claim_seq = claim_seq + 1, updated_at = now()
-         WHERE project_id = $1 AND id = $2`,
+           enabled = $9, idle_seconds = $11, on_resume = $12, next_scan_at = now(), claim_seq = claim_seq + 1, updated_at = now()
+         WHERE project_id = $1 AND id = $2 AND target = $10`,
         [projectId, id, ...definitionParams(def)],
       );
       return rowCount ? getRule(projectId, id) : null;
@@ -65,8 +66,9 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
 
     async listEvaluations(projectId, ruleId, q) {
       if (!isUuid(ruleId)) return null;
-      const owner = await pool.query('SELECT 1 FROM online_rules WHERE project_id = $1 AND id = $2', [projectId, ruleId]);
+      const owner = await pool.query<{ target: string }>('SELECT target FROM online_rules WHERE project_id = $1 AND id = $2', [projectId, ruleId]);
       if (!owner.rowCount) return null;
+      if (owner.rows[0].target === 'session') return listSessionEvaluations(pool, ruleId, q);
       const params: unknown[] = [ruleId];
       let where = 'rule_id = $1';
       if (q.status !== undefined) where += ` AND status = $${params.push(q.status)}`;
@@ -111,5 +113,6 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
     },
 
     ...createOnlineWorkQueue(pool),
+    ...createOnlineSessionQueue(pool),
   };
 }

@@ -18,12 +18,15 @@ export function createOnlineWorkQueue(pool: pg.Pool): OnlineWorkQueue {
   return {
     async claimScans(limit, leaseMs) {
       // A claimed rule's row: bigints come as text, the watermark in two columns.
+      // The quiet time is a trace rule's delay, a session rule's idle time.
       const { rows } = await pool.query<
         Omit<ClaimedScan, 'since_ms' | 'watermark'> & { since_ms: string; watermark_stored_ms: string; watermark_trace: string | null }
       >(
         `UPDATE online_rules r SET next_scan_at = now() + make_interval(secs => $2::double precision / 1000), claim_seq = r.claim_seq + 1
          WHERE r.id IN (SELECT id FROM online_rules WHERE enabled AND next_scan_at <= now() ORDER BY next_scan_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-         RETURNING r.id, r.project_id, r.claim_seq, r.filter, r.sample_rate, r.delay_seconds, r.since_ms, r.watermark_stored_ms, r.watermark_trace`,
+         RETURNING r.id, r.project_id, r.claim_seq, r.target, r.filter, r.sample_rate,
+           CASE WHEN r.target = 'session' THEN r.idle_seconds ELSE r.delay_seconds END AS delay_seconds, r.on_resume,
+           r.since_ms, r.watermark_stored_ms, r.watermark_trace`,
         [limit, leaseMs],
       );
       return rows.map(({ since_ms, watermark_stored_ms, watermark_trace, ...rule }) => ({
@@ -148,8 +151,13 @@ export function createOnlineWorkQueue(pool: pg.Pool): OnlineWorkQueue {
 
     async renewLeases(leases, leaseMs) {
       if (leases.length === 0) return;
+      // A lease is of one table's evaluations; the heartbeat renews both tables' in one statement.
       await pool.query(
-        `UPDATE online_evaluations SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+        `WITH traces AS (
+           UPDATE online_evaluations SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+           WHERE lease = ANY($1::uuid[]) AND status = 'running' RETURNING 1
+         )
+         UPDATE online_session_evaluations SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
          WHERE lease = ANY($1::uuid[]) AND status = 'running'`,
         [leases, leaseMs],
       );
@@ -164,8 +172,13 @@ export function createOnlineWorkQueue(pool: pg.Pool): OnlineWorkQueue {
     },
 
     async purgeFinished(beforeMs) {
-      const { rowCount } = await pool.query(`DELETE FROM online_evaluations WHERE status IN ('done', 'failed') AND trace_end_ms < $1`, [Math.trunc(beforeMs)]);
-      return rowCount ?? 0;
+      const { rows } = await pool.query<{ n: number }>(
+        `WITH traces AS (DELETE FROM online_evaluations WHERE status IN ('done', 'failed') AND trace_end_ms < $1 RETURNING 1),
+           sessions AS (DELETE FROM online_session_evaluations WHERE status IN ('done', 'failed') AND session_end_ms < $1 RETURNING 1)
+         SELECT ((SELECT count(*) FROM traces) + (SELECT count(*) FROM sessions))::int AS n`,
+        [Math.trunc(beforeMs)],
+      );
+      return rows[0].n;
     },
   };
 }

@@ -56,6 +56,7 @@ describe('online rule bodies', () => {
     const { definition, since } = parseOnlineRule({ name: ' quality ', scorers: ['contains'] });
     expect(definition).toEqual({
       name: 'quality',
+      target: 'trace',
       filter: {},
       sample_rate: 1,
       scorers: [{ name: 'contains', config: {} }],
