@@ -4,7 +4,7 @@ import type { AnalyticsStore } from '../../core/store/analytics.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
 import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
-import { migrate } from '../../core/store/migrations.js';
+import { migrate, readMigrations } from '../../core/store/migrations.js';
 import { makeDataDir } from './data-dir.js';
 import { startedLater } from './test-service-hooks.js';
 
@@ -13,6 +13,21 @@ export async function openMigratedClickHouse(): Promise<{ ch: ClickHouse; store:
   const ch = await connectClickHouse({ dataDir: makeDataDir() });
   await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
   return { ch, store: createAnalyticsStore(ch) };
+}
+
+/**
+ * chDB as the release before migration `id` left it: every ClickHouse migration before `id`
+ * applied. `upgrade()` then migrates as a start of the new release does and gives the ids it
+ * applied, which should be `later` (`id` and the ones after it).
+ */
+export async function clickhouseBefore(ch: ClickHouse, id: string): Promise<{ later: string[]; upgrade: () => Promise<string[]> }> {
+  const target = clickhouseMigrationTarget(ch.client);
+  await target.applied();
+  const all = readMigrations('clickhouse');
+  const at = all.findIndex((m) => m.id === id);
+  if (at < 1) throw new Error(`no ClickHouse migration ${id} after the first`);
+  for (const m of all.slice(0, at)) await target.apply(m);
+  return { later: all.slice(at).map((m) => m.id), upgrade: () => migrate(target, createLogger('silent')) };
 }
 
 /**

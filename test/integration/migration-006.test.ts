@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/logger.js';
 import type { SpanRecord } from '../../core/model/span.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
-import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
 import { SPAN_ROWS, STATS_ROWS } from '../../core/store/clickhouse/rows.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { migrate, readMigrations } from '../../core/store/migrations.js';
+import { clickhouseBefore } from '../helpers/clickhouse-store.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { chatSpan } from '../helpers/span-record.js';
 
@@ -45,12 +43,7 @@ const columnTypes = async () =>
 
 describe('migration 006 on a store of the previous release', () => {
   it('changes the attribute keys to String and keeps every stored attribute readable', async () => {
-    const target = clickhouseMigrationTarget(ch.client);
-    await target.applied();
-    const all = readMigrations('clickhouse');
-    const upgrade = all.findIndex((m) => m.id === '006_span_attribute_keys');
-    expect(upgrade).toBeGreaterThan(0);
-    for (const m of all.slice(0, upgrade)) await target.apply(m);
+    const { later, upgrade } = await clickhouseBefore(ch, '006_span_attribute_keys');
     expect(await columnTypes()).toEqual({ attributes: 'Map(LowCardinality(String), String)', resource_attributes: 'Map(LowCardinality(String), String)' });
 
     const store = createAnalyticsStore(ch);
@@ -60,7 +53,7 @@ describe('migration 006 on a store of the previous release', () => {
     await ch.insertRows('agent_eval.spans', SPAN_ROWS, Buffer.from(previous.spans.join('\n')));
     await ch.insertRows('agent_eval.trace_stats_input', STATS_ROWS, Buffer.from(previous.stats.join('\n')));
 
-    expect(await migrate(target, createLogger('silent'))).toEqual(all.slice(upgrade).map((m) => m.id));
+    expect(await upgrade()).toEqual(later);
     expect(await columnTypes()).toEqual({ attributes: 'Map(String, String)', resource_attributes: 'Map(String, String)' });
 
     await store.writeRows(encodeRowBatch([span('t-new', 's-new', { 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-new' })]));

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/logger.js';
 import type { SpanRecord } from '../../core/model/span.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
-import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { migrate, readMigrations } from '../../core/store/migrations.js';
 import { loadCorpus } from '../helpers/corpus.js';
+import { clickhouseBefore } from '../helpers/clickhouse-store.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 
 // A store of the previous release (migrations up to 007: a write's summaries pass through
@@ -61,12 +59,7 @@ function span(spanId: string, i: number, over: Partial<SpanRecord> = {}): SpanRe
 describe('migration 008 on a store of the previous release', () => {
   it('keeps folding a trace written before the upgrade, counting every span once', async () => {
     expect(corpusTexts.some((t) => t.includes('\n\n'))).toBe(true);
-    const target = clickhouseMigrationTarget(ch.client);
-    await target.applied();
-    const all = readMigrations('clickhouse');
-    const upgrade = all.findIndex((m) => m.id === '008_trace_stats_fold_writes');
-    expect(upgrade).toBeGreaterThan(0);
-    for (const m of all.slice(0, upgrade)) await target.apply(m);
+    const { later, upgrade } = await clickhouseBefore(ch, '008_trace_stats_fold_writes');
 
     const store = createAnalyticsStore(ch);
     // Before the upgrade: the root and one generation, through 007's views.
@@ -80,7 +73,7 @@ describe('migration 008 on a store of the previous release', () => {
     ).json();
     expect(before).toEqual([{ spans: 2, name: 'support-agent' }]);
 
-    expect(await migrate(target, createLogger('silent'))).toEqual(all.slice(upgrade).map((m) => m.id));
+    expect(await upgrade()).toEqual(later);
     const views = await (
       await ch.client.query({
         query: "SELECT name FROM system.tables WHERE database = 'agent_eval' AND engine = 'MaterializedView' ORDER BY name",

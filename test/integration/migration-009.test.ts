@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/logger.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
-import { clickhouseMigrationTarget } from '../../core/store/clickhouse/migration-target.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { migrate, readMigrations } from '../../core/store/migrations.js';
 import { loadCorpus } from '../helpers/corpus.js';
+import { clickhouseBefore } from '../helpers/clickhouse-store.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { spanRecord } from '../helpers/span-record.js';
 
@@ -26,12 +24,7 @@ const text = loadCorpus().json[0].body.spans.find((s) => typeof s.output === 'st
 describe('migration 009 on a store of the previous release', () => {
   it('finds the sessions of the traces it already holds', async () => {
     expect(text).toContain('\n\n');
-    const target = clickhouseMigrationTarget(ch.client);
-    await target.applied();
-    const all = readMigrations('clickhouse');
-    const upgrade = all.findIndex((m) => m.id === '009_trace_sessions');
-    expect(upgrade).toBeGreaterThan(0);
-    for (const m of all.slice(0, upgrade)) await target.apply(m);
+    const { later, upgrade } = await clickhouseBefore(ch, '009_trace_sessions');
 
     const store = createAnalyticsStore(ch);
     const start = Date.now() - 600_000;
@@ -57,7 +50,7 @@ describe('migration 009 on a store of the previous release', () => {
     const storedBefore = await lastStored();
     expect(storedBefore).toHaveLength(4);
     await new Promise((r) => setTimeout(r, 20));
-    expect(await migrate(target, createLogger('silent'))).toEqual(all.slice(upgrade).map((m) => m.id));
+    expect(await upgrade()).toEqual(later);
     const trace = async (id: string) => {
       const t = await store.getTrace('p', id);
       return t && { session_id: t.session_id, user_id: t.user_id, span_count: t.span_count };
