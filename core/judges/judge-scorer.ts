@@ -85,6 +85,8 @@ export type JudgeSpec<C extends JudgeConfig> = {
   name: string;
   description: string;
   configSchema: z.ZodType<C>;
+  /** A conversation-level judge (Scorer.readsConversation): it reads ScoreInput.conversation. */
+  readsConversation?: boolean;
 } & (
   | { request: (config: C, input: ScoreInput) => JudgeQuestion }
   | { judging: (config: C, input: ScoreInput, ask: AskJudge, signal?: AbortSignal) => Promise<ScoreDetail> }
@@ -101,6 +103,7 @@ export function judgeScorer<C extends JudgeConfig>(runtime: JudgeRuntime, spec: 
     kind: 'judge',
     description: spec.description,
     configSchema: spec.configSchema as unknown as z.ZodType<Record<string, unknown>>,
+    ...(spec.readsConversation ? { readsConversation: true } : {}),
     unavailable: (config) => providerFor(runtime, spec.name, config).problem,
     async judge(input, hooks = {}, name = spec.name) {
       const config = spec.configSchema.parse(input.config);

@@ -4,6 +4,7 @@ import { traceView } from '../scoring/trace-view.js';
 import { JUDGE_COMMON_CONFIG, judgeScorer, MAX_PROMPT_CHARS, type JudgeQuestion, type JudgeRuntime, type JudgeScorer } from './judge-scorer.js';
 import { caseBlock, promptText, renderTemplate, systemPrompt, usesVariables, type PromptVariable } from './prompt.js';
 import { RUBRICS, type Rubric } from './rubrics.js';
+import { conversationJudges } from '../scoring/conversation/index.js';
 import { spanJudge } from './span-judge.js';
 import { trajectoryJudge } from './trajectory-judge.js';
 
@@ -82,7 +83,7 @@ function customRequest(config: CommonConfig, input: ScoreInput): JudgeQuestion {
   return { system: systemPrompt(config.criteria?.trim() || undefined), prompt: message };
 }
 
-/** The SPEC's LLM judges (llmJudge and the six built-ins), and the trajectory judges (trajectoryJudge, spanJudge): docs/judges.md. */
+/** The SPEC's LLM judges (llmJudge and the six built-ins), the trajectory judges (trajectoryJudge, spanJudge): docs/judges.md; and the conversation judges: docs/scorers.md "Conversation scorers". */
 export function createJudgeScorers(runtime: JudgeRuntime): JudgeScorer[] {
   return [
     judgeScorer(runtime, {
@@ -101,5 +102,6 @@ export function createJudgeScorers(runtime: JudgeRuntime): JudgeScorer[] {
     ),
     trajectoryJudge(runtime),
     spanJudge(runtime),
+    ...conversationJudges(runtime),
   ];
 }

@@ -5,7 +5,7 @@ import { createScorerRegistry, defaultScorerRegistry, RULE_SCORERS } from '../..
 const refs = (list: unknown) => ScorerRefListSchema.parse(list);
 
 describe('the default scorer registry', () => {
-  it("knows the SPEC's rule-based scorers, the trajectory scorers and LLM judges by name", () => {
+  it("knows the SPEC's rule-based scorers, the trajectory scorers, the conversation scorers and LLM judges by name", () => {
     expect(defaultScorerRegistry().names()).toEqual([
       'contains',
       'exactMatch',
@@ -20,6 +20,8 @@ describe('the default scorer registry', () => {
       'toolErrors',
       'spanMatch',
       'selectionConfidence',
+      'turnsToGoal',
+      'turnScores',
       'llmJudge',
       'response_quality_judge',
       'safety_judge',
@@ -29,6 +31,10 @@ describe('the default scorer registry', () => {
       'grounding',
       'trajectoryJudge',
       'spanJudge',
+      'goalCompletion',
+      'userFrustration',
+      'consistency',
+      'knowledgeRetention',
     ]);
   });
 
