@@ -1,4 +1,4 @@
-import { LLM_CALL_TIMEOUT_MS, type JudgeGeneration, type JudgeHooks } from '../judges/judge.js';
+import { askStructured, type JudgeHooks } from '../judges/judge.js';
 import type { JudgeRuntime } from '../judges/judge-scorer.js';
 import type { SimulatedUserTurn, Simulation } from '../model/conversation.js';
 import type { LlmMessage } from '../model/messages.js';
@@ -80,62 +80,35 @@ export async function simulateUserTurn(deps: SimulatorDeps, req: UserTurnRequest
   if (recorded) return { tag: 'turn', turn: recorded, source: 'replay' };
 
   const { runtime, hooks = {} } = deps;
-  const provider = simulatorProvider(runtime);
-  const system = simulatorSystemPrompt(simulation);
-  const prompt = simulatorPrompt(req.messages, turn);
-  const scorer = simulatorCallName(turn);
-  let problem = '';
-  for (let attempt = 1; attempt <= runtime.maxAnswerAttempts; attempt++) {
-    hooks.signal?.throwIfAborted();
-    const stop = await hooks.beforeCall?.();
-    if (stop) return { tag: 'stopped', reason: stop };
-    const messages = [{ role: 'user' as const, content: attempt === 1 ? prompt : prompt + userTurnRetryNote(problem) }];
-    const startedAt = Date.now();
-    const base = { scorer, provider: provider.name, attempt, input: { system, messages }, startedAt };
-    let answer;
-    try {
-      answer = await provider.structured({
-        model: simulation.model,
-        system,
-        messages,
-        tool: USER_TURN_TOOL,
-        maxTokens: runtime.maxOutputTokens,
-        // As repeatable as the provider allows: greedy sampling, and the case's seed where a seed is taken.
-        temperature: 0,
-        seed: simulation.seed,
-        timeoutMs: LLM_CALL_TIMEOUT_MS,
-        signal: hooks.signal,
-      });
-    } catch (err) {
-      if (!hooks.signal?.aborted) {
-        await hooks.onGeneration?.({
-          ...base,
-          model: simulation.model ?? provider.defaultModel,
-          output: null,
-          usage: null,
-          endedAt: Date.now(),
-          status: 'error',
-          error: (err as Error).message,
-        });
-      }
-      throw err;
-    }
-    // No structured value: a model that wrote text instead of calling the tool may still have answered in it.
-    const parsed =
-      answer.value !== undefined
-        ? parseUserTurn(answer.value)
-        : typeof answer.raw === 'string'
-          ? parseUserTurnText(answer.raw)
-          : { problem: answer.problem ?? 'no structured answer' };
-    const generation: JudgeGeneration = { ...base, model: answer.model, output: answer.raw, usage: answer.usage, endedAt: Date.now(), status: 'ok' };
-    if ('turn' in parsed) {
-      await hooks.onGeneration?.(generation);
-      return { tag: 'turn', turn: parsed.turn, source: 'simulator' };
-    }
-    problem = parsed.problem;
-    await hooks.onGeneration?.({ ...generation, status: 'unusable', error: problem });
-  }
+  const outcome = await askStructured<SimulatedUserTurn>(
+    simulatorProvider(runtime),
+    {
+      scorer: simulatorCallName(turn),
+      model: simulation.model,
+      system: simulatorSystemPrompt(simulation),
+      prompt: simulatorPrompt(req.messages, turn),
+      tool: USER_TURN_TOOL,
+      // As repeatable as the provider allows: greedy sampling, and the case's seed where a seed is taken.
+      temperature: 0,
+      seed: simulation.seed,
+      read(answer) {
+        // No structured value: a model that wrote text instead of calling the tool may still have answered in it.
+        const parsed =
+          answer.value !== undefined
+            ? parseUserTurn(answer.value)
+            : typeof answer.raw === 'string'
+              ? parseUserTurnText(answer.raw)
+              : { problem: answer.problem ?? 'no structured answer' };
+        return 'turn' in parsed ? { value: parsed.turn } : parsed;
+      },
+      retryNote: userTurnRetryNote,
+    },
+    { maxAnswerAttempts: runtime.maxAnswerAttempts, maxTokens: runtime.maxOutputTokens },
+    hooks,
+  );
+  if (outcome.tag === 'answer') return { tag: 'turn', turn: outcome.value, source: 'simulator' };
+  if (outcome.tag === 'stopped') return { tag: 'stopped', reason: outcome.reason };
   throw new SimulatorAnswerError(
-    `the simulated user's answer for turn ${turn} was unusable after ${runtime.maxAnswerAttempts} attempt${runtime.maxAnswerAttempts === 1 ? '' : 's'}: ${problem}`,
+    `the simulated user's answer for turn ${turn} was unusable after ${runtime.maxAnswerAttempts} attempt${runtime.maxAnswerAttempts === 1 ? '' : 's'}: ${outcome.problem}`,
   );
 }
