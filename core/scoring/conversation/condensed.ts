@@ -37,7 +37,7 @@ export function turnBlock(turn: ConversationTurnView, chars: number): string {
   const calls = turn.toolCalls.slice(0, MAX_CALLS).map((c) => {
     const args = c.input === undefined ? '' : turnText(c.input);
     const result = c.output === undefined ? '' : ` -> ${cut(oneLine(turnText(c.output)), RESULT_CHARS)}`;
-    return `    ${callText(c.name, args)}${result}`;
+    return `    ${oneLine(callText(c.name, args))}${result}`;
   });
   if (calls.length) {
     const more = turn.toolCalls.length > MAX_CALLS ? `\n    … and ${turn.toolCalls.length - MAX_CALLS} more` : '';
