@@ -42,7 +42,7 @@ export type { RunStatus, RunView, RunSummary, CaseResultView, TrialRecord } from
 export type { ScoreDetail } from '../../../core/model/eval-case.js';
 export type { RunComparison, ScoreChange, CaseComparison, Significance } from '../../../core/evals/compare.js';
 export type { TraceListItem, TraceScoreSummary } from '../../../core/model/trace.js';
-export type { SessionSummary, SessionList, SessionDetail, SessionTurn, SessionScore } from '../../../core/model/trace-session.js';
+export type { SessionSummary, SessionList, SessionDetail, SessionTurn, SessionScore, SessionLevelScore } from '../../../core/model/trace-session.js';
 export type { ComponentType } from '../../../core/model/span.js';
 export type {
   ScoreTrends,
