@@ -1,5 +1,6 @@
 import { BadRequestError, NotFoundError, RunStateConflictError, ValidationError, type FieldIssue } from '../core/errors.js';
 import { compareRuns, type RunComparison } from '../core/evals/compare.js';
+import { comparableConversation } from '../core/evals/compare-turns.js';
 import { caseCost, runCost, trialTraceIds } from '../core/cost/run-cost.js';
 import { isUuid } from '../core/model/agent.js';
 import { jsonProblems } from '../core/model/pg-json.js';
@@ -225,7 +226,7 @@ export function createRunService(deps: ApiDeps) {
         suite_version: run.suite_version,
         cases: (cases ?? [])
           .filter((c) => c.status === 'passed' || c.status === 'failed')
-          .map((c) => ({ case_name: c.case_name, scores: c.scores, avg_score: c.avg_score, status: c.status })),
+          .map((c) => ({ case_name: c.case_name, scores: c.scores, avg_score: c.avg_score, status: c.status, ...comparableConversation(c) })),
       });
       return compareRuns(comparable(baseline, baseCases), comparable(candidate, candCases), { threshold, alpha });
     },

@@ -1,3 +1,4 @@
+import { compareConversations, type ComparableConversation, type ConversationComparison } from './compare-turns.js';
 import { bootstrapMeanCI, DEFAULT_SEED, mean, minPairsForAlpha, pairedPermutationTest, PERMUTATION_METHOD } from './statistics.js';
 
 /** One case result as a comparison needs it (the SPEC's eval case result, trimmed). */
@@ -6,6 +7,8 @@ export interface ComparableCase {
   scores: Record<string, number>;
   avg_score: number;
   status: string;
+  /** A conversation case's first trial that ran, turn by turn (absent for single-turn cases). */
+  conversation?: ComparableConversation;
 }
 
 export interface ComparableRun {
@@ -32,6 +35,8 @@ export interface CaseComparison {
   delta: number;
   baseline_status: string;
   candidate_status: string;
+  /** A case that is a conversation in both runs: its turns compared (core/evals/compare-turns.ts). */
+  conversation?: ConversationComparison;
 }
 
 /** Is the change in per-case average score more than noise? See docs/scorers.md, "Comparing runs". */
@@ -88,6 +93,8 @@ const EPSILON = 1e-9;
 
 /**
  * Compares two runs case by case (matched by case_name; cancelled and pending cases left out).
+ * A case that is a conversation in both runs is also compared turn by turn (compare-turns.ts);
+ * significance stays over cases, each conversation one paired case.
  * Per scorer, a delta beyond the threshold is a regression or an improvement; the run passes
  * when there is no regression. The per-case average score deltas also get a paired sign-flip
  * permutation test and a bootstrap interval of their mean. Deterministic for a given seed.
@@ -115,6 +122,9 @@ export function compareRuns(baseline: ComparableRun, candidate: ComparableRun, o
       delta: c.avg_score - b.avg_score,
       baseline_status: b.status,
       candidate_status: c.status,
+      ...(b.conversation && c.conversation
+        ? { conversation: compareConversations(b.conversation, c.conversation, { baseline: b.scores, candidate: c.scores }) }
+        : {}),
     });
     for (const [scorer, baselineScore] of Object.entries(b.scores)) {
       if (!Object.hasOwn(c.scores, scorer)) continue;
