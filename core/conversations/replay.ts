@@ -57,26 +57,46 @@ type ReplayStores = { runs: Pick<RunStore, 'results' | 'forWorker' | 'turnsOf'>;
 const overlay = (over: Array<SimulatedUserTurn | undefined>, under: Array<SimulatedUserTurn | undefined>) =>
   Array.from({ length: Math.max(over.length, under.length) }, (_, i) => over[i] ?? under[i]);
 
+/** Most recorded cases a reader remembers the place of (oldest forgotten first). */
+const MAX_LOCATED = 10_000;
+
 /**
  * Recorded user turns read from the run store (the run's cases, in the project; the trial's
  * turns) and the judge calls store. A recorded run that itself replayed another is overlaid on
- * that one's turns.
+ * that one's turns. Where a case sits in a recorded run (its index, the run's own replay_from)
+ * never changes: it is looked up once per case (a full read of the run's results), then only the
+ * trial's turns and calls are read for each turn.
  */
 export function recordedUserTurns(stores: ReplayStores): RecordedUserTurns {
+  const located = new Map<string, Promise<{ caseIndex: number; replayFrom?: string } | null>>();
+  const locate = (projectId: string, runId: string, which: RecordedCaseRef) => {
+    const key = JSON.stringify([projectId, runId, which.caseName, which.caseIndex]);
+    let found = located.get(key);
+    if (!found) {
+      found = (async () => {
+        const [results, run] = await Promise.all([stores.runs.results(projectId, runId), stores.runs.forWorker(runId)]);
+        const caseIndex = results ? recordedCaseIndex(results, which) : undefined;
+        return caseIndex === undefined || !run ? null : { caseIndex, replayFrom: run.config.replay_from };
+      })();
+      // A store that failed is asked again next time.
+      found.catch(() => located.delete(key));
+      located.set(key, found);
+      if (located.size > MAX_LOCATED) located.delete(located.keys().next().value!);
+    }
+    return found;
+  };
   const read = async (projectId: string, runId: string, which: RecordedCaseRef, depth: number): Promise<Array<SimulatedUserTurn | undefined> | null> => {
-    const [results, run] = await Promise.all([stores.runs.results(projectId, runId), stores.runs.forWorker(runId)]);
-    const caseIndex = results && recordedCaseIndex(results, which);
-    if (caseIndex === undefined || caseIndex === null || !run) return null;
+    const place = await locate(projectId, runId, which);
+    if (!place) return null;
     const [stored, calls] = await Promise.all([
-      stores.runs.turnsOf(runId, caseIndex, FIRST_TRIAL),
-      stores.judgeCalls.callsForTrials(runId, [{ caseIndex, trial: FIRST_TRIAL }]),
+      stores.runs.turnsOf(runId, place.caseIndex, FIRST_TRIAL),
+      stores.judgeCalls.callsForTrials(runId, [{ caseIndex: place.caseIndex, trial: FIRST_TRIAL }]),
     ]);
     const sent: Array<SimulatedUserTurn | undefined> = [];
     for (const t of stored) sent[t.turn - 1] = { message: t.user, stop: null };
     const own = overlay(sent, userTurnsOfCalls(calls));
-    const from = run.config.replay_from;
-    if (!from || depth >= MAX_REPLAY_DEPTH) return own;
-    return overlay(own, (await read(projectId, from, which, depth + 1)) ?? []);
+    if (!place.replayFrom || depth >= MAX_REPLAY_DEPTH) return own;
+    return overlay(own, (await read(projectId, place.replayFrom, which, depth + 1)) ?? []);
   };
   return (projectId, runId, which) => read(projectId, runId, which, 1);
 }
