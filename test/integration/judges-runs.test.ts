@@ -5,6 +5,7 @@ import type { MetadataStore } from '../../core/store/postgres/metadata-store.js'
 import { eventually } from '../helpers/eventually.js';
 import { DEFAULT_VERDICT, fakeProviderEnv, startFakeProvider, type FakeProvider, type FakeProviderKind } from '../helpers/fake-providers.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
+import { resultsByCase, untilCompleted } from '../helpers/run-results.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
@@ -15,17 +16,6 @@ import { expectJson as json } from '../helpers/test-service-hooks.js';
  * protocol, through the official SDKs.
  */
 
-interface Detail {
-  score: number;
-  reason: string;
-  evidence: string[];
-}
-interface CaseResult {
-  case_name: string;
-  status: string;
-  details: Record<string, Detail>;
-  trace_id: string | null;
-}
 interface TraceSpan {
   span_id: string;
   parent_span_id: string | null;
@@ -56,14 +46,11 @@ async function run(items: Array<Record<string, unknown>>, scorers: unknown[], co
     await service.api('/api/runs', { method: 'POST', json: { agentId: 'judged-agent', dataset: { items }, scorers, config } }),
     202,
   );
-  await eventually(async () => expect((await json<{ status: string }>(await service.api(`/api/runs/${created.id}`), 200)).status).toBe('completed'), 90_000);
+  await untilCompleted(service, created.id);
   return created.id;
 }
 
-async function results(runId: string): Promise<Record<string, CaseResult>> {
-  const body = await json<{ results: CaseResult[] }>(await service.api(`/api/evals/runs/${runId}/results`), 200);
-  return Object.fromEntries(body.results.map((r) => [r.case_name, r]));
-}
+const results = (runId: string) => resultsByCase(service, runId);
 
 async function traceSpans(traceId: string): Promise<TraceSpan[]> {
   return eventually(async () => (await json<{ spans: TraceSpan[] }>(await service.api(`/api/traces/${traceId}`), 200)).spans);

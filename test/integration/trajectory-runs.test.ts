@@ -6,10 +6,12 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaseResultView } from '../../core/model/eval-run.js';
 import { texts } from '../fixtures/corpus/texts.js';
 import { closeHttpServer } from '../helpers/close-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { fakeProviderEnv, startFakeProvider, type FakeProvider } from '../helpers/fake-providers.js';
+import { resultsByCase, untilCompleted } from '../helpers/run-results.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
@@ -24,19 +26,6 @@ import { expectJson as json } from '../helpers/test-service-hooks.js';
  * search) each fail the scorer that looks for them, with the reason a user reads; a span the
  * agent exports 1.5 s after answering still counts.
  */
-
-interface Detail {
-  score: number;
-  reason: string;
-  evidence: string[];
-}
-interface CaseResult {
-  case_name: string;
-  status: string;
-  details: Record<string, Detail>;
-  trace_id: string | null;
-  error?: string;
-}
 
 type Step =
   | { llm: 'plan' | 'replan' | 'answer'; note?: string }
@@ -222,14 +211,11 @@ function expecting(over: Record<string, unknown> = {}) {
 
 async function startRun(body: Record<string, unknown>, path = '/api/runs'): Promise<string> {
   const created = await json<{ id: string }>(await service.api(path, { method: 'POST', json: body }), 202);
-  await eventually(async () => expect((await json<{ status: string }>(await service.api(`/api/runs/${created.id}`), 200)).status).toBe('completed'), 90_000);
+  await untilCompleted(service, created.id);
   return created.id;
 }
 
-async function results(runId: string): Promise<Record<string, CaseResult>> {
-  const body = await json<{ results: CaseResult[] }>(await service.api(`/api/evals/runs/${runId}/results`), 200);
-  return Object.fromEntries(body.results.map((r) => [r.case_name, r]));
-}
+const results = (runId: string) => resultsByCase(service, runId);
 
 beforeAll(async () => {
   openai = await startFakeProvider('openai');
@@ -283,7 +269,7 @@ afterAll(async () => {
 });
 
 describe('trajectory scorers on the trace an instrumented agent exports', () => {
-  let run: Record<string, CaseResult>;
+  let run: Record<string, CaseResultView>;
   const item = (scenario: string, expected = expecting(), scorers?: unknown[]) => ({
     name: scenario,
     input: { scenario },

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Attributes } from '@opentelemetry/api';
 import { expect } from 'vitest';
 import type { SpanView } from '../../../core/model/trace.js';
+import type { FixtureExpectation } from '../../helpers/convention-fixture.js';
 import { SpanKind, SpanStatusCode, type SpanSpec } from './otel.js';
 
 /** A file of test/fixtures/conventions: the attributes a real instrumentation emits, and what they must become. */
@@ -15,22 +16,7 @@ export interface ConventionFixture {
   status: { code: 'unset' | 'ok' | 'error'; message?: string };
   resource: Attributes;
   scope: { name: string; version: string };
-  expected: {
-    status: 'ok' | 'error';
-    status_message: string;
-    duration_ms: number;
-    kind: string;
-    convention: string;
-    span_type: string;
-    component_type: string | null;
-    model: string | null;
-    input_tokens: number;
-    output_tokens: number;
-    input?: string;
-    input_json?: unknown;
-    output?: string;
-    output_json?: unknown;
-  };
+  expected: FixtureExpectation;
 }
 
 const FIXTURES = new URL('../../fixtures/conventions/', import.meta.url);

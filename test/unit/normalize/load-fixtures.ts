@@ -2,26 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RawSpan } from '../../../core/model/raw-span.js';
-
-/** What a fixture promises about its normalized span; `*_json` compares the parsed text. */
-export interface FixtureExpectation {
-  convention: string;
-  span_type: string;
-  component_type: string | null;
-  model: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  status: string;
-  status_message: string;
-  duration_ms: number;
-  kind: string;
-  input?: string;
-  input_json?: unknown;
-  output?: string;
-  output_json?: unknown;
-  /** Generation spans: the conversation the API shows (core/messages; test/unit/messages). */
-  llm?: unknown;
-}
+import type { FixtureExpectation } from '../../helpers/convention-fixture.js';
 
 export interface Fixture {
   /** `<convention>/<file>`, for test names. */
