@@ -38,7 +38,14 @@ import type {
 } from '../core/model/prompt.js';
 import type { CreateScoreSchema, Score } from '../core/model/score.js';
 import type { CreateCustomScorerSchema, CustomScorer, CustomScorerList } from '../core/model/custom-scorer.js';
-import type { OnlineEvaluationList, OnlineRule, OnlineRuleBody, OnlineRuleList } from '../core/model/online-rule.js';
+import type {
+  EvaluationStatus,
+  OnlineEvaluationList,
+  OnlineRule,
+  OnlineRuleBody,
+  OnlineRuleList,
+  OnlineSessionEvaluationList,
+} from '../core/model/online-rule.js';
 import type { CalibrationList, CalibrationListQuerySchema, JudgeCalibrationAnswer, JudgeCalibrationQuerySchema } from '../core/model/calibration.js';
 import type { RecomputeCostsSchema, RecomputeResult } from '../core/model/cost.js';
 import type { SuiteList, SuiteSummary, SuiteVersion, SuiteVersionInfo } from '../core/model/suite.js';
@@ -328,6 +335,9 @@ export class AgentEvalApi {
     update: (id: string, body: Partial<OnlineRuleBody>) => this.calls.put<OnlineRule>(`/api/evals/online-rules/${enc(id)}`, body),
     delete: (id: string) => this.calls.del(`/api/evals/online-rules/${enc(id)}`),
     evaluations: (id: string, page: Page = {}) => this.calls.get<OnlineEvaluationList>(`/api/evals/online-rules/${enc(id)}/evaluations`, page),
+    /** A session rule's evaluations, one per (session, generation) (docs/online-evals.md, "Session rules"). */
+    sessionEvaluations: (id: string, query: Page & { session_id?: string; status?: EvaluationStatus } = {}) =>
+      this.calls.get<OnlineSessionEvaluationList>(`/api/evals/online-rules/${enc(id)}/evaluations`, query),
   };
 
   /** Judges' agreement with people (docs/judges.md, Calibration). */

@@ -9,6 +9,7 @@ import { defaultScorerRegistry } from '../../core/scoring/index.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { httpClickHouse } from '../../core/store/clickhouse/client.js';
 import { createOnlineTraceReads } from '../../core/store/clickhouse/online-trace-reads.js';
+import { AgentEvalClient } from '../../sdk/index.js';
 import type { MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import { loadCorpus } from '../helpers/corpus.js';
 import { eventually } from '../helpers/eventually.js';
@@ -108,12 +109,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The idle time of the tests' rules; a session is due after it plus the store's 5 s allowance for writes in flight. */
 const IDLE = 1;
 const SCORERS = ['contains', { name: 'latency', config: {} }];
+/** A conversation-level scorer: the share of turns whose per-turn `contains` passed (turns[].scores). */
+const TURN_SHARE = { name: 'turnScores', config: { scorers: ['contains'], turnMinScore: 1 } };
 const EXPECTED = { outputContains: ['ok'], maxLatencyMs: 60_000 };
 
 describe('a session rule', () => {
   it('scores a session once it has been idle (not before), once; the scores show in the session view and list', async () => {
     const c = await newProject();
-    const rule = await c.create({ name: 'conversation quality', target: 'session', idle_seconds: IDLE, scorers: SCORERS, expected: EXPECTED, since: since() });
+    const rule = await c.create({
+      name: 'conversation quality',
+      target: 'session',
+      idle_seconds: IDLE,
+      scorers: [...SCORERS, TURN_SHARE],
+      expected: EXPECTED,
+      since: since(),
+    });
     expect(rule).toMatchObject({ target: 'session', idle_seconds: IDLE, on_resume: 'reevaluate' });
     expect(rule).not.toHaveProperty('delay_seconds');
     const session = `conv-${randomUUID().slice(0, 8)}`;
@@ -138,11 +148,15 @@ describe('a session rule', () => {
     expect(e.scores?.contains.value).toBeCloseTo(2 / 3, 9);
     expect(e.scores?.contains.reason).toContain('lowest turn 3');
     expect(e.scores?.latency.value).toBe(1);
+    // The conversation-level scorer saw the turns' own verdicts: 2 of 3 turns passed.
+    expect(e.scores?.turnScores.value).toBeCloseTo(2 / 3, 9);
+    expect(e.scores?.turnScores.reason).toContain('2 of 3 scored turns reached 1');
 
     const view = await c.session(session);
     expect(view.session_scores.map((s) => [s.name, s.rule_id, s.rule, s.generation, s.turns, s.trace_id])).toEqual([
       ['contains', rule.id, 'conversation quality', 1, 3, `${session}-turn-3`],
       ['latency', rule.id, 'conversation quality', 1, 3, `${session}-turn-3`],
+      ['turnScores', rule.id, 'conversation quality', 1, 3, `${session}-turn-3`],
     ]);
     expect(view.session_scores[0].value).toBeCloseTo(2 / 3, 9);
     expect(view.session_scores[0].reason).toContain('mean over 3 turns');
@@ -164,7 +178,10 @@ describe('a session rule', () => {
     // Quiet, it is never scored again.
     await sleep(1500);
     expect((await c.rule(rule.id)).stats).toMatchObject({ scored: 1, pending: 0, errors: 0 });
-    expect(await storedScores(c.project, rule.id)).toEqual(new Map([[`${session}#1`, { rows: 2, ids: 2 }]]));
+    expect(await storedScores(c.project, rule.id)).toEqual(new Map([[`${session}#1`, { rows: 3, ids: 3 }]]));
+    // The SDK's typed client reads the same generations.
+    const sdk = new AgentEvalClient({ url: svc.apiUrl, apiKey: await svc.keyFor(c.project) });
+    expect((await sdk.onlineRules.sessionEvaluations(rule.id, { session_id: session })).evaluations.map((g) => g.generation)).toEqual([1]);
   });
 
   it('scores a resumed session again after its next idle period (reevaluate), and never again with ignore', async () => {

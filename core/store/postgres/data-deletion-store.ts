@@ -83,6 +83,13 @@ export function createDataDeletionStore(pool: pg.Pool): DataDeletionStore {
             [projectId, traceIds],
           );
           if (unlinked.rowCount) counts.eval_case_results_unlinked = unlinked.rowCount;
+          // A session rule's evaluations quote the session's turns in their reasons: gone with any of its traces they read.
+          const sessions = await client.query(
+            `DELETE FROM online_session_evaluations WHERE project_id = $1 AND session_id IN (
+               SELECT session_id FROM online_session_evaluations WHERE project_id = $1 AND last_trace_id = ANY($2::text[]))`,
+            [projectId, traceIds],
+          );
+          if (sessions.rowCount) counts.online_session_evaluations = sessions.rowCount;
         }
         if (userId !== null) {
           const given = await client.query('DELETE FROM feedback WHERE project_id = $1 AND user_id = $2', [projectId, userId]);

@@ -12,6 +12,7 @@ const TRACE_DATA: ReadonlyArray<{ table: string; at: string; where?: string }> =
   { table: 'feedback_comparisons', at: 'created_at' },
   { table: 'review_queue_items', at: 'created_at' },
   { table: 'online_evaluations', at: 'created_at' },
+  { table: 'online_session_evaluations', at: 'created_at' },
   { table: 'judge_calls', at: 'created_at', where: 'run_id IS NULL' },
   { table: 'alert_events', at: 'at' },
   { table: 'data_deletions', at: 'completed_at', where: "status = 'completed'" },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../core/errors.js';
+import type { ScoreDetail } from '../../../core/model/eval-case.js';
 import { mergeOnlineRule, parseOnlineRule } from '../../../core/model/online-rule.js';
 import { onlineScoreId, onlineSessionScoreId, sessionJudgeTraceId } from '../../../core/online/judge-trace.js';
 import { turnsVerdict } from '../../../core/online/score-session.js';
@@ -113,7 +114,11 @@ describe('what a session rule scores', () => {
 
   it('gives conversation scorers the whole session, ended idle, with the per-turn verdicts', () => {
     const turns = sessionTurns(session, { outputContains: ['ok'] });
-    const verdicts = [{ contains: { score: 1, reason: 'a', evidence: [] } }, { contains: { score: 1, reason: 'b', evidence: [] } }, {}];
+    const verdicts: Array<Record<string, ScoreDetail>> = [
+      { contains: { score: 1, reason: 'a', evidence: [] } },
+      { contains: { score: 1, reason: 'b', evidence: [] } },
+      {},
+    ];
     const input = sessionScoreInput('conv-1', turns, verdicts, { outputContains: ['ok'] });
     expect(input.conversation).toMatchObject({ sessionId: 'conv-1', ended: 'idle' });
     expect(input.conversation.turns.map((t) => t.scores)).toEqual([verdicts[0], verdicts[1], undefined]);
