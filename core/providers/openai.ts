@@ -15,6 +15,12 @@ function parseJson(text: string | null | undefined): { value?: unknown; problem?
   }
 }
 
+/** A 400 saying the model does not take the temperature sent (`Unsupported value: 'temperature' does not support 0 ...`). */
+function refusesTemperature(err: unknown): boolean {
+  const e = err as { status?: unknown; param?: unknown; message?: unknown } | null;
+  return e?.status === 400 && (e.param === 'temperature' || /\btemperature\b/i.test(String(e.message)));
+}
+
 /**
  * OpenAI Chat Completions (OPENAI_API_KEY, OPENAI_BASE_URL: any OpenAI-compatible server). The
  * answer is constrained by `response_format: {type: 'json_schema', strict: true}`, or, with
@@ -48,9 +54,14 @@ export function openaiProvider(settings: NonNullable<LlmSettings['openai']>): Ll
               },
             }),
       };
+      const create = (body: ChatParams) => client.chat.completions.create(body, { timeout: req.timeoutMs, maxRetries: 0, signal: req.signal });
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {
-        completion = await client.chat.completions.create(params, { timeout: req.timeoutMs, maxRetries: 0, signal: req.signal });
+        completion = await create(params).catch((err: unknown) => {
+          // Reasoning models take only their default temperature (400 naming it): asked once more without one.
+          if (params.temperature === undefined || !refusesTemperature(err)) throw err;
+          return create({ ...params, temperature: undefined });
+        });
       } catch (err) {
         throw providerError('openai', err, req.signal);
       }

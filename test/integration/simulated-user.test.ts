@@ -249,6 +249,26 @@ describe('a simulated user', () => {
     expect((await metadata.judges.callsForTrials(runId, [{ caseIndex: 0, trial: 0 }])).map((c) => c.status)).toEqual(['error']);
   });
 
+  it('asks a model that takes only its default temperature again without one, keeping the seed', async () => {
+    openai.requests.length = 0;
+    const run = (await metadata.runs.forWorker(await newRun()))!;
+    openai.setDefault((req) =>
+      req.body.temperature === undefined
+        ? { verdict: { message: 'Order 4417.', status: 'continue' } }
+        : { status: 400, message: "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported." },
+    );
+    try {
+      const outcome = await simulateUserActivity(deps, run, 'refund', refundSimulation, { runId: run.id, caseIndex: 0, trial: 0, turn: 2, messages: [] });
+      expect(outcome).toMatchObject({ tag: 'turn', turn: { message: 'Order 4417.' } });
+    } finally {
+      openai.setDefault({ verdict: { message: 'ok', status: 'continue' } });
+    }
+    expect(openai.requests.map((r) => [r.body.temperature, r.body.seed])).toEqual([
+      [0, 42],
+      [undefined, 42],
+    ]);
+  });
+
   it("stops without a call once the run's judge budget is spent", async () => {
     openai.requests.length = 0;
     const runId = await newRun({ judge_budget: { max_tokens: 100 } });
