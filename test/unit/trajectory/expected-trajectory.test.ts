@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ExpectedSchema } from '../../../core/model/eval-case.js';
 import { CreateRunSchema } from '../../../core/model/eval-run.js';
 import { trajectoryOf } from '../../../core/model/expected-trajectory.js';
@@ -11,7 +11,7 @@ import { toolCallsScorer } from '../../../core/scoring/trajectory/tool-calls.js'
 import type { SpanTree } from '../../../core/scoring/trajectory/span-tree.js';
 import { validationIssues } from '../../helpers/thrown.js';
 import { scoreTree } from './score.js';
-import { agentTree, otlpReceiver, type AgentStep, type OtlpReceiver } from './traces.js';
+import { agentTree, useOtlpReceiver, type AgentStep } from './traces.js';
 
 // `expected.trajectory` (core/model/expected-trajectory.ts): what a case expects of the agent's
 // trajectory, checked when a suite or run is created and read by toolCalls and steps where their
@@ -74,16 +74,7 @@ describe('expected.trajectory in suites and runs', () => {
     const fromYaml = parseSuiteDefinition(parseSuiteYaml(TRIP_YAML), scorers);
     const fromJson = parseSuiteDefinition(TRIP_JSON, scorers);
     expect(fromYaml).toEqual(fromJson);
-    expect(fromYaml.cases[0].expected.trajectory).toEqual({
-      mode: 'strict',
-      argsMatch: 'subset',
-      calls: [
-        { name: 'search_flights', args: { from: 'LIS', to: 'KIX' } },
-        { name: 'get_weather', where: { city: { regex: '^ky', flags: 'i' }, days: { near: 4, tolerance: 1 } } },
-      ],
-      forbidden: ['cancel_booking'],
-      budget: { maxLlmCalls: 3, maxToolCalls: 4, maxTokens: 5000, maxWallMs: 60000 },
-    });
+    expect(fromYaml.cases[0].expected.trajectory).toEqual(TRIP_JSON.cases[0].expected.trajectory);
     // A bare tool name is a call of that tool with any arguments; a scalar predicate is `equals`.
     const short = ExpectedSchema.parse({ trajectory: { calls: ['get_weather', { name: 'book', where: { nights: 3 } }] } });
     expect(short.trajectory!.calls).toEqual([{ name: 'get_weather' }, { name: 'book', where: { nights: { equals: 3 } } }]);
@@ -130,7 +121,7 @@ describe('expected.trajectory in suites and runs', () => {
   });
 });
 
-let receiver: OtlpReceiver;
+const receiver = useOtlpReceiver();
 let trip: SpanTree;
 const TRIP: AgentStep[] = [
   { llm: 'plan the trip' },
@@ -141,11 +132,7 @@ const TRIP: AgentStep[] = [
 const CASE = TRIP_JSON.cases[0].expected;
 
 beforeAll(async () => {
-  receiver = await otlpReceiver();
   trip = await agentTree(receiver, TRIP);
-});
-afterAll(async () => {
-  await receiver.close();
 });
 
 describe('toolCalls reads expected.trajectory', () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ScorerRefListSchema } from '../../../core/model/eval-case.js';
 import { defaultScorerRegistry } from '../../../core/scoring/index.js';
 import { selectionConfidenceScorer } from '../../../core/scoring/trajectory/selection-confidence.js';
@@ -7,7 +7,7 @@ import { buildSpanTree, type SpanTree } from '../../../core/scoring/trajectory/s
 import { selectionAttributes, type SelectionFields } from '../../../sdk/attributes.js';
 import { loadCorpus } from '../../helpers/corpus.js';
 import { scoreTree } from './score.js';
-import { AGENT_RESOURCE, agentRun, corpusJsonTree, otlpReceiver, type AgentStep, type OtlpReceiver } from './traces.js';
+import { AGENT_RESOURCE, agentRun, corpusJsonTree, useOtlpReceiver, type AgentStep } from './traces.js';
 
 // The SPEC's skill or tool selection attributes (skill_category, selection_confidence,
 // selection_reason, alternatives_considered) read into the span tree, picked by selectors, and
@@ -17,13 +17,7 @@ import { AGENT_RESOURCE, agentRun, corpusJsonTree, otlpReceiver, type AgentStep,
 
 const corpus = loadCorpus();
 
-let receiver: OtlpReceiver;
-beforeAll(async () => {
-  receiver = await otlpReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
+const receiver = useOtlpReceiver();
 
 /** An agent run whose steps may record a selection (on the step's own span). */
 async function selectingRun(steps: Array<AgentStep & { selection?: SelectionFields }>): Promise<SpanTree> {

@@ -1,21 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ScorerRefListSchema } from '../../../core/model/eval-case.js';
 import { defaultScorerRegistry } from '../../../core/scoring/index.js';
 import { spanMatchScorer } from '../../../core/scoring/trajectory/span-match.js';
 import { buildSpanTree, type SpanTree } from '../../../core/scoring/trajectory/span-tree.js';
 import { loadCorpus } from '../../helpers/corpus.js';
 import { scoreTree } from './score.js';
-import { corpusJsonTree, corpusOtelTree, otlpReceiver, type OtlpReceiver } from './traces.js';
+import { corpusJsonTree, corpusOtelTree, useOtlpReceiver } from './traces.js';
 import { cpuClock } from '../../helpers/cpu-clock.js';
 
 // spanMatch over the corpus traces as the instrumentations emit them (through OTLP and the
 // normalizer), and over 5,000 spans.
 
-let receiver: OtlpReceiver;
+const receiver = useOtlpReceiver();
 let langchain: SpanTree;
 let spec: SpanTree;
 beforeAll(async () => {
-  receiver = await otlpReceiver();
   const corpus = loadCorpus();
   langchain = (
     await corpusOtelTree(
@@ -24,9 +23,6 @@ beforeAll(async () => {
     )
   ).tree;
   spec = corpusJsonTree(corpus.json.find((t) => t.name === 'spec')!).tree;
-});
-afterAll(async () => {
-  await receiver.close();
 });
 
 const checks = (tree: SpanTree, list: unknown[]) => scoreTree(spanMatchScorer, tree, { checks: list });

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SpanRecord } from '../../../core/model/span.js';
 import { spanTreeOf } from '../../../core/scoring/trace-view.js';
 import { parseArguments } from '../../../core/scoring/trajectory/json-value.js';
 import { attribute, buildSpanTree, type SpanNode, type SpanTree } from '../../../core/scoring/trajectory/span-tree.js';
 import { hostileStrings } from '../../fixtures/corpus/texts.js';
 import { loadCorpus } from '../../helpers/corpus.js';
-import { corpusJsonTree, corpusOtelTree, otlpReceiver, type OtlpReceiver } from './traces.js';
+import { corpusJsonTree, corpusOtelTree, useOtlpReceiver } from './traces.js';
 import { cpuClock } from '../../helpers/cpu-clock.js';
 
 // The span tree the trajectory scorers read (core/scoring/trajectory/span-tree.ts), built from the
@@ -18,13 +18,7 @@ const corpus = loadCorpus();
 const otel = (name: string) => corpus.otel.find((t) => t.name === name)!;
 const json = (name: string) => corpus.json.find((t) => t.name === name)!;
 
-let receiver: OtlpReceiver;
-beforeAll(async () => {
-  receiver = await otlpReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
+const receiver = useOtlpReceiver();
 
 /** What must hold of any tree: every span once, parents before children, depths consistent, links terminate. */
 function expectWellFormed(tree: SpanTree): void {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ScorerRefListSchema } from '../../../core/model/eval-case.js';
 import { defaultScorerRegistry } from '../../../core/scoring/index.js';
 import { loopsScorer } from '../../../core/scoring/trajectory/loops.js';
@@ -7,20 +7,14 @@ import { stepsScorer } from '../../../core/scoring/trajectory/steps.js';
 import { toolErrorsScorer } from '../../../core/scoring/trajectory/tool-errors.js';
 import { loadCorpus } from '../../helpers/corpus.js';
 import { plainTree, scoreTree } from './score.js';
-import { agentTree, corpusJsonTree, corpusOtelTree, otlpReceiver, type OtlpReceiver } from './traces.js';
+import { agentTree, corpusJsonTree, corpusOtelTree, useOtlpReceiver } from './traces.js';
 import { cpuClock } from '../../helpers/cpu-clock.js';
 
 // steps, loops and toolErrors on agent runs recorded by the real OpenTelemetry SDK and sent
 // through OTLP and the normalizer, with planted behaviour: a blown budget, a loop, an oscillation,
 // a tool error recovered or not; and on the corpus traces.
 
-let receiver: OtlpReceiver;
-beforeAll(async () => {
-  receiver = await otlpReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
+const receiver = useOtlpReceiver();
 
 const messages = (name: string, config: Record<string, unknown>) =>
   defaultScorerRegistry()

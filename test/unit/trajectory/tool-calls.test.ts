@@ -1,35 +1,30 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ScorerRefListSchema } from '../../../core/model/eval-case.js';
 import { defaultScorerRegistry, runScorers } from '../../../core/scoring/index.js';
 import { toolCallsScorer } from '../../../core/scoring/trajectory/tool-calls.js';
 import { loadCorpus } from '../../helpers/corpus.js';
 import { plainTree, scoreTree, type PlainCall } from './score.js';
-import { agentTree, corpusJsonTree, corpusOtelTree, otlpReceiver, type AgentStep, type OtlpReceiver } from './traces.js';
+import { agentTree, corpusJsonTree, corpusOtelTree, useOtlpReceiver, type AgentStep } from './traces.js';
 import type { SpanTree } from '../../../core/scoring/trajectory/span-tree.js';
 
 // toolCalls on agent runs recorded by the real OpenTelemetry SDK (GenAI conventions) and sent
 // through OTLP and the normalizer, with planted mistakes: a wrong argument, a wrong order, a
 // missing call, an extra call, a forbidden tool, arguments that are not JSON.
 
-let receiver: OtlpReceiver;
-let trip: SpanTree;
-
-const TRIP: AgentStep[] = [
-  { llm: 'plan the trip' },
-  { tool: 'search_flights', args: { from: 'LIS', to: 'TYO', pax: 2, dates: { out: '2026-03-14' } }, result: '{"offers":3}' },
-  { tool: 'get_weather', args: { city: 'Kyoto', days: 3 }, result: '{"temp":14}' },
-  { llm: 'write the answer' },
-];
 const FLIGHTS = { name: 'search_flights', args: { from: 'LIS', to: 'TYO', pax: 2, dates: { out: '2026-03-14' } } };
 const WEATHER = { name: 'get_weather', args: { city: 'Kyoto', days: 3 } };
+const TRIP: AgentStep[] = [
+  { llm: 'plan the trip' },
+  { tool: FLIGHTS.name, args: FLIGHTS.args, result: '{"offers":3}' },
+  { tool: WEATHER.name, args: WEATHER.args, result: '{"temp":14}' },
+  { llm: 'write the answer' },
+];
 
+const receiver = useOtlpReceiver();
+let trip: SpanTree;
 beforeAll(async () => {
-  receiver = await otlpReceiver();
   trip = await agentTree(receiver, TRIP);
-});
-afterAll(async () => {
-  await receiver.close();
 });
 
 /** Scores the trip, or `tree` (null: an execution with no trace). */

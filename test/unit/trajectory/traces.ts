@@ -1,4 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
+import { afterAll, beforeAll } from 'vitest';
 import { decodeIngestBody } from '../../../collector/json/ingest-body.js';
 import { normalizeSpan } from '../../../collector/normalize/index.js';
 import { loadPriceTable } from '../../../core/cost/price-table.js';
@@ -11,6 +12,7 @@ import { recordTrace, SpanKind, SpanStatusCode, type SpanSpec } from '../../e2e/
 import { recordingIngest, startHttpReceiver } from '../../fixtures/otlp/harness.js';
 import { exportSpans, makeExporter } from '../../fixtures/otlp/sdk.js';
 import { toSpanSpecs, type CorpusJsonTrace, type CorpusOtelTrace } from '../../helpers/corpus.js';
+import { startedLater } from '../../helpers/test-service-hooks.js';
 
 /**
  * Traces for the trajectory scorers' tests, made the way production makes them: spans recorded by
@@ -39,6 +41,18 @@ export async function otlpReceiver() {
     },
     close: () => receiver.close(),
   };
+}
+
+/** otlpReceiver as a test file's hooks: started in `beforeAll`, closed in `afterAll`; usable in the file's later hooks and tests. */
+export function useOtlpReceiver(): OtlpReceiver {
+  let receiver: OtlpReceiver | undefined;
+  beforeAll(async () => {
+    receiver = await otlpReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+  return startedLater(() => receiver, 'the OTLP receiver');
 }
 
 export type OtlpReceiver = Awaited<ReturnType<typeof otlpReceiver>>;
