@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator } from '../../core/auth/authenticator.js';
 import { createPool } from '../../core/store/postgres/metadata-store.js';
 import { createKeyStore } from '../../core/store/postgres/key-store.js';
-import { decodeStatus, encodeRequest, grpcExport, postTraces } from '../fixtures/otlp/harness.js';
+import { decodeStatus, grpcExport, postTraces, recentRequest } from '../fixtures/otlp/harness.js';
 import { eventually } from '../helpers/eventually.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { makeDataDir } from '../helpers/data-dir.js';
@@ -221,17 +221,7 @@ describe('JWT bearer tokens', () => {
 const OTLP_TRACE_ID = '5bf7651916cd43dd8448eb211c80319d';
 
 /** `count` spans of one recent trace (span ids 1..count). */
-function sampleRequest(count: number): Buffer {
-  const start = BigInt(Date.now() - 60_000) * 1_000_000n;
-  const spans = Array.from({ length: count }, (_, i) => ({
-    traceId: Buffer.from(OTLP_TRACE_ID, 'hex'),
-    spanId: Buffer.from((i + 1).toString(16).padStart(16, '0'), 'hex'),
-    name: `span-${i}`,
-    startTimeUnixNano: String(start),
-    endTimeUnixNano: String(start + 500_000_000n),
-  }));
-  return encodeRequest({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
-}
+const sampleRequest = (count: number) => recentRequest(OTLP_TRACE_ID, count);
 
 describe('the OTLP receivers', () => {
   it("need a key over HTTP (both ports) and gRPC; an export lands in the key's project", async () => {

