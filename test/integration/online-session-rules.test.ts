@@ -10,10 +10,11 @@ import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-stor
 import { httpClickHouse } from '../../core/store/clickhouse/client.js';
 import { createOnlineTraceReads } from '../../core/store/clickhouse/online-trace-reads.js';
 import { AgentEvalClient } from '../../sdk/index.js';
-import type { MetadataStore } from '../../core/store/postgres/metadata-store.js';
+import { createPool, type MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import { loadCorpus } from '../helpers/corpus.js';
 import { eventually } from '../helpers/eventually.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
+import { servicePostgresUrl } from '../helpers/service-postgres.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
 /**
@@ -258,6 +259,37 @@ describe('a session rule', () => {
     await eventually(async () => expect((await c.rule(rule.id)).stats).toMatchObject({ scored: 1, pending: 0 }), 60_000);
     await sleep(1000);
     expect((await c.evaluations(rule.id)).evaluations.map((e) => [e.session_id, e.turns])).toEqual([[taken, 2]]);
+  });
+});
+
+describe('a worker that dies mid-evaluation', () => {
+  it('leaves a lease that runs out: the generation is then taken again and scored once', async () => {
+    const c = await newProject();
+    const rule = await c.create({ name: 'dead worker', target: 'session', idle_seconds: IDLE, scorers: ['contains'], expected: EXPECTED, since: since() });
+    const session = `orphan-${randomUUID().slice(0, 8)}`;
+    await c.ingest(turn(session, 1));
+    await c.ingest(turn(session, 2));
+    // A worker claimed generation 1 (idle since far ahead: the scan adds no other) and died: its lease runs 2 s more.
+    const pool = createPool(servicePostgresUrl(svc.dataDir));
+    try {
+      await pool.query(
+        `INSERT INTO online_session_evaluations (rule_id, session_id, generation, project_id, session_stored_ms, session_end_ms, status, attempts, lease, next_attempt_at)
+         VALUES ($1, $2, 1, $3, $4, $4, 'running', 1, $5, now() + interval '2 seconds')`,
+        [rule.id, session, c.project, Date.now() + 86_400_000, randomUUID()],
+      );
+    } finally {
+      await pool.end();
+    }
+    await sleep(1000);
+    expect((await c.evaluations(rule.id)).evaluations.map((e) => [e.status, e.attempts])).toEqual([['running', 1]]);
+    const [done] = await eventually(async () => {
+      const list = await c.evaluations(rule.id);
+      expect(list.evaluations.map((e) => [e.generation, e.status, e.attempts])).toEqual([[1, 'done', 2]]);
+      return list.evaluations;
+    }, 30_000);
+    expect(done.turns).toBe(2);
+    expect(await storedScores(c.project, rule.id)).toEqual(new Map([[`${session}#1`, { rows: 1, ids: 1 }]]));
+    expect((await c.rule(rule.id)).stats).toMatchObject({ scored: 1, pending: 0, errors: 0 });
   });
 });
 
