@@ -37,6 +37,7 @@ import { startOnlineEvaluator } from '../core/online/evaluator.js';
 import { projectRegistry } from '../core/scoring/http-scorer.js';
 import { loadPriceTable } from '../core/cost/price-table.js';
 import { judgeCallPricer } from '../core/cost/judge-pricing.js';
+import { recordedUserTurns } from '../core/conversations/replay.js';
 import { createEgressPolicy } from '../core/egress/policy.js';
 import { createEgress } from '../core/egress/fetch.js';
 import { configuredOwnEndpoints, endpointOfUrl } from './egress.js';
@@ -221,6 +222,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
               judgeCalls: stores.metadata.judges,
               customScorers: { store: stores.metadata.scorers, timeoutMs: config.customScorers.timeoutMs },
               fetch: egress.fetch,
+              // The simulated user plays through the judges' providers, budget and records (docs/evals.md, "Simulated users").
+              simulator: {
+                judges,
+                judgeCalls: stores.metadata.judges,
+                priceJudgeCall: judgeCallPricer(prices),
+                recordedTurns: recordedUserTurns({ runs: stores.metadata.runs, judgeCalls: stores.metadata.judges }),
+              },
             }),
             cacheDir: config.cacheDir,
             reconnect: config.reconnect,

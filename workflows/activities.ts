@@ -20,6 +20,8 @@ import { TRIAL_NOT_RECORDED } from './contract.js';
 import type { EgressFetch } from '../core/egress/fetch.js';
 import { caseScores, caseTraceBody, type CaseTraceInput } from './case-trace.js';
 import { createTrialSteps } from './trial-steps.js';
+import { createConversationSteps } from './conversation-steps.js';
+import type { SimulatorActivityDeps } from './simulator-activity.js';
 
 /** The agent as the worker calls it (header values included). */
 export interface AgentForCall {
@@ -45,12 +47,15 @@ export interface ActivityDeps {
   customScorers?: { store: { allForCall(projectId: string): Promise<CustomScorerRecord[]> }; timeoutMs: number };
   /** How agents and custom scorers are called: through the service's egress policy (core/egress). */
   fetch: EgressFetch;
+  /** The simulated user's providers (the judges'); without them a simulated case's trial fails saying so. */
+  simulator?: SimulatorActivityDeps;
 }
 
 /** All I/O of a run (STYLE 3: created with their dependencies). */
 export function createActivities(deps: ActivityDeps): EvalActivities {
   const { runs } = deps;
   const steps = createTrialSteps(deps);
+  const conversation = createConversationSteps(deps, steps);
   /** The call a trial recorded by an earlier attempt last made (its result the engine did not keep). */
   const lastCall = (recorded: { calls: unknown[] }, startedAt: number) => (recorded.calls.at(-1) as AgentCall | undefined) ?? { startedAt, endedAt: startedAt };
   /**
@@ -71,12 +76,16 @@ export function createActivities(deps: ActivityDeps): EvalActivities {
   });
 
   return {
+    ...conversation,
+
     async callCaseAgent(input) {
       const { runId, caseIndex, trial, call } = input;
       const { run, runCase, recorded } = await steps.runAndCase(runId, caseIndex, trial);
       // Recorded by an earlier attempt (a worker that died after recording, or a workflow task the
       // engine refused because a signal came in while it ran): the agent is not called again.
       if (recorded) return { tag: 'recorded', call: lastCall(recorded, input.startedAt), status: recorded.status };
+      // A conversation goes turn by turn (workflows/conversation-trial.ts).
+      if (runCase.turns || runCase.simulation) return { tag: 'conversation' };
       const made = await steps.callCaseAgent(run, runCase, input);
       if (call === 0 && made.reply?.approval) return { tag: 'asks-approval', call: made };
       if (!rulesOnly(runCase)) return { tag: 'to-score', call: made, judges: steps.judgesOf(runCase) };

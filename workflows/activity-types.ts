@@ -1,5 +1,6 @@
 import type { AgentReply } from '../core/model/agent-reply.js';
 import type { ScoreDetail } from '../core/model/eval-case.js';
+import type { ConversationEnd } from '../core/model/conversation.js';
 import type { ApprovalDecision, CaseOutcome } from './contract.js';
 
 /** Types only: the workflow imports these, the worker implements them (activities.ts). */
@@ -16,6 +17,8 @@ export interface AgentCall {
   reply?: AgentReply;
   /** Set when the call failed after its retries. */
   error?: string;
+  /** The conversation turn (1-based) the call answered; absent for a single-turn case. */
+  turn?: number;
 }
 
 /** A trial whose agent calls are done: what scoring and recording start from. */
@@ -32,6 +35,8 @@ export interface CaseRecord extends CaseRun {
   passed: boolean;
   status: CaseOutcome;
   error?: string;
+  /** A conversation trial's end (its turns are stored apart, turn by turn). */
+  conversation?: { ended: ConversationEnd | null; turns_done: number };
 }
 
 /**
@@ -47,9 +52,34 @@ export type TrialEnd = { tag: 'recorded'; status: CaseOutcome } | { tag: 'not-re
  * - `asks-approval`: the first call's answer asks a person's approval of a tool (in `call.reply.approval`);
  * - `to-score`: an answer to score with scoreTrial, after calling each of `judges` (the case's LLM judges);
  * - a TrialEnd: every scorer of the case is a rule, so the answer was scored with them right there
- *   (no workflow hop for it), and recorded or not; or the trial was recorded by an earlier attempt.
+ *   (no workflow hop for it), and recorded or not; or the trial was recorded by an earlier attempt;
+ * - `conversation`: the case is a conversation; no call was made: the trial goes turn by turn
+ *   (conversation-trial.ts).
  */
-export type AgentTurn = { call: AgentCall } & ({ tag: 'asks-approval' } | { tag: 'to-score'; judges: string[] } | TrialEnd);
+export type AgentTurn = ({ call: AgentCall } & ({ tag: 'asks-approval' } | { tag: 'to-score'; judges: string[] } | TrialEnd)) | { tag: 'conversation' };
+
+/** One turn of a conversation trial (1-based `turn`). */
+export interface TurnRef extends TrialRef {
+  turn: number;
+}
+
+/** The user's side of turn n: a message to send, or the conversation ended (or cannot go on: `stopped`, with why). */
+export type UserTurnStep = { tag: 'say'; message: string } | { tag: 'end'; ended: ConversationEnd } | { tag: 'stopped'; reason: string };
+
+/**
+ * An agent call of a conversation turn: `answered`, `asks-approval` (the turn's first call), or
+ * `recorded`: the turn was recorded by an earlier attempt (the agent is not called again);
+ * `calls` is then the trial's agent calls through that turn, `error` set when the turn failed.
+ */
+export type TurnCall = { tag: 'answered' | 'asks-approval'; call: AgentCall } | { tag: 'recorded'; calls: number; error: string | null };
+
+/** A turn's calls made, to score and record (or record as failed, with `error`). */
+export interface TurnDone extends TurnRef {
+  message: string;
+  calls: AgentCall[];
+  approval?: CaseRun['approval'];
+  error?: string;
+}
 
 /** What scoreTrial did: a TrialEnd, or `to-judge`: these LLM judges of the case have no verdict yet. */
 export type ScoredTrial = TrialEnd | { tag: 'to-judge'; judges: string[] };
@@ -89,6 +119,14 @@ export interface EvalActivities {
    * to scoreTrial (scoreCase) with the others.
    */
   callJudge(input: CaseRun & { scorer: string }): Promise<ScoreDetail>;
+  /** Conversation: the user's message of a turn (the script's, or the simulated user's), or why the conversation ended. */
+  conversationUserTurn(input: TurnRef): Promise<UserTurnStep>;
+  /** Conversation: the agent called for a turn (`call`: the trial's call number), with the history so far. */
+  callTurnAgent(input: TurnRef & { call: number; message: string; grant?: ApprovalDecision }): Promise<TurnCall>;
+  /** Conversation: a turn's answer scored with its scorers and recorded (once). */
+  finishTurn(input: TurnDone): Promise<void>;
+  /** Conversation: the conversation-level scorers on the whole conversation, then the trial recorded (once) from its turns. */
+  finishConversation(input: TrialRef & { startedAt: number; ended: ConversationEnd | null; error?: string; cancelled: boolean }): Promise<CaseOutcome>;
   /** Emit span: the traces and scores of recorded case trials, in one batch, into the trace store. */
   emitCaseTraces(batch: { runId: string; trials: Array<{ caseIndex: number; trial: number }> }): Promise<void>;
   /** Those traces could not be written: their results stop naming them. */

@@ -37,6 +37,8 @@ export interface AgentCallRecord {
   endedAt: number;
   reply?: AgentReply;
   error?: string;
+  /** A conversation's turn (1-based) the call answered. */
+  turn?: number;
 }
 
 export interface CaseTraceInput {
@@ -73,7 +75,8 @@ export function agentCallSpan(key: TrialKey, call: number, rec: AgentCallRecord,
   return {
     span_id: agentSpanId(key, call),
     parent_span_id: caseSpanId(key, 'root'),
-    name: call === 0 ? 'agent call' : 'agent call (after approval)',
+    // A conversation's calls are numbered through the trial, one span (at least) per turn.
+    name: rec.turn !== undefined ? `turn ${rec.turn}: agent call` : call === 0 ? 'agent call' : 'agent call (after approval)',
     type: 'span',
     start_time: iso(rec.startedAt),
     end_time: iso(rec.endedAt),
@@ -84,6 +87,7 @@ export function agentCallSpan(key: TrialKey, call: number, rec: AgentCallRecord,
     attributes: {
       'agent_eval.agent_id': agent.id,
       'agent_eval.agent_version': agent.version,
+      ...(rec.turn !== undefined ? { 'agent_eval.turn': rec.turn } : {}),
       ...(rec.reply?.tool_calls.length ? { 'agent_eval.tool_calls': rec.reply.tool_calls.map((c) => c.name) } : {}),
       ...(rec.reply?.approval ? { 'agent_eval.approval_requested': rec.reply.approval.tool } : {}),
     },

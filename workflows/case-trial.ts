@@ -3,6 +3,7 @@ import type { ScoreDetail } from '../core/model/eval-case.js';
 import type { AgentCall, AgentTurn, CaseRecord, CaseRun, TrialEnd, TrialRef } from './activity-types.js';
 import type { ApprovalDecision, CaseOutcome, PendingApproval, RunPolicy } from './contract.js';
 import { failureMessage, type RunActivities } from './activity-options.js';
+import { decideConversation } from './conversation-trial.js';
 
 /**
  * Workflow code (deterministic): one case trial's decisions. The activities call the agent, score
@@ -103,7 +104,7 @@ async function callAgent(t: Trial, n: number, grant?: ApprovalDecision): Promise
   const callStart = Date.now();
   try {
     const turn = await t.acts.agent.callCaseAgent({ ...caseRun(t), call: n, grant });
-    t.calls.push(turn.call);
+    if (turn.tag !== 'conversation') t.calls.push(turn.call);
     return turn;
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -130,10 +131,16 @@ async function score(t: Trial, judges: string[]): Promise<TrialEnd> {
 export async function decideTrial(t: Trial): Promise<CaseOutcome> {
   let end: TrialEnd | undefined;
   let error: string | undefined;
+  let conversation = false;
   try {
     await t.scope.run(async () => {
       let turn = await callAgent(t, 0);
+      if (turn.tag === 'conversation') {
+        conversation = true;
+        return;
+      }
       if (turn.tag === 'asks-approval') turn = await callAgent(t, 1, await awaitApproval(t, turn.call.reply!.approval!));
+      if (turn.tag === 'conversation') throw ApplicationFailure.nonRetryable('the case became a conversation', 'CaseChanged');
       if (turn.tag === 'recorded' || turn.tag === 'not-recorded') {
         end = turn;
         return;
@@ -144,6 +151,7 @@ export async function decideTrial(t: Trial): Promise<CaseOutcome> {
   } catch (err) {
     if (!(t.state.cancelled || isCancellation(err))) error = failureMessage(err);
   }
+  if (conversation) return decideConversation(t);
   if (end?.tag === 'recorded') return end.status;
   return recordUnfinished(t, end?.record, error);
 }

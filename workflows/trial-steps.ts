@@ -16,6 +16,7 @@ import { AgentCallError, callAgent } from '../core/agents/agent-call.js';
 import type { AgentCall, CaseRecord, CaseRun, TrialEnd } from './activity-types.js';
 import type { ActivityDeps } from './activities.js';
 import type { ApprovalDecision } from './contract.js';
+import type { LlmMessage } from '../core/model/messages.js';
 import { judgeRef, latencyOf, scoreInputFor } from './judge-activity.js';
 import { caseTraceId, traceparentFor } from './case-trace.js';
 import { untilStoreAnswers } from './store-wait.js';
@@ -52,14 +53,22 @@ export function createTrialSteps(deps: ActivityDeps) {
     return projectRegistry(deps.scorers, custom.store, run.project_id, { timeoutMs: custom.timeoutMs, fetch: deps.fetch });
   }
 
-  /** The agent called once for the trial (`call` 1 after an approval, with the person's `grant`). */
-  async function callCaseAgent(run: RunForWorker, runCase: RunCase, input: CaseRun & { call: number; grant?: ApprovalDecision }): Promise<AgentCall> {
+  /**
+   * The agent called once for the trial (`call` 1 after an approval, with the person's `grant`);
+   * a conversation's turn gives its `turn`, the history so far in `messages` and the turn's `input`.
+   */
+  async function callCaseAgent(
+    run: RunForWorker,
+    runCase: RunCase,
+    input: Pick<CaseRun, 'runId' | 'caseIndex' | 'trial'> & { call: number; grant?: ApprovalDecision },
+    conversation?: { turn: number; messages: LlmMessage[]; input: unknown },
+  ): Promise<AgentCall> {
     const { runId, caseIndex, trial, call, grant } = input;
     const agent = await deps.agents.resolveForCall(run.project_id, run.agent_id);
     if (!agent) throw ApplicationFailure.nonRetryable(`agent ${run.agent_id} no longer exists`, 'AgentGone');
     const key = { runId, caseIndex, trial };
-    const body = agentCallBody({
-      input: runCase.input,
+    const single = agentCallBody({
+      input: conversation ? conversation.input : runCase.input,
       caseName: runCase.name,
       expected: runCase.expected,
       runId,
@@ -69,10 +78,11 @@ export function createTrialSteps(deps: ActivityDeps) {
       sessionId: caseSessionId(runId, caseIndex, trial),
       ...(grant ? { approval: { approved: grant.approved, comment: grant.comment ?? null } } : {}),
     });
+    const body = conversation ? { ...single, turn: conversation.turn, messages: conversation.messages } : single;
     try {
       const signal = Context.current().cancellationSignal;
       const result = await callAgent(agent, body, { timeoutMs: run.config.timeout_ms, traceparent: traceparentFor(key, call), signal, fetch: deps.fetch });
-      return { startedAt: result.startedAt, endedAt: result.endedAt, reply: result.reply };
+      return { startedAt: result.startedAt, endedAt: result.endedAt, reply: result.reply, ...(conversation ? { turn: conversation.turn } : {}) };
     } catch (err) {
       if (err instanceof AgentCallError) {
         throw err.retryable ? ApplicationFailure.retryable(err.message, 'AgentCallFailed') : ApplicationFailure.nonRetryable(err.message, 'AgentReplyInvalid');
@@ -149,6 +159,7 @@ export function createTrialSteps(deps: ActivityDeps) {
       error: record.error ?? null,
       // The run writes the trace next (in a batch); it unlinks it if that fails.
       trace_id: caseTraceId(record),
+      ...(record.conversation ? { conversation: record.conversation } : {}),
     };
     await runs.recordTrial(record.runId, record.caseIndex, record.trial, trial, {
       started_ms: record.startedAt,
@@ -169,5 +180,5 @@ export function createTrialSteps(deps: ActivityDeps) {
     }
   }
 
-  return { runAndCase, callCaseAgent, judgesOf, scoreInput, score, recordTrial, store };
+  return { runAndCase, scorersOf, judgeInPlace, traces, callCaseAgent, judgesOf, scoreInput, score, recordTrial, store };
 }

@@ -12,7 +12,7 @@ import { wakeableSleep } from '../core/os/wakeable-sleep.js';
 
 const WORKFLOWS_PATH = fileURLToPath(siblingModule(import.meta.url, 'workflows'));
 /** The files the workflow bundle is built from: their content names the cached bundle. */
-const BUNDLE_SOURCES = ['workflows', 'case-trial', 'case-trial-v1', 'activity-options', 'contract', 'activity-types'].map((name) =>
+const BUNDLE_SOURCES = ['workflows', 'case-trial', 'case-trial-v1', 'conversation-trial', 'activity-options', 'contract', 'activity-types'].map((name) =>
   fileURLToPath(siblingModule(import.meta.url, name)),
 );
 

@@ -72,6 +72,9 @@ export async function evalCaseWorkflow(input: CaseWorkflowInput): Promise<CaseOu
   return patched(TRIAL_DECISIONS_PATCH) ? decideTrial(t) : legacyTrial(t);
 }
 
+/** The patch id (Temporal `patched()`) of a run storing a pause or resume while its last cases run. Never change it. */
+const DRAIN_STATUS_PATCH = 'run-status-while-draining';
+
 /** Most case traces written by one emit activity. */
 const TRACE_BATCH = 100;
 /**
@@ -222,7 +225,14 @@ export async function evalRunWorkflow(input: RunWorkflowInput): Promise<RunOutco
       }
     }
   }
-  await condition(() => running.size === 0);
+  // The last cases may run long (a conversation of many turns): a pause or resume meanwhile is
+  // stored as it comes. Runs started before this (no marker of DRAIN_STATUS_PATCH) replay as they ran.
+  if (patched(DRAIN_STATUS_PATCH)) {
+    while (running.size > 0) {
+      await condition(() => running.size === 0 || pauseChanged);
+      await syncStatus();
+    }
+  } else await condition(() => running.size === 0);
   await tracesWritten();
   await syncStatus();
   if (cancelled) {

@@ -37,7 +37,7 @@ export function caseResultView(runCase: RunCase, trials: Array<TrialRecord & { t
         runCase.scorers.filter((ref) => Object.hasOwn(details, ref.name)),
         minScore,
       ) ??
-      ran.map((t) => conversationShortfall(runCase, t, minScore)).find((s) => s !== null) ??
+      ran.map((t) => conversationShortfall(runCase, t.turns ?? [], minScore)).find((s) => s !== null) ??
       (ran.some((t) => !t.passed) ? 'a trial of the conversation failed' : null))
     : caseShortfall(details, runCase.scorers, minScore);
   const passed = errors.length === 0 && shortfall === null;

@@ -1,6 +1,6 @@
 import type { ReadsConversation } from '../model/case-schema.js';
 import type { ScorerRef } from '../model/eval-case.js';
-import type { RunCase, TrialRecord, TurnResult } from '../model/eval-run.js';
+import type { RunCase, TurnResult } from '../model/eval-run.js';
 import { caseShortfall } from '../scoring/run-scorers.js';
 
 /**
@@ -59,12 +59,9 @@ export function turnShortfall(runCase: Pick<RunCase, 'scorers' | 'turns'>, turn:
   return `turn ${turn.turn}: ${short ?? 'did not pass'}`;
 }
 
-/**
- * Why a conversation trial fails beyond its case-level scores: an agent error, the first turn
- * that fell short, or a trial recorded as failed for a reason of its own; null when none.
- */
-export function conversationShortfall(runCase: Pick<RunCase, 'scorers' | 'turns'>, trial: TrialRecord, minScore: number): string | null {
-  for (const turn of trial.turns ?? []) {
+/** Why a conversation trial fails beyond its case-level scores: an agent error or the first turn that fell short; null when none. */
+export function conversationShortfall(runCase: Pick<RunCase, 'scorers' | 'turns'>, turns: readonly TurnResult[], minScore: number): string | null {
+  for (const turn of turns) {
     const short = turnShortfall(runCase, turn, minScore);
     if (short) return short;
   }

@@ -90,6 +90,11 @@ function fakeActivities(
     },
     executeAgent: oldPath,
     scoreCase: oldPath,
+    // Conversation trials are not these tests' (conversation-runs.test.ts runs them on the real activities).
+    conversationUserTurn: oldPath,
+    callTurnAgent: oldPath,
+    finishTurn: oldPath,
+    finishConversation: oldPath,
     recordCaseResult(record) {
       if (!log.records.has(key(record))) log.records.set(key(record), record);
       return Promise.resolve();
