@@ -14,6 +14,8 @@ import { openServiceMetadata } from '../helpers/metadata-store.js';
  */
 let ids: { baseline: string; candidate: string };
 const NARROW = { width: 420, height: 900 };
+/** A page's first answer on a loaded machine. */
+const LOAD = { timeout: 20_000 };
 
 const { open } = dashboardSuite({
   async seed(svc) {
@@ -34,7 +36,7 @@ describe('conversation runs in Chromium', () => {
     const p = await open();
     await p.page.goto(`/compare/runs?baseline=${ids.baseline}&candidate=${ids.candidate}`);
     const view = p.page.getByTestId('conversation-side-by-side');
-    await expect.poll(() => view.locator('[data-testid="side-turn"]').count()).toBe(6);
+    await expect.poll(() => view.locator('[data-testid="side-turn"]').count(), LOAD).toBe(6);
     expect(await p.page.getByTestId('compare-conversation').getAttribute('data-case')).toBe('refund-broken-kettle');
 
     // Only turn 5 diverges, and it is the one marked.
@@ -69,6 +71,12 @@ describe('conversation runs in Chromium', () => {
     expect(fiveBox!.y).toBeGreaterThanOrEqual(paneBox!.y - 1);
     expect(fiveBox!.y).toBeLessThan(paneBox!.y + paneBox!.height);
     await p.screenshot('compare-conversation');
+
+    // Scrolled back to turn 1, the header's link brings turn 5 back into view.
+    await pane.evaluate((el) => el.scrollTo({ top: 0 }));
+    await expect.poll(() => pane.evaluate((el) => el.scrollTop)).toBe(0);
+    await view.getByTestId('first-divergence').getByRole('link').click();
+    await expect.poll(() => pane.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
     expect(describeErrors(p)).toBe('');
   });
 
@@ -76,7 +84,7 @@ describe('conversation runs in Chromium', () => {
     const p = await open({ viewport: NARROW });
     await p.page.goto(`/compare/runs?baseline=${ids.baseline}&candidate=${ids.candidate}`);
     const five = p.page.locator('[data-testid="side-turn"][data-turn="5"]');
-    await expect.poll(() => five.count()).toBe(1);
+    await expect.poll(() => five.count(), LOAD).toBe(1);
     const [left, right] = await Promise.all([five.getByTestId('side-baseline').boundingBox(), five.getByTestId('side-candidate').boundingBox()]);
     expect(right!.y).toBeGreaterThan(left!.y + left!.height - 1);
     expect(await sideways(p)).toBeLessThanOrEqual(0);
@@ -89,10 +97,10 @@ describe('conversation runs in Chromium', () => {
       const p = await open(viewport ? { viewport } : {});
       await p.page.goto(`/runs/${ids.candidate}`);
       const row = p.page.locator('[data-testid="case-row"][data-case-name="refund-broken-kettle"]');
-      await expect.poll(() => row.count()).toBe(1);
+      await expect.poll(() => row.count(), LOAD).toBe(1);
       await row.getByTestId('case-toggle').click();
       const conv = p.page.getByTestId('run-conversation');
-      await expect.poll(() => conv.locator('[data-testid="run-turn"]').count()).toBe(6);
+      await expect.poll(() => conv.locator('[data-testid="run-turn"]').count(), LOAD).toBe(6);
       expect(words(await conv.getByTestId('run-conversation-ended').textContent())).toContain('6 turns; ended because the script ran out of turns');
       const five = conv.locator('[data-testid="run-turn"][data-turn="5"]');
       expect(await five.getAttribute('data-passed')).toBe('false');
