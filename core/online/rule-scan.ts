@@ -12,60 +12,59 @@ const SCAN_LEASE_MS = 120_000;
 /** A rule whose scan failed is due again after five ticks, at most a minute. */
 const SCAN_RETRY_MAX_MS = 60_000;
 
-async function scanRule(deps: OnlineEvaluatorDeps, claim: ClaimedScan): Promise<void> {
-  if (claim.target === 'session') return scanSessionRule(deps, claim);
-  const { store, logger } = deps;
-  const wm = claim.watermark;
-  const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, {
-    after: wm,
-    sinceMs: claim.since_ms,
-    quietMs: claim.delay_seconds * 1000,
-    limit: deps.scanBatch,
-  });
-  const sampled = batch.traces.filter((t) => isSampled(claim.id, t.trace_id, claim.sample_rate));
-  const full = batch.nextStoredMs !== null;
-  const last = batch.traces.at(-1);
-  // A full batch stops at its last trace; otherwise everything stored up to the scan's bound was read.
-  const watermark =
-    full && last ? { storedMs: last.stored_ms, traceId: last.trace_id } : batch.untilMs > wm.storedMs ? { storedMs: batch.untilMs, traceId: null } : wm;
-  const committed = await store.commitScan(claim, {
-    sampled,
-    skipped: batch.traces.length - sampled.length,
-    watermark,
-    backlogStoredMs: batch.nextStoredMs,
-    nextScanInMs: full ? 0 : deps.tickMs,
-  });
-  if (!committed) logger.debug({ rule_id: claim.id }, 'online rule scan discarded: the rule changed or was claimed again meanwhile');
+/** What a trace rule's and a session rule's scans share: the batch read, each item's id and position. */
+interface ScanRead<T> {
+  items: T[];
+  untilMs: number;
+  nextStoredMs: number | null;
 }
 
 /**
- * A session rule's scan (docs/online-evals.md, "Session rules"): the sessions idle for the rule's
- * idle time past its watermark, sampled per session (the decision never changes: every
- * generation of a session is sampled alike), recorded with the watermark as the rule's next
- * generation of each where one is due (the store decides, under the claim).
+ * The scan's outcome: the sampled items, how many the sample left out, and where the watermark
+ * goes. A full batch stops at its last item; otherwise everything stored up to the scan's bound was read.
  */
-async function scanSessionRule(deps: OnlineEvaluatorDeps, claim: ClaimedScan): Promise<void> {
-  const { store, logger } = deps;
+function decide<T>(claim: ClaimedScan, read: ScanRead<T>, idOf: (item: T) => string, storedOf: (item: T) => number, tickMs: number) {
   const wm = claim.watermark;
-  const batch = await deps.traces.nextSessions(claim.project_id, claim.filter, {
-    after: wm,
-    sinceMs: claim.since_ms,
-    quietMs: claim.delay_seconds * 1000,
-    limit: deps.scanBatch,
-  });
-  const sampled = batch.sessions.filter((s) => isSampled(claim.id, s.session_id, claim.sample_rate));
-  const full = batch.nextStoredMs !== null;
-  const last = batch.sessions.at(-1);
+  const sampled = read.items.filter((item) => isSampled(claim.id, idOf(item), claim.sample_rate));
+  const full = read.nextStoredMs !== null;
+  const last = read.items.at(-1);
   const watermark =
-    full && last ? { storedMs: last.stored_ms, traceId: last.session_id } : batch.untilMs > wm.storedMs ? { storedMs: batch.untilMs, traceId: null } : wm;
-  const committed = await store.commitSessionScan(claim, {
-    sampled,
-    skipped: batch.sessions.length - sampled.length,
-    watermark,
-    backlogStoredMs: batch.nextStoredMs,
-    nextScanInMs: full ? 0 : deps.tickMs,
-  });
-  if (!committed) logger.debug({ rule_id: claim.id }, 'online session rule scan discarded: the rule changed or was claimed again meanwhile');
+    full && last ? { storedMs: storedOf(last), traceId: idOf(last) } : read.untilMs > wm.storedMs ? { storedMs: read.untilMs, traceId: null } : wm;
+  return { sampled, skipped: read.items.length - sampled.length, watermark, backlogStoredMs: read.nextStoredMs, nextScanInMs: full ? 0 : tickMs };
+}
+
+/**
+ * One rule's scan. A trace rule's takes the traces quiet for its delay; a session rule's
+ * (docs/online-evals.md, "Session rules") the sessions idle for its idle time, sampled per session
+ * (every generation of a session is sampled alike), each recorded as the rule's next generation
+ * of it where one is due (the store decides, under the claim). Positions of a session rule's
+ * watermark name session ids.
+ */
+async function scanRule(deps: OnlineEvaluatorDeps, claim: ClaimedScan): Promise<void> {
+  const query = { after: claim.watermark, sinceMs: claim.since_ms, quietMs: claim.delay_seconds * 1000, limit: deps.scanBatch };
+  let committed: boolean;
+  if (claim.target === 'session') {
+    const batch = await deps.traces.nextSessions(claim.project_id, claim.filter, query);
+    const scan = decide(
+      claim,
+      { ...batch, items: batch.sessions },
+      (s) => s.session_id,
+      (s) => s.stored_ms,
+      deps.tickMs,
+    );
+    committed = await deps.store.commitSessionScan(claim, scan);
+  } else {
+    const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, query);
+    const scan = decide(
+      claim,
+      { ...batch, items: batch.traces },
+      (t) => t.trace_id,
+      (t) => t.stored_ms,
+      deps.tickMs,
+    );
+    committed = await deps.store.commitScan(claim, scan);
+  }
+  if (!committed) deps.logger.debug({ rule_id: claim.id }, 'online rule scan discarded: the rule changed or was claimed again meanwhile');
 }
 
 /**

@@ -86,6 +86,12 @@ const ms = (clickhouseTime: string) => Date.parse(`${clickhouseTime.replace(' ',
 
 export type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
+/** A scan's upper bound: the store's own clock, minus the rule's quiet time and the settle time. */
+export async function scanBound(rows: Rows, quietMs: number): Promise<number> {
+  const [clock] = await rows<{ now_ms: number | string }>('SELECT toUnixTimestamp64Milli(now64(3)) AS now_ms', {});
+  return Number(clock.now_ms) - quietMs - INSERT_SETTLE_MS;
+}
+
 /** The given traces with their spans (at most `maxSpans` each, texts cut to `cap`): what scorers read. */
 export async function readTracesForScoring(
   rows: Rows,

@@ -6,7 +6,7 @@ import {
   type OnlineTraceReads,
   type TraceForScoring,
 } from '../online-traces.js';
-import { INSERT_SETTLE_MS, IN_RANGE, NOT_SERVICE_TRACES, readTracesForScoring, TIME, type Rows } from './online-scan-sql.js';
+import { IN_RANGE, NOT_SERVICE_TRACES, readTracesForScoring, scanBound, TIME, type Rows } from './online-scan-sql.js';
 import { toClickHouseTime } from './time.js';
 import { TRACE_FILTERS } from './trace-stats-sql.js';
 
@@ -106,8 +106,7 @@ export function createOnlineSessionReads(rows: Rows): Pick<OnlineTraceReads, 'ne
   return {
     async nextSessions(projectId, filter, { after, sinceMs, quietMs, limit }) {
       const attrs = Object.entries(filter.attributes ?? {});
-      const [clock] = await rows<{ now_ms: number | string }>('SELECT toUnixTimestamp64Milli(now64(3)) AS now_ms', {});
-      const untilMs = Number(clock.now_ms) - quietMs - INSERT_SETTLE_MS;
+      const untilMs = await scanBound(rows, quietMs);
       if (untilMs <= after.storedMs) return { sessions: [], untilMs, nextStoredMs: null };
       const found = await rows<{ session_id: string; end_ms: number | string; stored_ms: number | string }>(nextSessionsSql(filter, after.traceId !== null), {
         project: projectId,

@@ -1,7 +1,7 @@
 import type { OnlineRuleFilter } from '../../model/online-rule.js';
 import { MAX_SPANS_FOR_SCORERS, SPAN_TEXT_CAP_FOR_SCORERS, type OnlineTraceReads } from '../online-traces.js';
 import type { ClickHouseClient } from './client.js';
-import { INSERT_SETTLE_MS, IN_RANGE, NOT_SERVICE_TRACES, QUERY_SETTINGS, readTracesForScoring, TIME } from './online-scan-sql.js';
+import { INSERT_SETTLE_MS, IN_RANGE, NOT_SERVICE_TRACES, scanBound, QUERY_SETTINGS, readTracesForScoring, TIME } from './online-scan-sql.js';
 import { createOnlineSessionReads } from './online-session-reads.js';
 import { toClickHouseTime } from './time.js';
 import { TRACE_FILTERS } from './trace-stats-sql.js';
@@ -67,8 +67,7 @@ export function createOnlineTraceReads(client: ClickHouseClient): OnlineTraceRea
 
     async nextTraces(projectId, filter, { after, sinceMs, quietMs, limit }) {
       const attrs = Object.entries(filter.attributes ?? {});
-      const [clock] = await rows<{ now_ms: number | string }>('SELECT toUnixTimestamp64Milli(now64(3)) AS now_ms', {});
-      const untilMs = Number(clock.now_ms) - quietMs - INSERT_SETTLE_MS;
+      const untilMs = await scanBound(rows, quietMs);
       if (untilMs <= after.storedMs) return { traces: [], untilMs, nextStoredMs: null };
       const found = await rows<{ trace_id: string; end_ms: number | string; stored_ms: number | string }>(nextTracesSql(filter, after.traceId !== null), {
         project: projectId,
