@@ -1,15 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createLogger } from '../core/logger.js';
 import type { SpanRecord } from '../core/model/span.js';
 import type { SessionListQuery } from '../core/model/trace-session.js';
 import type { Score } from '../core/model/score.js';
-import { createAnalyticsStore } from '../core/store/clickhouse/analytics-store.js';
-import { connectClickHouse } from '../core/store/clickhouse/client.js';
-import { clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
-import { encodeRowBatch } from '../core/store/clickhouse/trace-stats-rows.js';
-import { migrate } from '../core/store/migrations.js';
+import { openMigratedClickHouse } from '../test/helpers/clickhouse-store.js';
+import { numericScore } from '../test/helpers/score-record.js';
+import { spanRecord } from '../test/helpers/span-record.js';
+import { fillStore } from './fill-store.js';
 import { round, summarize } from './lib.js';
 
 /**
@@ -51,74 +46,57 @@ function spansOf(t: number, session: number, spansPerTrace: number, start: numbe
   const out: SpanRecord[] = [];
   for (let s = 0; s < spansPerTrace; s++) {
     const kind = s === 0 ? 'root' : s % 3 === 1 ? 'generation' : s % 3 === 2 ? 'tool' : 'retrieval';
-    out.push({
-      project_id: PROJECT,
-      trace_id: id,
-      span_id: `${id}-${s}`,
-      parent_span_id: s === 0 ? null : `${id}-0`,
-      name: kind === 'root' ? `support-agent` : kind === 'generation' ? 'chat gpt-4o' : kind === 'tool' ? 'lookup_order' : 'vector search',
-      span_type: kind === 'root' ? 'span' : kind,
-      component_type: kind === 'root' ? null : kind,
-      convention: 'spec',
-      kind: '',
-      status: t % 97 === 0 && s === 1 ? 'error' : 'ok',
-      status_message: '',
-      start_time: start + s * 10,
-      end_time: start + s * 10 + 200,
-      duration_ms: 200,
-      model: kind === 'generation' ? 'gpt-4o' : null,
-      input: `turn ${t} question ${s} `.padEnd(TEXT_BYTES, 'where is my order, it was due on monday '),
-      output: `turn ${t} answer ${s} `.padEnd(TEXT_BYTES, 'your order ships tomorrow from the warehouse '),
-      input_tokens: kind === 'generation' ? 900 : 0,
-      output_tokens: kind === 'generation' ? 120 : 0,
-      attributes:
-        kind === 'root'
-          ? { 'session.id': `sess-${session}`, 'user.id': `user-${session % USERS}` }
-          : kind === 'tool'
-            ? { tool_name: 'lookup_order', tool_input: `{"order_id":"ORD-${t}"}` }
-            : {},
-      resource_attributes: { 'service.name': 'support-bot', 'deployment.environment.name': 'prod' },
-      scope_name: '',
-      scope_version: '',
-      events: '[]',
-    });
+    out.push(
+      spanRecord({
+        project_id: PROJECT,
+        trace_id: id,
+        span_id: `${id}-${s}`,
+        parent_span_id: s === 0 ? null : `${id}-0`,
+        name: kind === 'root' ? `support-agent` : kind === 'generation' ? 'chat gpt-4o' : kind === 'tool' ? 'lookup_order' : 'vector search',
+        span_type: kind === 'root' ? 'span' : kind,
+        component_type: kind === 'root' ? null : kind,
+        convention: 'spec',
+        status: t % 97 === 0 && s === 1 ? 'error' : 'ok',
+        start_time: start + s * 10,
+        end_time: start + s * 10 + 200,
+        duration_ms: 200,
+        model: kind === 'generation' ? 'gpt-4o' : null,
+        input: `turn ${t} question ${s} `.padEnd(TEXT_BYTES, 'where is my order, it was due on monday '),
+        output: `turn ${t} answer ${s} `.padEnd(TEXT_BYTES, 'your order ships tomorrow from the warehouse '),
+        input_tokens: kind === 'generation' ? 900 : 0,
+        output_tokens: kind === 'generation' ? 120 : 0,
+        attributes:
+          kind === 'root'
+            ? { 'session.id': `sess-${session}`, 'user.id': `user-${session % USERS}` }
+            : kind === 'tool'
+              ? { tool_name: 'lookup_order', tool_input: `{"order_id":"ORD-${t}"}` }
+              : {},
+        resource_attributes: { 'service.name': 'support-bot', 'deployment.environment.name': 'prod' },
+      }),
+    );
   }
   return out;
 }
 
 export async function benchSessionList(opts: SessionListBenchOptions) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-bench-sessions-'));
-  const ch = await connectClickHouse({ dataDir: dir });
+  const { ch, store } = await openMigratedClickHouse();
   try {
-    await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
-    const store = createAnalyticsStore(ch);
     const now = Date.now();
     const of = sessions(opts.traces);
     const t0 = performance.now();
-    let batch: SpanRecord[] = [];
-    for (let t = 0; t < opts.traces; t++) {
-      batch.push(...spansOf(t, of[t], opts.spansPerTrace, now - (opts.traces - t) * 1000));
-      if (batch.length >= 20_000) {
-        await store.writeRows(encodeRowBatch(batch));
-        batch = [];
-      }
-    }
-    if (batch.length) await store.writeRows(encodeRowBatch(batch));
     const scores: Score[] = [];
     for (let t = 0; t < opts.traces; t += 3) {
-      scores.push({
-        id: `s-${t}`,
-        trace_id: traceId(t),
-        span_id: null,
-        name: 'helpfulness',
-        value: (t % 100) / 100,
-        score_type: 'numeric',
-        source: 'eval',
-        scorer_name: 'helpfulness',
-        reason: null,
-        evidence: [],
-        created_at: new Date().toISOString(),
-      });
+      scores.push(
+        numericScore({
+          id: `s-${t}`,
+          traceId: traceId(t),
+          name: 'helpfulness',
+          value: (t % 100) / 100,
+          source: 'eval',
+          scorer: 'helpfulness',
+          createdAt: Date.now(),
+        }),
+      );
     }
     // A run's toolCalls score on every 6th trace, every other one naming lookup_order's arguments (tool analytics).
     for (let t = 0; t < opts.traces; t += 6) {
@@ -139,7 +117,7 @@ export async function benchSessionList(opts: SessionListBenchOptions) {
         created_at: new Date().toISOString(),
       });
     }
-    for (let i = 0; i < scores.length; i += 5000) await store.writeScores(PROJECT, scores.slice(i, i + 5000));
+    await fillStore(store, PROJECT, { traces: opts.traces, now, spansOf: (t, start) => spansOf(t, of[t], opts.spansPerTrace, start), scores });
     const sessionCount = of[of.length - 1] + 1;
     const fill = { traces: opts.traces, spans: opts.traces * opts.spansPerTrace, sessions: sessionCount, seconds: round((performance.now() - t0) / 1000, 1) };
     console.log(JSON.stringify({ phase: 'fill', ...fill }));
@@ -182,6 +160,5 @@ export async function benchSessionList(opts: SessionListBenchOptions) {
     return { fill, reads };
   } finally {
     await ch.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,14 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createLogger } from '../core/logger.js';
+import type { Score } from '../core/model/score.js';
 import type { ComponentType, SpanRecord } from '../core/model/span.js';
 import type { TraceListQuery } from '../core/model/trace.js';
-import { createAnalyticsStore } from '../core/store/clickhouse/analytics-store.js';
-import { connectClickHouse } from '../core/store/clickhouse/client.js';
-import { clickhouseMigrationTarget } from '../core/store/clickhouse/migration-target.js';
-import { encodeRowBatch } from '../core/store/clickhouse/trace-stats-rows.js';
-import { migrate } from '../core/store/migrations.js';
+import { openMigratedClickHouse } from '../test/helpers/clickhouse-store.js';
+import { numericScore } from '../test/helpers/score-record.js';
+import { spanRecord } from '../test/helpers/span-record.js';
+import { fillStore } from './fill-store.js';
 import { round, summarize } from './lib.js';
 
 /**
@@ -37,70 +33,44 @@ function spansOf(t: number, spansPerTrace: number, start: number): SpanRecord[] 
   for (let s = 0; s < spansPerTrace; s++) {
     const comp = s === 0 ? null : COMPONENTS[(t + s) % COMPONENTS.length];
     const gen = comp === 'generation';
-    out.push({
-      project_id: PROJECT,
-      trace_id: id,
-      span_id: `${id}-${s}`,
-      parent_span_id: s === 0 ? null : `${id}-0`,
-      name: s === 0 ? `run-${t % 50}` : `${comp}-${s}`,
-      span_type: gen ? 'generation' : comp === 'tool' ? 'tool' : comp === 'retrieval' ? 'retrieval' : 'span',
-      component_type: comp,
-      convention: 'spec',
-      kind: '',
-      status: t % 97 === 0 && s === 1 ? 'error' : 'ok',
-      status_message: '',
-      start_time: start + s,
-      end_time: start + s + (t % 1000) * 10,
-      duration_ms: (t % 1000) * 10,
-      model: gen ? MODELS[t % MODELS.length] : null,
-      input: `question ${t} ${s} `.padEnd(TEXT_BYTES, 'lorem ipsum dolor sit amet '),
-      output: `answer ${t} ${s} `.padEnd(TEXT_BYTES, 'consectetur adipiscing elit '),
-      input_tokens: gen ? 10 : 0,
-      output_tokens: gen ? 5 : 0,
-      attributes: {},
-      resource_attributes: { 'service.name': 'bench' },
-      scope_name: '',
-      scope_version: '',
-      events: '[]',
-    });
+    out.push(
+      spanRecord({
+        project_id: PROJECT,
+        trace_id: id,
+        span_id: `${id}-${s}`,
+        parent_span_id: s === 0 ? null : `${id}-0`,
+        name: s === 0 ? `run-${t % 50}` : `${comp}-${s}`,
+        span_type: gen ? 'generation' : comp === 'tool' ? 'tool' : comp === 'retrieval' ? 'retrieval' : 'span',
+        component_type: comp,
+        convention: 'spec',
+        status: t % 97 === 0 && s === 1 ? 'error' : 'ok',
+        start_time: start + s,
+        end_time: start + s + (t % 1000) * 10,
+        duration_ms: (t % 1000) * 10,
+        model: gen ? MODELS[t % MODELS.length] : null,
+        input: `question ${t} ${s} `.padEnd(TEXT_BYTES, 'lorem ipsum dolor sit amet '),
+        output: `answer ${t} ${s} `.padEnd(TEXT_BYTES, 'consectetur adipiscing elit '),
+        input_tokens: gen ? 10 : 0,
+        output_tokens: gen ? 5 : 0,
+        resource_attributes: { 'service.name': 'bench' },
+      }),
+    );
   }
   return out;
 }
 
 export async function benchTraceFilters(opts: TraceFiltersBenchOptions) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-eval-bench-filters-'));
-  const ch = await connectClickHouse({ dataDir: dir });
+  const { ch, store } = await openMigratedClickHouse();
   try {
-    await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
-    const store = createAnalyticsStore(ch);
     const now = Date.now();
     const t0 = performance.now();
-    let batch: SpanRecord[] = [];
-    for (let t = 0; t < opts.traces; t++) {
-      batch.push(...spansOf(t, opts.spansPerTrace, now - (opts.traces - t) * 1000));
-      if (batch.length >= 20_000) {
-        await store.writeRows(encodeRowBatch(batch));
-        batch = [];
-      }
-    }
-    if (batch.length) await store.writeRows(encodeRowBatch(batch));
-    const scores = [];
+    const scores: Score[] = [];
     for (let t = 0; t < opts.traces; t += 10) {
-      scores.push({
-        id: `s-${t}`,
-        trace_id: traceId(t),
-        span_id: null,
-        name: 'quality',
-        value: (t % 100) / 100,
-        score_type: 'numeric' as const,
-        source: 'api' as const,
-        scorer_name: null,
-        reason: null,
-        evidence: [],
-        created_at: new Date().toISOString(),
-      });
+      scores.push(
+        numericScore({ id: `s-${t}`, traceId: traceId(t), name: 'quality', value: (t % 100) / 100, source: 'api', scorer: null, createdAt: Date.now() }),
+      );
     }
-    for (let i = 0; i < scores.length; i += 5000) await store.writeScores(PROJECT, scores.slice(i, i + 5000));
+    await fillStore(store, PROJECT, { traces: opts.traces, now, spansOf: (t, start) => spansOf(t, opts.spansPerTrace, start), scores });
     const fill = { traces: opts.traces, spans: opts.traces * opts.spansPerTrace, seconds: round((performance.now() - t0) / 1000, 1) };
     console.log(JSON.stringify({ phase: 'fill', ...fill }));
 
@@ -147,6 +117,5 @@ export async function benchTraceFilters(opts: TraceFiltersBenchOptions) {
     return { fill, filters };
   } finally {
     await ch.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
