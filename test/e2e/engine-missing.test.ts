@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -6,8 +5,9 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pollUntil, REPO_ROOT, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
-import { apiFetch, makeDataDir, sampleTrace } from '../helpers/server.js';
+import { REPO_ROOT, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
+import { apiFetch, makeDataDir } from '../helpers/server.js';
+import { expectTracingWorks } from './helpers/tracing-works.js';
 import { SERVICE_NODE_FLAGS } from '../../runtime/node-flags.js';
 
 /**
@@ -47,10 +47,7 @@ const api = (p: string, init: RequestInit & { json?: unknown } = {}) => apiFetch
 
 describe('no Temporal CLI, no download, no Go', () => {
   it('keeps tracing working', async () => {
-    const traceId = crypto.randomBytes(16).toString('hex');
-    const res = await api('/api/traces/ingest', { method: 'POST', json: sampleTrace(traceId, { spanCount: 2 }) });
-    expect(res.status, await res.text()).toBeLessThan(300);
-    await pollUntil('the trace to be readable', async () => ((await api(`/api/traces/${traceId}`)).status === 200 ? true : undefined), { timeoutMs: 15_000 });
+    await expectTracingWorks(api);
   });
 
   it('reports the engine unavailable in health, degraded, with how to fix it', async () => {

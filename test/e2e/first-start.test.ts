@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
-import { apiFetch, makeDataDir, sampleTrace } from '../helpers/server.js';
+import { apiFetch, makeDataDir } from '../helpers/server.js';
+import { expectTracingWorks } from './helpers/tracing-works.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { cachedCliPath, releasePlatform, TEMPORAL_CLI_VERSION } from '../../workflows/engine/temporal-release.js';
 import { locateTemporalCli } from '../../workflows/engine/temporal-cli.js';
@@ -108,10 +109,7 @@ describe('first start with an empty cache dir', () => {
   });
 
   it('ingests traces while the engine is starting', async () => {
-    const traceId = crypto.randomBytes(16).toString('hex');
-    const res = await api('/api/traces/ingest', { method: 'POST', json: sampleTrace(traceId, { spanCount: 2 }) });
-    expect(res.status, await res.text()).toBeLessThan(300);
-    await pollUntil('the trace to be readable', async () => ((await api(`/api/traces/${traceId}`)).status === 200 ? true : undefined), { timeoutMs: 15_000 });
+    await expectTracingWorks(api);
   });
 
   it('answers run routes 503 with Retry-After and a message saying the engine is starting', async () => {
