@@ -176,13 +176,12 @@ export function scoreDeltas(baseline: Record<string, number>, candidate: Record<
  * Punctuation, markdown markup, emoji and whitespace are not words.
  */
 export function words(text: string): string[] {
-  return (
-    text
-      .normalize('NFKC')
-      .toLowerCase()
-      .match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]|[\p{L}\p{M}\p{N}]+/gu) ?? []
-  );
+  return text.normalize('NFKC').toLowerCase().match(WORD) ?? [];
 }
+
+/** One character of a script written without spaces, or a run of other letters, marks and digits. */
+const WORD =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}])[\p{L}\p{M}\p{N}])+/gu;
 
 /** Dice coefficient of two texts' words as multisets: 1 when they use the same words, 0 when none in common; two empty texts are the same. */
 export function wordSimilarity(a: string, b: string): number {

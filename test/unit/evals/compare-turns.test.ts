@@ -94,6 +94,8 @@ describe('what counts as the same answer', () => {
     expect(words('**Refund** started — ref. R-88 😊')).toEqual(['refund', 'started', 'ref', 'r', '88']);
     expect(words('שלום דנה, ההחזר אושר')).toEqual(['שלום', 'דנה', 'ההחזר', 'אושר']);
     expect(words('退款已开始')).toEqual(['退', '款', '已', '开', '始']);
+    expect(words('订单4417已退款 ok')).toEqual(['订', '单', '4417', '已', '退', '款', 'ok']);
+    expect(words('abc退款')).toEqual(['abc', '退', '款']);
     expect(wordSimilarity('', '')).toBe(1);
     expect(wordSimilarity('Yes.', 'No.')).toBe(0);
     expect(wordSimilarity('Yes.', 'yes!')).toBe(1);
