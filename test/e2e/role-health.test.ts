@@ -57,6 +57,13 @@ async function health(p: ServiceProcess | undefined): Promise<{ status: number; 
   return { ...value, ms };
 }
 
+/** Process `p`'s health: 200, healthy, without authentication, with these services and this ingest. */
+async function expectHealthy(p: ServiceProcess | undefined, services: Health['services'], ingest: Health['ingest']): Promise<void> {
+  const { status, body } = await health(p);
+  expect(status).toBe(200);
+  expect(body).toEqual({ status: 'healthy', version: expect.any(String) as string, auth: 'none', services, ingest });
+}
+
 async function metrics(p: ServiceProcess | undefined): Promise<{ status: number; type: string; text: string }> {
   const res = await fetch(`${p!.healthUrl!}/metrics`);
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
@@ -84,15 +91,11 @@ describe('a collector (Kafka write path) without the api role', () => {
   it('serves /api/health on HEALTH_PORT with Kafka as streaming_buffer, and no API', async () => {
     expect(collector!.apiUrl).toBeUndefined();
     expect(collector!.healthUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const { status, body } = await health(collector);
-    expect(status).toBe(200);
-    expect(body).toEqual({
-      status: 'healthy',
-      version: expect.any(String) as string,
-      auth: 'none',
-      services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'not_configured', streaming_buffer: 'ok', data_dir: 'ok' },
-      ingest: { kind: 'kafka', pendingSpans: 0, pendingBytes: 0 },
-    });
+    await expectHealthy(
+      collector,
+      { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'not_configured', streaming_buffer: 'ok', data_dir: 'ok' },
+      { kind: 'kafka', pendingSpans: 0, pendingBytes: 0 },
+    );
     // The health port serves health and metrics only: the API's routes are not there.
     const api = await fetch(`${collector!.healthUrl!}/api/traces`);
     expect(api.status).toBe(404);
@@ -158,15 +161,11 @@ describe('a worker without the api role', () => {
   it('serves /api/health on HEALTH_PORT with its workflow engine and both stores', async () => {
     expect(worker!.apiUrl).toBeUndefined();
     expect(worker!.otlpHttpUrl).toBeUndefined();
-    const { status, body } = await health(worker);
-    expect(status).toBe(200);
-    expect(body).toEqual({
-      status: 'healthy',
-      version: expect.any(String) as string,
-      auth: 'none',
-      services: { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'ok', data_dir: 'ok' },
-      ingest: { kind: 'batcher', pendingSpans: 0, pendingBytes: 0 },
-    });
+    await expectHealthy(
+      worker,
+      { analytical_store: 'ok', metadata_store: 'ok', workflow_engine: 'ok', data_dir: 'ok' },
+      { kind: 'batcher', pendingSpans: 0, pendingBytes: 0 },
+    );
   });
 
   it('serves /metrics with the online evaluation and write path series', async () => {
