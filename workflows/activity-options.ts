@@ -64,26 +64,32 @@ export function activitiesFor(policy: RunPolicy) {
      * A conversation's steps (workflows/conversation-trial.ts) are activities of the engine's, not
      * local ones: each turn's step ends a workflow task, so a pause, cancel or approval signal is
      * taken between any two steps (a chain of local activities holds the task open for seconds),
-     * and a worker that dies resumes at the step it was on. Same options as the single call's.
+     * and a worker that dies resumes at the step it was on. Same options as the single call's,
+     * plus a heartbeat (conversation-steps.ts beats every 2 s): a step whose worker died is tried
+     * again after 10 s, not after its whole time-out.
      */
     /** Agent execution of a turn: as `agent`. */
     turnAgent: proxyActivities<Pick<EvalActivities, 'callTurnAgent'>>({
       startToCloseTimeout: '5 minutes',
+      heartbeatTimeout: '10 seconds',
       retry: backoff(5, 1, 30, ['AgentReplyInvalid', 'AgentGone', 'CaseChanged']),
     }),
     /** The user's turn (the simulated user's is an LLM call): as `llm`. */
     user: proxyActivities<Pick<EvalActivities, 'conversationUserTurn'>>({
       startToCloseTimeout: '5 minutes',
+      heartbeatTimeout: '10 seconds',
       retry: backoff(5, 1, 30, ['LlmRequestRefused', 'RunGone', 'SimulatorUnavailable', 'SimulatedUserUnusable', 'CaseChanged']),
     }),
     /** A turn scored and recorded: as `score`. */
     turnScore: proxyActivities<Pick<EvalActivities, 'finishTurn'>>({
       startToCloseTimeout: '10 minutes',
+      heartbeatTimeout: '10 seconds',
       retry: backoff(3, 2, 60),
     }),
     /** The conversation's end (its conversation-level scorers, then the record): retried without limit, as `record`. */
     conversationEnd: proxyActivities<Pick<EvalActivities, 'finishConversation'>>({
       startToCloseTimeout: '10 minutes',
+      heartbeatTimeout: '10 seconds',
       retry: backoff(undefined, 1, 60),
     }),
     /** The run's own bookkeeping in the metadata store, retried without limit, each attempt bounded. */

@@ -55,6 +55,21 @@ export function historyOf(turns: readonly ConversationTurnView[]): LlmMessage[] 
   ]);
 }
 
+/** How often a conversation step tells the engine it is alive (its heartbeat time-out is 10 s: activity-options.ts). */
+const HEARTBEAT_MS = 2000;
+
+/** Runs a step while beating: a worker that dies mid-step is noticed in seconds, and a cancel reaches the step. */
+async function beating<T>(fn: () => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  ctx.heartbeat();
+  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** Recorded turns that were answered (a failed turn ends the conversation; it is not history). */
 const answered = (turns: StoredTurn[]) => turns.filter((t) => t.error === null);
 
@@ -84,7 +99,7 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
 
   const notConversation = (runCase: RunCase) => ApplicationFailure.nonRetryable(`case ${runCase.case_index} is not a conversation`, 'CaseChanged');
 
-  const activities: Pick<EvalActivities, 'conversationUserTurn' | 'callTurnAgent' | 'finishTurn' | 'finishConversation'> = {
+  const conversationSteps: Pick<EvalActivities, 'conversationUserTurn' | 'callTurnAgent' | 'finishTurn' | 'finishConversation'> = {
     async conversationUserTurn({ runId, caseIndex, trial, turn }) {
       const { run, runCase } = await steps.runAndCase(runId, caseIndex);
       const turns = await runs.turnsOf(runId, caseIndex, trial);
@@ -220,5 +235,10 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
       return status;
     },
   };
-  return activities;
+  return {
+    conversationUserTurn: (input) => beating(() => conversationSteps.conversationUserTurn(input)),
+    callTurnAgent: (input) => beating(() => conversationSteps.callTurnAgent(input)),
+    finishTurn: (input) => beating(() => conversationSteps.finishTurn(input)),
+    finishConversation: (input) => beating(() => conversationSteps.finishConversation(input)),
+  } satisfies typeof conversationSteps;
 }
