@@ -63,6 +63,9 @@ describe('conversation runs in Chromium', () => {
     );
     expect(await view.locator('[data-turn="1"] [data-testid="side-baseline"] [data-testid="turn-tool-call"]').textContent()).toContain('lookup_order');
     expect(await view.locator('strong, em').filter({ hasText: 'Glass kettle' }).count()).toBe(0);
+    expect(await view.locator('img').count()).toBe(0);
+    expect(await view.locator('[data-turn="6"] [data-testid="side-candidate"] [data-testid="turn-answer"]').textContent()).toContain('<img src=x onerror=');
+    expect(await p.page.title()).not.toContain('pwned');
 
     // The pane opened on the first divergence: turn 5 is in view inside it.
     const pane = view.getByTestId('side-by-side-pane');

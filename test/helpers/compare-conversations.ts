@@ -32,7 +32,7 @@ const BASELINE = [
   `Got both photos, thanks! 📷\n\nA refund takes **3 to 5 business days** once it is approved.\n\nApproval usually happens within 24 hours.`,
   `Yes: the refund goes back to your original card, the Visa ending 0042.\n\nI have started it now — reference R-88. שלום and thanks for your patience, דנה!`,
   `The refund is for order ${ORDER}, the Glass kettle 1.7 l.\n\nReference R-88, back to the Visa ending 0042 in 3 to 5 business days.`,
-  `Exactly, order ${ORDER}. Everything is in place: reference R-88.\n\nIs there anything else I can help with?`,
+  `Exactly, order ${ORDER}. Everything is in place: reference R-88.\n\nIs there anything else I can help with? <img src=x onerror="document.title='pwned'">`,
 ];
 
 /** Candidate answers: turns 1-4 say the same in other words; turn 5 has forgotten the order. */
@@ -42,7 +42,7 @@ const CANDIDATE = [
   `Both photos received, thank you! 📷\n\nOnce approved, a refund takes **3 to 5 business days**.\n\nApproval usually comes within 24 hours.`,
   `Yes, the refund will go back to your original card: the Visa ending 0042.\n\nIt is started now, reference R-88. שלום and thank you for your patience, דנה!`,
   `I'm sorry, I don't have that information at hand.\n\nCould you tell me the order number again so I can check?`,
-  `Thank you! Order ${ORDER}: the refund, reference R-88, is on its way.\n\nIs there anything else I can help with?`,
+  `Thank you! Order ${ORDER}: the refund, reference R-88, is on its way.\n\nIs there anything else I can help with? <img src=x onerror="document.title='pwned'">`,
 ];
 
 const TOOLS: ToolCall[][] = [[lookup], [], [], [refund], [], []];

@@ -101,6 +101,20 @@ describe('what counts as the same answer', () => {
     expect(wordSimilarity('Yes.', 'yes!')).toBe(1);
   });
 
+  it('compares two 600 KB answers in well under 2 s, even on a loaded machine', () => {
+    const long = (seed: string) => Array.from({ length: 10_500 }, (_, i) => `${seed} paragraph ${i}: the kettle ships from depot 12 🚚`).join('\n\n');
+    const b = baselineTurns();
+    const c = baselineTurns();
+    b[2] = { ...b[2], output: long('Baseline') };
+    c[2] = { ...c[2], output: long('Candidate') };
+    expect(String(b[2].output).length).toBeGreaterThan(600_000);
+    const started = performance.now();
+    const r = compareConversations(conv(b), conv(c), noScores);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(r.turns[2].divergence).toEqual([]);
+    expect(r.turns[2].answer_similarity!).toBeGreaterThan(0.8);
+  });
+
   it('takes numbers as stated facts, not a list numbering nor a thousands separator', () => {
     expect([...numbersIn('1. Pack the kettle\n2) Print label 4,417\n3. Ship by 12.5 pm')]).toEqual(['4417', '12.5']);
     expect(numbersIn('Visa ending 0042')).toEqual(new Set(['42']));
