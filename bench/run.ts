@@ -217,6 +217,14 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     }),
   // --quick: fewer evaluations per round
   'trajectory-scoring': async () => (await import('./trajectory-scoring.js')).benchTrajectoryScoring({ iterations: quick ? 50 : 200, rounds: quick ? 3 : 9 }),
+  // --quick: 20 turns and 20 conversations instead of 50 and 100
+  conversations: async () =>
+    (await import('./conversations.js')).benchConversations({
+      turns: quick ? 20 : 50,
+      parallel: quick ? 20 : 100,
+      parallelTurns: 10,
+      pollMs: Number(v['poll-ms']),
+    }),
   // --span-size S (default 2k); --quick: fewer rounds
   'json-request-cost': async () =>
     Promise.resolve((await import('./json-request-cost.js')).benchJsonRequestCost({ requests: 400, rounds: quick ? 5 : 15, spanSize: v['span-size'] ?? '2k' })),
