@@ -62,7 +62,10 @@ function turn(sessionId: string, n: number, answer = 'Your trip is booked: LIS t
         ...s,
         start_time: moved(s.start_time),
         end_time: moved(s.end_time),
-        ...(s.span_id === 'spec-agent' ? { input: USER_TEXTS[n % USER_TEXTS.length], output: answer } : {}),
+        // The root span names the session too, as OpenTelemetry instrumentations do.
+        ...(s.span_id === 'spec-agent'
+          ? { input: USER_TEXTS[n % USER_TEXTS.length], output: answer, attributes: { ...s.attributes, 'session.id': sessionId } }
+          : {}),
       })),
   };
 }
@@ -228,6 +231,19 @@ describe('a session rule', () => {
         [`${session}#2`, { rows: 1, ids: 1 }],
       ]),
     );
+    // Erasing the session (GDPR) takes its evaluations and its session scores with its traces.
+    const erase = await json<{ id: string }>(await svc.api('/api/deletions', { method: 'POST', project: c.project, json: { session_id: session } }), 202);
+    await eventually(async () => {
+      const d = await json<{ status: string; rows_deleted: { metadata?: Record<string, number> } }>(
+        await svc.api(`/api/deletions/${erase.id}`, { project: c.project }),
+        200,
+      );
+      expect(d.status).toBe('completed');
+      expect(d.rows_deleted.metadata?.online_session_evaluations).toBe(3);
+    }, 30_000);
+    expect((await c.evaluations(again.id)).total).toBe(0);
+    expect((await c.evaluations(once.id)).total).toBe(0);
+    expect(await storedScores(c.project, again.id)).toEqual(new Map());
   });
 
   it('takes the sessions one of whose turns matches its filter, and never evaluation runs', async () => {
@@ -360,6 +376,12 @@ describe('session rules in the API', () => {
     expect((await refused({ ...base, target: 'session', on_resume: 'sometimes' })).details[0]).toMatchObject({ field: 'on_resume' });
     expect((await refused({ ...base, target: 'conversation' })).details[0]).toMatchObject({ field: 'target', message: 'must be one of: trace, session' });
 
+    expect((await refused({ ...base, scorers: ['contains', 'turnScores'] })).details).toEqual([
+      {
+        field: 'scorers[1]',
+        message: `'turnScores' scores a whole conversation: use it in a session rule (target "session"), which scores each session once it is idle`,
+      },
+    ]);
     const session = await c.create({ ...base, target: 'session' });
     expect(session).toMatchObject({ target: 'session', idle_seconds: 1800, on_resume: 'reevaluate' });
     const change = await svc.api(`/api/evals/online-rules/${session.id}`, { method: 'PATCH', project: c.project, json: { target: 'trace' } });
