@@ -9,7 +9,8 @@ import type { AgentRequest } from './test-agent.js';
  *   answers "what is my name?" / "where do I live?" from them;
  * - `forgetful*`: the same, but sees only the last 3 messages (it forgets a fact after 2 turns);
  * - `loop*`: answers the same line whatever is asked (an agent stuck in a loop);
- * - `tools*`: calls a `lookup` tool each turn and says which turn it is on.
+ * - `tools*`: calls a `lookup` tool each turn and says which turn it is on;
+ * - `approve*`: asks a person's approval of its `payments` tool when told to pay, then pays.
  * `slow` in the name waits 300 ms per answer (for pause and cancel mid-conversation).
  */
 
@@ -36,6 +37,8 @@ export function conversationAgent(req: AgentRequest): Promise<{ json: unknown }>
   const users = messages.filter((m) => m.role === 'user').map((m) => m.content);
   let answer: { output: string; tool_calls?: Array<{ name: string; input: unknown }>; usage?: unknown };
   if (name.startsWith('loop')) answer = { output: 'Could you say that again?' };
+  else if (name.startsWith('approve') && /pay/i.test(question))
+    answer = b.approval ? { output: b.approval.approved ? 'Paid.' : 'Not paid.' } : ({ output: 'waiting', approval: { tool: 'payments' } } as typeof answer);
   else if (name.startsWith('tools')) answer = { output: `turn ${b.turn} done`, tool_calls: [{ name: 'lookup', input: { turn: b.turn } }] };
   else answer = { output: recall(users, question), usage: { input_tokens: 10 * b.turn, output_tokens: 5 } };
   const reply = { json: answer };

@@ -165,6 +165,35 @@ describe('scripted conversations', () => {
   });
 });
 
+describe('approval mid-conversation', () => {
+  it('waits for a person on the turn that asks, then goes on with the same history', async () => {
+    const run = await startRun([
+      {
+        name: 'approve pay',
+        turns: [{ input: 'My name is Ana.' }, { input: 'Please pay the invoice.', expected: { outputContains: ['Paid'] } }, { input: 'What is my name?' }],
+        expected: { outputContains: ['Ana'] },
+      },
+    ]);
+    const waiting = await eventually(async () => {
+      const a = await json<{ approvals: Array<{ case_index: number; trial: number; tool: string }> }>(await service.api(`/api/runs/${run.id}/approvals`), 200);
+      expect(a.approvals).toHaveLength(1);
+      return a.approvals[0];
+    }, 30_000);
+    expect(waiting).toMatchObject({ case_index: 0, trial: 0, tool: 'payments' });
+    await json(await service.api(`/api/runs/${run.id}/cases/0/approval`, { method: 'POST', json: { approved: true, comment: 'ok' } }), 202);
+    await waitFor(run.id, ['completed']);
+    const [c] = await results(run.id);
+    expect(c.status).toBe('passed');
+    const turns = c.trials[0].turns!;
+    expect(turns.map((t) => t.output)).toEqual(['Noted.', 'Paid.', 'Your name is Ana.']);
+    expect(turns[1].approval).toMatchObject({ tool: 'payments', approved: true, comment: 'ok' });
+    const calls = agent.requests.filter((r) => bodyOf(r).run_id === run.id).map(bodyOf);
+    expect(calls.map((b) => b.turn)).toEqual([1, 2, 2, 3]);
+    expect(calls[2].approval).toEqual({ approved: true, comment: 'ok' });
+    expect(calls[2].messages).toEqual(calls[1].messages);
+  });
+});
+
 describe('case shapes', () => {
   const post = (items: unknown[], scorers: unknown[] = ['contains']) =>
     service.api('/api/runs', { method: 'POST', json: { agentId: 'chat', dataset: { items }, scorers } });
