@@ -19,6 +19,8 @@ export interface AgentCall {
   error?: string;
   /** The conversation turn (1-based) the call answered; absent for a single-turn case. */
   turn?: number;
+  /** That turn's user message, set on the trial's record (the turn's span shows it as its input). */
+  user?: string;
 }
 
 /** A trial whose agent calls are done: what scoring and recording start from. */

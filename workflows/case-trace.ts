@@ -39,6 +39,8 @@ export interface AgentCallRecord {
   error?: string;
   /** A conversation's turn (1-based) the call answered. */
   turn?: number;
+  /** That turn's user message. */
+  user?: string;
 }
 
 export interface CaseTraceInput {
@@ -82,6 +84,7 @@ export function agentCallSpan(key: TrialKey, call: number, rec: AgentCallRecord,
     end_time: iso(rec.endedAt),
     status: rec.error ? 'error' : 'ok',
     ...(rec.error ? { status_message: rec.error.slice(0, 4096) } : {}),
+    ...(rec.user !== undefined ? { input: rec.user } : {}),
     output: rec.reply?.output ?? null,
     ...(rec.reply?.usage ? { input_tokens: rec.reply.usage.input_tokens, output_tokens: rec.reply.usage.output_tokens } : {}),
     attributes: {
@@ -107,7 +110,8 @@ export function caseTraceBody(t: CaseTraceInput, withAgentSpans = true): Record<
       end_time: iso(t.endedAt),
       status: t.status === 'failed' && t.error ? 'error' : 'ok',
       ...(t.error ? { status_message: t.error.slice(0, 4096) } : {}),
-      input: t.input ?? null,
+      // A conversation's case has no input of its own: its first user message stands for it.
+      input: t.input ?? t.calls[0]?.user ?? null,
       output: t.calls.at(-1)?.reply?.output ?? null,
       attributes: { 'agent_eval.case_status': t.status, 'agent_eval.avg_score': t.avgScore, 'session.id': caseSessionId(key.runId, key.caseIndex, key.trial) },
     },

@@ -3,10 +3,10 @@ import { Context } from '@temporalio/activity';
 import { conversationEnd } from '../core/conversations/stop.js';
 import { caseSessionId } from '../core/agents/agent-body.js';
 import { conversationShortfall, endScorers, turnScoring } from '../core/evals/conversation-scoring.js';
-import type { ConversationTurnView, ConversationView } from '../core/model/conversation.js';
+import type { ConversationTurnView } from '../core/model/conversation.js';
+import { conversationMessages, conversationViewOf, turnText } from '../core/conversations/view.js';
 import type { ScoreDetail, ScorerRef } from '../core/model/eval-case.js';
 import type { RunCase, TurnResult } from '../core/model/eval-run.js';
-import type { LlmMessage } from '../core/model/messages.js';
 import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
 import type { ScoreInput, ScorerRegistry } from '../core/scoring/scorer.js';
 import { isJudgeScorer } from '../core/judges/scorers.js';
@@ -25,9 +25,6 @@ import type { createTrialSteps } from './trial-steps.js';
  * turn recorded is never played again after a restart, and the agent's history is what the API shows.
  */
 
-/** A scripted turn's input or a simulated user's message, as the user message's text (non-strings as JSON). */
-const textOf = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null'));
-
 /** A recorded turn as conversation-level scorers see it. */
 function turnView(t: StoredTurn): ConversationTurnView {
   return {
@@ -41,18 +38,6 @@ function turnView(t: StoredTurn): ConversationTurnView {
     ...(t.trace_id ? { traceId: t.trace_id } : {}),
     scores: t.details,
   };
-}
-
-/** The turns as messages (the agent protocol's `messages`): user, then the agent's answer with its tool calls. */
-export function historyOf(turns: readonly ConversationTurnView[]): LlmMessage[] {
-  return turns.flatMap((t): LlmMessage[] => [
-    { role: 'user', content: t.user },
-    {
-      role: 'assistant',
-      content: t.assistant,
-      ...(t.toolCalls.length ? { tool_calls: t.toolCalls.map((c) => ({ name: c.name, arguments: c.input === undefined ? '' : textOf(c.input) })) } : {}),
-    },
-  ]);
 }
 
 /** How often a conversation step tells the engine it is alive (its heartbeat time-out is 10 s: activity-options.ts). */
@@ -106,7 +91,7 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
       const recorded = turns.find((t) => t.turn === turn);
       if (recorded) return { tag: 'say', message: recorded.user };
       if (runCase.turns)
-        return turn > runCase.turns.length ? { tag: 'end', ended: 'script_done' } : { tag: 'say', message: textOf(runCase.turns[turn - 1].input) };
+        return turn > runCase.turns.length ? { tag: 'end', ended: 'script_done' } : { tag: 'say', message: turnText(runCase.turns[turn - 1].input) };
       const simulation = runCase.simulation;
       if (!simulation) throw notConversation(runCase);
       const done = answered(turns);
@@ -118,7 +103,7 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
         run,
         runCase.name,
         simulation,
-        { runId, caseIndex, trial, turn, messages: historyOf(done.map(turnView)) },
+        { runId, caseIndex, trial, turn, messages: conversationMessages(done.map(turnView)) },
         Context.current().cancellationSignal,
       );
       if (outcome.tag === 'stopped') return outcome;
@@ -132,7 +117,7 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
       // Recorded by an earlier attempt (a worker that died after recording it): the agent is not called again.
       if (recorded) return { tag: 'recorded', calls: turns.filter((t) => t.turn <= turn).reduce((n, t) => n + t.calls.length, 0), error: recorded.error };
       const input = runCase.turns ? runCase.turns[turn - 1]?.input : message;
-      const history = [...historyOf(answered(turns).map(turnView)), { role: 'user', content: message }];
+      const history = [...conversationMessages(answered(turns).map(turnView)), { role: 'user', content: message }];
       const made = await steps.callCaseAgent(run, runCase, { runId, caseIndex, trial, call, grant }, { turn, messages: history, input });
       return { tag: !grant && made.reply?.approval ? 'asks-approval' : 'answered', call: made };
     },
@@ -186,20 +171,19 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
       if (recorded) return recorded.status;
       const registry = await steps.scorersOf(run, runCase);
       const turns = await runs.turnsOf(runId, caseIndex, trial);
-      const calls = turns.flatMap((t) => t.calls as AgentCall[]);
+      const calls = turns.flatMap((t) => (t.calls as AgentCall[]).map((c) => ({ ...c, user: t.user })));
       const key = { runId, caseIndex, trial };
       const last = answered(turns).at(-1);
       const refs = ended && !error && !cancelled && last ? endScorers(runCase, reads(registry)) : [];
       let details: Record<string, ScoreDetail> = {};
       if (refs.length && last) {
         const views = answered(turns).map(turnView);
-        const conversation: ConversationView = {
+        const sim = runCase.simulation;
+        const conversation = conversationViewOf(views, {
           sessionId: caseSessionId(runId, caseIndex, trial),
-          turns: views,
-          messages: historyOf(views),
           ended: ended!,
-          ...(runCase.simulation ? { persona: runCase.simulation.persona, goal: runCase.simulation.goal, facts: runCase.simulation.facts } : {}),
-        };
+          ...(sim ? { persona: sim.persona, goal: sim.goal, facts: sim.facts, maxTurns: sim.max_turns } : {}),
+        });
         details = await scoreWith(run, key, registry, refs, {
           input: turns[0].user,
           output: last.output,

@@ -118,16 +118,25 @@ describe('scripted conversations', () => {
     const calls = agent.requests.filter((r) => bodyOf(r).run_id === run.id).map(bodyOf);
     expect(calls[2].messages[1]).toEqual({ role: 'assistant', content: 'turn 1 done', tool_calls: [{ name: 'lookup', arguments: '{"turn":1}' }] });
     const trace = await eventually(async () => {
-      const t = await json<{ spans: Array<{ name: string; attributes: Record<string, unknown> }> }>(await service.api(`/api/traces/${tools.trace_id}`), 200);
+      const t = await json<{ spans: Array<{ name: string; input: unknown; parent_span_id: string | null; attributes: Record<string, unknown> }> }>(
+        await service.api(`/api/traces/${tools.trace_id}`),
+        200,
+      );
       expect(t.spans.filter((s) => s.name.endsWith('agent call'))).toHaveLength(3);
       return t;
     });
+    // Each turn's span shows that turn's user message; the root shows the first (the case has no input of its own).
     expect(
       trace.spans
         .filter((s) => s.name.endsWith('agent call'))
-        .map((s) => s.name)
+        .map((s) => [s.name, s.input])
         .sort(),
-    ).toEqual(['turn 1: agent call', 'turn 2: agent call', 'turn 3: agent call']);
+    ).toEqual([
+      ['turn 1: agent call', 'one'],
+      ['turn 2: agent call', 'two'],
+      ['turn 3: agent call', 'three'],
+    ]);
+    expect(trace.spans.find((s) => s.parent_span_id === null)?.input).toBe('one');
   });
 
   it('pauses between turns and resumes where it was; cancel keeps the turns done', async () => {
