@@ -1,6 +1,10 @@
 import { BadRequestError, NotFoundError, RunStateConflictError, ValidationError, writeFailure, type FieldIssue } from '../core/errors.js';
-import type { ScoreDetail } from '../core/model/eval-case.js';
-import { FINAL_RUN_STATUSES, type LocalResult, type RunCase, type RunView, type TrialRecord } from '../core/model/eval-run.js';
+import { conversationRecordOf, conversationVerdict, type ConversationScoring } from '../core/conversations/conversation-loop.js';
+import { isConversation } from '../core/model/case-schema.js';
+import type { ConversationEnd } from '../core/model/conversation.js';
+import type { ScoreDetail, ScorerRef } from '../core/model/eval-case.js';
+import { FINAL_RUN_STATUSES, type LocalResult, type RunCase, type RunView, type TrialRecord, type TurnResult } from '../core/model/eval-run.js';
+import type { LocalTurn } from '../core/model/local-results.js';
 import { derivedUuid } from '../core/ids/derived-ids.js';
 import type { Score } from '../core/model/score.js';
 import { aggregateScores, casePasses } from '../core/scoring/run-scorers.js';
@@ -20,28 +24,129 @@ const scoreId = (runId: string, caseIndex: number, trial: number, name: string) 
 
 const refuse = (message: string) => Promise.reject(new RunStateConflictError(message));
 
+/** Scores that name only these scorers: a problem per other name. */
+function unknownScorers(details: Record<string, unknown>, refs: readonly ScorerRef[], field: string, whose: string): FieldIssue[] {
+  const names = new Set(refs.map((s) => s.name));
+  return Object.keys(details)
+    .filter((name) => !names.has(name))
+    .map((name) => ({ field: `${field}.details.${name}`, message: `is not a scorer of ${whose} (its scorers: ${[...names].join(', ')})` }));
+}
+
+/** The ends a conversation of this shape can have. */
+const endsOf = (runCase: RunCase): readonly ConversationEnd[] => (runCase.turns ? ['script_done'] : ['goal_met', 'gave_up', 'stop_condition', 'max_turns']);
+
+/** Problems of a conversation trial's turns and end against its case (docs/evals.md, "Runs executed outside the service"). */
+function conversationIssues(runCase: RunCase, r: LocalResult, at: string): FieldIssue[] {
+  const conversation = isConversation(runCase);
+  if (!conversation)
+    return r.turns || r.conversation
+      ? [{ field: `${at}.${r.turns ? 'turns' : 'conversation'}`, message: `case ${r.case_index} is a single-turn case: upload its answer, not turns` }]
+      : [];
+  if (!r.turns || !r.conversation)
+    return [
+      {
+        field: `${at}.${r.turns ? 'conversation' : 'turns'}`,
+        message: `case ${r.case_index} is a conversation: upload its turns and conversation.ended (null when it did not end)`,
+      },
+    ];
+  const issues: FieldIssue[] = [];
+  const most = runCase.turns ? runCase.turns.length : runCase.simulation!.max_turns;
+  if (r.turns.length > most)
+    issues.push({ field: `${at}.turns`, message: `case ${r.case_index} has at most ${most} turn${most === 1 ? '' : 's'}; ${r.turns.length} were uploaded` });
+  r.turns.forEach((t, j) => {
+    if (t.turn !== j + 1) issues.push({ field: `${at}.turns[${j}].turn`, message: `must be ${j + 1}: turns are numbered from 1, in order` });
+    if (t.error && j < r.turns!.length - 1)
+      issues.push({ field: `${at}.turns[${j}].error`, message: 'only the last turn can have failed: a failed turn ends the conversation' });
+    issues.push(...unknownScorers(t.details, turnPool(runCase, t.turn), `${at}.turns[${j}]`, `turn ${t.turn} of case ${r.case_index}`));
+  });
+  const ended = r.conversation.ended;
+  if (ended !== null && !endsOf(runCase).includes(ended))
+    issues.push({
+      field: `${at}.conversation.ended`,
+      message: `a ${runCase.turns ? 'scripted' : 'simulated'} conversation ends with ${endsOf(runCase).join(', ')} (or null when it did not end)`,
+    });
+  // Ends that say how many turns there were: every turn of the script, max_turns answered.
+  else if ((ended === 'script_done' || ended === 'max_turns') && r.turns.length !== most)
+    issues.push({ field: `${at}.conversation.ended`, message: `${ended} needs all ${most} turns of case ${r.case_index}; ${r.turns.length} were uploaded` });
+  return issues;
+}
+
 /** Problems of one uploaded result against its run and case. */
 function resultIssues(run: RunView, r: LocalResult, runCase: RunCase | undefined, i: number): FieldIssue[] {
   if (!runCase) return [{ field: `results[${i}].case_index`, message: `the run has ${run.summary.total_cases} cases (0-${run.summary.total_cases - 1})` }];
   if (r.trial >= run.config.repetitions)
     return [{ field: `results[${i}].trial`, message: `the run repeats each case ${run.config.repetitions} times (0-${run.config.repetitions - 1})` }];
-  const names = new Set(runCase.scorers.map((s) => s.name));
-  return Object.keys(r.details)
-    .filter((name) => !names.has(name))
-    .map((name) => ({ field: `results[${i}].details.${name}`, message: `is not a scorer of case ${r.case_index} (its scorers: ${[...names].join(', ')})` }));
+  return [...unknownScorers(r.details, runCase.scorers, `results[${i}]`, `case ${r.case_index}`), ...conversationIssues(runCase, r, `results[${i}]`)];
+}
+
+const detailsOf = (uploaded: LocalResult['details']): Record<string, ScoreDetail> =>
+  Object.fromEntries(Object.entries(uploaded).map(([name, d]) => [name, { score: d.score, reason: d.reason, evidence: d.evidence }]));
+
+/** The scorers a turn's scores may name: a scripted turn's own, else the case's. */
+const turnPool = (runCase: RunCase, turn: number): ScorerRef[] => runCase.turns?.[turn - 1]?.scorers ?? runCase.scorers;
+
+/**
+ * The scorers a turn is judged by: a scripted turn's own scorers, every one of them (the script
+ * names them); else those of the case's scorers the client scored the turn with (which answer
+ * scorers apply depends on the client's conversation-level scorers, unknown here).
+ */
+function turnRefs(runCase: RunCase, t: LocalTurn, details: Record<string, ScoreDetail>): ScorerRef[] {
+  const own = runCase.turns?.[t.turn - 1]?.scorers;
+  return own ?? runCase.scorers.filter((ref) => Object.hasOwn(details, ref.name));
+}
+
+/** An uploaded turn as stored: passed judged here, from its scores. */
+function turnRecord(t: LocalTurn, runCase: RunCase, scoring: ConversationScoring, traceId: string | null): TurnResult {
+  const details = detailsOf(t.details);
+  const refs = turnRefs(runCase, t, details);
+  const error = t.error ?? null;
+  return {
+    turn: t.turn,
+    user: t.user,
+    output: t.output ?? null,
+    tool_calls: t.tool_calls ?? null,
+    usage: t.usage ?? null,
+    latency_ms: t.latency_ms ?? null,
+    details,
+    avg_score: refs.length ? aggregateScores(details, refs, scoring.aggregation) : null,
+    passed: error === null && casePasses(details, refs, scoring.minScore),
+    approval: null,
+    error,
+    trace_id: traceId,
+  };
 }
 
 /** The stored trial: pass or fail judged here, from the scores, by the rules of every run. */
-function trialRecord(run: RunView, runCase: RunCase, r: LocalResult): TrialRecord {
-  const details: Record<string, ScoreDetail> = Object.fromEntries(
-    Object.entries(r.details).map(([name, d]) => [name, { score: d.score, reason: d.reason, evidence: d.evidence }]),
-  );
+function trialRecord(run: RunView, runCase: RunCase, r: LocalResult): { record: TrialRecord; turns: TurnResult[] } {
+  const details = detailsOf(r.details);
+  const scoring = { minScore: runCase.min_score ?? run.min_score, aggregation: run.aggregation };
+  if (isConversation(runCase)) {
+    const turns = (r.turns ?? []).map((t) => turnRecord(t, runCase, scoring, r.trace_id ?? null));
+    const ended = r.conversation?.ended ?? null;
+    const error = r.error ?? turns.find((t) => t.error !== null)?.error ?? null;
+    // The end's scores are judged as uploaded: which of the case's scorers read the conversation is the client's to know.
+    const endRefs = runCase.scorers.filter((ref) => Object.hasOwn(details, ref.name));
+    const verdict = conversationVerdict({ runCase, turns, ended, details, endRefs, error }, scoring);
+    const answered = turns.filter((t) => t.error === null);
+    return {
+      record: {
+        ...trialBase(r, details, error, verdict.passed, verdict.avgScore),
+        output: r.output ?? answered.at(-1)?.output ?? null,
+        conversation: conversationRecordOf(ended, turns),
+      },
+      turns,
+    };
+  }
   const error = r.error ?? null;
-  const passed = error === null && casePasses(details, runCase.scorers, runCase.min_score ?? run.min_score);
+  const passed = error === null && casePasses(details, runCase.scorers, scoring.minScore);
+  return { record: trialBase(r, details, error, passed, aggregateScores(details, runCase.scorers, run.aggregation)), turns: [] };
+}
+
+function trialBase(r: LocalResult, details: Record<string, ScoreDetail>, error: string | null, passed: boolean, avgScore: number): TrialRecord {
   return {
     status: passed ? 'passed' : 'failed',
     details,
-    avg_score: aggregateScores(details, runCase.scorers, run.aggregation),
+    avg_score: avgScore,
     passed,
     duration_ms: r.duration_ms,
     latency_ms: r.latency_ms ?? null,
@@ -94,13 +199,14 @@ export function localExecution(deps: ApiDeps): RunExecutionStrategy {
      * Every case needs a scorer (the client's: the registry's or its own custom ones, so only
      * names are checked, on upload). A registered agent's id or name links the run to it; any
      * other label is the local agent's name. A suite's `id` and `version` must name a stored one.
+     * Conversation cases (scripted, simulated) run in the client too, which plays simulated users
+     * with its own LLM provider: `replay_from` (the service's record of a simulated user) is a 400.
      */
     async admit(projectId, body) {
-      const conversation = body.dataset.items.findIndex((item) => item.turns || item.simulation);
-      if (conversation >= 0)
+      if (body.config.replay_from !== undefined)
         throw new BadRequestError(
-          `dataset.items[${conversation}]: conversation cases (turns, simulation) run on the service: start the run without execution "local"`,
-          'CONVERSATION_LOCAL',
+          'config.replay_from: replaying a recorded conversation is for runs the service executes; start the run without execution "local"',
+          'REPLAY_LOCAL',
         );
       const issues = body.dataset.items.flatMap((item, i) =>
         (item.scorers ?? body.scorers).length
@@ -158,7 +264,7 @@ export function localExecution(deps: ApiDeps): RunExecutionStrategy {
       const cases = new Map((await runs.casesOf(runId, [...new Set(results.map((r) => r.case_index))])).map((c) => [c.case_index, c]));
       const issues = results.flatMap((r, i) => resultIssues(run, r, cases.get(r.case_index), i));
       if (issues.length) throw new ValidationError(issues.slice(0, 100));
-      const records = results.map((r) => ({ r, record: trialRecord(run, cases.get(r.case_index)!, r) }));
+      const records = results.map((r) => ({ r, ...trialRecord(run, cases.get(r.case_index)!, r) }));
       const scores = records.flatMap(({ r, record }) => scoresOf(runId, r, record));
       // Scores first: a result that reads back has its scores (a retried upload writes the same rows).
       if (scores.length) {
@@ -168,8 +274,13 @@ export function localExecution(deps: ApiDeps): RunExecutionStrategy {
           throw writeFailure('analytics', err);
         }
       }
-      for (const { r, record } of records) {
+      for (const { r, record, turns } of records) {
         const started = r.started_at ?? Date.now() - r.duration_ms;
+        // A conversation's turns before its trial: a trial that reads back has all its turns (each is recorded once).
+        for (const [j, turn] of turns.entries()) {
+          const at = r.turns![j].started_at ?? started;
+          await runs.recordTurn(runId, r.case_index, r.trial, turn, { started_ms: at, ended_ms: at + (turn.latency_ms ?? 0), calls: [] });
+        }
         await runs.recordTrial(runId, r.case_index, r.trial, record, { started_ms: started, ended_ms: started + r.duration_ms, calls: [] });
       }
       const after = await runs.get(projectId, runId);

@@ -1,13 +1,15 @@
-import type { ScoreDetail, TokenUsage, ToolCall } from '../core/model/eval-case.js';
-import type { CaseResultView, RunCase, RunSummary, RunView } from '../core/model/eval-run.js';
+import type { TokenUsage, ToolCall } from '../core/model/eval-case.js';
+import type { CaseResultView, ConversationRecord, RunCase, RunSummary, RunView, TurnResult } from '../core/model/eval-run.js';
+import type { LlmMessage } from '../core/model/messages.js';
 import { casesOfSuite, datasetItems, indexedCases } from '../core/model/run-cases.js';
-import { aggregateScores, casePasses, runScorers, type Scorer } from '../core/scoring/index.js';
-import { recordCase } from './case-recorder.js';
+import type { Scorer, ScoreDetail } from '../core/scoring/index.js';
+import { trialRunner } from './case-trials.js';
 import { AgentEvalClient, type ClientOptions } from './client.js';
 import { AgentEvalError, errorText, EvaluationRunError } from './errors.js';
 import { defaultSpanFactory, getTracing } from './global.js';
 import { scorerRegistry } from './scorers.js';
-import { localResult, ResultUploader } from './run-results.js';
+import { localResult, ResultUploader, uploadOf } from './run-results.js';
+import { environmentPlayer, functionPlayer, type SimulatedUserFunction, type UserPlayer } from './simulated-user.js';
 import { defineSuite, isSuite, loadSuite, type Suite, type SuiteDefinitionInput } from './suites.js';
 import { Tracing, type SpanFactory, type SpanHandle } from './tracing.js';
 
@@ -15,7 +17,9 @@ import { Tracing, type SpanFactory, type SpanHandle } from './tracing.js';
  * `evaluate()`: runs a suite against an agent function in this process, scores each answer with
  * the service's scorers (core/scoring) and custom ones, and uploads the run, its case results
  * and their traces, so they show in the API, the comparison and the dashboard like a run the
- * service executed (docs/sdk.md, docs/evals.md "Runs executed outside the service").
+ * service executed (docs/sdk.md, docs/evals.md "Runs executed outside the service"). Conversation
+ * cases (scripted turns, simulated users) run turn by turn through the one conversation loop
+ * (core/conversations/conversation-loop.ts), the agent function called once per turn.
  */
 
 /** What the agent function is told about the case it answers. */
@@ -31,24 +35,22 @@ export interface AgentContext {
   traceparent: string;
   /** Aborted when the case times out or the evaluation is cancelled. */
   signal: AbortSignal;
+  /** The conversation's id (the agent protocol's `session_id`): the same for every turn of one trial of a case. */
+  sessionId: string;
+  /** The turn this call answers, 1-based: 1 for a single-turn case. */
+  turn: number;
+  /**
+   * The conversation so far in the product's message model (`{role, content, tool_calls?}`),
+   * ending with this turn's user message: for a single-turn case, that one message (the input
+   * as text). An agent with memory answers from it; one that reads only `input` still works.
+   */
+  messages: LlmMessage[];
 }
 
 /** An agent: the case's input in, its answer out (any JSON value), or an {@link AgentReply}. */
 export type AgentFunction = (input: unknown, context: AgentContext) => unknown;
 
-/** An answer with what the scorers read beside the output (otherwise taken from the agent's tool and generation spans). */
-export class AgentReply {
-  constructor(
-    readonly output: unknown,
-    readonly toolCalls?: Array<string | ToolCall>,
-    readonly usage?: TokenUsage,
-  ) {}
-}
-
-/** `return reply(output, {toolCalls, usage})` from an agent to name its tool calls and token usage explicitly. */
-export function reply(output: unknown, extra: { toolCalls?: Array<string | ToolCall>; usage?: TokenUsage } = {}): AgentReply {
-  return new AgentReply(output, extra.toolCalls, extra.usage);
-}
+export { AgentReply, reply } from './case-trials.js';
 
 /** One case trial as it finished. */
 export interface CaseOutcome {
@@ -66,6 +68,30 @@ export interface CaseOutcome {
   traceId: string;
   toolCalls: ToolCall[];
   usage: TokenUsage | null;
+  /**
+   * A conversation case's turns, in order (absent for single-turn cases): each with its user
+   * message, the agent's answer and the turn's own scores. `details` then holds the
+   * conversation's scores (its conversation-level and answer scorers'); `output`, `toolCalls`,
+   * `usage` and `latencyMs` are the last answer and the turns' totals.
+   */
+  turns?: TurnResult[];
+  /** How a conversation ended (`ended` null when it did not: a turn failed) and the turns the agent answered. */
+  conversation?: ConversationRecord;
+}
+
+/** One turn of a conversation case as it was scored (`onTurn`). */
+export interface TurnProgress {
+  caseIndex: number;
+  caseName: string;
+  trial: number;
+  /** 1-based. */
+  turn: number;
+  /** The turns the case may have: its script's length, or its simulated user's `max_turns`. */
+  of: number;
+  kind: 'scripted' | 'simulated';
+  /** The turn as recorded: `passed`, its scores in `details` (`avg_score` null when the turn has no scorers), `error` when the agent failed. */
+  result: TurnResult;
+  runId: string | undefined;
 }
 
 export interface EvaluateProgress {
@@ -96,6 +122,17 @@ export interface EvaluateOptions extends ClientOptions {
   scorers?: readonly Scorer[];
   /** Called after each case trial. */
   onProgress?: (progress: EvaluateProgress) => void;
+  /** Called after each turn of a conversation case, as soon as it is scored. */
+  onTurn?: (progress: TurnProgress) => void;
+  /**
+   * Plays the simulated users of `simulation` cases instead of an LLM: `({simulation, turn,
+   * messages}) => ({message, stop?})`. Default: an LLM through this process's own provider
+   * configuration (`providerEnv`); without one, a suite with a simulated user is refused before
+   * the run is created.
+   */
+  simulatedUser?: SimulatedUserFunction;
+  /** Where the simulated users' LLM provider is configured (ANTHROPIC_API_KEY, OPENAI_API_KEY, JUDGE_PROVIDER...; docs/judges.md); default `process.env`. */
+  providerEnv?: Record<string, string | undefined>;
   /** Upload the run to the service (default true); false runs and scores locally only. */
   upload?: boolean;
   /** A client to upload with (default: one built from url/apiKey/project or the environment). */
@@ -126,31 +163,6 @@ async function resolveSuite(suite: Suite | SuiteDefinitionInput | string, scorer
   if (typeof suite === 'string') return loadSuite(suite, { scorers });
   if (isSuite(suite)) return scorers.length ? defineSuite(suite.definition, { scorers: [...suite.scorers, ...scorers] }) : suite;
   return defineSuite(suite, { scorers });
-}
-
-function toolCallsOf(list: Array<string | ToolCall> | undefined): ToolCall[] | undefined {
-  return list?.map((c) => (typeof c === 'string' ? { name: c } : c));
-}
-
-/** Runs `agent` with a time-out; the signal tells the agent to stop. */
-async function callAgent(agent: AgentFunction, input: unknown, ctx: Omit<AgentContext, 'signal'>, timeoutMs: number, outer?: AbortSignal): Promise<unknown> {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(outer?.reason);
-  outer?.addEventListener('abort', onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = new Error(`agent did not answer within ${timeoutMs} ms`);
-      controller.abort(err);
-      reject(err);
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([Promise.resolve().then(() => agent(input, { ...ctx, signal: controller.signal })), timeout]);
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', onAbort);
-  }
 }
 
 /**
@@ -185,6 +197,18 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
   }
   // Without upload and without tracing, spans go to OpenTelemetry's global tracer (a no-op unless the app set one).
   const spans: SpanFactory = tracer ?? defaultSpanFactory;
+
+  // Simulated users are played here, before any run exists: no way to play them, no run.
+  let player: UserPlayer | undefined;
+  const simulated = cases.find((c) => c.simulation);
+  if (simulated) {
+    try {
+      player = options.simulatedUser ? functionPlayer(options.simulatedUser) : await environmentPlayer(options.providerEnv ?? process.env, spans);
+    } catch (err) {
+      await ownTracing?.shutdown().catch(() => undefined);
+      throw new EvaluationRunError(`case '${simulated.name}' has a simulated user: ${errorText(err)}`, { cause: err });
+    }
+  }
 
   let run: RunView | undefined;
   if (client) {
@@ -221,85 +245,19 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
   const onOuterAbort = () => stop.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
-  async function runTrial(runCase: RunCase, trial: number): Promise<CaseOutcome & { rootSpanId: string; started: number }> {
-    const started = Date.now();
-    const attributes = {
-      'agent_eval.run_id': runId ?? '',
-      'agent_eval.case_index': runCase.case_index,
-      'agent_eval.case_name': runCase.name,
-      'agent_eval.trial': trial,
-      'agent_eval.agent_name': agentName,
-      'agent_eval.agent_version': agentVersion,
-    };
-    return spans.trace(`eval: ${runCase.name}`, { root: true, attributes, input: runCase.input }, async (root) => {
-      let output: unknown = null;
-      let error: string | null = null;
-      const callStart = Date.now();
-      const { recording, result } = recordCase(() =>
-        spans.span('span', 'agent call', { attributes: { 'agent_eval.agent_name': agentName, 'agent_eval.agent_version': agentVersion } }, (call) =>
-          callAgent(
-            options.agent,
-            runCase.input,
-            { case: { index: runCase.case_index, name: runCase.name, expected: runCase.expected }, trial, runId, span: call, traceparent: call.traceparent },
-            timeoutMs,
-            stop.signal,
-          ).then((answer) => {
-            call.setOutput(answer instanceof AgentReply ? answer.output : answer);
-            return answer;
-          }),
-        ),
-      );
-      let answer: unknown;
-      try {
-        answer = await result;
-      } catch (err) {
-        error = errorText(err);
-      }
-      const latencyMs = Date.now() - callStart;
-      const explicit = answer instanceof AgentReply ? answer : undefined;
-      output = explicit ? explicit.output : (answer ?? null);
-      const toolCalls = toolCallsOf(explicit?.toolCalls) ?? recording.toolCalls;
-      const usage = explicit?.usage ?? recording.usage;
-      let details: Record<string, ScoreDetail> = {};
-      if (error === null) {
-        details = await runScorers(registry, runCase.scorers, {
-          input: runCase.input,
-          output,
-          expected: runCase.expected,
-          toolCalls,
-          usage: usage ?? undefined,
-          latencyMs,
-        });
-        for (const [name, d] of Object.entries(details)) {
-          spans.span('span', `score: ${name}`, { attributes: { 'agent_eval.scorer': name, 'agent_eval.score': d.score } }, (s) => s.setOutput(d));
-        }
-      } else {
-        root.recordError(new Error(error));
-      }
-      const avgScore = aggregateScores(details, runCase.scorers, def.aggregation);
-      const passed = error === null && casePasses(details, runCase.scorers, runCase.min_score ?? def.defaultMinScore);
-      root.setOutput(output);
-      root.setAttributes({ 'agent_eval.case_status': passed ? 'passed' : 'failed', 'agent_eval.avg_score': avgScore });
-      return {
-        caseIndex: runCase.case_index,
-        caseName: runCase.name,
-        trial,
-        status: passed ? 'passed' : 'failed',
-        passed,
-        avgScore,
-        details,
-        output,
-        error,
-        durationMs: Date.now() - started,
-        latencyMs,
-        traceId: root.traceId,
-        toolCalls,
-        usage,
-        rootSpanId: root.spanId,
-        started,
-      };
-    });
-  }
+  const runTrial = trialRunner({
+    agent: options.agent,
+    timeoutMs,
+    onTurn: options.onTurn,
+    spans,
+    registry,
+    scoring: { aggregation: def.aggregation, minScore: def.defaultMinScore },
+    agentName,
+    agentVersion,
+    runId,
+    signal: stop.signal,
+    player,
+  });
 
   async function worker(): Promise<void> {
     while (next < total && !stop.signal.aborted && !uploader?.failure) {
@@ -309,20 +267,7 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
       const { rootSpanId, started, ...plain } = outcome;
       outcomes.push(plain);
       if (plain.passed) passedCount++;
-      uploader?.push({
-        case_index: plain.caseIndex,
-        trial: plain.trial,
-        details: plain.details,
-        output: plain.output,
-        tool_calls: plain.toolCalls,
-        usage: plain.usage,
-        error: plain.error,
-        duration_ms: plain.durationMs,
-        latency_ms: plain.latencyMs,
-        trace_id: plain.traceId === '00000000000000000000000000000000' ? null : plain.traceId,
-        span_id: rootSpanId === '0000000000000000' ? null : rootSpanId,
-        started_at: started,
-      });
+      uploader?.push(uploadOf(plain, rootSpanId, started));
       options.onProgress?.({ completed: outcomes.length, total, passed: passedCount, failed: outcomes.length - passedCount, last: plain, runId });
     }
   }

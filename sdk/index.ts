@@ -44,7 +44,9 @@ export {
   type EvaluateProgress,
   type EvaluationResult,
   type CaseOutcome,
+  type TurnProgress,
 } from './evaluate.js';
+export type { SimulatedUserFunction, SimulatedUserRequest, SimulatedUserReply } from './simulated-user.js';
 export { startRun, waitForRun, type StartRunOptions, type WaitOptions } from './managed.js';
 export {
   defineExperiment,
@@ -59,7 +61,8 @@ export {
 } from './experiments.js';
 
 // The shared model, for code that handles what the client returns.
-export type { RunView, CaseResultView, RunSummary, RunStatus, RunExecution } from '../core/model/eval-run.js';
+export type { RunView, CaseResultView, RunSummary, RunStatus, RunExecution, TrialRecord, TurnResult, ConversationRecord } from '../core/model/eval-run.js';
+export type { ScriptedTurn, Simulation, SimulatedUserTurn, ConversationEnd, ConversationView, ConversationTurnView } from '../core/model/conversation.js';
 export type { RunComparison, Significance } from '../core/evals/compare.js';
 export type { SuiteDefinition, SuiteSummary, SuiteVersion } from '../core/model/suite.js';
 export type { Scorer, ScoreInput } from '../core/scoring/index.js';

@@ -10,9 +10,50 @@ import type { Suite } from './suites.js';
 
 type UploadResult = z.input<typeof LocalResultSchema>;
 
-/** Sends results in batches (at most 100, or what gathered in 1 s), one request at a time; a failed batch fails the run. */
+/** The ids of spans nobody records (OpenTelemetry's no-op tracer): nothing to link to. */
+export const NO_TRACE = '00000000000000000000000000000000';
+const NO_SPAN = '0000000000000000';
+
+/** A finished trial as `POST /api/runs/{id}/results` takes it; a conversation's with its turns and how it ended. */
+export function uploadOf(o: CaseOutcome, rootSpanId: string, started: number): UploadResult {
+  return {
+    case_index: o.caseIndex,
+    trial: o.trial,
+    details: o.details,
+    output: o.output,
+    tool_calls: o.toolCalls,
+    usage: o.usage,
+    error: o.error,
+    duration_ms: o.durationMs,
+    latency_ms: o.latencyMs,
+    trace_id: o.traceId === NO_TRACE ? null : o.traceId,
+    span_id: rootSpanId === NO_SPAN ? null : rootSpanId,
+    started_at: started,
+    ...(o.turns
+      ? {
+          turns: o.turns.map((t) => ({
+            turn: t.turn,
+            user: t.user,
+            output: t.output,
+            tool_calls: t.tool_calls,
+            usage: t.usage,
+            details: t.details,
+            error: t.error,
+            latency_ms: t.latency_ms,
+          })),
+          conversation: { ended: o.conversation?.ended ?? null },
+        }
+      : {}),
+  };
+}
+
+/** How much of a batch a result takes: a conversation's turns count too. */
+const weightOf = (result: UploadResult) => 1 + (result.turns?.length ?? 0);
+
+/** Sends results in batches (at most 100 trials and turns, or what gathered in 1 s), one request at a time; a failed batch fails the run. */
 export class ResultUploader {
   private queue: UploadResult[] = [];
+  private queued = 0;
   private inFlight: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   failure: unknown;
@@ -23,14 +64,18 @@ export class ResultUploader {
   ) {}
 
   push(result: UploadResult): void {
+    const weight = weightOf(result);
+    if (this.queued && this.queued + weight > 100) this.send();
     this.queue.push(result);
-    if (this.queue.length >= 100) this.send();
+    this.queued += weight;
+    if (this.queued >= 100) this.send();
     else this.timer ??= setTimeout(() => this.send(), 1000);
   }
 
   private send(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.queued = 0;
     const batch = this.queue.splice(0);
     if (!batch.length) return;
     this.inFlight = this.inFlight.then(async () => {
@@ -75,6 +120,7 @@ export function localResult(
       approval: null,
       error: o.error,
       trace_id: o.traceId,
+      ...(o.turns ? { turns: o.turns, conversation: o.conversation ?? null } : {}),
     });
     byCase.set(o.caseIndex, list);
   }

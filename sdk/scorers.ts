@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import type { ScoreDetail } from '../core/model/eval-case.js';
+import { NO_PROVIDERS } from '../core/providers/set.js';
+import { CONVERSATION_RULE_SCORERS } from '../core/scoring/conversation/index.js';
+import { knowledgeRetentionScorer } from '../core/scoring/conversation/knowledge-retention.js';
 import { createScorerRegistry, RULE_SCORERS, type Scorer, type ScoreInput, type ScorerRegistry } from '../core/scoring/index.js';
 import { verdictToDetail, type VerdictDataType } from '../core/scoring/verdict.js';
 
@@ -23,6 +26,12 @@ export interface ScorerDefinition {
   /** Scores of the labels a categorical scorer returns. */
   categories?: Record<string, number>;
   description?: string;
+  /**
+   * A conversation-level scorer: it reads the whole conversation (`input.conversation`: turns,
+   * messages, why it ended) and runs once when a conversation case ended, never on a single
+   * turn; a suite that gives it to a single-turn case is refused.
+   */
+  conversation?: boolean;
   evaluate(input: ScoreInput): ScorerVerdict | Promise<ScorerVerdict>;
 }
 
@@ -38,6 +47,7 @@ export function defineScorer(def: ScorerDefinition): Scorer {
     kind: 'custom',
     description: def.description ?? `custom ${def.dataType ?? 'numeric'} scorer`,
     configSchema: z.record(z.string(), z.unknown()),
+    ...(def.conversation ? { readsConversation: true } : {}),
     async evaluate(input: ScoreInput): Promise<ScoreDetail> {
       // The service's one reading of a verdict (HTTP custom scorers use it too).
       return verdictToDetail(await def.evaluate(input), { who: `scorer '${def.name}'`, dataType: def.dataType ?? 'numeric', categories: def.categories });
@@ -50,7 +60,13 @@ export function isScorer(value: unknown): value is Scorer {
   return typeof value === 'object' && value !== null && typeof (value as Scorer).evaluate === 'function' && typeof (value as Scorer).name === 'string';
 }
 
-/** The rule scorers the service knows, plus `custom` ones (names must be distinct). */
+/** The rule mode of `knowledgeRetention` runs here; its judge mode needs the service's providers (refused without one). */
+const NO_JUDGES = { providers: NO_PROVIDERS, maxAnswerAttempts: 3, maxOutputTokens: 4096 };
+
+/**
+ * The rule scorers the service knows (the conversation-level ones `turnsToGoal`, `turnScores`
+ * and `knowledgeRetention` by rule included), plus `custom` ones (names must be distinct).
+ */
 export function scorerRegistry(custom: readonly Scorer[] = []): ScorerRegistry {
   const unique = new Map<string, Scorer>();
   for (const s of custom) {
@@ -58,5 +74,5 @@ export function scorerRegistry(custom: readonly Scorer[] = []): ScorerRegistry {
     if (seen && seen !== s) throw new TypeError(`two different scorers are named '${s.name}'`);
     unique.set(s.name, s);
   }
-  return createScorerRegistry([...RULE_SCORERS, ...unique.values()]);
+  return createScorerRegistry([...RULE_SCORERS, ...CONVERSATION_RULE_SCORERS, knowledgeRetentionScorer(NO_JUDGES), ...unique.values()]);
 }

@@ -34,8 +34,16 @@ export type SuiteDefinitionInput = Omit<z.input<typeof SuiteDefinitionSchema>, '
   minScore?: number;
   /** Alias of `agent_id`. */
   agent?: string;
-  cases: Array<Omit<z.input<typeof SuiteDefinitionSchema>['cases'][number], 'scorers'> & { scorers?: ScorerRefInput[] }>;
+  cases: Array<
+    Omit<CaseInput, 'scorers' | 'turns'> & {
+      scorers?: ScorerRefInput[];
+      /** A scripted conversation: the user's turns, each with what its answer should satisfy. */
+      turns?: Array<Omit<NonNullable<CaseInput['turns']>[number], 'scorers'> & { scorers?: ScorerRefInput[] }>;
+    }
+  >;
 };
+
+type CaseInput = z.input<typeof SuiteDefinitionSchema>['cases'][number];
 
 /** A suite file or definition broke a rule: `Invalid suite file: {errors}` (SPEC), each field named. */
 export class InvalidSuiteError extends AgentEvalError {
@@ -63,6 +71,16 @@ function extractScorers(list: unknown, found: Scorer[]): unknown {
   });
 }
 
+/** A case (and its scripted turns) with scorer objects replaced by their names. */
+function withScorerNames(c: unknown, found: Scorer[]): unknown {
+  if (!c || typeof c !== 'object' || Array.isArray(c)) return c;
+  const out: Record<string, unknown> = { ...c };
+  if ('scorers' in out) out.scorers = extractScorers(out.scorers, found);
+  if (Array.isArray(out.turns))
+    out.turns = out.turns.map((t: unknown) => (t && typeof t === 'object' && 'scorers' in t ? { ...t, scorers: extractScorers(t.scorers, found) } : t));
+  return out;
+}
+
 function invalid(err: unknown): never {
   if (err instanceof ValidationError) {
     const problems = err.issues.map((i) => `${i.field}: ${i.message}`);
@@ -87,9 +105,7 @@ function check(raw: unknown, custom: readonly Scorer[], file?: string): Suite {
   if (normalized && typeof normalized === 'object' && !Array.isArray(normalized)) {
     const obj = { ...(normalized as Record<string, unknown>) };
     obj.defaultScorers = extractScorers(obj.defaultScorers, found);
-    if (Array.isArray(obj.cases)) {
-      obj.cases = obj.cases.map((c: unknown) => (c && typeof c === 'object' && 'scorers' in c ? { ...c, scorers: extractScorers(c.scorers, found) } : c));
-    }
+    if (Array.isArray(obj.cases)) obj.cases = obj.cases.map((c: unknown) => withScorerNames(c, found));
     normalized = obj;
   }
   let registry;
@@ -100,7 +116,11 @@ function check(raw: unknown, custom: readonly Scorer[], file?: string): Suite {
   }
   try {
     const definition = parseSuiteDefinition(normalized, registry);
-    const used = new Set([...definition.defaultScorers, ...definition.cases.flatMap((c) => c.scorers ?? [])].map((s) => s.name));
+    const used = new Set(
+      [...definition.defaultScorers, ...definition.cases.flatMap((c) => [...(c.scorers ?? []), ...(c.turns ?? []).flatMap((t) => t.scorers ?? [])])].map(
+        (s) => s.name,
+      ),
+    );
     return { definition, scorers: [...new Map(found.filter((s) => used.has(s.name)).map((s) => [s.name, s])).values()], ...(file ? { file } : {}) };
   } catch (err) {
     invalid(err);

@@ -5,6 +5,7 @@ import { CaseFields, oneShape } from './case-schema.js';
 import type { ConversationEnd, ScriptedTurn, Simulation } from './conversation.js';
 import { AGGREGATIONS, ScorerRefListSchema, type Aggregation, type ScoreDetail, type ScorerRef, type TokenUsage, type ToolCall } from './eval-case.js';
 import type { RunStatus } from './run-status.js';
+import { LocalConversationFields, UploadedDetailsSchema, UploadedToolCallsSchema, UploadedUsageSchema } from './local-results.js';
 
 export { RUN_STATUSES, FINAL_RUN_STATUSES, isFinalRunStatus, type RunStatus } from './run-status.js';
 
@@ -293,19 +294,11 @@ export const LocalResultSchema = z.object({
     .min(0)
     .max(MAX_REPETITIONS - 1)
     .default(0),
-  /** Per scorer of the case: `{score, reason, evidence}` (empty when the agent failed). */
-  details: z
-    .record(
-      z.string().min(1).max(128),
-      z.object({ score: z.number().min(0).max(1), reason: z.string().max(65_536).default(''), evidence: z.array(z.string().max(65_536)).max(50).default([]) }),
-    )
-    .default({}),
+  /** Per scorer of the case: `{score, reason, evidence}` (empty when the agent failed; a conversation's end scores). */
+  details: UploadedDetailsSchema,
   output: z.unknown().optional(),
-  tool_calls: z
-    .array(z.object({ name: z.string().min(1).max(256), input: z.unknown().optional(), output: z.unknown().optional() }))
-    .max(10_000)
-    .nullish(),
-  usage: z.object({ input_tokens: z.number().int().min(0), output_tokens: z.number().int().min(0) }).nullish(),
+  tool_calls: UploadedToolCallsSchema,
+  usage: UploadedUsageSchema,
   /** Why the trial failed (the agent threw, timed out...): the case fails whatever its scores. */
   error: z.string().max(65_536).nullish(),
   duration_ms: z.number().min(0).max(86_400_000),
@@ -315,6 +308,8 @@ export const LocalResultSchema = z.object({
   span_id: Hex(16).nullish(),
   /** Epoch ms at which the trial started. */
   started_at: z.number().int().min(0).optional(),
+  /** A conversation case's trial: its turns and how it ended (local-results.ts). */
+  ...LocalConversationFields,
 });
 export type LocalResult = z.output<typeof LocalResultSchema>;
 

@@ -29,11 +29,39 @@ export interface LlmSettings {
 }
 
 /**
+ * The environment variables the providers' settings are read from (as a zod `pick` mask of the
+ * environment's schema): what a client process reads of its own environment to play a local
+ * run's simulated users (sdk/simulated-user.ts), with the service's meanings and defaults.
+ */
+export const LLM_ENV = {
+  ANTHROPIC_API_KEY: true,
+  ANTHROPIC_BASE_URL: true,
+  OPENAI_API_KEY: true,
+  OPENAI_BASE_URL: true,
+  GOOGLE_CLOUD_PROJECT: true,
+  GOOGLE_CLOUD_LOCATION: true,
+  GOOGLE_VERTEX_BASE_URL: true,
+  ANTHROPIC_VERTEX_PROJECT_ID: true,
+  CLOUD_ML_REGION: true,
+  ANTHROPIC_VERTEX_BASE_URL: true,
+  AGENT_EVAL_VERTEX_ACCESS_TOKEN: true,
+  JUDGE_PROVIDER: true,
+  JUDGE_MODEL_ANTHROPIC: true,
+  JUDGE_MODEL_OPENAI: true,
+  JUDGE_MODEL_VERTEX_GEMINI: true,
+  JUDGE_MODEL_VERTEX_ANTHROPIC: true,
+  JUDGE_OPENAI_STRUCTURED_OUTPUT: true,
+  JUDGE_MAX_ANSWER_ATTEMPTS: true,
+  JUDGE_MAX_OUTPUT_TOKENS: true,
+} as const;
+export type LlmEnv = Pick<ConfigEnv, keyof typeof LLM_ENV>;
+
+/**
  * The providers whose credentials are set: Anthropic and OpenAI by API key, the two Vertex ones
  * by cloud project (credentials then come from application default credentials, or from
  * AGENT_EVAL_VERTEX_ACCESS_TOKEN). JUDGE_PROVIDER must name one of them.
  */
-export function llmSettings(e: ConfigEnv): LlmSettings {
+export function llmSettings(e: LlmEnv): LlmSettings {
   const location = e.GOOGLE_CLOUD_LOCATION ?? 'global';
   const claudeProject = e.ANTHROPIC_VERTEX_PROJECT_ID ?? e.GOOGLE_CLOUD_PROJECT;
   const settings: LlmSettings = {
