@@ -16,10 +16,18 @@ export function resultsTable(c: Colors, results: CaseResultView[]): string {
       score(r.status === 'passed' || r.status === 'failed' ? r.avg_score : null),
       scorers || '-',
       duration(r.duration_ms),
-      failureReason(r),
+      [conversationNote(r), failureReason(r)].filter(Boolean).join('; '),
     ];
   });
   return table(c, ['Case', 'Status', 'Score', 'Scorers', 'Duration', 'Notes'], rows, { ruled: true });
+}
+
+/** A conversation case's turns and how it ended (its first trial's): `4 turns, goal_met`. */
+function conversationNote(r: CaseResultView): string {
+  const trial = r.trials.find((t) => t.conversation !== undefined);
+  if (!trial) return '';
+  const turns = trial.conversation?.turns_done ?? trial.turns?.length ?? 0;
+  return `${turns} turn${turns === 1 ? '' : 's'}, ${trial.conversation?.ended ?? 'did not end'}`;
 }
 
 /**
@@ -30,6 +38,8 @@ function failureReason(r: CaseResultView): string {
   if (r.status === 'passed') return '';
   const agentError = r.trials.find((t) => t.error)?.error;
   if (agentError) return short(agentError, 60);
+  // A conversation whose end scores passed fell short on a turn: the case's error says which.
+  if (r.error && r.trials.some((t) => t.turns)) return short(r.error, 60);
   const low = Object.entries(r.details)
     .filter(([, d]) => d.score < 1)
     .map(([name, d]) => `${name}: ${d.reason}`);

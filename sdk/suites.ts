@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { AppError, ValidationError } from '../core/errors.js';
 import { normalizeSuiteKeys, parseSuiteDefinition, type SuiteDefinition, type SuiteDefinitionSchema } from '../core/model/suite.js';
-import { parseSuiteYaml } from '../core/model/suite-yaml.js';
+import { parseSuiteYaml, withSuiteFileLines } from '../core/model/suite-yaml.js';
 import type { Scorer } from '../core/scoring/index.js';
 import { AgentEvalError } from './errors.js';
 import { isScorer, scorerRegistry } from './scorers.js';
@@ -81,7 +81,9 @@ function withScorerNames(c: unknown, found: Scorer[]): unknown {
   return out;
 }
 
-function invalid(err: unknown): never {
+function invalid(raw: unknown, text?: string): never {
+  // A file's problems name their line and case too.
+  const err = text === undefined ? raw : withSuiteFileLines(text, raw);
   if (err instanceof ValidationError) {
     const problems = err.issues.map((i) => `${i.field}: ${i.message}`);
     throw new InvalidSuiteError(`Invalid suite file: ${problems.join('; ')}`, problems);
@@ -94,13 +96,13 @@ function invalid(err: unknown): never {
   throw err;
 }
 
-function check(raw: unknown, custom: readonly Scorer[], file?: string): Suite {
+function check(raw: unknown, custom: readonly Scorer[], file?: string, text?: string): Suite {
   const found: Scorer[] = [...custom];
   let normalized: unknown;
   try {
     normalized = normalizeSuiteKeys(raw);
   } catch (err) {
-    invalid(err);
+    invalid(err, text);
   }
   if (normalized && typeof normalized === 'object' && !Array.isArray(normalized)) {
     const obj = { ...(normalized as Record<string, unknown>) };
@@ -123,7 +125,7 @@ function check(raw: unknown, custom: readonly Scorer[], file?: string): Suite {
     );
     return { definition, scorers: [...new Map(found.filter((s) => used.has(s.name)).map((s) => [s.name, s])).values()], ...(file ? { file } : {}) };
   } catch (err) {
-    invalid(err);
+    invalid(err, text);
   }
 }
 
@@ -156,7 +158,7 @@ export async function loadSuite(file: string, options: { scorers?: readonly Scor
   } catch (err) {
     invalid(err);
   }
-  return check(raw, options.scorers ?? [], path.resolve(file));
+  return check(raw, options.scorers ?? [], path.resolve(file), text);
 }
 
 /** Is `value` a checked suite? */

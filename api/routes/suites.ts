@@ -5,7 +5,7 @@ import { BadRequestError, NotFoundError, ValidationError } from '../../core/erro
 import { isUuid } from '../../core/model/agent.js';
 import { pgText } from '../../core/model/pg-json.js';
 import { normalizeSuiteKeys, parseSuiteDefinition, type SuiteDefinition } from '../../core/model/suite.js';
-import { MAX_SUITE_YAML_BYTES, parseSuiteYaml } from '../../core/model/suite-yaml.js';
+import { MAX_SUITE_YAML_BYTES, parseSuiteYaml, withSuiteFileLines } from '../../core/model/suite-yaml.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
@@ -44,10 +44,16 @@ function suiteId(params: Record<string, string | undefined>): string {
  * other). `agent_id` must name an agent of the project and is stored as that agent's id.
  */
 async function readDefinition(ctx: Context, deps: ApiDeps): Promise<SuiteDefinition> {
-  const raw = isYamlBody(ctx)
-    ? parseSuiteYaml(await readBodyText(ctx, Math.min(deps.config.maxBodyBytes, MAX_SUITE_YAML_BYTES)))
-    : normalizeSuiteKeys(ctx.request.body);
-  const def = parseSuiteDefinition(raw, await scorersFor(deps, ctx.state.projectId));
+  const yaml = isYamlBody(ctx) ? await readBodyText(ctx, Math.min(deps.config.maxBodyBytes, MAX_SUITE_YAML_BYTES)) : undefined;
+  const raw = yaml === undefined ? normalizeSuiteKeys(ctx.request.body) : parseSuiteYaml(yaml);
+  const scorers = await scorersFor(deps, ctx.state.projectId);
+  let def: SuiteDefinition;
+  try {
+    def = parseSuiteDefinition(raw, scorers);
+  } catch (err) {
+    // A YAML body's problems name their line and case too.
+    throw yaml === undefined ? err : withSuiteFileLines(yaml, err);
+  }
   if (!def.agent_id) return def;
   const agent = await deps.metadata.agents.resolve(ctx.state.projectId, def.agent_id);
   if (!agent) throw new ValidationError([{ field: 'agent_id', message: `no agent with this id or name in the project` }]);

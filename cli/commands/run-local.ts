@@ -1,4 +1,4 @@
-import { agentCallBody, caseSessionId } from '../../core/agents/agent-body.js';
+import { agentCallBody } from '../../core/agents/agent-body.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +11,7 @@ import { agentNameFor, findAgentByEndpoint, isEndpoint } from '../agent-ref.js';
 import { connect } from '../client.js';
 import { CliError, colorsFor, println, type CliIo } from '../io.js';
 import { intOption, parseMinScore } from '../options.js';
-import { progressDisplay } from '../progress.js';
+import { progressDisplay, turnLineOf } from '../progress.js';
 import { loadSuiteFile, looksLikeFile } from '../suite-file.js';
 import { findSuite } from '../suite-push.js';
 import { reportRun } from '../report-run.js';
@@ -76,10 +76,13 @@ async function moduleAgent(spec: string): Promise<LocalAgent> {
   return { fn: fn as AgentFunction, name: `${path.basename(file)}${name === 'default' ? '' : `:${name}`}` };
 }
 
-/** An HTTP agent called as the service's workers call it (docs/evals.md, "Agent protocol"), once per case trial, no retries. */
+/**
+ * An HTTP agent called as the service's workers call it (docs/evals.md, "Agent protocol"), once
+ * per case trial (per turn of a conversation, with the turn and the history in `messages`), no retries.
+ */
 async function endpointAgent(client: AgentEvalClient, endpoint: string, agentVersion: string): Promise<LocalAgent> {
   const fn: AgentFunction = async (input, ctx) => {
-    const body = agentCallBody({
+    const single = agentCallBody({
       input,
       caseName: ctx.case.name,
       expected: ctx.case.expected,
@@ -87,9 +90,9 @@ async function endpointAgent(client: AgentEvalClient, endpoint: string, agentVer
       agentVersion,
       traceId: ctx.traceparent.split('-')[1] ?? '',
       trial: ctx.trial,
-      // Without a run (`upload: false`) the case's own trace id stands in for it.
-      sessionId: caseSessionId(ctx.runId ?? ctx.traceparent, ctx.case.index, ctx.trial),
+      sessionId: ctx.sessionId,
     });
+    const body = { ...single, turn: ctx.turn, messages: ctx.messages };
     // The SDK's own time-out aborts the signal; this bound is only a backstop. The global fetch:
     // the user's machine calls the user's agent, where the service's egress policy has no say.
     const { reply: answer } = await callAgent({ endpoint, headers: {} }, body, { timeoutMs: 300_000, traceparent: ctx.traceparent, signal: ctx.signal, fetch });
@@ -133,6 +136,7 @@ export async function runLocal(io: CliIo, suiteArg: string, opts: RunOptions): P
       throwOnCaseErrors: false,
       signal: stop.signal,
       onProgress: (p) => display.update({ status: 'running', completed: p.completed, total: p.total, passed: p.passed, failed: p.failed }),
+      onTurn: (t) => display.turn(turnLineOf({ caseName: t.caseName, trial: t.trial, trials: repetitions ?? 1, of: t.of, kind: t.kind }, t.result)),
     });
     const s = result.summary;
     display.update({

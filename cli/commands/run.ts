@@ -11,7 +11,7 @@ import { intOption, parseMinScore } from '../options.js';
 import { reportRun } from '../report-run.js';
 import { loadSuiteFile, looksLikeFile } from '../suite-file.js';
 import { findSuite, pushSuite } from '../suite-push.js';
-import { watchRun } from '../watch-run.js';
+import { watchRun, type ConversationCases } from '../watch-run.js';
 import { runLocal } from './run-local.js';
 
 export interface RunOptions {
@@ -27,13 +27,28 @@ export interface RunOptions {
 }
 
 /** The suite of the argument: a YAML file pushed to the service (new version only when changed), or a stored suite's name. */
-async function suiteToRun(client: AgentEvalClient, arg: string, def: SuiteDefinition | undefined): Promise<{ name: string; version: number; note: string }> {
+async function suiteToRun(
+  client: AgentEvalClient,
+  arg: string,
+  def: SuiteDefinition | undefined,
+): Promise<{ name: string; version: number; note: string; definition: SuiteDefinition }> {
   if (!def) {
     const stored = await findSuite(client, arg);
-    return { name: stored.name, version: stored.version, note: 'stored' };
+    const { definition } = await client.suites.get(stored.id, { version: stored.version });
+    return { name: stored.name, version: stored.version, note: 'stored', definition };
   }
   const { suite, outcome } = await pushSuite(client, def);
-  return { name: suite.name, version: suite.version, note: outcome };
+  return { name: suite.name, version: suite.version, note: outcome, definition: def };
+}
+
+/** The suite's conversation cases by index (a run's cases are the suite's, in order): their progress shows turn by turn. */
+export function conversationCases(def: Pick<SuiteDefinition, 'cases'>): ConversationCases {
+  const found: ConversationCases = new Map();
+  def.cases.forEach((c, i) => {
+    if (c.turns) found.set(i, { of: c.turns.length, kind: 'scripted' });
+    else if (c.simulation) found.set(i, { of: c.simulation.max_turns, kind: 'simulated' });
+  });
+  return found;
 }
 
 async function startManagedRun(io: CliIo, suiteArg: string, opts: RunOptions): Promise<void> {
@@ -78,7 +93,12 @@ async function startManagedRun(io: CliIo, suiteArg: string, opts: RunOptions): P
     info,
     `${c.bold('Run')} ${created.run_id}: suite ${suite.name} v${suite.version} (${suite.note}), agent ${created.agent_name}, version ${created.agent_version}`,
   );
-  await watchRun(io, client, created.run_id, { pollMs, label: suite.name });
+  await watchRun(io, client, created.run_id, {
+    pollMs,
+    label: suite.name,
+    conversations: conversationCases(suite.definition),
+    repetitions: created.config.repetitions,
+  });
   const [run, { results }] = await Promise.all([client.runs.get(created.run_id), client.runs.results(created.run_id)]);
   reportRun(io, run, results, minScore, opts.json);
 }
@@ -104,6 +124,7 @@ export function registerRun(program: Command, io: CliIo): void {
       'after',
       `
 Exit code 0 when every case passed (and the average score meets --min-score), 1 otherwise.
+Conversation cases (turns:, simulation:) show their progress turn by turn.
 
 Examples:
   agent-eval run suites/weather.yaml --agent http://localhost:8080/agent --agent-version $GIT_SHA

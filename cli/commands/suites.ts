@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { isUuid } from '../../core/model/agent.js';
+import type { EvalCase } from '../../core/model/case-schema.js';
+import { suiteYaml } from '../../core/model/suite-yaml.js';
 import { action, connect, isNotFound } from '../client.js';
 import { CliError, colorsFor, printJson, println, type CliIo } from '../io.js';
 import { intOption } from '../options.js';
@@ -41,7 +43,14 @@ async function list(io: CliIo, opts: { name?: string; limit: string; json?: bool
   if (page.total > page.suites.length) println(io.stdout, c.dim(`${page.suites.length} of ${page.total} suites (--limit for more)`));
 }
 
-async function show(io: CliIo, nameOrId: string, opts: { suiteVersion?: string; json?: boolean }): Promise<void> {
+/** What a case sends: its input, its scripted turns, or its simulated user. */
+function caseInput(c: EvalCase): string {
+  if (c.turns) return `${c.turns.length} turn${c.turns.length === 1 ? '' : 's'}: ${short(c.turns[0].input, 36)}`;
+  if (c.simulation) return `simulated user, max ${c.simulation.max_turns} turns: ${short(c.simulation.goal, 28)}`;
+  return short(c.input, 50);
+}
+
+async function show(io: CliIo, nameOrId: string, opts: { suiteVersion?: string; json?: boolean; yaml?: boolean }): Promise<void> {
   const version = intOption('--suite-version', opts.suiteVersion, 1, 2_147_483_647);
   const client = connect(io);
   let id = nameOrId;
@@ -54,6 +63,8 @@ async function show(io: CliIo, nameOrId: string, opts: { suiteVersion?: string; 
     throw err;
   }
   if (opts.json) return printJson(io, suite);
+  // A suite file of this version: `suites push` reads it back to the same definition.
+  if (opts.yaml) return void io.stdout.write(suiteYaml(suite.definition));
   const c = colorsFor(io.stdout, io.env);
   const def = suite.definition;
   println(
@@ -75,7 +86,7 @@ async function show(io: CliIo, nameOrId: string, opts: { suiteVersion?: string; 
     table(
       c,
       ['Case', 'Input', 'Scorers'],
-      def.cases.map((k) => [k.name, short(k.input, 50), (k.scorers ?? def.defaultScorers).map((s) => s.name).join(', ')]),
+      def.cases.map((k) => [k.name, caseInput(k), (k.scorers ?? def.defaultScorers).map((s) => s.name).join(', ')]),
     ),
   );
 }
@@ -111,5 +122,6 @@ export function registerSuites(program: Command, io: CliIo): void {
     .argument('<name or id>')
     .option('--suite-version <n>', 'a version of the suite (default: the latest)')
     .option('--json', 'print the suite as JSON')
-    .action(action(io, (name: string, opts: { suiteVersion?: string; json?: boolean }) => show(io, name, opts)));
+    .option('--yaml', 'print the definition as a suite file (what suites push reads)')
+    .action(action(io, (name: string, opts: { suiteVersion?: string; json?: boolean; yaml?: boolean }) => show(io, name, opts)));
 }

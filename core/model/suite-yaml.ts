@@ -1,7 +1,22 @@
-import { CST, isMap, isScalar, Lexer, parseDocument, visit, type YAMLError } from 'yaml';
-import { AppError, BadRequestError } from '../errors.js';
+import {
+  CST,
+  isCollection,
+  isMap,
+  isScalar,
+  Lexer,
+  parseDocument,
+  stringify,
+  visit,
+  type DocumentOptions,
+  type Node,
+  type ParseOptions,
+  type SchemaOptions,
+  type YAMLError,
+} from 'yaml';
+import { AppError, BadRequestError, ValidationError, type FieldIssue } from '../errors.js';
+import type { ScorerRef } from './eval-case.js';
 import { MAX_JSON_DEPTH } from './pg-json.js';
-import { normalizeSuiteKeys } from './suite.js';
+import { normalizeSuiteKeys, type SuiteDefinition } from './suite.js';
 
 /**
  * The one parser of YAML suite files, for POST/PUT /api/suites with a YAML body and for the CLI.
@@ -147,17 +162,19 @@ function expandsPast(value: unknown, limit: number): boolean {
   return false;
 }
 
+const PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+  schema: 'core',
+  customTags: [],
+  resolveKnownTags: false,
+  merge: false,
+  stringKeys: true,
+  uniqueKeys: false,
+  prettyErrors: false,
+};
+
 /** The document as plain values: `undefined` for an empty file, else a mapping. */
 function toValue(source: string): unknown {
-  const doc = parseDocument(source, {
-    schema: 'core',
-    customTags: [],
-    resolveKnownTags: false,
-    merge: false,
-    stringKeys: true,
-    uniqueKeys: false,
-    prettyErrors: false,
-  });
+  const doc = parseDocument(source, PARSE_OPTIONS);
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length) throw invalid(describe(problems, source));
   const duplicate = duplicateKey(doc, source);
@@ -195,4 +212,121 @@ export function parseSuiteYaml(text: string): unknown {
   if (value === undefined) return undefined;
   if (expandsPast(value, MAX_EXPANDED_CHARS)) throw invalid(`the suite is larger than ${MAX_EXPANDED_CHARS} characters once aliases are expanded`);
   return normalizeSuiteKeys(value);
+}
+
+/** The file's spellings of the definition's keys that have one (normalizeSuiteKeys maps them the other way). */
+const FILE_SPELLINGS: Record<string, string[]> = { defaultScorers: ['scorers'], defaultMinScore: ['minScore'], agent_id: ['agent', 'agentId'] };
+
+/** `cases[2].turns[0].input` as its keys and indexes; undefined for a field that is not a path (`(body)`). */
+function pathOf(field: string): Array<string | number> | undefined {
+  const path: Array<string | number> = [];
+  for (const m of field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) path.push(m[2] !== undefined ? Number(m[2]) : m[1]);
+  return path.length ? path : undefined;
+}
+
+/**
+ * Where a definition field (as the schema names it: `cases[2].turns[0].input`) is in a suite
+ * file: the line of its value, else of the nearest enclosing one the file has (a missing key: its
+ * mapping's), and the name of its case. Undefined when the file has no such place.
+ */
+function placeOf(doc: ReturnType<typeof parseDocument>, text: string, field: string): string | undefined {
+  const path = pathOf(field);
+  if (!path || !isMap(doc.contents)) return undefined;
+  const top = String(path[0]);
+  const key = [top, ...(FILE_SPELLINGS[top] ?? [])].find((k) => doc.has(k));
+  if (key === undefined) return undefined;
+  let node = doc.get(key, true) as Node | undefined;
+  for (const step of path.slice(1)) {
+    if (!isCollection(node) || !node.has(step)) break;
+    node = node.get(step, true);
+  }
+  const parts: string[] = [];
+  if (key === 'cases' && typeof path[1] === 'number') {
+    const name: unknown = doc.getIn(['cases', path[1], 'name']);
+    if (typeof name === 'string') parts.push(`case '${name.length > 80 ? `${name.slice(0, 79)}…` : name}'`);
+  }
+  const offset = node?.range?.[0];
+  if (offset !== undefined) parts.push(at(text, offset).replace(/, column \d+$/, ''));
+  return parts.length ? parts.join(', ') : undefined;
+}
+
+/** `cases[1]: ...` : the field a message of a 400 starts with. */
+const LEADING_FIELD = /^((?:[A-Za-z_][\w]*|\[\d+\])(?:\.[A-Za-z_][\w]*|\[\d+\])*):/;
+
+/**
+ * A suite file's problem (the schema's 422 naming fields, or a 400 whose message starts with one,
+ * e.g. a case of two shapes) with where each is in the file: `cases[1].turns[0].input: is
+ * required (case 'refund', at line 12)`. Anything else is returned as it is.
+ */
+export function withSuiteFileLines(text: string, err: unknown): unknown {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  // Parsed again once, only when there is a problem to place (the value parsed first keeps no positions).
+  let doc: ReturnType<typeof parseDocument> | null | undefined;
+  const located = (field: string, message: string) => {
+    if (doc === undefined) {
+      try {
+        doc = parseDocument(source, PARSE_OPTIONS);
+      } catch {
+        doc = null;
+      }
+    }
+    const place = doc ? placeOf(doc, source, field) : undefined;
+    return place ? `${message} (${place})` : message;
+  };
+  if (err instanceof ValidationError) {
+    const issues: FieldIssue[] = err.issues.map((i) => ({ field: i.field, message: located(i.field, i.message) }));
+    return new ValidationError(issues);
+  }
+  if (err instanceof BadRequestError) {
+    const field = LEADING_FIELD.exec(err.message)?.[1];
+    if (field) return new BadRequestError(located(field, err.message), err.code);
+  }
+  return err;
+}
+
+/** A scorer reference as a file writes it: its name alone when that is all it has. */
+function fileScorer(ref: ScorerRef): unknown {
+  const { name, config, ...rest } = ref;
+  const hasConfig = config !== undefined && Object.keys(config).length > 0;
+  if (!hasConfig && Object.keys(rest).every((k) => (rest as Record<string, unknown>)[k] === undefined)) return name;
+  return { name, ...(hasConfig ? { config } : {}), ...rest };
+}
+
+const fileScorers = (refs: readonly ScorerRef[] | undefined) => refs?.map(fileScorer);
+const hasFields = (value: Record<string, unknown> | undefined) => value !== undefined && Object.keys(value).length > 0;
+
+/**
+ * A stored definition as a suite file (`agent-eval suites show --yaml`): the file's spellings
+ * (`scorers`, `minScore`, `agent`), scorers by name when they have no config, fields at their
+ * default left out. Parsed again it gives the same definition: scripted turns and simulated users
+ * included.
+ */
+export function suiteYaml(def: SuiteDefinition): string {
+  const file: Record<string, unknown> = { name: def.name };
+  if (def.description) file.description = def.description;
+  if (def.agent_id) file.agent = def.agent_id;
+  if (def.defaultScorers.length) file.scorers = fileScorers(def.defaultScorers);
+  file.minScore = def.defaultMinScore;
+  if (def.aggregation !== 'mean') file.aggregation = def.aggregation;
+  file.cases = def.cases.map((c) => {
+    const out: Record<string, unknown> = { name: c.name };
+    if (c.turns) {
+      out.turns = c.turns.map((t) => ({
+        input: t.input,
+        ...(hasFields(t.expected) ? { expected: t.expected } : {}),
+        ...(t.scorers ? { scorers: fileScorers(t.scorers) } : {}),
+      }));
+    } else if (c.simulation) {
+      out.simulation = c.simulation;
+    } else {
+      out.input = c.input;
+    }
+    if (hasFields(c.expected)) out.expected = c.expected;
+    if (c.scorers) out.scorers = fileScorers(c.scorers);
+    if (c.minScore !== undefined) out.minScore = c.minScore;
+    if (c.weight !== 1) out.weight = c.weight;
+    return out;
+  });
+  // Plain scalars where they read back the same; no anchors (every value written out).
+  return stringify(file, { aliasDuplicateObjects: false, lineWidth: 0 });
 }
