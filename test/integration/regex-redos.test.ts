@@ -175,7 +175,8 @@ describe('a pattern RE2 cannot run is refused with a 422 naming its field', () =
       }),
       422,
     );
-    expect(yaml.details).toEqual([{ field: 'cases[0].expected.regex[0]', message: LOOKBEHIND }]);
+    // A suite file's errors also name the case and its line (issue 30, suite files).
+    expect(yaml.details).toEqual([{ field: 'cases[0].expected.regex[0]', message: `${LOOKBEHIND} (case 'bad', at line 7)` }]);
 
     const config = await json<ErrorBody>(
       await service.api('/api/suites', {
