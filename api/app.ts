@@ -38,6 +38,7 @@ import { judgeCalibrationRouter } from './routes/judge-calibration.js';
 import { createRunService } from './run-service.js';
 import { ingestRouter } from './ingest-routes.js';
 import { uiMiddleware } from './ui.js';
+import { failuresRouter } from './routes/failures.js';
 
 /** Builds the Koa app (it does not listen): JSON ingest, health and metrics, then OTLP/HTTP, then the project-scoped API. */
 export function createApp(deps: ApiDeps): Koa {
@@ -91,6 +92,7 @@ export function createApp(deps: ApiDeps): Koa {
     auditRouter(deps),
     deletionsRouter(deps),
     judgeCalibrationRouter(deps),
+    failuresRouter(deps),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());

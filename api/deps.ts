@@ -20,6 +20,7 @@ import type { Egress } from '../core/egress/fetch.js';
 import type { HealthDeps } from './routes/health.js';
 import type { MetricsDeps } from './routes/metrics.js';
 import type { BackupSource } from '../core/backup/create-backup.js';
+import type { JudgeRuntime } from '../core/judges/judge-scorer.js';
 
 /**
  * Everything the API needs, passed in by the entry point (STYLE 3). Health and metrics read only
@@ -60,4 +61,6 @@ export interface ApiDeps extends HealthDeps, MetricsDeps {
   otlpRouter?: Router;
   /** The dashboard on this port (api/ui.ts): `handler` null when it is not built; absent, no dashboard paths. */
   ui?: UiSource;
+  /** The process's LLM judge providers: failure groups are labelled with them on request; absent, they are not. */
+  judges?: JudgeRuntime;
 }

@@ -336,6 +336,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         limiter,
         collector,
         scorers,
+        judges,
         egress,
         engine,
         engineStatus,

@@ -76,7 +76,7 @@ export function autoInterval(fromMs: number, toMs: number): IntervalName {
 }
 
 /** The window parameters every analytics read takes. */
-const WindowSchema = z.object({
+export const WindowSchema = z.object({
   /** A preset range ending now; or `start_time` (and optionally `end_time`) for a fixed one. */
   range: z.enum(Object.keys(ANALYTICS_RANGES) as [AnalyticsRange, ...AnalyticsRange[]]).optional(),
   start_time: Timestamp.optional(),

@@ -100,6 +100,27 @@ export function casePasses(details: Record<string, ScoreDetail>, refs: readonly 
   return caseShortfall(details, refs, minScore) === null;
 }
 
+/**
+ * The scorers a case falls short on, in the case's order (then any other scored name): those
+ * without a score (`detail` absent) and those under their minimum. Empty when the case passes on
+ * its scores.
+ */
+export function shortScorers(
+  details: Record<string, ScoreDetail>,
+  refs: readonly ScorerRef[],
+  minScore: number,
+): Array<{ name: string; detail: ScoreDetail | undefined; min: number }> {
+  const minOf = new Map(refs.map((ref) => [ref.name, ref.minScore ?? minScore]));
+  const names = new Set([...refs.map((ref) => ref.name), ...Object.keys(details)]);
+  const short: Array<{ name: string; detail: ScoreDetail | undefined; min: number }> = [];
+  for (const name of names) {
+    const detail = Object.hasOwn(details, name) ? details[name] : undefined;
+    const min = minOf.get(name) ?? minScore;
+    if (!detail || detail.score + EPSILON < min) short.push({ name, detail, min });
+  }
+  return short;
+}
+
 /** Reasons longer than this are cut in a shortfall message (the whole reason is in `details`). */
 const SHORTFALL_REASON_MAX = 300;
 
@@ -109,18 +130,11 @@ const SHORTFALL_REASON_MAX = 300;
  * minimum 0.7: expected 'Paris', got 'Lyon'`, and how many more fell short.
  */
 export function caseShortfall(details: Record<string, ScoreDetail>, refs: readonly ScorerRef[], minScore: number): string | null {
-  const minOf = new Map(refs.map((ref) => [ref.name, ref.minScore ?? minScore]));
-  const names = new Set([...refs.map((ref) => ref.name), ...Object.keys(details)]);
-  const short: string[] = [];
-  for (const name of names) {
-    const detail = Object.hasOwn(details, name) ? details[name] : undefined;
-    const min = minOf.get(name) ?? minScore;
-    if (!detail) short.push(`scorer '${name}' has no score`);
-    else if (detail.score + EPSILON < min) {
-      const reason = detail.reason.length > SHORTFALL_REASON_MAX ? `${detail.reason.slice(0, SHORTFALL_REASON_MAX)}...` : detail.reason;
-      short.push(`scorer '${name}' scored ${Math.round(detail.score * 1e4) / 1e4}, below its minimum ${min}${reason ? `: ${reason}` : ''}`);
-    }
-  }
+  const short = shortScorers(details, refs, minScore).map(({ name, detail, min }) => {
+    if (!detail) return `scorer '${name}' has no score`;
+    const reason = detail.reason.length > SHORTFALL_REASON_MAX ? `${detail.reason.slice(0, SHORTFALL_REASON_MAX)}...` : detail.reason;
+    return `scorer '${name}' scored ${Math.round(detail.score * 1e4) / 1e4}, below its minimum ${min}${reason ? `: ${reason}` : ''}`;
+  });
   if (short.length === 0) return null;
   return short.length === 1 ? short[0] : `${short[0]} (and ${short.length - 1} more scorer${short.length > 2 ? 's' : ''} below their minimum)`;
 }

@@ -13,6 +13,7 @@ import type {
 } from '../model/analytics.js';
 import type { CalibrationList, CalibrationListQuery, JudgeCalibrationAnswer, JudgeCalibrationQuery } from '../model/calibration.js';
 import type { RecomputeResult, TraceCost } from '../model/cost.js';
+import type { FailureSpan } from '../failures/root-cause.js';
 
 /**
  * The analytical store's aggregate reads: the dashboard's analytics, costs, judges' calibration.
@@ -36,6 +37,8 @@ export interface AnalyticsReads {
   correlation(projectId: string, q: CorrelationQuery): Promise<ScoreCorrelation>;
   /** Per tool: calls, errors, latency, and argument mismatches from the `toolCalls` scores (GET /api/analytics/tools). */
   tools(projectId: string, q: ToolAnalyticsQuery): Promise<ToolAnalytics>;
+  /** What failure analysis reads of the traces' spans (core/failures), by trace id; at most `maxRows` spans in all. */
+  failureSpans(projectId: string, traceIds: readonly string[], maxRows: number): Promise<Map<string, FailureSpan[]>>;
 }
 
 /** Costs over stored spans (docs/costs.md): the cost of given traces (a run's), and repricing a window. */

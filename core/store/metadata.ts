@@ -13,6 +13,7 @@ import type { ProjectAdminStore } from './project-admin.js';
 import type { PromptStore } from './prompts.js';
 import type { RateLimitStore } from './rate-limits.js';
 import type { RetentionStore } from './retention.js';
+import type { FailureLabelStore } from './failure-labels.js';
 import type { SessionStore } from './sessions.js';
 import type { SuiteStore } from './suites.js';
 import type { UserStore } from './users.js';
@@ -85,6 +86,8 @@ export interface MetadataStore {
   authFailures: AuthFailureStore;
   /** Retention's deletes of what PostgreSQL holds (core/store/retention.ts). */
   retention: RetentionStore;
+  /** Judges' labels of failure groups by signature (core/store/failure-labels.ts). */
+  failureLabels: FailureLabelStore;
   /** True when PostgreSQL answers; rejects when it does not. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -99,6 +99,7 @@ export function appOnStores(
     limiter,
     collector,
     scorers: defaultScorerRegistry({ judges }),
+    judges,
     egress,
     engine: opts.engine,
     dataDir: config.clickhouseUrl && config.databaseUrl ? undefined : createDataDirCheck(config.dataDir),

@@ -24,6 +24,7 @@ import {
 } from './analytics-sql.js';
 import type { AnalyticsReads } from '../analytics-reads.js';
 import { readToolAnalytics } from './tool-analytics-reads.js';
+import { readFailureSpans } from './failure-spans-reads.js';
 
 /** A read gives up after this long (503: the store is overloaded), instead of holding a connection. */
 const QUERY_SETTINGS = { max_execution_time: 30 } as const;
@@ -228,5 +229,6 @@ export function createAnalyticsReads(client: ClickHouseClient): AnalyticsReads {
     },
 
     tools: (projectId, q) => readToolAnalytics(rows, projectId, q),
+    failureSpans: (projectId, traceIds, maxRows) => readFailureSpans(rows, projectId, traceIds, maxRows),
   };
 }

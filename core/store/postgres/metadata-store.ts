@@ -21,6 +21,7 @@ import { createSessionStore } from './session-store.js';
 import { createIdempotencyStore } from './idempotency-store.js';
 import { createAuthFailureStore } from './auth-failure-store.js';
 import { createRetentionStore } from './retention-store.js';
+import { createFailureLabelStore } from './failure-label-store.js';
 
 export type { MetadataStore, Project };
 
@@ -55,6 +56,7 @@ export function createMetadataStore(pool: pg.Pool): MetadataStore {
     dataDeletions: createDataDeletionStore(pool),
     authFailures: createAuthFailureStore(pool),
     retention: createRetentionStore(pool),
+    failureLabels: createFailureLabelStore(pool),
     async ensureDefaultProject() {
       await pool.query(
         `INSERT INTO projects (id, name, is_default) VALUES ($1, 'Default project', true)
