@@ -4,13 +4,15 @@ import path from 'node:path';
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/logger.js';
+import type { CaseResultView, RunView } from '../../core/model/eval-run.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../core/store/postgres/embedded-postgres.js';
 import { startDevServer, type DevServer } from '../../workflows/engine/dev-server.js';
 import { encodeRequest, postTraces } from '../fixtures/otlp/harness.js';
+import { callsPerTurn, conversationAgent } from '../helpers/conversation-agents.js';
 import { startKafka, type KafkaBroker } from '../helpers/kafka.js';
 import { exited, forEachConcurrently, pollUntil, removeDir, sleep, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 import { makeDataDir } from '../helpers/server.js';
-import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 
 /**
  * Issue 13's distributed form, split into OS processes on loopback, with nothing in memory
@@ -362,6 +364,81 @@ describe('the distributed form as separate processes', () => {
       await agent.close();
     }
   }, 400_000);
+
+  it('a scripted conversation resumes at its turn after kill -9 of the worker alone, recorded turns never called again', async () => {
+    const key = await newProject('dist-conversation');
+    // `slow`: 300 ms per answer, so the kill lands mid-conversation; the agent answers from the history it is sent.
+    const agent = await startTestAgent(conversationAgent);
+    try {
+      await api(key, '/api/agents', { method: 'POST', json: { name: 'chat', endpoint: agent.url } }, 201);
+      const TURNS = 8;
+      const turns = [
+        { input: 'Hello, my name is Ana.' },
+        ...Array.from({ length: TURNS - 2 }, (_, i) => ({ input: `Small talk ${i + 1}.` })),
+        { input: 'What is my name?', expected: { outputContains: ['Ana'] } },
+      ];
+      const names = ['memory slow a', 'memory slow b'];
+      const { id: runId } = await api<{ id: string }>(
+        key,
+        '/api/runs',
+        {
+          method: 'POST',
+          json: { agentId: 'chat', dataset: { items: names.map((name) => ({ name, turns })) }, scorers: ['contains'], config: { parallel: true } },
+        },
+        202,
+      );
+      const results = async () => (await api<{ results: CaseResultView[] }>(key, `/api/runs/${runId}/results`)).results;
+      const before = await pollUntil(
+        'a few turns recorded in each conversation',
+        async () => {
+          const r = await results();
+          return r.length === names.length && r.every((c) => (c.running?.[0]?.turns.length ?? 0) >= 2) ? r : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 100 },
+      );
+      W!.child.kill('SIGKILL');
+      expect(await exited(W!.child, 10_000)).toEqual({ code: null, signal: 'SIGKILL' });
+      stopped.push(W!);
+      const callsAtKill = agent.requests.length;
+      const recordedBefore = Object.fromEntries(before.map((c) => [c.case_name, c.running![0].turns.map((t) => t.turn)]));
+      W = await spawnRole('worker', workerDir);
+
+      const run = await pollUntil(
+        'the conversation run to complete after the worker restarted',
+        async () => {
+          const r = await api<RunView>(key, `/api/runs/${runId}`);
+          return r.status === 'completed' ? r : undefined;
+        },
+        { timeoutMs: 180_000 },
+      );
+      expect(run.summary).toMatchObject({ total_cases: names.length, passed: names.length, failed: 0 });
+      const afterKill = agent.requests.slice(callsAtKill);
+      for (const c of await results()) {
+        const trial = c.trials[0];
+        expect(trial.conversation, c.case_name).toEqual({ ended: 'script_done', turns_done: TURNS });
+        expect(trial.turns!.map((t) => t.turn)).toEqual(Array.from({ length: TURNS }, (_, i) => i + 1));
+        expect(trial.turns!.every((t) => t.error === null && t.output !== null)).toBe(true);
+        expect(trial.turns!.at(-1)!.output).toBe('Your name is Ana.');
+        const recorded = recordedBefore[c.case_name];
+        const calls = callsPerTurn(agent.requests, runId, c.case_name);
+        // A turn recorded before the kill never reached the agent again; only the turn in flight at
+        // the kill may have been asked twice (at-least-once), every other turn exactly once.
+        for (const turn of recorded) expect(calls[turn], `${c.case_name} turn ${turn}`).toBe(1);
+        expect(Object.keys(calls).map(Number)).toEqual(trial.turns!.map((t) => t.turn));
+        expect(Object.values(calls).filter((n) => n > 1).length, c.case_name).toBeLessThanOrEqual(1);
+        expect(Object.values(calls).every((n) => n <= 2)).toBe(true);
+        // The new worker took the conversation up at the turn it was on: its first call is the turn
+        // in flight at the kill (asked again) or, when that one had just been recorded, the next.
+        const turnsCalled = (requests: AgentRequest[]) => Object.keys(callsPerTurn(requests, runId, c.case_name)).map(Number);
+        const onAtKill = Math.max(...turnsCalled(agent.requests.slice(0, callsAtKill)));
+        const resumedAt = Math.min(...turnsCalled(afterKill));
+        expect(resumedAt, c.case_name).toBeGreaterThan(Math.max(...recorded));
+        expect([onAtKill, onAtKill + 1], c.case_name).toContain(resumedAt);
+      }
+    } finally {
+      await agent.close();
+    }
+  }, 300_000);
 
   it("two worker processes score an online rule's sampled traces exactly once each", async () => {
     W2 = await spawnRole('worker', dir('agent-eval-dist-w2-'));
