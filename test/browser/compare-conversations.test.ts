@@ -1,23 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { describeErrors, type WatchedPage } from '../helpers/browser.js';
-import { ORDER, seedConversationRuns } from '../helpers/compare-conversations.js';
+import { ORDER, runMemoryVersions, seedConversationRuns } from '../helpers/compare-conversations.js';
+import { conversationAgent } from '../helpers/conversation-agents.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 
 /**
  * Conversation runs on the dashboard, in Chromium against the real service: the compare page
  * shows the two conversations of a scripted case side by side, turns aligned, with the turn where
  * the candidate forgets the order number (5) marked as the first divergence and scrolled into
- * view in its pane; the run page shows a conversation trial's turns. Text with emoji, Hebrew and
+ * view in its pane, on seeded runs and on two runs the workflow executed against two versions of
+ * a memory agent; the run page shows a conversation trial's turns. Text with emoji, Hebrew and
  * code fences shows as written; no sideways scroll at 420 px. Screenshots:
  * test-output/screenshots/compare-conversation*.png, run-conversation*.png.
  */
 let ids: { baseline: string; candidate: string };
+/** Two runs of one suite the workflow executed, against the memory agent's two versions. */
+let executed: { baseline: string; candidate: string };
+let agent: TestAgent | undefined;
 const NARROW = { width: 420, height: 900 };
 /** A page's first answer on a loaded machine. */
 const LOAD = { timeout: 20_000 };
 
 const { open } = dashboardSuite({
+  env: { EVAL_RETRY_TIME_SCALE: '0.001' },
   async seed(svc) {
     const metadata = openServiceMetadata(svc.dataDir);
     try {
@@ -25,6 +32,11 @@ const { open } = dashboardSuite({
     } finally {
       await metadata.close();
     }
+    agent = await startTestAgent(conversationAgent);
+    executed = await runMemoryVersions(svc, agent.url);
+  },
+  after: async () => {
+    await agent?.close();
   },
 });
 
@@ -80,6 +92,29 @@ describe('conversation runs in Chromium', () => {
     await expect.poll(() => pane.evaluate((el) => el.scrollTop)).toBe(0);
     await view.getByTestId('first-divergence').getByRole('link').click();
     await expect.poll(() => pane.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
+    expect(describeErrors(p)).toBe('');
+  });
+
+  it('compares two runs the workflow executed: the turn where the new version forgot the name is the one marked', async () => {
+    const p = await open();
+    await p.page.goto(`/compare/runs?baseline=${executed.baseline}&candidate=${executed.candidate}`);
+    const conversation = p.page.locator('[data-testid="compare-conversation"][data-case="memory remembers"]');
+    const view = conversation.getByTestId('conversation-side-by-side');
+    await expect.poll(() => view.locator('[data-testid="side-turn"]').count(), LOAD).toBe(5);
+    const diverging = await view.locator('[data-testid="side-turn"][data-diverges="true"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-turn')));
+    expect(diverging).toEqual(['4', '5']);
+    expect(await view.getByTestId('first-divergence-mark').count()).toBe(1);
+    const four = view.locator('[data-testid="side-turn"][data-turn="4"]');
+    expect(await four.getByTestId('first-divergence-mark').count()).toBe(1);
+    expect(await view.getByTestId('first-divergence').textContent()).toContain('First diverging turn: 4');
+    expect(await four.getByTestId('side-baseline').getByTestId('turn-answer').textContent()).toContain('Your name is Ana.');
+    expect(await four.getByTestId('side-candidate').getByTestId('turn-answer').textContent()).toContain('I do not know your name.');
+    expect(await four.getByTestId('side-candidate').getByTestId('turn-score-delta').textContent()).toContain('-1.00');
+    // Turns 1 to 3 agree: the same words on both sides.
+    expect(await view.locator('[data-testid="side-turn"][data-turn="1"] [data-testid="side-candidate"] [data-testid="turn-answer"]').textContent()).toContain(
+      'Noted.',
+    );
+    await p.screenshot('compare-conversation-executed');
     expect(describeErrors(p)).toBe('');
   });
 

@@ -1,6 +1,10 @@
+import { expect } from 'vitest';
 import type { ScoreDetail, ToolCall } from '../../core/model/eval-case.js';
-import type { TrialRecord, TurnResult } from '../../core/model/eval-run.js';
+import type { RunView, TrialRecord, TurnResult } from '../../core/model/eval-run.js';
 import type { RunStore } from '../../core/store/runs.js';
+import { eventually } from './eventually.js';
+import type { TestApi } from './server.js';
+import { expectJson } from './test-service-hooks.js';
 
 /**
  * Two runs of one support conversation for the comparison tests (unit, API and browser): a
@@ -157,4 +161,57 @@ export async function seedConversationRuns(runs: RunStore, projectId: string): P
   const baseline = await start('v1', baselineTurns(), 1);
   const candidate = await start('v2', candidateTurns(), 0.25);
   return { baseline, candidate };
+}
+
+/**
+ * The conversation of the comparisons of runs the workflow executed: the user gives a name at
+ * turn 1 and a city at turn 2, then asks for both back at turns 4 and 5 (each turn's `contains`).
+ */
+export const MEMORY_TURNS = [
+  { input: 'Hello, my name is Ana.' },
+  { input: 'I live in Lyon.' },
+  { input: 'Nice weather today.' },
+  { input: 'What is my name?', expected: { outputContains: ['Ana'] } },
+  { input: 'Where do I live?', expected: { outputContains: ['Lyon'] } },
+];
+
+/**
+ * One stored suite (a scripted memory conversation, judged per turn by `contains` and as a whole
+ * by knowledgeRetention's rule, and a single-turn case) run twice on the real workflow against the
+ * memory agent of test/helpers/conversation-agents.ts at `agentUrl`: version `v1` remembers,
+ * version `forgetful-v2` sees only the last 3 messages and so forgets the name and the city from
+ * turn 4 on. Returns the two finished runs.
+ */
+export async function runMemoryVersions(svc: TestApi, agentUrl: string): Promise<{ baseline: string; candidate: string }> {
+  await expectJson(await svc.api('/api/agents', { method: 'POST', json: { name: 'memory-bot', endpoint: agentUrl } }), 201);
+  const retention = {
+    name: 'knowledgeRetention',
+    config: {
+      facts: [
+        { text: 'Ana', givenInTurn: 1, forgottenIf: ['do not know your name'] },
+        { text: 'Lyon', givenInTurn: 2, forgottenIf: ['do not know where you live'] },
+      ],
+    },
+  };
+  const suite = {
+    name: 'memory-bot',
+    agent_id: 'memory-bot',
+    defaultScorers: ['contains'],
+    cases: [
+      { name: 'memory remembers', turns: MEMORY_TURNS, scorers: ['contains', retention] },
+      { name: 'greeting', input: 'Hello!', expected: { outputContains: ['Noted'] } },
+    ],
+  };
+  await expectJson(await svc.api('/api/suites', { method: 'POST', json: suite }), 201);
+  const run = async (version: string) => {
+    const { run_id } = await expectJson<{ run_id: string }>(
+      await svc.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'memory-bot', agent_version: version } }),
+      202,
+    );
+    return run_id;
+  };
+  const ids = { baseline: await run('v1'), candidate: await run('forgetful-v2') };
+  for (const id of Object.values(ids))
+    await eventually(async () => expect((await expectJson<RunView>(await svc.api(`/api/runs/${id}`))).status).toBe('completed'), 60_000);
+  return ids;
 }

@@ -8,6 +8,8 @@ import type { AgentRequest } from './test-agent.js';
  * - `memory*`: remembers every fact the user told it ("my name is Ana", "I live in Lyon") and
  *   answers "what is my name?" / "where do I live?" from them;
  * - `forgetful*`: the same, but sees only the last 3 messages (it forgets a fact after 2 turns);
+ *   so does every `memory*` case when the run's agent version starts with `forgetful` (a new
+ *   version of the agent that regressed);
  * - `loop*`: answers the same line whatever is asked (an agent stuck in a loop);
  * - `tools*`: calls a `lookup` tool each turn and says which turn it is on;
  * - `approve*`: asks a person's approval of its `payments` tool when told to pay, then pays.
@@ -32,7 +34,8 @@ function recall(userTexts: string[], question: string): string {
 export function conversationAgent(req: AgentRequest): Promise<{ json: unknown }> | { json: unknown } {
   const b = body(req);
   const name = b.case.name;
-  const messages = name.startsWith('forgetful') ? b.messages.slice(-3) : b.messages;
+  const forgets = name.startsWith('forgetful') || b.agent_version.startsWith('forgetful');
+  const messages = forgets ? b.messages.slice(-3) : b.messages;
   const question = b.messages.at(-1)?.content ?? '';
   const users = messages.filter((m) => m.role === 'user').map((m) => m.content);
   let answer: { output: string; tool_calls?: Array<{ name: string; input: unknown }>; usage?: unknown };

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentCallBody } from '../../core/agents/agent-body.js';
+import type { RunComparison } from '../../core/evals/compare.js';
 import type { CaseResultView, RunView } from '../../core/model/eval-run.js';
+import { runMemoryVersions } from '../helpers/compare-conversations.js';
 import { callsPerTurn, conversationAgent } from '../helpers/conversation-agents.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestService, type TestService } from '../helpers/server.js';
@@ -11,8 +13,8 @@ import { expectJson as json } from '../helpers/test-service-hooks.js';
  * Scripted conversations end to end (docs/evals.md, "Conversations") on a real Temporal dev
  * server, embedded PostgreSQL and chDB, against loopback agents that answer from the history they
  * are sent (test/helpers/conversation-agents.ts): turn by turn, with per-turn and case-level
- * scores in the API, the agent's history on each turn, pause and cancel mid-conversation, and the
- * case shapes refused with 400s.
+ * scores in the API, the agent's history on each turn, pause and cancel mid-conversation, two
+ * agent versions of one suite compared turn by turn, and the case shapes refused with 400s.
  */
 
 let service: TestService;
@@ -171,6 +173,58 @@ describe('scripted conversations', () => {
     expect(turns.length).toBeGreaterThanOrEqual(2);
     expect(turns.length).toBeLessThan(8);
     expect(gone.trials[0].conversation).toMatchObject({ ended: null });
+  });
+});
+
+describe('comparing two agent versions the workflow ran', () => {
+  it('answers per-turn deltas and the first diverging turn where the new version forgot the name', async () => {
+    const ids = await runMemoryVersions(service, agent.url);
+    const r = await json<RunComparison>(
+      await service.api('/api/compare', { method: 'POST', json: { baseline_run_id: ids.baseline, candidate_run_id: ids.candidate, threshold: 0.05 } }),
+      200,
+    );
+    expect(r.passed).toBe(false);
+    expect(r.regressions).toContainEqual({ case_name: 'memory remembers', scorer: 'knowledgeRetention', baseline_score: 1, candidate_score: 0, delta: -1 });
+    // The single-turn case in the same suite compares as before, with no conversation.
+    const greeting = r.cases.find((c) => c.case_name === 'greeting')!;
+    expect(greeting).toMatchObject({ baseline_status: 'passed', candidate_status: 'passed' });
+    expect(greeting).not.toHaveProperty('conversation');
+
+    const memory = r.cases.find((c) => c.case_name === 'memory remembers')!;
+    expect(memory).toMatchObject({ baseline_status: 'passed', candidate_status: 'failed' });
+    const conv = memory.conversation!;
+    // Both conversations as the workflow recorded them: five turns each, the script done, one trace per trial.
+    expect(conv.baseline).toMatchObject({ trial: 0, turn_count: 5, ended: 'script_done' });
+    expect(conv.baseline.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(conv.candidate).toMatchObject({ trial: 0, turn_count: 5, ended: 'script_done' });
+    expect(conv.first_divergence).toEqual({ turn: 4, reasons: ['pass_fail', 'answer_text'] });
+    expect(conv.conversation_scores).toContainEqual({ scorer: 'knowledgeRetention', baseline_score: 1, candidate_score: 0, delta: -1 });
+    expect(conv.turns.map((t) => [t.turn, t.delta, t.divergence])).toEqual([
+      [1, null, []],
+      [2, null, []],
+      [3, null, []],
+      [4, -1, ['pass_fail', 'answer_text']],
+      [5, -1, ['pass_fail', 'answer_text']],
+    ]);
+    const four = conv.turns[3];
+    expect(four.scores).toEqual([{ scorer: 'contains', baseline_score: 1, candidate_score: 0, delta: -1 }]);
+    expect(four.baseline).toMatchObject({ user: 'What is my name?', output: 'Your name is Ana.', passed: true, error: null });
+    expect(four.candidate).toMatchObject({ user: 'What is my name?', output: 'I do not know your name.', passed: false, error: null });
+    expect(conv.turns[0].answer_similarity).toBe(1);
+    // Each version was called once per turn, with its own version.
+    for (const [id, version] of [
+      [ids.baseline, 'v1'],
+      [ids.candidate, 'forgetful-v2'],
+    ]) {
+      expect(callsPerTurn(agent.requests, id, 'memory remembers')).toEqual({ 1: 1, 2: 1, 3: 1, 4: 1, 5: 1 });
+      expect(new Set(agent.requests.filter((q) => bodyOf(q).run_id === id).map((q) => bodyOf(q).agent_version))).toEqual(new Set([version]));
+    }
+    // The evals family answers the same.
+    const evals = await json<RunComparison>(
+      await service.api('/api/evals/compare', { method: 'POST', json: { baseline_run_id: ids.baseline, candidate_run_id: ids.candidate, threshold: 0.05 } }),
+      200,
+    );
+    expect(evals).toEqual(r);
   });
 });
 
