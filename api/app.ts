@@ -38,6 +38,7 @@ import { judgeCalibrationRouter } from './routes/judge-calibration.js';
 import { createRunService } from './run-service.js';
 import { ingestRouter } from './ingest-routes.js';
 import { uiMiddleware } from './ui.js';
+import { openApiRouter } from './routes/openapi.js';
 import { failuresRouter } from './routes/failures.js';
 
 /** Builds the Koa app (it does not listen): JSON ingest, health and metrics, then OTLP/HTTP, then the project-scoped API. */
@@ -52,6 +53,8 @@ export function createApp(deps: ApiDeps): Koa {
   app.use(errorMiddleware(deps.logger));
   // JSON ingest on its own short router (api/ingest-routes.ts), before anything else looks at it.
   app.use(ingestRouter(deps).routes());
+  // The OpenAPI document and its reference page (public; /api-reference is taken before the dashboard).
+  app.use(openApiRouter({ version: deps.config.version }).routes());
   // The dashboard takes GET/HEAD outside /api, /v1 and /metrics before any API middleware runs.
   if (deps.ui) app.use(uiMiddleware(deps.ui));
   // Open routes: health, metrics (their own credentials), the dashboard's sign-in and session.

@@ -25,12 +25,12 @@ import { flagQuery, pageQuery, timeBound } from './page-query.js';
 /** Largest page of GET /api/alerts/rules and /api/alerts/events. */
 export const MAX_ALERT_PAGE = 1000;
 
-const RuleListQuerySchema = pageQuery(MAX_ALERT_PAGE).extend({
+export const RuleListQuerySchema = pageQuery(MAX_ALERT_PAGE).extend({
   enabled: flagQuery(),
   state: z.enum(ALERT_STATES).optional(),
 });
 
-const EventListQuerySchema = pageQuery(MAX_ALERT_PAGE).extend({
+export const EventListQuerySchema = pageQuery(MAX_ALERT_PAGE).extend({
   rule_id: z.string().refine(isUuid, 'must be an alert rule id (a UUID)').optional(),
   kind: z.enum(ALERT_EVENT_KINDS).optional(),
   start_time: Timestamp.optional(),

@@ -21,7 +21,7 @@ const OIDC_ATTEMPT_SECONDS = 600;
 /** Where a sign-in lands unless the sign-in page named another page. */
 const DEFAULT_NEXT = '/traces';
 
-const KeySignInSchema = z.strictObject({ key: z.string().min(1, 'is required').max(200) });
+export const KeySignInSchema = z.strictObject({ key: z.string().min(1, 'is required').max(200) });
 
 /** The OIDC attempt's cookie: what the callback checks, and where to go afterwards. */
 const AttemptCookieSchema = z.object({ state: z.string(), nonce: z.string(), verifier: z.string(), next: z.string() });

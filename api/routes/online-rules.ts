@@ -21,11 +21,11 @@ import { flagQuery, pageQuery } from './page-query.js';
 /** Largest page of GET /api/evals/online-rules and of a rule's evaluations. */
 export const MAX_ONLINE_PAGE = 1000;
 
-const RuleListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
+export const RuleListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
   enabled: flagQuery(),
 });
 
-const EvaluationListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
+export const EvaluationListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
   status: z.enum(EVALUATION_STATUSES).optional(),
   /** A trace rule's evaluations of one trace. */
   trace_id: pgText(512).min(1).optional(),

@@ -21,20 +21,20 @@ import { pageQuery } from './page-query.js';
 /** Largest page of GET /api/prompts, of a prompt's versions and of its traces. */
 export const MAX_PROMPT_PAGE = 1000;
 
-const ListQuerySchema = pageQuery(MAX_PROMPT_PAGE).extend({
+export const ListQuerySchema = pageQuery(MAX_PROMPT_PAGE).extend({
   name: pgText(256).min(1).optional(),
   label: LabelName.optional(),
 });
 
 /** `?version=N` or `?label=x` (not both); neither is the latest version. */
-const SelectorQuerySchema = z
+export const SelectorQuerySchema = z
   .object({
     version: z.coerce.number().pipe(PromptVersionNumber).optional(),
     label: LabelName.optional(),
   })
   .refine((q) => q.version === undefined || q.label === undefined, { path: ['label'], message: 'give either version or label, not both' });
 
-const TracesQuerySchema = pageQuery(MAX_PROMPT_PAGE).and(SelectorQuerySchema);
+export const TracesQuerySchema = pageQuery(MAX_PROMPT_PAGE).and(SelectorQuerySchema);
 
 /** The SPEC's 404 for a prompt the project does not have; `ref` is the path's id or name as given. */
 function promptNotFound(ref: string): NotFoundError {

@@ -32,7 +32,7 @@ import type { Actor } from '../../core/principal.js';
 
 /** Largest page of GET /api/queues. */
 export const MAX_QUEUE_PAGE = 1000;
-const ListQuerySchema = pageQuery(MAX_QUEUE_PAGE);
+export const ListQuerySchema = pageQuery(MAX_QUEUE_PAGE);
 
 function queueNotFound(): NotFoundError {
   return new NotFoundError('Queue not found', 'QUEUE_NOT_FOUND');

@@ -7,7 +7,7 @@ import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import type { RunService } from '../run-service.js';
 
-const CompareSchema = z.object({
+export const CompareSchema = z.object({
   baseline_run_id: idString(128),
   candidate_run_id: idString(128),
   /** A score change within ±threshold is "unchanged". */

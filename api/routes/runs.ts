@@ -21,7 +21,7 @@ import { assertStorable, type RunService } from '../run-service.js';
 import { sharedRunRoutes } from './run-params.js';
 import { pageQuery } from './page-query.js';
 
-const ListQuery = pageQuery(500).extend({
+export const ListQuery = pageQuery(500).extend({
   status: z.enum(RUN_STATUSES).optional(),
   suite_name: z.string().min(1).max(512).optional(),
   suite_id: z.uuid().optional(),
@@ -29,8 +29,8 @@ const ListQuery = pageQuery(500).extend({
   agent_version: z.string().min(1).max(512).optional(),
 });
 
-const CaseIndex = z.coerce.number().int().min(0).max(1_000_000);
-const ApprovalBody = z.object({
+export const CaseIndex = z.coerce.number().int().min(0).max(1_000_000);
+export const ApprovalBody = z.object({
   approved: z.boolean(),
   trial: z.number().int().min(0).max(1000).default(0),
   comment: z.string().max(4096).optional(),

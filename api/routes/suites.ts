@@ -20,11 +20,11 @@ export const SUITE_BODY_PATHS = /^\/api\/suites(?:\/[^/]+)?\/?$/;
 /** Largest page of GET /api/suites. */
 export const MAX_SUITE_PAGE = 1000;
 
-const ListQuerySchema = pageQuery(MAX_SUITE_PAGE).extend({
+export const ListQuerySchema = pageQuery(MAX_SUITE_PAGE).extend({
   name: pgText(256).min(1).optional(),
 });
 
-const VersionQuerySchema = z.object({
+export const VersionQuerySchema = z.object({
   version: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
 });
 

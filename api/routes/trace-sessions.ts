@@ -13,7 +13,7 @@ import { QueryBoolean } from './query-boolean.js';
 import { timeBound } from './page-query.js';
 
 /** GET /api/sessions: newest activity first, keyset paging only (sessions grow while one pages). */
-const SessionListQuerySchema = z
+export const SessionListQuerySchema = z
   .object({
     limit: z.coerce.number().int().min(1).max(MAX_SESSION_PAGE).default(50),
     user_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).optional(),

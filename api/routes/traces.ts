@@ -20,7 +20,7 @@ export const MAX_TRACE_PAGE = 1000;
 /** Longest `min_duration_ms`: the longest trace duration ingest accepts (ten years). */
 const MAX_DURATION_MS = 315_360_000_000;
 
-const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
+export const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
   .extend({
     status: z.enum(['ok', 'error']).optional(),
     name: z.string().min(1).max(1024).optional(),
@@ -49,7 +49,7 @@ const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
   });
 
 /** GET /api/traces/{id}: a page of the trace's spans, after the span a cursor names. */
-const TraceQuerySchema = z.object({
+export const TraceQuerySchema = z.object({
   spans_limit: z.coerce.number().int().min(1).max(MAX_SPANS_PAGE).default(DEFAULT_SPANS_PAGE),
   spans_cursor: keysetCursorParam('spans_next_cursor'),
 });

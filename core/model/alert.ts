@@ -75,7 +75,7 @@ export function filterKeysFor(metric: AlertMetric, driftSource: DriftSource | nu
 const Count = (min: number, max: number) => z.number().int().min(min).max(max);
 
 /** The body of POST /api/alerts/rules once the SPEC's 400 checks passed. */
-const AlertRuleBodySchema = z.strictObject({
+export const AlertRuleBodySchema = z.strictObject({
   name: pgText(256).trim().min(1),
   metric: z.enum(ALERT_METRICS),
   filter: AlertFilterSchema.nullish(),

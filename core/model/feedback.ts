@@ -64,9 +64,9 @@ const RatingFields = {
   comment: Comment.nullish(),
 };
 
-const PreferenceInput = z.strictObject({ type: z.literal('preference'), ...Common, ...PreferenceFields });
-const CorrectionInput = z.strictObject({ type: z.literal('correction'), ...Common, trace_id: TraceRef, ...CorrectionFields });
-const RatingInput = z.strictObject({ type: z.literal('rating'), ...Common, trace_id: TraceRef, ...RatingFields }).superRefine((v, ctx) => {
+export const PreferenceInput = z.strictObject({ type: z.literal('preference'), ...Common, ...PreferenceFields });
+export const CorrectionInput = z.strictObject({ type: z.literal('correction'), ...Common, trace_id: TraceRef, ...CorrectionFields });
+export const RatingInput = z.strictObject({ type: z.literal('rating'), ...Common, trace_id: TraceRef, ...RatingFields }).superRefine((v, ctx) => {
   if (v.value === undefined && v.thumbs === undefined)
     ctx.addIssue({ code: 'custom', path: ['value'], message: 'is required: a number from 0 to 1, or "up" / "down"' });
   if (v.value !== undefined && v.thumbs !== undefined) ctx.addIssue({ code: 'custom', path: ['thumbs'], message: 'give either value or thumbs, not both' });
@@ -288,7 +288,7 @@ export const COMPARISON_STATUSES = ['pending', 'answered'] as const;
 export type ComparisonStatus = (typeof COMPARISON_STATUSES)[number];
 export const PREFERRED = ['a', 'b', 'tie'] as const;
 
-const CreateComparisonSchema = z.strictObject({
+export const CreateComparisonSchema = z.strictObject({
   prompt: Text,
   output_a: Text.nullish(),
   output_b: Text.nullish(),

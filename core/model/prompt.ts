@@ -75,7 +75,7 @@ const ConfigSchema = z.custom<Record<string, unknown>>(isRecord, 'must be a JSON
 });
 
 /** One body of POST /api/prompts (and, with `name` and `type` optional, of PUT). */
-const PromptBodySchema = z.strictObject({
+export const PromptBodySchema = z.strictObject({
   name: PromptName,
   type: z.enum(PROMPT_TYPES),
   template: pgText(MAX_TEMPLATE_CHARS).nullish(),
@@ -85,7 +85,7 @@ const PromptBodySchema = z.strictObject({
   description: pgText(MAX_DESCRIPTION).nullish(),
   commit_message: pgText(MAX_COMMIT_MESSAGE).nullish(),
 });
-const PromptUpdateSchema = PromptBodySchema.partial({ name: true, type: true });
+export const PromptUpdateSchema = PromptBodySchema.partial({ name: true, type: true });
 /** A POST /api/prompts body as a client writes it (the SDK's typed client). */
 export type PromptBody = z.input<typeof PromptBodySchema>;
 /** A PUT /api/prompts/{id} body as a client writes it. */

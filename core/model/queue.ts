@@ -109,7 +109,7 @@ export const QueueFilterSchema = z.strictObject({
 });
 export type QueueFilter = z.output<typeof QueueFilterSchema>;
 
-const CreateQueueSchema = z
+export const CreateQueueSchema = z
   .strictObject({
     name: Label,
     description: pgText(4096).nullish(),

@@ -1,0 +1,29 @@
+import type { RouteSpec } from './route-spec.js';
+import { OPEN_ROUTES } from './routes/open.js';
+import { INGEST_ROUTES, TRACES_ROUTES } from './routes/traces.js';
+import { EVAL_RESOURCES_ROUTES, PROMPTS_ROUTES } from './routes/evals.js';
+import { RUNS_ROUTES } from './routes/runs.js';
+import { FEEDBACK_ROUTES } from './routes/feedback.js';
+import { MONITORING_ROUTES } from './routes/monitoring.js';
+import { ADMIN_ROUTES } from './routes/admin.js';
+
+/**
+ * Every route of the service's port (docs/architecture.md, "How a route declares itself"): the
+ * one list the OpenAPI document is built from (api/openapi/document.ts). Each area declares its
+ * routes in a module of api/openapi/routes/ with `defineRoutes`; query and body schemas are the
+ * objects the routes validate with; answers are the schemas of core/model/answers*.ts for the
+ * most-used endpoints and documented objects for the rest (docs/api.md, "OpenAPI").
+ * test/unit/openapi/document.test.ts checks this list against the routers both ways, and the
+ * in-process API tests check every answer against the document.
+ */
+export const API_ROUTES: readonly RouteSpec[] = [
+  ...INGEST_ROUTES,
+  ...OPEN_ROUTES,
+  ...TRACES_ROUTES,
+  ...EVAL_RESOURCES_ROUTES,
+  ...PROMPTS_ROUTES,
+  ...RUNS_ROUTES,
+  ...FEEDBACK_ROUTES,
+  ...MONITORING_ROUTES,
+  ...ADMIN_ROUTES,
+];

@@ -1,0 +1,236 @@
+import { z } from 'zod';
+import { RUN_STATUSES } from './run-status.js';
+import { CASE_STATUSES, RUN_EXECUTIONS } from './eval-run.js';
+import { PROMPT_TYPES } from './prompt.js';
+
+/**
+ * What the agents, suites, runs and prompts endpoints answer, as zod schemas: see
+ * core/model/answers.ts (the traces, spans, sessions and scores ones, and how they are used).
+ */
+
+const Time = z.string().describe('ISO 8601 with milliseconds');
+const object = (description: string) => z.looseObject({}).describe(description);
+
+// ---- Agents (core/model/agent.ts) ----
+
+/** Agent (its header values are never shown, only their names). */
+export const AgentSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    endpoint: z.string(),
+    description: z.string().nullable(),
+    header_names: z.array(z.string()),
+    created_at: Time,
+    updated_at: Time,
+  })
+  .meta({ id: 'Agent' });
+
+/** AgentList. */
+export const AgentListSchema = z.object({ agents: z.array(AgentSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+// ---- Suites (core/model/suite.ts) ----
+
+/** SuiteSummary. */
+export const SuiteSummarySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    version: z.number().int(),
+    case_count: z.number().int(),
+    agent_id: z.string().nullable(),
+    created_at: Time,
+    updated_at: Time,
+  })
+  .meta({ id: 'SuiteSummary' });
+
+/** SuiteList. */
+export const SuiteListSchema = z.object({ suites: z.array(SuiteSummarySchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+/** SuiteVersion: GET /api/suites/{id}. */
+export const SuiteVersionSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    version: z.number().int(),
+    latest_version: z.number().int(),
+    definition: object('The suite definition (docs/suites.md): name, cases, scorers, thresholds'),
+    created_at: Time,
+    updated_at: Time,
+    version_created_at: Time,
+  })
+  .meta({ id: 'SuiteVersion' });
+
+/** GET /api/suites/{id}/versions. */
+export const SuiteVersionsSchema = z.object({
+  id: z.string(),
+  versions: z.array(z.object({ version: z.number().int(), created_at: Time, case_count: z.number().int() })),
+});
+
+// ---- Runs (core/model/eval-run.ts) ----
+
+const Progress = z.object({ completed: z.number().int(), total: z.number().int() });
+
+/** RunView. */
+export const RunViewSchema = z
+  .object({
+    id: z.string(),
+    run_id: z.string(),
+    name: z.string().nullable(),
+    suite_name: z.string().nullable(),
+    suite_id: z.string().nullable(),
+    suite_version: z.number().int().nullable(),
+    agent_id: z.string().nullable(),
+    agent_name: z.string(),
+    agent_version: z.string(),
+    execution: z.enum(RUN_EXECUTIONS),
+    status: z.enum(RUN_STATUSES),
+    config: object("The run's configuration: trials, concurrency, scorers, timeouts (docs/evals.md)"),
+    aggregation: z.string(),
+    min_score: z.number(),
+    summary: z.object({
+      total_cases: z.number().int(),
+      passed: z.number().int(),
+      failed: z.number().int(),
+      cancelled: z.number().int(),
+      avg_score: z.number(),
+      scores_by_scorer: z.record(z.string(), z.number()),
+      duration_ms: z.number(),
+    }),
+    cost: object("The run's cost: the agent's and the judges' (docs/costs.md)").nullable().optional(),
+    progress: Progress,
+    error: z.string().nullable(),
+    created_at: Time,
+    started_at: Time.nullable(),
+    completed_at: Time.nullable(),
+  })
+  .meta({ id: 'Run' });
+
+/** RunList. */
+export const RunListSchema = z.object({ runs: z.array(RunViewSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+/** RunStatusView: GET /api/runs/{id}/status. */
+export const RunStatusSchema = RunViewSchema.pick({
+  run_id: true,
+  id: true,
+  status: true,
+  progress: true,
+  summary: true,
+  created_at: true,
+  started_at: true,
+  completed_at: true,
+  error: true,
+}).meta({ id: 'RunStatus' });
+
+/** CaseResultView: a case of GET /api/runs/{id}/results. */
+export const CaseResultSchema = z
+  .object({
+    case_index: z.number().int(),
+    case_name: z.string(),
+    status: z.enum([...CASE_STATUSES, 'pending']),
+    scores: z.record(z.string(), z.number()),
+    avg_score: z.number(),
+    passed: z.boolean(),
+    duration_ms: z.number(),
+    details: z.record(z.string(), object("A scorer's detail: score, passed, reason")),
+    error: z.string().optional(),
+    trace_id: z.string().nullable(),
+    output: z.unknown(),
+    trials: z.array(object('One trial of the case: its scores, output, turns (docs/evals.md)')),
+    running: z.array(z.object({ trial: z.number().int(), turns: z.array(object('A turn of a conversation trial')) })).optional(),
+    cost: z.object({ total_usd: z.number(), judges_usd: z.number(), unpriced_llm_calls: z.number().int() }).nullable().optional(),
+  })
+  .meta({ id: 'CaseResult' });
+
+/** GET /api/runs/{id}/results. */
+export const CaseResultListSchema = z.object({ results: z.array(CaseResultSchema) });
+
+/** LocalResultsAnswer: POST /api/runs/{id}/results. */
+export const LocalResultsAnswerSchema = z.object({ run_id: z.string(), accepted: z.number().int(), progress: Progress });
+
+// ---- Prompts (core/model/prompt.ts) ----
+
+const ChatMessages = z.array(object('A chat message: role and content')).nullable();
+
+/** PromptVersion. */
+export const PromptVersionSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(PROMPT_TYPES),
+    version: z.number().int(),
+    latest_version: z.number().int(),
+    labels: z.array(z.string()),
+    template: z.string().nullable(),
+    messages: ChatMessages,
+    config: z.record(z.string(), z.unknown()).nullable(),
+    description: z.string().nullable(),
+    commit_message: z.string().nullable(),
+    variables: z.array(z.string()),
+    created_at: Time,
+    updated_at: Time,
+    version_created_at: Time,
+  })
+  .meta({ id: 'PromptVersion' });
+
+/** PromptList. */
+export const PromptListSchema = z.object({
+  prompts: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      type: z.enum(PROMPT_TYPES),
+      description: z.string().nullable(),
+      latest_version: z.number().int(),
+      labels: z.record(z.string(), z.number().int()),
+      created_at: Time,
+      updated_at: Time,
+    }),
+  ),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
+/** PromptVersionList. */
+export const PromptVersionListSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  versions: z.array(z.object({ version: z.number().int(), labels: z.array(z.string()), commit_message: z.string().nullable(), created_at: Time })),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
+/** PromptLabels. */
+export const PromptLabelsSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  latest_version: z.number().int(),
+  labels: z.record(z.string(), z.number().int()),
+});
+
+/** POST /api/prompts/{id}/render: the version and the RenderedPrompt. */
+export const RenderedPromptSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  version: z.number().int(),
+  type: z.enum(PROMPT_TYPES),
+  text: z.string().nullable(),
+  messages: ChatMessages,
+  used: z.array(z.string()),
+  missing: z.array(z.string()),
+  unused: z.array(z.string()),
+});
+
+/** GET /api/prompts/{id}/traces. */
+export const PromptTracesSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  version: z.number().int().nullable(),
+  traces: z.array(z.object({ trace_id: z.string(), start_time: Time, versions: z.array(z.number().int()), span_count: z.number().int() })),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
