@@ -1,18 +1,26 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import { conversationEnd } from '../core/conversations/stop.js';
 import { caseSessionId } from '../core/agents/agent-body.js';
-import { conversationShortfall, endScorers, turnScoring } from '../core/evals/conversation-scoring.js';
-import type { ConversationTurnView } from '../core/model/conversation.js';
-import { conversationMessages, conversationViewOf, turnText } from '../core/conversations/view.js';
+import {
+  conversationRecordOf,
+  conversationVerdict,
+  endScoreInput,
+  nextUserStep,
+  simulatedStep,
+  turnResultOf,
+  turnViewOf,
+  type ConversationScoring,
+  type UserMove,
+} from '../core/conversations/conversation-loop.js';
+import { endScorers, turnScoring } from '../core/evals/conversation-scoring.js';
+import { conversationMessages } from '../core/conversations/view.js';
 import type { ScoreDetail, ScorerRef } from '../core/model/eval-case.js';
-import type { RunCase, TurnResult } from '../core/model/eval-run.js';
-import { aggregateScores, casePasses, runScorers } from '../core/scoring/run-scorers.js';
+import type { RunCase } from '../core/model/eval-run.js';
+import { runScorers } from '../core/scoring/run-scorers.js';
 import type { ScoreInput, ScorerRegistry } from '../core/scoring/scorer.js';
 import { isJudgeScorer } from '../core/judges/scorers.js';
 import type { RunForWorker, StoredTurn } from '../core/store/runs.js';
-import { outputText } from '../core/scoring/rules/support.js';
-import type { AgentCall, EvalActivities, TurnDone } from './activity-types.js';
+import type { AgentCall, EvalActivities, TurnDone, UserTurnStep } from './activity-types.js';
 import type { ActivityDeps } from './activities.js';
 import { caseTraceId } from './case-trace.js';
 import { latencyOf } from './judge-activity.js';
@@ -23,22 +31,19 @@ import type { createTrialSteps } from './trial-steps.js';
  * The activities of a conversation trial (workflows/conversation-trial.ts decides; these do the
  * I/O). The store is the conversation's memory: each step reads the turns recorded so far, so a
  * turn recorded is never played again after a restart, and the agent's history is what the API shows.
+ * The rules are the local loop's (core/conversations/conversation-loop.ts: nextUserStep,
+ * simulatedStep, turnResultOf, turnViewOf, conversationVerdict), so a managed and a local run of
+ * the same turns record, show and judge them the same.
  */
 
-/** A recorded turn as conversation-level scorers see it. */
-function turnView(t: StoredTurn): ConversationTurnView {
-  return {
-    turn: t.turn,
-    user: t.user,
-    assistant: outputText(t.output),
-    output: t.output,
-    toolCalls: t.tool_calls ?? [],
-    ...(t.usage ? { usage: t.usage } : {}),
-    latencyMs: t.latency_ms ?? 0,
-    ...(t.trace_id ? { traceId: t.trace_id } : {}),
-    scores: t.details,
-  };
-}
+/** A step of the loop as this activity answers it (the simulated user is asked here, not in the workflow). */
+const userTurnOf = (step: UserMove): UserTurnStep => (step.tag === 'end' ? { tag: 'end', ended: step.ended } : { tag: 'say', message: step.message });
+
+/** How a case's turns and trial are judged: its minimum, else the run's, and the run's aggregation. */
+const scoringOf = (run: RunForWorker, runCase: RunCase): ConversationScoring => ({
+  minScore: runCase.min_score ?? run.min_score,
+  aggregation: run.aggregation,
+});
 
 /** How often a conversation step tells the engine it is alive (its heartbeat time-out is 10 s: activity-options.ts). */
 const HEARTBEAT_MS = 2000;
@@ -90,24 +95,20 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
       const turns = await runs.turnsOf(runId, caseIndex, trial);
       const recorded = turns.find((t) => t.turn === turn);
       if (recorded) return { tag: 'say', message: recorded.user };
-      if (runCase.turns)
-        return turn > runCase.turns.length ? { tag: 'end', ended: 'script_done' } : { tag: 'say', message: turnText(runCase.turns[turn - 1].input) };
-      const simulation = runCase.simulation;
-      if (!simulation) throw notConversation(runCase);
+      if (!runCase.turns && !runCase.simulation) throw notConversation(runCase);
       const done = answered(turns);
-      const ended = conversationEnd(simulation, done.length, done.at(-1)?.output);
-      if (ended) return { tag: 'end', ended };
+      const step = nextUserStep(runCase, turn, done);
+      if (step.tag !== 'simulate') return userTurnOf(step);
       if (!deps.simulator) throw ApplicationFailure.nonRetryable('this worker has no simulated user (no judge providers given to it)', 'SimulatorUnavailable');
       const outcome = await simulateUserActivity(
         deps.simulator,
         run,
         runCase.name,
-        simulation,
-        { runId, caseIndex, trial, turn, messages: conversationMessages(done.map(turnView)) },
+        runCase.simulation!,
+        { runId, caseIndex, trial, turn, messages: conversationMessages(done.map(turnViewOf)) },
         Context.current().cancellationSignal,
       );
-      if (outcome.tag === 'stopped') return outcome;
-      return outcome.turn.stop ? { tag: 'end', ended: outcome.turn.stop } : { tag: 'say', message: outcome.turn.message };
+      return outcome.tag === 'stopped' ? outcome : userTurnOf(simulatedStep(outcome.turn));
     },
 
     async callTurnAgent({ runId, caseIndex, trial, turn, call, message, grant }) {
@@ -117,7 +118,7 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
       // Recorded by an earlier attempt (a worker that died after recording it): the agent is not called again.
       if (recorded) return { tag: 'recorded', calls: turns.filter((t) => t.turn <= turn).reduce((n, t) => n + t.calls.length, 0), error: recorded.error };
       const input = runCase.turns ? runCase.turns[turn - 1]?.input : message;
-      const history = [...conversationMessages(answered(turns).map(turnView)), { role: 'user', content: message }];
+      const history = [...conversationMessages(answered(turns).map(turnViewOf)), { role: 'user', content: message }];
       const made = await steps.callCaseAgent(run, runCase, { runId, caseIndex, trial, call, grant }, { turn, messages: history, input });
       return { tag: !grant && made.reply?.approval ? 'asks-approval' : 'answered', call: made };
     },
@@ -144,20 +145,12 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
           runId,
         });
       }
-      const passed = !done.error && Boolean(reply) && casePasses(details, refs, runCase.min_score ?? run.min_score);
-      const result: TurnResult = {
-        turn,
-        user: done.message,
-        output: reply?.output ?? null,
-        tool_calls: reply?.tool_calls ?? null,
-        usage: reply?.usage ?? null,
-        latency_ms: calls.length ? latencyOf(calls) : null,
-        details,
-        avg_score: refs.length ? aggregateScores(details, refs, run.aggregation) : null,
-        passed,
+      const answer = reply && { output: reply.output, toolCalls: reply.tool_calls, usage: reply.usage ?? null, latencyMs: latencyOf(calls) };
+      const result = {
+        ...turnResultOf({ turn, message: done.message, answer, error: done.error, details, refs }, scoringOf(run, runCase), caseTraceId(key)),
+        // What only this path has: a person's decision on the turn, and the time of a call that failed.
         approval: done.approval ?? null,
-        error: done.error ?? (reply ? null : 'the agent did not answer'),
-        trace_id: caseTraceId(key),
+        latency_ms: calls.length ? latencyOf(calls) : null,
       };
       await runs.recordTurn(runId, caseIndex, trial, result, {
         started_ms: calls[0]?.startedAt ?? Date.now(),
@@ -173,36 +166,16 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
       const turns = await runs.turnsOf(runId, caseIndex, trial);
       const calls = turns.flatMap((t) => (t.calls as AgentCall[]).map((c) => ({ ...c, user: t.user })));
       const key = { runId, caseIndex, trial };
-      const last = answered(turns).at(-1);
-      const refs = ended && !error && !cancelled && last ? endScorers(runCase, reads(registry)) : [];
+      const done = answered(turns);
+      const refs = ended && !error && !cancelled && done.length ? endScorers(runCase, reads(registry)) : [];
       let details: Record<string, ScoreDetail> = {};
-      if (refs.length && last) {
-        const views = answered(turns).map(turnView);
-        const sim = runCase.simulation;
-        const conversation = conversationViewOf(views, {
-          sessionId: caseSessionId(runId, caseIndex, trial),
-          ended: ended!,
-          ...(sim ? { persona: sim.persona, goal: sim.goal, facts: sim.facts, maxTurns: sim.max_turns } : {}),
-        });
-        details = await scoreWith(run, key, registry, refs, {
-          input: turns[0].user,
-          output: last.output,
-          expected: runCase.expected,
-          toolCalls: turns.flatMap((t) => t.tool_calls ?? []),
-          usage: last.usage ?? undefined,
-          latencyMs: latencyOf(calls),
-          conversation,
-          runId,
-        });
+      if (refs.length && ended) {
+        const input = endScoreInput(runCase, done, { sessionId: caseSessionId(runId, caseIndex, trial), ended });
+        details = await scoreWith(run, key, registry, refs, { ...input, runId });
       }
-      // Every score of the trial counts in its average: the case-level ones and each scored turn's.
-      const all: Record<string, ScoreDetail> = { ...details };
-      for (const t of turns) for (const [name, d] of Object.entries(t.details)) all[`turn ${t.turn}: ${name}`] = d;
-      const minScore = runCase.min_score ?? run.min_score;
-      const shortfall = conversationShortfall(runCase, turns, minScore);
       const failure = cancelled ? 'cancelled while running' : (error ?? (ended ? null : 'the conversation did not end'));
-      const passed = !failure && !shortfall && casePasses(details, refs, minScore);
-      const status = cancelled ? 'cancelled' : passed ? 'passed' : 'failed';
+      const verdict = conversationVerdict({ runCase, turns, ended, details, endRefs: refs, error: failure }, scoringOf(run, runCase));
+      const status = cancelled ? 'cancelled' : verdict.passed ? 'passed' : 'failed';
       const endedAt = Date.now();
       await steps.recordTrial({
         ...key,
@@ -210,11 +183,11 @@ export function createConversationSteps(deps: ActivityDeps & { simulator?: Simul
         endedAt,
         calls,
         details,
-        avgScore: aggregateScores(all, [...refs, ...runCase.scorers], run.aggregation),
-        passed,
+        avgScore: verdict.avgScore,
+        passed: verdict.passed,
         status,
         ...(failure ? { error: failure } : {}),
-        conversation: { ended, turns_done: answered(turns).length },
+        conversation: conversationRecordOf(ended, turns),
       });
       return status;
     },

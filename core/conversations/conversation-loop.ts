@@ -53,10 +53,13 @@ export interface UserTurnCall {
   messages: LlmMessage[];
 }
 
-/** The next step of a conversation: a user message to send, its end, or the simulated user to ask. */
-export type UserStep = { tag: 'say'; input: unknown; message: string } | { tag: 'end'; ended: ConversationEnd } | { tag: 'simulate' };
+/** A step the user takes: a message to send, or the conversation's end. */
+export type UserMove = { tag: 'say'; input: unknown; message: string } | { tag: 'end'; ended: ConversationEnd };
 
-const say = (input: unknown): UserStep => ({ tag: 'say', input, message: turnText(input) });
+/** The next step of a conversation: a user message to send, its end, or the simulated user to ask. */
+export type UserStep = UserMove | { tag: 'simulate' };
+
+const say = (input: unknown): UserMove => ({ tag: 'say', input, message: turnText(input) });
 
 /**
  * What comes at turn `turn` (1-based), the agent having answered `answered` (their outputs, in
@@ -71,7 +74,7 @@ export function nextUserStep(c: ConversationShape, turn: number, answered: Reado
 }
 
 /** The simulated user's answer as a step: its message to send, or the end it chose (its closing words are not sent). */
-export function simulatedStep(turn: SimulatedUserTurn): UserStep {
+export function simulatedStep(turn: SimulatedUserTurn): UserMove {
   return turn.stop ? { tag: 'end', ended: turn.stop } : say(turn.message);
 }
 
@@ -104,7 +107,9 @@ export function turnResultOf(
   };
 }
 
-/** A recorded turn as conversation-level scorers see it. */
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/** A recorded turn as conversation-level scorers see it (both run paths, and the history the agent is sent). */
 export function turnViewOf(t: TurnResult): ConversationTurnView {
   return {
     turn: t.turn,
@@ -116,6 +121,32 @@ export function turnViewOf(t: TurnResult): ConversationTurnView {
     latencyMs: t.latency_ms ?? 0,
     ...(t.trace_id ? { traceId: t.trace_id } : {}),
     scores: t.details,
+  };
+}
+
+/**
+ * What the end's scorers read (conversation-level and answer scorers): the whole conversation as
+ * its view (conversationViewOf over the answered turns, with a simulated user's persona, goal,
+ * facts and max_turns) and the last answer. `answered` holds at least one turn.
+ */
+export function endScoreInput(
+  runCase: Pick<RunCase, 'expected' | 'simulation'>,
+  answered: readonly TurnResult[],
+  meta: { sessionId: string; ended: ConversationEnd },
+): Omit<ScoreInput, 'config'> & { conversation: ConversationView } {
+  const last = answered.at(-1)!;
+  const simulation = runCase.simulation;
+  return {
+    input: answered[0].user,
+    output: last.output,
+    expected: runCase.expected,
+    toolCalls: answered.flatMap((t) => t.tool_calls ?? []),
+    usage: last.usage ?? undefined,
+    latencyMs: sum(answered.map((t) => t.latency_ms ?? 0)),
+    conversation: conversationViewOf(answered.map(turnViewOf), {
+      ...meta,
+      ...(simulation ? { persona: simulation.persona, goal: simulation.goal, facts: simulation.facts, maxTurns: simulation.max_turns } : {}),
+    }),
   };
 }
 
@@ -202,8 +233,6 @@ export interface ConversationTrial {
   view?: ConversationView;
 }
 
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-
 /** Runs one conversation trial to its end (see the module's comment). Never rejects for the agent's or the simulated user's failures. */
 export async function runConversation(r: ConversationRunner): Promise<ConversationTrial> {
   const { runCase, scoring } = r;
@@ -275,26 +304,10 @@ export async function runConversation(r: ConversationRunner): Promise<Conversati
   const endRefs = ended && !error && last ? endScorers(runCase, reads) : [];
   let details: Record<string, ScoreDetail> = {};
   let view: ConversationView | undefined;
-  if (endRefs.length && last && ended) {
-    const simulation = runCase.simulation;
-    view = conversationViewOf(answered.map(turnViewOf), {
-      sessionId: r.sessionId,
-      ended,
-      ...(simulation ? { persona: simulation.persona, goal: simulation.goal, facts: simulation.facts, maxTurns: simulation.max_turns } : {}),
-    });
-    details = await score(
-      endRefs,
-      {
-        input: answered[0].user,
-        output: last.output,
-        expected: runCase.expected,
-        toolCalls: answered.flatMap((t) => t.tool_calls ?? []),
-        usage: last.usage ?? undefined,
-        latencyMs: sum(answered.map((t) => t.latency_ms ?? 0)),
-        conversation: view,
-      },
-      undefined,
-    );
+  if (endRefs.length && ended) {
+    const input = endScoreInput(runCase, answered, { sessionId: r.sessionId, ended });
+    view = input.conversation;
+    details = await score(endRefs, input, undefined);
   }
   return {
     turns,
