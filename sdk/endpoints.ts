@@ -14,6 +14,7 @@ import type {
   ToolAnalyticsQuerySchema,
 } from '../core/model/analytics.js';
 import type { RunComparison } from '../core/evals/compare.js';
+import type { RunFailureAnalysis, TraceFailureAnalysis, TraceFailureQuerySchema } from '../core/model/failures.js';
 import type {
   CaseResultView,
   CompleteLocalRunSchema,
@@ -237,6 +238,9 @@ export class AgentEvalApi {
       this.calls.get<{ run_id: string; approvals: Array<{ case_index: number; trial: number; tool: string; reason: string | null; since: number }> }>(
         `/api/runs/${enc(runId)}/approvals`,
       ),
+    /** The run's failed cases grouped by signature (docs/api.md, "Failure analysis"); `label` names the largest groups with the judge provider. */
+    failures: (runId: string, opts: { label?: boolean } = {}) =>
+      this.calls.get<RunFailureAnalysis>(`/api/runs/${enc(runId)}/failures`, { label: opts.label ? 'true' : undefined }),
   };
 
   /** The SPEC's first family, `/api/evals/...` (the same runs as {@link runs}). */
@@ -314,6 +318,9 @@ export class AgentEvalApi {
     correlation: (params: z.input<typeof CorrelationQuerySchema>) => this.calls.get<ScoreCorrelation>('/api/analytics/correlation', params),
     /** Per tool: calls, error rate, latency, argument-mismatch rate from the runs' toolCalls scores. */
     tools: (params: z.input<typeof ToolAnalyticsQuerySchema> = {}) => this.calls.get<ToolAnalytics>('/api/analytics/tools', params),
+    /** GET /api/failures: the window's traces with errors grouped by their failing span (docs/api.md, "Failure analysis"). */
+    failures: ({ label, ...params }: Omit<z.input<typeof TraceFailureQuerySchema>, 'limit' | 'label'> & { limit?: number; label?: boolean } = {}) =>
+      this.calls.get<TraceFailureAnalysis>('/api/failures', { ...params, label: label ? 'true' : undefined }),
   };
 
   /** HTTP custom scorers (docs/scorers.md). */

@@ -79,3 +79,4 @@ export type { FeedbackBody } from '../../../core/model/feedback.js';
 export type { CreateQueueBody } from '../../../core/model/queue.js';
 export type AgentInput = import('zod').input<typeof import('../../../core/model/agent.js').CreateAgentSchema>;
 export type ScoreInput = import('zod').input<typeof import('../../../core/model/score.js').CreateScoreSchema>;
+export type { FailureGroup, RunFailureAnalysis } from '../../../core/model/failures.js';
