@@ -18,6 +18,7 @@ import { traceSessionsRouter } from './routes/trace-sessions.js';
 import { agentsRouter } from './routes/agents.js';
 import { scorersRouter } from './routes/scorers.js';
 import { SUITE_BODY_PATHS, suitesRouter } from './routes/suites.js';
+import { suiteCasesRouter } from './routes/suite-cases.js';
 import { evalRunsRouter } from './routes/eval-runs.js';
 import { runsRouter } from './routes/runs.js';
 import { feedbackRouter } from './routes/feedback.js';
@@ -81,6 +82,7 @@ export function createApp(deps: ApiDeps): Koa {
     agentsRouter(deps),
     scorersRouter(deps),
     suitesRouter(deps),
+    suiteCasesRouter(deps),
     promptsRouter(deps),
     evalRunsRouter(deps, runService),
     runsRouter(deps, runService),

@@ -77,6 +77,7 @@ import {
   rateLimitEndpoints,
 } from './endpoints-admin.js';
 import { feedbackEndpoints, queueEndpoints } from './endpoints-feedback.js';
+import { datasetEndpoints } from './endpoints-datasets.js';
 
 /**
  * Every endpoint of the service, typed (docs/api.md, evals.md, suites.md, prompts.md,
@@ -199,6 +200,7 @@ export class AgentEvalApi {
     /** PUT /api/suites/{id}: a whole definition; a new version. */
     update: (id: string, suite: SuiteInput) => this.calls.request<SuiteSummary>('PUT', `/api/suites/${enc(id)}`, suiteBody(suite)),
     delete: (id: string) => this.calls.del(`/api/suites/${enc(id)}`),
+    ...datasetEndpoints(this.calls),
   };
 
   /** Runs: both API families, managed and local execution (docs/evals.md). */

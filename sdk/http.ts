@@ -31,6 +31,8 @@ export interface RequestOptions {
   /** Headers of this request only (e.g. `Idempotency-Key`). */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Answer the body as text, as sent (a file: an export), rather than parsed as JSON. */
+  asText?: boolean;
 }
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
@@ -123,7 +125,7 @@ export class Transport {
         throw new ServiceUnreachableError(`${method} ${this.baseUrl}${path}`, err);
       }
       if (res.ok) {
-        const parsed = res.status === 204 ? undefined : await readBody(res);
+        const parsed = res.status === 204 ? undefined : opts.asText ? await res.text() : await readBody(res);
         return parsed as T;
       }
       const wait = retryAfter(res);

@@ -19,14 +19,13 @@ import {
   type QueueItem,
   type ReviewQueue,
 } from '../../core/model/queue.js';
-import type { EvalCase } from '../../core/model/case-schema.js';
-import { parseSuiteDefinition } from '../../core/model/suite.js';
+import { appendCases } from '../../core/datasets/suite-append.js';
+import { suiteAppendDeps } from './suite-cases.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
 import { requirePermission } from '../middleware/permission.js';
 import { pageQuery } from './page-query.js';
-import { scorersFor } from '../project-scorers.js';
 import { actorFor } from '../actor.js';
 import type { Actor } from '../../core/principal.js';
 
@@ -165,28 +164,22 @@ export function queuesRouter(deps: ApiDeps): Router {
     const io = await traceIO(deps.analytics, projectId, item.trace_id);
     if (!io) throw new NotFoundError(`Trace with ID '${item.trace_id}' not found`, 'TRACE_NOT_FOUND');
 
-    const result = await queues.withLock(`suite:${found.id}`, async () => {
-      // Read again under the lock: another to-suite may have written a version meanwhile.
-      const latest = await deps.metadata.suites.get(projectId, found.id);
-      if (!latest) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
-      const def = latest.definition;
-      const newCase = reviewedCase(def, {
+    const result = await appendCases(await suiteAppendDeps(deps, projectId), projectId, found.id, (def) => [
+      reviewedCase(def, {
         queueName: queue.name,
         traceId: item.trace_id,
         traceInput: io.input,
         corrected: item.correction!.corrected,
         caseName: body.case_name,
         scorers: body.scorers,
-      });
-      const next = parseSuiteDefinition({ ...def, cases: [...def.cases, newCase] }, await scorersFor(deps, projectId));
-      const summary = await deps.metadata.suites.update(projectId, found.id, next);
-      if (!summary) throw new NotFoundError('Suite not found', 'SUITE_NOT_FOUND');
-      return { summary, suiteCase: next.cases.at(-1) as EvalCase };
-    });
-    const ref = { suite_id: result.summary.id, suite_name: result.summary.name, version: result.summary.version, case_name: result.suiteCase.name };
+      }),
+    ]);
+    const summary = result.summary!;
+    const suiteCase = result.cases[0];
+    const ref = { suite_id: summary.id, suite_name: summary.name, version: summary.version, case_name: suiteCase.name };
     const updated = await queues.recordSuiteCase(projectId, queue.id, item.id, ref);
     ctx.status = 201;
-    ctx.body = { suite_case: ref, suite: result.summary, case: result.suiteCase, item: updated };
+    ctx.body = { suite_case: ref, suite: summary, case: suiteCase, item: updated };
   });
 
   return router;

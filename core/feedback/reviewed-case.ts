@@ -2,6 +2,7 @@ import { ConflictError } from '../errors.js';
 import type { ScorerRef } from '../model/eval-case.js';
 import { pgSafeJson, pgSafeText } from '../model/pg-json.js';
 import type { SuiteDefinition } from '../model/suite.js';
+import { freeCaseName } from '../datasets/suite-append.js';
 
 /**
  * A reviewed queue item as a new case of a suite (POST /api/queues/{id}/items/{itemId}/to-suite,
@@ -20,12 +21,6 @@ export function caseInput(text: string): unknown {
     }
   }
   return safe;
-}
-
-/** `base`, or `base (2)`, `base (3)`... whichever no case of the suite has. */
-export function freeCaseName(base: string, taken: Set<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) if (!taken.has(`${base} (${n})`)) return `${base} (${n})`;
 }
 
 export interface ReviewedCase {
@@ -49,7 +44,12 @@ export function reviewedCase(def: Pick<SuiteDefinition, 'name' | 'cases' | 'defa
   }
   const caseName = r.caseName ?? freeCaseName(`${r.queueName}: ${r.traceId}`.slice(0, 500), taken);
   const scorers = r.scorers ?? (def.defaultScorers.length ? undefined : [{ name: 'exactMatch', config: {} }]);
-  const newCase: Record<string, unknown> = { name: caseName, input: caseInput(r.traceInput), expected: { output: r.corrected } };
+  const newCase: Record<string, unknown> = {
+    name: caseName,
+    input: caseInput(r.traceInput),
+    expected: { output: r.corrected },
+    source: { trace_id: r.traceId },
+  };
   if (scorers) newCase.scorers = scorers;
   return newCase;
 }

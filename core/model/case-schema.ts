@@ -28,6 +28,14 @@ export function caseShapeProblem(raw: unknown): string | undefined {
   return `give exactly one of input (a single call), turns (a scripted conversation) or simulation (a simulated user); this case gives ${given.join(' and ')}`;
 }
 
+/** The trace (and span) a case was made from: `source` of a case added from production. */
+export const CaseSourceSchema = z.strictObject({
+  trace_id: z.string().min(1).max(256),
+  span_id: z.string().min(1).max(256).optional(),
+  session_id: z.string().min(1).max(1024).optional(),
+});
+export type CaseSource = z.output<typeof CaseSourceSchema>;
+
 /** A case's fields; {@link EvalCaseSchema} checks its shape. */
 export const CaseFields = z.object({
   name: z.string().min(1).max(512),
@@ -40,6 +48,10 @@ export const CaseFields = z.object({
   scorers: ScorerRefListSchema.optional(),
   minScore: ScoreBound.optional(),
   weight: z.number().positive().max(1e6).default(1),
+  /** Where the case came from, when it was made from production (core/datasets/: a trace, a span of it). */
+  source: CaseSourceSchema.optional(),
+  /** Fields kept with the case for people and custom scorers (a trace's chosen attributes, an import's extra columns). */
+  metadata: z.record(z.string().max(256), z.unknown()).optional(),
 });
 
 /** Exactly one of input, turns and simulation, as a refinement of a schema built from {@link CaseFields}. */

@@ -325,6 +325,8 @@ export function suiteYaml(def: SuiteDefinition): string {
     if (c.scorers) out.scorers = fileScorers(c.scorers);
     if (c.minScore !== undefined) out.minScore = c.minScore;
     if (c.weight !== 1) out.weight = c.weight;
+    if (c.metadata) out.metadata = c.metadata;
+    if (c.source) out.source = c.source;
     return out;
   });
   // Plain scalars where they read back the same; no anchors (every value written out).

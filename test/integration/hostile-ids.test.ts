@@ -66,6 +66,7 @@ const ids: Record<string, string> = {};
 /** The normal value of a path parameter of `route`. */
 function normalParam(route: Route, param: string): string {
   if (param === 'index') return '0';
+  if (param === 'version') return '1';
   if (param === 'label') return 'production';
   if (param === 'name') return 'helpfulness_judge';
   if (param === 'traceId') return ids.trace;

@@ -286,6 +286,7 @@ describe('to-suite', () => {
       name: 'paris weather',
       input: { query: 'Weather in Paris?' },
       expected: { output: 'Sunny in Paris' },
+      source: { trace_id: 'ts-1' },
       weight: 1,
     });
     expect(v2.definition.cases[0].name).toBe('seed');
