@@ -41,6 +41,7 @@ import { ingestRouter } from './ingest-routes.js';
 import { uiMiddleware } from './ui.js';
 import { openApiRouter } from './routes/openapi.js';
 import { failuresRouter } from './routes/failures.js';
+import { exportsRouter } from './routes/exports.js';
 
 /** Builds the Koa app (it does not listen): JSON ingest, health and metrics, then OTLP/HTTP, then the project-scoped API. */
 export function createApp(deps: ApiDeps): Koa {
@@ -98,6 +99,7 @@ export function createApp(deps: ApiDeps): Koa {
     deletionsRouter(deps),
     judgeCalibrationRouter(deps),
     failuresRouter(deps),
+    exportsRouter(deps),
   ];
   for (const router of routers) api.use(router.routes(), router.allowedMethods());
   app.use(api.routes()).use(api.allowedMethods());

@@ -21,6 +21,7 @@ import type { HealthDeps } from './routes/health.js';
 import type { MetricsDeps } from './routes/metrics.js';
 import type { BackupSource } from '../core/backup/create-backup.js';
 import type { JudgeRuntime } from '../core/judges/judge-scorer.js';
+import type { ExportJobs } from '../core/exports/export-jobs.js';
 
 /**
  * Everything the API needs, passed in by the entry point (STYLE 3). Health and metrics read only
@@ -61,6 +62,8 @@ export interface ApiDeps extends HealthDeps, MetricsDeps {
   otlpRouter?: Router;
   /** The dashboard on this port (api/ui.ts): `handler` null when it is not built; absent, no dashboard paths. */
   ui?: UiSource;
+  /** Background export jobs of this process (docs/api.md, "Bulk export"); absent, POST /api/exports answers 409. */
+  exportJobs?: ExportJobs;
   /** The process's LLM judge providers: failure groups are labelled with them on request; absent, they are not. */
   judges?: JudgeRuntime;
 }

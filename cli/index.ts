@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerBackup } from './commands/backup.js';
 import { registerCompare } from './commands/compare.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerExport } from './commands/export.js';
 import { registerKeys } from './commands/keys.js';
 import { registerLogin } from './commands/login.js';
 import { registerProjects } from './commands/projects.js';
@@ -25,5 +26,6 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerKeys(program, io);
   registerLogin(program, io);
   registerBackup(program, io);
+  registerExport(program, io);
   registerDoctor(program, io);
 }

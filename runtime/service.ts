@@ -30,6 +30,7 @@ import type { RunEngine } from '../workflows/client.js';
 import type { EngineStatus } from '../workflows/engine/engine-status.js';
 import type { DevServer } from '../workflows/engine/dev-server.js';
 import { createDataDirCheck } from '../core/os/data-dir-check.js';
+import { createExportJobs } from '../core/exports/export-jobs.js';
 import { defaultScorerRegistry } from '../core/scoring/index.js';
 import { createProviders } from '../core/providers/index.js';
 import { startAlertEvaluator } from '../core/alerts/evaluator.js';
@@ -320,6 +321,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
       const pruneTimer = setInterval(pruneAudit, AUDIT_PRUNE_EVERY_MS);
       pruneTimer.unref();
       cleanups.push(() => Promise.resolve(clearInterval(pruneTimer)));
+      // Export jobs run here and keep their files in the data dir (docs/api.md, "Bulk export").
+      const exportJobs = createExportJobs({ dir: path.join(config.dataDir, 'exports'), exports: stores.analytics.exports, logger });
+      cleanups.push(() => exportJobs.close());
       const app = createApp({
         config,
         logger,
@@ -353,6 +357,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
           stores.clickhouseWriteGate &&
           createBackupSource({ clickhouse: stores.clickhouse, gate: stores.clickhouseWriteGate, pool: stores.metadata.pool, dataDir: config.dataDir, logger }),
         ui: await openUi(logger, { build: options.buildUi ?? false }),
+        exportJobs,
       });
       const server = await listen(app, config.port, config.host);
       cleanups.push(() => server.close());

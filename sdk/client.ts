@@ -3,6 +3,9 @@ import type { SuiteInput } from './api-types.js';
 import { AgentEvalApi } from './endpoints.js';
 import { readEnvironment, DEFAULT_URL } from './env.js';
 import { Transport, type ClientOptions } from './http.js';
+import { exportEndpoints } from './endpoints-exports.js';
+import { exportStreams } from './export-stream.js';
+import { EndpointCalls } from './endpoint-calls.js';
 
 /**
  * A typed client for every endpoint of the service (docs/api.md, evals.md, suites.md,
@@ -37,6 +40,9 @@ export class AgentEvalClient extends AgentEvalApi {
     super(transport);
     this.transport = transport;
   }
+
+  /** Bulk export: the jobs, plus streamed exports and job files (bytes as they arrive: sdk/export-stream.ts). */
+  override readonly exports = { ...exportEndpoints(new EndpointCalls(() => this.transport)), ...exportStreams(() => this.transport) };
 
   /** The base URL the client talks to. */
   get url(): string {

@@ -77,6 +77,7 @@ import {
   rateLimitEndpoints,
 } from './endpoints-admin.js';
 import { feedbackEndpoints, queueEndpoints } from './endpoints-feedback.js';
+import { exportEndpoints } from './endpoints-exports.js';
 import { datasetEndpoints } from './endpoints-datasets.js';
 
 /**
@@ -273,6 +274,8 @@ export class AgentEvalApi {
   readonly projects = projectEndpoints(this.calls);
   readonly adminProjects = adminProjectEndpoints(this.calls);
   readonly audit = auditEndpoints(this.calls);
+  /** Bulk export's jobs (docs/api.md, "Bulk export"); the Node client adds the streamed exports and downloads. */
+  readonly exports = exportEndpoints(this.calls);
   readonly keys = keyEndpoints(this.calls);
   readonly members = memberEndpoints(this.calls);
   readonly auth = authEndpoints(this.calls);

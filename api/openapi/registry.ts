@@ -6,6 +6,7 @@ import { RUNS_ROUTES } from './routes/runs.js';
 import { FEEDBACK_ROUTES } from './routes/feedback.js';
 import { MONITORING_ROUTES } from './routes/monitoring.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
+import { EXPORT_ROUTES } from './routes/exports.js';
 
 /**
  * Every route of the service's port (docs/architecture.md, "How a route declares itself"): the
@@ -26,4 +27,5 @@ export const API_ROUTES: readonly RouteSpec[] = [
   ...FEEDBACK_ROUTES,
   ...MONITORING_ROUTES,
   ...ADMIN_ROUTES,
+  ...EXPORT_ROUTES,
 ];

@@ -7,6 +7,7 @@ import type { AnalyticsReads, CalibrationReads, CostReads } from './analytics-re
 import type { AlertMetrics } from './alert-metrics.js';
 import type { OnlineTraceReads } from './online-traces.js';
 import type { TraceErasure } from './trace-erasure.js';
+import type { ExportReads } from './exports.js';
 import type { SessionReads } from './trace-sessions.js';
 
 /**
@@ -58,6 +59,8 @@ export interface AnalyticsStore extends BatchWriter {
   sessions: SessionReads;
   /** Deleting traces, a subject's traces and a project's data for good (docs/api.md, "Deleting data"). */
   erasure: TraceErasure;
+  /** Bulk exports of traces, spans and scores, written by ClickHouse (docs/api.md, "Bulk export"). */
+  exports: ExportReads;
   /** True when the store answers. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { createApp } from '../../api/app.js';
 import { createBatcher } from '../../collector/batcher.js';
@@ -10,6 +11,7 @@ import { createSessions } from '../../core/auth/sessions.js';
 import { loadConfig, type Config } from '../../core/config.js';
 import { loadPriceTable } from '../../core/cost/price-table.js';
 import { createDataDeletion } from '../../core/deletion/data-deletion.js';
+import { createExportJobs } from '../../core/exports/export-jobs.js';
 import { createEgress } from '../../core/egress/fetch.js';
 import { createEgressPolicy } from '../../core/egress/policy.js';
 import { createRateLimiter } from '../../core/limits/rate-limiter.js';
@@ -84,6 +86,7 @@ export function appOnStores(
     audit,
     logger,
   });
+  const exportJobs = createExportJobs({ dir: path.join(config.dataDir, 'exports'), exports: analytics.exports, logger });
   const app = createApp({
     config,
     logger,
@@ -113,6 +116,7 @@ export function appOnStores(
       logger,
     }),
     ui: opts.ui,
+    exportJobs,
   });
   return {
     app,
@@ -122,6 +126,7 @@ export function appOnStores(
       void dataDeletion.resume();
     },
     async close() {
+      await exportJobs.close();
       await projectDeletion.close();
       await dataDeletion.close();
       await egress.close();

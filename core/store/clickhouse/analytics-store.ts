@@ -12,6 +12,7 @@ import { createCalibrationReads } from './calibration-reads.js';
 import { createAlertMetrics } from './alert-metrics.js';
 import { createOnlineTraceReads } from './online-trace-reads.js';
 import { createTraceErasure } from './trace-erasure.js';
+import { createExportReads } from './export-reads.js';
 import { createSessionReads } from './trace-session-reads.js';
 import { listPromptTraces } from './prompt-links.js';
 import { scoreView, spanView, type ScoreRow, type SpanRow } from './rows.js';
@@ -115,6 +116,7 @@ export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOpti
     online: createOnlineTraceReads(client),
     sessions: createSessionReads(rows, traces.summaries),
     erasure: createTraceErasure(client, { cluster }),
+    exports: createExportReads(ch),
 
     async listScores(projectId, traceId) {
       const list = await rows<ScoreRow>(

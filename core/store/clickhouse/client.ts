@@ -35,6 +35,13 @@ export interface ClickHouse {
   chdb?: EmbeddedConnection;
   /** Holds embedded chDB's inserts while a backup clones the tables (write-gate.ts). */
   writeGate?: WriteGate;
+  /**
+   * Embedded: a chDB connection of its own for long reads (bulk exports), opened on first use, so
+   * an export's statements never queue the dashboard's queries behind them (chDB runs one
+   * statement at a time per connection, connections in parallel). Absent over HTTP, where the
+   * server runs queries side by side.
+   */
+  longReads?: () => ClickHouseClient;
   close(): Promise<void>;
 }
 
@@ -97,14 +104,21 @@ export async function connectClickHouse(target: ClickHouseTarget): Promise<Click
       clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS },
     });
     const lanes = openInsertLanes(dir, EMBEDDED_INSERT_LANES);
+    let longReads: ClickHouseClient | undefined;
     ch = {
       client,
       chdb: connection,
       writeGate,
+      longReads: () =>
+        (longReads ??= createClient({
+          connection: serializedChdbConnection(createChdbConnection({ path: dir })) as unknown as ClickHouseClientConfigOptions['connection'],
+          clickhouse_settings: { ...SETTINGS, ...EMBEDDED_SETTINGS },
+        })),
       // client.insert would serialize the body into the SQL text; rawInsert passes the bytes through.
       insertRows: (table, format, rows) => writeGate.run(() => lanes.insert(table, format, rows, EMBEDDED_SETTINGS)),
       close: async () => {
         await lanes.close();
+        await longReads?.close();
         await client.close();
       },
     };

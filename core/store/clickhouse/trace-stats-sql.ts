@@ -28,7 +28,11 @@ const STATUS = `if(span_error = 1 OR header_status = 'error', 'error', 'ok')`;
  * 2 error, 4 tool, 8 generation) and tokens, so every count is of distinct spans. The root's
  * resource attributes ride in `root` as JSON; the newest header's attributes update them.
  */
-export const TRACE_SUMMARIES = `
+export const TRACE_SUMMARIES = traceSummariesSql('{traces:Array(String)}');
+
+/** {@link TRACE_SUMMARIES} of the traces `ids` names: a bound array, or a subquery (bulk export: core/store/clickhouse/export-sql.ts). */
+export function traceSummariesSql(ids: string): string {
+  return `
 SELECT
   trace_id,
   ${NAME} AS name,
@@ -57,9 +61,10 @@ FROM (
     max(session_id) AS session_id,
     max(user_id) AS user_id
   FROM agent_eval.trace_stats
-  WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+  WHERE project_id = {project:String} AND trace_id IN ${ids}
   GROUP BY trace_id
 )`;
+}
 
 /**
  * The attributes that carry a trace's tags, in every convention that has them: OpenInference
@@ -156,7 +161,8 @@ ORDER BY trace_id, name`;
 /** Traces that sort after the cursor's trace (newest first, then trace id descending). */
 const AFTER_CURSOR = "(start_time, trace_id) < ({cursorStart:DateTime64(3, 'UTC')}, {cursorTrace:String})";
 
-function filtered(filters: TraceFilter[]): string {
+/** The project's traces the filters keep, as a FROM clause: merged cheap states (trace_id, start_time, ...) and the filters' conditions. */
+export function filteredTraces(filters: TraceFilter[]): string {
   const sets = [
     ...(Object.keys(SET_FILTERS) as Array<keyof typeof SET_FILTERS>).filter((f) => filters.includes(f)).map((f) => SET_FILTERS[f]),
     spanSet(filters),
@@ -181,7 +187,7 @@ function filtered(filters: TraceFilter[]): string {
 export function tracePageSql(filters: TraceFilter[], withCursor: boolean): string {
   return `
 SELECT trace_id, toUnixTimestamp64Milli(start_time) AS start_ms, count() OVER () AS total
-FROM ${filtered(filters)}
+FROM ${filteredTraces(filters)}
 ${withCursor ? `QUALIFY ${AFTER_CURSOR}` : ''}
 ORDER BY start_time DESC, trace_id DESC
 LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
@@ -189,5 +195,5 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
 
 /** The number of traces the filters match, for a page past the end (no row carries the window count). */
 export function traceCountSql(filters: TraceFilter[]): string {
-  return `SELECT count() AS total FROM ${filtered(filters)}`;
+  return `SELECT count() AS total FROM ${filteredTraces(filters)}`;
 }
