@@ -2,6 +2,7 @@ import type { RouteSpec } from './route-spec.js';
 import { OPEN_ROUTES } from './routes/open.js';
 import { INGEST_ROUTES, TRACES_ROUTES } from './routes/traces.js';
 import { EVAL_RESOURCES_ROUTES, PROMPTS_ROUTES } from './routes/evals.js';
+import { DATASET_ROUTES } from './routes/datasets.js';
 import { RUNS_ROUTES } from './routes/runs.js';
 import { FEEDBACK_ROUTES } from './routes/feedback.js';
 import { MONITORING_ROUTES } from './routes/monitoring.js';
@@ -22,6 +23,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   ...OPEN_ROUTES,
   ...TRACES_ROUTES,
   ...EVAL_RESOURCES_ROUTES,
+  ...DATASET_ROUTES,
   ...PROMPTS_ROUTES,
   ...RUNS_ROUTES,
   ...FEEDBACK_ROUTES,

@@ -19,7 +19,7 @@ import { scorersFor } from '../project-scorers.js';
  * is core/datasets/; each addition is a new version through its one append path.
  */
 
-const ExportQuerySchema = z.object({ format: z.enum(EXPORT_FORMATS).default('jsonl') });
+export const ExportQuerySchema = z.object({ format: z.enum(EXPORT_FORMATS).default('jsonl') });
 
 const CONTENT_TYPES = { jsonl: 'application/x-ndjson; charset=utf-8', csv: 'text/csv; charset=utf-8', yaml: 'application/yaml; charset=utf-8' } as const;
 
