@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  categoryLabels,
   completionScores,
   feedbackHref,
   feedbackSummary,
@@ -7,6 +8,7 @@ import {
   givenApiQuery,
   parseFeedbackState,
   rootSpan,
+  scoreHint,
   scoreInput,
 } from '../../../ui/src/lib/feedback.js';
 import type { Feedback, ScoreConfig } from '../../../ui/src/lib/types.js';
@@ -110,5 +112,16 @@ describe('reading traces and feedback', () => {
     };
     expect(feedbackSummary(pref)).toBe('preferred "B out" over "A out"');
     expect(feedbackTraces(pref)).toEqual(['t1', 'tb', 'ta']);
+  });
+});
+
+describe('categorical choices', () => {
+  it('are offered from the lowest stored value to the highest, whatever order the map comes in', () => {
+    // PostgreSQL's jsonb answers a map's keys shortest first: {"ok": 0.5, "bad": 0, "good": 1}.
+    const stored: ScoreConfig = { ...tone, categories: JSON.parse('{"ok": 0.5, "bad": 0, "good": 1}') as Record<string, number> };
+    expect(categoryLabels(stored)).toEqual(['bad', 'ok', 'good']);
+    expect(scoreHint(stored)).toBe('bad / ok / good');
+    expect(completionScores([stored], { tone: 'great' }).problems).toEqual(['tone: choose one of bad, ok, good']);
+    expect(categoryLabels({ categories: { b: 0.5, a: 0.5, low: 0 } })).toEqual(['low', 'a', 'b']);
   });
 });

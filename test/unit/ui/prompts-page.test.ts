@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffRows, diffStats, foldUnchanged, parsePromptsState, promptsHref, versionText } from '../../../ui/src/lib/prompts.js';
+import { diffRows, diffStats, foldUnchanged, parsePromptsState, promptsHref, sameContent, versionText } from '../../../ui/src/lib/prompts.js';
+import { texts } from '../../fixtures/corpus/texts.js';
 
 describe('the /prompts page state in the URL', () => {
   it('round-trips the prompt, the version and the diff', () => {
@@ -60,5 +61,28 @@ describe('prompt versions as text and their diff', () => {
       ['rows', 6],
       ['fold', 7],
     ]);
+  });
+});
+
+describe('a new version with nothing changed', () => {
+  const text = { type: 'text' as const, template: texts.travelSystemPrompt, messages: null, config: { model: 'gpt-4o', temperature: 0.2 }, description: null };
+  const chat = {
+    type: 'chat' as const,
+    template: null,
+    messages: [{ role: 'system', content: texts.supportSystemPrompt }],
+    config: null,
+    description: 'support',
+  };
+
+  it('is the same content whatever order the config keys come in', () => {
+    expect(sameContent(text, { template: texts.travelSystemPrompt, config: { temperature: 0.2, model: 'gpt-4o' } })).toBe(true);
+    expect(sameContent(chat, { messages: [{ content: texts.supportSystemPrompt, role: 'system' }], description: 'support' })).toBe(true);
+  });
+
+  it('differs on any edit of the template, messages, config or description', () => {
+    expect(sameContent(text, { template: `${texts.travelSystemPrompt}\n`, config: text.config })).toBe(false);
+    expect(sameContent(text, { template: texts.travelSystemPrompt, config: { model: 'gpt-4o', temperature: 0.3 } })).toBe(false);
+    expect(sameContent(text, { template: texts.travelSystemPrompt, config: text.config, description: 'new' })).toBe(false);
+    expect(sameContent(chat, { messages: [], description: 'support' })).toBe(false);
   });
 });

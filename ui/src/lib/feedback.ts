@@ -125,7 +125,7 @@ export function scoreInput(config: ScoreConfig, raw: string | number | null | un
   }
   if (config.type === 'categorical') {
     if (config.categories && Object.hasOwn(config.categories, v)) return v;
-    return { problem: `${config.name}: choose one of ${Object.keys(config.categories ?? {}).join(', ')}` };
+    return { problem: `${config.name}: choose one of ${categoryLabels(config).join(', ')}` };
   }
   const n = Number(v);
   if (!Number.isFinite(n) || n < config.min || n > config.max) return { problem: `${config.name}: give a number from ${config.min} to ${config.max}` };
@@ -153,10 +153,21 @@ export function scoreStep(c: ScoreConfig): number {
   return Number.isInteger(c.min) && Number.isInteger(c.max) && c.max - c.min > 1 ? 1 : 0.01;
 }
 
+/**
+ * A categorical score's labels from the lowest stored value to the highest (ties by label): the
+ * order the queue gave them, since a list's labels are stored evenly spaced in list order. The
+ * map's own key order is not it: PostgreSQL's jsonb keeps keys shortest first ("ok", "bad", "good").
+ */
+export function categoryLabels(c: Pick<ScoreConfig, 'categories'>): string[] {
+  return Object.entries(c.categories ?? {})
+    .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([label]) => label);
+}
+
 /** How a score is described next to its input: its range or its choices. */
 export function scoreHint(c: ScoreConfig): string {
   if (c.type === 'boolean') return 'yes or no';
-  if (c.type === 'categorical') return Object.keys(c.categories ?? {}).join(' / ');
+  if (c.type === 'categorical') return categoryLabels(c).join(' / ');
   return `${c.min} to ${c.max}`;
 }
 

@@ -167,3 +167,24 @@ export function foldUnchanged(rows: readonly DiffRow[], context = 3): DiffBlock[
   }
   return blocks;
 }
+
+/** JSON with object keys sorted, so two values that are equal compare equal as text. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/**
+ * Whether a new version's content (template or messages, config, description) is the version it
+ * starts from unchanged: saving it would make an identical version, so the form says so instead.
+ */
+export function sameContent(
+  from: Pick<PromptVersion, 'type' | 'template' | 'messages' | 'config' | 'description'>,
+  body: { template?: string; messages?: unknown; config?: unknown; description?: string },
+): boolean {
+  const content = from.type === 'text' ? body.template === (from.template ?? '') : canonical(body.messages ?? []) === canonical(from.messages ?? []);
+  return content && canonical(body.config ?? null) === canonical(from.config ?? null) && (body.description ?? '') === (from.description ?? '');
+}

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
+import { texts } from '../fixtures/corpus/texts.js';
+import { describeErrors } from '../helpers/browser.js';
+import { nestedAgentTrace } from '../helpers/dashboard.js';
+import { FEEDBACK, PROMPTS } from '../helpers/dashboard-feedback.js';
+import { dashboardSuite } from '../helpers/dashboard-suite.js';
+import { untilCompleted } from '../helpers/run-results.js';
+import { startTestService } from '../helpers/server.js';
+import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
+
+/**
+ * Issue 32's smaller defects, each as a user met it, in Chromium against the real service: a
+ * review queue's choices in their own order (not "ok / bad / good"), saving an unchanged prompt
+ * (no identical version), the analytics correlation panel when the score names cannot be read (an
+ * error with Retry, not a spinner forever), and a run's average explained when it is not the mean
+ * of the scorers' means.
+ */
+vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
+
+const TRACE = `defects-${randomUUID().slice(0, 8)}`;
+const PROMPT = 'travel-system';
+let agent: TestAgent;
+let queueId: string;
+let runId: string;
+
+const { open, call } = dashboardSuite({
+  timeout: 180_000,
+  async start() {
+    agent = await startTestAgent((req) => {
+      const input = req.body.input as { kind: string };
+      if (input.kind === 'outage') return { status: 500, raw: 'upstream model overloaded' };
+      return { json: { output: texts.travelAnswer, tool_calls: [{ name: 'search_flights', output: { offers: 3 } }] } };
+    });
+    return startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' });
+  },
+  async seed(s) {
+    const post = async <T>(path: string, json: unknown, status = 201) => {
+      const res = await s.api(path, { method: 'POST', json });
+      expect(res.status, await res.clone().text()).toBe(status);
+      return (await res.json()) as T;
+    };
+    await post('/api/traces/ingest', nestedAgentTrace(TRACE, 6, { start: Date.now() - 60_000, name: 'trip-planner' }));
+    queueId = (
+      await post<{ id: string }>('/api/queues', {
+        name: 'tone check',
+        score_names: [{ name: 'tone', type: 'categorical', categories: ['bad', 'ok', 'good'] }],
+        trace_ids: [TRACE],
+      })
+    ).id;
+    await post('/api/prompts', { name: PROMPT, type: 'text', template: texts.travelSystemPrompt, config: { model: 'gpt-4o', temperature: 0.2 } });
+    await post('/api/agents', { name: 'trip-agent', endpoint: agent.url });
+    const items = [
+      { name: 'kyoto', input: { kind: 'answer' }, expected: { outputContains: ['Kyoto'], toolCalls: ['search_flights'] } },
+      { name: 'outage', input: { kind: 'outage' }, expected: { outputContains: ['Kyoto'], toolCalls: ['search_flights'] } },
+    ];
+    runId = (await post<{ id: string }>('/api/runs', { agentId: 'trip-agent', dataset: { items }, scorers: ['contains', 'toolSelection'] }, 202)).id;
+    await untilCompleted(s, runId);
+  },
+  async after() {
+    await agent?.close();
+  },
+});
+
+describe("the dashboard's smaller defects", () => {
+  it("offers a review queue's choices in the order the queue gave them", async () => {
+    const p = await open();
+    await p.page.goto(`/feedback?queue=${queueId}`);
+    await expect.poll(() => p.page.locator(FEEDBACK.queueDetail).textContent()).toContain('tone (bad / ok / good)');
+    await p.page.locator(FEEDBACK.queueNext).click();
+    const choices = p.page.locator(FEEDBACK.reviewItem).getByRole('group', { name: /tone/ }).getByRole('radio');
+    await expect.poll(() => choices.count()).toBe(3);
+    expect(await choices.evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value))).toEqual(['bad', 'ok', 'good']);
+    expect(describeErrors(p)).toBe('');
+  });
+
+  it('does not save a prompt version identical to the one it starts from', async () => {
+    const p = await open();
+    await p.page.goto(`/prompts?prompt=${PROMPT}`);
+    await p.page.locator(PROMPTS.newVersion).click();
+    await p.page.locator(PROMPTS.newSave).click();
+    await expect.poll(() => p.page.getByTestId('new-version-error').textContent()).toContain('Nothing changed from v1');
+    expect((await call<{ version: number }>(`/api/prompts/${PROMPT}`)).version).toBe(1);
+    await p.page.locator(PROMPTS.newTemplate).fill(`${texts.travelSystemPrompt}\n\nAlways give prices in EUR.`);
+    await p.page.locator(PROMPTS.newSave).click();
+    await p.page.waitForURL(/[?&]version=2/);
+    expect((await call<{ version: number }>(`/api/prompts/${PROMPT}`)).version).toBe(2);
+    expect(describeErrors(p)).toBe('');
+  });
+
+  it('says the correlation could not be computed when the score names cannot be read, and retries', async () => {
+    const p = await open();
+    let refuse = true;
+    await p.page.route('**/api/analytics/scores*', (route) =>
+      refuse
+        ? route.fulfill({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: 'Service unavailable', code: 'STORE_UNAVAILABLE', message: 'analytics store is busy' }),
+          })
+        : route.continue(),
+    );
+    await p.page.goto('/analytics');
+    const panel = p.page.getByTestId('correlation');
+    await expect.poll(() => panel.getByTestId('analytics-error').textContent()).toContain('The scores to correlate could not be read');
+    expect(await panel.getByTestId('analytics-loading').count()).toBe(0);
+    refuse = false;
+    await panel.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => panel.getByTestId('analytics-error').count()).toBe(0);
+    await expect.poll(() => panel.getByTestId('correlation-sentence').count()).toBe(1);
+    // The browser logs the 503s this test answered as failed loads; nothing else.
+    expect(p.errors.filter((e) => !e.includes('503'))).toEqual([]);
+  });
+
+  it("explains a run's average when it is not the mean of the scorers' means", async () => {
+    const p = await open();
+    await p.page.goto(`/runs/${runId}`);
+    const why = p.page.getByTestId('run-avg-why');
+    await expect.poll(() => why.textContent()).toContain('Not the mean of the scorers below (1.00)');
+    expect(await why.textContent()).toContain('a case whose agent failed counts 0 here');
+    expect(await p.page.getByTestId('run-avg-score').textContent()).toContain('0.50');
+    expect(describeErrors(p)).toBe('');
+  });
+});
