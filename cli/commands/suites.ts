@@ -8,6 +8,7 @@ import { intOption } from '../options.js';
 import { fields, short, table, time } from '../output.js';
 import { loadSuiteFile } from '../suite-file.js';
 import { findSuite, pushSuite } from '../suite-push.js';
+import { registerSuiteCases } from './suite-cases.js';
 
 async function push(io: CliIo, file: string, opts: { json?: boolean }): Promise<void> {
   const { definition } = await loadSuiteFile(file);
@@ -124,4 +125,6 @@ export function registerSuites(program: Command, io: CliIo): void {
     .option('--json', 'print the suite as JSON')
     .option('--yaml', 'print the definition as a suite file (what suites push reads)')
     .action(action(io, (name: string, opts: { suiteVersion?: string; json?: boolean; yaml?: boolean }) => show(io, name, opts)));
+
+  registerSuiteCases(suites, io);
 }
