@@ -121,4 +121,17 @@ describe("the dashboard's smaller defects", () => {
     expect(await p.page.getByTestId('run-avg-score').textContent()).toContain('0.50');
     expect(describeErrors(p)).toBe('');
   });
+
+  it('shows the sign-in page, not an empty one, on Back after signing out', async () => {
+    const p = await open();
+    await p.page.goto(`/traces/${TRACE}`);
+    await expect.poll(() => p.page.getByTestId('signout').count()).toBe(1);
+    await p.page.getByTestId('signout').click();
+    await p.page.waitForURL((url) => url.pathname === '/signin');
+    await p.page.goBack();
+    await p.page.waitForURL((url) => url.pathname === '/signin' && url.searchParams.get('next') === `/traces/${TRACE}`);
+    await expect.poll(() => p.page.getByTestId('signin-form').isVisible()).toBe(true);
+    await p.screenshot('signout-back');
+    expect(p.errors.filter((e) => !/\b401\b/.test(e))).toEqual([]);
+  });
 });
