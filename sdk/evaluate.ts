@@ -7,7 +7,7 @@ import { trialRunner } from './case-trials.js';
 import { AgentEvalClient, type ClientOptions } from './client.js';
 import { AgentEvalError, errorText, EvaluationRunError } from './errors.js';
 import { defaultSpanFactory, getTracing } from './global.js';
-import { scorerRegistry } from './scorers.js';
+import { localRunJudge, scorerRegistry } from './scorers.js';
 import { localResult, ResultUploader, uploadOf } from './run-results.js';
 import { environmentPlayer, functionPlayer, type SimulatedUserFunction, type UserPlayer } from './simulated-user.js';
 import { defineSuite, isSuite, loadSuite, type Suite, type SuiteDefinitionInput } from './suites.js';
@@ -187,6 +187,13 @@ export async function evaluate(suite: Suite | SuiteDefinitionInput | string, opt
   const agentVersion = options.agentVersion ?? 'unversioned';
   const agentName = options.agentName ?? def.agent_id ?? (options.agent.name || 'local-agent');
   const cases: RunCase[] = indexedCases(casesOfSuite(def));
+
+  // LLM judges run on the service, never here: a suite that needs one is refused before any run exists.
+  const judge = localRunJudge(registry, cases);
+  if (judge)
+    throw new EvaluationRunError(
+      `case '${judge.caseName}' is scored by the LLM judge '${judge.scorer}': LLM judges run on the service, not in a local run; run the suite there (startRun(), or agent-eval run without --local), or score it here with rule scorers (knowledgeRetention with facts)`,
+    );
 
   const client = upload ? (options.client ?? new AgentEvalClient(options)) : undefined;
   let ownTracing: Tracing | undefined;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { ScoreDetail } from '../core/model/eval-case.js';
 import { NO_PROVIDERS } from '../core/providers/set.js';
+import { createJudgeScorers } from '../core/judges/scorers.js';
+import type { RunCase } from '../core/model/eval-run.js';
 import { CONVERSATION_RULE_SCORERS } from '../core/scoring/conversation/index.js';
-import { knowledgeRetentionScorer } from '../core/scoring/conversation/knowledge-retention.js';
 import { createScorerRegistry, RULE_SCORERS, type Scorer, type ScoreInput, type ScorerRegistry } from '../core/scoring/index.js';
 import { verdictToDetail, type VerdictDataType } from '../core/scoring/verdict.js';
 
@@ -60,12 +61,24 @@ export function isScorer(value: unknown): value is Scorer {
   return typeof value === 'object' && value !== null && typeof (value as Scorer).evaluate === 'function' && typeof (value as Scorer).name === 'string';
 }
 
-/** The rule mode of `knowledgeRetention` runs here; its judge mode needs the service's providers (refused without one). */
+/** No provider here: the judges are known by name (a suite may name them), never run. */
 const NO_JUDGES = { providers: NO_PROVIDERS, maxAnswerAttempts: 3, maxOutputTokens: 4096 };
 
+/** The service's LLM judges, as the service knows them with no provider. */
+const JUDGES = createJudgeScorers(NO_JUDGES);
+
 /**
- * The rule scorers the service knows (the conversation-level ones `turnsToGoal`, `turnScores`
- * and `knowledgeRetention` by rule included), plus `custom` ones (names must be distinct).
+ * The LLM judges as a suite reads them here: valid names and configs, so a suite that names
+ * them is accepted (`agent-eval suites push`, a managed `run` of a file: the service judges),
+ * none refused for want of a provider. `knowledgeRetention` with `facts` (its rule mode) runs here
+ * as a rule scorer; every other judge is refused by evaluate() (localRunJudge).
+ */
+const SUITE_JUDGES: Scorer[] = JUDGES.map((judge) => ({ ...judge, unavailable: undefined }));
+
+/**
+ * The scorers the service knows that the SDK reads: the rule scorers (the conversation-level ones
+ * `turnsToGoal`, `turnScores` and `knowledgeRetention` by rule included), the LLM judges by name
+ * (SUITE_JUDGES), plus `custom` ones (names must be distinct; a custom scorer may take a judge's name).
  */
 export function scorerRegistry(custom: readonly Scorer[] = []): ScorerRegistry {
   const unique = new Map<string, Scorer>();
@@ -74,5 +87,23 @@ export function scorerRegistry(custom: readonly Scorer[] = []): ScorerRegistry {
     if (seen && seen !== s) throw new TypeError(`two different scorers are named '${s.name}'`);
     unique.set(s.name, s);
   }
-  return createScorerRegistry([...RULE_SCORERS, ...CONVERSATION_RULE_SCORERS, knowledgeRetentionScorer(NO_JUDGES), ...unique.values()]);
+  return createScorerRegistry([...RULE_SCORERS, ...CONVERSATION_RULE_SCORERS, ...SUITE_JUDGES.filter((j) => !unique.has(j.name)), ...unique.values()]);
+}
+
+/**
+ * The first scorer of `cases` (a case's, or a scripted turn's) that would ask an LLM: an LLM
+ * judge, single-turn or conversation-level (`knowledgeRetention` without `facts` included). LLM
+ * judges run on the service, not in a local run (docs/sdk.md "Scorers"): evaluate() refuses such a
+ * suite before it creates the run, for single-turn and conversation cases alike.
+ */
+export function localRunJudge(registry: ScorerRegistry, cases: readonly RunCase[]): { caseName: string; scorer: string } | undefined {
+  for (const c of cases) {
+    for (const ref of [...c.scorers, ...(c.turns ?? []).flatMap((t) => t.scorers ?? [])]) {
+      const judge = JUDGES.find((j) => j.name === ref.name);
+      if (!judge || !SUITE_JUDGES.includes(registry.get(ref.name)!)) continue;
+      const config = judge.configSchema.safeParse(ref.config ?? {});
+      if (!config.success || judge.unavailable?.(config.data) !== undefined) return { caseName: c.name, scorer: ref.name };
+    }
+  }
+  return undefined;
 }
