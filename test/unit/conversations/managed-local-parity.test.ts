@@ -173,14 +173,20 @@ async function local(forgets: boolean): Promise<Played> {
   };
 }
 
+/** Both paths with one agent: the same agent history, recorded turns, conversation view and verdict; the managed path's. */
+async function playedAlike(forgets: boolean): Promise<Played> {
+  const m = await managed(forgets);
+  const l = await local(forgets);
+  expect(m.histories).toEqual(l.histories);
+  expect(m.turns).toEqual(l.turns);
+  expect(m.view).toEqual(l.view);
+  expect(m.verdict).toEqual(l.verdict);
+  return m;
+}
+
 describe('managed and local runs play a conversation by the same rules', () => {
   it('send the same history, record the same turns and show the conversation scorer the same view', async () => {
-    const m = await managed(false);
-    const l = await local(false);
-    expect(m.histories).toEqual(l.histories);
-    expect(m.turns).toEqual(l.turns);
-    expect(m.view).toEqual(l.view);
-    expect(m.verdict).toEqual(l.verdict);
+    const m = await playedAlike(false);
     expect(m.verdict).toEqual({ passed: true, avgScore: 1, conversation: { ended: 'script_done', turns_done: 4 } });
 
     // An object answer is its compact JSON text in the history and the view, and stays an object in `output`.
@@ -197,11 +203,7 @@ describe('managed and local runs play a conversation by the same rules', () => {
   });
 
   it('fail the same turn with the same verdict when the agent forgets', async () => {
-    const m = await managed(true);
-    const l = await local(true);
-    expect(m.turns).toEqual(l.turns);
-    expect(m.view).toEqual(l.view);
-    expect(m.verdict).toEqual(l.verdict);
+    const m = await playedAlike(true);
     expect(m.verdict.passed).toBe(false);
     expect(m.turns.map((t) => t.passed)).toEqual([true, true, true, false]);
     expect(m.turns[3].output).toBe('I do not know your name.');
