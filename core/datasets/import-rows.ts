@@ -25,14 +25,29 @@ export interface ReadRows {
   columns: string[];
 }
 
+/** Line numbers of byte offsets of a text, counting CRLF, LF and CR as one break each. */
+function lineCounter(bytes: Buffer) {
+  let at = 0;
+  let line = 1;
+  return (offset: number): number => {
+    // A record starts after any blank lines the parser skipped.
+    while (offset < bytes.length && (bytes[offset] === 0x0d || bytes[offset] === 0x0a)) offset++;
+    for (; at < offset; at++) {
+      if (bytes[at] === 0x0a || (bytes[at] === 0x0d && bytes[at + 1] !== 0x0a)) line++;
+    }
+    return line;
+  };
+}
+
 function csvRows(content: string): ReadRows {
-  let records: Array<{ record: string[]; info: { lines: number } }>;
+  const bytes = Buffer.from(content, 'utf8');
+  let records: Array<{ record: string[]; info: { bytes: number } }>;
   try {
-    // `info` names each record's line; cells stay as written (no trimming, no casting).
-    records = parse(content, { info: true, bom: true, relax_column_count: true, skip_empty_lines: true }) as unknown as typeof records;
+    // `info` tells where each record ends; cells stay as written (no trimming, no casting).
+    records = parse(bytes, { info: true, bom: true, relax_column_count: true, skip_empty_lines: true }) as unknown as typeof records;
   } catch (err) {
     const line = (err as { lines?: number }).lines;
-    throw new ValidationError([{ field: 'content', message: `not CSV${line ? ` at line ${line}` : ''}: ${(err as Error).message}` }]);
+    throw new ValidationError([{ field: 'content', message: `not CSV${line ? ` near line ${line}` : ''}: ${(err as Error).message}` }]);
   }
   const [header, ...data] = records;
   if (!header) throw new ValidationError([{ field: 'content', message: 'has no header row' }]);
@@ -44,16 +59,18 @@ function csvRows(content: string): ReadRows {
   }
   const rows: FileRow[] = [];
   const errors: RowError[] = [];
-  // A record's `lines` is where it ends; it starts after the previous record.
-  let line = header.info.lines + 1;
+  const lineAt = lineCounter(bytes);
+  // A record starts where the one before it ended.
+  let start = header.info.bytes;
   data.forEach(({ record, info }, i) => {
     const row = i + 1;
+    const line = lineAt(start);
+    start = info.bytes;
     if (record.length !== columns.length) {
       errors.push({ row, line, field: '(row)', message: `has ${record.length} cells; the header has ${columns.length}` });
     } else {
       rows.push({ row, line, values: Object.fromEntries(columns.map((c, j) => [c, record[j]])) });
     }
-    line = info.lines + 1;
   });
   return { rows, errors, columns };
 }
