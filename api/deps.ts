@@ -66,4 +66,6 @@ export interface ApiDeps extends HealthDeps, MetricsDeps {
   exportJobs?: ExportJobs;
   /** The process's LLM judge providers: failure groups are labelled with them on request; absent, they are not. */
   judges?: JudgeRuntime;
+  /** The OTLP receivers' ports the dashboard tells exporters to use (GET /api/auth/session's `ingest`); absent, none is named. */
+  otlpPorts?: { grpc: number; http: number };
 }

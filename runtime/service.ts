@@ -267,6 +267,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     }
     const otlpRouter = () => createOtlpHttpRouter({ collector, maxBodyBytes: config.otlpMaxMessageBytes, gate, logger });
 
+    // The OTLP receivers' ports the dashboard names: the bound ones where this process runs them.
+    const otlpPorts = { grpc: config.otlpGrpcPort, http: config.otlpHttpPort };
     if (config.roles.includes('collector')) {
       const grpc = await startOtlpGrpcServer({
         collector,
@@ -286,6 +288,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       const http = await listen(otlpApp, config.otlpHttpPort, config.host);
       cleanups.push(() => http.close());
       result.otlpHttpUrl = `http://127.0.0.1:${http.port}`;
+      Object.assign(otlpPorts, { grpc: grpc.port, http: http.port });
       egressPolicy.addOwn({ host: config.host, port: http.port });
       logger.info({ grpc: grpc.port, http: http.port }, 'OTLP receivers listening');
     }
@@ -341,6 +344,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
         collector,
         scorers,
         judges,
+        otlpPorts,
         egress,
         engine,
         engineStatus,

@@ -43,6 +43,9 @@ function checkSignInOrigin(ctx: Context): void {
   }
 }
 
+/** A listening port, or null for none (0: not listening). */
+const port = (n: number | undefined): number | null => (n && n > 0 ? n : null);
+
 /** /api/auth: the dashboard's sign-in (OpenID Connect or an API key), its session, sign-out (docs/security.md, "Signing in"). */
 export function authRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/auth' });
@@ -95,6 +98,7 @@ export function authRouter(deps: ApiDeps): Router {
       auth_mode: deps.auth.mode,
       sign_in: { api_key: deps.auth.mode === 'required', oidc: deps.auth.mode === 'required' && oidc ? { name: oidc.name } : null },
       session: live ? await sessionView(live) : null,
+      ingest: { otlp_grpc_port: port(deps.otlpPorts?.grpc), otlp_http_port: port(deps.otlpPorts?.http) },
     } satisfies AuthState;
   });
 

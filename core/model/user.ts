@@ -69,4 +69,9 @@ export interface AuthState {
   auth_mode: 'required' | 'none';
   sign_in: { api_key: boolean; oidc: { name: string } | null };
   session: SessionView | null;
+  /**
+   * Where OpenTelemetry exporters send traces besides this port's /v1/traces: the OTLP receivers'
+   * ports (the ones bound where this process runs the collector, else the configured ones).
+   */
+  ingest: { otlp_grpc_port: number | null; otlp_http_port: number | null };
 }

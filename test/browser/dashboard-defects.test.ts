@@ -24,7 +24,7 @@ let agent: TestAgent;
 let queueId: string;
 let runId: string;
 
-const { open, call } = dashboardSuite({
+const { svc, open, call } = dashboardSuite({
   timeout: 180_000,
   async start() {
     agent = await startTestAgent((req) => {
@@ -133,5 +133,18 @@ describe("the dashboard's smaller defects", () => {
     await expect.poll(() => p.page.getByTestId('signin-form').isVisible()).toBe(true);
     await p.screenshot('signout-back');
     expect(p.errors.filter((e) => !/\b401\b/.test(e))).toEqual([]);
+  });
+
+  it("names the service's own OTLP ports in the empty states, not 4317 and 4318", async () => {
+    const grpcPort = Number(svc.otlpGrpcAddress!.split(':').at(-1));
+    const httpPort = Number(new URL(svc.otlpHttpUrl!).port);
+    const key = await svc.keyFor('defects-empty');
+    const p = await open({ apiKey: key, project: 'defects-empty' });
+    await p.page.goto('/traces');
+    const empty = p.page.getByTestId('traces-empty');
+    await expect.poll(() => empty.textContent()).toContain(`(gRPC: port ${grpcPort}, OTLP/HTTP also on port ${httpPort})`);
+    await p.page.goto('/analytics');
+    await expect.poll(() => p.page.getByText(`gRPC on port ${grpcPort}`).count()).toBeGreaterThan(0);
+    expect(describeErrors(p)).toBe('');
   });
 });

@@ -30,6 +30,8 @@ export const session = writable<Session | null>(null);
 export const projects = writable<ProjectRole[]>([]);
 /** How one signs in here (GET /api/auth/session): an API key, and OpenID Connect when configured. */
 export const signInOptions = writable<AuthState['sign_in'] | null>(null);
+/** The OTLP receivers' ports of this service (GET /api/auth/session's `ingest`): what the empty states tell exporters. */
+export const ingestPorts = writable<AuthState['ingest'] | null>(null);
 
 /** The remembered project id (and the key an older dashboard stored there is wiped). */
 export function rememberedProject(storage: Pick<Storage, 'getItem' | 'removeItem'> = localStorage): string | null {

@@ -44,3 +44,17 @@ export function toLocalInput(iso: string): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
+
+/**
+ * The service's other OTLP receivers, as the empty states name them beside this port's /v1/traces:
+ * " (gRPC: port 4317, OTLP/HTTP also on port 4318)", or inside a parenthesis already open
+ * (`inline`) "; gRPC on port 4317, OTLP/HTTP also on port 4318"; '' when the service names none.
+ */
+export function otlpPortsText(ports: { otlp_grpc_port: number | null; otlp_http_port: number | null } | null, inline = false): string {
+  const parts = [
+    ports?.otlp_grpc_port ? `gRPC${inline ? ' on' : ':'} port ${ports.otlp_grpc_port}` : null,
+    ports?.otlp_http_port ? `OTLP/HTTP also on port ${ports.otlp_http_port}` : null,
+  ].filter((p): p is string => p !== null);
+  if (parts.length === 0) return '';
+  return inline ? `; ${parts.join(', ')}` : ` (${parts.join(', ')})`;
+}
