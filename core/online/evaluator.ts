@@ -145,7 +145,7 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
       last ? 'online evaluation failed; giving up' : 'online evaluation failed; will retry',
     );
     try {
-      await store.failAttempt(claim, message, last ? null : retryDelayMs(claim.attempt));
+      await store.evaluations.trace.fail(claim, message, last ? null : retryDelayMs(claim.attempt));
     } catch (recordErr) {
       // The metadata store is down: the lease runs out and the evaluation is taken again.
       logger.warn({ err: recordErr, rule_id: claim.rule_id, trace_id: claim.trace_id }, 'recording an online evaluation failure failed');
@@ -175,7 +175,7 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
       }),
     );
     try {
-      await store.finishEvaluations(
+      await store.evaluations.trace.finish(
         written.map(({ claim, result }) => ({
           claim,
           scores: result.records,
@@ -237,7 +237,7 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
       );
       queueFlush({ claim, result });
     } catch (err) {
-      if (stopping.signal.aborted) await store.release(claim).catch(() => undefined);
+      if (stopping.signal.aborted) await store.evaluations.trace.release(claim).catch(() => undefined);
       else await attemptFailed(claim, signal.aborted ? new Error(`scoring did not finish within ${scoreTimeoutMs} ms`) : err);
       letGo(claim.lease);
     }
@@ -278,7 +278,7 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
       // Claim again once a batch's room is free, so batches stay large (one read each).
       while (maxHeld - running < Math.min(READ_BATCH, maxHeld)) await new Promise<void>((resolve) => (freed = resolve));
       if (closing) break;
-      const claims = await store.claimEvaluations(Math.min(maxHeld - running, READ_BATCH), deps.leaseMs);
+      const claims = await store.evaluations.trace.claim(Math.min(maxHeld - running, READ_BATCH), deps.leaseMs);
       if (claims.length === 0) break;
       taken += claims.length;
       running += claims.length;

@@ -23,13 +23,13 @@ interface ScanRead<T> {
  * The scan's outcome: the sampled items, how many the sample left out, and where the watermark
  * goes. A full batch stops at its last item; otherwise everything stored up to the scan's bound was read.
  */
-function decide<T>(claim: ClaimedScan, read: ScanRead<T>, idOf: (item: T) => string, storedOf: (item: T) => number, tickMs: number) {
+function decide<T extends { stored_ms: number }>(claim: ClaimedScan, read: ScanRead<T>, idOf: (item: T) => string, tickMs: number) {
   const wm = claim.watermark;
   const sampled = read.items.filter((item) => isSampled(claim.id, idOf(item), claim.sample_rate));
   const full = read.nextStoredMs !== null;
   const last = read.items.at(-1);
   const watermark =
-    full && last ? { storedMs: storedOf(last), traceId: idOf(last) } : read.untilMs > wm.storedMs ? { storedMs: read.untilMs, traceId: null } : wm;
+    full && last ? { storedMs: last.stored_ms, traceId: idOf(last) } : read.untilMs > wm.storedMs ? { storedMs: read.untilMs, traceId: null } : wm;
   return { sampled, skipped: read.items.length - sampled.length, watermark, backlogStoredMs: read.nextStoredMs, nextScanInMs: full ? 0 : tickMs };
 }
 
@@ -44,25 +44,17 @@ async function scanRule(deps: OnlineEvaluatorDeps, claim: ClaimedScan): Promise<
   const query = { after: claim.watermark, sinceMs: claim.since_ms, quietMs: claim.delay_seconds * 1000, limit: deps.scanBatch };
   let committed: boolean;
   if (claim.target === 'session') {
-    const batch = await deps.traces.nextSessions(claim.project_id, claim.filter, query);
-    const scan = decide(
+    const { sessions, ...batch } = await deps.traces.nextSessions(claim.project_id, claim.filter, query);
+    committed = await deps.store.commitSessionScan(
       claim,
-      { ...batch, items: batch.sessions },
-      (s) => s.session_id,
-      (s) => s.stored_ms,
-      deps.tickMs,
+      decide(claim, { ...batch, items: sessions }, (s) => s.session_id, deps.tickMs),
     );
-    committed = await deps.store.commitSessionScan(claim, scan);
   } else {
-    const batch = await deps.traces.nextTraces(claim.project_id, claim.filter, query);
-    const scan = decide(
+    const { traces, ...batch } = await deps.traces.nextTraces(claim.project_id, claim.filter, query);
+    committed = await deps.store.commitScan(
       claim,
-      { ...batch, items: batch.traces },
-      (t) => t.trace_id,
-      (t) => t.stored_ms,
-      deps.tickMs,
+      decide(claim, { ...batch, items: traces }, (t) => t.trace_id, deps.tickMs),
     );
-    committed = await deps.store.commitScan(claim, scan);
   }
   if (!committed) deps.logger.debug({ rule_id: claim.id }, 'online rule scan discarded: the rule changed or was claimed again meanwhile');
 }

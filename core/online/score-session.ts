@@ -1,13 +1,12 @@
 import { SCORER_ERROR } from '../judges/run-judge.js';
 import { isJudgeScorer } from '../judges/scorers.js';
 import type { ScoreDetail, ScorerRef } from '../model/eval-case.js';
-import type { Score } from '../model/score.js';
-import { runScorers } from '../scoring/run-scorers.js';
 import type { ScoreInput, ScorerRegistry } from '../scoring/scorer.js';
 import type { ClaimedSessionEvaluation } from '../store/online-evals.js';
 import type { SessionForScoring } from '../store/online-traces.js';
-import { judgeTraceBody, onlineSessionScoreId, sessionJudgeTraceId } from './judge-trace.js';
-import { judgeOnline, type JudgeCalls, type ScoreTraceDeps, type TraceScoring } from './score-trace.js';
+import { onlineSessionScoreId, sessionJudgeTraceId } from './judge-trace.js';
+import { scoreWith, type JudgeCalls, type ScoreTraceDeps, type TraceScoring } from './score-trace.js';
+import { isScorerError, recordVerdicts } from './verdict-records.js';
 import { sessionScoreInput, sessionTurns, type SessionTurn } from './session-input.js';
 
 /**
@@ -48,8 +47,6 @@ async function inTurns<T, R>(items: readonly T[], limit: number, fn: (item: T, i
   return out;
 }
 
-const isError = (d: ScoreDetail) => d.reason.startsWith(SCORER_ERROR);
-
 /**
  * The session's verdict of a per-turn scorer: the mean of its turns' scores; the reason names the
  * lowest turn and its reason; each turn's score is a line of evidence. When every turn's verdict
@@ -57,14 +54,14 @@ const isError = (d: ScoreDetail) => d.reason.startsWith(SCORER_ERROR);
  */
 export function turnsVerdict(turns: readonly SessionTurn[], verdicts: readonly ScoreDetail[]): ScoreDetail {
   if (verdicts.length === 0) return { score: 0, reason: `${SCORER_ERROR}the session has no turn to score`, evidence: [] };
-  if (verdicts.every(isError)) return { ...verdicts[0], evidence: [] };
+  if (verdicts.every(isScorerError)) return { ...verdicts[0], evidence: [] };
   const mean = verdicts.reduce((sum, v) => sum + v.score, 0) / verdicts.length;
   let low = 0;
   verdicts.forEach((v, i) => {
     if (v.score < verdicts[low].score) low = i;
   });
   const lowest = turns[low].view;
-  const errors = verdicts.filter(isError).length;
+  const errors = verdicts.filter(isScorerError).length;
   return {
     score: mean,
     reason:
@@ -84,109 +81,41 @@ export async function scoreSession(
   const startedAt = Date.now();
   const turns = sessionTurns(session, claim.expected);
   const lastTraceId = turns.at(-1)?.view.traceId ?? '';
-  const judgeTrace = (ref: ScorerRef) => sessionJudgeTraceId(claim.rule_id, claim.session_id, claim.generation, ref.name);
   const isJudge = (ref: ScorerRef) => isJudgeScorer(registry.get(ref.name));
-  const calls = new Map<string, JudgeCalls>(claim.scorers.filter(isJudge).map((ref) => [ref.name, []]));
-  const scoreWith = async (refs: readonly ScorerRef[], input: Omit<ScoreInput, 'config'>): Promise<Record<string, ScoreDetail>> => {
-    const judges = refs.filter(isJudge);
-    const [others, judged] = await Promise.all([
-      runScorers(
-        registry,
-        refs.filter((ref) => !judges.includes(ref)),
-        input,
-        signal,
-      ),
-      Promise.all(
-        judges.map(
-          async (ref) =>
-            [
-              ref.name,
-              await judgeOnline(deps, registry, ref, input, { projectId: claim.project_id, traceId: judgeTrace(ref), calls: calls.get(ref.name)! }, signal),
-            ] as const,
-        ),
-      ),
-    ]);
-    return { ...others, ...Object.fromEntries(judged) };
+  const at = {
+    projectId: claim.project_id,
+    judgeTraceId: (scorer: string) => sessionJudgeTraceId(claim.rule_id, claim.session_id, claim.generation, scorer),
+    calls: new Map<string, JudgeCalls>(claim.scorers.filter(isJudge).map((ref) => [ref.name, []])),
   };
+  const scoreAll = (refs: readonly ScorerRef[], input: Omit<ScoreInput, 'config'>) => scoreWith(deps, registry, refs, input, at, signal);
 
   const conversationRefs = claim.scorers.filter((ref) => registry.get(ref.name)?.readsConversation === true);
   const turnRefs = claim.scorers.filter((ref) => !conversationRefs.includes(ref));
   // Each turn by the per-turn scorers first: conversation scorers see those verdicts in turns[].scores.
   const turnScores: Array<Record<string, ScoreDetail>> = turnRefs.length
-    ? await inTurns(turns, TURN_CONCURRENCY, (t) => scoreWith(turnRefs, t.input))
+    ? await inTurns(turns, TURN_CONCURRENCY, (t) => scoreAll(turnRefs, t.input))
     : turns.map(() => ({}));
   const verdicts: Record<string, ScoreDetail> = {};
   let errors = 0;
   for (const ref of turnRefs) {
     const perTurn = turnScores.map((s) => s[ref.name]);
-    errors += perTurn.filter(isError).length;
+    errors += perTurn.filter(isScorerError).length;
     verdicts[ref.name] = turnsVerdict(turns, perTurn);
   }
   if (conversationRefs.length) {
-    const conversational = await scoreWith(conversationRefs, sessionScoreInput(claim.session_id, turns, turnScores, claim.expected));
+    const conversational = await scoreAll(conversationRefs, sessionScoreInput(claim.session_id, turns, turnScores, claim.expected));
     for (const ref of conversationRefs) {
       verdicts[ref.name] = conversational[ref.name];
-      if (isError(conversational[ref.name])) errors++;
+      if (isScorerError(conversational[ref.name])) errors++;
     }
   }
   signal.throwIfAborted();
 
-  const endedAt = Date.now();
-  const createdAt = new Date(endedAt).toISOString();
-  const out: SessionScoring = { scores: [], records: {}, errors, judgeTokens: 0, costUsd: null, judgeTraces: [], turns: turns.length, lastTraceId };
-  for (const ref of claim.scorers) {
-    const detail = verdicts[ref.name];
-    const scoreId = onlineSessionScoreId(claim.rule_id, claim.session_id, claim.generation, ref.name);
-    const judgeCalls = calls.get(ref.name);
-    const judgeTraceId = judgeCalls ? judgeTrace(ref) : undefined;
-    const score: Score = {
-      id: scoreId,
-      trace_id: lastTraceId,
-      session_id: claim.session_id,
-      span_id: null,
-      name: ref.name,
-      value: detail.score,
-      score_type: 'numeric',
-      source: 'eval',
-      scorer_name: ref.name,
-      reason: detail.reason.slice(0, 65_536),
-      evidence: detail.evidence.slice(0, 100),
-      created_at: createdAt,
-      attributes: {
-        'agent_eval.online_rule_id': claim.rule_id,
-        'agent_eval.online_rule': claim.rule_name,
-        'agent_eval.session_generation': String(claim.generation),
-        'agent_eval.session_turns': String(turns.length),
-        ...(judgeTraceId ? { 'agent_eval.judge_trace_id': judgeTraceId } : {}),
-      },
-    };
-    out.scores.push(score);
-    out.records[ref.name] = {
-      score_id: scoreId,
-      value: detail.score,
-      reason: detail.reason.slice(0, 1000),
-      ...(judgeTraceId ? { judge_trace_id: judgeTraceId } : {}),
-    };
-    if (!judgeCalls || !judgeTraceId) continue;
-    for (const call of judgeCalls) {
-      out.judgeTokens += (call.usage?.input_tokens ?? 0) + (call.usage?.output_tokens ?? 0);
-      if (call.cost) out.costUsd = (out.costUsd ?? 0) + call.cost.cost_usd;
-    }
-    out.judgeTraces.push(
-      judgeTraceBody({
-        ruleId: claim.rule_id,
-        ruleName: claim.rule_name,
-        traceId: lastTraceId,
-        session: { sessionId: claim.session_id, generation: claim.generation, judgeTraceId },
-        scorer: ref.name,
-        scoreId,
-        attempt: claim.attempt,
-        startedAt,
-        endedAt,
-        verdict: detail,
-        calls: judgeCalls,
-      }),
-    );
-  }
-  return out;
+  const of = {
+    traceId: lastTraceId,
+    scoreId: (scorer: string) => onlineSessionScoreId(claim.rule_id, claim.session_id, claim.generation, scorer),
+    judgeTraceId: at.judgeTraceId,
+    session: { sessionId: claim.session_id, generation: claim.generation, turns: turns.length },
+  };
+  return { ...recordVerdicts(claim, of, verdicts, at.calls, startedAt), errors, turns: turns.length, lastTraceId };
 }

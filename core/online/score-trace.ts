@@ -1,7 +1,7 @@
 import { isInfrastructureFailure } from '../errors.js';
 import type { JudgeGeneration } from '../judges/judge.js';
 import { LLM_CALL_RETRY } from '../judges/retry.js';
-import { runJudge, SCORER_ERROR, type JudgeCallCost, type PriceJudgeCall } from '../judges/run-judge.js';
+import { runJudge, type JudgeCallCost, type PriceJudgeCall } from '../judges/run-judge.js';
 import { isJudgeScorer } from '../judges/scorers.js';
 import type { ScoreDetail, ScorerRef } from '../model/eval-case.js';
 import type { OnlineScoreRecord } from '../model/online-rule.js';
@@ -10,8 +10,9 @@ import { runScorers } from '../scoring/run-scorers.js';
 import type { ScoreInput, ScorerRegistry } from '../scoring/scorer.js';
 import type { TraceForScoring } from '../store/online-traces.js';
 import type { ClaimedEvaluation } from '../store/online-evals.js';
-import { judgeTraceBody, judgeTraceId, onlineScoreId } from './judge-trace.js';
+import { judgeTraceId, onlineScoreId } from './judge-trace.js';
 import { scoreInputFromTrace } from './trace-input.js';
+import { isScorerError, recordVerdicts } from './verdict-records.js';
 
 export interface ScoreTraceDeps {
   /** Stores every judge call as it ends (docs/judges.md: `judge_calls`, run_id null, trace_id the judge's trace). */
@@ -62,25 +63,51 @@ export async function judgeOnline(
   });
 }
 
-async function judge(
-  deps: ScoreTraceDeps,
-  registry: ScorerRegistry,
-  ref: ScorerRef,
-  input: Omit<ScoreInput, 'config'>,
-  claim: ClaimedEvaluation,
-  signal: AbortSignal,
-): Promise<{ detail: ScoreDetail; calls: JudgeCalls }> {
-  const calls: JudgeCalls = [];
-  const traceId = judgeTraceId(claim.rule_id, claim.trace_id, ref.name);
-  const detail = await judgeOnline(deps, registry, ref, input, { projectId: claim.project_id, traceId, calls }, signal);
-  return { detail, calls };
+/** Where a judge's calls go: its project, the judge trace's id per scorer, and the calls so far of each judge. */
+export interface JudgeCallsAt {
+  projectId: string;
+  judgeTraceId(scorer: string): string;
+  calls: Map<string, JudgeCalls>;
 }
 
 /**
- * Scores `trace` with the claimed rule's scorers: the rule and HTTP custom scorers through
- * runScorers (a scorer that throws scores 0 with the error as its reason), each LLM judge
- * through {@link judge}. Scores carry source `eval`, the scorer's name (as `name` and
- * `scorer_name`), and attributes naming the rule and, for a judge, the judge's trace.
+ * `refs` on one input: the rule and HTTP custom scorers through runScorers (a scorer that throws
+ * scores 0 with the error as its reason), each LLM judge through {@link judgeOnline}, its calls
+ * added to `at.calls`.
+ */
+export async function scoreWith(
+  deps: ScoreTraceDeps,
+  registry: ScorerRegistry,
+  refs: readonly ScorerRef[],
+  input: Omit<ScoreInput, 'config'>,
+  at: JudgeCallsAt,
+  signal: AbortSignal,
+): Promise<Record<string, ScoreDetail>> {
+  const judges = refs.filter((ref) => isJudgeScorer(registry.get(ref.name)));
+  const [others, judged] = await Promise.all([
+    runScorers(
+      registry,
+      refs.filter((ref) => !judges.includes(ref)),
+      input,
+      signal,
+    ),
+    Promise.all(
+      judges.map(async (ref) => {
+        const calls = at.calls.get(ref.name) ?? [];
+        at.calls.set(ref.name, calls);
+        return [
+          ref.name,
+          await judgeOnline(deps, registry, ref, input, { projectId: at.projectId, traceId: at.judgeTraceId(ref.name), calls }, signal),
+        ] as const;
+      }),
+    ),
+  ]);
+  return { ...others, ...Object.fromEntries(judged) };
+}
+
+/**
+ * Scores `trace` with the claimed rule's scorers ({@link scoreWith}); the scores and records as
+ * recordVerdicts makes them, ids from (rule, trace, scorer).
  */
 export async function scoreTrace(
   deps: ScoreTraceDeps,
@@ -90,67 +117,19 @@ export async function scoreTrace(
   signal: AbortSignal,
 ): Promise<TraceScoring> {
   const startedAt = Date.now();
-  const input = scoreInputFromTrace(trace, claim.expected);
-  const judgeRefs = claim.scorers.filter((ref) => isJudgeScorer(registry.get(ref.name)));
-  const otherRefs = claim.scorers.filter((ref) => !judgeRefs.includes(ref));
-  const [others, judged] = await Promise.all([
-    runScorers(registry, otherRefs, input, signal),
-    Promise.all(judgeRefs.map(async (ref) => [ref.name, await judge(deps, registry, ref, input, claim, signal)] as const)),
-  ]);
+  const calls = new Map<string, JudgeCalls>();
+  const judgeTrace = (scorer: string) => judgeTraceId(claim.rule_id, claim.trace_id, scorer);
+  const verdicts = await scoreWith(
+    deps,
+    registry,
+    claim.scorers,
+    scoreInputFromTrace(trace, claim.expected),
+    { projectId: claim.project_id, judgeTraceId: judgeTrace, calls },
+    signal,
+  );
   signal.throwIfAborted();
-  const endedAt = Date.now();
-  const createdAt = new Date(endedAt).toISOString();
-  const out: TraceScoring = { scores: [], records: {}, errors: 0, judgeTokens: 0, costUsd: null, judgeTraces: [] };
-  const judgedBy = new Map(judged);
-  for (const ref of claim.scorers) {
-    const judgeRun = judgedBy.get(ref.name);
-    const detail = judgeRun?.detail ?? others[ref.name];
-    const scoreId = onlineScoreId(claim.rule_id, claim.trace_id, ref.name);
-    const judgeTrace = judgeRun ? judgeTraceId(claim.rule_id, claim.trace_id, ref.name) : undefined;
-    if (detail.reason.startsWith(SCORER_ERROR)) out.errors++;
-    out.scores.push({
-      id: scoreId,
-      trace_id: claim.trace_id,
-      span_id: null,
-      name: ref.name,
-      value: detail.score,
-      score_type: 'numeric',
-      source: 'eval',
-      scorer_name: ref.name,
-      reason: detail.reason.slice(0, 65_536),
-      evidence: detail.evidence.slice(0, 100),
-      created_at: createdAt,
-      attributes: {
-        'agent_eval.online_rule_id': claim.rule_id,
-        'agent_eval.online_rule': claim.rule_name,
-        ...(judgeTrace ? { 'agent_eval.judge_trace_id': judgeTrace } : {}),
-      },
-    });
-    out.records[ref.name] = {
-      score_id: scoreId,
-      value: detail.score,
-      reason: detail.reason.slice(0, 1000),
-      ...(judgeTrace ? { judge_trace_id: judgeTrace } : {}),
-    };
-    if (!judgeRun) continue;
-    for (const call of judgeRun.calls) {
-      out.judgeTokens += (call.usage?.input_tokens ?? 0) + (call.usage?.output_tokens ?? 0);
-      if (call.cost) out.costUsd = (out.costUsd ?? 0) + call.cost.cost_usd;
-    }
-    out.judgeTraces.push(
-      judgeTraceBody({
-        ruleId: claim.rule_id,
-        ruleName: claim.rule_name,
-        traceId: claim.trace_id,
-        scorer: ref.name,
-        scoreId,
-        attempt: claim.attempt,
-        startedAt,
-        endedAt,
-        verdict: detail,
-        calls: judgeRun.calls,
-      }),
-    );
-  }
+  const of = { traceId: claim.trace_id, scoreId: (scorer: string) => onlineScoreId(claim.rule_id, claim.trace_id, scorer), judgeTraceId: judgeTrace };
+  const out = recordVerdicts(claim, of, verdicts, calls, startedAt);
+  out.errors = claim.scorers.filter((ref) => isScorerError(verdicts[ref.name])).length;
   return out;
 }

@@ -45,7 +45,7 @@ export function createSessionDrain(ctx: SessionPassContext): () => Promise<numbe
       last ? 'online session evaluation failed; giving up' : 'online session evaluation failed; will retry',
     );
     try {
-      await store.failSessionAttempt(claim, pgSafeText(errorMessage(err).slice(0, 1000)), last ? null : retryDelayMs(claim.attempt));
+      await store.evaluations.session.fail(claim, pgSafeText(errorMessage(err).slice(0, 1000)), last ? null : retryDelayMs(claim.attempt));
     } catch (recordErr) {
       // The metadata store is down: the lease runs out and the evaluation is taken again.
       logger.warn({ err: recordErr, ...where }, 'recording an online session evaluation failure failed');
@@ -77,7 +77,7 @@ export function createSessionDrain(ctx: SessionPassContext): () => Promise<numbe
       );
       await deps.writeScores(claim.project_id, result.scores);
       try {
-        await store.finishSessionEvaluations([
+        await store.evaluations.session.finish([
           {
             claim,
             scores: result.records,
@@ -93,7 +93,7 @@ export function createSessionDrain(ctx: SessionPassContext): () => Promise<numbe
         logger.warn({ err, rule_id: claim.rule_id, session_id: claim.session_id }, 'recording an online session evaluation failed; it will be scored again');
       }
     } catch (err) {
-      if (ctx.stopping.aborted) await store.releaseSession(claim).catch(() => undefined);
+      if (ctx.stopping.aborted) await store.evaluations.session.release(claim).catch(() => undefined);
       else await attemptFailed(claim, signal.aborted ? new Error(`scoring did not finish within ${ctx.scoreTimeoutMs} ms`) : err);
     }
   }
@@ -101,7 +101,7 @@ export function createSessionDrain(ctx: SessionPassContext): () => Promise<numbe
   return async function drainSessions(): Promise<number> {
     let taken = 0;
     while (!ctx.closing()) {
-      const claims = await store.claimSessionEvaluations(SESSION_BATCH, deps.leaseMs);
+      const claims = await store.evaluations.session.claim(SESSION_BATCH, deps.leaseMs);
       if (claims.length === 0) break;
       taken += claims.length;
       ctx.hold(claims[0].lease, claims.length);

@@ -67,27 +67,34 @@ export interface OnlineEvalStore {
   /** Notes a failed scan; the rule is scanned again after `retryInMs`. */
   recordScanError(claim: ClaimedScan, message: string, retryInMs: number): Promise<void>;
   /**
-   * Leases up to `limit` due evaluations of enabled rules to this worker until `leaseMs` from now
-   * (pending ones, and running ones whose worker's lease ran out), counting the attempt.
+   * The leased evaluations of each target: trace rules' (one per rule and trace) and session
+   * rules' (one per rule, session and generation), under the same leases, attempts and counters.
    */
-  claimEvaluations(limit: number, leaseMs: number): Promise<ClaimedEvaluation[]>;
-  /** Records scored evaluations still leased to their claim, and adds them to their rules' counters; the number recorded. */
-  finishEvaluations(done: FinishedEvaluation[]): Promise<number>;
-  /** An attempt that failed: pending again after `retryInMs`, or `failed` (counted as an error) when `retryInMs` is null. */
-  failAttempt(claim: ClaimedEvaluation, message: string, retryInMs: number | null): Promise<void>;
+  readonly evaluations: {
+    readonly trace: EvaluationQueue<ClaimedEvaluation, FinishedEvaluation>;
+    readonly session: EvaluationQueue<ClaimedSessionEvaluation, FinishedSessionEvaluation>;
+  };
   /** Extends the leases of evaluations this worker still holds (its heartbeat) to `leaseMs` from now, trace and session evaluations alike. */
   renewLeases(leases: string[], leaseMs: number): Promise<void>;
-  /** Hands an evaluation back undone (this worker is stopping): due at once, the attempt not counted. */
-  release(claim: ClaimedEvaluation): Promise<void>;
-  /** Session evaluations, as claimEvaluations, finishEvaluations, failAttempt and release for traces. */
-  claimSessionEvaluations(limit: number, leaseMs: number): Promise<ClaimedSessionEvaluation[]>;
-  finishSessionEvaluations(done: FinishedSessionEvaluation[]): Promise<number>;
-  failSessionAttempt(claim: ClaimedSessionEvaluation, message: string, retryInMs: number | null): Promise<void>;
-  releaseSession(claim: ClaimedSessionEvaluation): Promise<void>;
   /** Every rule's counters, for /metrics. */
   metrics(): Promise<RuleMetrics[]>;
   /** Deletes final evaluations of traces (sessions) that ended before `beforeMs` (past retention); the number deleted. */
   purgeFinished(beforeMs: number): Promise<number>;
+}
+
+/** One target's evaluations as the evaluator works them. */
+export interface EvaluationQueue<C extends LeasedEvaluation, F extends { claim: C }> {
+  /**
+   * Leases up to `limit` due evaluations of enabled rules to this worker until `leaseMs` from now
+   * (pending ones, and running ones whose worker's lease ran out), counting the attempt.
+   */
+  claim(limit: number, leaseMs: number): Promise<C[]>;
+  /** Records scored evaluations still leased to their claim, and adds them to their rules' counters; the number recorded. */
+  finish(done: F[]): Promise<number>;
+  /** An attempt that failed: pending again after `retryInMs`, or `failed` (counted as an error) when `retryInMs` is null. */
+  fail(claim: C, message: string, retryInMs: number | null): Promise<void>;
+  /** Hands an evaluation back undone (this worker is stopping): due at once, the attempt not counted. */
+  release(claim: C): Promise<void>;
 }
 
 export interface EvaluationQuery {
@@ -132,18 +139,22 @@ export interface SessionScanResult extends Omit<ScanResult, 'sampled'> {
   sampled: ScannedSession[];
 }
 
-/** An evaluation leased to this worker. */
-export interface ClaimedEvaluation {
+/** What every evaluation leased to this worker carries: its rule, the attempt and the lease. */
+export interface LeasedEvaluation {
   rule_id: string;
   rule_name: string;
   project_id: string;
-  trace_id: string;
-  trace_end_ms: number;
   /** This attempt's number, from 1. */
   attempt: number;
   lease: string;
   scorers: ScorerRef[];
   expected: Expected;
+}
+
+/** A trace evaluation leased to this worker. */
+export interface ClaimedEvaluation extends LeasedEvaluation {
+  trace_id: string;
+  trace_end_ms: number;
 }
 
 export interface FinishedEvaluation {
@@ -157,27 +168,16 @@ export interface FinishedEvaluation {
 }
 
 /** A session evaluation leased to this worker. */
-export interface ClaimedSessionEvaluation {
-  rule_id: string;
-  rule_name: string;
-  project_id: string;
+export interface ClaimedSessionEvaluation extends LeasedEvaluation {
   session_id: string;
   generation: number;
   /** When the session was last written as the scan found it idle, and the end of its latest trace then. */
   session_stored_ms: number;
   session_end_ms: number;
-  attempt: number;
-  lease: string;
-  scorers: ScorerRef[];
-  expected: Expected;
 }
 
-export interface FinishedSessionEvaluation {
+export interface FinishedSessionEvaluation extends Omit<FinishedEvaluation, 'claim'> {
   claim: ClaimedSessionEvaluation;
-  scores: Record<string, OnlineScoreRecord>;
-  errors: number;
-  judgeTokens: number;
-  costUsd: number | null;
   /** Turns scored, and the last one's trace (the trace the scores name). */
   turns: number;
   lastTraceId: string;

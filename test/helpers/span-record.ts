@@ -1,4 +1,5 @@
 import type { SpanRecord } from '../../core/model/span.js';
+import type { ScoredSpan } from '../../core/store/online-traces.js';
 
 /**
  * A stored span (what the write path encodes as a row) with neutral values: a root generation
@@ -54,4 +55,27 @@ export function chatSpan(start: number, fields: Partial<SpanRecord> = {}): SpanR
     scope_version: '1',
     ...fields,
   });
+}
+
+/**
+ * A span as the online store hands it to scorers (ScoredSpan) with neutral values: an ok span
+ * named `id`, 1000 to 2000 ms, no parent, model, text, tokens or attributes.
+ */
+export function scoredSpan(id: string, extra: Partial<ScoredSpan> = {}): ScoredSpan {
+  const none = { parent_span_id: null, component_type: null, status_message: null, model: null };
+  return {
+    span_id: id,
+    name: id,
+    type: 'span',
+    status: 'ok',
+    start_ms: 1000,
+    end_ms: 2000,
+    ...none,
+    input: '',
+    input_tokens: 0,
+    output: '',
+    output_tokens: 0,
+    attributes: {},
+    ...extra,
+  };
 }

@@ -1,5 +1,7 @@
+import type { OnlineRuleFilter } from '../../model/online-rule.js';
 import type { SpanStatus, SpanType } from '../../model/span.js';
-import type { TraceForScoring } from '../online-traces.js';
+import type { ScanQuery, TraceForScoring } from '../online-traces.js';
+import { toClickHouseTime } from './time.js';
 import { TRACE_SUMMARIES } from './trace-stats-sql.js';
 
 /**
@@ -31,6 +33,64 @@ export const IN_RANGE = `trace_id IN (
       SELECT trace_id FROM agent_eval.trace_stats
       WHERE project_id = {project:String} AND last_stored >= {afterStored:${TIME}} AND last_stored <= {until:${TIME}}
     )`;
+
+/** A rule's `attributes` filter on a merged trace's attributes (root span's, updated by the header's). */
+export const ATTRIBUTES_MATCH = 'arrayAll((k, v) -> mapContains(attributes, k) AND attributes[k] = v, {attrKeys:Array(String)}, {attrValues:Array(String)})';
+
+/**
+ * A trace's summary states merged, as the filters read them: its end, when it was last stored,
+ * errors, the header's name, status and attributes, the root span, and (`attributes`, when the
+ * rule filters on them) the attributes {@link ATTRIBUTES_MATCH} reads. `extra` columns follow trace_id.
+ */
+export function mergedTraceColumns(attributes: boolean, extra: readonly string[] = []): string {
+  return [
+    'trace_id',
+    ...extra,
+    'max(max_end) AS end_time',
+    'max(last_stored) AS stored',
+    'max(has_error) AS span_error',
+    'argMaxMerge(header_name) AS header_name',
+    'argMaxMerge(header_status) AS header_status',
+    'argMaxMerge(header_attributes) AS header_attributes',
+    'min(root) AS root_span',
+    ...(attributes ? ["mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes"] : []),
+  ].join(',\n    ');
+}
+
+/** True when the rule filters on attributes. */
+export const filtersAttributes = (filter: OnlineRuleFilter): boolean => filter.attributes !== undefined && Object.keys(filter.attributes).length > 0;
+
+/**
+ * A rule's next batch past its watermark, traces' or sessions' alike: `sql(afterId)` selects `id`,
+ * end_ms and stored_ms in (stored, id) order with the bound parameters below (`afterId` names the
+ * watermark's id parameter), one more than `limit` read to tell a full batch.
+ */
+export async function scanNext<K extends 'trace_id' | 'session_id'>(
+  rows: Rows,
+  read: { sql(afterId: boolean): string; id: K; afterId: 'afterTrace' | 'afterSession' },
+  projectId: string,
+  filter: OnlineRuleFilter,
+  { after, sinceMs, quietMs, limit }: ScanQuery,
+): Promise<{ items: Array<Record<K, string> & { end_ms: number; stored_ms: number }>; untilMs: number; nextStoredMs: number | null }> {
+  const attrs = Object.entries(filter.attributes ?? {});
+  const untilMs = await scanBound(rows, quietMs);
+  if (untilMs <= after.storedMs) return { items: [], untilMs, nextStoredMs: null };
+  const found = await rows<Record<K, string> & { end_ms: number | string; stored_ms: number | string }>(read.sql(after.traceId !== null), {
+    project: projectId,
+    afterStored: toClickHouseTime(after.storedMs),
+    [read.afterId]: after.traceId ?? '',
+    until: toClickHouseTime(untilMs),
+    since: toClickHouseTime(sinceMs),
+    limit: limit + 1,
+    name: filter.trace_name,
+    status: filter.status,
+    componentType: filter.component_type,
+    attrKeys: attrs.map(([k]) => k),
+    attrValues: attrs.map(([, v]) => v),
+  });
+  const items = found.map((r) => ({ ...r, end_ms: Number(r.end_ms), stored_ms: Number(r.stored_ms) }));
+  return { items: items.slice(0, limit), untilMs, nextStoredMs: items.length > limit ? items[limit].stored_ms : null };
+}
 
 const SPANS_FOR_SCORING = `
 SELECT trace_id, span_id, parent_span_id, name, span_type, component_type, status, status_message,

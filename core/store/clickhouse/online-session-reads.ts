@@ -6,8 +6,17 @@ import {
   type OnlineTraceReads,
   type TraceForScoring,
 } from '../online-traces.js';
-import { IN_RANGE, NOT_SERVICE_TRACES, readTracesForScoring, scanBound, TIME, type Rows } from './online-scan-sql.js';
-import { toClickHouseTime } from './time.js';
+import {
+  ATTRIBUTES_MATCH,
+  filtersAttributes,
+  IN_RANGE,
+  mergedTraceColumns,
+  NOT_SERVICE_TRACES,
+  readTracesForScoring,
+  scanNext,
+  TIME,
+  type Rows,
+} from './online-scan-sql.js';
 import { TRACE_FILTERS } from './trace-stats-sql.js';
 
 /**
@@ -41,8 +50,8 @@ const SESSIONS_IN_RANGE = `session_id IN (
 export function nextSessionsSql(filter: OnlineRuleFilter, afterSession: boolean): string {
   const traceConds: string[] = [];
   if (filter.trace_name !== undefined) traceConds.push(TRACE_FILTERS.name);
-  const attributes = filter.attributes !== undefined && Object.keys(filter.attributes).length > 0;
-  if (attributes) traceConds.push('arrayAll((k, v) -> mapContains(attributes, k) AND attributes[k] = v, {attrKeys:Array(String)}, {attrValues:Array(String)})');
+  const attributes = filtersAttributes(filter);
+  if (attributes) traceConds.push(ATTRIBUTES_MATCH);
   const sessionTraces = `SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND ${SESSIONS_IN_RANGE}`;
   if (filter.component_type !== undefined)
     traceConds.push(
@@ -66,15 +75,7 @@ FROM (
     ${traceConds.length ? traceConds.join(' AND ') : '1'} AS matched
   FROM (
     SELECT
-      trace_id,
-      max(session_id) AS session_id,
-      max(max_end) AS end_time,
-      max(last_stored) AS stored,
-      max(has_error) AS span_error,
-      argMaxMerge(header_name) AS header_name,
-      argMaxMerge(header_status) AS header_status,
-      argMaxMerge(header_attributes) AS header_attributes,
-      min(root) AS root_span${attributes ? ",\n      mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes" : ''}
+      ${mergedTraceColumns(attributes, ['max(session_id) AS session_id'])}
     FROM agent_eval.trace_stats
     WHERE project_id = {project:String} AND trace_id IN (${sessionTraces})
     GROUP BY trace_id
@@ -104,25 +105,10 @@ LIMIT {turns:UInt32}`;
 /** Session rules' reads over a query function (the same ClickHouse client as the trace rules'). */
 export function createOnlineSessionReads(rows: Rows): Pick<OnlineTraceReads, 'nextSessions' | 'sessionForScoring'> {
   return {
-    async nextSessions(projectId, filter, { after, sinceMs, quietMs, limit }) {
-      const attrs = Object.entries(filter.attributes ?? {});
-      const untilMs = await scanBound(rows, quietMs);
-      if (untilMs <= after.storedMs) return { sessions: [], untilMs, nextStoredMs: null };
-      const found = await rows<{ session_id: string; end_ms: number | string; stored_ms: number | string }>(nextSessionsSql(filter, after.traceId !== null), {
-        project: projectId,
-        afterStored: toClickHouseTime(after.storedMs),
-        afterSession: after.traceId ?? '',
-        until: toClickHouseTime(untilMs),
-        since: toClickHouseTime(sinceMs),
-        limit: limit + 1,
-        name: filter.trace_name,
-        status: filter.status,
-        componentType: filter.component_type,
-        attrKeys: attrs.map(([k]) => k),
-        attrValues: attrs.map(([, v]) => v),
-      });
-      const sessions = found.map((r) => ({ session_id: r.session_id, end_ms: Number(r.end_ms), stored_ms: Number(r.stored_ms) }));
-      return { sessions: sessions.slice(0, limit), untilMs, nextStoredMs: sessions.length > limit ? sessions[limit].stored_ms : null };
+    async nextSessions(projectId, filter, query) {
+      const read = { sql: (afterId: boolean) => nextSessionsSql(filter, afterId), id: 'session_id' as const, afterId: 'afterSession' as const };
+      const { items, ...batch } = await scanNext(rows, read, projectId, filter, query);
+      return { sessions: items, ...batch };
     },
 
     async sessionForScoring(projectId, sessionId) {

@@ -1,9 +1,19 @@
 import type { OnlineRuleFilter } from '../../model/online-rule.js';
 import { MAX_SPANS_FOR_SCORERS, SPAN_TEXT_CAP_FOR_SCORERS, type OnlineTraceReads } from '../online-traces.js';
 import type { ClickHouseClient } from './client.js';
-import { INSERT_SETTLE_MS, IN_RANGE, NOT_SERVICE_TRACES, scanBound, QUERY_SETTINGS, readTracesForScoring, TIME } from './online-scan-sql.js';
+import {
+  ATTRIBUTES_MATCH,
+  filtersAttributes,
+  INSERT_SETTLE_MS,
+  IN_RANGE,
+  mergedTraceColumns,
+  NOT_SERVICE_TRACES,
+  QUERY_SETTINGS,
+  readTracesForScoring,
+  scanNext,
+  TIME,
+} from './online-scan-sql.js';
 import { createOnlineSessionReads } from './online-session-reads.js';
-import { toClickHouseTime } from './time.js';
 import { TRACE_FILTERS } from './trace-stats-sql.js';
 
 /**
@@ -25,8 +35,8 @@ export function nextTracesSql(filter: OnlineRuleFilter, afterTrace: boolean): st
   ];
   if (filter.trace_name !== undefined) where.push(TRACE_FILTERS.name);
   if (filter.status !== undefined) where.push(TRACE_FILTERS.status);
-  const attributes = filter.attributes !== undefined && Object.keys(filter.attributes).length > 0;
-  if (attributes) where.push('arrayAll((k, v) -> mapContains(attributes, k) AND attributes[k] = v, {attrKeys:Array(String)}, {attrValues:Array(String)})');
+  const attributes = filtersAttributes(filter);
+  if (attributes) where.push(ATTRIBUTES_MATCH);
   const sets = [IN_RANGE];
   if (filter.component_type !== undefined) {
     sets.push(
@@ -37,14 +47,7 @@ export function nextTracesSql(filter: OnlineRuleFilter, afterTrace: boolean): st
 SELECT trace_id, toUnixTimestamp64Milli(end_time) AS end_ms, toUnixTimestamp64Milli(stored) AS stored_ms
 FROM (
   SELECT
-    trace_id,
-    max(max_end) AS end_time,
-    max(last_stored) AS stored,
-    max(has_error) AS span_error,
-    argMaxMerge(header_name) AS header_name,
-    argMaxMerge(header_status) AS header_status,
-    argMaxMerge(header_attributes) AS header_attributes,
-    min(root) AS root_span${attributes ? ",\n    mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes" : ''}
+    ${mergedTraceColumns(attributes)}
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String}${sets.map((s) => `\n    AND ${s}`).join('')}
   GROUP BY trace_id
@@ -65,25 +68,15 @@ export function createOnlineTraceReads(client: ClickHouseClient): OnlineTraceRea
   return {
     ...createOnlineSessionReads(rows),
 
-    async nextTraces(projectId, filter, { after, sinceMs, quietMs, limit }) {
-      const attrs = Object.entries(filter.attributes ?? {});
-      const untilMs = await scanBound(rows, quietMs);
-      if (untilMs <= after.storedMs) return { traces: [], untilMs, nextStoredMs: null };
-      const found = await rows<{ trace_id: string; end_ms: number | string; stored_ms: number | string }>(nextTracesSql(filter, after.traceId !== null), {
-        project: projectId,
-        afterStored: toClickHouseTime(after.storedMs),
-        afterTrace: after.traceId ?? '',
-        until: toClickHouseTime(untilMs),
-        since: toClickHouseTime(sinceMs),
-        limit: limit + 1,
-        name: filter.trace_name,
-        status: filter.status,
-        componentType: filter.component_type,
-        attrKeys: attrs.map(([k]) => k),
-        attrValues: attrs.map(([, v]) => v),
-      });
-      const traces = found.map((r) => ({ trace_id: r.trace_id, end_ms: Number(r.end_ms), stored_ms: Number(r.stored_ms) }));
-      return { traces: traces.slice(0, limit), untilMs, nextStoredMs: traces.length > limit ? traces[limit].stored_ms : null };
+    async nextTraces(projectId, filter, query) {
+      const { items, ...batch } = await scanNext(
+        rows,
+        { sql: (afterId) => nextTracesSql(filter, afterId), id: 'trace_id', afterId: 'afterTrace' },
+        projectId,
+        filter,
+        query,
+      );
+      return { traces: items, ...batch };
     },
 
     tracesForScoring: (projectId, traceIds) =>

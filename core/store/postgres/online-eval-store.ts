@@ -3,8 +3,8 @@ import type pg from 'pg';
 import type { ClaimedEvaluation, ClaimedScan, EvaluationQuery, FinishedEvaluation, OnlineEvalStore, RuleMetrics, ScanResult } from '../online-evals.js';
 import { isUuid } from '../../model/agent.js';
 import type { OnlineRule } from '../../model/online-rule.js';
-import { definitionParams, RULE_COLUMNS, RULE_FROM, toEvaluation, toRule, type EvaluationRow, type RuleRow } from './online-rule-rows.js';
-import { createOnlineSessionQueue, listSessionEvaluations } from './online-session-queue.js';
+import { createEvaluationQueue, SESSION_EVALUATIONS, TRACE_EVALUATIONS } from './online-evaluation-queue.js';
+import { definitionParams, RULE_COLUMNS, RULE_FROM, toRule, type RuleRow } from './online-rule-rows.js';
 import { createOnlineWorkQueue } from './online-work-queue.js';
 
 export type { ClaimedEvaluation, ClaimedScan, EvaluationQuery, FinishedEvaluation, OnlineEvalStore, RuleMetrics, ScanResult };
@@ -14,6 +14,8 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
     const { rows } = await pool.query<RuleRow>(`SELECT ${RULE_COLUMNS} FROM ${RULE_FROM} WHERE r.project_id = $1 AND r.id = $2`, [projectId, id]);
     return rows.length ? toRule(rows[0]) : null;
   }
+
+  const evaluations = { trace: createEvaluationQueue(pool, TRACE_EVALUATIONS), session: createEvaluationQueue(pool, SESSION_EVALUATIONS) };
 
   return {
     async create(projectId, def, sinceMs) {
@@ -68,21 +70,7 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
       if (!isUuid(ruleId)) return null;
       const owner = await pool.query<{ target: string }>('SELECT target FROM online_rules WHERE project_id = $1 AND id = $2', [projectId, ruleId]);
       if (!owner.rowCount) return null;
-      if (owner.rows[0].target === 'session') return listSessionEvaluations(pool, ruleId, q);
-      const params: unknown[] = [ruleId];
-      let where = 'rule_id = $1';
-      if (q.status !== undefined) where += ` AND status = $${params.push(q.status)}`;
-      if (q.trace_id !== undefined) where += ` AND trace_id = $${params.push(q.trace_id)}`;
-      const n = params.length;
-      const [page, count] = await Promise.all([
-        pool.query<EvaluationRow>(
-          `SELECT trace_id, status, attempts, trace_end_ms, scores, error, cost_usd, created_at, finished_at FROM online_evaluations
-           WHERE ${where} ORDER BY created_at DESC, trace_id LIMIT $${n + 1} OFFSET $${n + 2}`,
-          [...params, q.limit, q.offset],
-        ),
-        pool.query<{ total: number }>(`SELECT count(*)::int AS total FROM online_evaluations WHERE ${where}`, params),
-      ]);
-      return { evaluations: page.rows.map(toEvaluation), total: count.rows[0].total, limit: q.limit, offset: q.offset };
+      return owner.rows[0].target === 'session' ? evaluations.session.list(ruleId, q) : evaluations.trace.list(ruleId, q);
     },
 
     async metrics() {
@@ -112,7 +100,7 @@ export function createOnlineEvalStore(pool: pg.Pool): OnlineEvalStore {
       }));
     },
 
+    evaluations,
     ...createOnlineWorkQueue(pool),
-    ...createOnlineSessionQueue(pool),
   };
 }

@@ -5,32 +5,14 @@ import { mergeOnlineRule, parseOnlineRule } from '../../../core/model/online-rul
 import { onlineScoreId, onlineSessionScoreId, sessionJudgeTraceId } from '../../../core/online/judge-trace.js';
 import { turnsVerdict } from '../../../core/online/score-session.js';
 import { sessionScoreInput, sessionTurns } from '../../../core/online/session-input.js';
-import type { ScoredSpan, SessionForScoring, TraceForScoring } from '../../../core/store/online-traces.js';
+import type { SessionForScoring, TraceForScoring } from '../../../core/store/online-traces.js';
 import { texts } from '../../fixtures/corpus/texts.js';
 import { validationIssues } from '../../helpers/thrown.js';
+import { scoredSpan } from '../../helpers/span-record.js';
 
 const RULE = '6f1c2b9e-3d4a-4c5b-8e7f-0a1b2c3d4e5f';
 
-function span(id: string, extra: Partial<ScoredSpan> = {}): ScoredSpan {
-  return {
-    span_id: id,
-    parent_span_id: null,
-    name: id,
-    type: 'span',
-    component_type: null,
-    status: 'ok',
-    status_message: null,
-    start_ms: 1000,
-    end_ms: 2000,
-    model: null,
-    input: '',
-    output: '',
-    input_tokens: 0,
-    output_tokens: 0,
-    attributes: {},
-    ...extra,
-  };
-}
+const span = scoredSpan;
 
 /** A turn as the store returns it: the corpus's travel question and answer, a tool call. */
 function turnTrace(n: number, output: string): TraceForScoring {

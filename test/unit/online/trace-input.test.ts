@@ -3,27 +3,9 @@ import { judgeTraceBody } from '../../../core/online/judge-trace.js';
 import { scoreInputFromTrace } from '../../../core/online/trace-input.js';
 import { spanTreeOf } from '../../../core/scoring/trace-view.js';
 import type { ScoredSpan, TraceForScoring } from '../../../core/store/online-traces.js';
+import { scoredSpan } from '../../helpers/span-record.js';
 
-function span(id: string, extra: Partial<ScoredSpan> = {}): ScoredSpan {
-  return {
-    span_id: id,
-    parent_span_id: null,
-    name: id,
-    type: 'span',
-    component_type: null,
-    status: 'ok',
-    status_message: null,
-    start_ms: 1000,
-    end_ms: 2000,
-    model: null,
-    input: '',
-    output: '',
-    input_tokens: 0,
-    output_tokens: 0,
-    attributes: {},
-    ...extra,
-  };
-}
+const span = scoredSpan;
 
 function trace(spans: ScoredSpan[]): TraceForScoring {
   return {
