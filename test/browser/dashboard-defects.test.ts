@@ -147,4 +147,29 @@ describe("the dashboard's smaller defects", () => {
     await expect.poll(() => p.page.getByText(`gRPC on port ${grpcPort}`).count()).toBeGreaterThan(0);
     expect(describeErrors(p)).toBe('');
   });
+
+  it('warns before revoking the key you are signed in with, then signs you out', async () => {
+    const made = await call<{ id: string; key: string }>(
+      `/api/projects/${svc.defaultProjectId}/keys`,
+      { method: 'POST', json: { name: 'my laptop', role: 'admin' } },
+      201,
+    );
+    const p = await open({ apiKey: made.key });
+    const dialogs: string[] = [];
+    p.page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    await p.page.goto('/settings/keys');
+    const row = p.page.locator(`[data-testid="key-row"][data-key-id="${made.id}"]`);
+    await expect.poll(() => row.getByTestId('key-mine').textContent()).toBe('signed in with it');
+    expect(await p.page.getByTestId('key-mine').count()).toBe(1);
+    await row.getByTestId('key-revoke').click();
+    await p.page.waitForURL((url) => url.pathname === '/signin');
+    expect(dialogs).toHaveLength(1);
+    expect(dialogs[0]).toContain('is the key you are signed in with: revoking it signs you out');
+    const res = await svc.api('/api/traces', { key: made.key });
+    expect(res.status).toBe(401);
+    expect(p.errors.filter((e) => !/\b401\b/.test(e))).toEqual([]);
+  });
 });
