@@ -22,6 +22,7 @@ export type {
 export type { SuiteSummary, SuiteList, SuiteVersion, SuiteVersionInfo, SuiteDefinition } from '../../../core/model/suite.js';
 export type { ScorerRef } from '../../../core/model/eval-case.js';
 export type { EvalCase } from '../../../core/model/case-schema.js';
+export type { CaseField, CasesAdded } from '../../../core/model/dataset.js';
 export type { Agent, AgentList } from '../../../core/model/agent.js';
 export type {
   AlertRule,
