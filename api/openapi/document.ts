@@ -17,9 +17,10 @@ const SCHEMA_OPTS = { unrepresentable: 'any', target: 'draft-2020-12', cycles: '
 
 /** The statuses every route may answer with the SPEC's error body (docs/api.md, "Errors"). */
 const COMMON_ERRORS: Record<string, number[]> = {
-  public: [400, 500],
+  public: [400, 422, 500],
   authenticated: [400, 401, 403, 422, 429, 500, 503],
 };
+const BODY_ERRORS = [413, 415];
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad request (SPEC general error body)',
   401: 'Missing or invalid credentials',
@@ -142,8 +143,10 @@ function operation(route: RouteSpec, schemas: Schemas): Json {
   }
   const responses: Json = {};
   for (const [status, a] of Object.entries(route.answers)) responses[status] = answer(Number(status), a, schemas);
-  const common = route.access === 'public' ? COMMON_ERRORS.public : COMMON_ERRORS.authenticated;
-  for (const status of [...common, ...(route.errors ?? [])].sort()) responses[String(status)] ??= errorAnswer(status);
+  const common = [...(route.access === 'public' ? COMMON_ERRORS.public : COMMON_ERRORS.authenticated)];
+  // A body is read by one reader (api/middleware/json-body.ts): too large, or not JSON (YAML where the route takes it).
+  if (route.method !== 'get' && route.method !== 'delete') common.push(...BODY_ERRORS);
+  for (const status of [...new Set([...common, ...(route.errors ?? [])])].sort()) responses[String(status)] ??= errorAnswer(status);
   op.responses = responses;
   if (route.access === 'public') op.security = [];
   else {
@@ -164,8 +167,8 @@ export interface DocumentOptions {
 /** The document of `routes` (api/openapi/registry.ts: API_ROUTES). */
 export function buildOpenApiDocument(routes: readonly RouteSpec[], opts: DocumentOptions): OpenApiDocument {
   const schemas = new Schemas();
-  schemas.components.ErrorBody = schemas.of(ErrorBodySchema, 'output');
-  delete schemas.components.ErrorBody.$ref;
+  // The SPEC's error body: a component of its own (it has an id), which every error answer refers to.
+  schemas.of(ErrorBodySchema, 'output');
   const paths: Record<string, Record<string, Json>> = {};
   const ids = new Set<string>();
   for (const route of routes) {

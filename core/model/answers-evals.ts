@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RUN_STATUSES } from './run-status.js';
 import { CASE_STATUSES, RUN_EXECUTIONS } from './eval-run.js';
 import { PROMPT_TYPES } from './prompt.js';
+import { AGGREGATIONS } from './eval-case.js';
 
 /**
  * What the agents, suites, runs and prompts endpoints answer, as zod schemas: see
@@ -87,7 +88,7 @@ export const RunViewSchema = z
     execution: z.enum(RUN_EXECUTIONS),
     status: z.enum(RUN_STATUSES),
     config: object("The run's configuration: trials, concurrency, scorers, timeouts (docs/evals.md)"),
-    aggregation: z.string(),
+    aggregation: z.enum(AGGREGATIONS),
     min_score: z.number(),
     summary: z.object({
       total_cases: z.number().int(),

@@ -33,6 +33,7 @@ import type { OwnEndpoint } from '../../core/egress/policy.js';
 import type { WritePath } from '../../runtime/write-path.js';
 import { createRunEngine, type RunEngine } from '../../workflows/client.js';
 import { TEST_SERVICE_ENV, UNLIMITED } from './processes.js';
+import { checkAnswersAgainstOpenApi } from './openapi-responses.js';
 
 /** The stores and the write path an API in a test runs on. */
 export interface ApiStores {
@@ -118,6 +119,8 @@ export function appOnStores(
     ui: opts.ui,
     exportJobs,
   });
+  // Every answer checked against the OpenAPI document (docs/api.md, "OpenAPI").
+  checkAnswersAgainstOpenApi(app);
   return {
     app,
     /** Resumes deletions cut short, as the service does when it starts. */

@@ -12,6 +12,7 @@ import { openWritePath } from '../../runtime/write-path.js';
 import { appOnStores } from './api-on-stores.js';
 import { TEST_SERVICE_ENV, UNLIMITED } from './processes.js';
 import { seedServicePostgres } from './service-postgres.js';
+import { expectAnswerMatchesOpenApi } from './openapi-responses.js';
 
 export { REPO_ROOT } from './processes.js';
 
@@ -115,7 +116,10 @@ function testClient(config: Config, apiUrl: string, defaultProjectId: string, st
     async api(pathname, init = {}) {
       const project = init.project === undefined ? defaultProjectId : init.project;
       const key = init.key !== undefined ? init.key : config.auth.mode === 'none' ? null : await keyFor(project ?? defaultProjectId);
-      return apiFetch(apiUrl, project, pathname, { ...init, key });
+      const res = await apiFetch(apiUrl, project, pathname, { ...init, key });
+      // Every answer a test reads is checked against the OpenAPI document (docs/api.md, "OpenAPI").
+      await expectAnswerMatchesOpenApi(init.method ?? 'GET', `${apiUrl}${pathname}`, res);
+      return res;
     },
   };
 }

@@ -53,7 +53,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'feedback:write',
     body: AnswerComparisonSchema,
     bodyOptional: true,
-    answers: { 200: doc('The comparison, answered') },
+    answers: { 200: doc('{comparison, feedback}: answered before'), 201: doc('{comparison, feedback}: the answer recorded') },
     errors: [404, 409],
   },
   {
@@ -96,6 +96,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'feedback:write',
     body: CreateQueueSchema,
     answers: { 201: doc('The queue, with `truncated`') },
+    errors: [409],
   },
   {
     method: 'get',
@@ -206,7 +207,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'evals:write',
     body: ToSuiteSchema,
     bodyOptional: true,
-    answers: { 201: doc('{suite_case, suite, case, item}') },
+    answers: { 200: doc('{suite_case, suite, case, item}: added before'), 201: doc('{suite_case, suite, case, item}') },
     errors: [404, 409],
   },
 ]);

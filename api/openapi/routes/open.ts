@@ -77,7 +77,7 @@ export const OPEN_ROUTES = defineRoutes([
     access: 'public',
     body: KeySignInSchema,
     answers: { 200: doc('The session, as GET /api/auth/session answers') },
-    errors: [401, 422, 429],
+    errors: [401, 403, 422, 429],
   },
   {
     method: 'get',
@@ -107,5 +107,6 @@ export const OPEN_ROUTES = defineRoutes([
     tag: 'Auth',
     access: 'public',
     answers: { 204: NoContent },
+    errors: [403],
   },
 ]);
