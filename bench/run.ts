@@ -215,6 +215,8 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       spansPerTrace: shape.spansPerTrace,
       reads: quick ? 3 : 7,
     }),
+  // --spans N stored and exported in each format (default 1,000,000; --quick 100,000)
+  export: async () => (await import('./export.js')).benchExport({ spans: num(v.spans, quick ? 100_000 : 1_000_000) }),
   // --quick: fewer evaluations per round
   'trajectory-scoring': async () => (await import('./trajectory-scoring.js')).benchTrajectoryScoring({ iterations: quick ? 50 : 200, rounds: quick ? 3 : 9 }),
   // --quick: 20 turns and 20 conversations instead of 50 and 100

@@ -74,13 +74,24 @@ export function exportsRouter(deps: Pick<ApiDeps, 'analytics' | 'audit' | 'logge
         deps.logger.warn({ err, kind }, 'export stream failed after it started');
         ctx.res.destroy(err);
       });
-      body.once('end', () => {
+      let sent = false;
+      body.once('end', () => (sent = true));
+      // Recorded once the response is over, whole or not: what left, and whether all of it did.
+      body.once('close', () => {
         void deps.audit.record({
           ...auditFrom(ctx),
           action: 'data.exported',
           projectId: ctx.state.projectId,
           target: kind,
-          details: { kind, format, rows: out.rows, filters: ctx.querystring.slice(0, 500), resumed: cursor !== undefined, complete: out.next === null },
+          details: {
+            kind,
+            format,
+            rows: out.rows,
+            filters: ctx.querystring.slice(0, 500),
+            resumed: cursor !== undefined,
+            sent_whole: sent,
+            last: out.next === null,
+          },
         });
       });
       ctx.body = body;

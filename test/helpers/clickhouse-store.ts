@@ -8,9 +8,9 @@ import { migrate, readMigrations } from '../../core/store/migrations.js';
 import { makeDataDir } from './data-dir.js';
 import { startedLater } from './test-service-hooks.js';
 
-/** A real chDB store in a fresh data dir, migrated: the connection and the analytics store on it. */
-export async function openMigratedClickHouse(): Promise<{ ch: ClickHouse; store: AnalyticsStore }> {
-  const ch = await connectClickHouse({ dataDir: makeDataDir() });
+/** A real chDB store in a fresh data dir (or `dataDir`), migrated: the connection and the analytics store on it. */
+export async function openMigratedClickHouse(dataDir = makeDataDir()): Promise<{ ch: ClickHouse; store: AnalyticsStore }> {
+  const ch = await connectClickHouse({ dataDir });
   await migrate(clickhouseMigrationTarget(ch.client), createLogger('silent'));
   return { ch, store: createAnalyticsStore(ch) };
 }

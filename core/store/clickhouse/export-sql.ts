@@ -204,17 +204,26 @@ const KEY = {
   scores: { tuple: '(trace_id, score_id)', after: '>', through: '<=', order: 'trace_id, score_id' },
 } as const;
 
+/**
+ * A range's conditions. Spans and scores also bound `trace_id` alone: ClickHouse's primary key
+ * analysis does not read a tuple comparison, and without these a page would scan every granule
+ * of the project (measured: 1M spans exported at a tenth of the speed of 100,000).
+ */
 function rangeConditions(kind: ExportKind, range: KeyRange): string[] {
   const k = KEY[kind];
   const [a, b] = kind === 'traces' ? [`{afterStart:${TIME}}`, '{afterTrace:String}'] : ['{afterTrace:String}', '{afterId:String}'];
   const [c, d] = kind === 'traces' ? [`{throughStart:${TIME}}`, '{throughTrace:String}'] : ['{throughTrace:String}', '{throughId:String}'];
-  return [...(range.after ? [`${k.tuple} ${k.after} (${a}, ${b})`] : []), ...(range.through ? [`${k.tuple} ${k.through} (${c}, ${d})`] : [])];
+  const index = kind !== 'traces';
+  return [
+    ...(range.after ? [...(index ? [`trace_id >= ${a}`] : []), `${k.tuple} ${k.after} (${a}, ${b})`] : []),
+    ...(range.through ? [...(index ? [`trace_id <= ${c}`] : []), `${k.tuple} ${k.through} (${c}, ${d})`] : []),
+  ];
 }
 
 const and = (conds: string[]) => conds.map((c) => ` AND ${c}`).join('');
 
-/** The newest version of each row of the kind in range, filtered, in key order: every column the export writes from. */
-function newestRows(kind: ExportKind, f: Filtered, range: KeyRange, limited: boolean): string {
+/** The newest version of each row of the kind in range, filtered, in key order: every column the export writes from (or `columns`). */
+function newestRows(kind: ExportKind, f: Filtered, range: KeyRange, limited: boolean, columns = '*'): string {
   const limit = limited ? '\n  LIMIT {limit:UInt64}' : '';
   if (kind === 'traces') {
     const ids = `(
@@ -226,7 +235,7 @@ function newestRows(kind: ExportKind, f: Filtered, range: KeyRange, limited: boo
   }
   const [table, id, version] = kind === 'spans' ? ['spans', 'span_id', 'ingested_at'] : ['scores', 'score_id', 'created_at'];
   return `(
-  SELECT * FROM agent_eval.${table}
+  SELECT ${columns} FROM agent_eval.${table}
   WHERE project_id = {project:String}${and([...f.where, ...rangeConditions(kind, range)])}
   ORDER BY trace_id, ${id}, ${version} DESC
   LIMIT 1 BY trace_id, ${id}${limit}
@@ -262,7 +271,8 @@ export function exportPlanSql(kind: ExportKind, f: Filtered, after: boolean): st
       ? `SELECT start_time AS k1, trace_id AS k2, ${ROW_SIZE.traces} AS size FROM (SELECT trace_id, start_time FROM ${filteredTraces(f.traceFilters ?? [])})
     WHERE 1${and([...f.where, ...rangeConditions(kind, range)])}
     ORDER BY ${k.order} LIMIT {limit:UInt64}`
-      : `SELECT trace_id AS k1, ${kind === 'spans' ? 'span_id' : 'score_id'} AS k2, ${ROW_SIZE[kind]} AS size FROM ${newestRows(kind, f, range, true)}`;
+      : // Sizes computed on the table's columns, where ClickHouse reads a text's length without the text.
+        `SELECT trace_id AS k1, ${kind === 'spans' ? 'span_id' : 'score_id'} AS k2, size FROM ${newestRows(kind, f, range, true, `trace_id, ${kind === 'spans' ? 'span_id' : 'score_id'}, ${ROW_SIZE[kind]} AS size`)}`;
   const order = kind === 'traces' ? 'k1 DESC, k2 DESC' : 'k1, k2';
   return `
 SELECT page, count() AS rows, argMax(k1, n) AS last1, argMax(k2, n) AS last2
