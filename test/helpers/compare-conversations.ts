@@ -3,6 +3,7 @@ import type { ScoreDetail, ToolCall } from '../../core/model/eval-case.js';
 import type { RunView, TrialRecord, TurnResult } from '../../core/model/eval-run.js';
 import type { RunStore } from '../../core/store/runs.js';
 import { eventually } from './eventually.js';
+import { caseOf } from './run-case.js';
 import type { TestApi } from './server.js';
 import { expectJson } from './test-service-hooks.js';
 
@@ -84,18 +85,9 @@ export const candidateTurns = (): TurnResult[] => turnsOf(CANDIDATE);
 const detail = (score: number, reason: string): ScoreDetail => ({ score, reason, evidence: [] });
 
 /** The scripted case both runs have: the six user turns, each scored by `contains`. */
-const refundCase = {
-  name: 'refund-broken-kettle',
-  input: null,
-  expected: {},
-  scorers: [
-    { name: 'knowledgeRetention', config: {} },
-    { name: 'contains', config: {} },
-  ],
-  min_score: null,
-  weight: 1,
+const refundCase = caseOf('refund-broken-kettle', ['knowledgeRetention', 'contains'], {
   turns: USER_TURNS.map((input, i) => ({ input, expected: { outputContains: [EXPECTED_WORD[i]] } })),
-};
+});
 
 /**
  * Two finished runs (v1, v2) of the refund conversation and of a single-turn case, recorded as

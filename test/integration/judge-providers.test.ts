@@ -82,12 +82,9 @@ describe.each(KINDS)('the %s provider', (kind) => {
     expect(fake.requests).toHaveLength(1);
     const [req] = fake.requests;
     const { system, user, schema } = sent(kind, req);
-    expect(system).toContain('Judge how much the response helps the user');
-    expect(system).toContain('0.9 to 1.0 (excellent)');
-    expect(system).toContain('record_verdict');
-    expect(user).toContain('<output>\nIt is sunny in Paris today.\n</output>');
-    expect(user).toContain('"question": "What is the weather in Paris?"');
-    expect(user).toContain('<expected>');
+    for (const part of ['Judge how much the response helps the user', '0.9 to 1.0 (excellent)', 'record_verdict']) expect(system).toContain(part);
+    for (const part of ['<output>\nIt is sunny in Paris today.\n</output>', '"question": "What is the weather in Paris?"', '<expected>'])
+      expect(user).toContain(part);
 
     switch (kind) {
       case 'anthropic':
@@ -199,10 +196,8 @@ describe('judge prompts', () => {
     fake.requests.length = 0;
     await judge('llmJudge', 'anthropic', { prompt: 'Q: {{input}}\nA: {{ output }}\nWanted: {{expected}}\nSteps: {{trace}}\nIs the answer polite?' });
     const { user, system } = sent('anthropic', fake.requests[0]);
-    expect(user).toContain('A: It is sunny in Paris today.\nWanted: {');
-    expect(user).toContain('"outputContains"');
-    expect(user).toContain('"tool_calls"');
-    expect(user).toContain('The user wants the weather');
+    for (const part of ['A: It is sunny in Paris today.\nWanted: {', '"outputContains"', '"tool_calls"', 'The user wants the weather'])
+      expect(user).toContain(part);
     expect(user).toMatch(/Is the answer polite\?$/);
     expect(system).toContain('Judge the output as the instructions in the message ask.');
   });

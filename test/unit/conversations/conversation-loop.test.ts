@@ -13,6 +13,7 @@ import type { RunCase } from '../../../core/model/eval-run.js';
 import type { ScoreInput } from '../../../core/scoring/scorer.js';
 import { defineScorer, scorerRegistry } from '../../../sdk/scorers.js';
 import { recall } from '../../helpers/sdk-memory-agents.js';
+import { runCaseOf } from '../../helpers/run-case.js';
 
 /** The one conversation loop of local runs (core/conversations/conversation-loop.ts), with agents that remember. */
 
@@ -27,20 +28,8 @@ const wholeConversation = defineScorer({
 });
 const registry = scorerRegistry([wholeConversation]);
 
-const scripted = (turns: RunCase['turns'], extra: Partial<RunCase> = {}): RunCase => ({
-  case_index: 0,
-  name: 'remember the name',
-  input: null,
-  expected: {},
-  scorers: [
-    { name: 'contains', config: {} },
-    { name: 'wholeConversation', config: {} },
-  ],
-  min_score: null,
-  weight: 1,
-  turns,
-  ...extra,
-});
+const scripted = (turns: RunCase['turns'], extra: Partial<RunCase> = {}): RunCase =>
+  runCaseOf('remember the name', ['contains', 'wholeConversation'], { turns, ...extra });
 
 type Turn = NonNullable<RunCase['turns']>[number];
 const turn = (input: Turn['input'], outputContains?: string[]): Turn => ({ input, expected: outputContains ? { outputContains } : {} });

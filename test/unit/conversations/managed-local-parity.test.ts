@@ -13,6 +13,7 @@ import { createConversationSteps } from '../../../workflows/conversation-steps.j
 import type { createTrialSteps } from '../../../workflows/trial-steps.js';
 import { defineScorer, scorerRegistry } from '../../../sdk/scorers.js';
 import { texts } from '../../fixtures/corpus/texts.js';
+import { runCaseOf } from '../../helpers/run-case.js';
 
 /**
  * One set of turn rules for both run paths (docs/evals.md, "Conversations"): the same conversation
@@ -60,24 +61,15 @@ function answerOf(turn: number, messages: LlmMessage[], forgets: boolean): TurnA
   };
 }
 
-const runCase: RunCase = {
-  case_index: 0,
-  name: 'order then name',
-  input: null,
+const runCase: RunCase = runCaseOf('order then name', ['contains', 'wholeConversation'], {
   expected: { outputContains: ['Ana'] },
-  scorers: [
-    { name: 'contains', config: {} },
-    { name: 'wholeConversation', config: {} },
-  ],
-  min_score: null,
-  weight: 1,
   turns: [
     { input: 'Hi, I am Ana. Where is order 4417?', expected: {} },
     { input: { question: 'How do I get a refund?', channel: 'chat' }, expected: { outputContains: ['refund'] } },
     { input: 'Thanks!', expected: {} },
     { input: 'What is my name?', expected: { outputContains: ['Ana'] } },
   ],
-};
+});
 const run: RunForWorker = {
   id: KEY.runId,
   project_id: 'default',

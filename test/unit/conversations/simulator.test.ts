@@ -5,28 +5,14 @@ import { userTurnsOfCalls } from '../../../core/conversations/replay.js';
 import type { JudgeGeneration } from '../../../core/judges/judge.js';
 import { SimulationSchema } from '../../../core/model/conversation.js';
 import { NO_PROVIDERS, providerSet } from '../../../core/providers/set.js';
-import type { LlmProvider, StructuredRequest, StructuredResponse } from '../../../core/providers/types.js';
+import type { StructuredResponse } from '../../../core/providers/types.js';
 import type { StoredJudgeCall } from '../../../core/store/judges.js';
+import { stubProvider } from '../judges/stub-provider.js';
 
 /** A provider in process answering from a script (the wire protocols are the integration tests'). */
 function scripted(...answers: Array<Partial<StructuredResponse>>) {
-  const requests: StructuredRequest[] = [];
-  const provider: LlmProvider = {
-    name: 'openai',
-    defaultModel: 'gpt-test',
-    structured(req) {
-      requests.push(req);
-      const a = answers.shift() ?? {};
-      return Promise.resolve({
-        value: undefined,
-        raw: null,
-        model: 'gpt-test',
-        usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 0 },
-        stopReason: 'stop',
-        ...a,
-      });
-    },
-  };
+  const provider = stubProvider(answers, { name: 'openai', model: 'gpt-test', stopReason: 'stop' });
+  const requests = provider.asked;
   const generations: JudgeGeneration[] = [];
   const deps: SimulatorDeps = {
     runtime: { providers: providerSet(['openai'], 'openai', () => provider), maxAnswerAttempts: 2, maxOutputTokens: 100 },

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { caseResultView, summarize } from '../../../core/evals/case-results.js';
 import type { RunCase, TrialRecord } from '../../../core/model/eval-run.js';
+import { runCaseOf } from '../../helpers/run-case.js';
 
-const runCase = (over: Partial<RunCase> = {}): RunCase => ({
-  case_index: 0,
-  name: 'c',
-  input: 'q',
-  expected: {},
-  scorers: [
-    { name: 'contains', config: {} },
-    { name: 'latency', config: {} },
-  ],
-  min_score: null,
-  weight: 1,
-  ...over,
-});
+const runCase = (over: Partial<RunCase> = {}): RunCase => runCaseOf('c', ['contains', 'latency'], { input: 'q', ...over });
 
 const trial = (scores: Record<string, number>, over: Partial<TrialRecord> = {}, n = 0): TrialRecord & { trial: number } => ({
   trial: n,

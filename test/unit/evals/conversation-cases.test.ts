@@ -3,6 +3,7 @@ import { caseShapeProblem, conversationScorerProblem, EvalCaseSchema, isConversa
 import { endScorers, turnScoring, turnShortfall } from '../../../core/evals/conversation-scoring.js';
 import { caseResultView } from '../../../core/evals/case-results.js';
 import type { RunCase, TrialRecord, TurnResult } from '../../../core/model/eval-run.js';
+import { runCaseOf } from '../../helpers/run-case.js';
 
 /** A case's three shapes (docs/evals.md, "Conversations") and which scorer judges what in a conversation. */
 
@@ -55,23 +56,13 @@ describe('a case is one of three shapes', () => {
 });
 
 describe('who scores what in a conversation', () => {
-  const runCase: RunCase = {
-    case_index: 0,
-    name: 'memory',
-    input: null,
-    expected: {},
-    scorers: [
-      { name: 'contains', config: {} },
-      { name: 'goalCompletion', config: {} },
-    ],
-    min_score: null,
-    weight: 1,
+  const runCase: RunCase = runCaseOf('memory', ['contains', 'goalCompletion'], {
     turns: [
       { input: 'I am Ana', expected: {} },
       { input: 'my name?', expected: { outputContains: ['Ana'] } },
       { input: 'bye', expected: {}, scorers: [{ name: 'exactMatch', config: {}, minScore: 1 }] },
     ],
-  };
+  });
 
   it('scores a turn with its own scorers, else the case answer scorers when it expects something', () => {
     expect(turnScoring(runCase, 1, reads).refs).toEqual([]);

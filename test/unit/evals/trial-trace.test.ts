@@ -9,6 +9,7 @@ import type { CaseRun } from '../../../workflows/activity-types.js';
 import { agentSpanId, caseSpanId, caseTraceId } from '../../../workflows/case-trace.js';
 import type { ActivityClock } from '../../../workflows/store-wait.js';
 import { createTrialTraces, settleCount, settleOf, trialSpans } from '../../../workflows/trial-trace.js';
+import { runCaseOf } from '../../helpers/run-case.js';
 
 // What a case trial's scorers see of its trace (workflows/trial-trace.ts): the agent call span,
 // the stored spans (exported by the agent's own SDK), the returned spans not stored, never the
@@ -85,18 +86,7 @@ const run = {
   min_score: 0.7,
 } as RunForWorker;
 
-const runCase: RunCase = {
-  case_index: 0,
-  name: 'lisbon to kyoto',
-  input: { question: 'Plan 4 days in Kyoto' },
-  expected: {},
-  scorers: [
-    { name: 'toolCalls', config: {} },
-    { name: 'helpfulness_judge', config: {} },
-  ],
-  min_score: null,
-  weight: 1,
-};
+const runCase: RunCase = runCaseOf('lisbon to kyoto', ['toolCalls', 'helpfulness_judge'], { input: { question: 'Plan 4 days in Kyoto' } });
 
 const caseRun: CaseRun = {
   ...KEY,

@@ -6,6 +6,7 @@ import { rootCause, type FailureSpan } from '../../../core/failures/root-cause.j
 import { groupFailures, type Failure } from '../../../core/failures/signature.js';
 import type { CaseResultView, RunCase } from '../../../core/model/eval-run.js';
 import { hostileStrings, texts } from '../../fixtures/corpus/texts.js';
+import { runCaseOf } from '../../helpers/run-case.js';
 
 describe('normalizeFailureText', () => {
   it('makes occurrences of one failure read the same', () => {
@@ -113,18 +114,12 @@ describe('groupFailures', () => {
 });
 
 describe('caseFailure', () => {
-  const runCase: RunCase = {
-    case_index: 0,
-    name: 'c',
-    input: null,
-    expected: {},
+  const runCase: RunCase = runCaseOf('c', ['contains'], {
     scorers: [
       { name: 'contains', config: {} },
       { name: 'exactMatch', config: {}, minScore: 0.9 },
     ],
-    min_score: null,
-    weight: 1,
-  };
+  });
   const view = (details: CaseResultView['details'], error?: string): CaseResultView => ({
     case_index: 0,
     case_name: 'c',

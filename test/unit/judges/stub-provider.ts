@@ -1,11 +1,18 @@
 import type { LlmProvider, StructuredRequest, StructuredResponse } from '../../../core/providers/types.js';
 
-/** A provider that answers from a list and records what it was asked. */
-export function stubProvider(answers: Array<Partial<StructuredResponse> | Error>): LlmProvider & { asked: StructuredRequest[] } {
+/**
+ * A provider that answers from a list (an empty answer once the list is spent) and records what it
+ * was asked; by default Anthropic's `stub-model` ending on a tool call.
+ */
+export function stubProvider(
+  answers: Array<Partial<StructuredResponse> | Error>,
+  as: { name?: LlmProvider['name']; model?: string; stopReason?: StructuredResponse['stopReason'] } = {},
+): LlmProvider & { asked: StructuredRequest[] } {
   const asked: StructuredRequest[] = [];
+  const model = as.model ?? 'stub-model';
   return {
-    name: 'anthropic',
-    defaultModel: 'stub-model',
+    name: as.name ?? 'anthropic',
+    defaultModel: model,
     asked,
     structured(req) {
       asked.push(req);
@@ -14,9 +21,9 @@ export function stubProvider(answers: Array<Partial<StructuredResponse> | Error>
       return Promise.resolve({
         value: undefined,
         raw: null,
-        model: 'stub-model',
+        model,
         usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 0 },
-        stopReason: 'tool_use',
+        stopReason: as.stopReason ?? 'tool_use',
         ...next,
       });
     },

@@ -99,10 +99,13 @@ describe('trajectoryJudge', () => {
     expect(detail).toEqual({ score: 0.2, reason: 'Step [4] book_hotel failed with HTTP 503, yet the answer claims a booking.', evidence: ['ERROR "HTTP 503'] });
 
     const { system, user } = sent(fake.requests[0]);
-    expect(system).toContain('Goal success: the agent achieved what the input asked.');
-    expect(system).toContain('Efficiency: it got there without waste.');
-    expect(system).toContain('Reasoning quality: its decisions were sound.');
-    expect(system).toContain('fails the goal, or claims success that the steps do not support.');
+    for (const part of [
+      'Goal success: the agent achieved what the input asked.',
+      'Efficiency: it got there without waste.',
+      'Reasoning quality: its decisions were sound.',
+      'fails the goal, or claims success that the steps do not support.',
+    ])
+      expect(system).toContain(part);
     expect(user).toContain('<input>\nBook me a hotel in Kyōto for March 18-21\n</input>');
     expect(user).toContain('5 spans, 2 model calls (1320 input / 100 output tokens, $');
     expect(user).toMatch(/\[1\] \+0 ms \(\d+ ms\) span invoke_agent Planner/);

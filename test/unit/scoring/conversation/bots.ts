@@ -1,6 +1,7 @@
 import { conversationMessages, conversationViewOf, turnText } from '../../../../core/conversations/view.js';
 import type { ConversationEnd, ConversationTurnView, ConversationView } from '../../../../core/model/conversation.js';
-import type { ScoreDetail, ToolCall } from '../../../../core/model/eval-case.js';
+import { ExpectedSchema, type ScoreDetail, type ToolCall } from '../../../../core/model/eval-case.js';
+import type { ScoreInput } from '../../../../core/scoring/scorer.js';
 import type { LlmMessage } from '../../../../core/model/messages.js';
 import { texts } from '../../../fixtures/corpus/texts.js';
 
@@ -111,3 +112,13 @@ export const SUPPORT_USER_TURNS = [
   'OK, and what is the status of my order now?',
   'I ALREADY gave you my order number!! This is useless.',
 ];
+
+/** A scorer's input for a conversation (or none): its last turn's output, nothing expected. */
+export const scoreInput = (conversation?: ConversationView): Omit<ScoreInput, 'config'> => ({
+  input: null,
+  output: conversation?.turns.at(-1)?.output,
+  expected: ExpectedSchema.parse({}),
+  toolCalls: [],
+  latencyMs: 0,
+  ...(conversation ? { conversation } : {}),
+});

@@ -5,13 +5,13 @@ import { loadPriceTable } from '../../../../core/cost/price-table.js';
 import type { JudgeGeneration } from '../../../../core/judges/judge.js';
 import { runJudge, type JudgeCallCost } from '../../../../core/judges/run-judge.js';
 import type { ConversationView } from '../../../../core/model/conversation.js';
-import { ExpectedSchema, type ScoreDetail } from '../../../../core/model/eval-case.js';
+import type { ScoreDetail } from '../../../../core/model/eval-case.js';
 import { createProviders } from '../../../../core/providers/index.js';
 import { defaultScorerRegistry } from '../../../../core/scoring/index.js';
-import type { ScoreInput, ScorerRegistry } from '../../../../core/scoring/scorer.js';
+import type { ScorerRegistry } from '../../../../core/scoring/scorer.js';
 import { longAnswer, texts } from '../../../fixtures/corpus/texts.js';
 import { fakeProviderEnv, startFakeProvider, type FakeProvider, type FakeRequest } from '../../../helpers/fake-providers.js';
-import { contradictingBot, converse, forgetfulBot, loopingBot, plannerBot, SUPPORT_USER_TURNS } from './bots.js';
+import { contradictingBot, converse, forgetfulBot, loopingBot, plannerBot, scoreInput, SUPPORT_USER_TURNS } from './bots.js';
 
 // The conversation judges through the one judge path (core/judges/run-judge.ts, as a run's judge
 // activity and online rules call it) against a loopback Anthropic Messages server answered by the
@@ -32,15 +32,6 @@ afterAll(() => fake.close());
 const sent = (req: FakeRequest) => ({
   system: req.body.system as string,
   user: (req.body.messages as Array<{ content: string }>)[0].content,
-});
-
-const scoreInput = (conversation?: ConversationView): Omit<ScoreInput, 'config'> => ({
-  input: null,
-  output: conversation?.turns.at(-1)?.output,
-  expected: ExpectedSchema.parse({}),
-  toolCalls: [],
-  latencyMs: 0,
-  ...(conversation ? { conversation } : {}),
 });
 
 interface Judged {
@@ -80,11 +71,14 @@ describe('goalCompletion', () => {
     expect(detail).toEqual(verdict);
 
     const { system, user } = sent(fake.requests[0]);
-    expect(system).toContain('You are shown one whole conversation between a user and the agent, turn by turn ([turn n])');
-    expect(system).toContain("Goal completion: did the conversation reach the user's goal?");
-    expect(system).toContain('Name in your reason the turns ("turn n") that decided the score.');
-    expect(system).toContain('- 0.0 to 0.5 (poor): the goal is not reached.');
-    expect(system).toContain('each starting with its turn ("turn 3: ...")');
+    for (const part of [
+      'You are shown one whole conversation between a user and the agent, turn by turn ([turn n])',
+      "Goal completion: did the conversation reach the user's goal?",
+      'Name in your reason the turns ("turn n") that decided the score.',
+      '- 0.0 to 0.5 (poor): the goal is not reached.',
+      'each starting with its turn ("turn 3: ...")',
+    ])
+      expect(system).toContain(part);
     expect(user).toContain('<goal>\nGet the family flights Lisbon–Tokyo booked, with a confirmation number.\n</goal>');
     expect(user).toContain('<conversation>\n3 turns; the conversation ended because the simulated user said its goal was met (goal_met).\n[turn 1]\n  user:\n');
     // The user's markdown, emoji and Hebrew, every line indented under its turn.
@@ -121,9 +115,12 @@ describe('userFrustration', () => {
     const { detail } = await judge('userFrustration', {}, view);
     expect(detail).toEqual(verdict);
     const { system, user } = sent(fake.requests[0]);
-    expect(system).toContain("User frustration: read the user's messages in order");
-    expect(system).toContain('Evidence: one entry per turn where frustration shows');
-    expect(system).toContain('- 0.9 to 1.0 (excellent): no frustration: the user stays neutral or satisfied throughout.');
+    for (const part of [
+      "User frustration: read the user's messages in order",
+      'Evidence: one entry per turn where frustration shows',
+      '- 0.9 to 1.0 (excellent): no frustration: the user stays neutral or satisfied throughout.',
+    ])
+      expect(system).toContain(part);
     expect(user).toContain('6 turns; the conversation ended because the simulated user gave up (gave_up).');
     expect(user.match(/Could you describe the problem in more detail\?/g)).toHaveLength(6);
     expect(user).toContain('[turn 6]\n  user:\n    I ALREADY gave you my order number!! This is useless.');

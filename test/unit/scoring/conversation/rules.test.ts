@@ -1,24 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ExpectedSchema, ScorerRefListSchema } from '../../../../core/model/eval-case.js';
+import { ScorerRefListSchema } from '../../../../core/model/eval-case.js';
 import { defaultScorerRegistry, runScorers } from '../../../../core/scoring/index.js';
-import type { ScoreInput } from '../../../../core/scoring/scorer.js';
 import { turnsScore } from '../../../../core/scoring/conversation/turns-to-goal.js';
 import type { ConversationView } from '../../../../core/model/conversation.js';
-import { converse, forgetfulBot, loopingBot, plannerBot, SUPPORT_USER_TURNS } from './bots.js';
+import { converse, forgetfulBot, loopingBot, plannerBot, scoreInput, SUPPORT_USER_TURNS } from './bots.js';
 
 // The conversation rule scorers (turnsToGoal, turnScores, knowledgeRetention's rule mode) through
 // the registry and runScorers, as a run scores a conversation once it ended: no provider needed.
 
 const registry = defaultScorerRegistry();
-
-const scoreInput = (conversation?: ConversationView): Omit<ScoreInput, 'config'> => ({
-  input: null,
-  output: conversation?.turns.at(-1)?.output,
-  expected: ExpectedSchema.parse({}),
-  toolCalls: [],
-  latencyMs: 0,
-  ...(conversation ? { conversation } : {}),
-});
 
 async function score(name: string, config: Record<string, unknown>, conversation?: ConversationView) {
   const details = await runScorers(registry, [{ name, config }], scoreInput(conversation));
