@@ -6,6 +6,12 @@ import type { IdempotencyStore, IdempotentRequest } from '../../core/store/idemp
 
 /** The creating POSTs that honour `Idempotency-Key` (docs/api.md, "Retries: Idempotency-Key"). */
 export const IDEMPOTENT_ROUTES: ReadonlySet<string> = new Set(['POST /api/runs', 'POST /api/evals/runs', 'POST /api/scores', 'POST /api/feedback']);
+/** Creating POSTs under a resource's path that honour it too: cases added to a suite (a retry must not add them twice). */
+export const IDEMPOTENT_ROUTE_PATTERNS: readonly RegExp[] = [/^POST \/api\/suites\/[^/]+\/cases\/(?:from-traces|import)$/];
+
+/** Whether `METHOD /path` (no trailing slash) takes an `Idempotency-Key`. */
+export const takesIdempotencyKey = (route: string): boolean => IDEMPOTENT_ROUTES.has(route) || IDEMPOTENT_ROUTE_PATTERNS.some((re) => re.test(route));
+
 /** How long a key is remembered after its first request. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60_000;
 /**
@@ -61,7 +67,7 @@ export function idempotency(store: IdempotencyStore, logger: Logger) {
 
   return async (ctx: Context, next: Next) => {
     const route = `${ctx.method} ${ctx.path.replace(/\/+$/, '')}`;
-    if (!IDEMPOTENT_ROUTES.has(route)) {
+    if (!takesIdempotencyKey(route)) {
       await next();
       return;
     }

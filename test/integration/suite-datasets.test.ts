@@ -188,6 +188,18 @@ describe('cases from traces', () => {
     });
   });
 
+  it('adds the cases once when a request is sent again with its Idempotency-Key', async () => {
+    await ingest('ds-retry', { input: 'retried question', output: 'retried answer' });
+    const s = await suite('retried');
+    const send = () =>
+      svc.api(`/api/suites/${s.id}/cases/from-traces`, { method: 'POST', json: { trace_ids: ['ds-retry'] }, headers: { 'idempotency-key': 'add-ds-retry-1' } });
+    const first = await ok<CasesAdded>(await send(), 201);
+    const again = await send();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await ok<CasesAdded>(again, 201)).toEqual(first);
+    expect((await latest(s.id)).definition.cases.map((c) => c.name)).toEqual(['seed', 'support-answer: ds-retry']);
+  });
+
   it('keeps projects apart and refuses bodies that choose no traces or several ways', async () => {
     await ingest('ds-theirs', { name: 'batch-weather', input: 'their question', output: 'their answer' }, OTHER);
     const mine = await suite('isolated');

@@ -17,6 +17,7 @@ export const DATASET_ROUTES = defineRoutes([
     access: 'evals:write',
     body: FromTracesSchema,
     answers: { 200: added, 201: added },
+    idempotent: true,
     errors: [400, 404, 409],
   },
   {
@@ -28,6 +29,7 @@ export const DATASET_ROUTES = defineRoutes([
     access: 'evals:write',
     body: ImportSchema,
     answers: { 200: imported, 201: imported },
+    idempotent: true,
     errors: [400, 404],
   },
   {
