@@ -32,7 +32,7 @@ const { svc, open, call } = dashboardSuite({
       if (input.kind === 'outage') return { status: 500, raw: 'upstream model overloaded' };
       return { json: { output: texts.travelAnswer, tool_calls: [{ name: 'search_flights', output: { offers: 3 } }] } };
     });
-    return startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' });
+    return startTestService({ EVAL_RETRY_TIME_SCALE: '0.001', ALERT_TICK_MS: '200' });
   },
   async seed(s) {
     const post = async <T>(path: string, json: unknown, status = 201) => {
@@ -171,5 +171,61 @@ describe("the dashboard's smaller defects", () => {
     const res = await svc.api('/api/traces', { key: made.key });
     expect(res.status).toBe(401);
     expect(p.errors.filter((e) => !/\b401\b/.test(e))).toEqual([]);
+  });
+
+  it('edits an alert rule, and a fired event links to the traces behind it', async () => {
+    const start = Date.now() - 30_000;
+    await call('/api/traces/ingest', { method: 'POST', json: nestedAgentTrace(`${TRACE}-err`, 4, { start, name: 'support-bot', status: 'error' }) }, 201);
+    const rule = await call<{ id: string }>(
+      '/api/alerts/rules',
+      {
+        method: 'POST',
+        json: {
+          name: 'Support errors',
+          metric: 'error_rate',
+          filter: { trace_name: 'support' },
+          operator: 'gt',
+          severity: 'warning',
+          threshold: 0.5,
+          window_seconds: 600,
+          eval_interval_seconds: 1,
+        },
+      },
+      201,
+    );
+    const p = await open();
+    await p.page.goto('/alerts');
+    const row = p.page.locator(`[data-testid="rule-row"][data-rule-id="${rule.id}"]`);
+    await row.getByTestId('rule-edit').click();
+    const form = p.page.getByTestId('alert-rule-form');
+    expect(await form.getByTestId('alert-name').inputValue()).toBe('Support errors');
+    await form.getByTestId('alert-threshold').fill('0.25');
+    await form.getByTestId('alert-severity').selectOption('critical');
+    await form.getByTestId('alert-save').click();
+    await expect.poll(() => p.page.getByTestId('alerts-notice').textContent()).toContain('Rule "Support errors" saved');
+    const stored = await call<{ threshold: number; severity: string; filter: Record<string, string>; window_seconds: number }>(`/api/alerts/rules/${rule.id}`);
+    expect(stored).toMatchObject({ threshold: 0.25, severity: 'critical', filter: { trace_name: 'support' }, window_seconds: 600 });
+    await expect.poll(() => row.getByTestId('rule-condition').textContent()).toContain('25');
+
+    // The error trace fires it; the event links to the window's failing support traces.
+    const link = p.page.locator(`[data-testid="event-row"][data-rule-id="${rule.id}"]`).first().getByTestId('event-traces');
+    await expect
+      .poll(
+        async () => {
+          await p.page.reload();
+          return link.count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(1);
+    const href = new URL((await link.getAttribute('href'))!, 'http://x');
+    expect(href.pathname).toBe('/traces');
+    expect(href.searchParams.get('name')).toBe('support');
+    expect(href.searchParams.get('status')).toBe('error');
+    await link.click();
+    await expect.poll(() => p.page.locator(`[data-trace-id="${TRACE}-err"]`).count()).toBeGreaterThan(0);
+    expect(await p.page.locator(`[data-trace-id="${TRACE}"]`).count()).toBe(0);
+    await p.screenshot('alert-event-traces');
+    expect(describeErrors(p)).toBe('');
   });
 });

@@ -1,6 +1,17 @@
 /** The alerts page: metrics, conditions and values as people read them (docs/alerts.md). */
 import { formatCount, formatDuration } from './format.js';
-import type { AlertEventKind, AlertMetric, AlertOperator, AlertRule, AlertSeverity, AlertState, DriftSource, NoDataPolicy } from './types.js';
+import { filtersToQuery, type TraceFilters } from './filters.js';
+import type {
+  AlertEventKind,
+  AlertMetric,
+  AlertNotification,
+  AlertOperator,
+  AlertRule,
+  AlertSeverity,
+  AlertState,
+  DriftSource,
+  NoDataPolicy,
+} from './types.js';
 
 /** Every metric with its label; a Record so the compiler flags a metric the API adds. */
 export const METRIC_LABELS: Record<AlertMetric, string> = {
@@ -111,3 +122,27 @@ export const KIND_LABELS: Record<AlertEventKind, string> = { fired: 'Fired', res
 export const SEVERITY_TONE: Record<AlertSeverity, string> = { critical: 'error', warning: 'warn', info: '' };
 export const STATE_TONE: Record<AlertState, string> = { ok: 'ok', firing: 'firing', no_data: 'warn' };
 export const EVENT_TONE: Record<AlertEventKind, string> = { fired: 'error', resolved: 'ok', no_data: 'warn' };
+
+/**
+ * The traces behind an alert event: the traces page filtered to the event's window and the rule's
+ * filter, narrowed to what the metric counts where the list can say it (status error for the error rate,
+ * traces at least as slow as the threshold for a latency rule that fires above it, traces whose
+ * score is below the threshold for an average-score rule that fires below it). Null for a run pass
+ * rate (runs, not traces) or an event without its window.
+ */
+export function eventTracesHref(payload: Pick<AlertNotification, 'rule' | 'window' | 'threshold'> | null | undefined): string | null {
+  if (!payload?.window || !payload.rule || payload.rule.metric === 'run_pass_rate') return null;
+  const { rule, window, threshold } = payload;
+  const filter = (rule.filter ?? {}) as Record<string, string | undefined>;
+  const f: TraceFilters = { from: window.from, to: window.to };
+  if (filter.trace_name) f.name = filter.trace_name;
+  if (filter.model) f.model = filter.model;
+  const above = rule.operator === 'gt' || rule.operator === 'gte';
+  if (rule.metric === 'error_rate') f.status = 'error';
+  if ((rule.metric === 'latency_p50' || rule.metric === 'latency_p95') && above && threshold > 0) f.minDurationMs = threshold;
+  if (rule.metric === 'avg_score' && !above && filter.score_name && threshold > 0 && threshold <= 1) {
+    f.scoreName = filter.score_name;
+    f.scoreBelow = threshold;
+  }
+  return `/traces?${filtersToQuery(f)}`;
+}

@@ -28,6 +28,7 @@ export type {
   AlertRule,
   AlertRuleList,
   AlertEvent,
+  AlertNotification,
   AlertEventList,
   AlertMetric,
   AlertOperator,
