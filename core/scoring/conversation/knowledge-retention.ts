@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { MAX_CONVERSATION_TURNS } from '../../model/conversation.js';
 import { judgeScorer, type JudgeRuntime, type JudgeScorer } from '../../judges/judge-scorer.js';
-import { flagsProblem, patternProblem } from '../../safe-regex.js';
+import { flagsProblem } from '../../safe-regex.js';
 import type { ScoreInput } from '../scorer.js';
 import { CONVERSATION_JUDGE_CONFIG, conversationQuestion, type Bands } from './judge-question.js';
 import { retentionByRule } from './retention-rule.js';
-import { requireConversation } from './support.js';
+import { Pattern, requireConversation } from './support.js';
 
 /**
  * `knowledgeRetention`: a fact the user gave in an earlier turn is used later, not asked for
@@ -14,14 +14,6 @@ import { requireConversation } from './support.js';
  * like every judge, about `config.facts`, else the simulated user's facts, else any fact the
  * user gave. The mode is `rule` when `facts` are configured, unless `mode` says otherwise.
  */
-
-const Pattern = z
-  .string()
-  .min(1)
-  .superRefine((p, ctx) => {
-    const problem = patternProblem(p, 'i');
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
 
 const Fact = z.strictObject({
   /** The fact as the user gives it ("order 1234"). */

@@ -1,5 +1,7 @@
 import type { ConversationEnd, ConversationTurnView, ConversationView } from '../../model/conversation.js';
 import { turnText } from '../../conversations/view.js';
+import { z } from 'zod';
+import { patternProblem } from '../../safe-regex.js';
 import type { ScoreInput } from '../scorer.js';
 
 /**
@@ -37,3 +39,12 @@ export const END_WORDS: Record<ConversationEnd, string> = {
   stop_condition: "the agent's answer met the stop condition",
   idle: 'the session went idle',
 };
+
+/** A configured pattern (RE2, matched case-insensitively): refused at the door when the safe engine cannot run it. */
+export const Pattern = z
+  .string()
+  .min(1)
+  .superRefine((p, ctx) => {
+    const problem = patternProblem(p, 'i');
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { CONVERSATION_ENDS, MAX_CONVERSATION_TURNS, type ConversationTurnView, type ConversationView } from '../../model/conversation.js';
-import { patternProblem } from '../../safe-regex.js';
 import { cut, listOf, show } from '../rules/support.js';
 import type { Scorer } from '../scorer.js';
 import { RegexBatch, type RegexOracle } from '../trajectory/regex-batch.js';
 import { plural, round2 } from '../trajectory/support.js';
-import { END_WORDS, requireConversation } from './support.js';
+import { END_WORDS, Pattern, requireConversation } from './support.js';
 
 /**
  * `turnsToGoal`: how many turns the conversation took to reach its goal, against a maximum
@@ -17,13 +16,6 @@ import { END_WORDS, requireConversation } from './support.js';
  */
 
 const turns = z.number().int().min(1).max(MAX_CONVERSATION_TURNS);
-const Pattern = z
-  .string()
-  .min(1)
-  .superRefine((p, ctx) => {
-    const problem = patternProblem(p, 'i');
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
 
 const Config = z.strictObject({
   maxTurns: turns.optional(),

@@ -11,7 +11,7 @@ import {
   type TrialRecord,
   type TurnResult,
 } from '../../model/eval-run.js';
-import type { RunForWorker, RunStore, StoredTrialTrace, StoredTurn } from '../runs.js';
+import type { RunForWorker, RunStore, StoredTrialTrace, StoredTurn, TrialTraceData } from '../runs.js';
 import { inTransaction } from './transaction.js';
 
 export type { RunStore };
@@ -79,6 +79,15 @@ const EMPTY_SUMMARY = (total: number): RunSummary => ({
   scores_by_scorer: {},
   duration_ms: 0,
 });
+
+/** The last parameters of a trial's and a turn's insert: its error, trace, the calls it made and when it ran. */
+const outcomeParams = (o: { error: string | null; trace_id: string | null }, trace: TrialTraceData): unknown[] => [
+  o.error === null ? null : pgSafeText(o.error),
+  o.trace_id,
+  pgSafeJson(trace.calls),
+  Math.round(trace.started_ms),
+  Math.round(trace.ended_ms),
+];
 
 export function createRunStore(pool: pg.Pool): RunStore {
   async function caseRows(runId: string): Promise<RunCase[]> {
@@ -318,11 +327,7 @@ export function createRunStore(pool: pg.Pool): RunStore {
           pgSafeJson(r.tool_calls),
           pgSafeJson(r.usage),
           pgSafeJson(r.approval),
-          r.error === null ? null : pgSafeText(r.error),
-          r.trace_id,
-          pgSafeJson(trace.calls),
-          Math.round(trace.started_ms),
-          Math.round(trace.ended_ms),
+          ...outcomeParams(r, trace),
           r.conversation ? JSON.stringify(r.conversation) : null,
         ],
       );
@@ -347,11 +352,7 @@ export function createRunStore(pool: pg.Pool): RunStore {
           t.avg_score,
           t.passed,
           pgSafeJson(t.approval),
-          t.error === null ? null : pgSafeText(t.error),
-          t.trace_id,
-          pgSafeJson(trace.calls),
-          Math.round(trace.started_ms),
-          Math.round(trace.ended_ms),
+          ...outcomeParams(t, trace),
         ],
       );
     },
