@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CURSOR_ALPHABET } from './id-rules.js';
+import { decodeCursorTuple, encodeCursorTuple } from './keyset-cursor.js';
 import { Timestamp } from './ingest-body.js';
 import { COMPONENT_TYPES, SPAN_TYPES } from './span.js';
 import { SCORE_SOURCES, SCORE_TYPES } from './score.js';
@@ -81,20 +81,13 @@ export type ExportPosition = { kind: 'traces'; startMs: number; traceId: string 
 
 /** base64url of the JSON `[kind, a, b]`: opaque to clients, and ids may hold any character. */
 export function encodeExportCursor(p: ExportPosition): string {
-  const tuple = p.kind === 'traces' ? [p.kind, p.startMs, p.traceId] : [p.kind, p.traceId, p.id];
-  return Buffer.from(JSON.stringify(tuple)).toString('base64url');
+  return encodeCursorTuple(p.kind === 'traces' ? [p.kind, p.startMs, p.traceId] : [p.kind, p.traceId, p.id]);
 }
 
 export function decodeExportCursor(cursor: string): ExportPosition | undefined {
-  if (!CURSOR_ALPHABET.test(cursor)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 3) return undefined;
-  const [kind, a, b] = parsed as unknown[];
+  const parsed = decodeCursorTuple(cursor, 3);
+  if (!parsed) return undefined;
+  const [kind, a, b] = parsed;
   if (typeof b !== 'string' || b === '') return undefined;
   if (kind === 'traces') return Number.isSafeInteger(a) && (a as number) >= 0 ? { kind, startMs: a as number, traceId: b } : undefined;
   if ((kind === 'spans' || kind === 'scores') && typeof a === 'string' && a !== '') return { kind, traceId: a, id: b };

@@ -16,11 +16,16 @@ export interface KeysetPosition {
 const MAX_START_MS = Date.UTC(2300, 0, 1);
 
 export function encodeKeysetCursor(p: KeysetPosition): string {
-  return Buffer.from(JSON.stringify([p.startMs, p.id])).toString('base64url');
+  return encodeCursorTuple([p.startMs, p.id]);
 }
 
-/** The position a cursor stands for, or undefined when it is not one `encodeKeysetCursor` made. */
-export function decodeKeysetCursor(cursor: string): KeysetPosition | undefined {
+/** An opaque cursor of a tuple: base64url of its JSON. */
+export function encodeCursorTuple(tuple: unknown[]): string {
+  return Buffer.from(JSON.stringify(tuple)).toString('base64url');
+}
+
+/** The tuple of `length` values a cursor of {@link encodeCursorTuple} holds, or undefined when it holds none. */
+export function decodeCursorTuple(cursor: string, length: number): unknown[] | undefined {
   if (!CURSOR_ALPHABET.test(cursor)) return undefined;
   let parsed: unknown;
   try {
@@ -28,8 +33,14 @@ export function decodeKeysetCursor(cursor: string): KeysetPosition | undefined {
   } catch {
     return undefined;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2) return undefined;
-  const [startMs, id] = parsed as unknown[];
+  return Array.isArray(parsed) && parsed.length === length ? (parsed as unknown[]) : undefined;
+}
+
+/** The position a cursor stands for, or undefined when it is not one `encodeKeysetCursor` made. */
+export function decodeKeysetCursor(cursor: string): KeysetPosition | undefined {
+  const parsed = decodeCursorTuple(cursor, 2);
+  if (!parsed) return undefined;
+  const [startMs, id] = parsed;
   if (!Number.isSafeInteger(startMs) || (startMs as number) < 0 || (startMs as number) > MAX_START_MS) return undefined;
   if (typeof id !== 'string' || id === '') return undefined;
   return { startMs: startMs as number, id };
