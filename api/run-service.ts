@@ -219,16 +219,47 @@ export function createRunService(deps: ApiDeps) {
       if (!baseline) throw new NotFoundError(`Baseline run ${baselineId} not found`, 'RUN_NOT_FOUND');
       if (!candidate) throw new NotFoundError(`Candidate run ${candidateId} not found`, 'RUN_NOT_FOUND');
       const [baseCases, candCases] = await Promise.all([runs.results(projectId, baselineId), runs.results(projectId, candidateId)]);
-      const comparable = (run: RunView, cases: typeof baseCases) => ({
-        run_id: run.id,
-        agent_version: run.agent_version,
-        suite_id: run.suite_id,
-        suite_version: run.suite_version,
-        cases: (cases ?? [])
-          .filter((c) => c.status === 'passed' || c.status === 'failed')
-          .map((c) => ({ case_name: c.case_name, scores: c.scores, avg_score: c.avg_score, status: c.status, ...comparableConversation(c) })),
-      });
-      return compareRuns(comparable(baseline, baseCases), comparable(candidate, candCases), { threshold, alpha });
+      const scored = (cases: typeof baseCases) => (cases ?? []).filter((c) => c.status === 'passed' || c.status === 'failed');
+      const [baseCosts, candCosts] = await Promise.all([costsOf(projectId, scored(baseCases)), costsOf(projectId, scored(candCases))]);
+      // The input and expected of every scored case (one query per run); only changed cases carry them in the answer.
+      const [baseInputs, candInputs] = await Promise.all([
+        runs.casesOf(
+          baselineId,
+          scored(baseCases).map((c) => c.case_index),
+        ),
+        runs.casesOf(
+          candidateId,
+          scored(candCases).map((c) => c.case_index),
+        ),
+      ]);
+      const comparable = (run: RunView, cases: typeof baseCases, costs: typeof baseCosts, inputs: typeof baseInputs) => {
+        const byIndex = new Map(inputs.map((c) => [c.case_index, c]));
+        return {
+          run_id: run.id,
+          agent_version: run.agent_version,
+          suite_id: run.suite_id,
+          suite_version: run.suite_version,
+          cases: scored(cases).map((c) => ({
+            case_name: c.case_name,
+            scores: c.scores,
+            avg_score: c.avg_score,
+            status: c.status,
+            ...comparableConversation(c),
+            case_index: c.case_index,
+            trace_id: c.trace_id,
+            duration_ms: c.duration_ms,
+            cost_usd: costs ? caseCost(c, costs).total_usd : null,
+            detail: {
+              input: byIndex.get(c.case_index)?.input ?? null,
+              expected: byIndex.get(c.case_index)?.expected ?? null,
+              output: c.output,
+              error: c.error ?? null,
+              details: c.details,
+            },
+          })),
+        };
+      };
+      return compareRuns(comparable(baseline, baseCases, baseCosts, baseInputs), comparable(candidate, candCases, candCosts, candInputs), { threshold, alpha });
     },
   };
 }

@@ -9,7 +9,36 @@ export interface ComparableCase {
   status: string;
   /** A conversation case's first trial that ran, turn by turn (absent for single-turn cases). */
   conversation?: ComparableConversation;
+  /** The case's place in its run, its first trial's trace, its mean trial duration and its cost (USD; null when unknown). */
+  case_index?: number;
+  trace_id?: string | null;
+  duration_ms?: number;
+  cost_usd?: number | null;
+  /** What a changed case shows side by side: its input, expected, output, error and scorers' details. */
+  detail?: CaseSideDetail;
 }
+
+/** One run's side of a case whose scorers changed: what it was asked, what it answered, why it scored so. */
+export interface CaseSideDetail {
+  input: unknown;
+  expected: unknown;
+  output: unknown;
+  error: string | null;
+  /** Per scorer: score, passed, reason, evidence (as the run's results give them). */
+  details: Record<string, unknown>;
+}
+
+/** One run's side of a compared case. */
+export interface CaseSide {
+  case_index: number | null;
+  trace_id: string | null;
+  duration_ms: number | null;
+  cost_usd: number | null;
+}
+
+/** How a case's scorers moved: any regression beyond the threshold makes it regressed (mixed when another improved). */
+export const CASE_CHANGES = ['regressed', 'improved', 'mixed', 'unchanged'] as const;
+export type CaseChange = (typeof CASE_CHANGES)[number];
 
 export interface ComparableRun {
   run_id: string;
@@ -37,6 +66,40 @@ export interface CaseComparison {
   candidate_status: string;
   /** A case that is a conversation in both runs: its turns compared (core/evals/compare-turns.ts). */
   conversation?: ConversationComparison;
+  /** regressed: a scorer dropped beyond the threshold and none rose; improved: the reverse; mixed: both. */
+  change: CaseChange;
+  /** Both runs' case index, trace, duration and cost. */
+  baseline_case: CaseSide;
+  candidate_case: CaseSide;
+  /** Candidate minus baseline; null when either side is unknown. */
+  duration_delta_ms: number | null;
+  cost_delta_usd: number | null;
+  /** A changed case's input, expected, output and scorers' reasons and evidence in each run (absent for unchanged cases). */
+  baseline_detail?: CaseSideDetail;
+  candidate_detail?: CaseSideDetail;
+}
+
+/** Cases counted once each, apart from the scorer changes (one case may have several). */
+export interface CaseCounts {
+  compared: number;
+  regressed: number;
+  improved: number;
+  mixed: number;
+  unchanged: number;
+}
+
+/** Latency and cost over the paired cases: totals of each run and the change. */
+export interface CostLatencyDelta {
+  /** Mean case duration (ms) over the paired cases. */
+  baseline_mean_duration_ms: number | null;
+  candidate_mean_duration_ms: number | null;
+  mean_duration_delta_ms: number | null;
+  /** Total USD of the paired cases whose cost is known in both runs. */
+  baseline_cost_usd: number | null;
+  candidate_cost_usd: number | null;
+  cost_delta_usd: number | null;
+  /** Paired cases whose cost is known in both runs. */
+  priced_cases: number;
 }
 
 /** Is the change in per-case average score more than noise? See docs/scorers.md, "Comparing runs". */
@@ -75,6 +138,10 @@ export interface RunComparison {
   only_in_baseline: string[];
   only_in_candidate: string[];
   same_suite_version: boolean | null;
+  /** Cases by how they moved (regressions and improvements count scorer changes; these count cases). */
+  case_counts: CaseCounts;
+  /** Latency and cost of the paired cases in both runs. */
+  totals: CostLatencyDelta;
 }
 
 export interface CompareOptions {
@@ -115,6 +182,23 @@ export function compareRuns(baseline: ComparableRun, candidate: ComparableRun, o
   for (const [name, b] of base) {
     const c = cand.get(name);
     if (!c) continue;
+    let down = false;
+    let up = false;
+    for (const [scorer, baselineScore] of Object.entries(b.scores)) {
+      if (!Object.hasOwn(c.scores, scorer)) continue;
+      const moved = { case_name: name, scorer, baseline_score: baselineScore, candidate_score: c.scores[scorer], delta: c.scores[scorer] - baselineScore };
+      if (Math.abs(moved.delta) <= threshold + EPSILON) unchanged++;
+      else if (moved.delta < 0) {
+        regressions.push(moved);
+        down = true;
+      } else {
+        improvements.push(moved);
+        up = true;
+      }
+    }
+    const change: CaseChange = down && up ? 'mixed' : down ? 'regressed' : up ? 'improved' : 'unchanged';
+    const bSide = side(b);
+    const cSide = side(c);
     cases.push({
       case_name: name,
       baseline_score: b.avg_score,
@@ -125,13 +209,13 @@ export function compareRuns(baseline: ComparableRun, candidate: ComparableRun, o
       ...(b.conversation && c.conversation
         ? { conversation: compareConversations(b.conversation, c.conversation, { baseline: b.scores, candidate: c.scores }) }
         : {}),
+      change,
+      baseline_case: bSide,
+      candidate_case: cSide,
+      duration_delta_ms: difference(bSide.duration_ms, cSide.duration_ms),
+      cost_delta_usd: difference(bSide.cost_usd, cSide.cost_usd),
+      ...(change !== 'unchanged' && b.detail && c.detail ? { baseline_detail: b.detail, candidate_detail: c.detail } : {}),
     });
-    for (const [scorer, baselineScore] of Object.entries(b.scores)) {
-      if (!Object.hasOwn(c.scores, scorer)) continue;
-      const change = { case_name: name, scorer, baseline_score: baselineScore, candidate_score: c.scores[scorer], delta: c.scores[scorer] - baselineScore };
-      if (Math.abs(change.delta) <= threshold + EPSILON) unchanged++;
-      else (change.delta < 0 ? regressions : improvements).push(change);
-    }
   }
   regressions.sort((x, y) => x.delta - y.delta || order(x, y));
   improvements.sort((x, y) => y.delta - x.delta || order(x, y));
@@ -151,6 +235,42 @@ export function compareRuns(baseline: ComparableRun, candidate: ComparableRun, o
     only_in_baseline: [...base.keys()].filter((name) => !cand.has(name)),
     only_in_candidate: [...cand.keys()].filter((name) => !base.has(name)),
     same_suite_version: sameSuiteVersion(baseline, candidate),
+    case_counts: caseCounts(cases),
+    totals: totals(cases),
+  };
+}
+
+function side(c: ComparableCase): CaseSide {
+  return { case_index: c.case_index ?? null, trace_id: c.trace_id ?? null, duration_ms: c.duration_ms ?? null, cost_usd: c.cost_usd ?? null };
+}
+
+function difference(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : b - a;
+}
+
+function caseCounts(cases: readonly CaseComparison[]): CaseCounts {
+  const counts: CaseCounts = { compared: cases.length, regressed: 0, improved: 0, mixed: 0, unchanged: 0 };
+  for (const c of cases) counts[c.change]++;
+  return counts;
+}
+
+function totals(cases: readonly CaseComparison[]): CostLatencyDelta {
+  const timed = cases.filter((c) => c.baseline_case.duration_ms !== null && c.candidate_case.duration_ms !== null);
+  const priced = cases.filter((c) => c.cost_delta_usd !== null);
+  const meanOf = (xs: number[]) => (xs.length ? mean(xs) : null);
+  const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
+  const bDur = meanOf(timed.map((c) => c.baseline_case.duration_ms!));
+  const cDur = meanOf(timed.map((c) => c.candidate_case.duration_ms!));
+  const bCost = priced.length ? sum(priced.map((c) => c.baseline_case.cost_usd!)) : null;
+  const cCost = priced.length ? sum(priced.map((c) => c.candidate_case.cost_usd!)) : null;
+  return {
+    baseline_mean_duration_ms: bDur,
+    candidate_mean_duration_ms: cDur,
+    mean_duration_delta_ms: difference(bDur, cDur),
+    baseline_cost_usd: bCost,
+    candidate_cost_usd: cCost,
+    cost_delta_usd: difference(bCost, cCost),
+    priced_cases: priced.length,
   };
 }
 

@@ -147,6 +147,73 @@ export const CaseResultSchema = z
 /** GET /api/runs/{id}/results. */
 export const CaseResultListSchema = z.object({ results: z.array(CaseResultSchema) });
 
+const ScoreChangeSchema = z.object({ case_name: z.string(), scorer: z.string(), baseline_score: z.number(), candidate_score: z.number(), delta: z.number() });
+const CaseSideSchema = z.object({
+  case_index: z.number().int().nullable(),
+  trace_id: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+  cost_usd: z.number().nullable(),
+});
+const CaseSideDetailSchema = z.object({
+  input: z.unknown(),
+  expected: z.unknown(),
+  output: z.unknown(),
+  error: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()).describe("Per scorer: score, passed, reason, evidence (as in the run's results)"),
+});
+
+/** RunComparison: POST /api/compare and /api/evals/compare (core/evals/compare.ts). */
+export const RunComparisonSchema = z
+  .object({
+    baseline: z.object({ run_id: z.string(), agent_version: z.string() }),
+    candidate: z.object({ run_id: z.string(), agent_version: z.string() }),
+    passed: z.boolean(),
+    overall_delta: z.number(),
+    regressions: z.array(ScoreChangeSchema),
+    improvements: z.array(ScoreChangeSchema),
+    unchanged_count: z.number().int(),
+    threshold: z.number(),
+    significance: object('method, n, n_changed, p_value, alpha, significant, mean_delta, ci95, conclusive, note (docs/scorers.md, "Comparing runs")'),
+    cases: z.array(
+      z.object({
+        case_name: z.string(),
+        baseline_score: z.number(),
+        candidate_score: z.number(),
+        delta: z.number(),
+        baseline_status: z.string(),
+        candidate_status: z.string(),
+        conversation: object('A conversation case compared turn by turn').optional(),
+        change: z.enum(['regressed', 'improved', 'mixed', 'unchanged']),
+        baseline_case: CaseSideSchema,
+        candidate_case: CaseSideSchema,
+        duration_delta_ms: z.number().nullable(),
+        cost_delta_usd: z.number().nullable(),
+        baseline_detail: CaseSideDetailSchema.optional(),
+        candidate_detail: CaseSideDetailSchema.optional(),
+      }),
+    ),
+    only_in_baseline: z.array(z.string()),
+    only_in_candidate: z.array(z.string()),
+    same_suite_version: z.boolean().nullable(),
+    case_counts: z.object({
+      compared: z.number().int(),
+      regressed: z.number().int(),
+      improved: z.number().int(),
+      mixed: z.number().int(),
+      unchanged: z.number().int(),
+    }),
+    totals: z.object({
+      baseline_mean_duration_ms: z.number().nullable(),
+      candidate_mean_duration_ms: z.number().nullable(),
+      mean_duration_delta_ms: z.number().nullable(),
+      baseline_cost_usd: z.number().nullable(),
+      candidate_cost_usd: z.number().nullable(),
+      cost_delta_usd: z.number().nullable(),
+      priced_cases: z.number().int(),
+    }),
+  })
+  .meta({ id: 'RunComparison' });
+
 /** LocalResultsAnswer: POST /api/runs/{id}/results. */
 export const LocalResultsAnswerSchema = z.object({ run_id: z.string(), accepted: z.number().int(), progress: Progress });
 

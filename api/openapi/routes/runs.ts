@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { CompleteLocalRunSchema, CreateEvalRunSchema, CreateLocalRunSchema, CreateRunSchema, LocalResultsSchema } from '../../../core/model/eval-run.js';
 import { RunFailureQuerySchema, TraceFailureQuerySchema } from '../../../core/model/failures.js';
-import { CaseResultListSchema, LocalResultsAnswerSchema, RunListSchema, RunStatusSchema, RunViewSchema } from '../../../core/model/answers-evals.js';
+import {
+  CaseResultListSchema,
+  LocalResultsAnswerSchema,
+  RunComparisonSchema,
+  RunListSchema,
+  RunStatusSchema,
+  RunViewSchema,
+} from '../../../core/model/answers-evals.js';
 import { ApprovalBody, CaseIndex, ListQuery as RunListQuery } from '../../routes/runs.js';
 import { CompareSchema, ResultsQuery } from '../../routes/run-params.js';
 import { defineRoutes, DocumentedObject as doc, NoContent } from '../route-spec.js';
@@ -53,7 +60,7 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Runs',
     access: RUN_ID,
     body: CompareSchema,
-    answers: { 200: doc('RunComparison: per case and scorer, regressions and their significance (docs/evals.md)') },
+    answers: { 200: RunComparisonSchema },
     errors: [404],
   },
   {
@@ -194,7 +201,7 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Runs',
     access: RUN_ID,
     body: CompareSchema,
-    answers: { 200: doc('RunComparison (docs/evals.md)') },
+    answers: { 200: RunComparisonSchema },
     errors: [404],
   },
   {

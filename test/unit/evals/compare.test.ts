@@ -171,6 +171,51 @@ describe('compareRuns', () => {
     expect(compareRuns(baseline, candidate, { threshold: 0.05, seed: 99 }).significance.p_value).not.toBe(first.significance.p_value);
   });
 
+  it('counts cases apart from scorer changes, and gives latency and cost deltas per case and overall', () => {
+    const two = (case_name: string, a: number, b: number, more: Partial<ComparableCase> = {}): ComparableCase => ({
+      case_name,
+      scores: { a, b },
+      avg_score: (a + b) / 2,
+      status: 'passed',
+      ...more,
+    });
+    const detail = (output: string) => ({ input: 'q', expected: null, output, error: null, details: { a: { score: 1, reason: 'r' } } });
+    const baseline = run('b', [
+      two('both-drop', 1, 1, { case_index: 0, trace_id: 't-b0', duration_ms: 100, cost_usd: 0.01, detail: detail('old') }),
+      two('mixed', 1, 0, { case_index: 1, duration_ms: 200, cost_usd: 0.02, detail: detail('old') }),
+      two('same', 1, 1, { case_index: 2, duration_ms: 300, cost_usd: null, detail: detail('same') }),
+    ]);
+    const candidate = run('c', [
+      two('both-drop', 0, 0, { case_index: 0, trace_id: 't-c0', duration_ms: 150, cost_usd: 0.03, detail: detail('new') }),
+      two('mixed', 0, 1, { case_index: 1, duration_ms: 100, cost_usd: 0.01, detail: detail('new') }),
+      two('same', 1, 1, { case_index: 2, duration_ms: 330, cost_usd: 0.5, detail: detail('same') }),
+    ]);
+    const r = compareRuns(baseline, candidate, { threshold: 0.05 });
+    // Three scorer drops over two cases.
+    expect(r.regressions).toHaveLength(3);
+    expect(r.case_counts).toEqual({ compared: 3, regressed: 1, improved: 0, mixed: 1, unchanged: 1 });
+    const drop = r.cases.find((c) => c.case_name === 'both-drop')!;
+    expect(drop).toMatchObject({
+      change: 'regressed',
+      baseline_case: { case_index: 0, trace_id: 't-b0', duration_ms: 100, cost_usd: 0.01 },
+      candidate_case: { case_index: 0, trace_id: 't-c0', duration_ms: 150, cost_usd: 0.03 },
+      duration_delta_ms: 50,
+    });
+    expect(drop.cost_delta_usd).toBeCloseTo(0.02);
+    expect(drop.baseline_detail?.output).toBe('old');
+    expect(drop.candidate_detail?.output).toBe('new');
+    // An unchanged case carries no detail, and a cost unknown on one side has no delta.
+    const same = r.cases.find((c) => c.case_name === 'same')!;
+    expect(same).toMatchObject({ change: 'unchanged', cost_delta_usd: null, duration_delta_ms: 30 });
+    expect(same.baseline_detail).toBeUndefined();
+    expect(r.totals.baseline_mean_duration_ms).toBe(200);
+    expect(r.totals.candidate_mean_duration_ms).toBeCloseTo(580 / 3);
+    expect(r.totals.priced_cases).toBe(2);
+    expect(r.totals.baseline_cost_usd).toBeCloseTo(0.03);
+    expect(r.totals.candidate_cost_usd).toBeCloseTo(0.04);
+    expect(r.totals.cost_delta_usd).toBeCloseTo(0.01);
+  });
+
   it('refuses a negative threshold', () => {
     expect(() => compareRuns(run('b', []), run('c', []), { threshold: -1 })).toThrow('threshold must be a number >= 0');
   });

@@ -9,6 +9,7 @@ import type { Agent, AgentList } from '../../../core/model/agent.js';
 import type { SuiteList, SuiteSummary, SuiteVersionInfo } from '../../../core/model/suite.js';
 import type { CaseResultView, RunView } from '../../../core/model/eval-run.js';
 import type { PromptLabels, PromptList, PromptVersion, PromptVersionList } from '../../../core/model/prompt.js';
+import type { RunComparison } from '../../../core/evals/compare.js';
 import type { LocalResultsAnswer, RunList, RunStatusView } from '../../../sdk/api-types.js';
 
 /**
@@ -50,6 +51,11 @@ describe('answer schemas and the model types', () => {
     type CaseDeep = 'details' | 'trials' | 'running';
     expectTypeOf<Omit<CaseResultView, CaseDeep>>().toExtend<Omit<Out<typeof E.CaseResultSchema>, CaseDeep>>();
     expectTypeOf<keyof CaseResultView>().toEqualTypeOf<keyof Out<typeof E.CaseResultSchema>>();
+    // The significance and a conversation's turns are interfaces, documented objects in the schema.
+    type Cmp = Out<typeof E.RunComparisonSchema>;
+    expectTypeOf<Omit<RunComparison, 'significance' | 'cases'>>().toExtend<Omit<Cmp, 'significance' | 'cases'>>();
+    expectTypeOf<Omit<RunComparison['cases'][number], 'conversation'>>().toExtend<Omit<Cmp['cases'][number], 'conversation'>>();
+    expectTypeOf<keyof RunComparison>().toEqualTypeOf<keyof Out<typeof E.RunComparisonSchema>>();
     expectTypeOf<LocalResultsAnswer>().toEqualTypeOf<Out<typeof E.LocalResultsAnswerSchema>>();
     expectTypeOf<PromptVersion>().toExtend<Out<typeof E.PromptVersionSchema>>();
     expectTypeOf<PromptList>().toExtend<Out<typeof E.PromptListSchema>>();
