@@ -57,6 +57,8 @@ export default tseslint.config(
   { files: ['core/store/*.ts'], rules: restrict(...no('api', 'collector', 'workflows', 'runtime', 'cli', 'sdk', 'ui', 'main'), IMPLEMENTATIONS) },
   { files: ['collector/**/*.ts'], rules: restrict(...no('api', 'workflows', 'runtime', 'cli', 'sdk', 'ui', 'main'), CLICKHOUSE_BUT_CODEC, POSTGRES) },
   { files: ['api/**/*.ts'], rules: restrict(...no('runtime', 'cli', 'sdk', 'ui', 'main'), COLLECTOR, WORKFLOWS, CLICKHOUSE, POSTGRES) },
+  // The MCP server calls the API's own routes through the SDK's typed client (docs/mcp.md).
+  { files: ['api/mcp/*.ts'], rules: restrict(...no('runtime', 'cli', 'ui', 'main'), COLLECTOR, WORKFLOWS, CLICKHOUSE, POSTGRES) },
   { files: ['workflows/**/*.ts'], rules: restrict(...no('api', 'runtime', 'cli', 'sdk', 'ui', 'main'), COLLECTOR, CLICKHOUSE, POSTGRES) },
   // The wiring: it opens the stores (their implementations) and starts every room through its surface.
   { files: ['runtime/**/*.ts'], rules: restrict(...no('cli', 'sdk', 'ui', 'main'), COLLECTOR, API, WORKFLOWS) },

@@ -42,6 +42,7 @@ import { uiMiddleware } from './ui.js';
 import { openApiRouter } from './routes/openapi.js';
 import { failuresRouter } from './routes/failures.js';
 import { exportsRouter } from './routes/exports.js';
+import { mcpRouter } from './mcp/route.js';
 
 /** Builds the Koa app (it does not listen): JSON ingest, health and metrics, then OTLP/HTTP, then the project-scoped API. */
 export function createApp(deps: ApiDeps): Koa {
@@ -57,6 +58,9 @@ export function createApp(deps: ApiDeps): Koa {
   app.use(ingestRouter(deps).routes());
   // The OpenAPI document and its reference page (public; /api-reference is taken before the dashboard).
   app.use(openApiRouter({ version: deps.config.version }).routes());
+  // The MCP server (docs/mcp.md): its tools call this app's own routes, in process, as the caller (before the dashboard, which takes other GETs).
+  let handle: ReturnType<Koa['callback']> | undefined;
+  app.use(mcpRouter(deps, (req, res) => void (handle ??= app.callback())(req, res)).routes());
   // The dashboard takes GET/HEAD outside /api, /v1 and /metrics before any API middleware runs.
   if (deps.ui) app.use(uiMiddleware(deps.ui));
   // Open routes: health, metrics (their own credentials), the dashboard's sign-in and session.

@@ -230,6 +230,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   // --span-size S (default 2k); --quick: fewer rounds
   'json-request-cost': async () =>
     Promise.resolve((await import('./json-request-cost.js')).benchJsonRequestCost({ requests: 400, rounds: quick ? 5 : 15, spanSize: v['span-size'] ?? '2k' })),
+  'mcp-tools': async () => (await import('./mcp-tools.js')).benchMcpTools({ traces: num(v.traces, quick ? 200 : 2_000), calls: quick ? 10 : 50 }),
   'trial-trace-read': async () => (await import('./trial-trace-read.js')).benchTrialTraceRead({ iterations: quick ? 10 : 50, rounds: quick ? 3 : 9 }),
   ui: async () =>
     (await import('./ui.js')).benchUi({

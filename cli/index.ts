@@ -9,6 +9,7 @@ import { registerProjects } from './commands/projects.js';
 import { registerRun } from './commands/run.js';
 import { registerRuns } from './commands/runs.js';
 import { registerSuites } from './commands/suites.js';
+import { registerMcp } from './commands/mcp.js';
 import type { CliIo } from './io.js';
 
 export type { CliIo } from './io.js';
@@ -28,4 +29,5 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerBackup(program, io);
   registerExport(program, io);
   registerDoctor(program, io);
+  registerMcp(program, io);
 }

@@ -17,7 +17,8 @@ export function rateBucketOf(method: string, path: string): RateBucket {
 }
 
 /** POSTs that change nothing: they read like a GET, so an archived project answers them. */
-const READING_POSTS = [/^\/api\/(evals\/)?compare$/, /^\/api\/prompts\/[^/]+\/render$/];
+// POST /mcp itself: each tool's API call is judged on its own (api/mcp/route.ts).
+const READING_POSTS = [/^\/api\/(evals\/)?compare$/, /^\/api\/prompts\/[^/]+\/render$/, /^\/mcp$/];
 /**
  * Routes that govern rather than touch the caller's project's data, never refused by its status:
  * a server admin's routes (creating projects, /api/admin/projects...) act on the server, and

@@ -14,7 +14,6 @@ import type { BatchWriter } from '../../core/store/analytics.js';
 import type { RowBatch, SpanRecord, TraceHeader } from '../../core/model/span.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { encodeSpanRow, spanRow } from '../../core/store/clickhouse/rows.js';
-import { spanRecord } from '../helpers/span-record.js';
 
 // The Kafka transport alone: sink -> broker -> ingester -> a BatchWriter that records what it gets.
 // Rows are encoded once at ingest (span rows as TabSeparated lines, trace_stats_input rows as
@@ -59,7 +58,7 @@ async function sink(topic: string, opts: { maxMessageBytes?: number; maxInFlight
 }
 
 function span(project: string, trace: string, n: number, extra: Partial<SpanRecord> = {}): SpanRecord {
-  return spanRecord({
+  return {
     project_id: project,
     trace_id: trace,
     span_id: `${trace}-s${n}`,
@@ -67,7 +66,10 @@ function span(project: string, trace: string, n: number, extra: Partial<SpanReco
     name: `step ${n}`,
     span_type: n === 0 ? 'span' : 'generation',
     component_type: n === 0 ? null : 'generation',
+    convention: 'genai',
     kind: 'internal',
+    status: 'ok',
+    status_message: '',
     start_time: 1_700_000_000_000 + n,
     end_time: 1_700_000_000_010 + n,
     duration_ms: 10,
@@ -80,8 +82,9 @@ function span(project: string, trace: string, n: number, extra: Partial<SpanReco
     resource_attributes: { 'service.name': 'svc' },
     scope_name: 'test',
     scope_version: '1',
+    events: '[]',
     ...extra,
-  });
+  };
 }
 
 function header(project: string, trace: string): TraceHeader {

@@ -2,10 +2,6 @@ import { z } from 'zod';
 import { CompleteLocalRunSchema, CreateEvalRunSchema, CreateLocalRunSchema, CreateRunSchema, LocalResultsSchema } from '../../../core/model/eval-run.js';
 import { RunFailureQuerySchema, TraceFailureQuerySchema } from '../../../core/model/failures.js';
 import {
-  ApprovalAnswerSchema,
-  ApprovalListSchema,
-  CaseCancelAnswerSchema,
-  RunControlAnswerSchema,
   CaseResultListSchema,
   LocalResultsAnswerSchema,
   RunComparisonSchema,
@@ -149,7 +145,7 @@ export const RUNS_ROUTES = defineRoutes([
     summary: 'Tool calls of a run waiting for approval',
     tag: 'Runs',
     access: RUN_ID,
-    answers: { 200: ApprovalListSchema },
+    answers: { 200: doc('{run_id, approvals: [{case_index, trial, tool, reason, since}]}') },
     errors: [404],
   },
   {
@@ -160,7 +156,7 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Runs',
     access: 'evals:run',
     body: z.object({ action: z.enum(['pause', 'resume', 'cancel']) }),
-    answers: { 202: RunControlAnswerSchema },
+    answers: { 202: doc('{run_id, action, status, accepted}') },
     errors: [404, 409],
   },
   {
@@ -171,7 +167,7 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Runs',
     access: 'evals:run',
     params: { index: CaseIndex },
-    answers: { 202: CaseCancelAnswerSchema },
+    answers: { 202: doc('{run_id, case_index, action, accepted}') },
     errors: [404, 409],
   },
   {
@@ -183,7 +179,7 @@ export const RUNS_ROUTES = defineRoutes([
     access: 'evals:run',
     params: { index: CaseIndex },
     body: ApprovalBody,
-    answers: { 202: ApprovalAnswerSchema },
+    answers: { 202: doc('{run_id, case_index, trial, approved, accepted}') },
     errors: [404, 409],
   },
   {
