@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
 import { ensureUiBuild } from '../scripts/build-ui.js';
 import { useRunTmpDir } from './helpers/data-dir.js';
 import { ensureTemporalCli } from './helpers/tools.js';
@@ -15,13 +16,25 @@ import { ensureTemporalCli } from './helpers/tools.js';
  * build is missing or stale (scripts/build-ui.ts). Where either fails the other tests still
  * run; the browser tests then fail with the reason.
  *
+ * For the tests of the 'service' project: builds dist/ when a source is newer (scripts/build-dist.mjs
+ * --if-stale; at once after `npm ci`, whose `prepare` built it). The service processes tests start
+ * run it compiled (spawnServiceProcess), and a build of tens of seconds belongs here, before any
+ * test's timeout runs, not in the first test that starts a process.
+ *
  * Gives the run its own temporary directory (TMPDIR, inherited by every test worker and every
  * process they start) and removes it when the run ends: each test file's data dirs (chDB,
  * PostgreSQL, Kafka logs; ~85 MB a service) are made with os.tmpdir(), so nothing a test forgets
  * to remove outlives the run.
  */
-export default async function setup(): Promise<() => void> {
+export default async function setup(project: TestProject): Promise<() => void> {
   ensureTemporalCli();
+  if (project.name === 'service') {
+    try {
+      execFileSync(process.execPath, [BUILD_DIST, '--if-stale'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    } catch {
+      console.warn('global-setup: dist/ did not build (see above); the tests that start service processes will fail');
+    }
+  }
 
   const chromium = fileURLToPath(new URL('../scripts/chromium.sh', import.meta.url));
   try {
@@ -46,6 +59,8 @@ export default async function setup(): Promise<() => void> {
     if (run.users === 0) fs.rmSync(run.dir, { recursive: true, force: true });
   };
 }
+
+const BUILD_DIST = fileURLToPath(new URL('../scripts/build-dist.mjs', import.meta.url));
 
 /** Where the run's temporary directory is kept between the project's setups (one process). */
 const RUN_TMP = Symbol.for('agent-eval.test-run-tmp');

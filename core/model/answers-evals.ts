@@ -302,3 +302,29 @@ export const PromptTracesSchema = z.object({
   limit: z.number().int(),
   offset: z.number().int(),
 });
+
+/** POST /api/runs/{id}/control. */
+export const RunControlAnswerSchema = z.object({
+  run_id: z.string(),
+  action: z.enum(['pause', 'resume', 'cancel']),
+  status: z.enum(RUN_STATUSES),
+  accepted: z.boolean(),
+});
+
+/** POST /api/runs/{id}/cases/{index}/cancel. */
+export const CaseCancelAnswerSchema = z.object({ run_id: z.string(), case_index: z.number().int(), action: z.literal('cancel'), accepted: z.boolean() });
+
+/** POST /api/runs/{id}/cases/{index}/approval. */
+export const ApprovalAnswerSchema = z.object({
+  run_id: z.string(),
+  case_index: z.number().int(),
+  trial: z.number().int(),
+  approved: z.boolean(),
+  accepted: z.boolean(),
+});
+
+/** GET /api/runs/{id}/approvals: tool calls waiting for a person. */
+export const ApprovalListSchema = z.object({
+  run_id: z.string(),
+  approvals: z.array(z.object({ case_index: z.number().int(), trial: z.number().int(), tool: z.string(), reason: z.string().nullable(), since: z.number() })),
+});

@@ -183,3 +183,17 @@ export const ScoreSchema = z
 
 /** GET /api/scores. */
 export const ScoreListSchema = z.object({ scores: z.array(ScoreSchema) });
+
+const ServiceStatus = z.enum(['ok', 'unavailable', 'starting', 'not_configured']);
+
+/** GET /api/health (api/routes/health.ts): 200 when healthy or degraded, 503 with the same body when unhealthy. */
+export const HealthSchema = z
+  .object({
+    status: z.enum(['healthy', 'degraded', 'unhealthy']),
+    version: z.string(),
+    services: z.partialRecord(z.enum(['analytical_store', 'metadata_store', 'workflow_engine', 'streaming_buffer', 'data_dir']), ServiceStatus.optional()),
+    reasons: z.record(z.string(), z.string()).optional().describe('Why each service that is not ok is not'),
+    auth: z.string().describe('Whether calls need credentials: required or none'),
+    ingest: z.looseObject({}).optional().describe("The write path's buffer: pending spans and bytes, drops, Kafka consumer lag"),
+  })
+  .meta({ id: 'Health' });

@@ -228,4 +228,50 @@ describe("the dashboard's smaller defects", () => {
     await p.screenshot('alert-event-traces');
     expect(describeErrors(p)).toBe('');
   });
+
+  it('finds a trace to compare by searching, and diffs chat outputs by their words', async () => {
+    const chat = (content: string) => JSON.stringify([{ role: 'assistant', content }]);
+    const changed = texts.supportAnswer.replace(/\.(\s)/, '. Your refund reference is ZX-8841.$1');
+    const one = (id: string, content: string, ago: number) => ({
+      trace_id: id,
+      name: 'support-bot',
+      status: 'ok',
+      duration_ms: 40,
+      start_time: new Date(Date.now() - ago).toISOString(),
+      spans: [
+        {
+          span_id: `${id}-root`,
+          name: 'support-bot',
+          type: 'generation',
+          start_time: new Date(Date.now() - ago).toISOString(),
+          end_time: new Date(Date.now() - ago + 40).toISOString(),
+          input: texts.supportQuestion,
+          output: chat(content),
+        },
+      ],
+    });
+    const a = `${TRACE}-chat-a`;
+    const b = `${TRACE}-chat-b`;
+    await call('/api/traces/ingest', { method: 'POST', json: one(a, texts.supportAnswer, 50 * 60_000) }, 201);
+    await call('/api/traces/ingest', { method: 'POST', json: one(b, changed, 49 * 60_000) }, 201);
+    // 21 newer traces push both out of the newest twenty.
+    for (let i = 0; i < 21; i++)
+      await call('/api/traces/ingest', { method: 'POST', json: one(`${TRACE}-newer-${i}`, texts.travelAnswer, 60_000 - i * 1000) }, 201);
+    const p = await open();
+    await p.page.goto(`/compare/traces?a=${a}`);
+    await expect.poll(() => p.page.getByTestId('trace-compare-recent').count()).toBe(20);
+    expect(await p.page.locator(`[data-testid="trace-compare-recent"][data-trace-id="${b}"]`).count()).toBe(0);
+    await p.page.getByTestId('trace-compare-search').fill('ZX-8841');
+    const found = p.page.locator(`[data-testid="trace-compare-recent"][data-trace-id="${b}"]`);
+    await expect.poll(() => found.count()).toBe(1);
+    expect(await p.page.getByTestId('trace-compare-recent').count()).toBe(1);
+    await found.getByRole('link', { name: `Use ${b} as trace B` }).click();
+    await p.page.waitForURL((u) => u.searchParams.get('b') === b);
+    await p.page.goto(`/compare/traces?a=${a}&b=${b}&row=${encodeURIComponent('support-bot#0')}`);
+    const diff = p.page.getByTestId('trace-compare-output-diff');
+    await expect.poll(() => diff.locator('ins').allTextContents()).toEqual([' Your refund reference is ZX-8841.']);
+    expect(await diff.locator('del').count()).toBe(0);
+    await p.screenshot('compare-traces-chat-diff');
+    expect(describeErrors(p)).toBe('');
+  });
 });

@@ -110,6 +110,23 @@ describe('datasets from production in Chromium', () => {
     expect(describeErrors(p)).toBe('');
   });
 
+  it("adds the traces list's filtered traces as a batch, previewed with its cap", async () => {
+    const before = (await latest('from-production')).latest_version;
+    const p = await open();
+    await p.page.goto('/traces?status=ok');
+    await p.page.getByTestId('add-to-suite-open').click();
+    await p.page.getByTestId('add-to-suite-cap').fill('2');
+    await p.page.getByTestId('add-to-suite-preview').click();
+    await expect.poll(() => p.page.getByTestId('add-to-suite-count').textContent()).toContain('2 cases (more traces match: the newest 2 are taken)');
+    await p.screenshot('datasets-batch-preview');
+    await p.page.getByTestId('add-to-suite-add').click();
+    await expect.poll(() => p.page.getByTestId('add-to-suite-done').textContent()).toContain('2 cases');
+    const v = await latest('from-production');
+    expect(v.latest_version).toBe(before + 1);
+    expect(v.definition.cases.slice(-2).map((c) => c.source?.trace_id)).toEqual(['ui-ds-s2', 'ui-ds-s1']);
+    expect(describeErrors(p)).toBe('');
+  });
+
   it('creates a suite, adds, changes and removes cases (a version each) and runs it with its progress', async () => {
     const p = await open();
     await p.page.goto('/suites');

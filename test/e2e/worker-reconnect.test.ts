@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { exited, pollUntil, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { distCurrent, exited, pollUntil, spawnServiceProcess, stopProcess, type ServiceProcess } from '../helpers/processes.js';
 import { makeDataDir } from '../helpers/server.js';
 import { freePort } from '../../core/os/processes.js';
 import { createLogger } from '../../core/logger.js';
@@ -24,6 +24,9 @@ const env = (address: string) => ({
 
 let worker: ServiceProcess | undefined;
 let engine: DevServer | undefined;
+
+// The tests time the worker's start: the compiled service is built (when stale) before.
+beforeAll(() => distCurrent(), 300_000);
 
 afterAll(async () => {
   await stopProcess(worker);

@@ -8,6 +8,8 @@ export interface RouterRoute {
   method: string;
   path: string;
   params: string[];
+  /** Registered with `router.all` (every method: a catch-all that answers 405 to the ones the path does not serve). */
+  all: boolean;
 }
 
 /**
@@ -32,8 +34,9 @@ export function routerRoutes(): RouterRoute[] {
   const routes: RouterRoute[] = [];
   for (const middleware of app.middleware as Array<{ router?: { stack: Array<{ methods: string[]; path: string; paramNames: Array<{ name: string }> }> } }>) {
     for (const layer of middleware.router?.stack ?? []) {
+      const all = ['GET', 'PUT', 'PATCH', 'POST', 'DELETE', 'OPTIONS'].every((m) => layer.methods.includes(m));
       for (const method of layer.methods) {
-        if (method !== 'HEAD') routes.push({ method, path: layer.path, params: layer.paramNames.map((p) => p.name) });
+        if (method !== 'HEAD') routes.push({ method, path: layer.path, params: layer.paramNames.map((p) => p.name), all });
       }
     }
   }

@@ -76,9 +76,10 @@ process.once('exit', () => {
  * `waitForEngine` (default true): return once the workflow engine, prepared in the background by
  * `serve`, is ready or known unavailable, as well as the listeners (a process with the api or
  * worker role); false returns at the ready line, as a user sees the API answer.
- * `entry`: `sources` (default) runs main.ts through tsx; `dist` runs the compiled dist/main.js
- * with no TypeScript loader, as `npm start` and the container do (the caller makes sure dist/ is
- * current: `node scripts/build-dist.mjs --if-stale`).
+ * `entry`: `dist` (default) runs the compiled dist/main.js with no TypeScript loader, as
+ * `npm start` and the container do, built first when a source is newer (buildDist: at once when
+ * current, as after `npm ci`, whose `prepare` builds it); `sources` runs main.ts through tsx,
+ * which transpiles the service at every start (about 2 s more CPU per process).
  * `freshPostgres`: run `initdb` in a new data dir, as a first start on a new machine does; by
  * default a new data dir gets a copy of an initialised cluster (seedServicePostgres).
  */
@@ -93,7 +94,11 @@ export async function spawnServiceProcess(
     const { seedServicePostgres } = await import('./service-postgres.js');
     await seedServicePostgres(dataDir);
   }
-  const entry = opts.entry === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'main.ts'];
+  let entry = ['--import', 'tsx', 'main.ts'];
+  if (opts.entry !== 'sources') {
+    await distCurrent();
+    entry = ['dist/main.js'];
+  }
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...entry, 'serve'], {
     cwd: REPO_ROOT,
     env: {
@@ -199,6 +204,23 @@ export async function stopProcess(p: ServiceProcess | undefined, timeoutMs = 60_
  * current, else main.ts through tsx's loader, a second or more of every command's start).
  */
 export function buildDist(): Promise<void> {
+  return runBuildDist();
+}
+
+let checked: Promise<void> | undefined;
+
+/**
+ * buildDist once per test file (its worker process): the service processes it starts then run
+ * the same build. A failed build is not kept, so a later start tries again. A test that times a
+ * service's start awaits it first, so a build (tens of seconds) is not counted in the start.
+ */
+export function distCurrent(): Promise<void> {
+  checked ??= runBuildDist();
+  checked.catch(() => (checked = undefined));
+  return checked;
+}
+
+function runBuildDist(): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['scripts/build-dist.mjs', '--if-stale'], { cwd: REPO_ROOT, timeout: 300_000 }, (err, stdout, stderr) =>
       err ? reject(new Error(`building dist/ failed: ${err.message}\n${stdout}\n${stderr}`)) : resolve(),

@@ -14,6 +14,7 @@ import type { BatchWriter } from '../../core/store/analytics.js';
 import type { RowBatch, SpanRecord, TraceHeader } from '../../core/model/span.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import { encodeSpanRow, spanRow } from '../../core/store/clickhouse/rows.js';
+import { spanRecord } from '../helpers/span-record.js';
 
 // The Kafka transport alone: sink -> broker -> ingester -> a BatchWriter that records what it gets.
 // Rows are encoded once at ingest (span rows as TabSeparated lines, trace_stats_input rows as
@@ -58,7 +59,7 @@ async function sink(topic: string, opts: { maxMessageBytes?: number; maxInFlight
 }
 
 function span(project: string, trace: string, n: number, extra: Partial<SpanRecord> = {}): SpanRecord {
-  return {
+  return spanRecord({
     project_id: project,
     trace_id: trace,
     span_id: `${trace}-s${n}`,
@@ -66,10 +67,7 @@ function span(project: string, trace: string, n: number, extra: Partial<SpanReco
     name: `step ${n}`,
     span_type: n === 0 ? 'span' : 'generation',
     component_type: n === 0 ? null : 'generation',
-    convention: 'genai',
     kind: 'internal',
-    status: 'ok',
-    status_message: '',
     start_time: 1_700_000_000_000 + n,
     end_time: 1_700_000_000_010 + n,
     duration_ms: 10,
@@ -82,9 +80,8 @@ function span(project: string, trace: string, n: number, extra: Partial<SpanReco
     resource_attributes: { 'service.name': 'svc' },
     scope_name: 'test',
     scope_version: '1',
-    events: '[]',
     ...extra,
-  };
+  });
 }
 
 function header(project: string, trace: string): TraceHeader {

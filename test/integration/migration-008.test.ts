@@ -6,6 +6,7 @@ import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js'
 import { loadCorpus } from '../helpers/corpus.js';
 import { clickhouseBefore } from '../helpers/clickhouse-store.js';
 import { makeDataDir } from '../helpers/data-dir.js';
+import { spanRecord } from '../helpers/span-record.js';
 
 // A store of the previous release (migrations up to 007: a write's summaries pass through
 // trace_stats_input) is upgraded in place to 008 (they fold straight into trace_stats). A trace
@@ -27,18 +28,14 @@ const corpusTexts = loadCorpus()
 
 function span(spanId: string, i: number, over: Partial<SpanRecord> = {}): SpanRecord {
   const start = Date.now() - 60_000 + i * 1_000;
-  return {
-    project_id: 'p',
+  return spanRecord({
     trace_id: 't-upgrade',
     span_id: spanId,
     parent_span_id: i === 0 ? null : 's0',
     name: i === 0 ? 'support-agent' : `step ${i}`,
     span_type: i === 0 ? 'span' : 'generation',
     component_type: i === 0 ? null : 'generation',
-    convention: 'genai',
     kind: 'client',
-    status: 'ok',
-    status_message: '',
     start_time: start,
     end_time: start + 500,
     duration_ms: 500,
@@ -51,9 +48,8 @@ function span(spanId: string, i: number, over: Partial<SpanRecord> = {}): SpanRe
     resource_attributes: { 'service.name': 'support-bot' },
     scope_name: 'otel',
     scope_version: '1',
-    events: '[]',
     ...over,
-  };
+  });
 }
 
 describe('migration 008 on a store of the previous release', () => {

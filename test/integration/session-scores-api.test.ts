@@ -3,6 +3,7 @@ import type { SessionDetail, SessionList } from '../../core/model/trace-session.
 import { AgentEvalClient } from '../../sdk/index.js';
 import { loadCorpus } from '../helpers/corpus.js';
 import { expectJson, useTestApi } from '../helpers/test-service-hooks.js';
+import { ingestTrace } from '../helpers/ingest-trace.js';
 
 /**
  * Scores per session (issue 29, docs/api.md "Sessions"): the session list and the session view
@@ -14,33 +15,19 @@ import { expectJson, useTestApi } from '../helpers/test-service-hooks.js';
 const svc = useTestApi();
 const OTHER = 'session-scores-other';
 const base = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
-const iso = (ms: number) => new Date(ms).toISOString();
 const texts = loadCorpus()
   .json.flatMap((t) => t.body.spans)
   .flatMap((s) => [s.input, s.output])
   .filter((v): v is string => typeof v === 'string' && v.length > 0);
 
 function turn(id: string, minute: number, session: string) {
-  const start = base + minute * 60_000;
-  return {
-    trace_id: id,
+  const root = { span_id: `${id}-root`, name: 'support-agent', type: 'span', input: texts[minute % texts.length], output: texts[(minute + 1) % texts.length] };
+  return ingestTrace(id, {
     name: `turn ${id}`,
-    status: 'ok',
-    duration_ms: 1000,
-    start_time: iso(start),
-    spans: [
-      {
-        span_id: `${id}-root`,
-        name: 'support-agent',
-        type: 'span',
-        start_time: iso(start),
-        end_time: iso(start + 1000),
-        input: texts[minute % texts.length],
-        output: texts[(minute + 1) % texts.length],
-        attributes: { 'session.id': session, 'user.id': 'layla@example.com' },
-      },
-    ],
-  };
+    start: base + minute * 60_000,
+    durationMs: 1000,
+    root: { ...root, attributes: { 'session.id': session, 'user.id': 'layla@example.com' } },
+  });
 }
 
 async function post(path: string, body: unknown, project?: string): Promise<void> {

@@ -4,6 +4,7 @@ import type { TraceList } from '../../core/model/trace.js';
 import { AgentEvalClient } from '../../sdk/index.js';
 import { loadCorpus } from '../helpers/corpus.js';
 import { expectJson, useTestApi } from '../helpers/test-service-hooks.js';
+import { childrenOf, ingestTrace } from '../helpers/ingest-trace.js';
 
 /**
  * Sessions (issue 29, docs/api.md "Sessions"): traces grouped by the session and user ids of every
@@ -24,39 +25,32 @@ const LONG_ANSWER = `${texts.find((t) => t.includes('\n\n')) ?? 'a\n\nb'}\n\n${'
 /** One turn: a root span with the turn's input and output, and a generation; ids by convention. */
 function turn(id: string, minute: number, opts: { spanAttrs?: Record<string, string>; traceAttrs?: Record<string, string>; error?: boolean; output?: string }) {
   const start = base + minute * 60_000;
-  return {
-    trace_id: id,
+  return ingestTrace(id, {
     name: `turn ${id}`,
+    start,
+    durationMs: 2000,
     status: opts.error ? 'error' : 'ok',
-    duration_ms: 2000,
-    start_time: iso(start),
     attributes: opts.traceAttrs ?? {},
+    root: {
+      span_id: `${id}-root`,
+      name: 'support-agent',
+      type: 'span',
+      input: texts[minute % texts.length],
+      output: opts.output ?? texts[(minute + 1) % texts.length],
+      attributes: opts.spanAttrs ?? {},
+    },
     spans: [
-      {
-        span_id: `${id}-root`,
-        name: 'support-agent',
-        type: 'span',
-        start_time: iso(start),
-        end_time: iso(start + 2000),
-        input: texts[minute % texts.length],
-        output: opts.output ?? texts[(minute + 1) % texts.length],
-        attributes: opts.spanAttrs ?? {},
-      },
-      {
-        span_id: `${id}-llm`,
-        parent_span_id: `${id}-root`,
+      childrenOf(id, start)('llm', 100, 1800, {
         name: 'chat gpt-4o',
         type: 'generation',
         model: 'gpt-4o',
-        start_time: iso(start + 100),
-        end_time: iso(start + 1900),
         input_tokens: 100,
         output_tokens: 20,
         ...(opts.error ? { status: 'error', status_message: 'rate limited\n\nretry later' } : {}),
         attributes: {},
-      },
+      }),
     ],
-  };
+  });
 }
 
 // Session "conv-1": five turns, each naming the session the way one convention does.

@@ -1,3 +1,4 @@
+import { HealthSchema } from '../../../core/model/answers.js';
 import { KeySignInSchema } from '../../routes/auth.js';
 import { defineRoutes, DocumentedObject as doc, NoContent } from '../route-spec.js';
 
@@ -38,7 +39,7 @@ export const OPEN_ROUTES = defineRoutes([
     summary: 'Health of the service and its stores',
     tag: 'Health',
     access: 'public',
-    answers: { 200: doc('{status, version, auth, services, reasons, ...} (docs/api.md, "Health")'), 503: doc('The same body when a required service is down') },
+    answers: { 200: HealthSchema, 503: HealthSchema },
   },
   {
     method: 'get',

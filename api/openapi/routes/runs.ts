@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { CompleteLocalRunSchema, CreateEvalRunSchema, CreateLocalRunSchema, CreateRunSchema, LocalResultsSchema } from '../../../core/model/eval-run.js';
 import { RunFailureQuerySchema, TraceFailureQuerySchema } from '../../../core/model/failures.js';
 import {
+  ApprovalAnswerSchema,
+  ApprovalListSchema,
+  CaseCancelAnswerSchema,
+  RunControlAnswerSchema,
   CaseResultListSchema,
   LocalResultsAnswerSchema,
   RunComparisonSchema,
@@ -145,7 +149,7 @@ export const RUNS_ROUTES = defineRoutes([
     summary: 'Tool calls of a run waiting for approval',
     tag: 'Runs',
     access: RUN_ID,
-    answers: { 200: doc('{run_id, approvals: [{case_index, trial, tool, reason, since}]}') },
+    answers: { 200: ApprovalListSchema },
     errors: [404],
   },
   {
@@ -156,7 +160,7 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Runs',
     access: 'evals:run',
     body: z.object({ action: z.enum(['pause', 'resume', 'cancel']) }),
-    answers: { 202: doc('{run_id, action, status, accepted}') },
+    answers: { 202: RunControlAnswerSchema },
     errors: [404, 409],
   },
   {
@@ -167,7 +171,7 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Runs',
     access: 'evals:run',
     params: { index: CaseIndex },
-    answers: { 202: doc('{run_id, case_index, action, accepted}') },
+    answers: { 202: CaseCancelAnswerSchema },
     errors: [404, 409],
   },
   {
@@ -179,7 +183,7 @@ export const RUNS_ROUTES = defineRoutes([
     access: 'evals:run',
     params: { index: CaseIndex },
     body: ApprovalBody,
-    answers: { 202: doc('{run_id, case_index, trial, approved, accepted}') },
+    answers: { 202: ApprovalAnswerSchema },
     errors: [404, 409],
   },
   {

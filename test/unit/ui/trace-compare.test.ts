@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   alignTraces,
+  chatOutputText,
   compareQuery,
   diffOutputs,
   notableDuration,
@@ -11,6 +12,7 @@ import {
 } from '../../../ui/src/lib/trace-compare.js';
 import { latestByName, rootSpan, scoreBand, scoreBody } from '../../../ui/src/lib/trace-view.js';
 import type { Score } from '../../../core/model/score.js';
+import { texts } from '../../fixtures/corpus/texts.js';
 
 const span = (span_id: string, parent: string | null, name: string, extra: Partial<CompareSpan> = {}): CompareSpan => ({
   span_id,
@@ -101,6 +103,33 @@ describe('trace comparison', () => {
     expect(text.by).toBe('word');
     expect(text.changes.filter((c) => c.added).map((c) => c.value)).toEqual(['14']);
     expect(text.cut).toBe(false);
+  });
+
+  it('diffs chat outputs by the words of their messages: a one-sentence change marks that sentence only', () => {
+    const answer = texts.supportAnswer;
+    const changed = answer.replace(/\.(\s)/, '. We are sorry for the delay.$1');
+    const chat = (content: string) =>
+      JSON.stringify([
+        { role: 'assistant', content, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id":"A-1042"}' } }] },
+      ]);
+    const d = diffOutputs(chat(answer), chat(changed))!;
+    expect(d.by).toBe('word');
+    expect(d.changes.filter((c) => c.removed)).toEqual([]);
+    expect(
+      d.changes
+        .filter((c) => c.added)
+        .map((c) => c.value)
+        .join(''),
+    ).toBe(' We are sorry for the delay.');
+    const kept = d.changes
+      .filter((c) => !c.added && !c.removed)
+      .map((c) => c.value)
+      .join('');
+    expect(kept).toContain('assistant:');
+    expect(kept).toContain('-> lookup_order({"order_id":"A-1042"})');
+    // One message as an object reads the same way; a chat beside plain JSON is diffed as JSON.
+    expect(chatOutputText(JSON.stringify({ role: 'assistant', content: 'Hi\n\nthere' }))).toBe('assistant:\nHi\n\nthere');
+    expect(diffOutputs(chat('x'), '{"a":1}')!.by).toBe('line');
   });
 
   it('keeps the two ids and the selected row in the URL', () => {

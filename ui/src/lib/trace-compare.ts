@@ -5,6 +5,7 @@
 import { diffLines, diffWordsWithSpace, type Change } from 'diff';
 import { buildTree, type SpanNode } from './tree.js';
 import { prettyJson } from './trace-view.js';
+import { asChat, type Json } from './content.js';
 import { setParams } from './filters.js';
 
 /** The span fields a comparison reads (a subset of the API's TraceSpanView). */
@@ -219,15 +220,42 @@ export function signed(n: number, format: (v: number) => string): string {
 export const DIFF_CHARS = 20_000;
 
 /**
- * A diff of two outputs: JSON (both sides) pretty-printed and diffed by line, other text by word.
- * Null when it would take too long (very large, very different texts).
+ * An output that is a chat (messages, or one `{role, content}` message) as the text people read:
+ * each message's role and words, its tool calls by name and arguments, blank lines between; null
+ * for any other output.
+ */
+export function chatOutputText(raw: string): string | null {
+  const first = raw.trimStart()[0];
+  if (first !== '{' && first !== '[') return null;
+  let value: Json;
+  try {
+    value = JSON.parse(raw) as Json;
+  } catch {
+    return null;
+  }
+  const one = value && typeof value === 'object' && !Array.isArray(value) && typeof value.role === 'string' && 'content' in value ? [value] : null;
+  const messages = asChat(one ?? value);
+  if (!messages) return null;
+  return messages
+    .map((m) => [`${m.role}:`, m.content, ...(m.toolCalls ?? []).map((c) => `-> ${c.name}(${JSON.stringify(c.arguments)})`)].filter(Boolean).join('\n'))
+    .join('\n\n');
+}
+
+/**
+ * A diff of two outputs: chats (both sides) as their messages' text, diffed by word like other
+ * text (a one-sentence change marks that sentence, not the paragraph); other JSON pretty-printed
+ * and diffed by line; long texts by line. Null when it would take too long (very large, very
+ * different texts).
  */
 export function diffOutputs(a: string, b: string): { changes: Change[]; cut: boolean; by: 'line' | 'word' } | null {
-  const pa = prettyJson(a);
-  const pb = prettyJson(b);
+  const ca = chatOutputText(a);
+  const cb = chatOutputText(b);
+  const chat = ca !== null && cb !== null;
+  const pa = chat ? null : prettyJson(a);
+  const pb = chat ? null : prettyJson(b);
   const json = pa !== null && pb !== null;
-  const left = json ? pa : a;
-  const right = json ? pb : b;
+  const left = chat ? ca : json ? pa : a;
+  const right = chat ? cb : json ? pb : b;
   const cut = left.length > DIFF_CHARS || right.length > DIFF_CHARS;
   const l = left.slice(0, DIFF_CHARS);
   const r = right.slice(0, DIFF_CHARS);
