@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeErrors } from '../helpers/browser.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { corpusTexts } from '../helpers/corpus.js';
+import { ingestTrace, spanAt } from '../helpers/ingest-trace.js';
 
 /**
  * The sessions pages in a real browser (issue 29): the list of conversations with a user filter,
@@ -10,42 +11,28 @@ import { corpusTexts } from '../helpers/corpus.js';
  * Screenshots: test-output/screenshots/sessions-*.png.
  */
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
-const iso = (ms: number) => new Date(ms).toISOString();
 const texts = corpusTexts().filter((t) => t.length < 3000);
 const ANSWER = texts.find((t) => t.includes('\n\n'))!;
 
 function turn(id: string, startMs: number, sessionAttrs: Record<string, string>, input: string, output: string) {
-  return {
-    trace_id: id,
+  return ingestTrace(id, {
     name: 'support-agent',
-    status: 'ok',
-    duration_ms: 1500,
-    start_time: iso(startMs),
+    start: startMs,
+    durationMs: 1500,
+    root: { span_id: `${id}-r`, name: 'support-agent', type: 'span', input, output, attributes: sessionAttrs },
     spans: [
-      {
-        span_id: `${id}-r`,
-        name: 'support-agent',
-        type: 'span',
-        start_time: iso(startMs),
-        end_time: iso(startMs + 1500),
-        input,
-        output,
-        attributes: sessionAttrs,
-      },
-      {
+      spanAt(startMs, 10, 1390, {
         span_id: `${id}-g`,
         parent_span_id: `${id}-r`,
         name: 'chat gpt-4o',
         type: 'generation',
         model: 'gpt-4o',
-        start_time: iso(startMs + 10),
-        end_time: iso(startMs + 1400),
         input_tokens: 120,
         output_tokens: 40,
         attributes: {},
-      },
+      }),
     ],
-  };
+  });
 }
 
 const { open } = dashboardSuite({
