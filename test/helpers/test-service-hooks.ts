@@ -84,5 +84,5 @@ export function apiCaller(svc: TestApi) {
 export async function expectJson<T>(res: Response, status = 200): Promise<T> {
   const text = await res.text();
   expect(res.status, text).toBe(status);
-  return JSON.parse(text) as T;
+  return (text ? JSON.parse(text) : undefined) as T;
 }

@@ -15,6 +15,8 @@ import { eventually } from '../helpers/eventually.js';
 import { fakeProviderEnv, startFakeProvider, type FakeProvider } from '../helpers/fake-providers.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { startTestService, type TestService } from '../helpers/server.js';
+import { onlineRulesApi } from '../helpers/online-rules-api.js';
+import { expectJson } from '../helpers/test-service-hooks.js';
 
 // The real service (chDB, embedded PostgreSQL, its worker's online evaluator ticking every 100 ms)
 // and a local OpenAI stand-in for the judges. Each test has its own project, so rules never see
@@ -88,21 +90,13 @@ function prodTrace(traceId: string, o: TraceOpts = {}) {
   };
 }
 
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
 function client(project: string) {
   return {
-    project,
-    ingest: async (body: unknown) => json(await svc.api('/api/traces/ingest', { method: 'POST', project, json: body }), 201),
-    create: async (body: Record<string, unknown>) => json<OnlineRule>(await svc.api('/api/evals/online-rules', { method: 'POST', project, json: body }), 201),
-    rule: async (id: string) => json<OnlineRule>(await svc.api(`/api/evals/online-rules/${id}`, { project }), 200),
-    evaluations: async (id: string) => json<OnlineEvaluationList>(await svc.api(`/api/evals/online-rules/${id}/evaluations?limit=1000`, { project }), 200),
+    ...onlineRulesApi(svc, project),
+    evaluations: async (id: string) =>
+      expectJson<OnlineEvaluationList>(await svc.api(`/api/evals/online-rules/${id}/evaluations?limit=1000`, { project }), 200),
     scores: async (traceId: string) =>
-      (await json<{ scores: Score[] }>(await svc.api(`/api/scores?trace_id=${encodeURIComponent(traceId)}`, { project }), 200)).scores,
+      (await expectJson<{ scores: Score[] }>(await svc.api(`/api/scores?trace_id=${encodeURIComponent(traceId)}`, { project }), 200)).scores,
   };
 }
 
@@ -278,7 +272,7 @@ describe('an online rule', () => {
     });
     await new Promise((r) => setTimeout(r, 1500));
     // The final answer arrives as a late span of the same trace.
-    await json(
+    await expectJson(
       await svc.api('/api/spans', {
         method: 'POST',
         project: c.project,
@@ -339,7 +333,7 @@ describe('an online rule', () => {
     expect(score).toMatchObject({ source: 'eval', value: 0.75, reason: 'helpful enough', evidence: ['the answer'] });
     const judgeTraceId = score.attributes?.['agent_eval.judge_trace_id'];
     expect(judgeTraceId).toMatch(/^[0-9a-f]{32}$/);
-    const judgeTrace = await eventually(async () => json<TraceDetail>(await svc.api(`/api/traces/${judgeTraceId}`, { project: c.project }), 200));
+    const judgeTrace = await eventually(async () => expectJson<TraceDetail>(await svc.api(`/api/traces/${judgeTraceId}`, { project: c.project }), 200));
     expect(judgeTrace.attributes).toMatchObject({
       'agent_eval.online_rule_id': rule.id,
       'agent_eval.scored_trace_id': ids[0],
@@ -415,7 +409,7 @@ describe('an online rule', () => {
     await c.ingest(body);
     await eventually(async () => expect((await c.rule(rule.id)).stats.skipped_by_sampling).toBe(1));
     const from = new Date(Date.now() - 3600_000).toISOString();
-    const report = await json<{ traces_updated: number }>(
+    const report = await expectJson<{ traces_updated: number }>(
       await svc.api('/api/admin/recompute-costs', { method: 'POST', project: c.project, json: { from, to: new Date(Date.now() + 60_000).toISOString() } }),
       200,
     );
@@ -433,7 +427,7 @@ describe('an online rule', () => {
     await c.ingest(prodTrace(`paused-${c.project}`));
     await new Promise((r) => setTimeout(r, 2500));
     expect((await c.rule(rule.id)).stats).toMatchObject({ scored: 0, pending: 0, lag_seconds: 0, last_scan_at: null });
-    const enabled = await json<OnlineRule>(
+    const enabled = await expectJson<OnlineRule>(
       await svc.api(`/api/evals/online-rules/${rule.id}`, { method: 'PATCH', project: c.project, json: { enabled: true } }),
       200,
     );
@@ -555,9 +549,9 @@ describe('the online rules API', () => {
       enabled: true,
     });
     expect(Date.parse(created.since)).toBeLessThanOrEqual(Date.now());
-    const list = await json<{ rules: OnlineRule[]; total: number }>(await svc.api('/api/evals/online-rules', { project: c.project }), 200);
+    const list = await expectJson<{ rules: OnlineRule[]; total: number }>(await svc.api('/api/evals/online-rules', { project: c.project }), 200);
     expect(list).toMatchObject({ total: 1, rules: [{ id: created.id }] });
-    const put = await json<OnlineRule>(
+    const put = await expectJson<OnlineRule>(
       await svc.api(`/api/evals/online-rules/${created.id}`, { method: 'PUT', project: c.project, json: { ...created, sample_rate: 0.5, filter: null } }),
       200,
     );
@@ -570,7 +564,7 @@ describe('the online rules API', () => {
     expect((await svc.api('/api/evals/online-rules/not-a-uuid', { project: c.project })).status).toBe(404);
 
     const admin = await svc.keyFor(c.project);
-    const viewer = await json<{ key: string }>(
+    const viewer = await expectJson<{ key: string }>(
       await svc.api(`/api/projects/${c.project}/keys`, { method: 'POST', project: c.project, key: admin, json: { name: 'viewer', role: 'viewer' } }),
       201,
     );

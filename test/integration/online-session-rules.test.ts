@@ -16,6 +16,8 @@ import { eventually } from '../helpers/eventually.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { servicePostgresUrl } from '../helpers/service-postgres.js';
 import { startTestService, type TestService } from '../helpers/server.js';
+import { onlineRulesApi } from '../helpers/online-rules-api.js';
+import { expectJson } from '../helpers/test-service-hooks.js';
 
 /**
  * Online session rules (docs/online-evals.md, "Session rules") against the real service (chDB,
@@ -70,23 +72,14 @@ function turn(sessionId: string, n: number, answer = 'Your trip is booked: LIS t
   };
 }
 
-async function json<T>(res: Response, status: number): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
 function client(project: string) {
   return {
-    project,
-    ingest: async (body: unknown) => json(await svc.api('/api/traces/ingest', { method: 'POST', project, json: body }), 201),
-    create: async (body: Record<string, unknown>) => json<OnlineRule>(await svc.api('/api/evals/online-rules', { method: 'POST', project, json: body }), 201),
-    rule: async (id: string) => json<OnlineRule>(await svc.api(`/api/evals/online-rules/${id}`, { project }), 200),
+    ...onlineRulesApi(svc, project),
     evaluations: async (id: string) =>
-      json<OnlineSessionEvaluationList>(await svc.api(`/api/evals/online-rules/${id}/evaluations?limit=1000`, { project }), 200),
-    session: async (id: string) => json<SessionDetail>(await svc.api(`/api/sessions/${encodeURIComponent(id)}`, { project }), 200),
-    sessions: async (query = '') => json<SessionList>(await svc.api(`/api/sessions${query}`, { project }), 200),
-    scores: async (traceId: string) => (await json<{ scores: Score[] }>(await svc.api(`/api/scores?trace_id=${traceId}`, { project }), 200)).scores,
+      expectJson<OnlineSessionEvaluationList>(await svc.api(`/api/evals/online-rules/${id}/evaluations?limit=1000`, { project }), 200),
+    session: async (id: string) => expectJson<SessionDetail>(await svc.api(`/api/sessions/${encodeURIComponent(id)}`, { project }), 200),
+    sessions: async (query = '') => expectJson<SessionList>(await svc.api(`/api/sessions${query}`, { project }), 200),
+    scores: async (traceId: string) => (await expectJson<{ scores: Score[] }>(await svc.api(`/api/scores?trace_id=${traceId}`, { project }), 200)).scores,
   };
 }
 
@@ -232,9 +225,9 @@ describe('a session rule', () => {
       ]),
     );
     // Erasing the session (GDPR) takes its evaluations and its session scores with its traces.
-    const erase = await json<{ id: string }>(await svc.api('/api/deletions', { method: 'POST', project: c.project, json: { session_id: session } }), 202);
+    const erase = await expectJson<{ id: string }>(await svc.api('/api/deletions', { method: 'POST', project: c.project, json: { session_id: session } }), 202);
     await eventually(async () => {
-      const d = await json<{ status: string; rows_deleted: { metadata?: Record<string, number> } }>(
+      const d = await expectJson<{ status: string; rows_deleted: { metadata?: Record<string, number> } }>(
         await svc.api(`/api/deletions/${erase.id}`, { project: c.project }),
         200,
       );
@@ -359,7 +352,7 @@ describe('session rules in the API', () => {
   it('refuses settings of the other target, a bad idle time, a changed target, and conversation scorers on trace rules, naming each', async () => {
     const c = await newProject();
     const refused = async (body: Record<string, unknown>, status = 422) =>
-      json<{ details: Array<{ field: string; message: string }> }>(
+      expectJson<{ details: Array<{ field: string; message: string }> }>(
         await svc.api('/api/evals/online-rules', { method: 'POST', project: c.project, json: body }),
         status,
       );
@@ -385,11 +378,11 @@ describe('session rules in the API', () => {
     const session = await c.create({ ...base, target: 'session' });
     expect(session).toMatchObject({ target: 'session', idle_seconds: 1800, on_resume: 'reevaluate' });
     const change = await svc.api(`/api/evals/online-rules/${session.id}`, { method: 'PATCH', project: c.project, json: { target: 'trace' } });
-    expect((await json<{ details: unknown }>(change, 422)).details).toEqual([
+    expect((await expectJson<{ details: unknown }>(change, 422)).details).toEqual([
       { field: 'target', message: "cannot change: this is a session rule (a rule's target is fixed when it is created; create a new rule)" },
     ]);
     // What GET returned can be sent back edited.
-    const edited = await json<OnlineRule>(
+    const edited = await expectJson<OnlineRule>(
       await svc.api(`/api/evals/online-rules/${session.id}`, {
         method: 'PUT',
         project: c.project,
@@ -399,7 +392,7 @@ describe('session rules in the API', () => {
     );
     expect(edited).toMatchObject({ target: 'session', idle_seconds: 600, on_resume: 'ignore' });
     const byTrace = await svc.api(`/api/evals/online-rules/${session.id}/evaluations?trace_id=abc`, { project: c.project });
-    expect((await json<{ details: Array<{ field: string }> }>(byTrace, 422)).details[0].field).toBe('trace_id');
+    expect((await expectJson<{ details: Array<{ field: string }> }>(byTrace, 422)).details[0].field).toBe('trace_id');
 
     // An old-style body is a trace rule, unchanged.
     const trace = await c.create(base);
