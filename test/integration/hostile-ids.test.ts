@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Koa from 'koa';
-import { createApp } from '../../api/app.js';
-import type { ApiDeps } from '../../api/deps.js';
 import { classifyStoreError } from '../../core/errors.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
 import { sampleTrace, startTestApi, type TestApi } from '../helpers/server.js';
+import { routerRoutes, type RouterRoute } from '../helpers/api-routes.js';
 
 /**
  * Hostile ids and hostile bodies on every route of the API (docs/api.md, "Refused at the door"):
@@ -22,42 +20,13 @@ const PROJECT = 'hostile-ids';
 const HOSTILE = ['\u0000', '\u0001', '\u001b', '\u007f', '\u0085'];
 const show = (s: string) => JSON.stringify(s);
 
-interface Route {
-  method: string;
-  path: string;
-  params: string[];
-}
+type Route = RouterRoute;
 
 /**
- * Every route of the API as its router holds it: createApp wired with stand-ins that are never
- * called (building the routers only reads properties), then each router's layers.
+ * Every route of the API as its router holds it (test/helpers/api-routes.ts), so a route added
+ * later is walked too; but the public ones that take no input: health and the OpenAPI document.
  */
-function apiRoutes(): Route[] {
-  const stub: unknown = new Proxy(function () {}, { get: (_t, key) => (key === 'then' ? undefined : stub), apply: () => stub });
-  const deps = {
-    config: { maxBodyBytes: 1024, version: 'test' },
-    logger: stub,
-    analytics: stub,
-    metadata: stub,
-    auth: stub,
-    limiter: stub,
-    collector: stub,
-    scorers: stub,
-  } as unknown as ApiDeps;
-  const app: Koa = createApp(deps);
-  const routes: Route[] = [];
-  for (const middleware of app.middleware as Array<{ router?: { stack: Array<{ methods: string[]; path: string; paramNames: Array<{ name: string }> }> } }>) {
-    for (const layer of middleware.router?.stack ?? []) {
-      for (const method of layer.methods) {
-        if (method !== 'HEAD' && layer.path.startsWith('/api/') && layer.path !== '/api/health')
-          routes.push({ method, path: layer.path, params: layer.paramNames.map((p) => p.name) });
-      }
-    }
-  }
-  return routes;
-}
-
-const ROUTES = apiRoutes();
+const ROUTES = routerRoutes().filter((r) => r.path.startsWith('/api/') && r.path !== '/api/health' && r.path !== '/api/openapi.json');
 const hasBody = (r: Route) => r.method === 'POST' || r.method === 'PUT' || r.method === 'PATCH';
 
 /** Ids of real resources of PROJECT, so a path holds one hostile parameter at a time and the others are real. */
