@@ -8,6 +8,7 @@ import { FEEDBACK_ROUTES } from './routes/feedback.js';
 import { MONITORING_ROUTES } from './routes/monitoring.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { EXPORT_ROUTES } from './routes/exports.js';
+import { MCP_ROUTES } from './routes/mcp.js';
 
 /**
  * Every route of the service's port (docs/architecture.md, "How a route declares itself"): the
@@ -30,4 +31,5 @@ export const API_ROUTES: readonly RouteSpec[] = [
   ...MONITORING_ROUTES,
   ...ADMIN_ROUTES,
   ...EXPORT_ROUTES,
+  ...MCP_ROUTES,
 ];
