@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AgentEvalApi } from '../../sdk/endpoints.js';
 import { RUN_STATUSES, type CaseResultView, type RunView } from '../../core/model/eval-run.js';
+import type { CaseSideDetail } from '../../core/evals/compare.js';
 import { attempt, clip } from './tool-kit.js';
 import { Id } from './tools-traces.js';
 
@@ -32,6 +33,24 @@ const failedCase = (c: CaseResultView, textChars: number) => ({
   scorers: Object.fromEntries(Object.entries(c.details).map(([name, d]) => [name, { score: d.score, reason: d.reason ? clip(d.reason, textChars) : null }])),
   output: c.output === undefined || c.output === null ? null : clip(typeof c.output === 'string' ? c.output : JSON.stringify(c.output), textChars),
 });
+
+/** A changed case's side of a comparison, its texts cut for a model's context (the API answers them whole). */
+const sideText = (d: CaseSideDetail | undefined, textChars = 2_000) => {
+  if (!d) return undefined;
+  const text = (v: unknown) => (v === undefined || v === null ? null : clip(typeof v === 'string' ? v : JSON.stringify(v), textChars));
+  return {
+    input: text(d.input),
+    expected: text(d.expected),
+    output: text(d.output),
+    error: d.error === null ? null : clip(d.error, textChars),
+    scorers: Object.fromEntries(
+      Object.entries(d.details).map(([name, raw]) => {
+        const v = (raw ?? {}) as { score?: unknown; reason?: unknown };
+        return [name, { score: typeof v.score === 'number' ? v.score : null, reason: typeof v.reason === 'string' ? clip(v.reason, textChars) : null }];
+      }),
+    ),
+  };
+};
 
 /** Tools over evaluation runs: list, status, failures, compare, start. */
 export function runTools(server: McpServer, api: () => AgentEvalApi): void {
@@ -101,7 +120,14 @@ export function runTools(server: McpServer, api: () => AgentEvalApi): void {
       },
       annotations: { readOnlyHint: true },
     },
-    ({ baseline_run_id, candidate_run_id, threshold, alpha }) => attempt(() => api().compare(baseline_run_id, candidate_run_id, { threshold, alpha })),
+    ({ baseline_run_id, candidate_run_id, threshold, alpha }) =>
+      attempt(async () => {
+        const cmp = await api().compare(baseline_run_id, candidate_run_id, { threshold, alpha });
+        return {
+          ...cmp,
+          cases: cmp.cases.map((c) => ({ ...c, baseline_detail: sideText(c.baseline_detail), candidate_detail: sideText(c.candidate_detail) })),
+        };
+      }),
   );
 
   server.registerTool(

@@ -122,7 +122,23 @@ describe('the MCP server', () => {
 
     const listed = await callTool<{ runs: Array<{ run_id: string }> }>(client, 'list_runs', { suite_name: 'mcp-suite' });
     expect(listed.value.runs.map((r) => r.run_id)).toContain(started.value.run_id);
-  }, 120_000);
+
+    // The same agent again: compare_runs counts the cases, none changed, so none carries its texts.
+    const again = await callTool<{ run_id: string }>(client, 'start_run', { suite_name: 'mcp-suite', agent_version: 'v1-again' });
+    await eventually(
+      async () => expect((await callTool<{ status: string }>(client, 'get_run', { run_id: again.value.run_id })).value.status).toBe('completed'),
+      90_000,
+    );
+    const compared = await callTool<{ passed: boolean; case_counts: Record<string, number>; cases: Array<{ baseline_detail?: unknown; change: string }> }>(
+      client,
+      'compare_runs',
+      { baseline_run_id: started.value.run_id, candidate_run_id: again.value.run_id },
+    );
+    expect(compared.error).toBeNull();
+    expect(compared.value.passed).toBe(true);
+    expect(compared.value.case_counts).toEqual({ compared: 2, regressed: 0, improved: 0, mixed: 0, unchanged: 2 });
+    expect(compared.value.cases.every((c) => c.change === 'unchanged' && c.baseline_detail === undefined)).toBe(true);
+  }, 180_000);
 
   it('adds a corpus trace to a suite as a case that records its source', async () => {
     const { suites } = await json<{ suites: Array<{ id: string; name: string }> }>(await service.api('/api/suites?name=mcp-suite'), 200);
