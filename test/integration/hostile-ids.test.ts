@@ -59,6 +59,7 @@ function normalParam(route: Route, param: string): string {
     'alerts/rules': ids.alert,
     'evals/online-rules': ids.onlineRule,
     deletions: ids.deletion,
+    exports: ids.export,
   };
   const value = byResource[resource];
   if (value === undefined) throw new Error(`no normal value for :${param} of ${route.method} ${route.path}`);
@@ -257,6 +258,7 @@ beforeAll(async () => {
   ids.item = items.items[0].id;
   ids.alert = String((await created('/api/alerts/rules', { name: 'errors', metric: 'error_rate', threshold: 0.5, operator: 'gt', severity: 'info' })).id);
   ids.deletion = String((await created('/api/deletions', { user_id: 'hostile-ids-nobody' }, 202)).id);
+  ids.export = String((await created('/api/exports', { kind: 'spans', format: 'jsonl', limit: 10 }, 202)).id);
   ids.onlineRule = String((await created('/api/evals/online-rules', { name: 'online', scorers: ['contains'], expected: { outputContains: ['x'] } })).id);
 });
 
