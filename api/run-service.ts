@@ -1,5 +1,5 @@
 import { BadRequestError, NotFoundError, RunStateConflictError, ValidationError, type FieldIssue } from '../core/errors.js';
-import { compareRuns, type RunComparison } from '../core/evals/compare.js';
+import { compareRuns, type CaseSideDetail, type RunComparison } from '../core/evals/compare.js';
 import { comparableConversation } from '../core/evals/compare-turns.js';
 import { caseCost, runCost, trialTraceIds } from '../core/cost/run-cost.js';
 import { isUuid } from '../core/model/agent.js';
@@ -221,45 +221,50 @@ export function createRunService(deps: ApiDeps) {
       const [baseCases, candCases] = await Promise.all([runs.results(projectId, baselineId), runs.results(projectId, candidateId)]);
       const scored = (cases: typeof baseCases) => (cases ?? []).filter((c) => c.status === 'passed' || c.status === 'failed');
       const [baseCosts, candCosts] = await Promise.all([costsOf(projectId, scored(baseCases)), costsOf(projectId, scored(candCases))]);
-      // The input and expected of every scored case (one query per run); only changed cases carry them in the answer.
+      const comparable = (run: RunView, cases: typeof baseCases, costs: typeof baseCosts) => ({
+        run_id: run.id,
+        agent_version: run.agent_version,
+        suite_id: run.suite_id,
+        suite_version: run.suite_version,
+        cases: scored(cases).map((c) => ({
+          case_name: c.case_name,
+          scores: c.scores,
+          avg_score: c.avg_score,
+          status: c.status,
+          ...comparableConversation(c),
+          case_index: c.case_index,
+          trace_id: c.trace_id,
+          duration_ms: c.duration_ms,
+          cost_usd: costs ? caseCost(c, costs).total_usd : null,
+        })),
+      });
+      const comparison = compareRuns(comparable(baseline, baseCases, baseCosts), comparable(candidate, candCases, candCosts), { threshold, alpha });
+      // A changed case shows both sides: its input and expected (read for the changed cases only), output, error, scorer details.
+      const changed = comparison.cases.filter((c) => c.change !== 'unchanged');
+      if (changed.length === 0) return comparison;
+      const indexes = (side: 'baseline_case' | 'candidate_case') => changed.map((c) => c[side].case_index).filter((i): i is number => i !== null);
       const [baseInputs, candInputs] = await Promise.all([
-        runs.casesOf(
-          baselineId,
-          scored(baseCases).map((c) => c.case_index),
-        ),
-        runs.casesOf(
-          candidateId,
-          scored(candCases).map((c) => c.case_index),
-        ),
+        runs.casesOf(baselineId, indexes('baseline_case')),
+        runs.casesOf(candidateId, indexes('candidate_case')),
       ]);
-      const comparable = (run: RunView, cases: typeof baseCases, costs: typeof baseCosts, inputs: typeof baseInputs) => {
-        const byIndex = new Map(inputs.map((c) => [c.case_index, c]));
-        return {
-          run_id: run.id,
-          agent_version: run.agent_version,
-          suite_id: run.suite_id,
-          suite_version: run.suite_version,
-          cases: scored(cases).map((c) => ({
-            case_name: c.case_name,
-            scores: c.scores,
-            avg_score: c.avg_score,
-            status: c.status,
-            ...comparableConversation(c),
-            case_index: c.case_index,
-            trace_id: c.trace_id,
-            duration_ms: c.duration_ms,
-            cost_usd: costs ? caseCost(c, costs).total_usd : null,
-            detail: {
-              input: byIndex.get(c.case_index)?.input ?? null,
-              expected: byIndex.get(c.case_index)?.expected ?? null,
-              output: c.output,
-              error: c.error ?? null,
-              details: c.details,
-            },
-          })),
+      const detailOf = (cases: typeof baseCases, inputs: typeof baseInputs) => {
+        const results = new Map(scored(cases).map((c) => [c.case_index, c]));
+        const asked = new Map(inputs.map((c) => [c.case_index, c]));
+        return (index: number | null): CaseSideDetail | undefined => {
+          const r = index === null ? undefined : results.get(index);
+          if (!r) return undefined;
+          const input = asked.get(r.case_index);
+          return { input: input?.input ?? null, expected: input?.expected ?? null, output: r.output, error: r.error ?? null, details: r.details };
         };
       };
-      return compareRuns(comparable(baseline, baseCases, baseCosts, baseInputs), comparable(candidate, candCases, candCosts, candInputs), { threshold, alpha });
+      const baseDetail = detailOf(baseCases, baseInputs);
+      const candDetail = detailOf(candCases, candInputs);
+      for (const c of changed) {
+        const b = baseDetail(c.baseline_case.case_index);
+        const n = candDetail(c.candidate_case.case_index);
+        if (b && n) Object.assign(c, { baseline_detail: b, candidate_detail: n });
+      }
+      return comparison;
     },
   };
 }
