@@ -75,8 +75,15 @@ describe('trace page: a generation as a conversation', () => {
     await result.getByTestId('llm-tool-result-link').click();
     await poll(() => call.evaluate((el) => el.classList.contains('flash'))).toBe(true);
 
-    // The answer: markdown kept as written, blank lines visible (pre-wrap), the emoji and the code fence.
-    const answer = p.page.getByTestId('llm-output').getByTestId('llm-message').locator('pre').first();
+    // The answer is markdown: rendered (a list, a code block), sanitized (ui/src/lib/markdown.ts).
+    const markdown = p.page.getByTestId('llm-output').getByTestId('llm-message').getByTestId('markdown').first();
+    const rendered = markdown.getByTestId('markdown-rendered');
+    await poll(() => rendered.locator('li').allTextContents()).toContain('Dry tomorrow morning 🌤️');
+    expect(await rendered.locator('pre code').count()).toBeGreaterThanOrEqual(1);
+    await p.screenshot('trace-conversation-markdown');
+    // Raw: kept as written, blank lines visible (pre-wrap), the emoji and the code fence.
+    await markdown.getByTestId('markdown-raw').click();
+    const answer = markdown.locator('pre').first();
     expect(await answer.evaluate((el) => getComputedStyle(el).whiteSpace)).toBe('pre-wrap');
     const shown = await answer.innerText();
     expect(shown).toContain('in Paris right now.\n\nYes, pack an umbrella ☔ and a light jacket:\n\n```json');

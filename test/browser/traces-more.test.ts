@@ -379,6 +379,8 @@ describe('trace page: content, scores and feedback', () => {
     const scores = p.page.getByTestId('trace-score-list');
     await poll(() => scores.textContent()).toContain('No scores yet');
 
+    // The forms are in a drawer beside the span detail, folded until opened.
+    await p.page.getByTestId('feedback-drawer-toggle').click();
     // A score.
     await p.page.getByTestId('score-name').fill('helpfulness');
     await p.page.getByTestId('score-value').fill('0.75');
@@ -445,6 +447,7 @@ describe('trace page: content, scores and feedback', () => {
     // A viewer reads: the lists load.
     await poll(() => p.page.getByTestId('trace-feedback').textContent()).not.toContain('Loading');
     await poll(() => p.page.getByTestId('trace-score-list').textContent()).not.toContain('Loading');
+    await p.page.getByTestId('feedback-drawer-toggle').click();
     await p.page.getByTestId('rating-down').click();
     await poll(() => p.page.getByTestId('rating-error').textContent()).toContain('may not do that');
     expect(await p.page.getByTestId('rating-error').textContent()).toContain('feedback:write');

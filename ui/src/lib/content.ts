@@ -173,3 +173,21 @@ export function jsonSummary(value: Json): string {
 
 /** Whether a JSON node has children to fold. */
 export const isBranch = (value: Json): boolean => (Array.isArray(value) ? value.length > 0 : isObject(value) && Object.keys(value).length > 0);
+
+/**
+ * Marks of markdown, each on its own line or inline: a heading, a list item, a fence, a quote, a
+ * table's rule, bold, inline code, a link. Each is linear in the text (no nested repetition).
+ */
+const MARKDOWN_MARKS = [
+  /^ {0,3}#{1,6} \S/m,
+  /^ {0,3}(?:[-*+]|\d{1,3}[.)]) \S/m,
+  /^ {0,3}(?:```|~~~)/m,
+  /^ {0,3}> \S/m,
+  /^ {0,3}\|? ?:?-{3,}:? ?\|/m,
+  /\*\*[^*\n]{1,200}\*\*/,
+  /`[^`\n]{1,200}`/,
+  /\[[^\]\n]{1,200}\]\([^)\s]{1,2000}\)/,
+];
+
+/** Whether a text reads as markdown (the trace page renders it, with a Raw toggle). */
+export const looksLikeMarkdown = (text: string): boolean => MARKDOWN_MARKS.some((re) => re.test(text));

@@ -61,13 +61,18 @@ export interface TreeRow<S extends TreeSpan> {
   collapsed: boolean;
 }
 
-/** The visible rows, depth first, skipping the subtrees of `collapsed` span ids. Iterative: a 10,000-deep chain is fine. */
-export function flattenTree<S extends TreeSpan>(roots: readonly SpanNode<S>[], collapsed: ReadonlySet<string>): TreeRow<S>[] {
+/**
+ * The visible rows, depth first, skipping the subtrees of `collapsed` span ids and, when `keep`
+ * is given, every span not in it (a filter's matches and their ancestors). Iterative: a
+ * 10,000-deep chain is fine.
+ */
+export function flattenTree<S extends TreeSpan>(roots: readonly SpanNode<S>[], collapsed: ReadonlySet<string>, keep?: ReadonlySet<string>): TreeRow<S>[] {
   const rows: TreeRow<S>[] = [];
   const stack: Array<{ node: SpanNode<S>; depth: number }> = [];
   for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i], depth: 0 });
   while (stack.length) {
     const { node, depth } = stack.pop()!;
+    if (keep && !keep.has(node.span.span_id)) continue;
     const isCollapsed = collapsed.has(node.span.span_id) && node.children.length > 0;
     rows.push({ node, depth, collapsed: isCollapsed });
     if (isCollapsed) continue;
@@ -89,4 +94,32 @@ export function ancestorIds<S extends TreeSpan>(tree: SpanTree<S>, spanId: strin
     node = parent;
   }
   return out;
+}
+
+/** Every span in tree order (depth first, children in start order), folded or not. */
+export function treeOrder<S extends TreeSpan>(roots: readonly SpanNode<S>[]): S[] {
+  return flattenTree(roots, new Set()).map((r) => r.node.span);
+}
+
+/**
+ * For each span with failing descendants, how many there are (the span itself not counted): a
+ * folded row shows it, so an error is never hidden inside a collapsed subtree. `failed` says
+ * which spans count. Iterative, children before parents.
+ */
+export function errorsBelow<S extends TreeSpan>(roots: readonly SpanNode<S>[], failed: (span: S) => boolean): Map<string, number> {
+  const below = new Map<string, number>();
+  const order: SpanNode<S>[] = [];
+  const stack = [...roots];
+  while (stack.length) {
+    const node = stack.pop()!;
+    order.push(node);
+    for (const c of node.children) stack.push(c);
+  }
+  for (let i = order.length - 1; i >= 0; i--) {
+    const node = order[i];
+    let n = 0;
+    for (const c of node.children) n += (failed(c.span) ? 1 : 0) + (below.get(c.span.span_id) ?? 0);
+    if (n > 0) below.set(node.span.span_id, n);
+  }
+  return below;
 }

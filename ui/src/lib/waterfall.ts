@@ -63,17 +63,57 @@ export function axisTicks(bounds: Bounds, target = 5): Tick[] {
   const step = niceStep(duration, target);
   const ticks: Tick[] = [];
   for (let ms = 0; ms <= duration + step * 1e-9; ms += step) {
-    ticks.push({ ms, pct: (ms / duration) * 100, label: formatOffset(ms, step) });
+    ticks.push({ ms, pct: (ms / duration) * 100, label: formatOffset(ms, step, duration) });
   }
   return ticks;
 }
 
-/** An offset on the axis, in units that suit the step (ms below 1 s, s below 2 min, else min). */
-export function formatOffset(ms: number, step = ms): string {
+/** Pixels an axis label takes per character (11.5 px digits), plus its padding and border. */
+const LABEL_CHAR_PX = 7;
+const LABEL_PAD_PX = 8;
+
+export interface PlacedTick extends Tick {
+  /** Drawn to the left of its line (the ticks near the axis's end), else to the right. */
+  alignEnd: boolean;
+}
+
+/**
+ * The ticks an axis `widthPx` wide has room for: about one per 90 px (at least two), and none whose label would
+ * overlap the one before it (a label near the end is drawn to the left of its line, so it could
+ * run into its neighbour: "2000 m2500 ms").
+ */
+export function spacedTicks(bounds: Bounds, widthPx: number): PlacedTick[] {
+  const target = Math.min(Math.max(Math.floor(widthPx / 90), 2), 8);
+  const ticks = axisTicks(bounds, target);
+  const placed: Array<PlacedTick & { from: number; to: number }> = [];
+  ticks.forEach((t, i) => {
+    const x = (t.pct / 100) * widthPx;
+    const w = t.label.length * LABEL_CHAR_PX + LABEL_PAD_PX;
+    const alignEnd = x + w > widthPx;
+    const tick = { ...t, alignEnd, from: alignEnd ? x - w : x, to: alignEnd ? x : x + w };
+    const last = i === ticks.length - 1 && i > 0;
+    // The last tick marks the trace's end: it takes the place of the labels it would overlap (never the 0).
+    while (last && placed.length > 1 && tick.from < placed[placed.length - 1].to + 4) placed.pop();
+    if (placed.length === 0 || tick.from >= placed[placed.length - 1].to + 4) placed.push(tick);
+  });
+  return placed.map(({ from: _from, to: _to, ...t }) => t);
+}
+
+/**
+ * An offset on the axis, in one unit for the whole axis (ms when it spans at most 1 s, s below
+ * 2 min or for steps under a minute, else min), with the decimals its step needs: "0", "0.5 s",
+ * "1 s", "1.5 s".
+ */
+export function formatOffset(ms: number, step = ms, axisMs = Math.max(ms, step)): string {
   if (ms === 0) return '0';
-  if (step < 1000) return `${trim(ms, step < 1 ? 3 : step < 10 ? 1 : 0)} ms`;
-  if (step < 120_000) return `${trim(ms / 1000, step < 10_000 ? 1 : 0)} s`;
-  return `${trim(ms / 60_000, 1)} min`;
+  if (axisMs <= 1000) return `${trim(ms, decimals(step))} ms`;
+  if (axisMs < 120_000 || step < 60_000) return `${trim(ms / 1000, decimals(step / 1000))} s`;
+  return `${trim(ms / 60_000, decimals(step / 60_000))} min`;
+}
+
+/** Decimals that tell apart multiples of `step` (1, 2 or 5 times a power of ten). */
+function decimals(step: number): number {
+  return step >= 1 ? 0 : Math.min(Math.ceil(-Math.log10(step) - 1e-9), 3);
 }
 
 function trim(n: number, digits: number): string {
