@@ -17,7 +17,13 @@ afterAll(async () => {
 describe('AUTH_MODE=none', () => {
   it('has no sessions: GET /api/auth/session says so, POST /api/auth/key is 400, the cookie is never read', async () => {
     const state = (await (await fetch(`${svc.apiUrl}/api/auth/session`)).json()) as Record<string, unknown>;
-    expect(state).toEqual({ auth_mode: 'none', sign_in: { api_key: false, oidc: null }, session: null });
+    // The API alone in this process names no OTLP receiver (the service names its bound ports: dashboard-defects).
+    expect(state).toEqual({
+      auth_mode: 'none',
+      sign_in: { api_key: false, oidc: null },
+      session: null,
+      ingest: { otlp_grpc_port: null, otlp_http_port: null },
+    });
     const key = await fetch(`${svc.apiUrl}/api/auth/key`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -58,7 +58,7 @@ export const OPEN_ROUTES = defineRoutes([
     tag: 'Health',
     access: 'public',
     answers: { 200: { contentType: 'text/plain', description: 'Prometheus text exposition format' } },
-    errors: [401],
+    errors: [401, 403],
   },
   {
     method: 'get',
