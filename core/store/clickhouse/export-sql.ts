@@ -144,14 +144,23 @@ export interface Filtered {
 
 const TIME = "DateTime64(3, 'UTC')";
 
-export function spanFilters(f: SpanExportFilters, time: (ms: number) => string): Filtered {
+/** Conditions on bound parameters: `add` keeps a condition only when its value is given. */
+function conditions(): Filtered & { add: (cond: string, name: string, value: unknown) => void } {
   const where: string[] = [];
   const params: Record<string, unknown> = {};
-  const add = (cond: string, name: string, value: unknown) => {
-    if (value === undefined) return;
-    where.push(cond);
-    params[name] = value;
+  return {
+    where,
+    params,
+    add: (cond, name, value) => {
+      if (value === undefined) return;
+      where.push(cond);
+      params[name] = value;
+    },
   };
+}
+
+export function spanFilters(f: SpanExportFilters, time: (ms: number) => string): Filtered {
+  const { where, params, add } = conditions();
   add(`start_time >= {startTime:${TIME}}`, 'startTime', f.start_time === undefined ? undefined : time(f.start_time));
   add(`start_time <= {endTime:${TIME}}`, 'endTime', f.end_time === undefined ? undefined : time(f.end_time));
   add('trace_id = {traceId:String}', 'traceId', f.trace_id);
@@ -163,13 +172,7 @@ export function spanFilters(f: SpanExportFilters, time: (ms: number) => string):
 }
 
 export function scoreFilters(f: ScoreExportFilters, time: (ms: number) => string): Filtered {
-  const where: string[] = [];
-  const params: Record<string, unknown> = {};
-  const add = (cond: string, name: string, value: unknown) => {
-    if (value === undefined) return;
-    where.push(cond);
-    params[name] = value;
-  };
+  const { where, params, add } = conditions();
   add(`created_at >= {startTime:${TIME}}`, 'startTime', f.start_time === undefined ? undefined : time(f.start_time));
   add(`created_at <= {endTime:${TIME}}`, 'endTime', f.end_time === undefined ? undefined : time(f.end_time));
   add('trace_id = {traceId:String}', 'traceId', f.trace_id);
