@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AgentEvalApi } from '../../sdk/endpoints.js';
 import { RUN_STATUSES, type CaseResultView, type RunView } from '../../core/model/eval-run.js';
-import type { CaseSideDetail } from '../../core/evals/compare.js';
 import { attempt, clip } from './tool-kit.js';
+import { condenseComparison } from './condense-comparison.js';
 import { Id } from './tools-traces.js';
 
 /** A run in the fields a model acts on. */
@@ -33,24 +33,6 @@ const failedCase = (c: CaseResultView, textChars: number) => ({
   scorers: Object.fromEntries(Object.entries(c.details).map(([name, d]) => [name, { score: d.score, reason: d.reason ? clip(d.reason, textChars) : null }])),
   output: c.output === undefined || c.output === null ? null : clip(typeof c.output === 'string' ? c.output : JSON.stringify(c.output), textChars),
 });
-
-/** A changed case's side of a comparison, its texts cut for a model's context (the API answers them whole). */
-const sideText = (d: CaseSideDetail | undefined, textChars = 2_000) => {
-  if (!d) return undefined;
-  const text = (v: unknown) => (v === undefined || v === null ? null : clip(typeof v === 'string' ? v : JSON.stringify(v), textChars));
-  return {
-    input: text(d.input),
-    expected: text(d.expected),
-    output: text(d.output),
-    error: d.error === null ? null : clip(d.error, textChars),
-    scorers: Object.fromEntries(
-      Object.entries(d.details).map(([name, raw]) => {
-        const v = (raw ?? {}) as { score?: unknown; reason?: unknown };
-        return [name, { score: typeof v.score === 'number' ? v.score : null, reason: typeof v.reason === 'string' ? clip(v.reason, textChars) : null }];
-      }),
-    ),
-  };
-};
 
 /** Tools over evaluation runs: list, status, failures, compare, start. */
 export function runTools(server: McpServer, api: () => AgentEvalApi): void {
@@ -111,23 +93,23 @@ export function runTools(server: McpServer, api: () => AgentEvalApi): void {
     'compare_runs',
     {
       title: 'Compare two runs',
-      description: 'Per case and scorer, what changed from the baseline run to the candidate: regressions beyond threshold and their significance.',
+      description:
+        "What changed from the baseline run to the candidate: a summary sentence, case counts, significance, latency and cost, the scorers that moved, and a page of the changed cases (worst first) with both runs' input, expected, output and scorer reasons. Unchanged cases are counted, not listed; page with offset = next_offset.",
       inputSchema: {
         baseline_run_id: Id,
         candidate_run_id: Id,
         threshold: z.number().min(0).max(1).optional(),
         alpha: z.number().gt(0).lt(1).optional(),
+        limit: z.number().int().min(1).max(20).default(5).describe('Changed cases in this answer'),
+        offset: z.number().int().min(0).max(1_000_000).default(0).describe("The previous answer's next_offset"),
+        text_chars: z.number().int().min(100).max(2_000).default(800).describe('Characters of each text at most'),
       },
       annotations: { readOnlyHint: true },
     },
-    ({ baseline_run_id, candidate_run_id, threshold, alpha }) =>
-      attempt(async () => {
-        const cmp = await api().compare(baseline_run_id, candidate_run_id, { threshold, alpha });
-        return {
-          ...cmp,
-          cases: cmp.cases.map((c) => ({ ...c, baseline_detail: sideText(c.baseline_detail), candidate_detail: sideText(c.candidate_detail) })),
-        };
-      }),
+    ({ baseline_run_id, candidate_run_id, threshold, alpha, limit, offset, text_chars }) =>
+      attempt(async () =>
+        condenseComparison(await api().compare(baseline_run_id, candidate_run_id, { threshold, alpha }), { limit, offset, textChars: text_chars }),
+      ),
   );
 
   server.registerTool(
