@@ -217,6 +217,14 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     }),
   // --spans N stored and exported in each format (default 1,000,000; --quick 100,000)
   export: async () => (await import('./export.js')).benchExport({ spans: num(v.spans, quick ? 100_000 : 1_000_000) }),
+  // --spans N written by ClickHouse from numbers() (default 10,000,000; --quick 200,000), then the API's reads timed
+  'reads-at-scale': async () =>
+    (await import('./reads-at-scale.js')).benchReadsAtScale({
+      spans: num(v.spans, quick ? 200_000 : 10_000_000),
+      spansPerTrace: num(v['spans-per-trace'], 10),
+      textBytes: 400,
+      reads: quick ? 50 : 200,
+    }),
   // --quick: fewer evaluations per round
   'trajectory-scoring': async () => (await import('./trajectory-scoring.js')).benchTrajectoryScoring({ iterations: quick ? 50 : 200, rounds: quick ? 3 : 9 }),
   // --quick: 20 turns and 20 conversations instead of 50 and 100

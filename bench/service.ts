@@ -19,8 +19,8 @@ export type BenchService = ServiceProcess & {
 export const serviceEnv: Record<string, string> = {};
 
 /** The service under test as its own process, so its CPU and RSS can be read from /proc; its data dir is removed when the bench invocation ends. */
-export async function startBenchService(env: Record<string, string> = {}): Promise<BenchService> {
-  const svc = await spawnServiceProcess(makeDataDir('agent-eval-bench-'), { ...serviceEnv, ...env });
+export async function startBenchService(env: Record<string, string> = {}, dataDir = makeDataDir('agent-eval-bench-')): Promise<BenchService> {
+  const svc = await spawnServiceProcess(dataDir, { ...serviceEnv, ...env });
   if (!svc.apiUrl || !svc.otlpHttpUrl || !svc.otlpGrpcAddress) throw new Error('bench service started without its listeners');
   // The data dir stays until the invocation ends (bench/run.ts: useInvocationTmpDir).
   const stop = () => stopProcess(svc, 120_000);
