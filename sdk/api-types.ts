@@ -42,6 +42,12 @@ export interface TraceListParams extends Page {
   environment?: string;
   /** Traces tagged so (`tag.tags`, `langfuse.trace.tags`, `ai.telemetry.metadata.tags`, `tags`: docs/api.md). */
   tag?: string;
+  /** Who made the traces: production traffic, evaluation runs' cases, online rules' judges. */
+  source?: 'production' | 'evaluation' | 'online-judge';
+  /** The list's order (newest first by default); `sort=score` takes the score's name in `sort_score`. */
+  sort?: 'time' | 'duration' | 'cost' | 'tokens' | 'score';
+  order?: 'asc' | 'desc';
+  sort_score?: string;
   cursor?: string;
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { NotFoundError } from '../../core/errors.js';
 import { scoreFilterProblems, TraceFilterFields, traceFilterQuery } from '../../core/model/trace-filter.js';
 import { keysetCursorParam } from '../../core/model/keyset-cursor.js';
+import { traceCursorParam, TraceSortFields, traceSortProblems, traceSortQuery } from '../../core/model/trace-sort.js';
 import { DEFAULT_SPANS_PAGE, MAX_SPANS_PAGE, SPAN_TEXT_CAP } from '../../core/model/span-page.js';
 import { withLlm } from '../../core/messages/index.js';
 import type { ApiDeps } from '../deps.js';
@@ -17,10 +18,12 @@ export const MAX_TRACE_PAGE = 1000;
 export const ListQuerySchema = pageQuery(MAX_TRACE_PAGE)
   .extend({
     ...TraceFilterFields,
-    /** Keyset paging: the `next_cursor` of the previous page. */
-    cursor: keysetCursorParam('next_cursor'),
+    ...TraceSortFields,
+    /** Keyset paging: the `next_cursor` of the previous page (of the same sort). */
+    cursor: traceCursorParam(),
   })
-  .superRefine(scoreFilterProblems);
+  .superRefine(scoreFilterProblems)
+  .superRefine(traceSortProblems);
 
 /** GET /api/traces/{id}: a page of the trace's spans, after the span a cursor names. */
 export const TraceQuerySchema = z.object({
@@ -39,7 +42,8 @@ export function tracesRouter(deps: ApiDeps): Router {
       limit: q.limit,
       offset: q.offset,
       ...traceFilterQuery(q),
-      cursor: q.cursor && { startMs: q.cursor.startMs, traceId: q.cursor.id },
+      sort: traceSortQuery(q),
+      cursor: q.cursor?.cursor,
     });
   });
 

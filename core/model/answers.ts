@@ -88,7 +88,14 @@ export const TraceDetailSchema = z
 /** TraceList: GET /api/traces. */
 export const TraceListSchema = z
   .object({
-    traces: z.array(z.object({ ...traceSummaryShape, scores: z.array(z.object({ name: z.string(), value: z.number(), count: z.number().int() })) })),
+    traces: z.array(
+      z.object({
+        ...traceSummaryShape,
+        scores: z.array(z.object({ name: z.string(), value: z.number(), count: z.number().int() })),
+        input_preview: z.string().nullable().describe("The root span's input: its first 120 characters on one line, '…' when cut; null when none"),
+        output_preview: z.string().nullable().describe("The root span's output, likewise"),
+      }),
+    ),
     total: z.number().int(),
     limit: z.number().int(),
     offset: z.number().int(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Timestamp } from './ingest-body.js';
 import { COMPONENT_TYPES } from './span.js';
 import { MAX_SESSION_ID_CHARS } from './trace-session-ids.js';
-import type { TraceListQuery } from './trace.js';
+import { TRACE_SOURCES, type TraceListQuery } from './trace.js';
 
 /**
  * The filters of the trace list (GET /api/traces' query parameters, docs/api.md), in one schema
@@ -33,6 +33,7 @@ export const TraceFilterFields = {
   user_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).optional(),
   environment: z.string().min(1).max(256).optional(),
   tag: z.string().trim().min(1).max(256).optional(),
+  source: z.enum(TRACE_SOURCES).optional(),
 };
 
 type FilterValues = z.output<z.ZodObject<typeof TraceFilterFields>>;
@@ -52,7 +53,7 @@ export type TraceFilter = z.output<typeof TraceFilterSchema>;
 const time = (t: string | number | undefined): Date | undefined => (t === undefined ? undefined : new Date(t));
 
 /** The store's list query of a filter (without its page: limit, offset and cursor). */
-export function traceFilterQuery(q: FilterValues): Omit<TraceListQuery, 'limit' | 'offset' | 'cursor'> {
+export function traceFilterQuery(q: FilterValues): Omit<TraceListQuery, 'limit' | 'offset' | 'cursor' | 'sort'> {
   return {
     status: q.status,
     name: q.name,
@@ -68,5 +69,6 @@ export function traceFilterQuery(q: FilterValues): Omit<TraceListQuery, 'limit' 
     userId: q.user_id,
     environment: q.environment,
     tag: q.tag,
+    source: q.source,
   };
 }

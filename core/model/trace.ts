@@ -1,6 +1,7 @@
 import type { SpanCost } from './cost.js';
 import type { LlmConversation } from './messages.js';
 import type { ComponentType, Convention, SpanContent, SpanStatus, SpanType } from './span.js';
+import type { TraceListCursor, TraceSort } from './trace-sort.js';
 
 /** A trace as listed by GET /api/traces. Times are ISO 8601 with milliseconds. */
 export interface TraceSummary {
@@ -102,9 +103,27 @@ export interface TraceListQuery {
    * or output (spans of the newest TRACE_SEARCH_WINDOW traces the other filters match).
    */
   search?: string;
-  /** Keyset position: only traces after this one (newest first). */
-  cursor?: { startMs: number; traceId: string };
+  /** Who made the trace: production traffic, an evaluation run's case, or an online rule's judge ({@link TRACE_SOURCES}). */
+  source?: TraceSource;
+  /** The order of the list; newest first when absent. */
+  sort?: TraceSort;
+  /** Keyset position: only traces after this one in the list's order. */
+  cursor?: TraceListCursor;
 }
+
+/**
+ * Where a trace comes from, by its trace attributes: an evaluation run's case trace names
+ * `agent_eval.run_id`, an online rule's judge trace `agent_eval.online_rule_id`; any other is production.
+ */
+export const TRACE_SOURCES = ['production', 'evaluation', 'online-judge'] as const;
+export type TraceSource = (typeof TRACE_SOURCES)[number];
+
+/** The keys GET /api/traces sorts by (`sort`; core/model/trace-sort.ts). */
+export const TRACE_SORTS = ['time', 'duration', 'cost', 'tokens', 'score'] as const;
+export type TraceSortKey = (typeof TRACE_SORTS)[number];
+
+/** Characters of a trace's root input and output the list shows (whitespace folded, `…` when cut). */
+export const TRACE_PREVIEW_CHARS = 120;
 
 /**
  * Traces whose span names, inputs and outputs a `search` reads: the newest that match the other
@@ -122,6 +141,9 @@ export interface TraceScoreSummary {
 /** A trace as GET /api/traces lists it: the summary and its scores by name. */
 export interface TraceListItem extends TraceSummary {
   scores: TraceScoreSummary[];
+  /** The first {@link TRACE_PREVIEW_CHARS} characters of the root span's input / output on one line; null when it has none. */
+  input_preview: string | null;
+  output_preview: string | null;
 }
 
 export interface TraceList {

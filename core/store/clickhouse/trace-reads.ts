@@ -1,8 +1,10 @@
-import { encodeKeysetCursor } from '../../model/keyset-cursor.js';
 import { TRACE_SEARCH_WINDOW, type TraceList, type TraceListItem, type TraceListQuery, type TraceScoreSummary, type TraceSummary } from '../../model/trace.js';
+import { encodeTraceCursor } from '../../model/trace-sort.js';
 import { traceSummary, type TraceRow } from './rows.js';
 import { toClickHouseTime } from './time.js';
-import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, traceCountSql, tracePageSql, type TraceFilter } from './trace-stats-sql.js';
+import { traceCountSql, tracePageSql } from './trace-page-sql.js';
+import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, type TraceFilter } from './trace-stats-sql.js';
+import { previewsOf } from './trace-previews.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
@@ -34,7 +36,7 @@ export function createTraceReads(rows: Rows) {
     return out;
   }
 
-  type PageRow = { trace_id: string; start_ms: string | number; total: string | number };
+  type PageRow = { trace_id: string; start_ms: string | number; sort_key: string | number; total: string | number };
 
   async function listTraces(projectId: string, q: TraceListQuery): Promise<TraceList> {
     const given: Record<TraceFilter, unknown> = {
@@ -52,6 +54,7 @@ export function createTraceReads(rows: Rows) {
       userId: q.userId,
       environment: q.environment,
       tag: q.tag,
+      traceSource: q.source,
     };
     const filters = TRACE_FILTER_NAMES.filter((f) => given[f] !== undefined);
     const params: Record<string, unknown> = {
@@ -74,7 +77,10 @@ export function createTraceReads(rows: Rows) {
       userId: q.userId,
       environment: q.environment,
       tag: q.tag,
-      cursorStart: q.cursor ? toClickHouseTime(q.cursor.startMs) : undefined,
+      traceSource: q.source,
+      sortScore: q.sort?.score,
+      cursorStart: q.cursor && 'startMs' in q.cursor ? toClickHouseTime(q.cursor.startMs) : undefined,
+      cursorKey: q.cursor && 'key' in q.cursor ? q.cursor.key : undefined,
       cursorTrace: q.cursor?.traceId,
     };
     let searchTruncated: boolean | undefined;
@@ -89,7 +95,7 @@ export function createTraceReads(rows: Rows) {
         : [];
       params.searchHits = hits.map((h) => h.trace_id);
     }
-    const page = await rows<PageRow>(tracePageSql(filters, q.cursor !== undefined), params);
+    const page = await rows<PageRow>(tracePageSql(filters, q.cursor !== undefined, q.sort), params);
     let total = page.length ? Number(page[0].total) : 0;
     if (page.length === 0 && (q.offset > 0 || q.cursor)) {
       // Past the last page the window count has no row to ride on.
@@ -99,20 +105,28 @@ export function createTraceReads(rows: Rows) {
     const more = page.length > q.limit;
     const ids = page.slice(0, q.limit);
     const pageIds = ids.map((p) => p.trace_id);
-    const [summaryList, scores] = await Promise.all([summaries(projectId, pageIds), scoresOf(projectId, pageIds)]);
+    const [summaryList, scores, previews] = await Promise.all([
+      summaries(projectId, pageIds),
+      scoresOf(projectId, pageIds),
+      previewsOf(rows, projectId, pageIds),
+    ]);
     const byId = new Map(summaryList.map((t) => [t.trace_id, t]));
     const traces = ids
       .map((p) => byId.get(p.trace_id))
       .filter((t): t is TraceSummary => t !== undefined)
-      .map((t): TraceListItem => ({ ...t, scores: scores.get(t.trace_id) ?? [] }));
+      .map((t): TraceListItem => ({
+        ...t,
+        scores: scores.get(t.trace_id) ?? [],
+        ...(previews.get(t.trace_id) ?? { input_preview: null, output_preview: null }),
+      }));
     const last = ids.at(-1);
-    const nextCursor = more && last ? { startMs: Number(last.start_ms), traceId: last.trace_id } : null;
+    const position = last && { startMs: Number(last.start_ms), key: Number(last.sort_key), traceId: last.trace_id };
     const list: TraceList = {
       traces,
       total,
       limit: q.limit,
       offset: q.offset,
-      next_cursor: nextCursor && encodeKeysetCursor({ startMs: nextCursor.startMs, id: nextCursor.traceId }),
+      next_cursor: more && position ? encodeTraceCursor(q.sort?.by ?? 'time', position) : null,
     };
     if (searchTruncated !== undefined) list.search_truncated = searchTruncated;
     return list;

@@ -76,6 +76,12 @@ export const TAG_KEYS = ['tag.tags', 'langfuse.trace.tags', 'ai.telemetry.metada
 const hasTag = (map: string) =>
   `arrayExists(v -> v != '' AND (v = {tag:String} OR has(JSONExtract(v, 'Array(String)'), {tag:String}) OR has(arrayMap(x -> trimBoth(x), splitByChar(',', v)), {tag:String})), [${TAG_KEYS.map((k) => `${map}['${k}']`).join(', ')}])`;
 
+/**
+ * A trace's source (core/model/trace.ts TRACE_SOURCES) by its merged header attributes: the keys
+ * the service's own traces carry (online-scan-sql.ts NOT_SERVICE_TRACES reads the same).
+ */
+export const TRACE_SOURCE = `multiIf(mapContains(header_attributes, 'agent_eval.online_rule_id'), 'online-judge', mapContains(header_attributes, 'agent_eval.run_id'), 'evaluation', 'production')`;
+
 /** Filters of GET /api/traces over a trace's merged states, by name; each binds its own parameter. */
 export const TRACE_FILTERS = {
   status: `${STATUS} = {status:String}`,
@@ -88,7 +94,11 @@ export const TRACE_FILTERS = {
   search: `(positionCaseInsensitiveUTF8(${NAME}, {search:String}) > 0 OR positionCaseInsensitiveUTF8(trace_id, {search:String}) > 0 OR trace_id IN {searchHits:Array(String)})`,
   // A span's attributes, or the trace attributes of the JSON body (merged: `header_attributes`, read only with this filter).
   tag: `(${hasTag('header_attributes')} OR trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND ${hasTag('attributes')}))`,
+  traceSource: `${TRACE_SOURCE} = {traceSource:String}`,
 } as const;
+
+/** Filters that read the merged `header_attributes` (merged only for them). */
+const HEADER_FILTERS: readonly string[] = ['tag', 'traceSource'];
 
 /**
  * Filters by what other tables hold, as sets of trace ids: applied to trace_stats rows before they
@@ -158,42 +168,27 @@ WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id, name
 ORDER BY trace_id, name`;
 
-/** Traces that sort after the cursor's trace (newest first, then trace id descending). */
-const AFTER_CURSOR = "(start_time, trace_id) < ({cursorStart:DateTime64(3, 'UTC')}, {cursorTrace:String})";
-
-/** The project's traces the filters keep, as a FROM clause: merged cheap states (trace_id, start_time, ...) and the filters' conditions. */
-export function filteredTraces(filters: TraceFilter[]): string {
+/**
+ * The project's traces the filters keep, as a FROM clause: merged cheap states (trace_id,
+ * start_time, ...), the `extra` merged columns (a sort's: trace-page-sql.ts) and the filters' conditions.
+ */
+export function filteredTraces(filters: TraceFilter[], extra: readonly string[] = []): string {
   const sets = [
     ...(Object.keys(SET_FILTERS) as Array<keyof typeof SET_FILTERS>).filter((f) => filters.includes(f)).map((f) => SET_FILTERS[f]),
     spanSet(filters),
   ].filter((x): x is string => x !== null);
   const states = (Object.keys(TRACE_FILTERS) as Array<keyof typeof TRACE_FILTERS>).filter((f) => filters.includes(f)).map((f) => TRACE_FILTERS[f]);
   const where = states.length ? `WHERE ${states.join(' AND ')}` : '';
-  const endTime = filters.includes('minDurationMs') ? ',\n    max(max_end) AS end_time' : '';
-  const headerAttributes = filters.includes('tag') ? ',\n    argMaxMerge(header_attributes) AS header_attributes' : '';
+  const columns = new Set(extra);
+  if (filters.includes('minDurationMs')) columns.add(END_TIME);
+  if (filters.some((f) => HEADER_FILTERS.includes(f))) columns.add('argMaxMerge(header_attributes) AS header_attributes');
   return `(
-  SELECT trace_id,${CHEAP_STATES}${endTime}${headerAttributes}
+  SELECT trace_id,${CHEAP_STATES}${[...columns].map((c) => `,\n    ${c}`).join('')}
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String}${sets.map((x) => `\n    AND ${x}`).join('')}
   GROUP BY trace_id
 ) ${where}`;
 }
 
-/**
- * One page of a project's trace ids, newest first, with the number of traces the filters match
- * (before the cursor). Only cheap states are merged here; the page's summaries come from
- * {@link TRACE_SUMMARIES}. One extra row tells whether another page follows.
- */
-export function tracePageSql(filters: TraceFilter[], withCursor: boolean): string {
-  return `
-SELECT trace_id, toUnixTimestamp64Milli(start_time) AS start_ms, count() OVER () AS total
-FROM ${filteredTraces(filters)}
-${withCursor ? `QUALIFY ${AFTER_CURSOR}` : ''}
-ORDER BY start_time DESC, trace_id DESC
-LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
-}
-
-/** The number of traces the filters match, for a page past the end (no row carries the window count). */
-export function traceCountSql(filters: TraceFilter[]): string {
-  return `SELECT count() AS total FROM ${filteredTraces(filters)}`;
-}
+/** The merged end of a trace, as {@link filteredTraces} adds it. */
+export const END_TIME = 'max(max_end) AS end_time';

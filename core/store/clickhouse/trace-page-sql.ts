@@ -1,0 +1,76 @@
+import { MISSING_KEY, type TraceSort } from '../../model/trace-sort.js';
+import { END_TIME, filteredTraces, TRACE_COST, type TraceFilter } from './trace-stats-sql.js';
+
+/**
+ * A page of GET /api/traces: trace ids in the list's order (core/model/trace-sort.ts) with the
+ * count of traces the filters match. Newest first reads only the cheap merged states; other orders
+ * merge what their key needs (the end, the costs, the span stats) or join the scores.
+ */
+
+const TIME = "DateTime64(3, 'UTC')";
+const NEWEST: TraceSort = { by: 'time', order: 'desc' };
+
+/** Each key but time: the merged column it reads and its value (a number at or above 0, or NULL when the trace has none). */
+const KEYS = {
+  duration: { column: END_TIME, value: "toFloat64(greatest(0, dateDiff('millisecond', start_time, end_time)))" },
+  cost: { column: 'maxMap(span_costs) AS costs', value: TRACE_COST },
+  tokens: { column: 'maxMap(span_stats) AS stats', value: 'toFloat64(arraySum(stats.3) + arraySum(stats.4))' },
+  score: { column: null, value: 'sort_score.value' },
+} as const;
+
+/** The latest value of the sorted score per trace, joined to the filtered traces (NULL when a trace has none). */
+const SCORE_JOIN = `LEFT JOIN (
+  SELECT trace_id, toNullable(argMax(value, created_at)) AS value
+  FROM agent_eval.scores
+  WHERE project_id = {project:String} AND name = {sortScore:String}
+  GROUP BY trace_id
+) AS sort_score ON sort_score.trace_id = traces.trace_id`;
+
+/**
+ * One page of a project's trace ids in the sort's order (ties by trace id the same way), with
+ * the number of traces the filters match (before the cursor). Only the merged states the filters
+ * and the key need are read; the page's summaries come from TRACE_SUMMARIES. One extra row tells
+ * whether another page follows. Binds `cursorStart` (time) or `cursorKey`, and `cursorTrace`.
+ */
+export function tracePageSql(filters: TraceFilter[], withCursor: boolean, sort: TraceSort = NEWEST): string {
+  const dir = sort.order === 'desc' ? 'DESC' : 'ASC';
+  const after = sort.order === 'desc' ? '<' : '>';
+  if (sort.by === 'time') {
+    return `
+SELECT trace_id, toUnixTimestamp64Milli(start_time) AS start_ms, 0 AS sort_key, count() OVER () AS total
+FROM ${filteredTraces(filters)}
+${withCursor ? `QUALIFY (start_time, trace_id) ${after} ({cursorStart:${TIME}}, {cursorTrace:String})` : ''}
+ORDER BY start_time ${dir}, trace_id ${dir}
+LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
+  }
+  const key = KEYS[sort.by];
+  const from =
+    key.column === null
+      ? `(SELECT * FROM ${filteredTraces(filters)}) AS traces\n${SCORE_JOIN}`
+      : `(SELECT * FROM ${filteredTraces(filters, [key.column])}) AS traces`;
+  return `
+SELECT traces.trace_id AS trace_id, toUnixTimestamp64Milli(start_time) AS start_ms, ifNull(${key.value}, ${MISSING_KEY[sort.order]}) AS sort_key, count() OVER () AS total
+FROM ${from}
+${withCursor ? `QUALIFY (sort_key, trace_id) ${after} ({cursorKey:Float64}, {cursorTrace:String})` : ''}
+ORDER BY sort_key ${dir}, trace_id ${dir}
+LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
+}
+
+/** The number of traces the filters match, for a page past the end (no row carries the window count). */
+export function traceCountSql(filters: TraceFilter[]): string {
+  return `SELECT count() AS total FROM ${filteredTraces(filters)}`;
+}
+
+/**
+ * The first characters of each given trace's root span's input and output (the span that names
+ * the trace: trace_stats' `root`), any stored version; a bounded prefix is read, never the whole text.
+ */
+export const ROOT_PREVIEWS = `
+SELECT trace_id, any(substringUTF8(input, 1, {chars:UInt32})) AS input, any(substringUTF8(output, 1, {chars:UInt32})) AS output
+FROM agent_eval.spans
+WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+  AND (trace_id, span_id) IN (
+    SELECT trace_id, min(root).3 FROM agent_eval.trace_stats
+    WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+    GROUP BY trace_id)
+GROUP BY trace_id`;

@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type { FieldIssue } from '../../core/errors.js';
+import type { TraceList } from '../../core/model/trace.js';
+import { corpusTexts } from '../helpers/corpus.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
+
+/**
+ * GET /api/traces for scanning (docs/api.md): `sort` / `order` (time, duration, cost, tokens, a
+ * score) with keyset paging in each order, `source` (production, evaluation, online-judge), and
+ * each trace's root input and output previews.
+ */
+let svc: TestApi;
+const project = 'project-sort';
+const base = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+const texts = corpusTexts();
+const longest = texts.reduce((a, b) => (a.length >= b.length ? a : b));
+
+interface Spec {
+  id: string;
+  minute: number;
+  durationMs: number;
+  /** Output tokens of its one priced generation (gpt-4o), or none. */
+  tokens?: number;
+  attributes?: Record<string, string>;
+  input?: unknown;
+  output?: unknown;
+}
+
+function trace(s: Spec) {
+  const start = base + s.minute * 60_000;
+  return {
+    trace_id: s.id,
+    name: `trace ${s.id}`,
+    status: 'ok',
+    duration_ms: s.durationMs,
+    start_time: iso(start),
+    ...(s.attributes ? { attributes: s.attributes } : {}),
+    spans: [
+      { span_id: `${s.id}-root`, name: 'agent', type: 'span', start_time: iso(start), end_time: iso(start + s.durationMs), input: s.input, output: s.output },
+      ...(s.tokens === undefined
+        ? []
+        : [
+            {
+              span_id: `${s.id}-llm`,
+              parent_span_id: `${s.id}-root`,
+              name: 'llm',
+              type: 'generation',
+              model: 'gpt-4o',
+              input_tokens: 10,
+              output_tokens: s.tokens,
+              start_time: iso(start + 1),
+              end_time: iso(start + 2),
+            },
+          ]),
+    ],
+  };
+}
+
+const SPECS: Spec[] = [
+  { id: 's-a', minute: 1, durationMs: 400, tokens: 5000, input: longest, output: texts[1] },
+  { id: 's-b', minute: 2, durationMs: 9000, tokens: 100, input: 'short question?', output: { answer: 42 } },
+  { id: 's-c', minute: 3, durationMs: 50, tokens: 90_000, attributes: { 'agent_eval.run_id': 'run-1', 'agent_eval.case_index': '0' } },
+  { id: 's-d', minute: 4, durationMs: 700, attributes: { 'agent_eval.online_rule_id': 'rule-1', 'agent_eval.scored_trace_id': 's-a' } },
+  { id: 's-e', minute: 5, durationMs: 700, tokens: 100 },
+];
+
+async function list(query: string): Promise<TraceList> {
+  const res = await svc.api(`/api/traces${query}`, { project });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as TraceList;
+}
+const ids = async (query: string) => (await list(query)).traces.map((t) => t.trace_id);
+
+async function walk(query: string, limit: number): Promise<string[]> {
+  const walked: string[] = [];
+  let page = await list(`?${query}&limit=${limit}`);
+  for (;;) {
+    walked.push(...page.traces.map((t) => t.trace_id));
+    if (!page.next_cursor) return walked;
+    page = await list(`?${query}&limit=${limit}&cursor=${page.next_cursor}`);
+  }
+}
+
+beforeAll(async () => {
+  svc = await startTestApi();
+  for (const s of SPECS) {
+    const res = await svc.api('/api/traces/ingest', { method: 'POST', json: trace(s), project });
+    expect(res.status, await res.clone().text()).toBe(201);
+  }
+  for (const [id, value] of [
+    ['s-a', 0.2],
+    ['s-b', 0.9],
+    ['s-e', 0.5],
+  ] as const) {
+    const res = await svc.api('/api/scores', { method: 'POST', json: { trace_id: id, name: 'quality', value }, project });
+    expect(res.status).toBe(201);
+  }
+});
+afterAll(async () => {
+  await svc?.stop();
+});
+
+describe('GET /api/traces sort', () => {
+  it('orders by each key, both ways, traces without the key last', async () => {
+    expect(await ids('?sort=time&order=asc')).toEqual(['s-a', 's-b', 's-c', 's-d', 's-e']);
+    expect(await ids('?sort=duration')).toEqual(['s-b', 's-e', 's-d', 's-a', 's-c']);
+    expect(await ids('?sort=tokens')).toEqual(['s-c', 's-a', 's-e', 's-b', 's-d']);
+    const byCost = await list('?sort=cost');
+    expect(byCost.traces.map((t) => t.trace_id)).toEqual(['s-c', 's-a', 's-e', 's-b', 's-d']);
+    expect(byCost.traces[0].total_cost).toBeGreaterThan(byCost.traces[1].total_cost!);
+    expect(byCost.traces.at(-1)!.total_cost).toBeNull();
+    expect(await ids('?sort=cost&order=asc')).toEqual(['s-b', 's-e', 's-a', 's-c', 's-d']);
+    expect(await ids('?sort=score&sort_score=quality')).toEqual(['s-b', 's-e', 's-a', 's-d', 's-c']);
+    expect(await ids('?sort=score&sort_score=quality&order=asc')).toEqual(['s-a', 's-e', 's-b', 's-c', 's-d']);
+  });
+
+  it('pages by cursor in every order to the same list, whatever the page size', async () => {
+    const orders = fc.constantFrom(
+      'sort=time',
+      'sort=time&order=asc',
+      'sort=duration',
+      'sort=cost',
+      'sort=cost&order=asc',
+      'sort=tokens&order=asc',
+      'sort=score&sort_score=quality',
+    );
+    await fc.assert(
+      fc.asyncProperty(orders, fc.integer({ min: 1, max: 4 }), async (query, limit) => {
+        expect(await walk(query, limit)).toEqual(await ids(`?${query}`));
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  it('refuses a cursor of another sort, sort=score without its name, and unknown keys, naming each (422)', async () => {
+    const byCost = await list('?sort=cost&limit=1');
+    for (const [query, param] of [
+      [`?sort=duration&cursor=${byCost.next_cursor}`, 'cursor'],
+      [`?cursor=${byCost.next_cursor}`, 'cursor'],
+      ['?sort=score', 'sort_score'],
+      ['?sort_score=quality', 'sort_score'],
+      ['?sort=price', 'sort'],
+      ['?order=up', 'order'],
+      ['?source=staging', 'source'],
+    ]) {
+      const res = await svc.api(`/api/traces${query}`, { project });
+      expect(res.status, query).toBe(422);
+      const body = (await res.json()) as { details: FieldIssue[] };
+      expect(
+        body.details.map((d) => d.field),
+        query,
+      ).toContain(param);
+    }
+  });
+});
+
+describe('GET /api/traces source', () => {
+  it('separates production traffic from evaluation cases and online judges', async () => {
+    expect(await ids('?source=production')).toEqual(['s-e', 's-b', 's-a']);
+    expect(await ids('?source=evaluation')).toEqual(['s-c']);
+    expect(await ids('?source=online-judge')).toEqual(['s-d']);
+    expect((await list('?source=production&sort=cost&limit=1')).total).toBe(3);
+  });
+});
+
+describe('GET /api/traces previews', () => {
+  it("shows the root span's input and output on one line, cut at 120 characters", async () => {
+    const byId = new Map((await list('')).traces.map((t) => [t.trace_id, t]));
+    const a = byId.get('s-a')!;
+    const folded = longest.replace(/\s+/g, ' ').trim();
+    expect(a.input_preview).toBe(`${Array.from(folded).slice(0, 120).join('').trimEnd()}…`);
+    expect(a.output_preview).not.toMatch(/\n/);
+    expect(byId.get('s-b')!.input_preview).toBe('short question?');
+    expect(byId.get('s-b')!.output_preview).toContain('42');
+    expect(byId.get('s-e')!.input_preview).toBeNull();
+    expect(byId.get('s-e')!.output_preview).toBeNull();
+  });
+});
