@@ -44,28 +44,29 @@ export interface SpanClassification extends Classification {
  * wrappers that report their children's totals cannot be double counted by any sum over spans.
  */
 export function classifySpan(raw: RawSpan): SpanClassification {
-  const hits: Array<{ name: Convention; c: Classification }> = [];
+  let merged: SpanClassification | null = null;
   for (const m of PRECEDENCE) {
+    // The SPEC's two modules share one classifier: when the declared type decided, the second adds nothing.
+    if (m === specAttributes && merged?.convention === 'spec') continue;
     const c = tryModule(m, raw);
-    if (c) hits.push({ name: m.name, c });
-  }
-  if (hits.length === 0) {
-    return { convention: 'none', span_type: 'span', component_type: null, model: null, input: null, output: null, input_tokens: 0, output_tokens: 0 };
-  }
-  const merged: SpanClassification = { ...hits[0].c, convention: hits[0].name };
-  for (const { c } of hits.slice(1)) {
+    if (!c) continue;
+    if (merged === null) {
+      merged = { ...c, convention: m.name };
+      continue;
+    }
     merged.model ??= c.model;
     merged.input ??= c.input;
     merged.output ??= c.output;
     merged.input_tokens ??= c.input_tokens;
     merged.output_tokens ??= c.output_tokens;
   }
+  if (merged === null) {
+    return { convention: 'none', span_type: 'span', component_type: null, model: null, input: null, output: null, input_tokens: 0, output_tokens: 0 };
+  }
   const generation = merged.span_type === 'generation';
-  return {
-    ...merged,
-    input_tokens: generation ? (merged.input_tokens ?? 0) : 0,
-    output_tokens: generation ? (merged.output_tokens ?? 0) : 0,
-  };
+  merged.input_tokens = generation ? (merged.input_tokens ?? 0) : 0;
+  merged.output_tokens = generation ? (merged.output_tokens ?? 0) : 0;
+  return merged;
 }
 
 /** Attribute values at least this long that became the span's input or output are stored once. */

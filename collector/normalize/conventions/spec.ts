@@ -1,7 +1,7 @@
-import type { Attributes, RawSpan } from '../../../core/model/raw-span.js';
+import type { AttrValue, RawSpan } from '../../../core/model/raw-span.js';
 import { COMPONENT_TYPES, type ComponentType, type SpanType } from '../../../core/model/span.js';
 import { attrsOf, type Classification, type ConventionModule } from '../types.js';
-import { firstIdent, firstText, firstTokens, get, ident, lowerOf } from '../values.js';
+import { firstIdent, firstText, get, ident, lowerOf, tokenCount } from '../values.js';
 
 /**
  * The SPEC's own conventions: the JSON ingest body's span `type` (RawSpan.declaredType) and
@@ -57,54 +57,51 @@ function declared(raw: RawSpan): Kind | null {
   return kindName(raw.declaredType);
 }
 
-/** `span_type` or `type` naming one of the SDK kinds (`type` only then: it is a common, unrelated key). */
-function attributeKind(a: Attributes): Kind | null {
-  return kindName(get(a, 'span_type')) ?? kindName(get(a, 'type'));
+/**
+ * A field as the SPEC's conventions read it: the body's top-level field (RawSpan.declaredFields)
+ * over the attribute of the same name. Read in place: building the overlaid attributes as an
+ * object, once per span, was a large share of normalizing a JSON span (issue 33).
+ */
+function field(raw: RawSpan, key: string): AttrValue | undefined {
+  const fields = raw.declaredFields;
+  if (fields && Object.prototype.hasOwnProperty.call(fields, key)) return fields[key];
+  return get(attrsOf(raw), key);
 }
 
-function componentOverride(a: Attributes): ComponentType | null {
-  const c = lowerOf(get(a, 'component_type'));
+/** `span_type` or `type` naming one of the SDK kinds (`type` only then: it is a common, unrelated key). */
+function attributeKind(raw: RawSpan): Kind | null {
+  return kindName(field(raw, 'span_type')) ?? kindName(field(raw, 'type'));
+}
+
+function componentOverride(raw: RawSpan): ComponentType | null {
+  const c = lowerOf(field(raw, 'component_type'));
   return (COMPONENT_TYPES as readonly string[]).includes(c ?? '') ? (c as ComponentType) : null;
 }
 
-function kindOf(raw: RawSpan, a: Attributes): Kind {
-  const kind = declared(raw) ?? attributeKind(a);
+function kindOf(raw: RawSpan): Kind {
+  const kind = declared(raw) ?? attributeKind(raw);
   if (kind) return kind;
-  if (ident(get(a, 'tool_name')) !== null) return ['tool', 'tool'];
-  const hasModelCall = ident(get(a, 'model')) !== null || get(a, 'input_tokens') !== undefined || get(a, 'output_tokens') !== undefined;
+  if (ident(field(raw, 'tool_name')) !== null) return ['tool', 'tool'];
+  const hasModelCall = ident(field(raw, 'model')) !== null || field(raw, 'input_tokens') !== undefined || field(raw, 'output_tokens') !== undefined;
   return hasModelCall ? ['generation', 'generation'] : ['span', null];
 }
 
-/**
- * The overlays built so far: both modules below read them, detect and classify each, so one span
- * would copy its attributes up to three times (a large share of normalizing a JSON span).
- */
-const overlays = new WeakMap<RawSpan, Attributes>();
-
-/** Attributes overlaid with the body's top-level fields (RawSpan.declaredFields). */
-function specAttrs(raw: RawSpan): Attributes {
-  if (!raw.declaredFields) return attrsOf(raw);
-  let overlay = overlays.get(raw);
-  if (!overlay) {
-    overlay = { ...attrsOf(raw), ...raw.declaredFields };
-    overlays.set(raw, overlay);
-  }
-  return overlay;
-}
-
 function classify(raw: RawSpan): Classification {
-  const a = specAttrs(raw);
-  const [span_type, kindComponent] = kindOf(raw, a);
+  const [span_type, kindComponent] = kindOf(raw);
   const tool = span_type === 'tool';
+  const input = field(raw, 'input');
+  const output = field(raw, 'output');
+  const toolInput = field(raw, 'tool_input');
+  const toolOutput = field(raw, 'tool_output');
   return {
     span_type,
-    component_type: componentOverride(a) ?? kindComponent,
-    model: firstIdent(get(a, 'model')),
+    component_type: componentOverride(raw) ?? kindComponent,
+    model: firstIdent(field(raw, 'model')),
     // tool_input / tool_output are the tool's own fields; input / output are the general ones.
-    input: tool ? firstText(get(a, 'tool_input'), get(a, 'input')) : firstText(get(a, 'input'), get(a, 'tool_input')),
-    output: tool ? firstText(get(a, 'tool_output'), get(a, 'output')) : firstText(get(a, 'output'), get(a, 'tool_output')),
-    input_tokens: firstTokens(a, ['input_tokens']),
-    output_tokens: firstTokens(a, ['output_tokens']),
+    input: tool ? firstText(toolInput, input) : firstText(input, toolInput),
+    output: tool ? firstText(toolOutput, output) : firstText(output, toolOutput),
+    input_tokens: tokenCount(field(raw, 'input_tokens')),
+    output_tokens: tokenCount(field(raw, 'output_tokens')),
   };
 }
 
@@ -118,9 +115,6 @@ export const specDeclared: ConventionModule = {
 /** A span that uses the SPEC's attribute names without a declared type (OTLP, POST /api/spans). */
 export const specAttributes: ConventionModule = {
   name: 'spec',
-  detect(raw) {
-    const a = specAttrs(raw);
-    return attributeKind(a) !== null || SPEC_KEYS.some((k) => get(a, k) !== undefined);
-  },
+  detect: (raw) => attributeKind(raw) !== null || SPEC_KEYS.some((k) => field(raw, k) !== undefined),
   classify,
 };
