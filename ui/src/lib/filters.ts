@@ -1,6 +1,7 @@
 /** The traces page's filters, kept in the URL so a filtered list is a link to share. */
 import type { ComponentType } from './types.js';
 import { isCursorText } from '../../../core/model/id-rules.js';
+import { TRACE_SORTS, TRACE_SOURCES, type TraceSortKey, type TraceSource } from '../../../core/model/trace.js';
 
 export const RANGES = { '15m': 15 * 60_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
 export type RangeKey = keyof typeof RANGES;
@@ -44,6 +45,14 @@ export interface TraceFilters {
   range?: RangeKey;
   from?: string;
   to?: string;
+  /** Production traffic, evaluation runs' cases or online judges' traces (docs/api.md). */
+  source?: TraceSource;
+  /** The list's order: newest first when absent; `sortScore` names the score of `sort: 'score'`. */
+  sort?: TraceSortKey;
+  order?: 'asc' | 'desc';
+  sortScore?: string;
+  /** The columns shown, when not the default ones (trace-columns.ts). */
+  cols?: string;
   /** Keyset page: the API's `next_cursor` of the previous page. */
   cursor?: string;
   /** Page size, 1-1000 (the API's bound); the default is 50. */
@@ -122,6 +131,17 @@ export function parseFilters(q: URLSearchParams): TraceFilters {
     const v = q.get(param)?.trim();
     if (v) f[key] = v.slice(0, MAX_SHORT);
   }
+  const source = q.get('source');
+  if (source && (TRACE_SOURCES as readonly string[]).includes(source)) f.source = source as TraceSource;
+  const sort = q.get('sort');
+  const sortScore = q.get('sort_score')?.trim();
+  if (sort && sort !== 'time' && (TRACE_SORTS as readonly string[]).includes(sort) && (sort !== 'score' || sortScore)) {
+    f.sort = sort as TraceSortKey;
+    if (sort === 'score') f.sortScore = sortScore!.slice(0, MAX_SHORT);
+  }
+  if (q.get('order') === 'asc') f.order = 'asc';
+  const cols = q.get('cols');
+  if (cols && /^[a-z_,]{1,200}$/.test(cols)) f.cols = cols;
   Object.assign(f, windowParams(q, isRange));
   const limit = Number(q.get('limit'));
   if (Number.isInteger(limit) && limit >= 1 && limit <= 1000 && limit !== DEFAULT_LIMIT) f.limit = limit;
@@ -168,6 +188,10 @@ function setCommon(q: URLSearchParams, f: TraceFilters): void {
     q.set('score_below', String(f.scoreBelow));
   }
   for (const [param, key] of SESSION_PARAMS) if (f[key]) q.set(param, f[key]);
+  if (f.source) q.set('source', f.source);
+  if (f.sort) q.set('sort', f.sort);
+  if (f.sort === 'score' && f.sortScore) q.set('sort_score', f.sortScore);
+  if (f.order === 'asc') q.set('order', 'asc');
 }
 
 /** The query string of the page's URL: only the filters set, in a fixed order. */
@@ -178,6 +202,7 @@ export function filtersToQuery(f: TraceFilters): URLSearchParams {
   if (f.from) q.set('from', f.from);
   if (f.to) q.set('to', f.to);
   if (f.limit && f.limit !== DEFAULT_LIMIT) q.set('limit', String(f.limit));
+  if (f.cols) q.set('cols', f.cols);
   if (f.cursor) q.set('cursor', f.cursor);
   return q;
 }
@@ -206,6 +231,7 @@ export function isFiltered(f: TraceFilters): boolean {
     f.hasErrors !== undefined ||
     f.scoreName ||
     SESSION_PARAMS.some(([, key]) => f[key]) ||
+    f.source ||
     f.range ||
     f.from ||
     f.to,

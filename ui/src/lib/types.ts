@@ -45,7 +45,7 @@ export type { ScoreDetail } from '../../../core/model/eval-case.js';
 export type { RunComparison, ScoreChange, CaseComparison, Significance } from '../../../core/evals/compare.js';
 export type { ConversationComparison, TurnComparison, TurnSide, ScoreDelta, DivergenceReason } from '../../../core/evals/compare-turns.js';
 export type { TurnResult, ConversationRecord } from '../../../core/model/eval-run.js';
-export type { TraceListItem, TraceScoreSummary } from '../../../core/model/trace.js';
+export type { TraceListItem, TraceScoreSummary, TraceSortKey, TraceSource } from '../../../core/model/trace.js';
 export type { SessionSummary, SessionList, SessionDetail, SessionTurn, SessionScore, SessionLevelScore } from '../../../core/model/trace-session.js';
 export type { ComponentType } from '../../../core/model/span.js';
 export type {
