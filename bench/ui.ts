@@ -5,33 +5,38 @@ import { UI_BUILD_DIR } from '../scripts/build-ui.js';
 import { ensureUiBuilt, launchBrowser, openPage } from '../test/helpers/browser.js';
 import { nestedAgentTrace, SEL } from '../test/helpers/dashboard.js';
 import { readApiKey } from '../test/helpers/credentials.js';
-import { getTimed, post, round, summarize, type SpanSize } from './lib.js';
-import { closedLoop, waitVisible } from './load.js';
-import { jsonSender, jsonSource } from './senders.js';
+import { connectClickHouse } from '../core/store/clickhouse/client.js';
+import { makeDataDir } from '../test/helpers/data-dir.js';
+import { getJson, getTimed, post, round, summarize } from './lib.js';
+import { seedBySql } from './seed-by-sql.js';
 import { startBenchService, type BenchService } from './service.js';
 
 /**
- * Issue 10's dashboard figures, in Debian's Chromium driven by playwright-core: with `traces`
- * (100,000) traces stored, the time until /traces shows its rows, and until the waterfall of a
- * 3,000-span and a 10,000-span trace is drawn (its first rows in the DOM). Each page is loaded
- * `loads` times: cold (a fresh browser context: no cache, no storage but the API key) and warm
- * (a reload in the same context). Two clocks: `page_ms` is the page's own (navigation start to
- * the rows, read in the page on the animation frame that first has them); `wall_ms` is from
- * page.goto to playwright seeing them. Also: the API calls those pages start with, timed alone
- * (the list's first page; a trace's first page of 2,000 spans, as the UI asks), and the built
- * UI's JavaScript (every .js under the build's client dir, uncompressed bytes). Targets: under 1 s each.
- * Run: `npm run bench -- ui [--quick] [--runs N] [--traces N] [--concurrency N]`.
+ * The dashboard's figures (issues 10 and 32), in Debian's Chromium driven by playwright-core: with
+ * `traces` (100,000) traces stored, written by ClickHouse itself (seed-by-sql.ts: agent-shaped
+ * spans and their summary rows, seconds instead of minutes through ingest), the time until each
+ * page's data is on screen: the traces list newest first, sorted by cost, filtered to production
+ * traffic; the sessions list; the waterfall of a 3,000-span and a 10,000-span trace (ingested
+ * through the API). Each page is loaded `loads` times: cold (a fresh browser context: no cache, no
+ * storage but the API key) and warm (a reload in the same context); medians of those. Two clocks:
+ * `page_ms` is the page's own (navigation start to the rows, read in the page on the animation
+ * frame that first has them); `wall_ms` is from page.goto to playwright seeing them. Also: the API
+ * calls those pages start with, timed alone (the list's first page in every order and source; a
+ * trace's first page of 2,000 spans, as the UI asks), and the built UI's JavaScript (every .js
+ * under the build's client dir, uncompressed bytes). Targets: under 1 s each.
+ * Run: `npm run bench -- ui [--quick] [--runs N] [--traces N]`.
  */
 export interface UiBenchOptions {
   traces: number;
+  /** Unused since the store is seeded by SQL (kept for the runner's `--concurrency`). */
   concurrency: number;
   loads: number;
   /** Rows that must be in the DOM for a list or waterfall to count as shown. */
   minRows: number;
 }
 
-/** The fill's traces: 3 spans of a few dozen bytes; the list reads summaries, not bodies. */
-const TINY: SpanSize = { name: 'tiny', input: () => 48, output: () => 24 };
+/** The seeded traces: 5 spans (a root, generations, a tool), texts of 200 bytes; spread over a week. */
+const SEED = { spansPerTrace: 5, textBytes: 200, spreadMs: 7 * 86_400_000 };
 
 /** Every .js file under the build's client dir (what a browser may download), in bytes. */
 export function clientJsBytes(dir = path.join(UI_BUILD_DIR, 'client')): { files: number; bytes: number } {
@@ -51,6 +56,25 @@ export function clientJsBytes(dir = path.join(UI_BUILD_DIR, 'client')): { files:
   return { files, bytes };
 }
 
+/**
+ * Where a cold load's time went, read in the page (ms from navigation start): the document, the
+ * last script, and each API call's start and end, in order.
+ */
+const COLD_BREAKDOWN = `(() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const res = performance.getEntriesByType('resource');
+  const scripts = res.filter((e) => e.name.endsWith('.js'));
+  return {
+    document_ms: Math.round(nav ? nav.responseEnd : 0),
+    scripts: scripts.length,
+    last_script_ms: Math.round(Math.max(0, ...scripts.map((e) => e.responseEnd))),
+    api: res.filter((e) => e.name.includes('/api/')).map((e) => {
+      const u = new URL(e.name);
+      return u.pathname + ' ' + Math.round(e.startTime) + '-' + Math.round(e.responseEnd);
+    }),
+  };
+})()`;
+
 /** Loads `url` `loads` times, each cold then warm, until `minRows` of `selector` are in the DOM. */
 async function timePage(browser: Browser, svc: BenchService, apiKey: string, url: string, selector: string, opts: UiBenchOptions) {
   const cold: number[] = [];
@@ -58,6 +82,7 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
   const warm: number[] = [];
   const warmWall: number[] = [];
   let rows = 0;
+  let breakdown: unknown = null;
   const errors: string[] = [];
   for (let i = 0; i < opts.loads; i++) {
     const p = await openPage(browser, svc.apiUrl, { apiKey, project: svc.projectId });
@@ -76,6 +101,7 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
         );
         wallMs.push(performance.now() - t0);
         pageMs.push((await handle.jsonValue()) as number);
+        if (pageMs === cold && i === 0) breakdown = await p.page.evaluate(COLD_BREAKDOWN);
         rows = await p.page.locator(selector).count();
       }
       errors.push(...p.errors);
@@ -89,6 +115,7 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
     warm_page_ms: summarize(warm),
     warm_wall_ms: summarize(warmWall),
     rows_in_dom: rows,
+    first_cold_load: breakdown,
     console_errors: errors.length,
     first_error: errors[0] ?? null,
   };
@@ -98,30 +125,24 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
 export async function benchUi(opts: UiBenchOptions) {
   ensureUiBuilt();
   const js = clientJsBytes();
-  const svc = await startBenchService({ AUTH_MODE: 'required' });
+  const dataDir = makeDataDir('agent-eval-bench-ui-');
+  const first = await startBenchService({ AUTH_MODE: 'required' }, dataDir);
+  await first.stop();
+  const seedStart = performance.now();
+  const ch = await connectClickHouse({ dataDir });
+  try {
+    await seedBySql(ch.client, { project: first.projectId, traces: opts.traces, now: Date.now(), ...SEED });
+  } finally {
+    await ch.close();
+  }
+  console.log(
+    JSON.stringify({ phase: 'seed', traces: opts.traces, spans: opts.traces * SEED.spansPerTrace, seconds: round((performance.now() - seedStart) / 1000, 1) }),
+  );
+  const svc = await startBenchService({ AUTH_MODE: 'required' }, dataDir);
   let browser: Browser | undefined;
   try {
     const apiKey = readApiKey(svc.dataDir);
     if (!apiKey) throw new Error('the bench service wrote no credentials.json');
-
-    const fill = await closedLoop(jsonSender(svc.apiUrl, svc.projectId, svc.headers), jsonSource(3, TINY, `ui-${Date.now().toString(36)}`), {
-      clients: opts.concurrency,
-      seconds: Infinity,
-      maxSpans: opts.traces * 3,
-    });
-    const seen = await waitVisible(svc, fill.acked.traces, 300);
-    console.log(
-      JSON.stringify({
-        phase: 'fill',
-        traces: fill.acked.traces,
-        failed: fill.failed,
-        seconds: round(fill.seconds, 1),
-        traces_per_s: Math.round(fill.acked.traces / fill.seconds),
-        visible: seen.visible,
-      }),
-    );
-    if (fill.failed > 0 || seen.visible < fill.acked.traces)
-      throw new Error(`fill incomplete: ${fill.failed} failed, ${seen.visible} of ${fill.acked.traces} visible`);
 
     const big: Record<string, string> = {};
     for (const spans of [3_000, 10_000]) {
@@ -144,25 +165,39 @@ export async function benchUi(opts: UiBenchOptions) {
       }
       return summarize(ms);
     };
+    const stored = ((await getJson(`${svc.apiUrl}/api/traces?limit=1`, svc.headers)).body as { total: number }).total;
     const api = {
       trace_list_ms: await apiMs('/api/traces?limit=50'),
+      trace_list_by_cost_ms: await apiMs('/api/traces?limit=50&sort=cost'),
+      trace_list_by_tokens_ms: await apiMs('/api/traces?limit=50&sort=tokens'),
+      trace_list_by_duration_ms: await apiMs('/api/traces?limit=50&sort=duration'),
+      trace_list_production_ms: await apiMs('/api/traces?limit=50&source=production'),
+      session_list_ms: await apiMs('/api/sessions?limit=50'),
       trace_3000_first_page_ms: await apiMs(`/api/traces/${encodeURIComponent(big[3_000])}?spans_limit=2000`),
       trace_10000_first_page_ms: await apiMs(`/api/traces/${encodeURIComponent(big[10_000])}?spans_limit=2000`),
     };
     console.log(JSON.stringify({ phase: 'api', ...api }));
 
     browser = await launchBrowser();
-    const list = await timePage(browser, svc, apiKey, '/traces', SEL.traceRow, opts);
-    console.log(JSON.stringify({ phase: 'traces-page', stored_traces: seen.visible, ...list }));
+    const pages: Record<string, Awaited<ReturnType<typeof timePage>>> = {};
+    for (const [name, url, selector] of [
+      ['traces', '/traces', SEL.traceRow],
+      ['traces_by_cost', '/traces?sort=cost', SEL.traceRow],
+      ['traces_production', '/traces?source=production', SEL.traceRow],
+      ['sessions', '/sessions', '[data-testid="session-row"]'],
+    ] as const) {
+      pages[name] = await timePage(browser, svc, apiKey, url, selector, opts);
+      console.log(JSON.stringify({ phase: `page-${name}`, stored_traces: stored, ...pages[name] }));
+    }
     const waterfall3k = await timePage(browser, svc, apiKey, `/traces/${encodeURIComponent(big[3_000])}`, SEL.waterfallRow, opts);
     console.log(JSON.stringify({ phase: 'waterfall-3000', ...waterfall3k }));
     const waterfall10k = await timePage(browser, svc, apiKey, `/traces/${encodeURIComponent(big[10_000])}`, SEL.waterfallRow, opts);
     console.log(JSON.stringify({ phase: 'waterfall-10000', ...waterfall10k }));
     const result = {
-      stored_traces: seen.visible,
+      stored_traces: stored,
       ui_js: { files: js.files, bytes: js.bytes, kib: round(js.bytes / 1024, 1) },
       api,
-      traces_page: list,
+      pages,
       waterfall_3000_spans: waterfall3k,
       waterfall_10000_spans: waterfall10k,
     };
