@@ -167,6 +167,13 @@ describe('cases from traces', () => {
       ['question 3', 'answer 3'],
       ['question 2', 'answer 2'],
     ]);
+    // The list's source filter selects the same production traces; an unknown source is refused.
+    const production = await ok<CasesAdded>(
+      await call(`/api/suites/${s.id}/cases/from-traces`, { filter: { name: 'batch-weather', source: 'production' }, cap: 3, preview: true }),
+    );
+    expect(production.cases.map((c) => c.source?.trace_id)).toEqual(['ds-batch-4', 'ds-batch-3', 'ds-batch-2']);
+    const badSource = ((await (await call(`/api/suites/${s.id}/cases/from-traces`, { filter: { source: 'staging' } })).json()) as ErrorBody).details;
+    expect((badSource as FieldIssue[]).map((p) => p.field)).toEqual(['filter.source']);
     // Every filter of GET /api/traces, checked the same way.
     const problems = ((await (await call(`/api/suites/${s.id}/cases/from-traces`, { filter: { score_below: 0.5, nmae: 'x' } })).json()) as ErrorBody).details;
     expect((problems as FieldIssue[]).map((p) => p.field).sort()).toEqual(['filter', 'filter.score_name']);
