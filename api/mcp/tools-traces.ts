@@ -37,7 +37,7 @@ export function traceTools(server: McpServer, api: () => AgentEvalApi): void {
     {
       title: 'Search traces',
       description:
-        'Lists traces newest first with the filters of GET /api/traces (status, name, time range, model, component type, minimum duration, errors, a score below a value, text search, session, user, environment, tag). Pass next_cursor back as cursor for the next page.',
+        'Lists traces newest first with the filters of GET /api/traces (status, name, time range, model, component type, minimum duration, errors, a score below a value, text search, session, user, environment, tag, source: production, evaluation or online-judge). Pass next_cursor back as cursor for the next page.',
       inputSchema: { ...TraceFilterFields, limit: z.number().int().min(1).max(50).default(20), cursor: Cursor },
       annotations: { readOnlyHint: true },
     },
