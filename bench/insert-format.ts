@@ -8,7 +8,7 @@ import { clickhouseMigrationTarget } from '../core/store/clickhouse/migration-ta
 import { spanRowCodec } from '../core/store/clickhouse/row-codec.js';
 import type { ArrowColumn } from './arrow-columns.js';
 import { arrowColumns, openBinaryInserts, rowBinaryBody } from './binary-inserts.js';
-import { WRITE_ROWS } from '../core/store/clickhouse/rows.js';
+import { WRITE_ROWS, type RowFormat } from '../core/store/clickhouse/rows.js';
 import { spanWriteRows, statsWriteRows } from '../core/store/clickhouse/write-rows.js';
 import { migrate } from '../core/store/migrations.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
@@ -35,11 +35,13 @@ export interface InsertFormatOptions {
  *   chDB at a `\n\n`: bench/row-binary.ts);
  * - `arrow`: the same rows as Arrow columns registered with chDB, then `INSERT INTO write_rows SELECT
  *   ... FROM arrowstream(...)` (maps as JSON text, bench/arrow-columns.ts);
+ * - `idle`: 50 ms with no insert, for the CPU the engine's background merges take meanwhile (in every case's figure);
+ * - `tsv_no_optimize_on_insert`: today's insert with `optimize_on_insert = 0` (a fixed cost tried);
  * - `parse_tsv`, `parse_rowbinary_file`, `parse_arrow`: the same into a Null copy of `write_rows` with no view,
  *   so the difference is the parsing alone.
  * `bodies_with_blank_line` counts the RowBinary bodies that hold `\n\n` (chDB could not take them inline).
  * Encoding is timed apart (JS, main thread), the insert as wall and process CPU (`process.cpuUsage`:
- * chDB's threads count). Run: `npm run bench -- insert-format [--runs N]`.
+ * chDB's threads count). Run: `npm run bench -- insert-format [--runs N] [--spans N (per batch, 500)] [--cases long-answer]`.
  */
 export async function benchInsertFormat(opts: InsertFormatOptions) {
   const dir = makeDataDir('agent-eval-bench-format-');
@@ -64,6 +66,8 @@ export async function benchInsertFormat(opts: InsertFormatOptions) {
       const rows = spanRowCodec.encodeBatch(batch);
       return Buffer.from([...rows.spans.map(spanWriteRows), ...rows.stats.map(statsWriteRows)].join('\n'));
     }
+    // The store's tables merge a block's rows of one key as they write it; later merges do it anyway.
+    const NO_OPTIMIZE_ON_INSERT: RowFormat = { ...WRITE_ROWS, settings: { ...WRITE_ROWS.settings, optimize_on_insert: 0 } };
     const insertTsv = (table: string, body: Buffer) => ch.insertRows(table, WRITE_ROWS, body);
     const insertFile = (table: string, body: Buffer) => binary.rowBinaryFile(table, body);
     const insertArrow = (table: string, columns: ArrowColumn[]) => binary.arrow(table, columns);
@@ -73,6 +77,9 @@ export async function benchInsertFormat(opts: InsertFormatOptions) {
       arrow: { encode: arrowColumns, insert: (columns: ArrowColumn[]) => insertArrow('agent_eval.write_rows', columns) },
       parse_arrow: { encode: arrowColumns, insert: (columns: ArrowColumn[]) => insertArrow('agent_eval.write_rows_parse_only', columns) },
       tsv: { encode: tsvBody, insert: (body) => insertTsv('agent_eval.write_rows', body) },
+      // No insert, as long as one: what the engine's background work (merges) costs the process meanwhile.
+      idle: { encode: () => Buffer.alloc(0), insert: () => new Promise((resolve) => setTimeout(resolve, 50)) },
+      tsv_no_optimize_on_insert: { encode: tsvBody, insert: (body) => ch.insertRows('agent_eval.write_rows', NO_OPTIMIZE_ON_INSERT, body) },
       rowbinary_file: { encode: rowBinaryBody, insert: (body) => insertFile('agent_eval.write_rows', body) },
       parse_tsv: { encode: tsvBody, insert: (body) => insertTsv('agent_eval.write_rows_parse_only', body) },
       parse_rowbinary_file: { encode: rowBinaryBody, insert: (body) => insertFile('agent_eval.write_rows_parse_only', body) },
@@ -127,6 +134,7 @@ export async function benchInsertFormat(opts: InsertFormatOptions) {
         rowbinary_file_to_tsv: ratio('rowbinary_file', 'tsv'),
         parse_rowbinary_file_to_tsv: ratio('parse_rowbinary_file', 'parse_tsv'),
         arrow_to_tsv: ratio('arrow', 'tsv'),
+        tsv_no_optimize_on_insert_to_tsv: ratio('tsv_no_optimize_on_insert', 'tsv'),
         parse_arrow_to_tsv: ratio('parse_arrow', 'parse_tsv'),
       },
     };

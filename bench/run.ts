@@ -117,7 +117,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   'auth-overhead': async () => (await import('./auth-overhead.js')).benchAuthOverhead(quick ? 20_000 : 200_000),
   'insert-breakdown': async () => (await import('./insert-breakdown.js')).benchInsertBreakdown({ exportsPerBatch: 4, rounds: quick ? 3 : 9 }),
   'insert-format': async () =>
-    (await import('./insert-format.js')).benchInsertFormat({ spansPerBatch: 500, rounds: quick ? 3 : 15, longAnswer: v.cases === 'long-answer' }),
+    (await import('./insert-format.js')).benchInsertFormat({ spansPerBatch: num(v.spans, 500), rounds: quick ? 3 : 15, longAnswer: v.cases === 'long-answer' }),
   'insert-cost': async () => (await import('./insert-cost.js')).benchInsertCost({ inserts: quick ? 20 : 100, rounds: quick ? 2 : 5 }),
   'span-pricing': async () =>
     (await import('./span-pricing.js')).benchSpanPricing({ traces: quick ? 200 : 2000, spansPerTrace: shape.spansPerTrace, rounds: quick ? 3 : 9 }),
