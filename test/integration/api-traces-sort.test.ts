@@ -65,6 +65,19 @@ const SPECS: Spec[] = [
   { id: 's-d', minute: 4, durationMs: 700, attributes: { 'agent_eval.online_rule_id': 'rule-1', 'agent_eval.scored_trace_id': 's-a' } },
   { id: 's-e', minute: 5, durationMs: 700, tokens: 100 },
 ];
+/** A chat at the root: the preview shows the last user and assistant messages, not the system prompt. */
+const CHAT: Spec = {
+  id: 's-f',
+  minute: 0,
+  durationMs: 10,
+  input: [
+    { role: 'system', content: 'You are a support agent. '.repeat(20) },
+    { role: 'user', content: 'first question' },
+    { role: 'assistant', content: 'first answer' },
+    { role: 'user', content: texts[2] },
+  ],
+  output: { role: 'assistant', content: 'Your refund is on its way.' },
+};
 
 async function list(query: string): Promise<TraceList> {
   const res = await svc.api(`/api/traces${query}`, { project });
@@ -89,6 +102,8 @@ beforeAll(async () => {
     const res = await svc.api('/api/traces/ingest', { method: 'POST', json: trace(s), project });
     expect(res.status, await res.clone().text()).toBe(201);
   }
+  const chat = await svc.api('/api/traces/ingest', { method: 'POST', json: trace(CHAT), project: `${project}-chat` });
+  expect(chat.status, await chat.clone().text()).toBe(201);
   for (const [id, value] of [
     ['s-a', 0.2],
     ['s-b', 0.9],
@@ -176,5 +191,9 @@ describe('GET /api/traces previews', () => {
     expect(byId.get('s-b')!.output_preview).toContain('42');
     expect(byId.get('s-e')!.input_preview).toBeNull();
     expect(byId.get('s-e')!.output_preview).toBeNull();
+    const chat = ((await (await svc.api('/api/traces', { project: `${project}-chat` })).json()) as TraceList).traces[0];
+    expect(chat.input_preview!.replace(/…$/, '')).toBe(texts[2].replace(/\s+/g, ' ').trim().slice(0, chat.input_preview!.replace(/…$/, '').length));
+    expect(chat.input_preview!.length).toBeGreaterThan(10);
+    expect(chat.output_preview).toBe('Your refund is on its way.');
   });
 });

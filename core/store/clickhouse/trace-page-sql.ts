@@ -62,11 +62,24 @@ export function traceCountSql(filters: TraceFilter[]): string {
 }
 
 /**
+ * A text's words for a preview: of a chat (a JSON list of messages) the last message of `role`
+ * (its content when that is text, else the message), of one message its content, else the text.
+ */
+const chatText = (col: string, role: string) => `multiIf(
+    length(arrayFilter(m -> JSONExtractString(m, 'role') = '${role}', JSONExtractArrayRaw(${col}))) > 0,
+      arrayLast(m -> JSONExtractString(m, 'role') = '${role}', JSONExtractArrayRaw(${col})),
+    ${col})`;
+const contentOf = (message: string) => `if(JSONExtractString(${message}, 'content') != '', JSONExtractString(${message}, 'content'), ${message})`;
+
+/**
  * The first characters of each given trace's root span's input and output (the span that names
- * the trace: trace_stats' `root`), any stored version; a bounded prefix is read, never the whole text.
+ * the trace: trace_stats' `root`), any stored version: of a chat, the last user message and the
+ * last assistant message. Only the page's root spans are read.
  */
 export const ROOT_PREVIEWS = `
-SELECT trace_id, any(substringUTF8(input, 1, {chars:UInt32})) AS input, any(substringUTF8(output, 1, {chars:UInt32})) AS output
+SELECT trace_id,
+  any(substringUTF8(${contentOf(chatText('input', 'user'))}, 1, {chars:UInt32})) AS input,
+  any(substringUTF8(${contentOf(chatText('output', 'assistant'))}, 1, {chars:UInt32})) AS output
 FROM agent_eval.spans
 WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
   AND (trace_id, span_id) IN (
