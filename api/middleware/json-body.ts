@@ -30,6 +30,18 @@ export async function readBodyText(ctx: Context, limitBytes: number): Promise<st
   }
 }
 
+/** A JSON body's text parsed: malformed -> 400, nested deeper than MAX_BODY_DEPTH -> 400; blank -> undefined. */
+function parseJsonText(text: string): unknown {
+  let body: unknown;
+  try {
+    body = text.trim() === '' ? undefined : JSON.parse(text);
+  } catch {
+    throw new BadRequestError('Malformed JSON in request body', 'MALFORMED_JSON');
+  }
+  if (nestedDeeperThan(body, MAX_BODY_DEPTH)) throw new BadRequestError(`Request body is nested more than ${MAX_BODY_DEPTH} levels deep`, 'BODY_TOO_DEEP');
+  return body;
+}
+
 /**
  * Reads a JSON body with a size limit: over the limit -> 413 (stops reading early), malformed
  * JSON -> 400, nested deeper than MAX_BODY_DEPTH -> 400 (the one bound for every route: deeper
@@ -56,15 +68,10 @@ export function jsonBody(limitBytes: number, options: BodyOptions = {}) {
     if (!ctx.is('application/json', '+json')) {
       throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${takesYaml ? ' or application/yaml' : ''}`);
     }
-    const text = await readBodyText(ctx, limitBytes);
-    let body: unknown;
-    try {
-      body = text.trim() === '' ? undefined : JSON.parse(text);
-    } catch {
-      throw new BadRequestError('Malformed JSON in request body', 'MALFORMED_JSON');
-    }
-    if (nestedDeeperThan(body, MAX_BODY_DEPTH)) throw new BadRequestError(`Request body is nested more than ${MAX_BODY_DEPTH} levels deep`, 'BODY_TOO_DEEP');
-    ctx.request.body = body;
+    // No local holds the text or the parsed body across `next()`: a route may wait long for its
+    // answer (an ingest waits for its insert) while its body, garbage to this frame, would survive
+    // every young-generation collection (issue 33).
+    ctx.request.body = parseJsonText(await readBodyText(ctx, limitBytes));
     await next();
   };
 }
