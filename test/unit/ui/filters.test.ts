@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiTraceQuery, durationInput, filtersToQuery, isFiltered, parseDuration, parseFilters, type TraceFilters } from '../../../ui/src/lib/filters.js';
+import { colsParam, shownColumns } from '../../../ui/src/lib/trace-columns.js';
 
 describe('trace filters in the URL', () => {
   it('round-trips every filter through the query string', () => {
@@ -94,5 +95,43 @@ describe('trace filters in the URL', () => {
     expect(isFiltered({ hasErrors: false })).toBe(true);
     expect(isFiltered({ minDurationMs: 0 })).toBe(true);
     expect(isFiltered({ search: 'a' })).toBe(true);
+  });
+});
+
+describe('the traces list order, source and columns in the URL', () => {
+  it('round-trips the order, the source and the columns, and sends the first two to the API', () => {
+    const f: TraceFilters = { source: 'production', sort: 'score', order: 'asc', sortScore: 'quality', cols: 'input,cost,spans' };
+    const q = filtersToQuery(f);
+    expect(q.toString()).toBe('source=production&sort=score&sort_score=quality&order=asc&cols=input%2Ccost%2Cspans');
+    expect(parseFilters(q)).toEqual(f);
+    expect(Object.fromEntries(apiTraceQuery(f))).toEqual({ limit: '50', source: 'production', sort: 'score', sort_score: 'quality', order: 'asc' });
+    expect(isFiltered({ source: 'evaluation' })).toBe(true);
+    expect(isFiltered({ sort: 'cost' })).toBe(false);
+  });
+
+  it('drops an order or source it does not know, sort=score without its score, and the default order', () => {
+    expect(parseFilters(new URLSearchParams('sort=price&source=staging&order=up&cols=%3Cb%3E'))).toEqual({});
+    expect(parseFilters(new URLSearchParams('sort=score'))).toEqual({});
+    expect(parseFilters(new URLSearchParams('sort=time&order=desc'))).toEqual({});
+  });
+
+  it('shows the chosen columns, the name always first; the default choice leaves cols out', () => {
+    expect(shownColumns(undefined).map((c) => c.id)).toEqual([
+      'name',
+      'input',
+      'output',
+      'status',
+      'started',
+      'duration',
+      'tokens',
+      'cost',
+      'errors',
+      'scores',
+    ]);
+    expect(shownColumns('cost,bogus,input').map((c) => c.id)).toEqual(['name', 'input', 'cost']);
+    expect(colsParam(shownColumns(undefined).map((c) => c.id))).toBeUndefined();
+    expect(colsParam(['name', 'spans', 'input'])).toBe('input,spans');
+    expect(colsParam(['name'])).toBe('name');
+    expect(shownColumns(colsParam(['name'])).map((c) => c.id)).toEqual(['name']);
   });
 });
