@@ -36,7 +36,8 @@ export interface InsertFormatOptions {
  * - `arrow`: the same rows as Arrow columns registered with chDB, then `INSERT INTO write_rows SELECT
  *   ... FROM arrowstream(...)` (maps as JSON text, bench/arrow-columns.ts);
  * - `idle`: 50 ms with no insert, for the CPU the engine's background merges take meanwhile (in every case's figure);
- * - `tsv_no_optimize_on_insert`: today's insert with `optimize_on_insert = 0` (a fixed cost tried);
+ * - `tsv_no_optimize_on_insert`, `tsv_one_thread`, `tsv_serial_views`: today's insert with
+ *   `optimize_on_insert = 0`, `max_threads = 1`, `parallel_view_processing = 0` (fixed costs tried);
  * - `parse_tsv`, `parse_rowbinary_file`, `parse_arrow`: the same into a Null copy of `write_rows` with no view,
  *   so the difference is the parsing alone.
  * `bodies_with_blank_line` counts the RowBinary bodies that hold `\n\n` (chDB could not take them inline).
@@ -68,6 +69,9 @@ export async function benchInsertFormat(opts: InsertFormatOptions) {
     }
     // The store's tables merge a block's rows of one key as they write it; later merges do it anyway.
     const NO_OPTIMIZE_ON_INSERT: RowFormat = { ...WRITE_ROWS, settings: { ...WRITE_ROWS.settings, optimize_on_insert: 0 } };
+    // Fixed costs tried: one pipeline thread (fewer threads started per insert), the views one after the other.
+    const ONE_THREAD: RowFormat = { ...WRITE_ROWS, settings: { ...WRITE_ROWS.settings, max_threads: 1, max_insert_threads: 1 } };
+    const SERIAL_VIEWS: RowFormat = { ...WRITE_ROWS, settings: { ...WRITE_ROWS.settings, parallel_view_processing: 0 } };
     const insertTsv = (table: string, body: Buffer) => ch.insertRows(table, WRITE_ROWS, body);
     const insertFile = (table: string, body: Buffer) => binary.rowBinaryFile(table, body);
     const insertArrow = (table: string, columns: ArrowColumn[]) => binary.arrow(table, columns);
@@ -79,6 +83,8 @@ export async function benchInsertFormat(opts: InsertFormatOptions) {
       tsv: { encode: tsvBody, insert: (body) => insertTsv('agent_eval.write_rows', body) },
       // No insert, as long as one: what the engine's background work (merges) costs the process meanwhile.
       idle: { encode: () => Buffer.alloc(0), insert: () => new Promise((resolve) => setTimeout(resolve, 50)) },
+      tsv_one_thread: { encode: tsvBody, insert: (body) => ch.insertRows('agent_eval.write_rows', ONE_THREAD, body) },
+      tsv_serial_views: { encode: tsvBody, insert: (body) => ch.insertRows('agent_eval.write_rows', SERIAL_VIEWS, body) },
       tsv_no_optimize_on_insert: { encode: tsvBody, insert: (body) => ch.insertRows('agent_eval.write_rows', NO_OPTIMIZE_ON_INSERT, body) },
       rowbinary_file: { encode: rowBinaryBody, insert: (body) => insertFile('agent_eval.write_rows', body) },
       parse_tsv: { encode: tsvBody, insert: (body) => insertTsv('agent_eval.write_rows_parse_only', body) },
@@ -134,6 +140,8 @@ export async function benchInsertFormat(opts: InsertFormatOptions) {
         rowbinary_file_to_tsv: ratio('rowbinary_file', 'tsv'),
         parse_rowbinary_file_to_tsv: ratio('parse_rowbinary_file', 'parse_tsv'),
         arrow_to_tsv: ratio('arrow', 'tsv'),
+        tsv_one_thread_to_tsv: ratio('tsv_one_thread', 'tsv'),
+        tsv_serial_views_to_tsv: ratio('tsv_serial_views', 'tsv'),
         tsv_no_optimize_on_insert_to_tsv: ratio('tsv_no_optimize_on_insert', 'tsv'),
         parse_arrow_to_tsv: ratio('parse_arrow', 'parse_tsv'),
       },
