@@ -24,6 +24,7 @@ interface Spec {
   /** Output tokens of its one priced generation (gpt-4o), or none. */
   tokens?: number;
   attributes?: Record<string, string>;
+  rootAttributes?: Record<string, string>;
   input?: unknown;
   output?: unknown;
 }
@@ -38,7 +39,16 @@ function trace(s: Spec) {
     start_time: iso(start),
     ...(s.attributes ? { attributes: s.attributes } : {}),
     spans: [
-      { span_id: `${s.id}-root`, name: 'agent', type: 'span', start_time: iso(start), end_time: iso(start + s.durationMs), input: s.input, output: s.output },
+      {
+        span_id: `${s.id}-root`,
+        name: 'agent',
+        type: 'span',
+        start_time: iso(start),
+        end_time: iso(start + s.durationMs),
+        input: s.input,
+        output: s.output,
+        ...(s.rootAttributes ? { attributes: s.rootAttributes } : {}),
+      },
       ...(s.tokens === undefined
         ? []
         : [
@@ -64,6 +74,11 @@ const SPECS: Spec[] = [
   { id: 's-c', minute: 3, durationMs: 50, tokens: 90_000, attributes: { 'agent_eval.run_id': 'run-1', 'agent_eval.case_index': '0' } },
   { id: 's-d', minute: 4, durationMs: 700, attributes: { 'agent_eval.online_rule_id': 'rule-1', 'agent_eval.scored_trace_id': 's-a' } },
   { id: 's-e', minute: 5, durationMs: 700, tokens: 100 },
+];
+/** The SDK's evaluate() names its run on the root span only (sent over OTLP, no trace header); beside a production trace. */
+const SDK_SPECS: Spec[] = [
+  { id: 's-g', minute: 6, durationMs: 10, rootAttributes: { 'agent_eval.run_id': 'local-run', 'agent_eval.case_index': '2' } },
+  { id: 's-h', minute: 7, durationMs: 10, rootAttributes: { 'app.route': '/chat' } },
 ];
 /** A chat at the root: the preview shows the last user and assistant messages, not the system prompt. */
 const CHAT: Spec = {
@@ -100,6 +115,10 @@ beforeAll(async () => {
   svc = await startTestApi();
   for (const s of SPECS) {
     const res = await svc.api('/api/traces/ingest', { method: 'POST', json: trace(s), project });
+    expect(res.status, await res.clone().text()).toBe(201);
+  }
+  for (const s of SDK_SPECS) {
+    const res = await svc.api('/api/traces/ingest', { method: 'POST', json: trace(s), project: `${project}-sdk` });
     expect(res.status, await res.clone().text()).toBe(201);
   }
   const chat = await svc.api('/api/traces/ingest', { method: 'POST', json: trace(CHAT), project: `${project}-chat` });
@@ -177,6 +196,10 @@ describe('GET /api/traces source', () => {
     expect(await ids('?source=evaluation')).toEqual(['s-c']);
     expect(await ids('?source=online-judge')).toEqual(['s-d']);
     expect((await list('?source=production&sort=cost&limit=1')).total).toBe(3);
+    const sdk = async (source: string) =>
+      ((await (await svc.api(`/api/traces?source=${source}`, { project: `${project}-sdk` })).json()) as TraceList).traces.map((t) => t.trace_id);
+    expect(await sdk('evaluation')).toEqual(['s-g']);
+    expect(await sdk('production')).toEqual(['s-h']);
   });
 });
 

@@ -77,10 +77,17 @@ const hasTag = (map: string) =>
   `arrayExists(v -> v != '' AND (v = {tag:String} OR has(JSONExtract(v, 'Array(String)'), {tag:String}) OR has(arrayMap(x -> trimBoth(x), splitByChar(',', v)), {tag:String})), [${TAG_KEYS.map((k) => `${map}['${k}']`).join(', ')}])`;
 
 /**
- * A trace's source (core/model/trace.ts TRACE_SOURCES) by its merged header attributes: the keys
- * the service's own traces carry (online-scan-sql.ts NOT_SERVICE_TRACES reads the same).
+ * A trace's source (core/model/trace.ts TRACE_SOURCES) by the keys the service's own traces carry
+ * (online-scan-sql.ts NOT_SERVICE_TRACES reads the same): in the merged header attributes (the run
+ * workflow's and the online judges' JSON bodies), or for an evaluation on a root span's attributes
+ * (the SDK's `evaluate()` traces, sent over OTLP). The root spans are read once, as a set.
  */
-export const TRACE_SOURCE = `multiIf(mapContains(header_attributes, 'agent_eval.online_rule_id'), 'online-judge', mapContains(header_attributes, 'agent_eval.run_id'), 'evaluation', 'production')`;
+export const TRACE_SOURCE = `multiIf(
+    mapContains(header_attributes, 'agent_eval.online_rule_id'), 'online-judge',
+    mapContains(header_attributes, 'agent_eval.run_id') OR trace_id IN (
+      SELECT trace_id FROM agent_eval.spans
+      WHERE project_id = {project:String} AND parent_span_id = '' AND mapContains(attributes, 'agent_eval.run_id')), 'evaluation',
+    'production')`;
 
 /** Filters of GET /api/traces over a trace's merged states, by name; each binds its own parameter. */
 export const TRACE_FILTERS = {
