@@ -1,6 +1,7 @@
 import type { SpanRecord } from '../core/model/span.js';
 import { wellFormedJson } from '../core/model/well-formed-json.js';
 import { spanRow, SPAN_COLUMNS } from '../core/store/clickhouse/rows.js';
+import { columnType } from './row-binary.js';
 
 /**
  * A write's `write_rows` rows (migrations/clickhouse/007) as Arrow columns (the C Data Interface
@@ -23,25 +24,8 @@ export interface ArrowColumn {
   buffers: Array<Buffer | null>;
 }
 
-type Kind = 'string' | 'time' | 'uint64' | 'json_map' | 'nullable_float64';
-
-const KINDS: Record<string, Kind> = {
-  start_time: 'time',
-  end_time: 'time',
-  duration_ms: 'uint64',
-  input_tokens: 'uint64',
-  output_tokens: 'uint64',
-  cached_input_tokens: 'uint64',
-  attributes: 'json_map',
-  resource_attributes: 'json_map',
-  input_cost: 'nullable_float64',
-  output_cost: 'nullable_float64',
-  cached_input_cost: 'nullable_float64',
-  total_cost: 'nullable_float64',
-};
-
 const COLUMNS = [...SPAN_COLUMNS, 'stats'] as const;
-const kindOf = (c: string): Kind => KINDS[c] ?? 'string';
+const kindOf = columnType;
 
 /** Arrow utf8: offsets[n + 1] and the bytes of every value (lone surrogates as U+FFFD, as Buffer.write does). */
 function utf8(values: string[]): Array<Buffer | null> {
@@ -63,7 +47,7 @@ function column(name: string, values: unknown[]): ArrowColumn {
   switch (kindOf(name)) {
     case 'string':
       return { name, format: 'u', length, nullCount: 0, buffers: utf8(values.map((v) => (typeof v === 'string' ? v : v == null ? '' : JSON.stringify(v)))) };
-    case 'json_map':
+    case 'map':
       return { name, format: 'u', length, nullCount: 0, buffers: utf8(values.map((v) => (v == null ? '{}' : wellFormedJson(v)))) };
     case 'time':
     case 'uint64': {
@@ -105,7 +89,7 @@ export function writeColumns(spans: readonly SpanRecord[], summaries: readonly s
                 ? null
                 : kindOf(name) === 'string'
                   ? ''
-                  : kindOf(name) === 'json_map'
+                  : kindOf(name) === 'map'
                     ? {}
                     : 0,
       );
@@ -117,7 +101,7 @@ export function writeColumns(spans: readonly SpanRecord[], summaries: readonly s
 /** The SELECT list that reads registered columns as `write_rows` takes them, in its column order (an INSERT ... SELECT matches by position). */
 export const WRITE_COLUMNS_SELECT = COLUMNS.map((c) => {
   const k = kindOf(c);
-  if (k === 'json_map') return `JSONExtract(assumeNotNull(${c}), 'Map(String, String)')`;
+  if (k === 'map') return `JSONExtract(assumeNotNull(${c}), 'Map(String, String)')`;
   if (k === 'time') return `fromUnixTimestamp64Milli(assumeNotNull(${c}), 'UTC')`;
   if (k === 'uint64') return `toUInt64(assumeNotNull(${c}))`;
   if (k === 'nullable_float64') return c;

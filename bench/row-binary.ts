@@ -14,8 +14,8 @@ import { spanRow, SPAN_COLUMNS } from '../core/store/clickhouse/rows.js';
  * and a binary body has them wherever a text holds a blank line (or a number's bytes happen to).
  */
 
-/** How each column of `write_rows` is written. */
-type ColumnType = 'string' | 'time' | 'uint64' | 'map' | 'nullable_float64';
+/** What each column of `write_rows` holds, for the binary encoders (this one and arrow-columns.ts). */
+export type ColumnType = 'string' | 'time' | 'uint64' | 'map' | 'nullable_float64';
 
 const TYPES: Record<string, ColumnType> = {
   start_time: 'time',
@@ -32,7 +32,10 @@ const TYPES: Record<string, ColumnType> = {
   total_cost: 'nullable_float64',
 };
 
-const COLUMN_TYPES: ColumnType[] = [...SPAN_COLUMNS, 'stats'].map((c) => TYPES[c] ?? 'string');
+/** The type of a `write_rows` column. */
+export const columnType = (column: string): ColumnType => TYPES[column] ?? 'string';
+
+const COLUMN_TYPES: ColumnType[] = [...SPAN_COLUMNS, 'stats'].map(columnType);
 
 /** A growing byte buffer that values are appended to. */
 export class BinaryRows {
