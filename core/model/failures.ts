@@ -65,6 +65,34 @@ export interface TraceFailureAnalysis extends FailureAnalysis {
   end_time: string;
 }
 
+/** The answers' schemas (the OpenAPI document's, and what the API tests check each real answer against). */
+const FailureSignatureSchema = z.object({
+  kind: z.enum(FAILURE_KINDS),
+  error_type: z.string().nullable(),
+  scorer: z.string().nullable(),
+  span_path: z.string().nullable(),
+  message: z.string(),
+});
+const FailureGroupSchema = z.object({
+  key: z.string().regex(/^[0-9a-f]{16}$/),
+  signature: FailureSignatureSchema,
+  count: z.number().int().min(1),
+  examples: z.array(
+    z.object({ trace_id: z.string().nullable(), case_index: z.number().int().optional(), case_name: z.string().optional(), message: z.string() }),
+  ),
+  label: z.string().nullable(),
+});
+const analysisShape = {
+  failure_count: z.number().int().min(0),
+  groups: z.array(FailureGroupSchema),
+  truncated: z.boolean(),
+  label_note: z.string().nullable(),
+};
+/** GET /api/runs/{id}/failures: {@link RunFailureAnalysis}. */
+export const RunFailureAnalysisSchema = z.object({ run_id: z.string(), ...analysisShape });
+/** GET /api/failures: {@link TraceFailureAnalysis}. */
+export const TraceFailureAnalysisSchema = z.object({ start_time: z.string(), end_time: z.string(), ...analysisShape });
+
 /** Examples kept per group. */
 export const MAX_EXAMPLES = 5;
 /** Groups a judge labels per request (the largest first). */

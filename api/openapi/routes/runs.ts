@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CompleteLocalRunSchema, CreateEvalRunSchema, CreateLocalRunSchema, CreateRunSchema, LocalResultsSchema } from '../../../core/model/eval-run.js';
-import { RunFailureQuerySchema, TraceFailureQuerySchema } from '../../../core/model/failures.js';
+import { RunFailureAnalysisSchema, RunFailureQuerySchema, TraceFailureAnalysisSchema, TraceFailureQuerySchema } from '../../../core/model/failures.js';
 import {
   ApprovalAnswerSchema,
   ApprovalListSchema,
@@ -15,7 +15,7 @@ import {
 } from '../../../core/model/answers-evals.js';
 import { ApprovalBody, CaseIndex, ListQuery as RunListQuery } from '../../routes/runs.js';
 import { CompareSchema, ResultsQuery } from '../../routes/run-params.js';
-import { defineRoutes, DocumentedObject as doc, NoContent } from '../route-spec.js';
+import { defineRoutes, NoContent } from '../route-spec.js';
 
 /** Eval runs (both families) and failure analysis (api/openapi/registry.ts). */
 const deleted = { 204: NoContent };
@@ -216,7 +216,7 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Failures',
     access: RUN_ID,
     query: RunFailureQuerySchema,
-    answers: { 200: doc('Failure groups with counts and examples') },
+    answers: { 200: RunFailureAnalysisSchema },
     errors: [404],
   },
   {
@@ -227,7 +227,7 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Failures',
     access: RUN_ID,
     query: RunFailureQuerySchema,
-    answers: { 200: doc('Failure groups with counts and examples') },
+    answers: { 200: RunFailureAnalysisSchema },
     errors: [404],
   },
   {
@@ -238,6 +238,6 @@ export const RUNS_ROUTES = defineRoutes([
     tag: 'Failures',
     access: 'traces:read',
     query: TraceFailureQuerySchema,
-    answers: { 200: doc('Failure groups with counts and examples') },
+    answers: { 200: TraceFailureAnalysisSchema },
   },
 ]);
