@@ -3,6 +3,7 @@ import { RUN_STATUSES } from './run-status.js';
 import { CASE_STATUSES, RUN_EXECUTIONS } from './eval-run.js';
 import { PROMPT_TYPES } from './prompt.js';
 import { AGGREGATIONS } from './eval-case.js';
+import { SCORER_DATA_TYPES } from './custom-scorer.js';
 
 /**
  * What the agents, suites, runs and prompts endpoints answer, as zod schemas: see
@@ -67,6 +68,44 @@ export const SuiteVersionSchema = z
 export const SuiteVersionsSchema = z.object({
   id: z.string(),
   versions: z.array(z.object({ version: z.number().int(), created_at: Time, case_count: z.number().int() })),
+});
+
+// ---- Datasets from production (core/model/dataset.ts) ----
+
+const storedCase = object('A case as the suite version stores it (docs/suites.md)');
+
+/** CasesAdded: POST /api/suites/{id}/cases/from-traces. */
+export const CasesAddedSchema = z.object({ suite: SuiteSummarySchema.nullable(), cases: z.array(storedCase), truncated: z.boolean() });
+
+/** CasesImported: POST /api/suites/{id}/cases/import. */
+export const CasesImportedSchema = z.object({
+  suite: SuiteSummarySchema.nullable(),
+  cases: z.array(storedCase),
+  errors: z.array(z.object({ row: z.number().int(), line: z.number().int(), field: z.string(), message: z.string() })),
+});
+
+// ---- Custom scorers (core/model/custom-scorer.ts) ----
+
+/** CustomScorer (its header values are never shown, only their names). */
+export const CustomScorerSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    endpoint: z.string(),
+    data_type: z.enum(SCORER_DATA_TYPES),
+    description: z.string().nullable(),
+    header_names: z.array(z.string()),
+    created_at: Time,
+    updated_at: Time,
+  })
+  .meta({ id: 'CustomScorer' });
+
+/** CustomScorerList. */
+export const CustomScorerListSchema = z.object({
+  scorers: z.array(CustomScorerSchema),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
 });
 
 // ---- Runs (core/model/eval-run.ts) ----

@@ -1,10 +1,11 @@
 import { FromTracesSchema, ImportSchema } from '../../../core/model/dataset.js';
 import { ExportQuerySchema } from '../../routes/suite-cases.js';
-import { defineRoutes, DocumentedObject as doc } from '../route-spec.js';
+import { CasesAddedSchema, CasesImportedSchema } from '../../../core/model/answers-evals.js';
+import { defineRoutes } from '../route-spec.js';
 
 /** Datasets from production: a suite's cases from traces and files, a version exported (api/routes/suite-cases.ts; api/openapi/registry.ts). */
-const added = doc('{suite: the new version summary, or null on a preview; cases: the cases as stored; truncated}');
-const imported = doc('{suite: the new version summary, or null on a preview; cases; errors: [{row, line, field, message}]}');
+const added = CasesAddedSchema;
+const imported = CasesImportedSchema;
 
 export const DATASET_ROUTES = defineRoutes([
   {

@@ -7,6 +7,8 @@ import { RenderRequestSchema } from '../../../core/model/prompt-render.js';
 import {
   AgentListSchema,
   AgentSchema,
+  CustomScorerListSchema,
+  CustomScorerSchema,
   PromptLabelsSchema,
   PromptListSchema,
   PromptTracesSchema,
@@ -21,7 +23,7 @@ import {
 import { ListQuerySchema as SuiteListQuery, VersionQuerySchema as SuiteVersionQuery } from '../../routes/suites.js';
 import { ListQuerySchema as PromptListQuery, SelectorQuerySchema as PromptSelector, TracesQuerySchema as PromptTracesQuery } from '../../routes/prompts.js';
 import { pageQuery } from '../../routes/page-query.js';
-import { defineRoutes, DocumentedObject as doc, NoContent, type RouteSpec } from '../route-spec.js';
+import { defineRoutes, NoContent, type RouteSpec } from '../route-spec.js';
 
 /** Agents, scorers, suites and prompts (api/openapi/registry.ts). */
 const Page = (max: number) => pageQuery(max);
@@ -40,15 +42,7 @@ export const EVAL_RESOURCES_ROUTES = defineRoutes([
     answers: { 200: AgentSchema },
     errors: [404, 409],
   },
-  ...crud(
-    'scorers',
-    'Scorer',
-    'Scorers',
-    CreateCustomScorerSchema,
-    doc('An HTTP custom scorer (docs/scorers.md)'),
-    doc('{scorers, total, limit, offset}'),
-    1000,
-  ),
+  ...crud('scorers', 'Scorer', 'Scorers', CreateCustomScorerSchema, CustomScorerSchema, CustomScorerListSchema, 1000),
   {
     method: 'post',
     path: '/api/suites',
