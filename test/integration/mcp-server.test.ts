@@ -194,6 +194,16 @@ describe('the MCP server', () => {
     expect(hostile.error).toMatch(/^API error (400|404)/);
     const get = await fetch(new URL('/mcp', service.apiUrl), { headers: { 'x-api-key': service.apiKey! } });
     expect(get.status).toBe(405);
+    // Plain JSON-RPC through the API client, whose answers are checked against the OpenAPI document's JSON-RPC schemas.
+    const accept = { accept: 'application/json, text/event-stream' };
+    const listed = await service.api('/mcp', { method: 'POST', headers: accept, json: { jsonrpc: '2.0', id: 7, method: 'tools/list' } });
+    expect(listed.status).toBe(200);
+    const rpc = (await listed.json()) as { jsonrpc: string; id: number; result: { tools: Array<{ name: string }> } };
+    expect(rpc).toMatchObject({ jsonrpc: '2.0', id: 7 });
+    expect(rpc.result.tools.map((t) => t.name)).toContain('compare_runs');
+    const notRpc = await service.api('/mcp', { method: 'POST', headers: accept, json: { hello: 'world' } });
+    expect(notRpc.status).toBe(400);
+    expect(((await notRpc.json()) as { error: { code: number } }).error.code).toBeLessThan(0);
     // The service still answers.
     expect((await callTool(client, 'list_runs', {})).error).toBeNull();
   });
