@@ -6,6 +6,7 @@ import type { Comparison, Feedback } from '../../core/model/feedback.js';
 import { oidcSignIn, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { startTestApi, type TestApi } from '../helpers/server.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { expectAnswerMatchesOpenApi } from '../helpers/openapi-responses.js';
 
 /**
  * People sign in with OpenID Connect (docs/security.md, "Signing in") through a real provider on
@@ -30,11 +31,18 @@ interface Person {
 }
 
 /** A call as a signed-in person's dashboard makes it: the cookie, the CSRF token on writes, the project. */
-function as(person: Person, path: string, init: { method?: string; json?: unknown; project?: string } = {}): Promise<Response> {
+async function as(person: Person, path: string, init: { method?: string; json?: unknown; project?: string } = {}): Promise<Response> {
   const headers: Record<string, string> = { cookie: person.cookie, 'x-project-id': init.project ?? svc.defaultProjectId };
   if (init.method && init.method !== 'GET') headers['x-csrf-token'] = person.csrf;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  return fetch(`${svc.apiUrl}${path}`, { method: init.method ?? 'GET', headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  const res = await fetch(`${svc.apiUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+  // Every answer is checked against the OpenAPI document, as svc.api's are (docs/api.md, "OpenAPI").
+  await expectAnswerMatchesOpenApi(init.method ?? 'GET', `${svc.apiUrl}${path}`, res);
+  return res;
 }
 
 async function signIn(login: keyof typeof ACCOUNTS): Promise<Person> {

@@ -3,6 +3,16 @@ import { AuditListQuerySchema } from '../../../core/model/audit.js';
 import { DataErasureBodySchema } from '../../../core/model/data-deletion.js';
 import { CreateKeySchema, CreateProjectSchema, RateLimitsSchema } from '../../../core/model/project.js';
 import { AddMemberSchema, SetRoleSchema } from '../../../core/model/user.js';
+import {
+  ApiKeyListSchema,
+  CreatedApiKeySchema,
+  CreatedProjectSchema,
+  MemberListSchema,
+  MemberSchema,
+  ProjectDetailSchema,
+  ProjectListSchema,
+  RateLimitsAnswerSchema,
+} from '../../../core/model/answers-admin.js';
 import { pageQuery } from '../../routes/page-query.js';
 import { defineRoutes, DocumentedObject as doc, NoContent } from '../route-spec.js';
 
@@ -19,7 +29,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Projects',
     access: 'server-admin',
     body: CreateProjectSchema,
-    answers: { 201: doc('{project, api_key}') },
+    answers: { 201: CreatedProjectSchema },
     errors: [409],
   },
   {
@@ -29,7 +39,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: 'The projects the caller reaches',
     tag: 'Projects',
     access: 'authenticated',
-    answers: { 200: doc('{projects}') },
+    answers: { 200: ProjectListSchema },
   },
   {
     method: 'get',
@@ -38,7 +48,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: 'A project',
     tag: 'Projects',
     access: 'authenticated',
-    answers: { 200: doc('The project') },
+    answers: { 200: ProjectDetailSchema },
     errors: [404],
   },
   {
@@ -49,7 +59,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Projects',
     access: 'projects:admin',
     body: CreateKeySchema,
-    answers: { 201: doc('The key, with its secret `key` this once') },
+    answers: { 201: CreatedApiKeySchema },
     errors: [404],
   },
   {
@@ -59,7 +69,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: "A project's keys (no secrets)",
     tag: 'Projects',
     access: 'projects:admin',
-    answers: { 200: doc('{keys}') },
+    answers: { 200: ApiKeyListSchema },
     errors: [404],
   },
   {
@@ -79,7 +89,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: "A project's rate limits",
     tag: 'Projects',
     access: 'authenticated',
-    answers: { 200: doc('{ingest, query, eval_runs, window}') },
+    answers: { 200: RateLimitsAnswerSchema },
     errors: [404],
   },
   {
@@ -90,7 +100,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Projects',
     access: 'projects:admin',
     body: RateLimitsSchema,
-    answers: { 200: doc('{ingest, query, eval_runs, window}') },
+    answers: { 200: RateLimitsAnswerSchema },
     errors: [404],
   },
   {
@@ -100,7 +110,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: "A project's members",
     tag: 'Projects',
     access: 'projects:admin',
-    answers: { 200: doc('{members}') },
+    answers: { 200: MemberListSchema },
     errors: [404],
   },
   {
@@ -111,7 +121,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Projects',
     access: 'projects:admin',
     body: AddMemberSchema,
-    answers: { 200: doc('The member'), 201: doc('The member') },
+    answers: { 200: MemberSchema, 201: MemberSchema },
     errors: [404, 409],
   },
   {
@@ -122,7 +132,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Projects',
     access: 'projects:admin',
     body: SetRoleSchema,
-    answers: { 200: doc('The member') },
+    answers: { 200: MemberSchema },
     errors: [404],
   },
   {

@@ -1,4 +1,5 @@
 import { HealthSchema } from '../../../core/model/answers.js';
+import { AuthStateSchema, SessionViewSchema } from '../../../core/model/answers-admin.js';
 import { KeySignInSchema } from '../../routes/auth.js';
 import { defineRoutes, DocumentedObject as doc, NoContent } from '../route-spec.js';
 
@@ -67,7 +68,7 @@ export const OPEN_ROUTES = defineRoutes([
     summary: "The dashboard's session: who is signed in and how sign-in works here",
     tag: 'Auth',
     access: 'public',
-    answers: { 200: doc('{mode, signed_in, user, projects, oidc, ...} (docs/security.md)') },
+    answers: { 200: AuthStateSchema },
   },
   {
     method: 'post',
@@ -77,7 +78,7 @@ export const OPEN_ROUTES = defineRoutes([
     tag: 'Auth',
     access: 'public',
     body: KeySignInSchema,
-    answers: { 200: doc('The session, as GET /api/auth/session answers') },
+    answers: { 200: SessionViewSchema },
     errors: [401, 403, 422, 429],
   },
   {
