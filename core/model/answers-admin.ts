@@ -79,3 +79,70 @@ export const AuthStateSchema = z.object({
   session: SessionViewSchema.nullable(),
   ingest: z.object({ otlp_grpc_port: z.number().int().nullable(), otlp_http_port: z.number().int().nullable() }),
 });
+
+/** AdminProjectView (core/model/project.ts): GET /api/admin/projects and a project's archive, restore or deletion. */
+export const AdminProjectSchema = ProjectSchema.extend({
+  status: z.enum(['active', 'archived', 'deleting', 'deleted']),
+  deleted_at: Time.nullable(),
+  purged_at: Time.nullable(),
+}).meta({ id: 'AdminProject' });
+
+export const AdminProjectListSchema = z.object({ projects: z.array(AdminProjectSchema) });
+
+/** AuditPage (core/model/audit.ts): GET /api/audit, newest first. */
+export const AuditPageSchema = z.object({
+  entries: z.array(
+    z.object({
+      id: z.string(),
+      at: Time,
+      actor: z.object({ kind: z.enum(['api_key', 'jwt', 'user', 'anonymous', 'system']), id: z.string(), name: z.string().nullable() }),
+      action: z.string(),
+      project_id: z.string().nullable(),
+      target: z.string().nullable(),
+      details: z.record(z.string(), z.unknown()),
+      client_address: z.string().nullable(),
+      user_agent: z.string().nullable(),
+    }),
+  ),
+  limit: z.number().int(),
+  next_cursor: z.string().nullable(),
+});
+
+/** DataDeletionView (core/model/data-deletion.ts): a deletion request and how far it got. */
+export const DataDeletionSchema = z
+  .object({
+    id: z.string(),
+    project_id: z.string(),
+    kind: z.enum(['trace', 'user', 'session']),
+    target: z.string(),
+    status: z.enum(['pending', 'running', 'completed']),
+    requested_by: z.object({ id: z.string(), name: z.string().nullable() }),
+    attempts: z.number().int(),
+    last_error: z.string().nullable(),
+    traces_deleted: z.number().int().nullable(),
+    rows_deleted: z.record(z.string(), z.record(z.string(), z.number())).nullable(),
+    created_at: Time,
+    completed_at: Time.nullable(),
+  })
+  .meta({ id: 'DataDeletion' });
+
+/** RecomputeResult (core/model/cost.ts): POST /api/admin/recompute-costs. */
+export const RecomputeResultSchema = z.object({
+  version: z.string(),
+  from: Time,
+  to: Time,
+  spans_examined: z.number().int(),
+  spans_rewritten: z.number().int(),
+  spans_changed: z.number().int(),
+  spans_unpriced: z.number().int(),
+  traces_updated: z.number().int(),
+  unpriced_models: z.array(z.string()),
+});
+
+/** GET /api/admin/prices: the price table in use (core/cost/price-table.ts ModelPrice, USD per million tokens). */
+export const PriceTableSchema = z.object({
+  version: z.string(),
+  currency: z.literal('USD'),
+  unit: z.string(),
+  models: z.array(z.object({ provider: z.string(), model: z.string(), input: z.number(), output: z.number(), cached_input: z.number().nullable() })),
+});

@@ -214,6 +214,10 @@ describe('recompute after a price change', () => {
     // Back to the service's own table through the API: a lower price replaces the higher one.
     const back = await json<RecomputeResult>(await svc.api('/api/admin/recompute-costs', { method: 'POST', json: WINDOW }));
     expect(back).toMatchObject({ version, spans_changed: 3, spans_rewritten: 4, spans_examined: 5 });
+    // The table in use, as the API shows it: the version the spans now carry, per-million prices.
+    const table = await json<{ version: string; currency: string; models: Array<{ model: string; input: number }> }>(await svc.api('/api/admin/prices'));
+    expect(table).toMatchObject({ version, currency: 'USD' });
+    expect(table.models.length).toBeGreaterThan(10);
     expect((await getTrace('cost-json')).total_cost).toBeCloseTo(PLAN_COST + ANSWER_COST, 15);
     const otlp = await getTrace('c0570000000000000000000000000001');
     expect(otlp.spans.find((s) => s.span_id === '0000000000000a02')?.cost).toMatchObject({ total: 3, version });

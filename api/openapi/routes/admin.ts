@@ -4,7 +4,13 @@ import { DataErasureBodySchema } from '../../../core/model/data-deletion.js';
 import { CreateKeySchema, CreateProjectSchema, RateLimitsSchema } from '../../../core/model/project.js';
 import { AddMemberSchema, SetRoleSchema } from '../../../core/model/user.js';
 import {
+  AdminProjectListSchema,
+  AdminProjectSchema,
   ApiKeyListSchema,
+  AuditPageSchema,
+  DataDeletionSchema,
+  PriceTableSchema,
+  RecomputeResultSchema,
   CreatedApiKeySchema,
   CreatedProjectSchema,
   MemberListSchema,
@@ -14,7 +20,7 @@ import {
   RateLimitsAnswerSchema,
 } from '../../../core/model/answers-admin.js';
 import { pageQuery } from '../../routes/page-query.js';
-import { defineRoutes, DocumentedObject as doc, NoContent } from '../route-spec.js';
+import { defineRoutes, NoContent } from '../route-spec.js';
 
 /** Projects, keys, members, costs, administration and deletion (api/openapi/registry.ts). */
 const Page = (max: number) => pageQuery(max);
@@ -153,7 +159,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Costs',
     access: 'projects:admin',
     body: RecomputeCostsSchema,
-    answers: { 200: doc('RecomputeResult (docs/costs.md)') },
+    answers: { 200: RecomputeResultSchema },
   },
   {
     method: 'get',
@@ -162,7 +168,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: 'The price table in force',
     tag: 'Costs',
     access: 'traces:read',
-    answers: { 200: doc('{version, currency, unit, models}') },
+    answers: { 200: PriceTableSchema },
   },
   {
     method: 'get',
@@ -172,7 +178,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Administration',
     access: 'server-admin',
     query: Page(1000),
-    answers: { 200: doc('{projects, total, limit, offset}') },
+    answers: { 200: AdminProjectListSchema },
   },
   {
     method: 'post',
@@ -181,7 +187,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: 'Archive a project (read-only)',
     tag: 'Administration',
     access: 'server-admin',
-    answers: { 200: doc('The project') },
+    answers: { 200: AdminProjectSchema },
     errors: [404, 409],
   },
   {
@@ -191,7 +197,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: 'Unarchive a project',
     tag: 'Administration',
     access: 'server-admin',
-    answers: { 200: doc('The project') },
+    answers: { 200: AdminProjectSchema },
     errors: [404, 409],
   },
   {
@@ -201,7 +207,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: 'Delete a project and all its data (in the background)',
     tag: 'Administration',
     access: 'server-admin',
-    answers: { 202: doc('The project, being deleted') },
+    answers: { 202: AdminProjectSchema },
     errors: [404, 409],
   },
   {
@@ -222,7 +228,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Administration',
     access: 'projects:admin',
     query: AuditListQuerySchema,
-    answers: { 200: doc('{events, total, limit, offset}') },
+    answers: { 200: AuditPageSchema },
   },
   {
     method: 'post',
@@ -232,7 +238,7 @@ export const ADMIN_ROUTES = defineRoutes([
     tag: 'Deletion',
     access: 'projects:admin',
     body: DataErasureBodySchema,
-    answers: { 202: doc('The deletion request') },
+    answers: { 202: DataDeletionSchema },
   },
   {
     method: 'get',
@@ -241,7 +247,7 @@ export const ADMIN_ROUTES = defineRoutes([
     summary: 'A deletion request and its progress',
     tag: 'Deletion',
     access: 'projects:admin',
-    answers: { 200: doc('The deletion request') },
+    answers: { 200: DataDeletionSchema },
     errors: [404],
   },
 ]);

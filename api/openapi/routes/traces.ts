@@ -14,7 +14,8 @@ import {
 } from '../../../core/model/answers.js';
 import { ListQuerySchema as TraceListQuery, TraceQuerySchema } from '../../routes/traces.js';
 import { SessionListQuerySchema } from '../../routes/trace-sessions.js';
-import { defineRoutes, DocumentedObject as doc, NoContent } from '../route-spec.js';
+import { DataDeletionSchema } from '../../../core/model/answers-admin.js';
+import { defineRoutes, NoContent } from '../route-spec.js';
 
 /** Traces, spans, sessions and scores (api/openapi/registry.ts). */
 export const INGEST_ROUTES = defineRoutes([
@@ -71,7 +72,7 @@ export const TRACES_ROUTES = defineRoutes([
     summary: 'Erase a trace, its spans and scores',
     tag: 'Deletion',
     access: 'projects:admin',
-    answers: { 202: doc('The deletion request (docs/api.md, "Deleting data")'), 204: NoContent },
+    answers: { 202: DataDeletionSchema, 204: NoContent },
     errors: [404],
   },
   {
