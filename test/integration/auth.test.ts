@@ -60,6 +60,10 @@ describe('credentials', () => {
     expect(health.status).toBe(200);
     // Health says whether calls need credentials (the dashboard asks it before sign-in).
     expect(await health.json()).toMatchObject({ auth: 'required' });
+    // So does the OpenAPI document: other languages' clients are generated from it without a key.
+    const doc = await svc.api('/api/openapi.json', { key: null, project: null });
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as { openapi: string; paths: Record<string, unknown> }).paths).toHaveProperty(['/api/traces/{traceId}']);
   });
 
   it('refuses malformed, unknown, revoked-looking and tampered keys with 401', async () => {
