@@ -10,6 +10,7 @@ import {
 } from '../../../core/model/feedback.js';
 import { AddItemsSchema, CompleteSchema, CreateQueueSchema, ItemListQuerySchema, NextSchema, SkipSchema, ToSuiteSchema } from '../../../core/model/queue.js';
 import { ListQuerySchema as QueueListQuery } from '../../routes/queues.js';
+import { ComparisonAnswerSchema, ComparisonListSchema, ComparisonSchema, FeedbackListSchema, FeedbackSchema } from '../../../core/model/answers-feedback.js';
 import { defineRoutes, DocumentedObject as doc } from '../route-spec.js';
 
 /** Feedback and review queues (api/openapi/registry.ts). */
@@ -22,7 +23,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     tag: 'Feedback',
     access: 'feedback:write',
     body: CreateComparisonSchema,
-    answers: { 201: doc('The comparison') },
+    answers: { 201: ComparisonSchema },
   },
   {
     method: 'get',
@@ -32,7 +33,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     tag: 'Feedback',
     access: 'feedback:read',
     query: ComparisonListQuerySchema,
-    answers: { 200: doc('{comparisons, total, limit, offset}') },
+    answers: { 200: ComparisonListSchema },
   },
   {
     method: 'get',
@@ -41,7 +42,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     summary: 'A comparison',
     tag: 'Feedback',
     access: 'feedback:read',
-    answers: { 200: doc('The comparison') },
+    answers: { 200: ComparisonSchema },
     errors: [404],
   },
   {
@@ -53,7 +54,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'feedback:write',
     body: AnswerComparisonSchema,
     bodyOptional: true,
-    answers: { 200: doc('{comparison, feedback}: answered before'), 201: doc('{comparison, feedback}: the answer recorded') },
+    answers: { 200: ComparisonAnswerSchema, 201: ComparisonAnswerSchema },
     errors: [404, 409],
   },
   {
@@ -64,7 +65,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     tag: 'Feedback',
     access: 'feedback:write',
     body: z.union([PreferenceInput, CorrectionInput, RatingInput]),
-    answers: { 201: doc('The feedback') },
+    answers: { 201: FeedbackSchema },
     idempotent: true,
   },
   {
@@ -75,7 +76,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     tag: 'Feedback',
     access: 'feedback:read',
     query: FeedbackListQuerySchema,
-    answers: { 200: doc('{feedback, total, limit, offset}') },
+    answers: { 200: FeedbackListSchema },
   },
   {
     method: 'get',
@@ -84,7 +85,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     summary: 'One feedback',
     tag: 'Feedback',
     access: 'feedback:read',
-    answers: { 200: doc('The feedback') },
+    answers: { 200: FeedbackSchema },
     errors: [404],
   },
   {
