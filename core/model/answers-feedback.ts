@@ -87,3 +87,88 @@ export const ComparisonListSchema = z.object({
 
 /** POST /api/feedback/comparisons/{id}/answer: the comparison and the preference feedback its answer recorded. */
 export const ComparisonAnswerSchema = z.object({ comparison: ComparisonSchema, feedback: FeedbackSchema });
+
+// ---- Review queues (core/model/queue.ts) ----
+
+const ItemCountsSchema = z.object({
+  pending: z.number().int(),
+  locked: z.number().int(),
+  completed: z.number().int(),
+  skipped: z.number().int(),
+  total: z.number().int(),
+});
+
+/** ReviewQueue. */
+export const ReviewQueueSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    score_names: z.array(
+      z.object({
+        name: z.string(),
+        type: z.enum(['numeric', 'boolean', 'categorical']),
+        min: z.number(),
+        max: z.number(),
+        categories: z.record(z.string(), z.number()).nullable(),
+        description: z.string().nullable(),
+      }),
+    ),
+    filter: z.looseObject({}).nullable().describe('The trace filter the queue was filled from (POST /api/queues `filter`)'),
+    lock_seconds: z.number().int(),
+    counts: ItemCountsSchema,
+    created_at: Time,
+    updated_at: Time,
+  })
+  .meta({ id: 'ReviewQueue' });
+
+/** POST /api/queues: the queue, and whether its filter matched more traces than it took. */
+export const CreatedQueueSchema = ReviewQueueSchema.extend({ truncated: z.boolean() });
+
+/** QueueList. */
+export const QueueListSchema = z.object({ queues: z.array(ReviewQueueSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+/** POST /api/queues/{id}/items. */
+export const ItemsAddedSchema = z.object({ added: z.number().int(), counts: ItemCountsSchema, truncated: z.boolean() });
+
+const SuiteCaseRefSchema = z.object({ suite_id: z.string(), suite_name: z.string(), version: z.number().int(), case_name: z.string() });
+
+/** QueueItem: `status` is `locked` while locked_until is ahead. */
+export const QueueItemSchema = z
+  .object({
+    id: z.string(),
+    queue_id: z.string(),
+    trace_id: z.string(),
+    status: z.enum(['pending', 'locked', 'completed', 'skipped']),
+    locked_by: z.string().nullable(),
+    locked_by_name: z.string().nullable(),
+    locked_until: Time.nullable(),
+    skipped_by: z.array(z.string()),
+    completed_by: z.string().nullable(),
+    completed_by_name: z.string().nullable(),
+    completed_at: Time.nullable(),
+    scores: z.record(z.string(), z.union([z.number(), z.boolean(), z.string()])).nullable(),
+    comment: z.string().nullable(),
+    correction: z.object({ original: z.string().nullable(), corrected: z.string() }).nullable(),
+    feedback_id: z.string().nullable(),
+    suite_case: SuiteCaseRefSchema.nullable(),
+    created_at: Time,
+  })
+  .meta({ id: 'QueueItem' });
+
+/** ItemList. */
+export const ItemListSchema = z.object({ items: z.array(QueueItemSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+
+/** The next item to review, locked for the caller (null when none is left). */
+export const NextItemSchema = z.object({ item: QueueItemSchema.nullable(), lock_seconds: z.number().int() });
+
+/** POST .../complete: the item, the feedback it recorded (if any) and the scores it wrote. */
+export const CompletedItemSchema = z.object({ item: QueueItemSchema, feedback: FeedbackSchema.nullable(), score_ids: z.array(z.string()) });
+
+/** POST .../to-suite: where the corrected item went; 200 when it was added before (no suite, no case), 201 with the new version and case. */
+export const ItemToSuiteSchema = z.object({
+  suite_case: SuiteCaseRefSchema,
+  item: QueueItemSchema,
+  suite: z.looseObject({}).optional().describe("The suite's new version (SuiteSummary)"),
+  case: z.looseObject({}).optional().describe('The case as the version stores it (docs/suites.md)'),
+});

@@ -10,8 +10,23 @@ import {
 } from '../../../core/model/feedback.js';
 import { AddItemsSchema, CompleteSchema, CreateQueueSchema, ItemListQuerySchema, NextSchema, SkipSchema, ToSuiteSchema } from '../../../core/model/queue.js';
 import { ListQuerySchema as QueueListQuery } from '../../routes/queues.js';
-import { ComparisonAnswerSchema, ComparisonListSchema, ComparisonSchema, FeedbackListSchema, FeedbackSchema } from '../../../core/model/answers-feedback.js';
-import { defineRoutes, DocumentedObject as doc } from '../route-spec.js';
+import {
+  ComparisonAnswerSchema,
+  ComparisonListSchema,
+  ComparisonSchema,
+  CompletedItemSchema,
+  CreatedQueueSchema,
+  FeedbackListSchema,
+  FeedbackSchema,
+  ItemListSchema,
+  ItemsAddedSchema,
+  ItemToSuiteSchema,
+  NextItemSchema,
+  QueueItemSchema,
+  QueueListSchema,
+  ReviewQueueSchema,
+} from '../../../core/model/answers-feedback.js';
+import { defineRoutes } from '../route-spec.js';
 
 /** Feedback and review queues (api/openapi/registry.ts). */
 export const FEEDBACK_ROUTES = defineRoutes([
@@ -96,7 +111,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     tag: 'Review queues',
     access: 'feedback:write',
     body: CreateQueueSchema,
-    answers: { 201: doc('The queue, with `truncated`') },
+    answers: { 201: CreatedQueueSchema },
     errors: [409],
   },
   {
@@ -107,7 +122,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     tag: 'Review queues',
     access: 'feedback:read',
     query: QueueListQuery,
-    answers: { 200: doc('{queues, total, limit, offset}') },
+    answers: { 200: QueueListSchema },
   },
   {
     method: 'get',
@@ -116,7 +131,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     summary: 'A review queue',
     tag: 'Review queues',
     access: 'feedback:read',
-    answers: { 200: doc('The queue') },
+    answers: { 200: ReviewQueueSchema },
     errors: [404],
   },
   {
@@ -128,7 +143,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'feedback:write',
     body: AddItemsSchema,
     bodyOptional: true,
-    answers: { 200: doc('{added, ...}') },
+    answers: { 200: ItemsAddedSchema },
     errors: [404],
   },
   {
@@ -139,7 +154,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     tag: 'Review queues',
     access: 'feedback:read',
     query: ItemListQuerySchema,
-    answers: { 200: doc('{items, total, limit, offset}') },
+    answers: { 200: ItemListSchema },
     errors: [404],
   },
   {
@@ -149,7 +164,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     summary: 'A queue item',
     tag: 'Review queues',
     access: 'feedback:read',
-    answers: { 200: doc('The item') },
+    answers: { 200: QueueItemSchema },
     errors: [404],
   },
   {
@@ -160,7 +175,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     tag: 'Review queues',
     access: 'feedback:write',
     query: NextSchema,
-    answers: { 200: doc('{item, lock_seconds}') },
+    answers: { 200: NextItemSchema },
     errors: [404],
   },
   {
@@ -172,7 +187,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'feedback:write',
     body: NextSchema,
     bodyOptional: true,
-    answers: { 200: doc('{item, lock_seconds}') },
+    answers: { 200: NextItemSchema },
     errors: [404],
   },
   {
@@ -184,7 +199,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'feedback:write',
     body: CompleteSchema,
     bodyOptional: true,
-    answers: { 200: doc('The item') },
+    answers: { 200: CompletedItemSchema },
     errors: [404, 409],
   },
   {
@@ -196,7 +211,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'feedback:write',
     body: SkipSchema,
     bodyOptional: true,
-    answers: { 200: doc('The item') },
+    answers: { 200: QueueItemSchema },
     errors: [404, 409],
   },
   {
@@ -208,7 +223,7 @@ export const FEEDBACK_ROUTES = defineRoutes([
     access: 'evals:write',
     body: ToSuiteSchema,
     bodyOptional: true,
-    answers: { 200: doc('{suite_case, suite, case, item}: added before'), 201: doc('{suite_case, suite, case, item}') },
+    answers: { 200: ItemToSuiteSchema, 201: ItemToSuiteSchema },
     errors: [404, 409],
   },
 ]);
