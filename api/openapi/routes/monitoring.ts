@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AlertRuleBodySchema } from '../../../core/model/alert.js';
+import { AlertEventListSchema, AlertRuleListSchema, AlertRuleSchema } from '../../../core/model/answers-monitoring.js';
 import { OnlineRuleBodySchema } from '../../../core/model/online-rule.js';
 import {
   ComponentHealthQuerySchema,
@@ -25,7 +26,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Alerts',
     access: 'alerts:write',
     body: AlertRuleBodySchema,
-    answers: { 201: doc('The alert rule') },
+    answers: { 201: AlertRuleSchema },
   },
   {
     method: 'get',
@@ -35,7 +36,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Alerts',
     access: 'alerts:read',
     query: AlertRuleListQuery,
-    answers: { 200: doc('{rules, total, limit, offset}') },
+    answers: { 200: AlertRuleListSchema },
   },
   {
     method: 'get',
@@ -44,7 +45,7 @@ export const MONITORING_ROUTES = defineRoutes([
     summary: 'An alert rule',
     tag: 'Alerts',
     access: 'alerts:read',
-    answers: { 200: doc('The alert rule') },
+    answers: { 200: AlertRuleSchema },
     errors: [404],
   },
   {
@@ -55,7 +56,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Alerts',
     access: 'alerts:write',
     body: AlertRuleBodySchema.partial(),
-    answers: { 200: doc('The alert rule') },
+    answers: { 200: AlertRuleSchema },
     errors: [404],
   },
   {
@@ -87,7 +88,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Alerts',
     access: 'alerts:read',
     query: EventListQuerySchema,
-    answers: { 200: doc('{events, total, limit, offset}') },
+    answers: { 200: AlertEventListSchema },
   },
   {
     method: 'post',
