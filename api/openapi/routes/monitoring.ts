@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { AlertRuleBodySchema } from '../../../core/model/alert.js';
-import { AlertEventListSchema, AlertRuleListSchema, AlertRuleSchema } from '../../../core/model/answers-monitoring.js';
+import {
+  AlertEventListSchema,
+  AlertRuleListSchema,
+  AlertRuleSchema,
+  OnlineEvaluationListSchema,
+  OnlineRuleListSchema,
+  OnlineRulePatchSchema,
+  OnlineRuleSchema,
+} from '../../../core/model/answers-monitoring.js';
 import { OnlineRuleBodySchema } from '../../../core/model/online-rule.js';
 import {
   ComponentHealthQuerySchema,
@@ -98,7 +106,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Online evaluation',
     access: 'evals:write',
     body: OnlineRuleBodySchema,
-    answers: { 201: doc('The rule') },
+    answers: { 201: OnlineRuleSchema },
   },
   {
     method: 'get',
@@ -108,7 +116,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Online evaluation',
     access: 'evals:read',
     query: OnlineRuleListQuery,
-    answers: { 200: doc('{rules, total, limit, offset}') },
+    answers: { 200: OnlineRuleListSchema },
   },
   {
     method: 'get',
@@ -117,7 +125,7 @@ export const MONITORING_ROUTES = defineRoutes([
     summary: 'A rule with its stats',
     tag: 'Online evaluation',
     access: 'evals:read',
-    answers: { 200: doc('The rule with `stats`') },
+    answers: { 200: OnlineRuleSchema },
     errors: [404],
   },
   {
@@ -127,8 +135,8 @@ export const MONITORING_ROUTES = defineRoutes([
     summary: 'Merge fields into a rule',
     tag: 'Online evaluation',
     access: 'evals:write',
-    body: doc('Fields of the rule to change (`{enabled: false}` pauses it)'),
-    answers: { 200: doc('The rule') },
+    body: OnlineRulePatchSchema,
+    answers: { 200: OnlineRuleSchema },
     errors: [404],
   },
   {
@@ -138,8 +146,8 @@ export const MONITORING_ROUTES = defineRoutes([
     summary: 'Merge fields into a rule',
     tag: 'Online evaluation',
     access: 'evals:write',
-    body: doc('Fields of the rule to change'),
-    answers: { 200: doc('The rule') },
+    body: OnlineRulePatchSchema,
+    answers: { 200: OnlineRuleSchema },
     errors: [404],
   },
   {
@@ -160,7 +168,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Online evaluation',
     access: 'evals:read',
     query: EvaluationListQuerySchema,
-    answers: { 200: doc('{evaluations, total, limit, offset}') },
+    answers: { 200: OnlineEvaluationListSchema },
     errors: [404],
   },
   {
