@@ -14,8 +14,8 @@ import { MCP_ROUTES } from './routes/mcp.js';
  * Every route of the service's port (docs/architecture.md, "How a route declares itself"): the
  * one list the OpenAPI document is built from (api/openapi/document.ts). Each area declares its
  * routes in a module of api/openapi/routes/ with `defineRoutes`; query and body schemas are the
- * objects the routes validate with; answers are the schemas of core/model/answers*.ts for the
- * most-used endpoints and documented objects for the rest (docs/api.md, "OpenAPI").
+ * objects the routes validate with; every JSON answer is a schema of core/model/answers*.ts (or,
+ * for the failure analysis and MCP's JSON-RPC, of its own module) (docs/api.md, "OpenAPI").
  * test/unit/openapi/document.test.ts checks this list against the routers both ways, and the
  * in-process API tests check every answer against the document.
  */

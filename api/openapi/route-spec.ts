@@ -63,8 +63,5 @@ export function defineRoutes(routes: RouteSpec[]): RouteSpec[] {
   return routes;
 }
 
-/** An answer the document describes as a JSON object without listing its fields (see docs/api.md, "OpenAPI"). */
-export const DocumentedObject = (description: string) => z.looseObject({}).describe(description);
-
 /** An answer with no body. */
 export const NoContent: OtherAnswer = { description: 'No content' };

@@ -12,6 +12,9 @@ import {
   NO_DATA_POLICIES,
 } from './alert.js';
 import { EVALUATION_STATUSES, ON_RESUME, ONLINE_RULE_TARGETS } from './online-rule.js';
+import { CORRELATION_METRICS, INTERVALS, type IntervalName } from './analytics.js';
+import { AGREEMENT_LEVELS } from './calibration.js';
+import { COMPONENT_TYPES } from './span.js';
 
 /**
  * What the alerting endpoints answer, as zod schemas: see core/model/answers.ts (how they are
@@ -172,4 +175,128 @@ export const OnlineEvaluationListSchema = z.object({
   total: z.number().int(),
   limit: z.number().int(),
   offset: z.number().int(),
+});
+
+// ---- Analytics (core/model/analytics.ts) and judge calibration (core/model/calibration.ts) ----
+
+const N = z.number();
+const NN = z.number().nullable();
+const windowShape = {
+  start_time: Time,
+  end_time: Time,
+  interval: z.enum(Object.keys(INTERVALS) as [IntervalName, ...IntervalName[]]),
+  interval_seconds: z.number().int(),
+  buckets: z.array(Time),
+};
+const scoreNameCount = { score_name: z.string(), count: z.number().int(), avg: N };
+
+/** ScoreTrends: GET /api/analytics/scores. */
+export const ScoreTrendsSchema = z.object({
+  ...windowShape,
+  score_names: z.array(z.object(scoreNameCount)),
+  score_names_truncated: z.boolean(),
+  series: z.array(z.object({ ...scoreNameCount, counts: z.array(z.number().int()), avgs: z.array(NN) })),
+  total: z.number().int(),
+});
+
+const Quantiles2 = z.object({ p50: NN, p95: NN });
+const healthRow = {
+  span_count: z.number().int(),
+  error_count: z.number().int(),
+  error_rate: N,
+  latency_ms: Quantiles2,
+  tokens: Quantiles2.extend({ total: N }),
+  cost_usd: N,
+  unpriced_llm_calls: z.number().int(),
+};
+
+/** ComponentHealth: GET /api/analytics/components. */
+export const ComponentHealthSchema = z.object({
+  start_time: Time,
+  end_time: Time,
+  span_count: z.number().int(),
+  by_component_type: z.array(z.object({ ...healthRow, component_type: z.enum(COMPONENT_TYPES).nullable() })),
+  by_model: z.array(z.object({ ...healthRow, model: z.string() })),
+  models_truncated: z.boolean(),
+});
+
+const Quantiles3Series = z.object({ p50: z.array(NN), p95: z.array(NN), p99: z.array(NN) });
+const Quantiles3 = z.object({ p50: NN, p95: NN, p99: NN });
+
+/** MetricSeries: GET /api/analytics/timeseries. */
+export const MetricSeriesSchema = z.object({
+  ...windowShape,
+  level: z.enum(['trace', 'span']),
+  counts: z.array(z.number().int()),
+  error_rates: z.array(NN),
+  latency_ms: Quantiles3Series,
+  tokens: Quantiles3Series,
+  cost_usd: z.array(N),
+  overall: z.object({ count: z.number().int(), error_rate: NN, latency_ms: Quantiles3, tokens: Quantiles3, cost_usd: N }),
+});
+
+/** ScoreCorrelation: GET /api/analytics/correlation. */
+export const ScoreCorrelationSchema = z.object({
+  start_time: Time,
+  end_time: Time,
+  score_name: z.string(),
+  metric: z.enum(CORRELATION_METRICS),
+  n: z.number().int(),
+  pearson_r: NN,
+  spearman_rho: NN,
+  score_mean: NN,
+  metric_mean: NN,
+  points: z.array(z.object({ trace_id: z.string(), score: N, value: N })),
+  sampled: z.boolean(),
+});
+
+/** ToolAnalytics: GET /api/analytics/tools. */
+export const ToolAnalyticsSchema = z.object({
+  start_time: Time,
+  end_time: Time,
+  tool_call_count: z.number().int(),
+  scored_count: z.number().int(),
+  tools: z.array(
+    z.object({
+      tool_name: z.string(),
+      call_count: z.number().int(),
+      error_count: z.number().int(),
+      error_rate: N,
+      latency_ms: Quantiles2,
+      trace_count: z.number().int(),
+      scored_count: z.number().int(),
+      argument_mismatch_count: z.number().int(),
+      argument_mismatch_rate: NN,
+    }),
+  ),
+  tools_truncated: z.boolean(),
+});
+
+const JudgeCalibrationSchema = z.object({
+  judge: z.string(),
+  score_name: z.string(),
+  human_score_name: z.string(),
+  pairs: z.number().int(),
+  pearson_r: NN,
+  spearman_rho: NN,
+  kappa: NN,
+  band_agreement: N,
+  agreement: z.enum(AGREEMENT_LEVELS),
+  summary: z.string(),
+  judge_mean: N,
+  human_mean: N,
+  mean_abs_diff: N,
+  confusion: z.array(z.array(N)),
+});
+
+/** JudgeCalibrationAnswer: GET /api/judges/{name}/calibration. */
+export const JudgeCalibrationAnswerSchema = z.object({ judge: z.string(), start_time: Time, end_time: Time, calibrations: z.array(JudgeCalibrationSchema) });
+
+/** CalibrationList: GET /api/judges/calibration. */
+export const CalibrationListSchema = z.object({
+  start_time: Time,
+  end_time: Time,
+  min_pairs: z.number().int(),
+  calibrations: z.array(JudgeCalibrationSchema),
+  truncated: z.boolean(),
 });

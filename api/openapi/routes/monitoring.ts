@@ -4,10 +4,17 @@ import {
   AlertEventListSchema,
   AlertRuleListSchema,
   AlertRuleSchema,
+  CalibrationListSchema,
+  ComponentHealthSchema,
+  JudgeCalibrationAnswerSchema,
+  MetricSeriesSchema,
   OnlineEvaluationListSchema,
   OnlineRuleListSchema,
   OnlineRulePatchSchema,
   OnlineRuleSchema,
+  ScoreCorrelationSchema,
+  ScoreTrendsSchema,
+  ToolAnalyticsSchema,
 } from '../../../core/model/answers-monitoring.js';
 import { OnlineRuleBodySchema } from '../../../core/model/online-rule.js';
 import {
@@ -20,7 +27,7 @@ import {
 import { CalibrationListQuerySchema, JudgeCalibrationQuerySchema } from '../../../core/model/calibration.js';
 import { EventListQuerySchema, RuleListQuerySchema as AlertRuleListQuery } from '../../routes/alerts.js';
 import { EvaluationListQuerySchema, RuleListQuerySchema as OnlineRuleListQuery } from '../../routes/online-rules.js';
-import { defineRoutes, DocumentedObject as doc, NoContent } from '../route-spec.js';
+import { defineRoutes, NoContent } from '../route-spec.js';
 
 /** Alerts, online evaluation, analytics and judge calibration (api/openapi/registry.ts). */
 const deleted = { 204: NoContent };
@@ -179,7 +186,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Analytics',
     access: 'traces:read',
     query: ScoreTrendsQuerySchema,
-    answers: { 200: doc('ScoreTrends (docs/api.md, "Analytics")') },
+    answers: { 200: ScoreTrendsSchema },
   },
   {
     method: 'get',
@@ -189,7 +196,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Analytics',
     access: 'traces:read',
     query: ComponentHealthQuerySchema,
-    answers: { 200: doc('ComponentHealth') },
+    answers: { 200: ComponentHealthSchema },
   },
   {
     method: 'get',
@@ -199,7 +206,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Analytics',
     access: 'traces:read',
     query: MetricSeriesQuerySchema,
-    answers: { 200: doc('MetricSeries') },
+    answers: { 200: MetricSeriesSchema },
   },
   {
     method: 'get',
@@ -209,7 +216,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Analytics',
     access: 'traces:read',
     query: CorrelationQuerySchema,
-    answers: { 200: doc('ScoreCorrelation') },
+    answers: { 200: ScoreCorrelationSchema },
   },
   {
     method: 'get',
@@ -219,7 +226,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Analytics',
     access: 'traces:read',
     query: ToolAnalyticsQuerySchema,
-    answers: { 200: doc('ToolAnalytics') },
+    answers: { 200: ToolAnalyticsSchema },
   },
   {
     method: 'get',
@@ -229,7 +236,7 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Judges',
     access: 'traces:read',
     query: CalibrationListQuerySchema,
-    answers: { 200: doc('CalibrationList (docs/judges.md)') },
+    answers: { 200: CalibrationListSchema },
   },
   {
     method: 'get',
@@ -239,6 +246,6 @@ export const MONITORING_ROUTES = defineRoutes([
     tag: 'Judges',
     access: 'traces:read',
     query: JudgeCalibrationQuerySchema,
-    answers: { 200: doc('JudgeCalibrationAnswer (docs/judges.md)') },
+    answers: { 200: JudgeCalibrationAnswerSchema },
   },
 ]);
