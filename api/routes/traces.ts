@@ -41,6 +41,7 @@ export function tracesRouter(deps: ApiDeps): Router {
     ctx.body = await deps.analytics.listTraces(ctx.state.projectId, {
       limit: q.limit,
       offset: q.offset,
+      previews: true,
       ...traceFilterQuery(q),
       sort: traceSortQuery(q),
       cursor: q.cursor?.cursor,

@@ -107,6 +107,8 @@ export interface TraceListQuery {
   source?: TraceSource;
   /** The order of the list; newest first when absent. */
   sort?: TraceSort;
+  /** Read each listed trace's root input and output previews (the list page shows them; callers that want ids and summaries do not pay for the spans read). */
+  previews?: boolean;
   /** Keyset position: only traces after this one in the list's order. */
   cursor?: TraceListCursor;
 }

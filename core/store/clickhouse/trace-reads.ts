@@ -4,7 +4,7 @@ import { traceSummary, type TraceRow } from './rows.js';
 import { toClickHouseTime } from './time.js';
 import { traceCountSql, tracePageSql } from './trace-page-sql.js';
 import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, type TraceFilter } from './trace-stats-sql.js';
-import { previewsOf } from './trace-previews.js';
+import { previewsOf, type TracePreview } from './trace-previews.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
@@ -108,7 +108,7 @@ export function createTraceReads(rows: Rows) {
     const [summaryList, scores, previews] = await Promise.all([
       summaries(projectId, pageIds),
       scoresOf(projectId, pageIds),
-      previewsOf(rows, projectId, pageIds),
+      q.previews ? previewsOf(rows, projectId, pageIds) : new Map<string, TracePreview>(),
     ]);
     const byId = new Map(summaryList.map((t) => [t.trace_id, t]));
     const traces = ids
