@@ -72,7 +72,7 @@ export function managedExecution(deps: ApiDeps): RunExecutionStrategy {
     async progress(run: RunView) {
       if (!deps.engine) return run.progress;
       const live = await deps.engine.progress(run.id).catch(() => undefined);
-      return live && live.completed >= run.progress.completed ? live : run.progress;
+      return live && live.completed >= run.progress.completed ? { ...live, cancelled: run.progress.cancelled } : run.progress;
     },
 
     async control(run, action) {

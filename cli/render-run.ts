@@ -66,7 +66,11 @@ export function runDetails(c: Colors, run: RunView): string {
     ['Agent', `${run.agent_name}${run.agent_id ? ` (${run.agent_id})` : ''}`],
     ['Agent version', run.agent_version],
     ['Execution', run.execution ?? 'managed'],
-    ['Progress', `${run.progress.completed}/${run.progress.total}`],
+    // Cancelled trials are recorded too: the trials that ran, then those cancelled.
+    [
+      'Progress',
+      `${run.progress.completed - (run.progress.cancelled ?? 0)}/${run.progress.total}${run.progress.cancelled ? ` (${run.progress.cancelled} cancelled)` : ''}`,
+    ],
     ['Cases', `${s.total_cases} (${s.passed} passed, ${s.failed} failed, ${s.cancelled} cancelled)`],
     ['Average score', `${score(s.avg_score)} (min score ${score(run.min_score)}, ${run.aggregation})`],
     ['Created', time(run.created_at)],

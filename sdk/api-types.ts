@@ -84,7 +84,7 @@ export interface RunList {
 export interface LocalResultsAnswer {
   run_id: string;
   accepted: number;
-  progress: { completed: number; total: number };
+  progress: RunView['progress'];
 }
 
 /**

@@ -110,7 +110,11 @@ export const CustomScorerListSchema = z.object({
 
 // ---- Runs (core/model/eval-run.ts) ----
 
-const Progress = z.object({ completed: z.number().int(), total: z.number().int() });
+const Progress = z.object({
+  completed: z.number().int().describe('Trials recorded, cancelled ones included'),
+  total: z.number().int(),
+  cancelled: z.number().int().describe('Of the recorded trials, those cancelled before they ran'),
+});
 
 /** RunView. */
 export const RunViewSchema = z

@@ -159,7 +159,8 @@ export interface RunView {
   summary: RunSummary;
   /** USD of the run's case traces, judges included (docs/costs.md); null when the analytical store did not answer. GET run only. */
   cost?: RunCost | null;
-  progress: { completed: number; total: number };
+  /** Trials recorded of all (cases x repetitions); `cancelled` of the recorded were cancelled, not run (a cancelled run records each trial it did not run). */
+  progress: { completed: number; total: number; cancelled: number };
   error: string | null;
   created_at: string;
   started_at: string | null;

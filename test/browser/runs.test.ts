@@ -298,6 +298,27 @@ describe('eval run pages in Chromium', () => {
       const cancelled = await json<RunView>(await svc.api(`/api/runs/${run.id}`), 200);
       expect(cancelled.status).toBe('cancelled');
       expect(cancelled.summary.cancelled).toBeGreaterThan(0);
+      // Every trial is recorded (the ones it did not run as cancelled), so the bar shows the trials
+      // that ran and the cancelled rest apart: never a full bar reading "N / N".
+      const { completed, total, cancelled: skipped } = cancelled.progress;
+      expect(completed).toBe(total);
+      expect(skipped).toBeGreaterThan(0);
+      const ran = completed - skipped;
+      expect(ran).toBeLessThan(total);
+      const bar = row.locator(RUNS_SEL.progress);
+      await expect.poll(() => bar.getAttribute('data-ran')).toBe(String(ran));
+      expect(await bar.getAttribute('data-cancelled-trials')).toBe(String(skipped));
+      expect(await bar.locator('[data-testid="run-progress-text"]').textContent()).toBe(`${ran} / ${total}`);
+      expect(await bar.locator('[role="progressbar"]').getAttribute('aria-valuetext')).toBe(
+        `${ran} of ${total} case trials ran, ${skipped} cancelled before they ran`,
+      );
+      const fillWidth = await bar
+        .locator('.fill')
+        .first()
+        .evaluate((el) => el.getBoundingClientRect().width);
+      const barWidth = await bar.locator('[role="progressbar"]').evaluate((el) => el.getBoundingClientRect().width);
+      expect(fillWidth).toBeLessThan(barWidth * 0.99);
+      expect(await bar.locator('[data-testid="run-progress-skipped"]').count()).toBe(1);
       await p.screenshot('runs-list-cancelled');
       expect(describeErrors(p)).toBe('');
     });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   apiRunsQuery,
@@ -12,6 +13,7 @@ import {
   formatScore,
   parseRunFilters,
   passRate,
+  progressParts,
   runFiltersToQuery,
   type RunFilters,
 } from '../../../ui/src/lib/runs.js';
@@ -33,7 +35,7 @@ function run(over: Partial<RunView> & { id: string }): RunView {
     aggregation: 'mean',
     min_score: 0.7,
     summary: { total_cases: 4, passed: 3, failed: 1, cancelled: 0, avg_score: 0.8, scores_by_scorer: {}, duration_ms: 1000 },
-    progress: { completed: 4, total: 4 },
+    progress: { completed: 4, total: 4, cancelled: 0 },
     error: null,
     created_at: '2026-01-01T00:00:00.000Z',
     started_at: '2026-01-01T00:00:01.000Z',
@@ -132,7 +134,7 @@ describe('the comparison in plain words', () => {
     expect(comparisonWarnings(base, run({ id: 'c' }), true)).toEqual([]);
     expect(comparisonWarnings(base, run({ id: 'c', suite_name: null, suite_id: null, suite_version: null }), null)[0]).toMatch(/different suites/);
     expect(comparisonWarnings(base, run({ id: 'c', suite_version: 2 }), false)[0]).toMatch(/different versions of suite "weather"/);
-    const w = comparisonWarnings(base, run({ id: 'c', status: 'running', progress: { completed: 2, total: 4 } }), true);
+    const w = comparisonWarnings(base, run({ id: 'c', status: 'running', progress: { completed: 2, total: 4, cancelled: 0 } }), true);
     expect(w).toEqual(['The candidate run is still running (2 of 4 done): the comparison covers only the cases it has recorded so far.']);
   });
 
@@ -147,5 +149,28 @@ describe('the comparison in plain words', () => {
     expect(defaultPair(runs)).toEqual({ baseline: 'r1', candidate: 'r3' });
     expect(defaultPair([run({ id: 'x2', suite_name: null }), run({ id: 'x1', suite_name: 'w' })])).toEqual({ baseline: 'x1', candidate: 'x2' });
     expect(defaultPair([run({ id: 'only' })])).toBeNull();
+  });
+});
+
+describe('the progress bar of a run', () => {
+  it('shows a run cancelled part way as the trials that ran and the cancelled rest, never a full bar', () => {
+    // 10 trials, 2 ran, 8 recorded as cancelled when the run was cancelled.
+    expect(progressParts({ completed: 10, total: 10, cancelled: 8 })).toEqual({ ran: 2, cancelled: 8, total: 10, ranShare: 0.2, cancelledShare: 0.8 });
+    expect(progressParts({ completed: 3, total: 4, cancelled: 0 })).toMatchObject({ ran: 3, ranShare: 0.75, cancelledShare: 0 });
+    // A live count without the cancelled one (the workflow's progress query) counts all as ran.
+    expect(progressParts({ completed: 2, total: 4 })).toMatchObject({ ran: 2, cancelled: 0, ranShare: 0.5 });
+  });
+
+  it('keeps the shares within the bar whatever the counts', () => {
+    fc.assert(
+      fc.property(fc.nat(1000), fc.nat(1000), fc.nat(1000), (completed, total, cancelled) => {
+        const p = progressParts({ completed, total, cancelled });
+        expect(p.ran + p.cancelled).toBe(completed);
+        expect(p.ranShare).toBeGreaterThanOrEqual(0);
+        expect(p.cancelledShare).toBeGreaterThanOrEqual(0);
+        expect(p.ranShare + p.cancelledShare).toBeLessThanOrEqual(1 + 1e-9);
+        if (total === 0) expect(p.ranShare).toBe(0);
+      }),
+    );
   });
 });

@@ -146,9 +146,28 @@ export function formatP(p: number): string {
   return `p = ${p < 0.01 ? p.toFixed(3) : p.toFixed(2)}`;
 }
 
-/** The progress bar's share, 0..1. */
-export function progressShare(progress: { completed: number; total: number }): number {
-  return progress.total > 0 ? Math.min(1, progress.completed / progress.total) : 0;
+/** A run's trials as its progress bar shows them: how many ran and how many were cancelled, of all. */
+export interface ProgressParts {
+  ran: number;
+  cancelled: number;
+  total: number;
+  /** Shares of the bar, 0..1 each, their sum at most 1. */
+  ranShare: number;
+  cancelledShare: number;
+}
+
+/**
+ * The progress bar's parts. `completed` counts every recorded trial, cancelled ones included (a
+ * cancelled run records each trial it did not run), so a run cancelled after 2 of 10 trials is
+ * 2 ran and 8 cancelled, never a full bar.
+ */
+export function progressParts(progress: { completed: number; total: number; cancelled?: number }): ProgressParts {
+  const total = Math.max(0, progress.total);
+  const cancelled = Math.min(Math.max(0, progress.cancelled ?? 0), progress.completed);
+  const ran = Math.max(0, progress.completed - cancelled);
+  const share = (n: number) => (total > 0 ? Math.min(1, n / total) : 0);
+  const ranShare = share(ran);
+  return { ran, cancelled, total, ranShare, cancelledShare: Math.min(1 - ranShare, share(cancelled)) };
 }
 
 /** The scorers named by a run's results or summary, in a stable order (first seen). */
