@@ -64,6 +64,7 @@ import type {
   TraceListParams,
 } from './api-types.js';
 import type { SessionDetail, SessionList } from '../core/model/trace-session.js';
+import type { DataDeletionView } from '../core/model/data-deletion.js';
 import { AgentEvalError, ServiceApiError } from './errors.js';
 import type { RequestOptions } from './http.js';
 import { EndpointCalls, enc } from './endpoint-calls.js';
@@ -135,6 +136,13 @@ export class AgentEvalApi {
       } while (cursor);
       return spans;
     },
+    /**
+     * DELETE /api/traces/{id} (projects:admin): the trace's spans, summary, scores and everything
+     * about it (docs/api.md, "Deleting data"). Resolves null once it is gone (204), or the deletion
+     * still under way (202: it completes in the background; GET /api/deletions/{id} follows it).
+     */
+    delete: async (traceId: string): Promise<DataDeletionView | null> =>
+      (await this.calls.request<DataDeletionView | undefined>('DELETE', `/api/traces/${enc(traceId)}`)) ?? null,
   };
 
   readonly sessions = {

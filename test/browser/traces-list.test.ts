@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { SuiteVersion } from '../../core/model/suite.js';
 import type { TraceList } from '../../core/model/trace.js';
@@ -201,6 +202,66 @@ describe('traces list for scanning', () => {
     const after = await headers(p);
     expect(after).toContain('Spans');
     expect(after).not.toContain('Output');
+    expect(describeErrors(p)).toBe('');
+  });
+
+  it('exports two selected traces as one file holding exactly their spans, texts byte for byte', async () => {
+    const p = await openList(WIDE, '?source=production');
+    await poll(() => rowIds(p)).toHaveLength(4);
+    const picked = ['tl-p1', 'tl-p3'];
+    for (const id of picked) await p.page.locator(SEL.traceRowOf(id)).getByTestId('trace-select').check();
+    await p.page.getByTestId('traces-bulk-export').click();
+    await p.page.getByTestId('traces-bulk-export-kind').selectOption('spans');
+    await p.page.getByTestId('traces-bulk-export-format').selectOption('jsonl');
+    await p.screenshot('traces-list-export');
+    const [download] = await Promise.all([p.page.waitForEvent('download'), p.page.getByTestId('traces-bulk-export-go').click()]);
+    expect(download.suggestedFilename()).toBe('traces-2-spans.jsonl');
+    const file = await readFile((await download.path())!, 'utf8');
+    const rows = file
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { trace_id: string; span_id: string; input: string; output: string });
+    for (const id of picked) {
+      const trace = (await (await svc.api(`/api/traces/${id}`, { project: PROJECT })).json()) as { spans: Array<{ span_id: string }> };
+      expect(
+        rows
+          .filter((r) => r.trace_id === id)
+          .map((r) => r.span_id)
+          .sort(),
+      ).toEqual(trace.spans.map((sp) => sp.span_id).sort());
+      // The seeded texts (corpus: blank lines, code fences, emoji, RTL) as sent, byte for byte.
+      const seeded = PROD.find((x) => x.id === id)!;
+      expect(rows.filter((r) => r.input === seeded.input && r.output === seeded.output)).toHaveLength(1);
+    }
+    expect(new Set(rows.map((r) => r.trace_id))).toEqual(new Set(picked));
+    await poll(() => p.page.getByRole('status').innerText()).toContain('Exported the spans of 2 traces');
+    expect(describeErrors(p)).toBe('');
+  });
+
+  it('deletes two selected traces after a confirmation naming them: gone from the list and the API', async () => {
+    const doomed = ['tl-del-1', 'tl-del-2'];
+    for (const [i, id] of doomed.entries()) {
+      const res = await svc.api('/api/traces/ingest', {
+        method: 'POST',
+        project: PROJECT,
+        json: traceBody(id, { name: `to delete ${i}`, start: Date.now() - 5_000 + i, durationMs: 100, spans: [] }),
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+    }
+    const p = await openList(WIDE, '?source=production');
+    await poll(() => rowIds(p)).toHaveLength(6);
+    for (const id of doomed) await p.page.locator(SEL.traceRowOf(id)).getByTestId('trace-select').check();
+    let asked = '';
+    p.page.once('dialog', (d) => {
+      asked = d.message();
+      void d.accept();
+    });
+    await p.page.getByTestId('traces-bulk-delete').click();
+    await poll(() => p.page.getByTestId('traces-deleted').innerText(), 'deleted').toMatch(/^Deleted 2 traces/);
+    expect(asked).toBe('Delete 2 traces with their spans, scores and feedback? This cannot be undone.');
+    await poll(() => rowIds(p)).toHaveLength(4);
+    expect(await rowIds(p)).not.toContain('tl-del-1');
+    for (const id of doomed) await poll(async () => (await svc.api(`/api/traces/${id}`, { project: PROJECT })).status).toBe(404);
     expect(describeErrors(p)).toBe('');
   });
 

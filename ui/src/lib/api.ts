@@ -133,10 +133,11 @@ function withQuery(path: string, query: RequestOptions['query']): string {
 
 /**
  * One call on the API as the signed-in session, same-origin (the session cookie goes with it),
- * the project's header and, on a state-changing call, the CSRF token. A failure throws an
- * {@link ApiError} with words to show (401: sign in again); an abort throws the AbortError.
+ * the project's header and, on a state-changing call, the CSRF token. Answers the response once
+ * it is 2xx (its body not read yet); a failure throws an {@link ApiError} with words to show
+ * (401: sign in again); an abort throws the AbortError.
  */
-async function send<T>(method: string, path: string, opts: RequestOptions & CallOptions): Promise<T> {
+async function respond(method: string, path: string, opts: RequestOptions & CallOptions): Promise<Response> {
   const s = opts.session === undefined ? get(session) : opts.session;
   const headers: Record<string, string> = { accept: 'application/json', ...opts.headers, ...authHeaders(s, method) };
   if (opts.json !== undefined) headers['content-type'] = 'application/json';
@@ -150,19 +151,36 @@ async function send<T>(method: string, path: string, opts: RequestOptions & Call
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'The service did not answer: is it running? Check the network and try again.');
   }
-  if (res.status === 204) return undefined as T;
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = null;
-  }
   if (!res.ok) {
-    const b = parsed && typeof parsed === 'object' ? (parsed as ErrorBody) : null;
-    throw new ApiError(res.status, describeFailure(res.status, b), b?.code, b?.details);
+    const b = parseJson(await res.text());
+    const error = b && typeof b === 'object' ? (b as ErrorBody) : null;
+    throw new ApiError(res.status, describeFailure(res.status, error), error?.code, error?.details);
   }
-  return parsed as T;
+  return res;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** {@link respond}'s answer as JSON (a 204: undefined). */
+async function send<T>(method: string, path: string, opts: RequestOptions & CallOptions): Promise<T> {
+  const res = await respond(method, path, opts);
+  if (res.status === 204) return undefined as T;
+  return parseJson(await res.text()) as T;
+}
+
+/**
+ * A GET whose answer is text rather than JSON (a streamed export: JSON Lines or CSV, which the
+ * typed client leaves to Node), with its headers; failures as {@link send}'s.
+ */
+export async function getText(path: string, query: RequestOptions['query'], call: CallOptions = {}): Promise<{ text: string; headers: Headers }> {
+  const res = await respond('GET', path, { query, headers: { accept: 'application/x-ndjson, text/csv' }, ...call });
+  return { text: await res.text(), headers: res.headers };
 }
 
 /** The dashboard's way of carrying the SDK client's calls: {@link send}, no retries, no time-out. */
