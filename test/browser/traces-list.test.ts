@@ -216,7 +216,7 @@ describe('traces list for scanning', () => {
     await p.screenshot('traces-list-export');
     const [download] = await Promise.all([p.page.waitForEvent('download'), p.page.getByTestId('traces-bulk-export-go').click()]);
     expect(download.suggestedFilename()).toBe('traces-2-spans.jsonl');
-    const file = await readFile((await download.path())!, 'utf8');
+    const file = await readFile(await download.path(), 'utf8');
     const rows = file
       .split('\n')
       .filter(Boolean)
