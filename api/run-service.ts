@@ -147,8 +147,21 @@ export function createRunService(deps: ApiDeps) {
       await existing(projectId, runId);
       const all = (await runs.results(projectId, runId)) ?? [];
       const results = failedOnly ? all.filter((r) => r.status === 'failed') : all;
-      const costs = await costsOf(projectId, results);
-      return results.map((r) => ({ ...r, cost: costs && caseCost(r, costs) }));
+      const [costs, cases] = await Promise.all([
+        costsOf(projectId, results),
+        runs.casesOf(
+          runId,
+          results.map((r) => r.case_index),
+        ),
+      ]);
+      const caseOf = new Map(cases.map((c) => [c.case_index, c]));
+      // What the case asked and expected beside what the agent answered (a conversation case has no input: its turns are).
+      return results.map((r) => ({
+        ...r,
+        input: caseOf.get(r.case_index)?.input ?? null,
+        expected: caseOf.get(r.case_index)?.expected ?? null,
+        cost: costs && caseCost(r, costs),
+      }));
     },
 
     /** Status with live progress while the run goes on (its strategy's), the stored count once final. */

@@ -184,6 +184,8 @@ export const CaseResultSchema = z
     trials: z.array(object('One trial of the case: its scores, output, turns (docs/evals.md)')),
     running: z.array(z.object({ trial: z.number().int(), turns: z.array(object('A turn of a conversation trial')) })).optional(),
     cost: z.object({ total_usd: z.number(), judges_usd: z.number(), unpriced_llm_calls: z.number().int() }).nullable().optional(),
+    input: z.unknown().optional().describe("The case's input as the suite gave it (null for a conversation: its turns are the input). Results endpoints only"),
+    expected: z.unknown().optional().describe("The case's expected output, when it has one. Results endpoints only"),
   })
   .meta({ id: 'CaseResult' });
 

@@ -243,6 +243,9 @@ export interface CaseResultView {
   running?: Array<{ trial: number; turns: TurnResult[] }>;
   /** USD of the case's trial traces (docs/costs.md); null when the analytical store did not answer. Results endpoints only. */
   cost?: TraceCost | null;
+  /** The case's input and expected output as the suite gave them (null for a conversation's input). Results endpoints only. */
+  input?: unknown;
+  expected?: unknown;
 }
 
 /**

@@ -7,7 +7,8 @@ import { eventually } from '../helpers/eventually.js';
 import { startTestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
-import { describeSignificance, formatDelta, formatPercent, formatScore } from '../../ui/src/lib/runs.js';
+import { describeSignificance, formatDelta, formatPercent, formatScore, valuePreview } from '../../ui/src/lib/runs.js';
+import { formatUsd } from '../../ui/src/lib/cost.js';
 import type { CaseResultView, RunComparison, RunView } from '../../ui/src/lib/types.js';
 
 /**
@@ -244,6 +245,38 @@ describe('eval run pages in Chromium', () => {
       await p.page.goto('/runs');
       await expect.poll(() => p.page.locator(RUNS_SEL.runRow).count()).toBeGreaterThanOrEqual(2);
       await p.screenshot('runs-list-narrow');
+      expect(describeErrors(p)).toBe('');
+    });
+
+    it("shows each case's input, expected and output inline, its cost, and its change since the previous run of the suite", async () => {
+      const [before, after] = [await resultsOf(runV1.id), await resultsOf(runV2.id)];
+      // The results carry what each case asked and expected, as the suite gave them.
+      for (const c of CASES) {
+        const r = after.find((x) => x.case_name === c.name)!;
+        expect([r.input, r.expected]).toEqual([c.input, c.expected]);
+      }
+      const p = await open({ viewport: { width: 1440, height: 900 } });
+      await p.page.goto(`/runs/${runV2.id}`);
+      await expect.poll(() => p.page.locator(RUNS_SEL.caseRow).count()).toBe(CASES.length);
+      await expect.poll(() => p.page.getByTestId('run-previous-link').getAttribute('href')).toBe(`/runs/${runV1.id}`);
+      expect(await p.page.getByTestId('run-previous-compare').getAttribute('href')).toBe(`/compare/runs?baseline=${runV1.id}&candidate=${runV2.id}`);
+      for (const r of after) {
+        const row = p.page.locator(RUNS_SEL.caseRowNamed(r.case_name));
+        expect(await row.getByTestId('case-input').innerText(), r.case_name).toBe(valuePreview(r.input));
+        expect(await row.getByTestId('case-expected').innerText(), r.case_name).toBe(valuePreview(r.expected));
+        expect(await row.getByTestId('case-output').innerText(), r.case_name).toBe(valuePreview(r.output) || '-');
+        expect(await row.getByTestId('case-cost').innerText(), r.case_name).toBe(formatUsd(r.cost?.total_usd));
+        const delta = r.avg_score - before.find((x) => x.case_name === r.case_name)!.avg_score;
+        expect(await row.getByTestId('case-vs-previous').innerText(), r.case_name).toBe(`${delta >= 0 ? '+' : '−'}${formatScore(Math.abs(delta))}`);
+      }
+      // paris lost its tool call in v2: its average dropped, shown as a drop.
+      expect(await p.page.locator(RUNS_SEL.caseRowNamed('paris')).getByTestId('case-vs-previous').getAttribute('class')).toContain('low');
+      // A preview opens the case: its input whole.
+      await p.page.locator(RUNS_SEL.caseRowNamed('oslo')).getByTestId('case-input').getByRole('button').click();
+      await expect.poll(() => p.page.locator(RUNS_SEL.caseDetail).textContent()).toContain('better_answer');
+      await p.screenshot('runs-detail-inline');
+      await p.page.getByTestId('run-previous-compare').click();
+      await p.page.waitForURL(/\/compare\/runs\?baseline=/);
       expect(describeErrors(p)).toBe('');
     });
 

@@ -1,5 +1,5 @@
 /** The eval run pages' helpers: filters in the URL, numbers in words, polling, the comparison in plain words. */
-import type { RunStatus, RunView, RunComparison, Significance } from './types.js';
+import type { CaseResultView, RunStatus, RunView, RunComparison, Significance } from './types.js';
 import { setParams } from './filters.js';
 /** The form of a UUID (a suite id rather than a suite name): core/model/id-rules.ts. */
 import { isUuid } from '../../../core/model/id-rules.js';
@@ -269,4 +269,30 @@ export function defaultPair(runs: readonly RunView[]): { baseline: string; candi
 export function runLabel(r: RunView, time: (iso: string) => string): string {
   const what = r.suite_name ? `${r.suite_name} v${r.suite_version ?? '?'}` : (r.name ?? 'dataset');
   return `${r.agent_version} · ${what} · ${r.status} · ${time(r.created_at)}`;
+}
+
+/** A case value (input, expected, output) as text: a string as it is, anything else as its JSON; nothing for null. */
+export function valueText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** A case's value on one line for a table cell: line breaks and runs of spaces as one space, cut at `max` characters. */
+export function valuePreview(v: unknown, max = 160): string {
+  const line = valueText(v).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * The run to hold a run against: of the same suite's runs (newest first, as GET /api/runs lists
+ * them), the newest completed one created before it; null for a run of no suite or a suite's first.
+ */
+export function previousRunOf(run: RunView, suiteRuns: readonly RunView[]): RunView | null {
+  if (!run.suite_id && !run.suite_name) return null;
+  return suiteRuns.find((r) => r.id !== run.id && r.status === 'completed' && r.created_at < run.created_at) ?? null;
+}
+
+/** Each case's average score by case name, of the cases that were scored (passed or failed). */
+export function avgByCase(results: readonly CaseResultView[]): Map<string, number> {
+  return new Map(results.filter((r) => r.status === 'passed' || r.status === 'failed').map((r) => [r.case_name, r.avg_score]));
 }
