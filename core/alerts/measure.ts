@@ -42,6 +42,11 @@ export async function measure(rule: AlertRuleDefinition, projectId: string, at: 
       // A count is never missing: no traces is the value 0.
       return { value: r.samples, samples: r.samples, window };
     }
+    case 'cost': {
+      const r = await sources.metrics.traceMetric(projectId, rule.metric, window, rule.filter);
+      // Nor is a sum of money: no traces cost $0.
+      return { value: r.value ?? 0, samples: r.samples, window };
+    }
     case 'error_rate':
     case 'latency_p50':
     case 'latency_p95':

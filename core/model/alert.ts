@@ -10,11 +10,21 @@ import { HttpUrlSchema } from './http-url.js';
  * notifies a webhook when its state changes.
  */
 
-export const ALERT_METRICS = ['avg_score', 'error_rate', 'latency_p50', 'latency_p95', 'tokens_per_trace', 'run_pass_rate', 'trace_count', 'drift'] as const;
+export const ALERT_METRICS = [
+  'avg_score',
+  'error_rate',
+  'latency_p50',
+  'latency_p95',
+  'tokens_per_trace',
+  'run_pass_rate',
+  'trace_count',
+  'cost',
+  'drift',
+] as const;
 export type AlertMetric = (typeof ALERT_METRICS)[number];
 
 /** The metrics computed from trace summaries in the analytical store. */
-export const TRACE_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'tokens_per_trace', 'trace_count'] as const satisfies readonly AlertMetric[];
+export const TRACE_METRICS = ['error_rate', 'latency_p50', 'latency_p95', 'tokens_per_trace', 'trace_count', 'cost'] as const satisfies readonly AlertMetric[];
 export type TraceMetric = (typeof TRACE_METRICS)[number];
 
 export const ALERT_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq'] as const;

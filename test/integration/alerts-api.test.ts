@@ -392,6 +392,10 @@ describe('evaluation', () => {
       await metadata.close();
     }
     const settings = { filter: { trace_name: name }, window_seconds: 120, eval_interval_seconds: 3600, operator: 'gte', threshold: 0 };
+    // A budget: what the two traces cost, as the trace list prices them.
+    const listed = (await (await svc.api(`/api/traces?name=${encodeURIComponent(name)}`)).json()) as { traces: Array<{ total_cost: number | null }> };
+    const costSum = listed.traces.reduce((sum, t) => sum + (t.total_cost ?? 0), 0);
+    expect([listed.traces.length, costSum > 0]).toEqual([2, true]);
     const expected: Array<[Record<string, unknown>, number | null]> = [
       [{ metric: 'trace_count' }, 2],
       [{ metric: 'trace_count', filter: { trace_name: name, model: 'gpt-4o' } }, 2],
@@ -400,6 +404,8 @@ describe('evaluation', () => {
       [{ metric: 'latency_p50' }, 1000],
       [{ metric: 'latency_p95' }, 1000],
       [{ metric: 'tokens_per_trace' }, (60 + 30) / 2],
+      [{ metric: 'cost' }, costSum],
+      [{ metric: 'cost', filter: { trace_name: name, model: 'no-such-model' } }, 0],
       [{ metric: 'run_pass_rate', filter: { suite_name: name } }, 0.75],
       [{ metric: 'run_pass_rate', filter: { suite_name: tag('no-such-suite') } }, null],
       [{ metric: 'drift', drift_test: 'ks', drift_source: 'latency' }, null],

@@ -71,6 +71,8 @@ const TRACE_AGGREGATES: Record<TraceMetric, string> = {
   latency_p50: 'quantileExactInclusive(0.5)(duration_ms)',
   latency_p95: 'quantileExactInclusive(0.95)(duration_ms)',
   tokens_per_trace: 'avg(tokens)',
+  // A budget: USD of the window's traces, judges' own traces included (docs/costs.md).
+  cost: 'sum(cost)',
 };
 
 /** The scores named {scoreName} created in [from, to), each score once (a re-sent score is one row). */
@@ -114,7 +116,7 @@ export function createAlertMetrics(client: ClickHouseClient): AlertMetrics {
         traceParams(projectId, range, filter),
       );
       const samples = Number(row?.samples ?? 0);
-      return { value: samples === 0 && metric !== 'trace_count' ? null : finiteOrNull(row?.value), samples };
+      return { value: samples === 0 && metric !== 'trace_count' && metric !== 'cost' ? null : finiteOrNull(row?.value), samples };
     },
 
     async scoreMean(projectId, scoreName, range) {

@@ -1,5 +1,6 @@
 /** The alerts page: metrics, conditions and values as people read them (docs/alerts.md). */
 import { formatCount, formatDuration } from './format.js';
+import { formatUsd } from './cost.js';
 import { filtersToQuery, type TraceFilters } from './filters.js';
 import type {
   AlertEventKind,
@@ -20,6 +21,7 @@ export const METRIC_LABELS: Record<AlertMetric, string> = {
   latency_p95: 'Latency p95',
   tokens_per_trace: 'Tokens per trace',
   trace_count: 'Trace count',
+  cost: 'Cost (USD)',
   avg_score: 'Average score',
   run_pass_rate: 'Run pass rate',
   drift: 'Drift',
@@ -74,6 +76,8 @@ export function formatMetricValue(metric: AlertMetric, value: number | null): st
       return formatDuration(value);
     case 'trace_count':
       return formatCount(value);
+    case 'cost':
+      return formatUsd(value);
     case 'tokens_per_trace':
       return formatCount(Math.round(value * 10) / 10);
     default:
