@@ -63,5 +63,22 @@ export function defineRoutes(routes: RouteSpec[]): RouteSpec[] {
   return routes;
 }
 
+/** What a route declares beyond its method, path, operationId and summary; tag and access default to its group's. */
+export type RouteFields = Omit<RouteSpec, 'method' | 'path' | 'operationId' | 'summary' | 'tag' | 'access'> & Partial<Pick<RouteSpec, 'tag' | 'access'>>;
+
+type DeclareRoute = (path: string, operationId: string, summary: string, fields: RouteFields) => RouteSpec;
+
+/**
+ * Routes of one tag, most of them with one access, declared a line each:
+ * `runs.get('/api/runs/{id}', 'getRun', 'A run', { answers: { 200: RunViewSchema }, errors: [404] })`.
+ * A route's own `tag` or `access` in its fields wins over the group's.
+ */
+export function routeGroup(tag: string, access: RouteAccess): Record<HttpMethod, DeclareRoute> {
+  const declare =
+    (method: HttpMethod): DeclareRoute =>
+    (path, operationId, summary, fields) => ({ method, path, operationId, summary, tag, access, ...fields });
+  return { get: declare('get'), post: declare('post'), put: declare('put'), patch: declare('patch'), delete: declare('delete') };
+}
+
 /** An answer with no body. */
 export const NoContent: OtherAnswer = { description: 'No content' };

@@ -23,91 +23,49 @@ import {
 import { ListQuerySchema as SuiteListQuery, VersionQuerySchema as SuiteVersionQuery } from '../../routes/suites.js';
 import { ListQuerySchema as PromptListQuery, SelectorQuerySchema as PromptSelector, TracesQuerySchema as PromptTracesQuery } from '../../routes/prompts.js';
 import { pageQuery } from '../../routes/page-query.js';
-import { defineRoutes, NoContent, type RouteSpec } from '../route-spec.js';
+import { defineRoutes, NoContent, type RouteSpec, routeGroup } from '../route-spec.js';
 
 /** Agents, scorers, suites and prompts (api/openapi/registry.ts). */
 const Page = (max: number) => pageQuery(max);
 const deleted = { 204: NoContent };
 
+const agentsRoutes = routeGroup('Agents', 'evals:write');
+const suitesRoutes = routeGroup('Suites', 'evals:write');
+const promptsRoutes = routeGroup('Prompts', 'prompts:read');
+
 export const EVAL_RESOURCES_ROUTES = defineRoutes([
   ...crud('agents', 'Agent', 'Agents', CreateAgentSchema, AgentSchema, AgentListSchema, 1000),
-  {
-    method: 'put',
-    path: '/api/agents/{id}',
-    operationId: 'updateAgent',
-    summary: 'Replace an agent (by id or name)',
-    tag: 'Agents',
-    access: 'evals:write',
+  agentsRoutes.put('/api/agents/{id}', 'updateAgent', 'Replace an agent (by id or name)', {
     body: UpdateAgentSchema,
     answers: { 200: AgentSchema },
     errors: [404, 409],
-  },
+  }),
   ...crud('scorers', 'Scorer', 'Scorers', CreateCustomScorerSchema, CustomScorerSchema, CustomScorerListSchema, 1000),
-  {
-    method: 'post',
-    path: '/api/suites',
-    operationId: 'createSuite',
-    summary: 'Create a suite (version 1) from a definition or YAML text',
-    tag: 'Suites',
-    access: 'evals:write',
+  suitesRoutes.post('/api/suites', 'createSuite', 'Create a suite (version 1) from a definition or YAML text', {
     body: SuiteDefinitionSchema,
     bodyMediaTypes: { 'application/yaml': { description: 'The suite file as YAML (docs/suites.md)' } },
     answers: { 201: SuiteSummarySchema },
     errors: [409, 413, 415],
-  },
-  {
-    method: 'get',
-    path: '/api/suites',
-    operationId: 'listSuites',
-    summary: 'Suites',
-    tag: 'Suites',
-    access: 'evals:read',
-    query: SuiteListQuery,
-    answers: { 200: SuiteListSchema },
-  },
-  {
-    method: 'get',
-    path: '/api/suites/{id}',
-    operationId: 'getSuite',
-    summary: 'A suite version (the latest unless `version`)',
-    tag: 'Suites',
+  }),
+  suitesRoutes.get('/api/suites', 'listSuites', 'Suites', { access: 'evals:read', query: SuiteListQuery, answers: { 200: SuiteListSchema } }),
+  suitesRoutes.get('/api/suites/{id}', 'getSuite', 'A suite version (the latest unless `version`)', {
     access: 'evals:read',
     query: SuiteVersionQuery,
     answers: { 200: SuiteVersionSchema },
     errors: [404],
-  },
-  {
-    method: 'get',
-    path: '/api/suites/{id}/versions',
-    operationId: 'listSuiteVersions',
-    summary: "A suite's versions",
-    tag: 'Suites',
+  }),
+  suitesRoutes.get('/api/suites/{id}/versions', 'listSuiteVersions', "A suite's versions", {
     access: 'evals:read',
     answers: { 200: SuiteVersionsSchema },
     errors: [404],
-  },
-  {
-    method: 'put',
-    path: '/api/suites/{id}',
-    operationId: 'updateSuite',
-    summary: 'Write a new version of a suite (a whole definition or YAML text)',
-    tag: 'Suites',
-    access: 'evals:write',
+  }),
+  suitesRoutes.put('/api/suites/{id}', 'updateSuite', 'Write a new version of a suite (a whole definition or YAML text)', {
     body: SuiteDefinitionSchema,
     bodyMediaTypes: { 'application/yaml': { description: 'The suite file as YAML (docs/suites.md)' } },
     answers: { 200: SuiteSummarySchema },
     errors: [404, 409, 413, 415],
-  },
-  {
-    method: 'delete',
-    path: '/api/suites/{id}',
-    operationId: 'deleteSuite',
-    summary: 'Delete a suite',
-    tag: 'Suites',
-    access: 'evals:write',
-    answers: deleted,
-    errors: [404],
-  },
+  }),
+  suitesRoutes.delete('/api/suites/{id}', 'deleteSuite', 'Delete a suite', { answers: deleted, errors: [404] }),
 ]);
 
 /** POST, GET list, GET one, DELETE of an endpoint resource (api/routes/endpoint-resource.ts). */
@@ -149,112 +107,54 @@ function crud(plural: string, noun: string, tag: string, create: z.ZodType, one:
 }
 
 export const PROMPTS_ROUTES = defineRoutes([
-  {
-    method: 'get',
-    path: '/api/prompts',
-    operationId: 'listPrompts',
-    summary: 'Prompts',
-    tag: 'Prompts',
-    access: 'prompts:read',
-    query: PromptListQuery,
-    answers: { 200: PromptListSchema },
-  },
-  {
-    method: 'post',
-    path: '/api/prompts',
-    operationId: 'createPrompt',
-    summary: 'Create a prompt (version 1)',
-    tag: 'Prompts',
+  promptsRoutes.get('/api/prompts', 'listPrompts', 'Prompts', { query: PromptListQuery, answers: { 200: PromptListSchema } }),
+  promptsRoutes.post('/api/prompts', 'createPrompt', 'Create a prompt (version 1)', {
     access: 'prompts:write',
     body: PromptBodySchema,
     answers: { 201: PromptVersionSchema },
     errors: [409],
-  },
-  {
-    method: 'get',
-    path: '/api/prompts/{id}',
-    operationId: 'getPrompt',
-    summary: 'A prompt version (the newest, or by `version` or `label`)',
-    tag: 'Prompts',
-    access: 'prompts:read',
+  }),
+  promptsRoutes.get('/api/prompts/{id}', 'getPrompt', 'A prompt version (the newest, or by `version` or `label`)', {
     query: PromptSelector,
     answers: { 200: PromptVersionSchema },
     errors: [404],
-  },
-  {
-    method: 'put',
-    path: '/api/prompts/{id}',
-    operationId: 'updatePrompt',
-    summary: 'Write a new version of a prompt',
-    tag: 'Prompts',
+  }),
+  promptsRoutes.put('/api/prompts/{id}', 'updatePrompt', 'Write a new version of a prompt', {
     access: 'prompts:write',
     body: PromptUpdateSchema,
     answers: { 200: PromptVersionSchema },
     errors: [404],
-  },
-  {
-    method: 'delete',
-    path: '/api/prompts/{id}',
-    operationId: 'deletePrompt',
-    summary: 'Delete a prompt with every version and label',
-    tag: 'Prompts',
+  }),
+  promptsRoutes.delete('/api/prompts/{id}', 'deletePrompt', 'Delete a prompt with every version and label', {
     access: 'prompts:write',
     answers: deleted,
     errors: [404],
-  },
-  {
-    method: 'get',
-    path: '/api/prompts/{id}/versions',
-    operationId: 'listPromptVersions',
-    summary: "A prompt's versions",
-    tag: 'Prompts',
-    access: 'prompts:read',
+  }),
+  promptsRoutes.get('/api/prompts/{id}/versions', 'listPromptVersions', "A prompt's versions", {
     query: Page(1000),
     answers: { 200: PromptVersionListSchema },
     errors: [404],
-  },
-  {
-    method: 'post',
-    path: '/api/prompts/{id}/labels',
-    operationId: 'setPromptLabels',
-    summary: 'Point labels at a version',
-    tag: 'Prompts',
+  }),
+  promptsRoutes.post('/api/prompts/{id}/labels', 'setPromptLabels', 'Point labels at a version', {
     access: 'prompts:write',
     body: SetLabelsSchema,
     answers: { 200: PromptLabelsSchema },
     errors: [404],
-  },
-  {
-    method: 'delete',
-    path: '/api/prompts/{id}/labels/{label}',
-    operationId: 'removePromptLabel',
-    summary: 'Remove a label',
-    tag: 'Prompts',
+  }),
+  promptsRoutes.delete('/api/prompts/{id}/labels/{label}', 'removePromptLabel', 'Remove a label', {
     access: 'prompts:write',
     answers: { 200: PromptLabelsSchema },
     errors: [404],
-  },
-  {
-    method: 'post',
-    path: '/api/prompts/{id}/render',
-    operationId: 'renderPrompt',
-    summary: 'Render a version with variables',
-    tag: 'Prompts',
-    access: 'prompts:read',
+  }),
+  promptsRoutes.post('/api/prompts/{id}/render', 'renderPrompt', 'Render a version with variables', {
     body: RenderRequestSchema,
     bodyOptional: true,
     answers: { 200: RenderedPromptSchema },
     errors: [404],
-  },
-  {
-    method: 'get',
-    path: '/api/prompts/{id}/traces',
-    operationId: 'listPromptTraces',
-    summary: 'Traces whose spans name the prompt',
-    tag: 'Prompts',
-    access: 'prompts:read',
+  }),
+  promptsRoutes.get('/api/prompts/{id}/traces', 'listPromptTraces', 'Traces whose spans name the prompt', {
     query: PromptTracesQuery,
     answers: { 200: PromptTracesSchema },
     errors: [404],
-  },
+  }),
 ]);

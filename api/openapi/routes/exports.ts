@@ -1,8 +1,10 @@
 import { CreateExportJobSchema, EXPORT_CONTENT_TYPES, EXPORT_KINDS, ExportJobListSchema, ExportJobViewSchema } from '../../../core/model/export.js';
 import { streamQuery } from '../../routes/exports.js';
-import { defineRoutes, type RouteSpec } from '../route-spec.js';
+import { defineRoutes, type RouteSpec, routeGroup } from '../route-spec.js';
 
 /** Bulk export (api/routes/exports.ts, docs/api.md "Bulk export"; api/openapi/registry.ts). */
+const exportRoutes = routeGroup('Export', 'traces:read');
+
 export const EXPORT_ROUTES = defineRoutes([
   ...EXPORT_KINDS.map((kind): RouteSpec => ({
     method: 'get',
@@ -20,44 +22,20 @@ export const EXPORT_ROUTES = defineRoutes([
     },
     errors: [400],
   })),
-  {
-    method: 'post',
-    path: '/api/exports',
-    operationId: 'createExport',
-    summary: 'Start an export job writing one file (JSON Lines, CSV or Parquet)',
-    tag: 'Export',
-    access: 'traces:read',
+  exportRoutes.post('/api/exports', 'createExport', 'Start an export job writing one file (JSON Lines, CSV or Parquet)', {
     body: CreateExportJobSchema,
     answers: { 202: ExportJobViewSchema },
     errors: [409],
-  },
-  {
-    method: 'get',
-    path: '/api/exports',
-    operationId: 'listExports',
-    summary: "The project's export jobs of this process, newest first",
-    tag: 'Export',
-    access: 'traces:read',
+  }),
+  exportRoutes.get('/api/exports', 'listExports', "The project's export jobs of this process, newest first", {
     answers: { 200: ExportJobListSchema },
     errors: [409],
-  },
-  {
-    method: 'get',
-    path: '/api/exports/{id}',
-    operationId: 'getExport',
-    summary: "An export job's status, rows, size and expiry",
-    tag: 'Export',
-    access: 'traces:read',
+  }),
+  exportRoutes.get('/api/exports/{id}', 'getExport', "An export job's status, rows, size and expiry", {
     answers: { 200: ExportJobViewSchema },
     errors: [404, 409],
-  },
-  {
-    method: 'get',
-    path: '/api/exports/{id}/download',
-    operationId: 'downloadExport',
-    summary: "A succeeded export job's file",
-    tag: 'Export',
-    access: 'traces:read',
+  }),
+  exportRoutes.get('/api/exports/{id}/download', 'downloadExport', "A succeeded export job's file", {
     answers: {
       200: {
         contentType: EXPORT_CONTENT_TYPES.parquet,
@@ -65,5 +43,5 @@ export const EXPORT_ROUTES = defineRoutes([
       },
     },
     errors: [404, 409],
-  },
+  }),
 ]);

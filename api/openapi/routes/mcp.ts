@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../route-spec.js';
+import { defineRoutes, routeGroup } from '../route-spec.js';
 
 /**
  * JSON-RPC 2.0 as MCP's Streamable HTTP transport carries it (the official SDK parses and answers
@@ -22,16 +22,12 @@ const RpcError = z.object({
 const RpcAnswer = z.union([RpcResult, RpcError]);
 
 /** The MCP server (docs/mcp.md; api/mcp/route.ts): one JSON-RPC endpoint, stateless; other methods answer 405. */
+const mcpRoutes = routeGroup('MCP', 'authenticated');
+
 export const MCP_ROUTES = defineRoutes([
-  {
-    method: 'post',
-    path: '/mcp',
-    operationId: 'mcp',
-    summary: 'The MCP server over Streamable HTTP (JSON-RPC 2.0): tools to search traces, read runs, start runs',
+  mcpRoutes.post('/mcp', 'mcp', 'The MCP server over Streamable HTTP (JSON-RPC 2.0): tools to search traces, read runs, start runs', {
     description:
       "A Model Context Protocol endpoint for coding agents (docs/mcp.md), authenticated and rate-limited as the API; each tool calls the API's routes with the caller's credentials. Stateless: no session id, no server-sent stream.",
-    tag: 'MCP',
-    access: 'authenticated',
     body: z.union([RpcMessage, z.array(RpcMessage).min(1)]).describe('A JSON-RPC 2.0 request or notification, or a batch of them'),
     answers: {
       200: z.union([RpcAnswer, z.array(RpcAnswer)]).describe('The JSON-RPC 2.0 response(s)'),
@@ -40,5 +36,5 @@ export const MCP_ROUTES = defineRoutes([
       406: RpcError.describe('A JSON-RPC error: the Accept header must allow application/json and text/event-stream'),
       415: RpcError.describe('A JSON-RPC error: the body must be application/json'),
     },
-  },
+  }),
 ]);

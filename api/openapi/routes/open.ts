@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { HealthSchema } from '../../../core/model/answers.js';
 import { AuthStateSchema, SessionViewSchema } from '../../../core/model/answers-admin.js';
 import { KeySignInSchema } from '../../routes/auth.js';
-import { defineRoutes, NoContent } from '../route-spec.js';
+import { defineRoutes, NoContent, routeGroup } from '../route-spec.js';
 
 /** This document itself: its top-level fields (the OpenAPI 3.1 specification says the rest). */
 const OpenApiDocumentSchema = z.looseObject({
@@ -16,16 +16,14 @@ const OpenApiDocumentSchema = z.looseObject({
 /** OTLP/HTTP's answers and errors are OTLP's own (ExportTraceServiceResponse, google.rpc.Status), in the request's encoding. */
 const otlpAnswer = (description: string) => ({ contentType: 'application/x-protobuf', description });
 
+const ingestRoutes = routeGroup('Traces', 'traces:write');
+const healthRoutes = routeGroup('Health', 'public');
+const authRoutes = routeGroup('Auth', 'public');
+
 export const OPEN_ROUTES = defineRoutes([
-  {
-    method: 'post',
-    path: '/v1/traces',
-    operationId: 'otlpExportTraces',
-    summary: 'OTLP/HTTP trace export (protobuf or JSON, gzip or identity)',
+  ingestRoutes.post('/v1/traces', 'otlpExportTraces', 'OTLP/HTTP trace export (protobuf or JSON, gzip or identity)', {
     description:
       'The OpenTelemetry Protocol receiver (docs/api.md, "OTLP"): the same API keys, `x-project-id` or the `project` query parameter. Errors are google.rpc.Status in the encoding of the request.',
-    tag: 'Traces',
-    access: 'traces:write',
     bodyMediaTypes: {
       'application/x-protobuf': { description: 'ExportTraceServiceRequest, protobuf' },
       'application/json': { description: 'ExportTraceServiceRequest, OTLP JSON' },
@@ -41,83 +39,28 @@ export const OPEN_ROUTES = defineRoutes([
       500: otlpAnswer('google.rpc.Status: internal error'),
       503: otlpAnswer('google.rpc.Status: a store is down (Retry-After)'),
     },
-  },
-  {
-    method: 'get',
-    path: '/api/health',
-    operationId: 'health',
-    summary: 'Health of the service and its stores',
-    tag: 'Health',
-    access: 'public',
-    answers: { 200: HealthSchema, 503: HealthSchema },
-  },
-  {
-    method: 'get',
-    path: '/api/openapi.json',
-    operationId: 'openApiDocument',
-    summary: 'This OpenAPI 3.1 document',
-    tag: 'Health',
-    access: 'public',
-    answers: { 200: OpenApiDocumentSchema },
-  },
-  {
-    method: 'get',
-    path: '/metrics',
-    operationId: 'metrics',
-    summary: 'Prometheus metrics (their own credentials: docs/operations.md)',
-    tag: 'Health',
-    access: 'public',
+  }),
+  healthRoutes.get('/api/health', 'health', 'Health of the service and its stores', { answers: { 200: HealthSchema, 503: HealthSchema } }),
+  healthRoutes.get('/api/openapi.json', 'openApiDocument', 'This OpenAPI 3.1 document', { answers: { 200: OpenApiDocumentSchema } }),
+  healthRoutes.get('/metrics', 'metrics', 'Prometheus metrics (their own credentials: docs/operations.md)', {
     answers: { 200: { contentType: 'text/plain', description: 'Prometheus text exposition format' } },
     errors: [401, 403],
-  },
-  {
-    method: 'get',
-    path: '/api/auth/session',
-    operationId: 'authSession',
-    summary: "The dashboard's session: who is signed in and how sign-in works here",
-    tag: 'Auth',
-    access: 'public',
+  }),
+  authRoutes.get('/api/auth/session', 'authSession', "The dashboard's session: who is signed in and how sign-in works here", {
     answers: { 200: AuthStateSchema },
-  },
-  {
-    method: 'post',
-    path: '/api/auth/key',
-    operationId: 'signInWithKey',
-    summary: 'Sign in to the dashboard with an API key (sets the session cookie)',
-    tag: 'Auth',
-    access: 'public',
+  }),
+  authRoutes.post('/api/auth/key', 'signInWithKey', 'Sign in to the dashboard with an API key (sets the session cookie)', {
     body: KeySignInSchema,
     answers: { 200: SessionViewSchema },
     errors: [401, 403, 422, 429],
-  },
-  {
-    method: 'get',
-    path: '/api/auth/oidc/start',
-    operationId: 'oidcStart',
-    summary: 'Start an OIDC sign-in (redirects to the identity provider)',
-    tag: 'Auth',
-    access: 'public',
+  }),
+  authRoutes.get('/api/auth/oidc/start', 'oidcStart', 'Start an OIDC sign-in (redirects to the identity provider)', {
     answers: { 302: { description: 'Redirect to the identity provider, or to /signin with an error' } },
     errors: [404],
-  },
-  {
-    method: 'get',
-    path: '/api/auth/oidc/callback',
-    operationId: 'oidcCallback',
-    summary: "The identity provider's redirect back (sets the session cookie)",
-    tag: 'Auth',
-    access: 'public',
+  }),
+  authRoutes.get('/api/auth/oidc/callback', 'oidcCallback', "The identity provider's redirect back (sets the session cookie)", {
     answers: { 302: { description: 'Redirect to the page the sign-in started from, or to /signin with an error' } },
     errors: [404],
-  },
-  {
-    method: 'post',
-    path: '/api/auth/sign-out',
-    operationId: 'signOut',
-    summary: "End the dashboard's session",
-    tag: 'Auth',
-    access: 'public',
-    answers: { 204: NoContent },
-    errors: [403],
-  },
+  }),
+  authRoutes.post('/api/auth/sign-out', 'signOut', "End the dashboard's session", { answers: { 204: NoContent }, errors: [403] }),
 ]);
