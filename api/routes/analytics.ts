@@ -7,6 +7,8 @@ import {
   ToolAnalyticsQuerySchema,
 } from '../../core/model/analytics.js';
 import { validate } from '../../core/validate.js';
+import { CostBreakdownQuerySchema } from '../../core/model/cost-analytics.js';
+import { isUuid } from '../../core/model/id-rules.js';
 import type { ApiDeps } from '../deps.js';
 import { correlationErrorCodes } from '../middleware/correlation-errors.js';
 import { operation } from '../middleware/errors.js';
@@ -39,6 +41,20 @@ export function analyticsRouter(deps: ApiDeps): Router {
 
   router.get('/tools', operation('fetch tool analytics'), requirePermission('traces:read'), async (ctx) => {
     ctx.body = await reads.tools(ctx.state.projectId, validate(ToolAnalyticsQuerySchema, ctx.query));
+  });
+
+  router.get('/costs', operation('fetch cost analytics'), requirePermission('traces:read'), async (ctx) => {
+    const projectId = ctx.state.projectId;
+    const costs = await reads.costs(projectId, validate(CostBreakdownQuerySchema, ctx.query));
+    if (costs.group_by === 'suite') {
+      // A suite group is an evaluation run (its traces name the run): named by the run's suite.
+      for (const g of costs.groups) {
+        if (g.key === '' || g.key === 'other') continue;
+        const run = isUuid(g.key) ? await deps.metadata.runs.get(projectId, g.key) : null;
+        g.label = run?.suite_name ?? run?.name ?? null;
+      }
+    }
+    ctx.body = costs;
   });
 
   return router;

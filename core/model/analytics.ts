@@ -115,7 +115,7 @@ export function resolveTimeWindow(
 }
 
 /** Resolves the window against the clock and bounds it, with its buckets; issues name the parameter at fault (422). */
-function resolveWindow<T extends WindowInput>(v: T, ctx: z.RefinementCtx): Omit<T, keyof WindowInput> & AnalyticsWindowQuery {
+export function resolveWindow<T extends WindowInput>(v: T, ctx: z.RefinementCtx): Omit<T, keyof WindowInput> & AnalyticsWindowQuery {
   const { range, start_time, end_time, interval, ...rest } = v;
   const window = resolveTimeWindow({ range, start_time, end_time }, ctx, DEFAULT_RANGE);
   if (!window) return z.NEVER;

@@ -13,6 +13,7 @@ import {
 } from './alert.js';
 import { EVALUATION_STATUSES, ON_RESUME, ONLINE_RULE_TARGETS } from './online-rule.js';
 import { CORRELATION_METRICS, INTERVALS, type IntervalName } from './analytics.js';
+import { COST_GROUPS } from './cost-analytics.js';
 import { AGREEMENT_LEVELS } from './calibration.js';
 import { COMPONENT_TYPES } from './span.js';
 
@@ -248,6 +249,27 @@ export const ScoreCorrelationSchema = z.object({
   metric_mean: NN,
   points: z.array(z.object({ trace_id: z.string(), score: N, value: N })),
   sampled: z.boolean(),
+});
+
+/** CostBreakdown (core/model/cost-analytics.ts): GET /api/analytics/costs. */
+export const CostBreakdownSchema = z.object({
+  ...windowShape,
+  group_by: z.enum(COST_GROUPS),
+  groups: z.array(
+    z.object({
+      key: z.string(),
+      label: z.string().nullable().optional(),
+      cost_usd: z.array(N),
+      tokens: z.array(N),
+      total_cost_usd: N,
+      total_tokens: N,
+      traces: z.number().int(),
+    }),
+  ),
+  groups_truncated: z.boolean(),
+  total: z.object({ cost_usd: N, tokens: N, traces: z.number().int(), unpriced_llm_calls: z.number().int() }),
+  top_traces: z.array(z.object({ trace_id: z.string(), name: z.string(), start_time: Time, cost_usd: N, tokens: N })),
+  top_sessions: z.array(z.object({ session_id: z.string(), cost_usd: N, traces: z.number().int() })),
 });
 
 /** ToolAnalytics: GET /api/analytics/tools. */

@@ -13,6 +13,7 @@ import type {
 } from '../model/analytics.js';
 import type { CalibrationList, CalibrationListQuery, JudgeCalibrationAnswer, JudgeCalibrationQuery } from '../model/calibration.js';
 import type { RecomputeResult, TraceCost } from '../model/cost.js';
+import type { CostBreakdown, CostBreakdownQuery } from '../model/cost-analytics.js';
 import type { FailureSpan } from '../failures/root-cause.js';
 
 /**
@@ -37,6 +38,8 @@ export interface AnalyticsReads {
   correlation(projectId: string, q: CorrelationQuery): Promise<ScoreCorrelation>;
   /** Per tool: calls, errors, latency, and argument mismatches from the `toolCalls` scores (GET /api/analytics/tools). */
   tools(projectId: string, q: ToolAnalyticsQuery): Promise<ToolAnalytics>;
+  /** What model calls cost by a grouping, per bucket, with the costliest traces and sessions (GET /api/analytics/costs). */
+  costs(projectId: string, q: CostBreakdownQuery): Promise<CostBreakdown>;
   /** What failure analysis reads of the traces' spans (core/failures), by trace id; at most `maxRows` spans in all. */
   failureSpans(projectId: string, traceIds: readonly string[], maxRows: number): Promise<Map<string, FailureSpan[]>>;
 }

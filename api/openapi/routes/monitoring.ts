@@ -15,7 +15,9 @@ import {
   ScoreCorrelationSchema,
   ScoreTrendsSchema,
   ToolAnalyticsSchema,
+  CostBreakdownSchema,
 } from '../../../core/model/answers-monitoring.js';
+import { CostBreakdownQuerySchema } from '../../../core/model/cost-analytics.js';
 import { OnlineRuleBodySchema } from '../../../core/model/online-rule.js';
 import {
   ComponentHealthQuerySchema,
@@ -217,6 +219,16 @@ export const MONITORING_ROUTES = defineRoutes([
     access: 'traces:read',
     query: CorrelationQuerySchema,
     answers: { 200: ScoreCorrelationSchema },
+  },
+  {
+    method: 'get',
+    path: '/api/analytics/costs',
+    operationId: 'costAnalytics',
+    summary: 'What model calls cost by model, agent, prompt, user, session or suite, with the costliest traces and sessions',
+    tag: 'Analytics',
+    access: 'traces:read',
+    query: CostBreakdownQuerySchema,
+    answers: { 200: CostBreakdownSchema },
   },
   {
     method: 'get',

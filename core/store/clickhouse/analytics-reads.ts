@@ -24,6 +24,7 @@ import {
 } from './analytics-sql.js';
 import type { AnalyticsReads } from '../analytics-reads.js';
 import { readToolAnalytics } from './tool-analytics-reads.js';
+import { readCostBreakdown } from './cost-breakdown-reads.js';
 import { readFailureSpans } from './failure-spans-reads.js';
 
 /** A read gives up after this long (503: the store is overloaded), instead of holding a connection. */
@@ -229,6 +230,7 @@ export function createAnalyticsReads(client: ClickHouseClient): AnalyticsReads {
     },
 
     tools: (projectId, q) => readToolAnalytics(rows, projectId, q),
+    costs: (projectId, q) => readCostBreakdown(rows, projectId, q),
     failureSpans: (projectId, traceIds, maxRows) => readFailureSpans(rows, projectId, traceIds, maxRows),
   };
 }

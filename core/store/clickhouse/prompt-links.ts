@@ -18,7 +18,7 @@ export const PROMPT_ATTRIBUTE_KEYS = [
 const attr = (key: string) => `attributes['${key}']`;
 
 /** `multiIf` over the pairs: the name (i = 0) or version (i = 1) of the first pair with a name. */
-function pick(i: 0 | 1): string {
+export function promptAttribute(i: 0 | 1): string {
   const branches = PROMPT_ATTRIBUTE_KEYS.map((pair) => `${attr(pair[0])} != '', ${attr(pair[i])}`).join(', ');
   return `multiIf(${branches}, '')`;
 }
@@ -38,7 +38,7 @@ SELECT trace_id, min(start_time) AS first_start, arraySort(groupUniqArrayIf(assu
 FROM (
   SELECT trace_id, start_time, prompt_name, toUInt32OrNull(trimBoth(prompt_version)) AS version
   FROM (
-    SELECT trace_id, span_id, start_time, ${pick(0)} AS prompt_name, ${pick(1)} AS prompt_version
+    SELECT trace_id, span_id, start_time, ${promptAttribute(0)} AS prompt_name, ${promptAttribute(1)} AS prompt_version
     FROM agent_eval.spans
     WHERE project_id = {project:String}
       AND (trace_id, span_id) IN (SELECT trace_id, span_id FROM agent_eval.spans WHERE project_id = {project:String} AND (${NAMES_PROMPT}))

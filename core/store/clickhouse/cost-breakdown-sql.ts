@@ -1,0 +1,86 @@
+import type { CostGroup } from '../../model/cost-analytics.js';
+import { promptAttribute } from './prompt-links.js';
+import { TRACE_COST } from './trace-stats-sql.js';
+
+/**
+ * SQL of cost analytics (GET /api/analytics/costs). Values are always bound; the only text
+ * spliced in is the fixed fragments below. Series are over the generation spans that started in
+ * the window (newest row of each span); the most expensive traces and sessions over the traces
+ * that started in it (their merged summaries, as GET /api/traces prices them).
+ */
+
+const TIME = "DateTime64(3, 'UTC')";
+
+/** The window's generation spans, newest row of each, with what every grouping reads. */
+const WINDOW_CALLS = `(
+  SELECT trace_id, start_time, model, resource_attributes['service.name'] AS agent,
+    if(${promptAttribute(0)} = '', '', concat(${promptAttribute(0)}, ' v', ${promptAttribute(1)})) AS prompt,
+    ifNull(total_cost, 0) AS cost, toUInt8(total_cost IS NULL) AS unpriced, input_tokens + output_tokens AS tokens
+  FROM (
+    SELECT trace_id, span_id, start_time, model, resource_attributes, attributes, total_cost, input_tokens, output_tokens, span_type
+    FROM agent_eval.spans
+    WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
+    ORDER BY ingested_at DESC
+    LIMIT 1 BY trace_id, span_id
+  )
+  WHERE span_type = 'generation'
+)`;
+
+/** Per trace of those calls: its end user, session and evaluation run (merged summaries). */
+const TRACE_KEYS = `(
+  SELECT trace_id, max(user_id) AS user, max(session_id) AS session, argMaxMerge(header_attributes)['agent_eval.run_id'] AS suite
+  FROM agent_eval.trace_stats
+  WHERE project_id = {project:String} AND trace_id IN (SELECT trace_id FROM ${WINDOW_CALLS})
+  GROUP BY trace_id
+)`;
+
+const BY_TRACE: readonly CostGroup[] = ['user', 'session', 'suite'];
+
+/**
+ * Cost, tokens, traces and unpriced calls per group and bucket (bucket -1: the whole window), for
+ * every group: the caller keeps the costliest. Buckets are epoch seconds, as the other series.
+ */
+export function costSeriesSql(group: CostGroup): string {
+  const byTrace = BY_TRACE.includes(group);
+  const from = byTrace ? `${WINDOW_CALLS} AS c LEFT JOIN ${TRACE_KEYS} AS k ON k.trace_id = c.trace_id` : `${WINDOW_CALLS} AS c`;
+  const key = byTrace ? `ifNull(k.${group}, '')` : `c.${group}`;
+  return `
+SELECT key, b AS bucket, sum(cost) AS cost, sum(tokens) AS tokens, uniqExact(trace) AS traces, sum(unpriced) AS unpriced
+FROM (SELECT ${key} AS key, c.trace_id AS trace, c.start_time AS start_time, c.cost AS cost, c.tokens AS tokens, c.unpriced AS unpriced FROM ${from})
+ARRAY JOIN [toInt64(toUnixTimestamp(toStartOfInterval(start_time, toIntervalSecond({step:UInt32})))), toInt64(-1)] AS b
+GROUP BY key, bucket`;
+}
+
+/** Distinct traces with a model call in the window (a trace may be in several groups). */
+export const CALL_TRACES = `SELECT uniqExact(trace_id) AS traces FROM ${WINDOW_CALLS}`;
+
+/** The window's traces with what the top lists read: name, start, session, cost and tokens. */
+const WINDOW_TRACES = `(
+  SELECT trace_id, if(header_name != '', header_name, root_span.4) AS name, start_time, session_id,
+    ifNull(${TRACE_COST}, 0) AS cost, arraySum(stats.3) + arraySum(stats.4) AS tokens
+  FROM (
+    SELECT trace_id, min(min_start) AS start_time, argMaxMerge(header_name) AS header_name, min(root) AS root_span,
+      maxMap(span_stats) AS stats, maxMap(span_costs) AS costs, max(session_id) AS session_id
+    FROM agent_eval.trace_stats
+    WHERE project_id = {project:String}
+      AND trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND min_start >= {from:${TIME}} AND min_start < {to:${TIME}})
+    GROUP BY trace_id
+  )
+  WHERE start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
+)`;
+
+/** The costliest traces of the window (ties by id). */
+export const TOP_TRACES = `
+SELECT trace_id, name, start_time, cost, tokens FROM ${WINDOW_TRACES}
+WHERE cost > 0
+ORDER BY cost DESC, trace_id
+LIMIT {top:UInt32}`;
+
+/** The costliest sessions of the window: their traces started in it. */
+export const TOP_SESSIONS = `
+SELECT session_id, sum(cost) AS cost, count() AS traces FROM ${WINDOW_TRACES}
+WHERE session_id != ''
+GROUP BY session_id
+HAVING cost > 0
+ORDER BY cost DESC, session_id
+LIMIT {top:UInt32}`;
