@@ -161,22 +161,12 @@ export function correlationSentence(c: ScoreCorrelation): string {
   return `${head}: higher ${metric} goes with ${r < 0 ? 'lower' : 'higher'} ${name} (a ${s} relation${rho}).`;
 }
 
-/** One colour per score series (the API draws at most 12), and the percentile lines. */
-export const SERIES_COLORS = [
-  '#2456c9',
-  '#d97706',
-  '#16a34a',
-  '#db2777',
-  '#7c3aed',
-  '#0891b2',
-  '#b45309',
-  '#4f46e5',
-  '#65a30d',
-  '#dc2626',
-  '#0d9488',
-  '#64748b',
-];
-export const PERCENTILE_COLORS = { p50: '#2456c9', p95: '#d97706', p99: '#b42318' } as const;
+/**
+ * One colour per score series (the API draws at most 12), and the percentile lines: the palette's
+ * (ui/src/palette.css --series-*), light or dark with the theme; AnalyticsChart resolves them for the canvas.
+ */
+export const SERIES_COLORS = Array.from({ length: 12 }, (_, i) => `var(--series-${i + 1})`);
+export const PERCENTILE_COLORS = { p50: 'var(--series-1)', p95: 'var(--series-2)', p99: 'var(--error)' } as const;
 
 /** A component type as the page names it; spans without one are "other spans". */
 export function componentLabel(type: string | null): string {
