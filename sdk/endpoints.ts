@@ -65,6 +65,7 @@ import type {
 } from './api-types.js';
 import type { SessionDetail, SessionList } from '../core/model/trace-session.js';
 import type { DataDeletionView } from '../core/model/data-deletion.js';
+import type { CostBreakdown, CostBreakdownQuerySchema } from '../core/model/cost-analytics.js';
 import { AgentEvalError, ServiceApiError } from './errors.js';
 import type { RequestOptions } from './http.js';
 import { EndpointCalls, enc } from './endpoint-calls.js';
@@ -331,6 +332,8 @@ export class AgentEvalApi {
     correlation: (params: z.input<typeof CorrelationQuerySchema>) => this.calls.get<ScoreCorrelation>('/api/analytics/correlation', params),
     /** Per tool: calls, error rate, latency, argument-mismatch rate from the runs' toolCalls scores. */
     tools: (params: z.input<typeof ToolAnalyticsQuerySchema> = {}) => this.calls.get<ToolAnalytics>('/api/analytics/tools', params),
+    /** What model calls cost by model, agent, prompt, user, session or suite, per bucket, with the costliest traces and sessions. */
+    costs: (params: z.input<typeof CostBreakdownQuerySchema> = {}) => this.calls.get<CostBreakdown>('/api/analytics/costs', params),
     /** GET /api/failures: the window's traces with errors grouped by their failing span (docs/api.md, "Failure analysis"). */
     failures: ({ label, ...params }: Omit<z.input<typeof TraceFailureQuerySchema>, 'limit' | 'label'> & { limit?: number; label?: boolean } = {}) =>
       this.calls.get<TraceFailureAnalysis>('/api/failures', { ...params, label: label ? 'true' : undefined }),
