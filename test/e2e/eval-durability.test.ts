@@ -67,7 +67,7 @@ describe('evaluation runs survive kill -9', () => {
       { timeoutMs: 90_000 },
     );
     expect(done.summary).toMatchObject({ total_cases: cases, passed: cases, failed: 0 });
-    expect(done.progress).toEqual({ completed: cases, total: cases });
+    expect(done.progress).toEqual({ completed: cases, total: cases, cancelled: 0 });
 
     const results = ((await (await api(`/api/runs/${runId}/results`)).json()) as { results: Array<{ case_name: string; trials: unknown[] }> }).results;
     expect(results.map((r) => r.case_name).sort()).toEqual(items.map((i) => i.name).sort());
