@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/sequencer.js';
+import { SHARED_PROCESS_FILES } from './test/shared-process-files.js';
 
 /** The one unit test that opens chDB, which binds one data dir per process: it gets a process of its own. */
 const UNIT_WITH_CHDB = 'test/unit/clickhouse/embedded-connection-after-failed-query.test.ts';
@@ -34,10 +35,22 @@ export default defineConfig({
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: [UNIT_WITH_CHDB], isolate: false },
       },
       {
-        // Everything that starts PostgreSQL, chDB, Temporal, Kafka, a browser or the service: a
-        // process per file (chDB binds one data dir per process).
+        // Files of the real stores (chDB, embedded PostgreSQL) and the API in the test's process that
+        // leave nothing process-wide behind: one after another in shared worker processes, each file
+        // with its own data dir, chDB closed before the next opens its own (test/shared-process-files.ts).
         extends: true,
-        test: { name: 'service', include: ['test/{integration,e2e,browser,cli,sdk}/**/*.test.ts', UNIT_WITH_CHDB], isolate: true },
+        test: { name: 'shared-store', include: [...SHARED_PROCESS_FILES], isolate: false },
+      },
+      {
+        // Everything else that starts PostgreSQL, chDB, Temporal, Kafka, a browser or the service: a
+        // process per file (chDB binds one data dir per process at a time).
+        extends: true,
+        test: {
+          name: 'service',
+          include: ['test/{integration,e2e,browser,cli,sdk}/**/*.test.ts', UNIT_WITH_CHDB],
+          exclude: [...SHARED_PROCESS_FILES],
+          isolate: true,
+        },
       },
     ],
   },
