@@ -9,6 +9,8 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
 import { describeSignificance, formatDelta, formatPercent, formatScore, valuePreview } from '../../ui/src/lib/runs.js';
 import { formatUsd } from '../../ui/src/lib/cost.js';
+import { formatDuration } from '../../ui/src/lib/format.js';
+import { texts } from '../fixtures/corpus/texts.js';
 import type { CaseResultView, RunComparison, RunView } from '../../ui/src/lib/types.js';
 
 /**
@@ -458,6 +460,55 @@ describe('eval run pages in Chromium', () => {
       await expect.poll(() => p.page.locator(RUNS_SEL.compareDelta).textContent()).toBe(formatDelta(-api.overall_delta));
       await expect.poll(() => p.page.locator(RUNS_SEL.compareImprovement).count()).toBe(3);
       expect(describeErrors(p)).toBe('');
+    });
+
+    it("shows the corpus's markdown, Hebrew and emoji answers inline, two lines a row, at 1440 and 420 px", async () => {
+      const corpus = [
+        { name: 'markdown', answer: texts.travelAnswer, word: 'Tokyo' },
+        { name: 'hebrew', answer: texts.policyRefundsHebrew, word: 'החזר' },
+        { name: 'scripts', answer: texts.multilingual, word: 'Emoji' },
+      ];
+      const items = corpus.map((c) => ({ name: c.name, input: { answer: c.answer, tools: [] }, expected: { outputContains: [c.word] } }));
+      const started = await json<RunView>(
+        await svc.api('/api/runs', {
+          method: 'POST',
+          json: { agentId: 'runs-ui-agent', agentVersion: 'corpus', name: 'corpus texts', dataset: { items }, scorers: ['contains'] },
+        }),
+        202,
+      );
+      await waitForRun(started.id, ['completed']);
+      const results = await resultsOf(started.id);
+      expect(results.map((r) => r.output).sort()).toEqual(corpus.map((c) => c.answer).sort());
+      for (const viewport of [{ width: 1440, height: 900 }, NARROW]) {
+        const p = await open({ viewport });
+        await p.page.goto(`/runs/${started.id}`);
+        await expect.poll(() => p.page.locator(RUNS_SEL.caseRow).count(), { timeout: 15_000 }).toBe(corpus.length);
+        for (const r of results) {
+          const row = p.page.locator(RUNS_SEL.caseRowNamed(r.case_name));
+          expect(await row.getByTestId('case-input').innerText(), r.case_name).toBe(valuePreview(r.input));
+          expect(await row.getByTestId('case-expected').innerText(), r.case_name).toBe(valuePreview(r.expected));
+          expect(await row.getByTestId('case-output').innerText(), r.case_name).toBe(valuePreview(r.output));
+          expect(await row.getByTestId('case-output').getByRole('button').getAttribute('dir')).toBe('auto');
+          expect((await row.locator(RUNS_SEL.caseScore('contains')).innerText()).trim()).toBe(formatScore(r.scores.contains));
+          expect(await row.getByTestId('case-duration').innerText()).toBe(formatDuration(r.duration_ms));
+          expect(await row.getByTestId('case-cost').innerText()).toBe(r.cost ? formatUsd(r.cost.total_usd) : '-');
+          // Two lines at most: the multi-paragraph answers do not stretch the row.
+          const box = await row.getByTestId('case-output').getByRole('button').boundingBox();
+          expect(box?.height, r.case_name).toBeLessThan(48);
+        }
+        // The page itself never scrolls sideways (the table scrolls in its own box).
+        expect(await p.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+        await p.screenshot(`runs-detail-corpus-${viewport.width}`);
+        // The Hebrew case unfolds in place with its whole answer.
+        await p.page.locator(RUNS_SEL.caseRowNamed('hebrew')).getByTestId('case-output').getByRole('button').click();
+        await expect.poll(() => p.page.locator(RUNS_SEL.caseDetail).textContent()).toContain('ניתן לקבל החזר');
+        // ... in the visible part of the table, even at 420 px where the table scrolls sideways.
+        const detail = await p.page.locator(RUNS_SEL.caseDetail).boundingBox();
+        expect(detail!.x).toBeGreaterThanOrEqual(0);
+        expect(detail!.x + detail!.width).toBeLessThanOrEqual(viewport.width);
+        await p.screenshot(`runs-detail-corpus-${viewport.width}-open`);
+        expect(describeErrors(p)).toBe('');
+      }
     });
 
     it('says in words when the compared runs are of different suites or not completed', async () => {
