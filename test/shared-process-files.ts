@@ -13,6 +13,8 @@
  * the listed files for those. Every other file of the 'service' project keeps a process of its own.
  */
 export const SHARED_PROCESS_FILES: readonly string[] = [
+  'test/cli/docs-match-cli.test.ts',
+  'test/cli/options.test.ts',
   'test/integration/agents-api.test.ts',
   'test/integration/analytics-api.test.ts',
   'test/integration/api-traces-filters.test.ts',
@@ -43,6 +45,7 @@ export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/integration/judge-providers.test.ts',
   'test/integration/judges-no-provider.test.ts',
   'test/integration/log-drops-metrics.test.ts',
+  'test/integration/metrics-auth.test.ts',
   'test/integration/migration-002.test.ts',
   'test/integration/migration-006.test.ts',
   'test/integration/migration-008.test.ts',
@@ -56,6 +59,7 @@ export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/integration/session-scores-api.test.ts',
   'test/integration/sessions-auth-none.test.ts',
   'test/integration/sessions.test.ts',
+  'test/integration/span-rows.test.ts',
   'test/integration/spec-errors.test.ts',
   'test/integration/suite-datasets.test.ts',
   'test/integration/suites-api.test.ts',
@@ -65,9 +69,8 @@ export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/integration/trace-span-pages.test.ts',
   'test/integration/trace-tags-api.test.ts',
   'test/integration/ui-serving.test.ts',
+  'test/integration/unreachable-stores.test.ts',
   'test/integration/write-atomicity.test.ts',
   'test/sdk/errors-and-validation.test.ts',
   'test/sdk/tracing.test.ts',
-  'test/cli/docs-match-cli.test.ts',
-  'test/cli/options.test.ts',
 ];

@@ -11,7 +11,7 @@ const LEAVES_PROCESS_STATE: ReadonlyArray<[string, RegExp]> = [
   ['starts the service roles', /\b(useTestService|startTestService|startService|createRuntime)\b/],
   ['starts OS processes', /\b(spawnServiceProcess|child_process|execa|spawn)\b/],
   ['uses the workflow engine', /@temporalio|workflow-env/],
-  ['starts Kafka', /kafka/i],
+  ['starts Kafka', /helpers\/kafka|startKafka|KAFKA_BROKERS/],
   ['drives a browser', /\b(chromium|playwright)\b/i],
   ['mocks or stubs', /\bvi\.(mock|doMock|stubEnv|stubGlobal|useFakeTimers)\b/],
   ['sets the environment', /(process\.env\.\w+|process\.env\[[^\]]+\])\s*=(?!=)|delete process\.env/],
