@@ -9,7 +9,7 @@ import { errorText } from './errors.js';
 import type { AgentContext, AgentFunction, CaseOutcome, EvaluateOptions } from './evaluate.js';
 import { NO_TRACE } from './run-results.js';
 import type { UserPlayer } from './simulated-user.js';
-import type { SpanFactory } from './tracing.js';
+import type { SpanFactory, SpanHandle } from './tracing.js';
 
 /**
  * One case trial of evaluate() (docs/sdk.md): the agent called in a span of the trial's trace
@@ -55,6 +55,35 @@ async function callAgent(agent: AgentFunction, input: unknown, ctx: Omit<AgentCo
     clearTimeout(timer);
     outer?.removeEventListener('abort', onAbort);
   }
+}
+
+/** What a trial ended with, before the fields of its kind (one turn or a conversation). */
+interface TrialVerdict {
+  passed: boolean;
+  avgScore: number;
+  details: Record<string, ScoreDetail>;
+  output: unknown;
+  error: string | null;
+  started: number;
+}
+
+/** Puts a trial's verdict on its root span (output, status, average, `attributes`) and gives the outcome fields every trial has. */
+function verdict(root: SpanHandle, runCase: RunCase, trial: number, v: TrialVerdict, attributes: Record<string, string | number> = {}) {
+  const status: 'passed' | 'failed' = v.passed ? 'passed' : 'failed';
+  root.setOutput(v.output);
+  root.setAttributes({ 'agent_eval.case_status': status, 'agent_eval.avg_score': v.avgScore, ...attributes });
+  const { started, ...rest } = v;
+  return {
+    caseIndex: runCase.case_index,
+    caseName: runCase.name,
+    trial,
+    status,
+    ...rest,
+    durationMs: Date.now() - started,
+    traceId: root.traceId,
+    rootSpanId: root.spanId,
+    started,
+  } as const;
 }
 
 /** What a trial needs from the evaluation it is part of. */
@@ -179,25 +208,11 @@ export function trialRunner(d: TrialDeps): (runCase: RunCase, trial: number) => 
       }
       const avgScore = aggregateScores(details, runCase.scorers, scoring.aggregation);
       const passed = error === null && casePasses(details, runCase.scorers, runCase.min_score ?? scoring.minScore);
-      root.setOutput(output);
-      root.setAttributes({ 'agent_eval.case_status': passed ? 'passed' : 'failed', 'agent_eval.avg_score': avgScore });
       return {
-        caseIndex: runCase.case_index,
-        caseName: runCase.name,
-        trial,
-        status: passed ? 'passed' : 'failed',
-        passed,
-        avgScore,
-        details,
-        output,
-        error,
-        durationMs: Date.now() - started,
+        ...verdict(root, runCase, trial, { passed, avgScore, details, output, error, started }),
         latencyMs,
-        traceId: root.traceId,
         toolCalls,
         usage,
-        rootSpanId: root.spanId,
-        started,
       };
     });
   }
@@ -250,32 +265,14 @@ export function trialRunner(d: TrialDeps): (runCase: RunCase, trial: number) => 
       const last = answered.at(-1);
       const { passed, avgScore } = ran.verdict;
       if (ran.error !== null) root.recordError(new Error(ran.error));
-      root.setOutput(last?.output ?? null);
-      root.setAttributes({
-        'agent_eval.case_status': passed ? 'passed' : 'failed',
-        'agent_eval.avg_score': avgScore,
-        'agent_eval.turns': ran.turns.length,
-        ...(ran.ended ? { 'agent_eval.conversation_ended': ran.ended } : {}),
-      });
+      const attributes = { 'agent_eval.turns': ran.turns.length, ...(ran.ended ? { 'agent_eval.conversation_ended': ran.ended } : {}) };
       return {
-        caseIndex: runCase.case_index,
-        caseName: runCase.name,
-        trial,
-        status: passed ? 'passed' : 'failed',
-        passed,
-        avgScore,
-        details: ran.details,
-        output: last?.output ?? null,
-        error: ran.error,
-        durationMs: Date.now() - started,
+        ...verdict(root, runCase, trial, { passed, avgScore, details: ran.details, output: last?.output ?? null, error: ran.error, started }, attributes),
         latencyMs: ran.turns.reduce((sum, t) => sum + (t.latency_ms ?? 0), 0),
-        traceId: root.traceId,
         toolCalls: answered.flatMap((t) => t.tool_calls ?? []),
         usage: conversationUsage(answered),
         turns: ran.turns,
         conversation: ran.conversation,
-        rootSpanId: root.spanId,
-        started,
       };
     });
   }

@@ -1,8 +1,8 @@
 import { caseSessionId } from '../core/agents/agent-body.js';
 import { hexId, scoreUuid } from '../core/ids/derived-ids.js';
 import type { ScoreDetail } from '../core/model/eval-case.js';
-import type { AgentReply } from '../core/model/agent-reply.js';
 import type { Score } from '../core/model/score.js';
+import type { AgentCall } from './activity-types.js';
 
 /**
  * The trace one case trial leaves in the trace store: a root span for the case, a span per agent
@@ -32,17 +32,6 @@ function scoreId(k: TrialKey, name: string): string {
   return scoreUuid(`${keyText(k)}:score:${name}`);
 }
 
-export interface AgentCallRecord {
-  startedAt: number;
-  endedAt: number;
-  reply?: AgentReply;
-  error?: string;
-  /** A conversation's turn (1-based) the call answered. */
-  turn?: number;
-  /** That turn's user message. */
-  user?: string;
-}
-
 export interface CaseTraceInput {
   key: TrialKey;
   caseName: string;
@@ -50,7 +39,7 @@ export interface CaseTraceInput {
   input: unknown;
   startedAt: number;
   endedAt: number;
-  calls: AgentCallRecord[];
+  calls: AgentCall[];
   details: Record<string, ScoreDetail>;
   avgScore: number;
   status: 'passed' | 'failed' | 'cancelled';
@@ -60,7 +49,7 @@ export interface CaseTraceInput {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The agent's spans, completed with ids and times where it left them out and hung under its call. */
-export function agentSpans(key: TrialKey, call: number, rec: AgentCallRecord): Array<Record<string, unknown>> {
+export function agentSpans(key: TrialKey, call: number, rec: AgentCall): Array<Record<string, unknown>> {
   const parent = agentSpanId(key, call);
   return (rec.reply?.spans ?? []).map((span, i) => ({
     type: 'span',
@@ -73,7 +62,7 @@ export function agentSpans(key: TrialKey, call: number, rec: AgentCallRecord): A
 }
 
 /** The span of agent call number `call` (0 first, 1 after an approval): the parent of whatever the agent reports or exports. */
-export function agentCallSpan(key: TrialKey, call: number, rec: AgentCallRecord, agent: { id: string; version: string }): Record<string, unknown> {
+export function agentCallSpan(key: TrialKey, call: number, rec: AgentCall, agent: { id: string; version: string }): Record<string, unknown> {
   return {
     span_id: agentSpanId(key, call),
     parent_span_id: caseSpanId(key, 'root'),
