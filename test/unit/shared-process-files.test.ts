@@ -4,11 +4,11 @@ import { SHARED_PROCESS_FILES } from '../shared-process-files.js';
 
 /**
  * What a file sharing its worker process with others must not do (test/shared-process-files.ts):
- * start service roles or processes (whose native runtimes and ports are one per process), or mock,
- * stub or set what the next file in the process would inherit.
+ * start processes, Kafka, a browser or a workflow engine of its own, or mock, stub or set what the
+ * next file in the process would inherit.
  */
 const LEAVES_PROCESS_STATE: ReadonlyArray<[string, RegExp]> = [
-  ['starts the service roles', /\b(useTestService|startTestService|startService|createRuntime)\b/],
+  ['starts the service other than through the test helpers, whose stop() ends it', /\b(startService|createRuntime)\b/],
   ['starts OS processes', /\b(spawnServiceProcess|child_process|execa|spawn)\b/],
   ['uses the workflow engine', /@temporalio|workflow-env/],
   ['starts Kafka', /helpers\/kafka|startKafka|KAFKA_BROKERS/],
