@@ -280,6 +280,45 @@ describe('evaluation', () => {
     expect(page.events.map((e) => e.kind)).toEqual(['fired']);
   });
 
+  it('fires a budget rule when the cost per hour passes its dollars, and not the rule with the larger budget', async () => {
+    const name = tag('budget');
+    const hook = `/hook/${name}`;
+    const now = Date.now();
+    for (const i of [0, 1]) await ingest(sampleTrace(`${name}-${i}`, { name, start: now }));
+    // What the two traces cost, as the trace list prices them: the budget lies between one trace and both.
+    const listed = (await (await svc.api(`/api/traces?name=${encodeURIComponent(name)}`)).json()) as { traces: Array<{ total_cost: number | null }> };
+    const costs = listed.traces.map((t) => t.total_cost ?? 0);
+    const spent = costs[0] + costs[1];
+    expect([costs.length, Math.min(...costs) > 0]).toEqual([2, true]);
+    const budget = (r: Record<string, unknown>) =>
+      rule({ metric: 'cost', operator: 'gt', filter: { trace_name: name }, window_seconds: 3600, eval_interval_seconds: 1, ...r });
+    const over = await create(budget({ name: 'Over budget', threshold: Math.max(...costs) * 1.5, webhook_url: hooks.url(hook) }));
+    const within = await create(budget({ name: 'Within budget', threshold: spent * 2, severity: 'warning' }));
+
+    const fired = await eventually(() => {
+      const calls = hooks.calls(hook);
+      expect(calls.length).toBeGreaterThanOrEqual(1);
+      return calls[0].body;
+    }, 30_000);
+    expect(fired).toMatchObject({
+      event: 'fired',
+      threshold: Math.max(...costs) * 1.5,
+      rule: { id: over.id, metric: 'cost', state: 'firing' },
+      window: { seconds: 3600 },
+    });
+    expect(fired.value).toBeCloseTo(spent, 12);
+    // The larger budget measured the same dollars and stayed quiet.
+    const quiet = await eventually(async () => {
+      const r = await getRule(within.id);
+      expect(r.last_value).not.toBeNull();
+      return r;
+    }, 30_000);
+    expect(quiet.last_value).toBeCloseTo(spent, 12);
+    expect(quiet.state).toBe('ok');
+    expect(await events(within.id)).toHaveLength(0);
+    expect((await events(over.id, '&kind=fired')).map((e) => e.rule_id)).toEqual([over.id]);
+  });
+
   it('retries a failing webhook, gives up after the last attempt, and other rules are not held up', async () => {
     const name = tag('count');
     // Three rules firing on the first trace of `name`, checked every second; only their webhooks differ.
