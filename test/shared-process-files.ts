@@ -16,6 +16,7 @@
 export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/cli/docs-match-cli.test.ts',
   'test/cli/options.test.ts',
+  'test/integration/agent-secrets.test.ts',
   'test/integration/agents-api.test.ts',
   'test/integration/alerts-api.test.ts',
   'test/integration/analytics-api.test.ts',
@@ -77,6 +78,7 @@ export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/integration/queues-api.test.ts',
   'test/integration/rate-limits.test.ts',
   'test/integration/roundtrip-property.test.ts',
+  'test/integration/runs-dashboard-api.test.ts',
   'test/integration/sdk-client-scorers-rules-prices.test.ts',
   'test/integration/sdk-conversations.test.ts',
   'test/integration/session-scores-api.test.ts',
