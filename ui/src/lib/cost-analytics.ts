@@ -37,7 +37,11 @@ export function costBucket(range: AnalyticsRangeKey, chosen: CostBucket | null):
 }
 
 /** The parameters of GET /api/analytics/costs for the page's range, grouping and bucket. */
-export function costQuery(range: AnalyticsRangeKey, groupBy: CostGroup, bucket: CostBucket | null): Record<string, string> {
+export function costQuery(
+  range: AnalyticsRangeKey,
+  groupBy: CostGroup,
+  bucket: CostBucket | null,
+): { range: AnalyticsRangeKey; group_by: CostGroup; interval?: CostBucket } {
   return { range, group_by: groupBy, ...(bucket ? { interval: bucket } : {}) };
 }
 
