@@ -212,10 +212,13 @@ describe("the dashboard's smaller defects", () => {
     await expect
       .poll(
         async () => {
+          // Count only once the events have loaded: right after a reload the list may still be
+          // "Loading events..." on a busy machine, and the next reload would cancel it again.
           await p.page.reload();
+          await p.page.locator('[data-testid="events-table"], [data-testid="events-empty"]').first().waitFor();
           return link.count();
         },
-        { timeout: 30_000 },
+        { timeout: 60_000 },
       )
       .toBe(1);
     const href = new URL((await link.getAttribute('href'))!, 'http://x');
