@@ -8,12 +8,15 @@ import { parseMinScore } from '../../cli/options.js';
 
 describe('threshold validation (SPEC "Client-side and CLI errors")', () => {
   it('takes a fraction or a percentage', () => {
-    expect(parseThreshold('0.05')).toBe(0.05);
-    expect(parseThreshold('5%')).toBe(0.05);
-    expect(parseThreshold(' 12.5 % ')).toBe(0.125);
-    expect(parseThreshold('100%')).toBe(1);
-    expect(parseThreshold('1')).toBe(1);
-    expect(parseThreshold('.5')).toBe(0.5);
+    const read: Array<[string, number]> = [
+      ['0.05', 0.05],
+      ['5%', 0.05],
+      [' 12.5 % ', 0.125],
+      ['100%', 1],
+      ['1', 1],
+      ['.5', 0.5],
+    ];
+    for (const [text, threshold] of read) expect(parseThreshold(text), text).toBe(threshold);
     expect(formatThreshold(0.05)).toBe('5%');
   });
 

@@ -7,6 +7,15 @@ import { thrown } from '../helpers/thrown.js';
 
 const vars = (o: Record<string, string>) => new Map(Object.entries(o));
 const text = (template: string) => ({ type: 'text' as const, template, messages: null });
+/** A chat prompt of a system message and a user message. */
+const chat = (system: string, user: string) => ({
+  type: 'chat' as const,
+  template: null,
+  messages: [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ],
+});
 
 describe('templateVariables', () => {
   it('finds {{name}} with optional whitespace, each name once in order of first use', () => {
@@ -18,15 +27,7 @@ describe('templateVariables', () => {
   });
 
   it('reads every message of a chat prompt', () => {
-    expect(
-      promptVariables({
-        template: null,
-        messages: [
-          { role: 'system', content: 'You are {{persona}}' },
-          { role: 'user', content: '{{question}} {{persona}}' },
-        ],
-      }),
-    ).toEqual(['persona', 'question']);
+    expect(promptVariables(chat('You are {{persona}}', '{{question}} {{persona}}'))).toEqual(['persona', 'question']);
   });
 });
 
@@ -63,17 +64,7 @@ describe('renderPrompt', () => {
   });
 
   it('renders each message of a chat prompt and keeps roles', () => {
-    const out = renderPrompt(
-      {
-        type: 'chat',
-        template: null,
-        messages: [
-          { role: 'system', content: 'Be {{tone}}.' },
-          { role: 'user', content: '{{q}}' },
-        ],
-      },
-      vars({ tone: 'brief' }),
-    );
+    const out = renderPrompt(chat('Be {{tone}}.', '{{q}}'), vars({ tone: 'brief' }));
     expect(out).toEqual({
       type: 'chat',
       text: null,

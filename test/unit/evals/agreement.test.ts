@@ -1,36 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { agreementLevel, agreementSummary, cohensKappa, observedAgreement, ratingBand } from '../../../core/evals/agreement.js';
 
+/** Two raters' yes/no counts as the 2 x 2 matrix the functions take: rows are the first rater, columns the second. */
+const yesNo = (bothYes: number, yesThenNo: number, noThenYes: number, bothNo: number) => [
+  [bothYes, yesThenNo],
+  [noThenYes, bothNo],
+];
+
 describe("Cohen's kappa", () => {
   it('matches the textbook two-rater example: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no gives 0.4', () => {
     // po = 0.7, pe = 0.5 * 0.6 + 0.5 * 0.4 = 0.5 (Wikipedia, "Cohen's kappa", simple example).
-    expect(
-      cohensKappa([
-        [20, 5],
-        [10, 15],
-      ]),
-    ).toBeCloseTo(0.4, 12);
+    expect(cohensKappa(yesNo(20, 5, 10, 15))).toBeCloseTo(0.4, 12);
   });
 
   it('gives the same observed agreement different kappas by the marginals (the textbook pair: 0.1304 and 0.2593)', () => {
-    expect(
-      cohensKappa([
-        [45, 15],
-        [25, 15],
-      ]),
-    ).toBeCloseTo(0.130434782608, 9);
-    expect(
-      cohensKappa([
-        [25, 35],
-        [5, 35],
-      ]),
-    ).toBeCloseTo(0.259259259259, 9);
-    expect(
-      observedAgreement([
-        [45, 15],
-        [25, 15],
-      ]),
-    ).toBeCloseTo(0.6, 12);
+    expect(cohensKappa(yesNo(45, 15, 25, 15))).toBeCloseTo(0.130434782608, 9);
+    expect(cohensKappa(yesNo(25, 35, 5, 35))).toBeCloseTo(0.259259259259, 9);
+    expect(observedAgreement(yesNo(45, 15, 25, 15))).toBeCloseTo(0.6, 12);
   });
 
   it('works over the four rating bands', () => {
@@ -49,30 +35,10 @@ describe("Cohen's kappa", () => {
   });
 
   it('is 1 for perfect agreement, negative below chance, undefined when everyone used one band', () => {
-    expect(
-      cohensKappa([
-        [5, 0],
-        [0, 5],
-      ]),
-    ).toBe(1);
-    expect(
-      cohensKappa([
-        [0, 5],
-        [5, 0],
-      ]),
-    ).toBe(-1);
-    expect(
-      cohensKappa([
-        [7, 0],
-        [0, 0],
-      ]),
-    ).toBeNull();
-    expect(
-      cohensKappa([
-        [0, 0],
-        [0, 0],
-      ]),
-    ).toBeNull();
+    expect(cohensKappa(yesNo(5, 0, 0, 5))).toBe(1);
+    expect(cohensKappa(yesNo(0, 5, 5, 0))).toBe(-1);
+    expect(cohensKappa(yesNo(7, 0, 0, 0))).toBeNull();
+    expect(cohensKappa(yesNo(0, 0, 0, 0))).toBeNull();
   });
 });
 

@@ -9,6 +9,7 @@ import {
   type AnalyticsFilters,
 } from '../../../ui/src/lib/analytics.js';
 import type { ScoreCorrelation } from '../../../core/model/analytics.js';
+import { expectUrlRoundTrip } from '../../helpers/url-filters.js';
 
 const corr = (over: Partial<ScoreCorrelation>): ScoreCorrelation => ({
   start_time: '2026-01-01T00:00:00.000Z',
@@ -28,9 +29,11 @@ const corr = (over: Partial<ScoreCorrelation>): ScoreCorrelation => ({
 describe('analytics filters in the URL', () => {
   it('round-trips every filter and leaves defaults out', () => {
     const f: AnalyticsFilters = { range: '7d', scoreName: 'faithfulness', componentType: 'tool', model: 'gpt-4o', metric: 'tokens' };
-    const q = analyticsFiltersToQuery(f);
-    expect(q.toString()).toBe('range=7d&score_name=faithfulness&component_type=tool&model=gpt-4o&metric=tokens');
-    expect(parseAnalyticsFilters(q)).toEqual(f);
+    expectUrlRoundTrip(
+      { toQuery: analyticsFiltersToQuery, parse: parseAnalyticsFilters },
+      f,
+      'range=7d&score_name=faithfulness&component_type=tool&model=gpt-4o&metric=tokens',
+    );
     expect(analyticsFiltersToQuery({ range: '24h', metric: 'latency' }).toString()).toBe('');
   });
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { apiTraceQuery, durationInput, filtersToQuery, isFiltered, parseDuration, parseFilters, type TraceFilters } from '../../../ui/src/lib/filters.js';
 import { colsParam, shownColumns } from '../../../ui/src/lib/trace-columns.js';
+import { expectUrlRoundTrip, type FiltersInUrl } from '../../helpers/url-filters.js';
+
+const traceFiltersInUrl: FiltersInUrl<TraceFilters> = { toQuery: filtersToQuery, parse: parseFilters };
 
 describe('trace filters in the URL', () => {
   it('round-trips every filter through the query string', () => {
@@ -18,15 +21,15 @@ describe('trace filters in the URL', () => {
       scoreName: 'quality',
       scoreBelow: 0.5,
     };
-    expect(filtersToQuery(more).toString()).toBe(
+    expectUrlRoundTrip(
+      traceFiltersInUrl,
+      more,
       'search=refund&model=gpt-4o&component_type=retrieval&min_duration_ms=2500&has_errors=false&score_name=quality&score_below=0.5',
     );
-    expect(parseFilters(filtersToQuery(more))).toEqual(more);
     expect(parseFilters(filtersToQuery({ hasErrors: true, minDurationMs: 0 }))).toEqual({ hasErrors: true, minDurationMs: 0 });
     // Sessions and tags, as GET /api/traces names them (the session view links to /traces?session_id=).
     const session: TraceFilters = { sessionId: '会话-2 ✓', userId: 'layla@example.com', environment: 'prod', tag: 'beta' };
-    expect(filtersToQuery(session).toString()).toBe('session_id=%E4%BC%9A%E8%AF%9D-2+%E2%9C%93&user_id=layla%40example.com&environment=prod&tag=beta');
-    expect(parseFilters(filtersToQuery(session))).toEqual(session);
+    expectUrlRoundTrip(traceFiltersInUrl, session, 'session_id=%E4%BC%9A%E8%AF%9D-2+%E2%9C%93&user_id=layla%40example.com&environment=prod&tag=beta');
     expect(Object.fromEntries(apiTraceQuery(session))).toEqual({
       limit: '50',
       session_id: '会话-2 ✓',
@@ -53,20 +56,26 @@ describe('trace filters in the URL', () => {
   });
 
   it('reads durations as people type them', () => {
-    expect(parseDuration('250')).toBe(250);
-    expect(parseDuration('250ms')).toBe(250);
-    expect(parseDuration('2s')).toBe(2000);
-    expect(parseDuration('1.5 s')).toBe(1500);
-    expect(parseDuration('3m')).toBe(180_000);
-    expect(parseDuration('2 min')).toBe(120_000);
-    expect(parseDuration('1H')).toBe(3_600_000);
-    expect(parseDuration('fast')).toBeNull();
-    expect(parseDuration('-1s')).toBeNull();
-    expect(parseDuration('')).toBeNull();
-    expect(durationInput(2000)).toBe('2s');
-    expect(durationInput(1500)).toBe('1.5s');
-    expect(durationInput(120_000)).toBe('2m');
-    expect(durationInput(250)).toBe('250ms');
+    const typed: Array<[string, number | null]> = [
+      ['250', 250],
+      ['250ms', 250],
+      ['2s', 2000],
+      ['1.5 s', 1500],
+      ['3m', 180_000],
+      ['2 min', 120_000],
+      ['1H', 3_600_000],
+      ['fast', null],
+      ['-1s', null],
+      ['', null],
+    ];
+    for (const [text, ms] of typed) expect(parseDuration(text), text).toBe(ms);
+    const written: Array<[number, string]> = [
+      [2000, '2s'],
+      [1500, '1.5s'],
+      [120_000, '2m'],
+      [250, '250ms'],
+    ];
+    for (const [ms, text] of written) expect(durationInput(ms)).toBe(text);
     for (const ms of [250, 1500, 2000, 120_000, 1234]) expect(parseDuration(durationInput(ms))).toBe(ms);
   });
 
@@ -101,9 +110,7 @@ describe('trace filters in the URL', () => {
 describe('the traces list order, source and columns in the URL', () => {
   it('round-trips the order, the source and the columns, and sends the first two to the API', () => {
     const f: TraceFilters = { source: 'production', sort: 'score', order: 'asc', sortScore: 'quality', cols: 'input,cost,spans' };
-    const q = filtersToQuery(f);
-    expect(q.toString()).toBe('source=production&sort=score&sort_score=quality&order=asc&cols=input%2Ccost%2Cspans');
-    expect(parseFilters(q)).toEqual(f);
+    expectUrlRoundTrip(traceFiltersInUrl, f, 'source=production&sort=score&sort_score=quality&order=asc&cols=input%2Ccost%2Cspans');
     expect(Object.fromEntries(apiTraceQuery(f))).toEqual({ limit: '50', source: 'production', sort: 'score', sort_score: 'quality', order: 'asc' });
     expect(isFiltered({ source: 'evaluation' })).toBe(true);
     expect(isFiltered({ sort: 'cost' })).toBe(false);
