@@ -47,3 +47,21 @@ export function forgetfulAgent(turns: number) {
 
 /** Forgets after two turns: a named export the CLI can load (`--agent sdk-memory-agents.ts:forgetsAfterTwoTurns`). */
 export const forgetsAfterTwoTurns = forgetfulAgent(2);
+
+/**
+ * A scripted conversation the memory agent passes: the user gives a name, talks of other things
+ * and asks for the name three turns later. Turn 2 expects "noted" in the agent's "Noted." (contains
+ * is case-insensitive), turn 4 the name.
+ */
+export const NAME_AFTER_SMALL_TALK = {
+  name: 'name after small talk',
+  turns: [
+    { input: 'Hi, my name is Ana.' },
+    { input: 'I live in Lyon.', expected: { outputContains: ['noted'] } },
+    { input: 'Nice weather today.' },
+    { input: 'What is my name?', expected: { outputContains: ['Ana'] } },
+  ],
+};
+
+/** knowledgeRetention over NAME_AFTER_SMALL_TALK: the name given in turn 1 must appear after it. */
+export const RETAINS_THE_NAME = { name: 'knowledgeRetention', config: { facts: [{ text: 'Ana', mustAppearAfter: 1 }] } };

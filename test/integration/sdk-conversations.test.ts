@@ -3,7 +3,7 @@ import { AgentEvalClient, defineSuite, evaluate, shutdown, type TraceDetail } fr
 import { eventually } from '../helpers/eventually.js';
 import { fakeProviderEnv, startFakeProvider, type FakeProvider } from '../helpers/fake-providers.js';
 import { ruleBasedUser, ORDER_FACT } from '../helpers/refund-conversation.js';
-import { forgetfulAgent, memoryAgent } from '../helpers/sdk-memory-agents.js';
+import { forgetfulAgent, memoryAgent, NAME_AFTER_SMALL_TALK, RETAINS_THE_NAME } from '../helpers/sdk-memory-agents.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
 /**
@@ -43,16 +43,7 @@ const MEMORY = defineSuite({
   scorers: ['contains'],
   cases: [
     { name: 'single', input: 'my name is Bo. What is my name?', expected: { outputContains: ['Bo'] } },
-    {
-      name: 'name after small talk',
-      turns: [
-        { input: 'Hi, my name is Ana.' },
-        { input: 'I live in Lyon.', expected: { outputContains: ['Noted'] } },
-        { input: 'Nice weather today.' },
-        { input: 'What is my name?', expected: { outputContains: ['Ana'] } },
-      ],
-      scorers: ['contains', { name: 'knowledgeRetention', config: { facts: [{ text: 'Ana', mustAppearAfter: 1 }] } }],
-    },
+    { ...NAME_AFTER_SMALL_TALK, scorers: ['contains', RETAINS_THE_NAME] },
   ],
 });
 

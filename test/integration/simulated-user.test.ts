@@ -6,7 +6,8 @@ import type { UserTurnOutcome } from '../../core/conversations/simulator.js';
 import { judgeCallPricer } from '../../core/cost/judge-pricing.js';
 import { loadPriceTable } from '../../core/cost/price-table.js';
 import { SimulationSchema, type ConversationEnd, type SimulatedUserTurn, type Simulation } from '../../core/model/conversation.js';
-import type { RunConfig, TurnResult } from '../../core/model/eval-run.js';
+import type { RunConfig } from '../../core/model/eval-run.js';
+import { answeredTurn } from '../helpers/turn-result.js';
 import type { LlmMessage } from '../../core/model/messages.js';
 import { createProviders } from '../../core/providers/index.js';
 import type { MetadataStore } from '../../core/store/postgres/metadata-store.js';
@@ -68,18 +69,6 @@ interface Conversation {
   turns: Array<UserTurnOutcome & { tag: 'turn' }>;
 }
 
-const ANSWERED: Omit<TurnResult, 'turn' | 'user' | 'output'> = {
-  tool_calls: [],
-  usage: null,
-  latency_ms: 5,
-  details: {},
-  avg_score: null,
-  passed: true,
-  approval: null,
-  error: null,
-  trace_id: null,
-};
-
 /** A conversation as the workflow runs it: a user turn, the agent's answer, conversationEnd. */
 async function converse(runId: string, simulation: Simulation, agent = supportBot): Promise<Conversation> {
   const run = (await metadata.runs.forWorker(runId))!;
@@ -95,13 +84,11 @@ async function converse(runId: string, simulation: Simulation, agent = supportBo
     messages.push({ role: 'user', content: user.message });
     messages.push({ role: 'assistant', content: agent(messages) });
     // The turn recorded as the workflow records it (what replay reads first).
-    await metadata.runs.recordTurn(
-      runId,
-      0,
-      0,
-      { ...ANSWERED, turn, user: user.message, output: messages.at(-1)!.content },
-      { started_ms: Date.now(), ended_ms: Date.now(), calls: [] },
-    );
+    await metadata.runs.recordTurn(runId, 0, 0, answeredTurn(turn, user.message, messages.at(-1)!.content), {
+      started_ms: Date.now(),
+      ended_ms: Date.now(),
+      calls: [],
+    });
     end = conversationEnd(simulation, turn, messages.at(-1)?.content, user);
     if (end) return { ended: end, messages, turns };
   }

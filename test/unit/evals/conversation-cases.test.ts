@@ -3,6 +3,7 @@ import { caseShapeProblem, conversationScorerProblem, EvalCaseSchema, isConversa
 import { endScorers, turnScoring, turnShortfall } from '../../../core/evals/conversation-scoring.js';
 import { caseResultView } from '../../../core/evals/case-results.js';
 import type { RunCase, TrialRecord, TurnResult } from '../../../core/model/eval-run.js';
+import { answeredTurn } from '../../helpers/turn-result.js';
 import { runCaseOf } from '../../helpers/run-case.js';
 
 /** A case's three shapes (docs/evals.md, "Conversations") and which scorer judges what in a conversation. */
@@ -76,21 +77,7 @@ describe('who scores what in a conversation', () => {
     expect(endScorers({ ...runCase, expected: { outputContains: ['bye'] } }, reads).map((r) => r.name)).toEqual(['goalCompletion', 'contains']);
   });
 
-  const turn = (n: number, over: Partial<TurnResult> = {}): TurnResult => ({
-    turn: n,
-    user: `u${n}`,
-    output: `a${n}`,
-    tool_calls: [],
-    usage: null,
-    latency_ms: 5,
-    details: {},
-    avg_score: null,
-    passed: true,
-    approval: null,
-    error: null,
-    trace_id: 't',
-    ...over,
-  });
+  const turn = (n: number, over: Partial<TurnResult> = {}): TurnResult => answeredTurn(n, `u${n}`, `a${n}`, { trace_id: 't', ...over });
 
   it('fails the case on the first turn that falls short, naming it', () => {
     const short = turn(3, { details: { exactMatch: { score: 0, reason: "expected 'bye'", evidence: [] } }, passed: false, avg_score: 0 });

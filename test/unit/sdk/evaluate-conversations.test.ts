@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineScorer, defineSuite, evaluate, reply, type AgentContext, type TurnProgress } from '../../../sdk/index.js';
-import { forgetfulAgent, memoryAgent } from '../../helpers/sdk-memory-agents.js';
+import { forgetfulAgent, memoryAgent, NAME_AFTER_SMALL_TALK, RETAINS_THE_NAME } from '../../helpers/sdk-memory-agents.js';
 
 /**
  * The SDK's evaluate() with a local multi-turn agent function, without a service (`upload:
@@ -13,16 +13,7 @@ const suite = defineSuite({
   scorers: ['contains'],
   cases: [
     { name: 'plain question', input: 'my name is Bo. What is my name?', expected: { outputContains: ['Bo'] } },
-    {
-      name: 'name after small talk',
-      turns: [
-        { input: 'Hi, my name is Ana.' },
-        { input: 'I live in Lyon.', expected: { outputContains: ['noted'] } },
-        { input: 'Nice weather today.' },
-        { input: 'What is my name?', expected: { outputContains: ['Ana'] } },
-      ],
-      scorers: ['contains', { name: 'knowledgeRetention', config: { facts: [{ text: 'Ana', mustAppearAfter: 1 }] } }, 'turnScores'],
-    },
+    { ...NAME_AFTER_SMALL_TALK, scorers: ['contains', RETAINS_THE_NAME, 'turnScores'] },
   ],
 });
 
