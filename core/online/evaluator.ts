@@ -89,8 +89,7 @@ export { retryDelayMs, SCORE_TRACE_ATTEMPTS, SCORE_TRACE_TIMEOUT_MS };
  */
 const READ_BATCH = 64;
 /** Scores and records are written in batches: at most this many, or after this wait. */
-const FLUSH_MAX = 256;
-const FLUSH_WAIT_MS = 200;
+const FLUSH = { maxScores: 256, waitMs: 200 } as const;
 /** Final evaluations past retention are purged this often. */
 const PURGE_EVERY_MS = 3600_000;
 /** A project's registry (its HTTP custom scorers) is read again after this long. */
@@ -199,11 +198,11 @@ export function createOnlineEvaluator(deps: OnlineEvaluatorDeps): OnlineEvaluato
 
   function queueFlush(scored: Scored): void {
     buffer.push(scored);
-    if (buffer.length >= FLUSH_MAX) void scheduleFlush();
+    if (buffer.length >= FLUSH.maxScores) void scheduleFlush();
     else
       flushTimer ??= setTimeout(() => {
         void scheduleFlush();
-      }, FLUSH_WAIT_MS);
+      }, FLUSH.waitMs);
   }
 
   async function evaluate(claim: ClaimedEvaluation, trace: TraceForScoring | undefined): Promise<void> {

@@ -9,6 +9,7 @@ import type { OnlineTraceReads } from './online-traces.js';
 import type { TraceErasure } from './trace-erasure.js';
 import type { ExportReads } from './exports.js';
 import type { SessionReads } from './trace-sessions.js';
+import type { StoreConnection } from './store-connection.js';
 
 /**
  * The contract of the analytical store (traces, spans, scores; ClickHouse, embedded chDB or a
@@ -31,7 +32,7 @@ import type { SessionReads } from './trace-sessions.js';
  * - What a caller gets is its own: objects returned are fresh copies, free to keep or change;
  *   nothing is cached inside the store.
  */
-export interface AnalyticsStore extends BatchWriter {
+export interface AnalyticsStore extends BatchWriter, StoreConnection {
   /** The trace's summary and one page of its spans; the first page of DEFAULT_SPANS_PAGE when `page` is absent. */
   getTrace(projectId: string, traceId: string, page?: SpanPageQuery): Promise<TraceDetail | null>;
   listTraces(projectId: string, query: TraceListQuery): Promise<TraceList>;
@@ -61,9 +62,6 @@ export interface AnalyticsStore extends BatchWriter {
   erasure: TraceErasure;
   /** Bulk exports of traces, spans and scores, written by ClickHouse (docs/api.md, "Bulk export"). */
   exports: ExportReads;
-  /** True when the store answers. */
-  ping(): Promise<boolean>;
-  close(): Promise<void>;
 }
 
 /**

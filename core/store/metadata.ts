@@ -20,6 +20,7 @@ import type { UserStore } from './users.js';
 import type { FeedbackStore } from './feedback.js';
 import type { QueueStore } from './queues.js';
 import type { RunStore } from './runs.js';
+import type { StoreConnection } from './store-connection.js';
 
 export interface Project {
   id: string;
@@ -45,7 +46,7 @@ export interface Project {
  * - What a caller gets is its own copy (rows are mapped to fresh objects); no store caches, so
  *   every read sees every committed write, of any process.
  */
-export interface MetadataStore {
+export interface MetadataStore extends StoreConnection {
   /**
    * The connection pool, for backups only (core/backup: the database copied as it is on disk).
    * Everything else goes through a store below; new code adds a store.
@@ -88,7 +89,4 @@ export interface MetadataStore {
   retention: RetentionStore;
   /** Judges' labels of failure groups by signature (core/store/failure-labels.ts). */
   failureLabels: FailureLabelStore;
-  /** True when PostgreSQL answers; rejects when it does not. */
-  ping(): Promise<boolean>;
-  close(): Promise<void>;
 }

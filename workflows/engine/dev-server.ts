@@ -4,6 +4,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort, isAlive } from '../../core/os/processes.js';
 import type { Logger } from '../../core/logger.js';
+import { firstStart } from '../../core/os/first-start.js';
 import { createRestarter } from '../../core/os/restarter.js';
 import { prepareTemporalCli } from './temporal-cli.js';
 
@@ -151,17 +152,16 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     );
   }
   const restarter = createRestarter({ name: 'Temporal dev server', logger, start: launch });
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await launch();
-      break;
-    } catch (err) {
-      if (attempt >= 5 || !/address already in use/.test(String(err))) throw err;
+  await firstStart({
+    attempts: 5,
+    start: launch,
+    portTaken: (err) => /address already in use/.test(String(err)),
+    choosePorts: async (attempt) => {
       logger.warn({ attempt }, 'a port chosen for the Temporal dev server was taken meanwhile; choosing others');
       [port, httpPort, metricsPort] = await distinctFreePorts(3);
       args = argsFor();
-    }
-  }
+    },
+  });
   logger.info({ port, pid: child?.pid }, 'embedded Temporal dev server started');
   return {
     address: `127.0.0.1:${port}`,

@@ -22,11 +22,13 @@ const Q3 = 'quantilesExactInclusive(0.5, 0.95, 0.99)';
 /** A row's bucket: the start (epoch seconds) of the {step}-second interval it falls in, aligned to the epoch (UTC). */
 const bucket = (column: string) => `toUnixTimestamp(toStartOfInterval(${column}, toIntervalSecond({step:UInt32})))`;
 
-/** Filters of the span reads; each binds its own parameter. Applied to the newest row of each span. */
-export const SPAN_FILTERS = {
-  componentType: 'component_type = {componentType:String}',
-  model: 'model = {model:String}',
-} as const;
+/** Equality filters by the parameter each binds: the condition that its column equals it. */
+function equalityFilters<P extends string>(columns: Record<P, string>): Record<P, string> {
+  return Object.fromEntries(Object.entries<string>(columns).map(([param, column]) => [param, `${column} = {${param}:String}`])) as Record<P, string>;
+}
+
+/** Filters of the span reads. Applied to the newest row of each span. */
+const SPAN_FILTERS = equalityFilters({ componentType: 'component_type', model: 'model' });
 export type SpanFilter = keyof typeof SPAN_FILTERS;
 
 /** The project's spans that started in the window, newest row of each, narrowed by `filters`. */
@@ -93,10 +95,7 @@ export function spanSeriesSql(filters: SpanFilter[]): string {
 }
 
 /** Filters of the score reads. */
-export const SCORE_FILTERS = {
-  scoreName: 'name = {scoreName:String}',
-  source: 'source = {source:String}',
-} as const;
+const SCORE_FILTERS = equalityFilters({ scoreName: 'name', source: 'source' });
 export type ScoreFilter = keyof typeof SCORE_FILTERS;
 
 /** The project's scores created in the window, each once (a re-sent score is one row). */

@@ -4,7 +4,7 @@ import { DEFAULT_SPANS_PAGE } from '../../model/span-page.js';
 import type { AnalyticsStore } from '../analytics.js';
 import type { Logger } from '../../logger.js';
 import { createBatchWriter } from './batch-writer.js';
-import type { ClickHouse } from './client.js';
+import { selectRows, type ClickHouse } from './client.js';
 import { createTraceReads } from './trace-reads.js';
 import { createAnalyticsReads } from './analytics-reads.js';
 import { createCostReads } from './cost-reads.js';
@@ -15,8 +15,7 @@ import { createTraceErasure } from './trace-erasure.js';
 import { createExportReads } from './export-reads.js';
 import { createSessionReads } from './trace-session-reads.js';
 import { listPromptTraces } from './prompt-links.js';
-import { scoreView, spanView, type ScoreRow, type SpanRow } from './rows.js';
-import { toClickHouseTime } from './time.js';
+import { scoreRow, scoreView, spanView, type ScoreRow, type SpanRow } from './rows.js';
 import { GET_SPAN } from './trace-sql.js';
 import { readSpanPage } from './span-page.js';
 
@@ -30,10 +29,7 @@ export interface AnalyticsStoreOptions {
 export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOptions = {}): AnalyticsStore {
   const { logger, cluster } = options;
   const client = ch.client;
-  async function rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
-    const rs = await client.query({ query, query_params: params, format: 'JSONEachRow' });
-    return rs.json<T>();
-  }
+  const rows = <T>(query: string, params: Record<string, unknown>) => selectRows<T>(client, query, params);
   const traces = createTraceReads(rows);
 
   /** Scores keep their ids: writing the same score again (a retried activity) reads back once. */
@@ -41,22 +37,7 @@ export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOpti
     if (scores.length === 0) return;
     await client.insert({
       table: 'agent_eval.scores',
-      values: scores.map((score) => ({
-        project_id: projectId,
-        score_id: score.id,
-        trace_id: score.trace_id,
-        span_id: score.span_id ?? '',
-        name: score.name,
-        value: score.value,
-        score_type: score.score_type,
-        source: score.source,
-        scorer_name: score.scorer_name ?? '',
-        reason: score.reason ?? '',
-        evidence: score.evidence,
-        created_at: toClickHouseTime(Date.parse(score.created_at)),
-        attributes: score.attributes ?? {},
-        session_id: score.session_id ?? '',
-      })),
+      values: scores.map((score) => scoreRow(projectId, score)),
       format: 'JSONEachRow',
     });
   }

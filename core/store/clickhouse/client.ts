@@ -17,6 +17,12 @@ export type { ClickHouseClient, EmbeddedConnection };
  */
 export const DATABASE = 'agent_eval';
 
+/** The rows a query answers, one JSON object each (`params` bound to its {name:Type} placeholders). */
+export async function selectRows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown>): Promise<T[]> {
+  const rs = await client.query({ query, query_params: params, format: 'JSONEachRow' });
+  return rs.json<T>();
+}
+
 export interface ClickHouseTarget {
   /** HTTP ClickHouse server; when absent, chDB runs in-process with data under `dataDir`. */
   url?: string;

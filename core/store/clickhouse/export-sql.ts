@@ -159,29 +159,31 @@ function conditions(): Filtered & { add: (cond: string, name: string, value: unk
   };
 }
 
-export function spanFilters(f: SpanExportFilters, time: (ms: number) => string): Filtered {
+/**
+ * A kind's filters: its time range over `timeColumn`, then an equality per field of `columns`
+ * (field: the column it compares), each kept only when given and bound as the field's camelCase.
+ */
+function keptFilters<F extends { start_time?: number; end_time?: number }>(
+  f: F,
+  time: (ms: number) => string,
+  timeColumn: string,
+  columns: Partial<Record<keyof F & string, string>>,
+): Filtered {
   const { where, params, add } = conditions();
-  add(`start_time >= {startTime:${TIME}}`, 'startTime', f.start_time === undefined ? undefined : time(f.start_time));
-  add(`start_time <= {endTime:${TIME}}`, 'endTime', f.end_time === undefined ? undefined : time(f.end_time));
-  add('trace_id = {traceId:String}', 'traceId', f.trace_id);
-  add('span_type = {type:String}', 'type', f.type);
-  add('status = {status:String}', 'status', f.status);
-  add('model = {model:String}', 'model', f.model);
-  add('component_type = {componentType:String}', 'componentType', f.component_type);
+  add(`${timeColumn} >= {startTime:${TIME}}`, 'startTime', f.start_time === undefined ? undefined : time(f.start_time));
+  add(`${timeColumn} <= {endTime:${TIME}}`, 'endTime', f.end_time === undefined ? undefined : time(f.end_time));
+  for (const [field, column] of Object.entries(columns) as Array<[keyof F & string, string]>) {
+    const param = field.replace(/_(.)/g, (_, c: string) => c.toUpperCase());
+    add(`${column} = {${param}:String}`, param, f[field]);
+  }
   return { where, params };
 }
 
-export function scoreFilters(f: ScoreExportFilters, time: (ms: number) => string): Filtered {
-  const { where, params, add } = conditions();
-  add(`created_at >= {startTime:${TIME}}`, 'startTime', f.start_time === undefined ? undefined : time(f.start_time));
-  add(`created_at <= {endTime:${TIME}}`, 'endTime', f.end_time === undefined ? undefined : time(f.end_time));
-  add('trace_id = {traceId:String}', 'traceId', f.trace_id);
-  add('name = {name:String}', 'name', f.name);
-  add('source = {source:String}', 'source', f.source);
-  add('score_type = {scoreType:String}', 'scoreType', f.score_type);
-  add('session_id = {sessionId:String}', 'sessionId', f.session_id);
-  return { where, params };
-}
+export const spanFilters = (f: SpanExportFilters, time: (ms: number) => string): Filtered =>
+  keptFilters(f, time, 'start_time', { trace_id: 'trace_id', type: 'span_type', status: 'status', model: 'model', component_type: 'component_type' });
+
+export const scoreFilters = (f: ScoreExportFilters, time: (ms: number) => string): Filtered =>
+  keptFilters(f, time, 'created_at', { trace_id: 'trace_id', name: 'name', source: 'source', score_type: 'score_type', session_id: 'session_id' });
 
 /** The trace list's filters (GET /api/traces, trace-stats-sql.ts) by their parameters, plus a trace id. */
 export function traceFilters(f: TraceExportFilters, time: (ms: number) => string): Filtered {

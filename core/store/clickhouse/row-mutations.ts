@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from './client.js';
-import { DATABASE } from './client.js';
+import { DATABASE, selectRows } from './client.js';
 import { onCluster } from './cluster-ddl.js';
 
 /**
@@ -13,16 +13,12 @@ import { onCluster } from './cluster-ddl.js';
 
 /** The MergeTree tables with every one of `columns` (read off system.columns: a table added later is included). */
 export async function tablesWithColumns(client: ClickHouseClient, columns: readonly string[]): Promise<string[]> {
-  const rs = await client.query({
-    query: `SELECT t.name AS name FROM system.tables t
-            WHERE t.database = {db:String} AND t.engine LIKE '%MergeTree'
-              AND t.name IN (SELECT table FROM system.columns WHERE database = {db:String} AND name IN {columns:Array(String)}
-                             GROUP BY table HAVING count() = length({columns:Array(String)}))
-            ORDER BY t.name`,
-    query_params: { db: DATABASE, columns },
-    format: 'JSONEachRow',
-  });
-  return (await rs.json<{ name: string }>()).map((t) => t.name);
+  const query = `SELECT t.name AS name FROM system.tables t
+    WHERE t.database = {db:String} AND t.engine LIKE '%MergeTree'
+      AND t.name IN (SELECT table FROM system.columns WHERE database = {db:String} AND name IN {columns:Array(String)}
+                     GROUP BY table HAVING count() = length({columns:Array(String)}))
+    ORDER BY t.name`;
+  return (await selectRows<{ name: string }>(client, query, { db: DATABASE, columns })).map((t) => t.name);
 }
 
 /** Deletes the rows of `table` matching `where` (with `params`); returns how many it held. Running it again deletes nothing more. */
@@ -34,8 +30,8 @@ export async function deleteRows(
   cluster?: string,
 ): Promise<{ readable: string; deleted: number }> {
   const readable = cluster ? table.replace(/_local$/, '') : table;
-  const counted = await client.query({ query: `SELECT count() AS n FROM ${DATABASE}.${readable} WHERE ${where}`, query_params: params, format: 'JSONEachRow' });
-  const n = Number((await counted.json<{ n: string | number }>())[0]?.n ?? 0);
+  const counted = await selectRows<{ n: string | number }>(client, `SELECT count() AS n FROM ${DATABASE}.${readable} WHERE ${where}`, params);
+  const n = Number(counted[0]?.n ?? 0);
   if (n > 0 || cluster) {
     await client.command({
       query: `ALTER TABLE ${DATABASE}.${table}${onCluster(cluster)} DELETE WHERE ${where}`,

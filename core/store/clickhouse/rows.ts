@@ -3,7 +3,7 @@ import type { SpanView, TraceSpanView, TraceSummary } from '../../model/trace.js
 import type { Score } from '../../model/score.js';
 import type { SpanCost } from '../../model/cost.js';
 import { TSV_INSERT_SETTINGS, tsvFieldText, tsvTime, tsvValue } from './tsv.js';
-import { fromClickHouseTime } from './time.js';
+import { fromClickHouseTime, toClickHouseTime } from './time.js';
 import { originalBytes } from '../../model/truncation.js';
 import { wellFormedJson } from '../../model/well-formed-json.js';
 
@@ -321,5 +321,26 @@ export function scoreView(r: ScoreRow): Score {
     created_at: fromClickHouseTime(r.created_at),
     ...attributes,
     ...(r.session_id ? { session_id: r.session_id } : {}),
+  };
+}
+
+/** A score as its row of `agent_eval.scores` (scoreView reads it back): what it lacks as the column's empty value. */
+export function scoreRow(projectId: string, score: Score): ScoreRow & { project_id: string } {
+  const { id, trace_id, span_id, name, value, score_type, source, scorer_name, reason, evidence, created_at, attributes, session_id } = score;
+  return {
+    project_id: projectId,
+    score_id: id,
+    trace_id,
+    span_id: span_id ?? '',
+    name,
+    value,
+    score_type,
+    source,
+    scorer_name: scorer_name ?? '',
+    reason: reason ?? '',
+    evidence,
+    created_at: toClickHouseTime(Date.parse(created_at)),
+    attributes: attributes ?? {},
+    session_id: session_id ?? '',
   };
 }

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from './client.js';
-import { DATABASE } from './client.js';
+import { DATABASE, selectRows } from './client.js';
 import { deleteRows, tablesWithColumns } from './row-mutations.js';
 import { purgeProjectAnalytics } from './project-purge.js';
 import type { Subject, TraceErasure } from '../trace-erasure.js';
@@ -28,12 +28,8 @@ export async function tracesOfSubject(client: ClickHouseClient, projectId: strin
   const match = SUBJECT_ATTRIBUTES[subject]
     .flatMap((key) => [`attributes['${key}'] = {value:String}`, `resource_attributes['${key}'] = {value:String}`])
     .join(' OR ');
-  const rs = await client.query({
-    query: `SELECT DISTINCT trace_id FROM ${DATABASE}.spans WHERE project_id = {project:String} AND (${match}) ORDER BY trace_id`,
-    query_params: { project: projectId, value },
-    format: 'JSONEachRow',
-  });
-  return (await rs.json<{ trace_id: string }>()).map((r) => r.trace_id);
+  const query = `SELECT DISTINCT trace_id FROM ${DATABASE}.spans WHERE project_id = {project:String} AND (${match}) ORDER BY trace_id`;
+  return (await selectRows<{ trace_id: string }>(client, query, { project: projectId, value })).map((r) => r.trace_id);
 }
 
 /**

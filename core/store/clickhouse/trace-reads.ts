@@ -3,7 +3,7 @@ import { encodeTraceCursor } from '../../model/trace-sort.js';
 import { traceSummary, type TraceRow } from './rows.js';
 import { toClickHouseTime } from './time.js';
 import { traceCountSql, tracePageSql } from './trace-page-sql.js';
-import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, type TraceFilter } from './trace-stats-sql.js';
+import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, listParams } from './trace-stats-sql.js';
 import { previewsOf, type TracePreview } from './trace-previews.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
@@ -39,37 +39,12 @@ export function createTraceReads(rows: Rows) {
   type PageRow = { trace_id: string; start_ms: string | number; sort_key: string | number; total: string | number };
 
   async function listTraces(projectId: string, q: TraceListQuery): Promise<TraceList> {
-    const given: Record<TraceFilter, unknown> = {
-      status: q.status,
-      name: q.name,
-      startTime: q.startTime,
-      endTime: q.endTime,
-      minDurationMs: q.minDurationMs,
-      hasErrors: q.hasErrors,
-      search: q.search,
-      scoreBelow: q.scoreBelow,
-      model: q.model,
-      componentType: q.componentType,
-      sessionId: q.sessionId,
-      userId: q.userId,
-      environment: q.environment,
-      tag: q.tag,
-      traceSource: q.source,
-    };
-    const filters = TRACE_FILTER_NAMES.filter((f) => given[f] !== undefined);
     const params: Record<string, unknown> = {
-      project: projectId,
-      // One extra row says whether a next page exists.
-      limit: q.limit + 1,
+      ...listParams(projectId, q),
       offset: q.offset,
       status: q.status,
       name: q.name,
-      startTime: q.startTime ? toClickHouseTime(q.startTime.getTime()) : undefined,
-      endTime: q.endTime ? toClickHouseTime(q.endTime.getTime()) : undefined,
       minDurationMs: q.minDurationMs,
-      hasErrors: q.hasErrors === undefined ? undefined : q.hasErrors ? 1 : 0,
-      scoreName: q.scoreBelow?.name,
-      scoreBelow: q.scoreBelow?.value,
       model: q.model,
       componentType: q.componentType,
       search: q.search,
@@ -83,6 +58,8 @@ export function createTraceReads(rows: Rows) {
       cursorKey: q.cursor && 'key' in q.cursor ? q.cursor.key : undefined,
       cursorTrace: q.cursor?.traceId,
     };
+    // A filter applies when its parameter is given.
+    const filters = TRACE_FILTER_NAMES.filter((f) => params[f] !== undefined);
     let searchTruncated: boolean | undefined;
     if (q.search !== undefined) {
       // Span contents are read for a bounded window: the newest traces the other filters match,

@@ -23,7 +23,7 @@ import {
   sessionPageSql,
   type SessionFilter,
 } from './trace-session-sql.js';
-import { toClickHouseTime } from './time.js';
+import { listParams } from './trace-stats-sql.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
@@ -111,26 +111,14 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
   }
 
   async function listSessions(projectId: string, q: SessionListQuery): Promise<SessionList> {
-    const given: Record<SessionFilter, unknown> = {
-      userId: q.userId,
-      startTime: q.startTime,
-      endTime: q.endTime,
-      hasErrors: q.hasErrors,
-      scoreBelow: q.scoreBelow,
-    };
-    const filters = (Object.keys(SESSION_FILTERS) as SessionFilter[]).filter((f) => given[f] !== undefined);
     const params: Record<string, unknown> = {
-      project: projectId,
-      limit: q.limit + 1,
+      ...listParams(projectId, q),
       userId: q.userId,
-      startTime: q.startTime ? toClickHouseTime(q.startTime.getTime()) : undefined,
-      endTime: q.endTime ? toClickHouseTime(q.endTime.getTime()) : undefined,
-      hasErrors: q.hasErrors === undefined ? undefined : q.hasErrors ? 1 : 0,
-      scoreName: q.scoreBelow?.name,
-      scoreBelow: q.scoreBelow?.value,
       cursorEnd: q.cursor?.endMs,
       cursorSession: q.cursor?.sessionId,
     };
+    // A filter applies when its parameter is given.
+    const filters = (Object.keys(SESSION_FILTERS) as SessionFilter[]).filter((f) => params[f] !== undefined);
     const page = await rows<{ session_id: string; end_ms: number | string; total: number | string }>(sessionPageSql(filters, q.cursor !== undefined), params);
     let total = page.length ? Number(page[0].total) : 0;
     if (page.length === 0 && q.cursor) {

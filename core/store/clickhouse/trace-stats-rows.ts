@@ -5,10 +5,7 @@ import { wellFormedJson } from '../../model/well-formed-json.js';
 import { sessionIdsOf } from '../../model/trace-session-ids.js';
 
 /** Flags of a span in `trace_stats.span_stats` (migrations/clickhouse/002). */
-const STORED = 1;
-const ERROR = 2;
-const TOOL = 4;
-const GENERATION = 8;
+const FLAG = { stored: 1, error: 2, tool: 4, generation: 8 } as const;
 
 /**
  * Bounds that keep a stats row small (a few KiB) whatever the spans hold, far below the smallest
@@ -132,7 +129,7 @@ export function createTraceStatsRows() {
       const generation = s.span_type === 'generation';
       c.ids.push(s.span_id);
       c.idChars += s.span_id.length;
-      c.flags.push(STORED | (error ? ERROR : 0) | (s.span_type === 'tool' ? TOOL : 0) | (generation ? GENERATION : 0));
+      c.flags.push(FLAG.stored | (error ? FLAG.error : 0) | (s.span_type === 'tool' ? FLAG.tool : 0) | (generation ? FLAG.generation : 0));
       c.inputTokens.push(generation ? s.input_tokens : 0);
       c.outputTokens.push(generation ? s.output_tokens : 0);
       if (generation && s.pricing) {

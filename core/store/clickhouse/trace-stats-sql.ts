@@ -1,3 +1,4 @@
+import { toClickHouseTime } from './time.js';
 /**
  * SQL over `trace_stats` (migrations/clickhouse/002): per-trace aggregate states, merged at read
  * time. Values are always bound ({name:Type}); the only text spliced in is from the fixed
@@ -138,6 +139,26 @@ export const TRACE_FILTER_NAMES = [...Object.keys(TRACE_FILTERS), ...Object.keys
   keyof typeof TRACE_FILTERS | keyof typeof SET_FILTERS | keyof typeof SPAN_CONDITIONS
 >;
 export type TraceFilter = (typeof TRACE_FILTER_NAMES)[number];
+
+/**
+ * Parameters the trace and session lists both bind: the project, the page size plus one (one
+ * extra row says whether a next page exists) and their shared filters' values (times as
+ * ClickHouse's, a flag as 0/1, a score bound as its name and value).
+ */
+export function listParams(
+  projectId: string,
+  q: { limit: number; startTime?: Date; endTime?: Date; hasErrors?: boolean; scoreBelow?: { name: string; value: number } },
+): Record<string, unknown> {
+  return {
+    project: projectId,
+    limit: q.limit + 1,
+    startTime: q.startTime ? toClickHouseTime(q.startTime.getTime()) : undefined,
+    endTime: q.endTime ? toClickHouseTime(q.endTime.getTime()) : undefined,
+    hasErrors: q.hasErrors === undefined ? undefined : q.hasErrors ? 1 : 0,
+    scoreName: q.scoreBelow?.name,
+    scoreBelow: q.scoreBelow?.value,
+  };
+}
 
 /**
  * The trace ids having spans that meet the span conditions. Reads only the narrow columns of the

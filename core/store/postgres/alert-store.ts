@@ -3,72 +3,34 @@ import type pg from 'pg';
 import type { AlertEventQuery, AlertStore, ClaimedRule, NewAlertEvent, PendingDelivery } from '../alerts.js';
 import { isUuid } from '../../model/agent.js';
 import type { AlertEvent, AlertRule, AlertRuleDefinition, AlertState } from '../../model/alert.js';
+import { isoTimes, type RowOf } from './rows.js';
 import { inTransaction } from './transaction.js';
 
 export type { AlertEventQuery, AlertStore, ClaimedRule, NewAlertEvent, PendingDelivery };
 
-interface RuleRow extends Omit<AlertRule, 'state_since' | 'next_eval_at' | 'last_evaluated_at' | 'created_at' | 'updated_at'> {
-  project_id: string;
-  claim_seq: string;
-  state_since: Date;
-  next_eval_at: Date;
-  last_evaluated_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+const RULE_TIMES = ['state_since', 'next_eval_at', 'last_evaluated_at', 'created_at', 'updated_at'] as const;
+const EVENT_TIMES = ['at', 'last_attempt_at', 'next_attempt_at'] as const;
 
-interface EventRow extends Omit<AlertEvent, 'at' | 'last_attempt_at' | 'next_attempt_at'> {
-  at: Date;
-  last_attempt_at: Date | null;
-  next_attempt_at: Date | null;
-}
+type RuleRow = RowOf<AlertRule, (typeof RULE_TIMES)[number]> & { project_id: string; claim_seq: string };
+type EventRow = RowOf<AlertEvent, (typeof EVENT_TIMES)[number]>;
 
-const RULE_COLUMNS = `id, project_id, claim_seq, name, metric, filter, window_seconds, eval_interval_seconds, operator, threshold, severity,
-  webhook_url, no_data, min_samples, enabled, drift_test, drift_source, baseline_windows, psi_bins, state, state_since, next_eval_at,
-  last_evaluated_at, last_value, last_error, created_at, updated_at`;
+/** The view's columns in its order, then the two only a claim returns, so that a row is the view but for its times. */
+const RULE_COLUMNS = `id, name, metric, filter, window_seconds, eval_interval_seconds, operator, threshold, severity, webhook_url, no_data, min_samples,
+  enabled, drift_test, drift_source, baseline_windows, psi_bins, state, last_value, last_error, state_since, next_eval_at, last_evaluated_at,
+  created_at, updated_at, project_id, claim_seq`;
 
 const EVENT_COLUMNS = `id, rule_id, kind, value, threshold, at, payload, delivery_status, delivery_attempts, delivery_error, last_attempt_at, next_attempt_at`;
 
-const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-
 /** The one converter from a rule row: the API view. */
-function toRule(row: RuleRow): AlertRule {
-  return {
-    id: row.id,
-    name: row.name,
-    metric: row.metric,
-    filter: row.filter,
-    window_seconds: row.window_seconds,
-    eval_interval_seconds: row.eval_interval_seconds,
-    operator: row.operator,
-    threshold: row.threshold,
-    severity: row.severity,
-    webhook_url: row.webhook_url,
-    no_data: row.no_data,
-    min_samples: row.min_samples,
-    enabled: row.enabled,
-    drift_test: row.drift_test,
-    drift_source: row.drift_source,
-    baseline_windows: row.baseline_windows,
-    psi_bins: row.psi_bins,
-    state: row.state,
-    last_value: row.last_value,
-    last_error: row.last_error,
-    state_since: row.state_since.toISOString(),
-    next_eval_at: row.next_eval_at.toISOString(),
-    last_evaluated_at: iso(row.last_evaluated_at),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
+function toRule({ project_id: _project, claim_seq: _claim, ...row }: RuleRow): AlertRule {
+  return isoTimes<AlertRule, (typeof RULE_TIMES)[number]>(row, RULE_TIMES);
 }
 
 function toClaimed(row: RuleRow): ClaimedRule {
   return { ...toRule(row), project_id: row.project_id, claim_seq: row.claim_seq };
 }
 
-function toEvent(row: EventRow): AlertEvent {
-  return { ...row, at: row.at.toISOString(), last_attempt_at: iso(row.last_attempt_at), next_attempt_at: iso(row.next_attempt_at) };
-}
+const toEvent = (row: EventRow) => isoTimes<AlertEvent, (typeof EVENT_TIMES)[number]>(row, EVENT_TIMES);
 
 /** The settings as `$3 .. $18` (after project and id). */
 function definitionParams(def: AlertRuleDefinition): unknown[] {

@@ -1,39 +1,15 @@
 import type pg from 'pg';
-import type { DataDeletionKind, DataDeletionView } from '../../model/data-deletion.js';
+import type { DataDeletionView } from '../../model/data-deletion.js';
+import { isoTimes, type RowOf } from './rows.js';
 import { inTransaction } from './transaction.js';
 import type { DataDeletionStore } from '../data-deletions.js';
 
-interface Row {
-  id: string;
-  project_id: string;
-  kind: DataDeletionKind;
-  target: string;
-  status: DataDeletionView['status'];
-  requested_by: { id: string; name: string | null };
-  attempts: number;
-  last_error: string | null;
-  traces_deleted: number | null;
-  rows_deleted: DataDeletionView['rows_deleted'];
-  created_at: Date;
-  completed_at: Date | null;
-}
+type Row = RowOf<DataDeletionView, 'created_at' | 'completed_at'>;
 
-function view(r: Row): DataDeletionView {
-  return {
-    id: r.id,
-    project_id: r.project_id,
-    kind: r.kind,
-    target: r.target,
-    status: r.status,
-    requested_by: r.requested_by,
-    attempts: r.attempts,
-    last_error: r.last_error,
-    traces_deleted: r.traces_deleted,
-    rows_deleted: r.rows_deleted,
-    created_at: r.created_at.toISOString(),
-    completed_at: r.completed_at?.toISOString() ?? null,
-  };
-}
+/** The view's columns, so that a row is the view but for its times. */
+const COLUMNS = 'id, project_id, kind, target, status, requested_by, attempts, last_error, traces_deleted, rows_deleted, created_at, completed_at';
+
+const view = (row: Row) => isoTimes<DataDeletionView, 'created_at' | 'completed_at'>(row, ['created_at', 'completed_at']);
 
 /** Tables whose rows are about one trace of the project: deleted with it. */
 const TRACE_ROW_TABLES = ['feedback', 'review_queue_items', 'online_evaluations', 'judge_calls'] as const;
@@ -42,17 +18,17 @@ export function createDataDeletionStore(pool: pg.Pool): DataDeletionStore {
   return {
     async create(d) {
       const { rows } = await pool.query<Row>(
-        `INSERT INTO data_deletions (id, project_id, kind, target, requested_by) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        `INSERT INTO data_deletions (id, project_id, kind, target, requested_by) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
         [d.id, d.projectId, d.kind, d.target, JSON.stringify(d.requestedBy)],
       );
       return view(rows[0]);
     },
     async get(projectId, id) {
-      const { rows } = await pool.query<Row>('SELECT * FROM data_deletions WHERE id = $1 AND project_id = $2', [id, projectId]);
+      const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM data_deletions WHERE id = $1 AND project_id = $2`, [id, projectId]);
       return rows[0] ? view(rows[0]) : null;
     },
     async load(id) {
-      const { rows } = await pool.query<Row>('SELECT * FROM data_deletions WHERE id = $1', [id]);
+      const { rows } = await pool.query<Row>(`SELECT ${COLUMNS} FROM data_deletions WHERE id = $1`, [id]);
       return rows[0] ? view(rows[0]) : null;
     },
     async claim(id, leaseMs) {

