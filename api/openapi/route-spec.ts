@@ -68,15 +68,21 @@ export type RouteFields = Omit<RouteSpec, 'method' | 'path' | 'operationId' | 's
 
 type DeclareRoute = (path: string, operationId: string, summary: string, fields: RouteFields) => RouteSpec;
 
+/** A group's usual access: one for every method, or one for reads (GET) and one for writes (the other methods). */
+export type GroupAccess = RouteAccess | { read: RouteAccess; write: RouteAccess };
+
 /**
- * Routes of one tag, most of them with one access, declared a line each:
+ * Routes of one tag, most of them with the group's access, declared a line each:
  * `runs.get('/api/runs/{id}', 'getRun', 'A run', { answers: { 200: RunViewSchema }, errors: [404] })`.
- * A route's own `tag` or `access` in its fields wins over the group's.
+ * `shared` holds fields every route of the group has unless it says otherwise (the routes of one
+ * resource by id: `{ errors: [404] }`). A route's own fields, `tag` and `access` among them, win
+ * over the group's.
  */
-export function routeGroup(tag: string, access: RouteAccess): Record<HttpMethod, DeclareRoute> {
+export function routeGroup(tag: string, access: GroupAccess, shared: Partial<RouteFields> = {}): Record<HttpMethod, DeclareRoute> {
+  const accessOf = (method: HttpMethod): RouteAccess => (typeof access === 'string' ? access : method === 'get' ? access.read : access.write);
   const declare =
     (method: HttpMethod): DeclareRoute =>
-    (path, operationId, summary, fields) => ({ method, path, operationId, summary, tag, access, ...fields });
+    (path, operationId, summary, fields) => ({ method, path, operationId, summary, tag, access: accessOf(method), ...shared, ...fields });
   return { get: declare('get'), post: declare('post'), put: declare('put'), patch: declare('patch'), delete: declare('delete') };
 }
 

@@ -26,82 +26,82 @@ import { defineRoutes, NoContent, routeGroup } from '../route-spec.js';
 const Page = (max: number) => pageQuery(max);
 const deleted = { 204: NoContent };
 
-const projectsRoutes = routeGroup('Projects', 'projects:admin');
-const costsRoutes = routeGroup('Costs', 'projects:admin');
-const administrationRoutes = routeGroup('Administration', 'server-admin');
-const deletionRoutes = routeGroup('Deletion', 'projects:admin');
+const projects = routeGroup('Projects', 'projects:admin');
+const costs = routeGroup('Costs', 'projects:admin');
+const administration = routeGroup('Administration', 'server-admin');
+const deletion = routeGroup('Deletion', 'projects:admin');
 
 export const ADMIN_ROUTES = defineRoutes([
-  projectsRoutes.post('/api/projects', 'createProject', 'Create a project and its first admin key', {
+  projects.post('/api/projects', 'createProject', 'Create a project and its first admin key', {
     access: 'server-admin',
     body: CreateProjectSchema,
     answers: { 201: CreatedProjectSchema },
     errors: [409],
   }),
-  projectsRoutes.get('/api/projects', 'listProjects', 'The projects the caller reaches', { access: 'authenticated', answers: { 200: ProjectListSchema } }),
-  projectsRoutes.get('/api/projects/{id}', 'getProject', 'A project', { access: 'authenticated', answers: { 200: ProjectDetailSchema }, errors: [404] }),
-  projectsRoutes.post('/api/projects/{id}/keys', 'createKey', 'Create an API key (shown once)', {
+  projects.get('/api/projects', 'listProjects', 'The projects the caller reaches', { access: 'authenticated', answers: { 200: ProjectListSchema } }),
+  projects.get('/api/projects/{id}', 'getProject', 'A project', { access: 'authenticated', answers: { 200: ProjectDetailSchema }, errors: [404] }),
+  projects.post('/api/projects/{id}/keys', 'createKey', 'Create an API key (shown once)', {
     body: CreateKeySchema,
     answers: { 201: CreatedApiKeySchema },
     errors: [404],
   }),
-  projectsRoutes.get('/api/projects/{id}/keys', 'listKeys', "A project's keys (no secrets)", { answers: { 200: ApiKeyListSchema }, errors: [404] }),
-  projectsRoutes.delete('/api/projects/{id}/keys/{keyId}', 'revokeKey', 'Revoke a key', { answers: deleted, errors: [404] }),
-  projectsRoutes.get('/api/projects/{id}/rate-limits', 'getRateLimits', "A project's rate limits", {
+  projects.get('/api/projects/{id}/keys', 'listKeys', "A project's keys (no secrets)", { answers: { 200: ApiKeyListSchema }, errors: [404] }),
+  projects.delete('/api/projects/{id}/keys/{keyId}', 'revokeKey', 'Revoke a key', { answers: deleted, errors: [404] }),
+  projects.get('/api/projects/{id}/rate-limits', 'getRateLimits', "A project's rate limits", {
     access: 'authenticated',
     answers: { 200: RateLimitsAnswerSchema },
     errors: [404],
   }),
-  projectsRoutes.put('/api/projects/{id}/rate-limits', 'setRateLimits', "Set a project's rate limits", {
+  projects.put('/api/projects/{id}/rate-limits', 'setRateLimits', "Set a project's rate limits", {
     body: RateLimitsSchema,
     answers: { 200: RateLimitsAnswerSchema },
     errors: [404],
   }),
-  projectsRoutes.get('/api/projects/{id}/members', 'listMembers', "A project's members", { answers: { 200: MemberListSchema }, errors: [404] }),
-  projectsRoutes.post('/api/projects/{id}/members', 'addMember', 'Add a member', {
+  projects.get('/api/projects/{id}/members', 'listMembers', "A project's members", { answers: { 200: MemberListSchema }, errors: [404] }),
+  projects.post('/api/projects/{id}/members', 'addMember', 'Add a member', {
     body: AddMemberSchema,
     answers: { 200: MemberSchema, 201: MemberSchema },
     errors: [404, 409],
   }),
-  projectsRoutes.put('/api/projects/{id}/members/{userId}', 'setMemberRole', "Change a member's role", {
+  projects.put('/api/projects/{id}/members/{userId}', 'setMemberRole', "Change a member's role", {
     body: SetRoleSchema,
     answers: { 200: MemberSchema },
     errors: [404],
   }),
-  projectsRoutes.delete('/api/projects/{id}/members/{userId}', 'removeMember', 'Remove a member', { answers: deleted, errors: [404] }),
-  costsRoutes.post('/api/admin/recompute-costs', 'recomputeCosts', "Reprice a window's spans with the price table in force", {
+  projects.delete('/api/projects/{id}/members/{userId}', 'removeMember', 'Remove a member', { answers: deleted, errors: [404] }),
+  costs.post('/api/admin/recompute-costs', 'recomputeCosts', "Reprice a window's spans with the price table in force", {
     body: RecomputeCostsSchema,
     answers: { 200: RecomputeResultSchema },
   }),
-  costsRoutes.get('/api/admin/prices', 'getPrices', 'The price table in force', { access: 'traces:read', answers: { 200: PriceTableSchema } }),
-  administrationRoutes.get('/api/admin/projects', 'adminListProjects', 'Every project (server admins)', {
+  costs.get('/api/admin/prices', 'getPrices', 'The price table in force', { access: 'traces:read', answers: { 200: PriceTableSchema } }),
+  administration.get('/api/admin/projects', 'adminListProjects', 'Every project (server admins)', {
     query: Page(1000),
     answers: { 200: AdminProjectListSchema },
   }),
-  administrationRoutes.post('/api/admin/projects/{id}/archive', 'archiveProject', 'Archive a project (read-only)', {
+  administration.post('/api/admin/projects/{id}/archive', 'archiveProject', 'Archive a project (read-only)', {
     answers: { 200: AdminProjectSchema },
     errors: [404, 409],
   }),
-  administrationRoutes.post('/api/admin/projects/{id}/unarchive', 'unarchiveProject', 'Unarchive a project', {
+  administration.post('/api/admin/projects/{id}/unarchive', 'unarchiveProject', 'Unarchive a project', {
     answers: { 200: AdminProjectSchema },
     errors: [404, 409],
   }),
-  administrationRoutes.delete('/api/admin/projects/{id}', 'deleteProject', 'Delete a project and all its data (in the background)', {
+  administration.delete('/api/admin/projects/{id}', 'deleteProject', 'Delete a project and all its data (in the background)', {
     answers: { 202: AdminProjectSchema },
     errors: [404, 409],
   }),
-  administrationRoutes.post('/api/admin/backup', 'backup', 'A backup of both stores, streamed', {
+  administration.post('/api/admin/backup', 'backup', 'A backup of both stores, streamed', {
     answers: { 200: { contentType: 'application/gzip', description: 'A tar.gz of the stores (docs/deployment.md)' } },
     errors: [409],
   }),
-  administrationRoutes.get('/api/audit', 'listAudit', "The project's audit log", {
+  administration.get('/api/audit', 'listAudit', "The project's audit log", {
     access: 'projects:admin',
     query: AuditListQuerySchema,
     answers: { 200: AuditPageSchema },
   }),
-  deletionRoutes.post('/api/deletions', 'requestDeletion', "Erase a user's or a session's data", {
+  deletion.post('/api/deletions', 'requestDeletion', "Erase a user's or a session's data", {
     body: DataErasureBodySchema,
     answers: { 202: DataDeletionSchema },
   }),
-  deletionRoutes.get('/api/deletions/{id}', 'getDeletion', 'A deletion request and its progress', { answers: { 200: DataDeletionSchema }, errors: [404] }),
+  deletion.get('/api/deletions/{id}', 'getDeletion', 'A deletion request and its progress', { answers: { 200: DataDeletionSchema }, errors: [404] }),
 ]);

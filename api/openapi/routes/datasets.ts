@@ -7,10 +7,10 @@ import { defineRoutes, routeGroup } from '../route-spec.js';
 const added = CasesAddedSchema;
 const imported = CasesImportedSchema;
 
-const suitesRoutes = routeGroup('Suites', 'evals:write');
+const suites = routeGroup('Suites', 'evals:write');
 
 export const DATASET_ROUTES = defineRoutes([
-  suitesRoutes.post(
+  suites.post(
     '/api/suites/{id}/cases/from-traces',
     'addSuiteCasesFromTraces',
     'Add traces, a span, a session or a filtered batch of traces as cases (a new version; `preview` writes none)',
@@ -22,13 +22,13 @@ export const DATASET_ROUTES = defineRoutes([
       errors: [400, 404, 409],
     },
   ),
-  suitesRoutes.post(
+  suites.post(
     '/api/suites/{id}/cases/import',
     'importSuiteCases',
     'Import cases from CSV or JSONL text through a column mapping; bad rows are reported (a new version)',
     { body: ImportSchema, answers: { 200: imported, 201: imported }, idempotent: true, errors: [400, 404] },
   ),
-  suitesRoutes.get('/api/suites/{id}/versions/{version}/export', 'exportSuiteVersion', 'A suite version as a JSONL, CSV or YAML file', {
+  suites.get('/api/suites/{id}/versions/{version}/export', 'exportSuiteVersion', 'A suite version as a JSONL, CSV or YAML file', {
     access: 'evals:read',
     query: ExportQuerySchema,
     answers: {

@@ -29,132 +29,77 @@ import { defineRoutes, NoContent, type RouteSpec, routeGroup } from '../route-sp
 const Page = (max: number) => pageQuery(max);
 const deleted = { 204: NoContent };
 
-const agentsRoutes = routeGroup('Agents', 'evals:write');
-const suitesRoutes = routeGroup('Suites', 'evals:write');
-const promptsRoutes = routeGroup('Prompts', 'prompts:read');
+const evalsAccess = { read: 'evals:read', write: 'evals:write' } as const;
+const agents = routeGroup('Agents', evalsAccess);
+const suites = routeGroup('Suites', evalsAccess);
+const promptsAccess = { read: 'prompts:read', write: 'prompts:write' } as const;
+const prompts = routeGroup('Prompts', promptsAccess);
+/** The routes of one prompt answer 404 when there is no such prompt. */
+const prompt = routeGroup('Prompts', promptsAccess, { errors: [404] });
+
+/** A suite is written from a definition or its YAML text. */
+const suiteBody = { body: SuiteDefinitionSchema, bodyMediaTypes: { 'application/yaml': { description: 'The suite file as YAML (docs/suites.md)' } } };
 
 export const EVAL_RESOURCES_ROUTES = defineRoutes([
   ...crud('agents', 'Agent', 'Agents', CreateAgentSchema, AgentSchema, AgentListSchema, 1000),
-  agentsRoutes.put('/api/agents/{id}', 'updateAgent', 'Replace an agent (by id or name)', {
+  agents.put('/api/agents/{id}', 'updateAgent', 'Replace an agent (by id or name)', {
     body: UpdateAgentSchema,
     answers: { 200: AgentSchema },
     errors: [404, 409],
   }),
   ...crud('scorers', 'Scorer', 'Scorers', CreateCustomScorerSchema, CustomScorerSchema, CustomScorerListSchema, 1000),
-  suitesRoutes.post('/api/suites', 'createSuite', 'Create a suite (version 1) from a definition or YAML text', {
-    body: SuiteDefinitionSchema,
-    bodyMediaTypes: { 'application/yaml': { description: 'The suite file as YAML (docs/suites.md)' } },
+  suites.post('/api/suites', 'createSuite', 'Create a suite (version 1) from a definition or YAML text', {
+    ...suiteBody,
     answers: { 201: SuiteSummarySchema },
     errors: [409, 413, 415],
   }),
-  suitesRoutes.get('/api/suites', 'listSuites', 'Suites', { access: 'evals:read', query: SuiteListQuery, answers: { 200: SuiteListSchema } }),
-  suitesRoutes.get('/api/suites/{id}', 'getSuite', 'A suite version (the latest unless `version`)', {
-    access: 'evals:read',
+  suites.get('/api/suites', 'listSuites', 'Suites', { query: SuiteListQuery, answers: { 200: SuiteListSchema } }),
+  suites.get('/api/suites/{id}', 'getSuite', 'A suite version (the latest unless `version`)', {
     query: SuiteVersionQuery,
     answers: { 200: SuiteVersionSchema },
     errors: [404],
   }),
-  suitesRoutes.get('/api/suites/{id}/versions', 'listSuiteVersions', "A suite's versions", {
-    access: 'evals:read',
-    answers: { 200: SuiteVersionsSchema },
-    errors: [404],
-  }),
-  suitesRoutes.put('/api/suites/{id}', 'updateSuite', 'Write a new version of a suite (a whole definition or YAML text)', {
-    body: SuiteDefinitionSchema,
-    bodyMediaTypes: { 'application/yaml': { description: 'The suite file as YAML (docs/suites.md)' } },
+  suites.get('/api/suites/{id}/versions', 'listSuiteVersions', "A suite's versions", { answers: { 200: SuiteVersionsSchema }, errors: [404] }),
+  suites.put('/api/suites/{id}', 'updateSuite', 'Write a new version of a suite (a whole definition or YAML text)', {
+    ...suiteBody,
     answers: { 200: SuiteSummarySchema },
     errors: [404, 409, 413, 415],
   }),
-  suitesRoutes.delete('/api/suites/{id}', 'deleteSuite', 'Delete a suite', { answers: deleted, errors: [404] }),
+  suites.delete('/api/suites/{id}', 'deleteSuite', 'Delete a suite', { answers: deleted, errors: [404] }),
 ]);
 
 /** POST, GET list, GET one, DELETE of an endpoint resource (api/routes/endpoint-resource.ts). */
 function crud(plural: string, noun: string, tag: string, create: z.ZodType, one: z.ZodType, list: z.ZodType, maxPage: number): RouteSpec[] {
+  const group = routeGroup(tag, evalsAccess);
   return [
-    {
-      method: 'post',
-      path: `/api/${plural}`,
-      operationId: `create${noun}`,
-      summary: `Register ${noun.toLowerCase()}`,
-      tag,
-      access: 'evals:write',
-      body: create,
-      answers: { 201: one },
-      errors: [409],
-    },
-    { method: 'get', path: `/api/${plural}`, operationId: `list${tag}`, summary: tag, tag, access: 'evals:read', query: Page(maxPage), answers: { 200: list } },
-    {
-      method: 'get',
-      path: `/api/${plural}/{id}`,
-      operationId: `get${noun}`,
-      summary: `${noun} by id or name`,
-      tag,
-      access: 'evals:read',
-      answers: { 200: one },
-      errors: [404],
-    },
-    {
-      method: 'delete',
-      path: `/api/${plural}/{id}`,
-      operationId: `delete${noun}`,
-      summary: `Delete ${noun.toLowerCase()} (by id or name)`,
-      tag,
-      access: 'evals:write',
-      answers: deleted,
-      errors: [404],
-    },
+    group.post(`/api/${plural}`, `create${noun}`, `Register ${noun.toLowerCase()}`, { body: create, answers: { 201: one }, errors: [409] }),
+    group.get(`/api/${plural}`, `list${tag}`, tag, { query: Page(maxPage), answers: { 200: list } }),
+    group.get(`/api/${plural}/{id}`, `get${noun}`, `${noun} by id or name`, { answers: { 200: one }, errors: [404] }),
+    group.delete(`/api/${plural}/{id}`, `delete${noun}`, `Delete ${noun.toLowerCase()} (by id or name)`, { answers: deleted, errors: [404] }),
   ];
 }
 
 export const PROMPTS_ROUTES = defineRoutes([
-  promptsRoutes.get('/api/prompts', 'listPrompts', 'Prompts', { query: PromptListQuery, answers: { 200: PromptListSchema } }),
-  promptsRoutes.post('/api/prompts', 'createPrompt', 'Create a prompt (version 1)', {
-    access: 'prompts:write',
-    body: PromptBodySchema,
-    answers: { 201: PromptVersionSchema },
-    errors: [409],
-  }),
-  promptsRoutes.get('/api/prompts/{id}', 'getPrompt', 'A prompt version (the newest, or by `version` or `label`)', {
+  prompts.get('/api/prompts', 'listPrompts', 'Prompts', { query: PromptListQuery, answers: { 200: PromptListSchema } }),
+  prompts.post('/api/prompts', 'createPrompt', 'Create a prompt (version 1)', { body: PromptBodySchema, answers: { 201: PromptVersionSchema }, errors: [409] }),
+  prompt.get('/api/prompts/{id}', 'getPrompt', 'A prompt version (the newest, or by `version` or `label`)', {
     query: PromptSelector,
     answers: { 200: PromptVersionSchema },
-    errors: [404],
   }),
-  promptsRoutes.put('/api/prompts/{id}', 'updatePrompt', 'Write a new version of a prompt', {
-    access: 'prompts:write',
-    body: PromptUpdateSchema,
-    answers: { 200: PromptVersionSchema },
-    errors: [404],
-  }),
-  promptsRoutes.delete('/api/prompts/{id}', 'deletePrompt', 'Delete a prompt with every version and label', {
-    access: 'prompts:write',
-    answers: deleted,
-    errors: [404],
-  }),
-  promptsRoutes.get('/api/prompts/{id}/versions', 'listPromptVersions', "A prompt's versions", {
-    query: Page(1000),
-    answers: { 200: PromptVersionListSchema },
-    errors: [404],
-  }),
-  promptsRoutes.post('/api/prompts/{id}/labels', 'setPromptLabels', 'Point labels at a version', {
-    access: 'prompts:write',
-    body: SetLabelsSchema,
-    answers: { 200: PromptLabelsSchema },
-    errors: [404],
-  }),
-  promptsRoutes.delete('/api/prompts/{id}/labels/{label}', 'removePromptLabel', 'Remove a label', {
-    access: 'prompts:write',
-    answers: { 200: PromptLabelsSchema },
-    errors: [404],
-  }),
-  promptsRoutes.post('/api/prompts/{id}/render', 'renderPrompt', 'Render a version with variables', {
+  prompt.put('/api/prompts/{id}', 'updatePrompt', 'Write a new version of a prompt', { body: PromptUpdateSchema, answers: { 200: PromptVersionSchema } }),
+  prompt.delete('/api/prompts/{id}', 'deletePrompt', 'Delete a prompt with every version and label', { answers: deleted }),
+  prompt.get('/api/prompts/{id}/versions', 'listPromptVersions', "A prompt's versions", { query: Page(1000), answers: { 200: PromptVersionListSchema } }),
+  prompt.post('/api/prompts/{id}/labels', 'setPromptLabels', 'Point labels at a version', { body: SetLabelsSchema, answers: { 200: PromptLabelsSchema } }),
+  prompt.delete('/api/prompts/{id}/labels/{label}', 'removePromptLabel', 'Remove a label', { answers: { 200: PromptLabelsSchema } }),
+  // Rendering writes nothing: a read, though it is a POST (the variables come as its body).
+  prompt.post('/api/prompts/{id}/render', 'renderPrompt', 'Render a version with variables', {
+    access: 'prompts:read',
     body: RenderRequestSchema,
     bodyOptional: true,
     answers: { 200: RenderedPromptSchema },
-    errors: [404],
   }),
-  promptsRoutes.get('/api/prompts/{id}/traces', 'listPromptTraces', 'Traces whose spans name the prompt', {
+  prompt.get('/api/prompts/{id}/traces', 'listPromptTraces', 'Traces whose spans name the prompt', {
     query: PromptTracesQuery,
     answers: { 200: PromptTracesSchema },
-    errors: [404],
   }),
 ]);

@@ -3,7 +3,7 @@ import { streamQuery } from '../../routes/exports.js';
 import { defineRoutes, type RouteSpec, routeGroup } from '../route-spec.js';
 
 /** Bulk export (api/routes/exports.ts, docs/api.md "Bulk export"; api/openapi/registry.ts). */
-const exportRoutes = routeGroup('Export', 'traces:read');
+const exports = routeGroup('Export', 'traces:read');
 
 export const EXPORT_ROUTES = defineRoutes([
   ...EXPORT_KINDS.map((kind): RouteSpec => ({
@@ -22,20 +22,20 @@ export const EXPORT_ROUTES = defineRoutes([
     },
     errors: [400],
   })),
-  exportRoutes.post('/api/exports', 'createExport', 'Start an export job writing one file (JSON Lines, CSV or Parquet)', {
+  exports.post('/api/exports', 'createExport', 'Start an export job writing one file (JSON Lines, CSV or Parquet)', {
     body: CreateExportJobSchema,
     answers: { 202: ExportJobViewSchema },
     errors: [409],
   }),
-  exportRoutes.get('/api/exports', 'listExports', "The project's export jobs of this process, newest first", {
+  exports.get('/api/exports', 'listExports', "The project's export jobs of this process, newest first", {
     answers: { 200: ExportJobListSchema },
     errors: [409],
   }),
-  exportRoutes.get('/api/exports/{id}', 'getExport', "An export job's status, rows, size and expiry", {
+  exports.get('/api/exports/{id}', 'getExport', "An export job's status, rows, size and expiry", {
     answers: { 200: ExportJobViewSchema },
     errors: [404, 409],
   }),
-  exportRoutes.get('/api/exports/{id}/download', 'downloadExport', "A succeeded export job's file", {
+  exports.get('/api/exports/{id}/download', 'downloadExport', "A succeeded export job's file", {
     answers: {
       200: {
         contentType: EXPORT_CONTENT_TYPES.parquet,

@@ -29,100 +29,77 @@ import {
 import { CalibrationListQuerySchema, JudgeCalibrationQuerySchema } from '../../../core/model/calibration.js';
 import { EventListQuerySchema, RuleListQuerySchema as AlertRuleListQuery } from '../../routes/alerts.js';
 import { EvaluationListQuerySchema, RuleListQuerySchema as OnlineRuleListQuery } from '../../routes/online-rules.js';
-import { defineRoutes, NoContent, routeGroup } from '../route-spec.js';
+import { defineRoutes, NoContent, type RouteFields, routeGroup } from '../route-spec.js';
 
 /** Alerts, online evaluation, analytics and judge calibration (api/openapi/registry.ts). */
 const deleted = { 204: NoContent };
 
-const alertsRoutes = routeGroup('Alerts', 'alerts:write');
-const onlineEvaluationRoutes = routeGroup('Online evaluation', 'evals:write');
-const analyticsRoutes = routeGroup('Analytics', 'traces:read');
-const judgesRoutes = routeGroup('Judges', 'traces:read');
+const alertsAccess = { read: 'alerts:read', write: 'alerts:write' } as const;
+const onlineRulesAccess = { read: 'evals:read', write: 'evals:write' } as const;
+const alerts = routeGroup('Alerts', alertsAccess);
+const onlineRules = routeGroup('Online evaluation', onlineRulesAccess);
+/** The routes of one rule answer 404 when there is no such rule. */
+const alertRule = routeGroup('Alerts', alertsAccess, { errors: [404] });
+const onlineRule = routeGroup('Online evaluation', onlineRulesAccess, { errors: [404] });
+const analytics = routeGroup('Analytics', 'traces:read');
+const judges = routeGroup('Judges', 'traces:read');
+
+/** PUT and PATCH of an online rule both merge the fields sent. */
+const mergeIntoRule: RouteFields = { body: OnlineRulePatchSchema, answers: { 200: OnlineRuleSchema } };
+
+/** Analytics and calibration reads: each takes its query and answers one JSON object. */
+const queryReads = (group: typeof analytics, reads: Array<[path: string, operationId: string, summary: string, query: z.ZodType, answer: z.ZodType]>) =>
+  reads.map(([path, operationId, summary, query, answer]) => group.get(path, operationId, summary, { query, answers: { 200: answer } }));
 
 export const MONITORING_ROUTES = defineRoutes([
-  alertsRoutes.post('/api/alerts/rules', 'createAlertRule', 'Create an alert rule', { body: AlertRuleBodySchema, answers: { 201: AlertRuleSchema } }),
-  alertsRoutes.get('/api/alerts/rules', 'listAlertRules', 'Alert rules', {
-    access: 'alerts:read',
-    query: AlertRuleListQuery,
-    answers: { 200: AlertRuleListSchema },
-  }),
-  alertsRoutes.get('/api/alerts/rules/{id}', 'getAlertRule', 'An alert rule', { access: 'alerts:read', answers: { 200: AlertRuleSchema }, errors: [404] }),
-  alertsRoutes.put('/api/alerts/rules/{id}', 'updateAlertRule', 'Merge fields into an alert rule', {
+  alerts.post('/api/alerts/rules', 'createAlertRule', 'Create an alert rule', { body: AlertRuleBodySchema, answers: { 201: AlertRuleSchema } }),
+  alerts.get('/api/alerts/rules', 'listAlertRules', 'Alert rules', { query: AlertRuleListQuery, answers: { 200: AlertRuleListSchema } }),
+  alertRule.get('/api/alerts/rules/{id}', 'getAlertRule', 'An alert rule', { answers: { 200: AlertRuleSchema } }),
+  alertRule.put('/api/alerts/rules/{id}', 'updateAlertRule', 'Merge fields into an alert rule', {
     body: AlertRuleBodySchema.partial(),
     answers: { 200: AlertRuleSchema },
-    errors: [404],
   }),
-  alertsRoutes.delete('/api/alerts/rules', 'deleteAlertRuleByQuery', 'Delete an alert rule named by `?id=`', {
+  alertRule.delete('/api/alerts/rules', 'deleteAlertRuleByQuery', 'Delete an alert rule named by `?id=`', {
     query: z.object({ id: z.string() }),
     answers: deleted,
-    errors: [404],
   }),
-  alertsRoutes.delete('/api/alerts/rules/{id}', 'deleteAlertRule', 'Delete an alert rule', { answers: deleted, errors: [404] }),
-  alertsRoutes.get('/api/alerts/events', 'listAlertEvents', 'Alert events (fired, resolved, delivery)', {
-    access: 'alerts:read',
+  alertRule.delete('/api/alerts/rules/{id}', 'deleteAlertRule', 'Delete an alert rule', { answers: deleted }),
+  alerts.get('/api/alerts/events', 'listAlertEvents', 'Alert events (fired, resolved, delivery)', {
     query: EventListQuerySchema,
     answers: { 200: AlertEventListSchema },
   }),
-  onlineEvaluationRoutes.post('/api/evals/online-rules', 'createOnlineRule', 'Create an online evaluation rule', {
+  onlineRules.post('/api/evals/online-rules', 'createOnlineRule', 'Create an online evaluation rule', {
     body: OnlineRuleBodySchema,
     answers: { 201: OnlineRuleSchema },
   }),
-  onlineEvaluationRoutes.get('/api/evals/online-rules', 'listOnlineRules', 'Online evaluation rules', {
-    access: 'evals:read',
+  onlineRules.get('/api/evals/online-rules', 'listOnlineRules', 'Online evaluation rules', {
     query: OnlineRuleListQuery,
     answers: { 200: OnlineRuleListSchema },
   }),
-  onlineEvaluationRoutes.get('/api/evals/online-rules/{id}', 'getOnlineRule', 'A rule with its stats', {
-    access: 'evals:read',
-    answers: { 200: OnlineRuleSchema },
-    errors: [404],
-  }),
-  onlineEvaluationRoutes.put('/api/evals/online-rules/{id}', 'updateOnlineRule', 'Merge fields into a rule', {
-    body: OnlineRulePatchSchema,
-    answers: { 200: OnlineRuleSchema },
-    errors: [404],
-  }),
-  onlineEvaluationRoutes.patch('/api/evals/online-rules/{id}', 'patchOnlineRule', 'Merge fields into a rule', {
-    body: OnlineRulePatchSchema,
-    answers: { 200: OnlineRuleSchema },
-    errors: [404],
-  }),
-  onlineEvaluationRoutes.delete('/api/evals/online-rules/{id}', 'deleteOnlineRule', 'Delete a rule', { answers: deleted, errors: [404] }),
-  onlineEvaluationRoutes.get('/api/evals/online-rules/{id}/evaluations', 'listOnlineEvaluations', "A rule's evaluations", {
-    access: 'evals:read',
+  onlineRule.get('/api/evals/online-rules/{id}', 'getOnlineRule', 'A rule with its stats', { answers: { 200: OnlineRuleSchema } }),
+  onlineRule.put('/api/evals/online-rules/{id}', 'updateOnlineRule', 'Merge fields into a rule', mergeIntoRule),
+  onlineRule.patch('/api/evals/online-rules/{id}', 'patchOnlineRule', 'Merge fields into a rule', mergeIntoRule),
+  onlineRule.delete('/api/evals/online-rules/{id}', 'deleteOnlineRule', 'Delete a rule', { answers: deleted }),
+  onlineRule.get('/api/evals/online-rules/{id}/evaluations', 'listOnlineEvaluations', "A rule's evaluations", {
     query: EvaluationListQuerySchema,
     answers: { 200: OnlineEvaluationListSchema },
-    errors: [404],
   }),
-  analyticsRoutes.get('/api/analytics/scores', 'scoreTrends', 'Score trends over time', { query: ScoreTrendsQuerySchema, answers: { 200: ScoreTrendsSchema } }),
-  analyticsRoutes.get('/api/analytics/components', 'componentHealth', 'Health per component type and model', {
-    query: ComponentHealthQuerySchema,
-    answers: { 200: ComponentHealthSchema },
-  }),
-  analyticsRoutes.get('/api/analytics/timeseries', 'metricSeries', 'A metric over time', {
-    query: MetricSeriesQuerySchema,
-    answers: { 200: MetricSeriesSchema },
-  }),
-  analyticsRoutes.get('/api/analytics/correlation', 'scoreCorrelation', 'A score against latency or tokens', {
-    query: CorrelationQuerySchema,
-    answers: { 200: ScoreCorrelationSchema },
-  }),
-  analyticsRoutes.get(
-    '/api/analytics/costs',
-    'costAnalytics',
-    'What model calls cost by model, agent, prompt, user, session or suite, with the costliest traces and sessions',
-    { query: CostBreakdownQuerySchema, answers: { 200: CostBreakdownSchema } },
-  ),
-  analyticsRoutes.get('/api/analytics/tools', 'toolAnalytics', 'Per tool: calls, errors, latency, argument mismatches', {
-    query: ToolAnalyticsQuerySchema,
-    answers: { 200: ToolAnalyticsSchema },
-  }),
-  judgesRoutes.get('/api/judges/calibration', 'listJudgeCalibrations', "Judges' agreement with people", {
-    query: CalibrationListQuerySchema,
-    answers: { 200: CalibrationListSchema },
-  }),
-  judgesRoutes.get('/api/judges/{name}/calibration', 'getJudgeCalibration', "A judge's agreement with people", {
-    query: JudgeCalibrationQuerySchema,
-    answers: { 200: JudgeCalibrationAnswerSchema },
-  }),
+  ...queryReads(analytics, [
+    ['/api/analytics/scores', 'scoreTrends', 'Score trends over time', ScoreTrendsQuerySchema, ScoreTrendsSchema],
+    ['/api/analytics/components', 'componentHealth', 'Health per component type and model', ComponentHealthQuerySchema, ComponentHealthSchema],
+    ['/api/analytics/timeseries', 'metricSeries', 'A metric over time', MetricSeriesQuerySchema, MetricSeriesSchema],
+    ['/api/analytics/correlation', 'scoreCorrelation', 'A score against latency or tokens', CorrelationQuerySchema, ScoreCorrelationSchema],
+    [
+      '/api/analytics/costs',
+      'costAnalytics',
+      'What model calls cost by model, agent, prompt, user, session or suite, with the costliest traces and sessions',
+      CostBreakdownQuerySchema,
+      CostBreakdownSchema,
+    ],
+    ['/api/analytics/tools', 'toolAnalytics', 'Per tool: calls, errors, latency, argument mismatches', ToolAnalyticsQuerySchema, ToolAnalyticsSchema],
+  ]),
+  ...queryReads(judges, [
+    ['/api/judges/calibration', 'listJudgeCalibrations', "Judges' agreement with people", CalibrationListQuerySchema, CalibrationListSchema],
+    ['/api/judges/{name}/calibration', 'getJudgeCalibration', "A judge's agreement with people", JudgeCalibrationQuerySchema, JudgeCalibrationAnswerSchema],
+  ]),
 ]);

@@ -18,19 +18,18 @@ import { DataDeletionSchema } from '../../../core/model/answers-admin.js';
 import { defineRoutes, NoContent, routeGroup } from '../route-spec.js';
 
 /** Traces, spans, sessions and scores (api/openapi/registry.ts). */
-const ingestRoutes = routeGroup('Traces', 'traces:write');
-const traceReadRoutes = routeGroup('Traces', 'traces:read');
-const deletionRoutes = routeGroup('Deletion', 'projects:admin');
-const sessionsRoutes = routeGroup('Sessions', 'traces:read');
-const scoresRoutes = routeGroup('Scores', 'traces:write');
+const traces = routeGroup('Traces', { read: 'traces:read', write: 'traces:write' });
+const deletion = routeGroup('Deletion', 'projects:admin');
+const sessions = routeGroup('Sessions', 'traces:read');
+const scores = routeGroup('Scores', { read: 'traces:read', write: 'traces:write' });
 
 export const INGEST_ROUTES = defineRoutes([
-  ingestRoutes.post('/api/traces/ingest', 'ingestTrace', 'Ingest a trace and its spans (JSON)', {
+  traces.post('/api/traces/ingest', 'ingestTrace', 'Ingest a trace and its spans (JSON)', {
     body: IngestTraceSchema,
     answers: { 201: IngestAnswerSchema },
     errors: [413, 415],
   }),
-  ingestRoutes.post('/api/spans', 'createSpans', 'Add spans to a trace: {trace_id, spans} or one span with its trace_id', {
+  traces.post('/api/spans', 'createSpans', 'Add spans to a trace: {trace_id, spans} or one span with its trace_id', {
     body: z.union([ManySpansSchema, OneSpanSchema]),
     answers: { 201: SpansAnswerSchema },
     errors: [413, 415],
@@ -38,36 +37,29 @@ export const INGEST_ROUTES = defineRoutes([
 ]);
 
 export const TRACES_ROUTES = defineRoutes([
-  traceReadRoutes.get('/api/traces', 'listTraces', 'Traces, newest first, with filters and keyset paging', {
-    query: TraceListQuery,
-    answers: { 200: TraceListSchema },
-  }),
-  traceReadRoutes.get('/api/traces/{traceId}', 'getTrace', 'A trace and one page of its spans', {
+  traces.get('/api/traces', 'listTraces', 'Traces, newest first, with filters and keyset paging', { query: TraceListQuery, answers: { 200: TraceListSchema } }),
+  traces.get('/api/traces/{traceId}', 'getTrace', 'A trace and one page of its spans', {
     query: TraceQuerySchema,
     answers: { 200: TraceDetailSchema },
     errors: [404],
   }),
-  deletionRoutes.delete('/api/traces/{traceId}', 'deleteTrace', 'Erase a trace, its spans and scores', {
+  deletion.delete('/api/traces/{traceId}', 'deleteTrace', 'Erase a trace, its spans and scores', {
     answers: { 202: DataDeletionSchema, 204: NoContent },
     errors: [404],
   }),
-  traceReadRoutes.get('/api/spans/{spanId}', 'getSpan', 'A span whole', { answers: { 200: SpanViewSchema }, errors: [404] }),
-  sessionsRoutes.get('/api/sessions', 'listSessions', 'Sessions (conversations), latest activity first', {
+  traces.get('/api/spans/{spanId}', 'getSpan', 'A span whole', { answers: { 200: SpanViewSchema }, errors: [404] }),
+  sessions.get('/api/sessions', 'listSessions', 'Sessions (conversations), latest activity first', {
     query: SessionListQuerySchema,
     answers: { 200: SessionListSchema },
   }),
-  sessionsRoutes.get('/api/sessions/{sessionId}', 'getSession', 'A session and its turns, oldest first', {
-    answers: { 200: SessionDetailSchema },
-    errors: [404],
-  }),
-  scoresRoutes.post('/api/scores', 'createScore', 'Record a score of a trace, span or session', {
+  sessions.get('/api/sessions/{sessionId}', 'getSession', 'A session and its turns, oldest first', { answers: { 200: SessionDetailSchema }, errors: [404] }),
+  scores.post('/api/scores', 'createScore', 'Record a score of a trace, span or session', {
     body: CreateScoreSchema,
     answers: { 201: ScoreSchema },
     errors: [409],
     idempotent: true,
   }),
-  scoresRoutes.get('/api/scores', 'listScores', "A trace's scores, newest first", {
-    access: 'traces:read',
+  scores.get('/api/scores', 'listScores', "A trace's scores, newest first", {
     query: z.object({ trace_id: z.string().min(1) }),
     answers: { 200: ScoreListSchema },
   }),
