@@ -114,6 +114,34 @@ describe('signing in to the dashboard', () => {
     expect(dashboardErrors(p)).toBe('');
   });
 
+  it("asks who is signed in once per page load, while the app's scripts still load", async () => {
+    const p = await suite.open();
+    const asked: string[] = [];
+    p.page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/auth/session') asked.push(r.method());
+    });
+    await p.page.goto('/traces');
+    await poll(() => p.page.getByTestId('user-name').isVisible()).toBe(true);
+    expect(asked).toEqual(['GET']);
+    // The page's own script asked while the app's code was still on its way, not once it had run.
+    const timing = await p.page.evaluate(() => {
+      const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+      const session = entries.find((e) => new URL(e.name).pathname === '/api/auth/session');
+      const scriptsIn = Math.max(...entries.filter((e) => e.name.endsWith('.js')).map((e) => e.responseEnd));
+      return { session: session?.startTime ?? null, scriptsIn };
+    });
+    expect(timing.session).not.toBeNull();
+    expect(timing.session!).toBeLessThan(timing.scriptsIn);
+    // Signed out, the sign-in page asks afresh and a sign-in works (the early answer is used once).
+    await p.page.getByTestId('signout').click();
+    await p.page.waitForURL((url) => url.pathname === '/signin');
+    await p.page.getByLabel('API key').fill(svc.apiKey!);
+    await p.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await p.page.waitForURL((url) => url.pathname === '/traces');
+    await poll(() => p.page.getByTestId('user-name').textContent()).toContain('key ');
+    expect(dashboardErrors(p)).toBe('');
+  });
+
   it('sign-out ends the session on the server: the old cookie no longer works', async () => {
     const p = await open();
     await signInWithProvider(p, 'ada');

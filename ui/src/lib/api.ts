@@ -1,6 +1,7 @@
 import { writable, get } from 'svelte/store';
 import { AgentEvalApi, type Requester, type RequestOptions } from '../../../sdk/browser.js';
 import type { AuthState, Project, ProjectRole, SessionView } from './types.js';
+import { takeEarlySession } from './early-session.js';
 
 /**
  * Who the dashboard is. Signed in, the browser holds an HttpOnly session cookie the page never
@@ -250,7 +251,7 @@ export async function signOut(): Promise<void> {
 
 /** How this service signs people in, read without credentials (GET /api/auth/session). */
 export async function authState(): Promise<AuthState> {
-  return client({ session: null }).auth.state();
+  return (await takeEarlySession<AuthState>()) ?? client({ session: null }).auth.state();
 }
 
 /**
