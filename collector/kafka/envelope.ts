@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { IHeaders, KafkaMessage } from 'kafkajs';
 import { COMPONENT_TYPES, CONVENTIONS, SPAN_TYPES, type RowBatch, type SpanRecord, type TraceHeader } from '../../core/model/span.js';
 import { spanRowCodec as codec } from '../../core/store/clickhouse/row-codec.js';
+import { spanCallShape } from '../../core/model/span-fields.js';
 
 /**
  * The Kafka message format of the write path (format 4): a message is one write of the collector
@@ -53,12 +54,7 @@ const spanSchema: z.ZodType<SpanRecord> = z.object({
   status_message: z.string(),
   start_time: z.number(),
   end_time: z.number(),
-  duration_ms: z.number(),
-  model: z.string().nullable(),
-  input: z.string(),
-  output: z.string(),
-  input_tokens: z.number(),
-  output_tokens: z.number(),
+  ...spanCallShape,
   attributes: stringMap,
   resource_attributes: stringMap,
   scope_name: z.string(),

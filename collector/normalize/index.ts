@@ -93,13 +93,10 @@ function withoutMovedValues(attributes: Record<string, string>, input: string, o
   for (const key of Object.keys(attributes)) {
     const value = attributes[key];
     if (value.length < MOVED_VALUE_MIN_LENGTH) continue;
-    if (value === input) {
-      delete attributes[key];
-      attributes['agent_eval.input_source'] = key;
-    } else if (value === output) {
-      delete attributes[key];
-      attributes['agent_eval.output_source'] = key;
-    }
+    const source = value === input ? 'agent_eval.input_source' : value === output ? 'agent_eval.output_source' : null;
+    if (source === null) continue;
+    delete attributes[key];
+    attributes[source] = key;
   }
   return attributes;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Time } from './answer-fields.js';
 import { ROLES } from '../principal.js';
 
 /**
@@ -6,7 +7,6 @@ import { ROLES } from '../principal.js';
  * core/model/answers.ts (how they are used). Each mirrors the TypeScript type named in its comment.
  */
 
-const Time = z.string().describe('ISO 8601 with milliseconds');
 const Role = z.enum(ROLES);
 
 /** ProjectView (core/model/project.ts). */

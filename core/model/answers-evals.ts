@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { object, offsetList, offsetPageFields, Time } from './answer-fields.js';
 import { RUN_STATUSES } from './run-status.js';
 import { CASE_STATUSES, RUN_EXECUTIONS } from './eval-run.js';
 import { PROMPT_TYPES } from './prompt.js';
@@ -9,9 +10,6 @@ import { SCORER_DATA_TYPES } from './custom-scorer.js';
  * What the agents, suites, runs and prompts endpoints answer, as zod schemas: see
  * core/model/answers.ts (the traces, spans, sessions and scores ones, and how they are used).
  */
-
-const Time = z.string().describe('ISO 8601 with milliseconds');
-const object = (description: string) => z.looseObject({}).describe(description);
 
 // ---- Agents (core/model/agent.ts) ----
 
@@ -29,7 +27,7 @@ export const AgentSchema = z
   .meta({ id: 'Agent' });
 
 /** AgentList. */
-export const AgentListSchema = z.object({ agents: z.array(AgentSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const AgentListSchema = offsetList('agents', AgentSchema);
 
 // ---- Suites (core/model/suite.ts) ----
 
@@ -48,7 +46,7 @@ export const SuiteSummarySchema = z
   .meta({ id: 'SuiteSummary' });
 
 /** SuiteList. */
-export const SuiteListSchema = z.object({ suites: z.array(SuiteSummarySchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const SuiteListSchema = offsetList('suites', SuiteSummarySchema);
 
 /** SuiteVersion: GET /api/suites/{id}. */
 export const SuiteVersionSchema = z
@@ -101,12 +99,7 @@ export const CustomScorerSchema = z
   .meta({ id: 'CustomScorer' });
 
 /** CustomScorerList. */
-export const CustomScorerListSchema = z.object({
-  scorers: z.array(CustomScorerSchema),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-});
+export const CustomScorerListSchema = offsetList('scorers', CustomScorerSchema);
 
 // ---- Runs (core/model/eval-run.ts) ----
 
@@ -152,7 +145,7 @@ export const RunViewSchema = z
   .meta({ id: 'Run' });
 
 /** RunList. */
-export const RunListSchema = z.object({ runs: z.array(RunViewSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const RunListSchema = offsetList('runs', RunViewSchema);
 
 /** RunStatusView: GET /api/runs/{id}/status. */
 export const RunStatusSchema = RunViewSchema.pick({
@@ -301,9 +294,7 @@ export const PromptListSchema = z.object({
       updated_at: Time,
     }),
   ),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
+  ...offsetPageFields,
 });
 
 /** PromptVersionList. */
@@ -311,9 +302,7 @@ export const PromptVersionListSchema = z.object({
   id: z.string(),
   name: z.string(),
   versions: z.array(z.object({ version: z.number().int(), labels: z.array(z.string()), commit_message: z.string().nullable(), created_at: Time })),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
+  ...offsetPageFields,
 });
 
 /** PromptLabels. */
@@ -343,9 +332,7 @@ export const PromptTracesSchema = z.object({
   name: z.string(),
   version: z.number().int().nullable(),
   traces: z.array(z.object({ trace_id: z.string(), start_time: Time, versions: z.array(z.number().int()), span_count: z.number().int() })),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
+  ...offsetPageFields,
 });
 
 /** POST /api/runs/{id}/control. */

@@ -1,12 +1,11 @@
 import { z } from 'zod';
+import { offsetList, offsetPageFields, Time } from './answer-fields.js';
 import { COMPARISON_STATUSES, PREFERRED } from './feedback.js';
 
 /**
  * What the feedback and comparison endpoints answer, as zod schemas: see core/model/answers.ts
  * (how they are used). Each mirrors the TypeScript type named in its comment (core/model/feedback.ts).
  */
-
-const Time = z.string().describe('ISO 8601 with milliseconds');
 
 const feedbackBase = {
   id: z.string(),
@@ -49,9 +48,7 @@ export const FeedbackSchema = z
 /** FeedbackList. */
 export const FeedbackListSchema = z.object({
   feedback: z.array(FeedbackSchema),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
+  ...offsetPageFields,
   next_cursor: z.string().nullable(),
 });
 
@@ -78,12 +75,7 @@ export const ComparisonSchema = z
   .meta({ id: 'Comparison' });
 
 /** ComparisonList. */
-export const ComparisonListSchema = z.object({
-  comparisons: z.array(ComparisonSchema),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-});
+export const ComparisonListSchema = offsetList('comparisons', ComparisonSchema);
 
 /** POST /api/feedback/comparisons/{id}/answer: the comparison and the preference feedback its answer recorded. */
 export const ComparisonAnswerSchema = z.object({ comparison: ComparisonSchema, feedback: FeedbackSchema });
@@ -126,7 +118,7 @@ export const ReviewQueueSchema = z
 export const CreatedQueueSchema = ReviewQueueSchema.extend({ truncated: z.boolean() });
 
 /** QueueList. */
-export const QueueListSchema = z.object({ queues: z.array(ReviewQueueSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const QueueListSchema = offsetList('queues', ReviewQueueSchema);
 
 /** POST /api/queues/{id}/items. */
 export const ItemsAddedSchema = z.object({ added: z.number().int(), counts: ItemCountsSchema, truncated: z.boolean() });
@@ -157,7 +149,7 @@ export const QueueItemSchema = z
   .meta({ id: 'QueueItem' });
 
 /** ItemList. */
-export const ItemListSchema = z.object({ items: z.array(QueueItemSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const ItemListSchema = offsetList('items', QueueItemSchema);
 
 /** The next item to review, locked for the caller (null when none is left). */
 export const NextItemSchema = z.object({ item: QueueItemSchema.nullable(), lock_seconds: z.number().int() });

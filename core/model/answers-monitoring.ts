@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { offsetList, offsetPageFields, Time } from './answer-fields.js';
 import {
   ALERT_EVENT_KINDS,
   ALERT_METRICS,
@@ -21,8 +22,6 @@ import { COMPONENT_TYPES } from './span.js';
  * What the alerting endpoints answer, as zod schemas: see core/model/answers.ts (how they are
  * used). Each mirrors the TypeScript type named in its comment (core/model/alert.ts).
  */
-
-const Time = z.string().describe('ISO 8601 with milliseconds');
 
 /** AlertRule: its definition and where its evaluation stands. */
 export const AlertRuleSchema = z
@@ -56,7 +55,7 @@ export const AlertRuleSchema = z
   .meta({ id: 'AlertRule' });
 
 /** AlertRuleList. */
-export const AlertRuleListSchema = z.object({ rules: z.array(AlertRuleSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const AlertRuleListSchema = offsetList('rules', AlertRuleSchema);
 
 /** AlertEvent: a rule's state change and its webhook delivery (`payload` is what the webhook receives). */
 export const AlertEventSchema = z
@@ -95,7 +94,7 @@ export const AlertEventSchema = z
   .meta({ id: 'AlertEvent' });
 
 /** AlertEventList. */
-export const AlertEventListSchema = z.object({ events: z.array(AlertEventSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const AlertEventListSchema = offsetList('events', AlertEventSchema);
 
 // ---- Online rules (core/model/online-rule.ts) ----
 
@@ -137,7 +136,7 @@ export const OnlineRuleSchema = z
   .meta({ id: 'OnlineRule' });
 
 /** OnlineRuleList. */
-export const OnlineRuleListSchema = z.object({ rules: z.array(OnlineRuleSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const OnlineRuleListSchema = offsetList('rules', OnlineRuleSchema);
 
 /** PUT/PATCH /api/evals/online-rules/{id}: fields to change, merged into the stored rule, which is then checked whole. */
 export const OnlineRulePatchSchema = z
@@ -173,9 +172,7 @@ export const OnlineEvaluationListSchema = z.object({
       }),
     ]),
   ),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
+  ...offsetPageFields,
 });
 
 // ---- Analytics (core/model/analytics.ts) and judge calibration (core/model/calibration.ts) ----

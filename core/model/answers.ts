@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { object, offsetPageFields, Time } from './answer-fields.js';
 import { COMPONENT_TYPES, CONVENTIONS, SPAN_TYPES } from './span.js';
 import { SCORE_SOURCES, SCORE_TYPES } from './score.js';
+import { spanCallShape } from './span-fields.js';
 
 /**
  * What the most-used endpoints answer, as zod schemas: the OpenAPI document's answers
@@ -12,11 +14,8 @@ import { SCORE_SOURCES, SCORE_TYPES } from './score.js';
  * conversation, a run's config, a suite definition) are documented objects here.
  */
 
-const Time = z.string().describe('ISO 8601 with milliseconds');
 const StringMap = z.record(z.string(), z.string());
 const Status = z.enum(['ok', 'error']);
-
-const object = (description: string) => z.looseObject({}).describe(description);
 
 // ---- Traces and spans (core/model/trace.ts) ----
 
@@ -59,12 +58,7 @@ const spanShape = {
   status_message: z.string().nullable(),
   start_time: Time,
   end_time: Time,
-  duration_ms: z.number(),
-  model: z.string().nullable(),
-  input: z.string(),
-  output: z.string(),
-  input_tokens: z.number(),
-  output_tokens: z.number(),
+  ...spanCallShape,
   cached_input_tokens: z.number(),
   cost: SpanCostSchema.nullable(),
   attributes: StringMap,
@@ -96,9 +90,7 @@ export const TraceListSchema = z
         output_preview: z.string().nullable().describe("The root span's output, likewise"),
       }),
     ),
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
+    ...offsetPageFields,
     next_cursor: z.string().nullable(),
     search_truncated: z.boolean().optional(),
   })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idProblem } from './id-rules.js';
+import { refusing } from './refusing.js';
 
 /**
  * The one rule for ids (docs/api.md, "Refused at the door"): trace, span and parent span ids,
@@ -23,10 +24,7 @@ export { CONTROL_CHARACTERS, NO_CONTROL_CHARACTERS, NOT_WELL_FORMED, hasControlC
  * `text` cannot hold (U+0000, a lone surrogate), so an id needs no pgText besides.
  */
 export function asId<S extends z.ZodType<string>>(schema: S) {
-  return schema.superRefine((v, ctx) => {
-    const problem = idProblem(v);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+  return refusing(schema, idProblem);
 }
 
 /** An id of 1-`max` characters under the id rule. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FieldIssue } from '../errors.js';
 import { fieldName } from '../validate.js';
+import { refusing } from './refusing.js';
 
 /**
  * What PostgreSQL `text` and `jsonb` can hold, checked before a value reaches the metadata store
@@ -30,13 +31,7 @@ export function textProblem(text: string): string | undefined {
 
 /** A string Postgres `text` can hold, at most `max` UTF-16 units. */
 export function pgText(max: number) {
-  return z
-    .string()
-    .max(max)
-    .superRefine((v, ctx) => {
-      const problem = textProblem(v);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    });
+  return refusing(z.string().max(max), textProblem);
 }
 
 /**

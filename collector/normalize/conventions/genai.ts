@@ -1,7 +1,6 @@
 import type { RawSpan } from '../../../core/model/raw-span.js';
-import type { ComponentType, SpanType } from '../../../core/model/span.js';
 import { genaiInput, genaiModel, genaiOutput, genaiTokens, hasGenaiContent } from '../genai-fields.js';
-import { attrsOf, type Classification, type ConventionModule } from '../types.js';
+import { attrsOf, kindsByComponent, type Classification, type ConventionModule, type Kind } from '../types.js';
 import { firstTokens, get, ident, lowerOf, text, withTotal } from '../values.js';
 
 /**
@@ -9,28 +8,19 @@ import { firstTokens, get, ident, lowerOf, text, withTotal } from '../values.js'
  * 1.37+ `gen_ai.input.messages` / `gen_ai.output.messages` attributes.
  */
 
-type Kind = readonly [SpanType, ComponentType | null];
-
 /**
  * `gen_ai.operation.name` values. Embeddings are model calls billed by input tokens, so they
  * are generations and count as LLM calls. Agent and workflow invocations contain the model
  * calls (and may report their totals), so they are plain spans: counting them would double
  * the trace's tokens. `agent_step` is the AI SDK 7 per-step wrapper.
  */
-const OPERATIONS: Record<string, Kind> = {
-  chat: ['generation', 'generation'],
-  text_completion: ['generation', 'generation'],
-  generate_content: ['generation', 'generation'],
-  embeddings: ['generation', 'generation'],
-  execute_tool: ['tool', 'tool'],
-  retrieval: ['retrieval', 'retrieval'],
-  rerank: ['retrieval', 'retrieval'],
-  plan: ['span', 'planning'],
-  invoke_agent: ['span', null],
-  create_agent: ['span', null],
-  invoke_workflow: ['span', null],
-  agent_step: ['span', null],
-};
+const OPERATIONS = kindsByComponent({
+  generation: ['chat', 'text_completion', 'generate_content', 'embeddings'],
+  tool: ['execute_tool'],
+  retrieval: ['retrieval', 'rerank'],
+  planning: ['plan'],
+  plain: ['invoke_agent', 'create_agent', 'invoke_workflow', 'agent_step'],
+});
 
 function operation(raw: RawSpan): string | null {
   return lowerOf(get(attrsOf(raw), 'gen_ai.operation.name'));
@@ -44,9 +34,8 @@ function provider(raw: RawSpan): string | null {
 function kindOf(raw: RawSpan): Kind {
   const a = attrsOf(raw);
   const op = operation(raw);
-  if (op !== null && Object.prototype.hasOwnProperty.call(OPERATIONS, op)) return OPERATIONS[op];
   // A provider-specific operation name on a span that names a model is still a model call.
-  if (op !== null) return genaiModel(a) !== null ? ['generation', 'generation'] : ['span', null];
+  if (op !== null) return OPERATIONS.get(op) ?? (genaiModel(a) !== null ? ['generation', 'generation'] : ['span', null]);
   if (ident(get(a, 'gen_ai.tool.name')) !== null) return ['tool', 'tool'];
   return ['generation', 'generation'];
 }

@@ -1,12 +1,9 @@
 import type { Attributes } from '../../../core/model/raw-span.js';
-import type { ComponentType, SpanType } from '../../../core/model/span.js';
 import { indexedList } from '../flat-list.js';
-import { attrsOf, type Classification, type ConventionModule } from '../types.js';
+import { attrsOf, kindsByComponent, type Classification, type ConventionModule } from '../types.js';
 import { firstIdent, firstTokens, get, safeJson, text, withTotal } from '../values.js';
 
 /** OpenInference (Arize Phoenix): `openinference.span.kind` plus flattened llm.* / retrieval.* keys. */
-
-type Kind = readonly [SpanType, ComponentType | null];
 
 /**
  * Span kinds. EMBEDDING is a model call (counted like the GenAI `embeddings` operation).
@@ -14,18 +11,13 @@ type Kind = readonly [SpanType, ComponentType | null];
  * carry their children's token totals, so they stay plain spans; GUARDRAIL and EVALUATOR are
  * checks, not components the SPEC names. PROMPT is template rendering: the `prompt` component.
  */
-const KINDS: Record<string, Kind> = {
-  LLM: ['generation', 'generation'],
-  EMBEDDING: ['generation', 'generation'],
-  TOOL: ['tool', 'tool'],
-  RETRIEVER: ['retrieval', 'retrieval'],
-  RERANKER: ['retrieval', 'retrieval'],
-  PROMPT: ['span', 'prompt'],
-  CHAIN: ['span', null],
-  AGENT: ['span', null],
-  GUARDRAIL: ['span', null],
-  EVALUATOR: ['span', null],
-};
+const KINDS = kindsByComponent({
+  generation: ['LLM', 'EMBEDDING'],
+  tool: ['TOOL'],
+  retrieval: ['RETRIEVER', 'RERANKER'],
+  prompt: ['PROMPT'],
+  plain: ['CHAIN', 'AGENT', 'GUARDRAIL', 'EVALUATOR'],
+});
 
 function spanKind(attrs: Attributes): string | null {
   const v = get(attrs, 'openinference.span.kind');
@@ -75,7 +67,7 @@ export const openinference: ConventionModule = {
   classify(raw): Classification {
     const a = attrsOf(raw);
     const kind = spanKind(a) ?? 'UNKNOWN';
-    const [span_type, component_type] = Object.prototype.hasOwnProperty.call(KINDS, kind) ? KINDS[kind] : (['span', null] as const);
+    const [span_type, component_type] = KINDS.get(kind) ?? (['span', null] as const);
     const tokens = withTotal(
       firstTokens(a, ['llm.token_count.prompt']),
       firstTokens(a, ['llm.token_count.completion']),

@@ -1,8 +1,7 @@
 import type { Attributes, RawSpan } from '../../../core/model/raw-span.js';
-import type { ComponentType, SpanType } from '../../../core/model/span.js';
 import { indexedList } from '../flat-list.js';
 import { genaiInput, genaiModel, genaiOutput, genaiTokens } from '../genai-fields.js';
-import { attrsOf, type Classification, type ConventionModule } from '../types.js';
+import { attrsOf, kindsByComponent, type Classification, type ConventionModule, type Kind } from '../types.js';
 import { firstIdent, firstText, firstTokens, get, lowerOf, safeJson, withTotal } from '../values.js';
 
 /**
@@ -11,31 +10,17 @@ import { firstIdent, firstText, firstTokens, get, lowerOf, safeJson, withTotal }
  * gen_ai.* attributes (the pre-1.27 `gen_ai.prompt.N.*` form) and `llm.usage.total_tokens`.
  */
 
-type Kind = readonly [SpanType, ComponentType | null];
-
 /** Workflows, tasks and agents are the user's own functions around the calls: plain spans. */
-const SPAN_KINDS: Record<string, Kind> = {
-  workflow: ['span', null],
-  task: ['span', null],
-  agent: ['span', null],
-  tool: ['tool', 'tool'],
-};
+const SPAN_KINDS = kindsByComponent({ plain: ['workflow', 'task', 'agent'], tool: ['tool'] });
 
-const REQUEST_TYPES: Record<string, Kind> = {
-  chat: ['generation', 'generation'],
-  completion: ['generation', 'generation'],
-  embedding: ['generation', 'generation'],
-  rerank: ['retrieval', 'retrieval'],
-};
-
-const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+const REQUEST_TYPES = kindsByComponent({ generation: ['chat', 'completion', 'embedding'], retrieval: ['rerank'] });
 
 function kindOf(a: Attributes): Kind {
   // The decorator's kind is what the user declared; it wins over a request type on the same span.
   const spanKind = lowerOf(get(a, 'traceloop.span.kind'));
-  if (spanKind !== null) return has(SPAN_KINDS, spanKind) ? SPAN_KINDS[spanKind] : ['span', null];
-  const requestType = lowerOf(get(a, 'llm.request.type'));
-  if (requestType !== null && has(REQUEST_TYPES, requestType)) return REQUEST_TYPES[requestType];
+  if (spanKind !== null) return SPAN_KINDS.get(spanKind) ?? ['span', null];
+  const requestType = REQUEST_TYPES.get(lowerOf(get(a, 'llm.request.type')) ?? '');
+  if (requestType) return requestType;
   // `unknown` and newer request types: a model call when a model is named.
   return model(a) !== null ? ['generation', 'generation'] : ['span', null];
 }

@@ -1,6 +1,6 @@
 import type { AttrValue, RawSpan } from '../../../core/model/raw-span.js';
-import { COMPONENT_TYPES, type ComponentType, type SpanType } from '../../../core/model/span.js';
-import { attrsOf, type Classification, type ConventionModule } from '../types.js';
+import { COMPONENT_TYPES, type ComponentType } from '../../../core/model/span.js';
+import { attrsOf, kindsByComponent, type Classification, type ConventionModule, type Kind } from '../types.js';
 import { firstIdent, firstText, get, ident, lowerOf, tokenCount } from '../values.js';
 
 /**
@@ -11,20 +11,11 @@ import { firstIdent, firstText, get, ident, lowerOf, tokenCount } from '../value
  * like `model` or `input` are generic enough to appear on anyone's spans.
  */
 
-type Kind = readonly [SpanType, ComponentType | null];
-
-/** The SDK's span kinds: four stored types, and five components stored as plain spans. */
-const KINDS: Record<string, Kind> = {
-  span: ['span', null],
-  generation: ['generation', 'generation'],
-  tool: ['tool', 'tool'],
-  retrieval: ['retrieval', 'retrieval'],
-  reasoning: ['span', 'reasoning'],
-  planning: ['span', 'planning'],
-  routing: ['span', 'routing'],
-  memory: ['span', 'memory'],
-  prompt: ['span', 'prompt'],
-};
+/** The SDK's span kinds, each named after its component (`span`: none): four stored types, and five components stored as plain spans. */
+const KINDS = kindsByComponent({
+  plain: ['span'],
+  ...Object.fromEntries(['generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'].map((c) => [c, [c]])),
+});
 
 /** Attribute names from the SPEC's table; any of them marks a span as using the SPEC's conventions. */
 const SPEC_KEYS = [
@@ -50,7 +41,7 @@ const SPEC_KEYS = [
 
 function kindName(v: unknown): Kind | null {
   const k = lowerOf(v);
-  return k !== null && Object.prototype.hasOwnProperty.call(KINDS, k) ? KINDS[k] : null;
+  return k === null ? null : (KINDS.get(k) ?? null);
 }
 
 function declared(raw: RawSpan): Kind | null {

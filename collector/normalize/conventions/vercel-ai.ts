@@ -1,7 +1,6 @@
 import type { Attributes, RawSpan } from '../../../core/model/raw-span.js';
-import type { ComponentType, SpanType } from '../../../core/model/span.js';
 import { genaiInput, genaiModel, genaiOutput, genaiTokens } from '../genai-fields.js';
-import { attrsOf, type Classification, type ConventionModule } from '../types.js';
+import { attrsOf, kindsByComponent, type Classification, type ConventionModule, type Kind } from '../types.js';
 import { firstIdent, firstText, firstTokens, get, lowerOf, parseJson, safeJson, withTotal } from '../values.js';
 
 /**
@@ -10,27 +9,21 @@ import { firstIdent, firstText, firstTokens, get, lowerOf, parseJson, safeJson, 
  * both report usage: the wrapper the sum over all steps. Only the provider call is a generation.
  */
 
-type Kind = readonly [SpanType, ComponentType | null];
+const OPERATIONS = kindsByComponent({
+  plain: ['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject', 'ai.embed', 'ai.embedMany', 'ai.rerank'],
+  generation: [
+    'ai.generateText.doGenerate',
+    'ai.streamText.doStream',
+    'ai.generateObject.doGenerate',
+    'ai.streamObject.doStream',
+    'ai.embed.doEmbed',
+    'ai.embedMany.doEmbed',
+  ],
+  retrieval: ['ai.rerank.doRerank'],
+  tool: ['ai.toolCall'],
+});
 
-const OPERATIONS: Record<string, Kind> = {
-  'ai.generateText': ['span', null],
-  'ai.streamText': ['span', null],
-  'ai.generateObject': ['span', null],
-  'ai.streamObject': ['span', null],
-  'ai.embed': ['span', null],
-  'ai.embedMany': ['span', null],
-  'ai.rerank': ['span', null],
-  'ai.generateText.doGenerate': ['generation', 'generation'],
-  'ai.streamText.doStream': ['generation', 'generation'],
-  'ai.generateObject.doGenerate': ['generation', 'generation'],
-  'ai.streamObject.doStream': ['generation', 'generation'],
-  'ai.embed.doEmbed': ['generation', 'generation'],
-  'ai.embedMany.doEmbed': ['generation', 'generation'],
-  'ai.rerank.doRerank': ['retrieval', 'retrieval'],
-  'ai.toolCall': ['tool', 'tool'],
-};
-
-const known = (op: string): boolean => Object.prototype.hasOwnProperty.call(OPERATIONS, op);
+const known = (op: string): boolean => OPERATIONS.has(op);
 
 /** `ai.operationId`, else the span name when it is one the SDK uses (SDK 3 had no operationId). */
 function operationId(raw: RawSpan): string | null {
@@ -43,7 +36,7 @@ function kindOf(raw: RawSpan, op: string): Kind {
   // AI SDK 7 (@ai-sdk/otel) labels its per-step span with the legacy doGenerate id but
   // gen_ai.operation.name `agent_step`; the provider call is that span's `chat` child.
   if (lowerOf(get(attrsOf(raw), 'gen_ai.operation.name')) === 'agent_step') return ['span', null];
-  return known(op) ? OPERATIONS[op] : ['span', null];
+  return OPERATIONS.get(op) ?? ['span', null];
 }
 
 /** Each element of `ai.values` / `ai.embeddings` is JSON text on its own: one JSON array reads better. */

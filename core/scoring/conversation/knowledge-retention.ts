@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_CONVERSATION_TURNS } from '../../model/conversation.js';
 import { judgeScorer, type JudgeRuntime, type JudgeScorer } from '../../judges/judge-scorer.js';
-import { flagsProblem } from '../../safe-regex.js';
+import { regexFlags } from '../rules/support.js';
 import type { ScoreInput } from '../scorer.js';
 import { CONVERSATION_JUDGE_CONFIG, conversationQuestion, type Bands } from './judge-question.js';
 import { retentionByRule } from './retention-rule.js';
@@ -35,13 +35,7 @@ const Config = z
     mode: z.enum(['rule', 'judge']).optional(),
     facts: z.array(Fact).min(1).max(50).optional(),
     /** The rule mode's pattern flags. */
-    flags: z
-      .string()
-      .default('i')
-      .superRefine((flags, ctx) => {
-        const problem = flagsProblem(flags);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      }),
+    flags: regexFlags('i'),
   })
   .superRefine((c, ctx) => {
     if (c.mode === 'rule' && !c.facts) ctx.addIssue({ code: 'custom', path: ['facts'], message: 'the rule mode checks config.facts: give at least one' });

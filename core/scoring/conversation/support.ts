@@ -2,6 +2,7 @@ import type { ConversationEnd, ConversationTurnView, ConversationView } from '..
 import { turnText } from '../../conversations/view.js';
 import { z } from 'zod';
 import { patternProblem } from '../../safe-regex.js';
+import { refusing } from '../../model/refusing.js';
 import type { ScoreInput } from '../scorer.js';
 
 /**
@@ -41,10 +42,4 @@ export const END_WORDS: Record<ConversationEnd, string> = {
 };
 
 /** A configured pattern (RE2, matched case-insensitively): refused at the door when the safe engine cannot run it. */
-export const Pattern = z
-  .string()
-  .min(1)
-  .superRefine((p, ctx) => {
-    const problem = patternProblem(p, 'i');
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+export const Pattern = refusing(z.string().min(1), (p) => patternProblem(p, 'i'));

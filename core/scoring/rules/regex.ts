@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { flagsProblem, MAX_SCAN_CHARS, patternProblem, searchPatterns } from '../../safe-regex.js';
 import type { Scorer } from '../scorer.js';
-import { cut, listOf, outputText, show, snippet } from './support.js';
+import { cut, listOf, outputText, regexFlags, show, snippet } from './support.js';
 
 /** At most this much of the output is searched (characters), whatever the pattern. */
 export const REGEX_MAX_TEXT = MAX_SCAN_CHARS;
@@ -9,13 +9,7 @@ export const REGEX_MAX_TEXT = MAX_SCAN_CHARS;
 const Config = z
   .strictObject({
     pattern: z.string().min(1).optional(),
-    flags: z
-      .string()
-      .default('')
-      .superRefine((flags, ctx) => {
-        const problem = flagsProblem(flags);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      }),
+    flags: regexFlags(''),
     /** Accepted and ignored: patterns run in linear time now, so there is nothing to time out (kept so older suites still load). */
     timeoutMs: z.number().int().min(1).max(10_000).optional(),
   })

@@ -1,4 +1,6 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { flagsProblem } from '../../safe-regex.js';
+import { refusing } from '../../model/refusing.js';
 import type { ScoreDetail } from '../../model/eval-case.js';
 import type { ScoreInput, Scorer } from '../scorer.js';
 
@@ -107,4 +109,9 @@ export function ruleScorer<C extends z.ZodType<Record<string, unknown>>>(def: {
     configSchema: def.config,
     evaluate: (input) => def.evaluate(input, def.config.parse(input.config)),
   };
+}
+
+/** A scorer config's regular-expression flags, `defaultFlags` when none are given; flags RE2 cannot run are refused. */
+export function regexFlags(defaultFlags: string) {
+  return refusing(z.string().default(defaultFlags), flagsProblem);
 }
