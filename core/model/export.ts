@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeCursorTuple, encodeCursorTuple } from './keyset-cursor.js';
+import { cursorParam, decodeCursorTuple, encodeCursorTuple } from './keyset-cursor.js';
 import { Timestamp } from './ingest-body.js';
 import { COMPONENT_TYPES, SPAN_TYPES } from './span.js';
 import { SCORE_SOURCES, SCORE_TYPES } from './score.js';
@@ -96,15 +96,11 @@ export function decodeExportCursor(cursor: string): ExportPosition | undefined {
 
 /** A `cursor` parameter of `kind`'s export: a 422 naming it when it is not a next cursor of that kind. */
 export function exportCursorParam(kind: ExportKind) {
-  return z
-    .string()
-    .max(4096)
-    .transform((v, ctx) => {
-      const p = decodeExportCursor(v);
-      if (!p || p.kind !== kind) ctx.addIssue({ code: 'custom', message: `must be an X-Next-Cursor of a ${kind} export` });
-      return p;
-    })
-    .optional();
+  const ofKind = (v: string) => {
+    const p = decodeExportCursor(v);
+    return p?.kind === kind ? p : undefined;
+  };
+  return cursorParam(4096, ofKind, `must be an X-Next-Cursor of a ${kind} export`);
 }
 
 /** What the store exports: a kind's filters, where to start, how many rows at most. */

@@ -46,15 +46,21 @@ export function decodeKeysetCursor(cursor: string): KeysetPosition | undefined {
   return { startMs: startMs as number, id };
 }
 
-/** A cursor query parameter: a 422 naming it when it is not a `field` this endpoint issued. */
-export function keysetCursorParam(field: string) {
+/**
+ * An optional cursor query parameter of at most `maxLength` characters, as the position `decode`
+ * reads from it: a 422 with `message` when it reads none.
+ */
+export function cursorParam<P>(maxLength: number, decode: (cursor: string) => P | undefined, message: string) {
   return z
     .string()
-    .max(1024)
+    .max(maxLength)
     .transform((v, ctx) => {
-      const position = decodeKeysetCursor(v);
-      if (!position) ctx.addIssue({ code: 'custom', message: `must be a ${field} of this endpoint` });
+      const position = decode(v);
+      if (!position) ctx.addIssue({ code: 'custom', message });
       return position;
     })
     .optional();
 }
+
+/** A cursor query parameter: a 422 naming it when it is not a `field` this endpoint issued. */
+export const keysetCursorParam = (field: string) => cursorParam(1024, decodeKeysetCursor, `must be a ${field} of this endpoint`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeCursorTuple, decodeKeysetCursor, encodeCursorTuple, encodeKeysetCursor } from './keyset-cursor.js';
+import { cursorParam, decodeCursorTuple, decodeKeysetCursor, encodeCursorTuple, encodeKeysetCursor } from './keyset-cursor.js';
 import { TRACE_SORTS, type TraceSortKey } from './trace.js';
 
 /**
@@ -33,16 +33,7 @@ export const TraceSortFields = {
 };
 
 /** A cursor query parameter of the list: either kind, checked against the sort by {@link traceSortProblems}. */
-export const traceCursorParam = () =>
-  z
-    .string()
-    .max(1024)
-    .transform((v, ctx) => {
-      const position = decodeTraceCursor(v);
-      if (!position) ctx.addIssue({ code: 'custom', message: 'must be a next_cursor of this endpoint' });
-      return position;
-    })
-    .optional();
+export const traceCursorParam = () => cursorParam(1024, decodeTraceCursor, 'must be a next_cursor of this endpoint');
 
 type Decoded = { sort: TraceSortKey; cursor: TraceListCursor };
 
