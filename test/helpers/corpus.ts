@@ -11,6 +11,7 @@ import { openllmetryTrace } from '../fixtures/corpus/traces/openllmetry.js';
 import { specTrace } from '../fixtures/corpus/traces/spec.js';
 import { vercelAiTrace } from '../fixtures/corpus/traces/vercel-ai.js';
 import { hostileStrings, longAnswer, texts } from '../fixtures/corpus/texts.js';
+import type { TestService } from './server.js';
 
 /**
  * The corpus of test/fixtures/corpus (README.md there): whole agent traces as the four real
@@ -128,6 +129,25 @@ export function corpusTexts(): string[] {
  * string of the corpus, or any string (graphemes of every script, any code points, or UTF-16 units with lone
  * surrogates). `wellFormed: true` leaves out what holds a lone surrogate.
  */
+/** The corpus' hostile strings but its long line (over 1,000 characters), so that property runs stay fast. */
+export const shortHostileTexts = (): string[] =>
+  hostileStrings()
+    .filter((h) => h.text.length < 1000)
+    .map((h) => h.text);
+
+/**
+ * Any text: grapheme clusters and any code points including lone surrogates (up to `maxLength`),
+ * strings assembled from up to `maxPieces` of `pieces`, and each of `whole` as it is.
+ */
+export function textOf(pieces: string[], whole: string[], opts: { maxLength: number; maxPieces: number }): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: opts.maxLength }),
+    fc.string({ unit: 'binary', maxLength: opts.maxLength }),
+    fc.array(fc.constantFrom(...pieces), { maxLength: opts.maxPieces }).map((p) => p.join('')),
+    fc.constantFrom(...whole),
+  );
+}
+
 export function agentText(opts: { wellFormed?: boolean; maxLength?: number } = {}): fc.Arbitrary<string> {
   const maxLength = opts.maxLength ?? 300;
   const corpusText = fc.constantFrom(...corpusTexts().filter((t) => !opts.wellFormed || t.isWellFormed()));
@@ -314,6 +334,12 @@ export function sentFromJson(trace: CorpusJsonTrace, route: 'ingest' | 'spans'):
 
 /** A GET against the API under the test's project, as the caller has it (svc.api, apiFetch, ...). */
 export type ApiGet = (pathname: string) => Promise<Response>;
+
+/** GETs through `svc`'s API as project `project`. */
+export const projectReader =
+  (svc: Pick<TestService, 'api'>, project: string): ApiGet =>
+  (pathname) =>
+    svc.api(pathname, { project });
 
 /** Every page of GET /api/traces/{id}, `pageSize` spans a page; undefined while the trace is not found. */
 export async function readWholeTrace(

@@ -59,6 +59,14 @@ async function startWebhookReceiver(statusFor: (path: string) => number): Promis
   };
 }
 
+/** The first notification the webhook at `path` received, once one has arrived (30 s at most). */
+const firstNotification = (path: string): Promise<AlertNotification> =>
+  eventually(() => {
+    const calls = hooks.calls(path);
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    return calls[0].body;
+  }, 30_000);
+
 let svc: TestService;
 let hooks: WebhookReceiver;
 
@@ -239,11 +247,7 @@ describe('evaluation', () => {
     // An 8 s window: wide enough that a loaded machine still evaluates it before the traces age out.
     const r = await create(rule({ name: 'Errors', filter: { trace_name: name }, window_seconds: 8, eval_interval_seconds: 1, webhook_url: hooks.url(hook) }));
 
-    const fired = await eventually(() => {
-      const calls = hooks.calls(hook);
-      expect(calls.length).toBeGreaterThanOrEqual(1);
-      return calls[0].body;
-    }, 30_000);
+    const fired = await firstNotification(hook);
     expect(fired).toMatchObject({
       event: 'fired',
       value: 0.75,
@@ -295,11 +299,7 @@ describe('evaluation', () => {
     const over = await create(budget({ name: 'Over budget', threshold: Math.max(...costs) * 1.5, webhook_url: hooks.url(hook) }));
     const within = await create(budget({ name: 'Within budget', threshold: spent * 2, severity: 'warning' }));
 
-    const fired = await eventually(() => {
-      const calls = hooks.calls(hook);
-      expect(calls.length).toBeGreaterThanOrEqual(1);
-      return calls[0].body;
-    }, 30_000);
+    const fired = await firstNotification(hook);
     expect(fired).toMatchObject({
       event: 'fired',
       threshold: Math.max(...costs) * 1.5,

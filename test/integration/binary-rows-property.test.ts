@@ -6,8 +6,9 @@ import type { SpanRecord } from '../../core/model/span.js';
 import type { AnalyticsStore } from '../../core/store/analytics.js';
 import type { ClickHouse } from '../../core/store/clickhouse/client.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { hostileStrings, texts } from '../fixtures/corpus/texts.js';
+import { texts } from '../fixtures/corpus/texts.js';
 import { openMigratedClickHouse } from '../helpers/clickhouse-store.js';
+import { shortHostileTexts, textOf } from '../helpers/corpus.js';
 import { makeDataDir } from '../helpers/data-dir.js';
 import { chatSpan } from '../helpers/span-record.js';
 
@@ -36,15 +37,7 @@ afterAll(async () => {
 });
 
 const PIECES = ['\n', '\n\n', '\r\n', '\t', '\\', '\\N', 'NULL', "'", '"', '{', '}', ':', ',', '\u0000', '\u2028', '👩\u200d💻', 'שלום', ' ', 'a'];
-const hostile = hostileStrings()
-  .filter((h) => h.text.length < 1000)
-  .map((h) => h.text);
-const anyText: fc.Arbitrary<string> = fc.oneof(
-  fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }).map((p) => p.join('')),
-  fc.constantFrom(...hostile, ...Object.values(texts)),
-);
+const anyText = textOf(PIECES, [...shortHostileTexts(), ...Object.values(texts)], { maxLength: 20, maxPieces: 10 });
 const textMap = fc
   .uniqueArray(fc.tuple(anyText, anyText), { maxLength: 4, selector: ([k]) => k.toWellFormed() })
   .map((entries) => Object.fromEntries(entries) as Record<string, string>);

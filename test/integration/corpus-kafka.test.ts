@@ -10,6 +10,7 @@ import {
   toSpansBodies,
   toSpanSpecs,
   wellFormed,
+  projectReader,
   type ApiGet,
   type SentTrace,
 } from '../helpers/corpus.js';
@@ -53,11 +54,6 @@ afterAll(async () => {
   await broker?.stop();
 });
 
-const reader =
-  (project: string): ApiGet =>
-  (pathname) =>
-    svc.api(pathname, { project });
-
 /**
  * Waits until the ingester stored the whole trace (every span, the summary counting them all, the
  * header's name), then checks it. Fails at once, with the reason, when a message of this write
@@ -95,14 +91,14 @@ describe('receivers -> Kafka -> ingester -> chDB', () => {
     const project = 'corpus-kafka-json-ingest';
     const letters = await topicMessageCount(kafka, DLQ);
     await post('/api/traces/ingest', project, t.body);
-    await expectConsumedAsSent(reader(project), sentFromJson(t, 'ingest'), letters);
+    await expectConsumedAsSent(projectReader(svc, project), sentFromJson(t, 'ingest'), letters);
   });
 
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/spans: %s', async (_name, t) => {
     const project = 'corpus-kafka-spans';
     const letters = await topicMessageCount(kafka, DLQ);
     for (const body of toSpansBodies(t)) await post('/api/spans', project, body);
-    await expectConsumedAsSent(reader(project), sentFromJson(t, 'spans'), letters);
+    await expectConsumedAsSent(projectReader(svc, project), sentFromJson(t, 'spans'), letters);
   });
 
   const otlp: Array<[string, ExporterKind, () => string]> = [
@@ -117,7 +113,7 @@ describe('receivers -> Kafka -> ingester -> chDB', () => {
     const rec = recorded.get(t.name)!;
     const letters = await topicMessageCount(kafka, DLQ);
     await exportVia(kind, target(), project, rec.spans);
-    await expectConsumedAsSent(reader(project), sentFromRecorded(t, rec), letters);
+    await expectConsumedAsSent(projectReader(svc, project), sentFromRecorded(t, rec), letters);
   });
 
   it('sent nothing to the dead letter topic', async () => {

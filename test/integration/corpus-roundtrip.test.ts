@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportVia, recordTrace, type ExporterKind, type RecordedTrace } from '../e2e/helpers/otel.js';
-import { expectTraceStoredAsSent, loadCorpus, sentFromJson, sentFromRecorded, toSpansBodies, toSpanSpecs, type ApiGet } from '../helpers/corpus.js';
+import { expectTraceStoredAsSent, loadCorpus, sentFromJson, sentFromRecorded, toSpansBodies, toSpanSpecs, projectReader } from '../helpers/corpus.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
 /**
@@ -26,11 +26,6 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-const reader =
-  (project: string): ApiGet =>
-  (pathname) =>
-    svc.api(pathname, { project });
-
 async function post(pathname: string, project: string, body: unknown): Promise<void> {
   const res = await svc.api(pathname, { method: 'POST', json: body, project });
   const text = await res.text();
@@ -41,13 +36,13 @@ describe('the SPEC JSON routes', () => {
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/traces/ingest: %s', async (_name, t) => {
     const project = 'corpus-json-ingest';
     await post('/api/traces/ingest', project, t.body);
-    await expectTraceStoredAsSent(reader(project), sentFromJson(t, 'ingest'));
+    await expectTraceStoredAsSent(projectReader(svc, project), sentFromJson(t, 'ingest'));
   });
 
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/spans (several spans, then one alone): %s', async (_name, t) => {
     const project = 'corpus-spans';
     for (const body of toSpansBodies(t)) await post('/api/spans', project, body);
-    await expectTraceStoredAsSent(reader(project), sentFromJson(t, 'spans'));
+    await expectTraceStoredAsSent(projectReader(svc, project), sentFromJson(t, 'spans'));
   });
 });
 
@@ -66,6 +61,6 @@ describe.each(OTLP)('$name, the real OpenTelemetry exporter', ({ name, kind, tar
   it.each(corpus.otel.map((t) => [t.name, t] as const))('%s', async (_name, t) => {
     const rec = recorded.get(t.name)!;
     await exportVia(kind, target(), project, rec.spans);
-    await expectTraceStoredAsSent(reader(project), sentFromRecorded(t, rec));
+    await expectTraceStoredAsSent(projectReader(svc, project), sentFromRecorded(t, rec));
   });
 });

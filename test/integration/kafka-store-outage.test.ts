@@ -340,14 +340,19 @@ async function topicConfig(topic: string): Promise<Record<string, { value: strin
 }
 
 describe('format 4 through the real store', () => {
-  it('a request larger than one message arrives as several, each with the summary rows of its own spans; the trace counts every span once', async () => {
-    // The smallest valid configuration: MAX_SPAN_BYTES 16 KiB, KAFKA_MAX_MESSAGE_BYTES 16 KiB + 64 KiB.
-    const maxSpanBytes = 16_384;
-    const maxMessageBytes = maxSpanBytes + 64 * 1024;
-    const names = await newTopics('split', 3, maxMessageBytes);
+  // The smallest valid configuration: MAX_SPAN_BYTES 16 KiB, KAFKA_MAX_MESSAGE_BYTES 16 KiB + 64 KiB.
+  const maxSpanBytes = 16_384;
+  const maxMessageBytes = maxSpanBytes + 64 * 1024;
+
+  /** New topics named after `name`, a sink on them and ingest through it with the smallest valid limits, and a project of its own. */
+  async function smallestWritePath(name: string) {
+    const names = await newTopics(name, 3, maxMessageBytes);
     const sink = await startSink(names.topic, maxMessageBytes);
-    const ingest = createIngest(sink, { maxSpanBytes });
-    const project = `p-split-${Date.now().toString(36)}`;
+    return { names, sink, ingest: createIngest(sink, { maxSpanBytes }), project: `p-${name}-${Date.now().toString(36)}` };
+  }
+
+  it('a request larger than one message arrives as several, each with the summary rows of its own spans; the trace counts every span once', async () => {
+    const { names, sink, ingest, project } = await smallestWritePath('split');
     const traceId = hex(0x5917, 16);
     // 17 spans of ~5 kB, ~86 kB: more than a message, so ingest cuts the request into writes of at
     // most half a message of span rows (three here), each sent as one message.
@@ -406,12 +411,7 @@ describe('format 4 through the real store', () => {
     // An OTLP batch of short server spans, each its own trace: a summary row per span, larger than
     // the span's row. The writes are bounded by span rows and summary rows together, so none needs
     // the fallback of span-only and summary-only messages (which are not stored together).
-    const maxSpanBytes = 16_384;
-    const maxMessageBytes = maxSpanBytes + 64 * 1024;
-    const names = await newTopics('traces', 3, maxMessageBytes);
-    const sink = await startSink(names.topic, maxMessageBytes);
-    const ingest = createIngest(sink, { maxSpanBytes });
-    const project = `p-traces-${Date.now().toString(36)}`;
+    const { names, ingest, project } = await smallestWritePath('traces');
     const raw: RawSpan[] = Array.from({ length: 600 }, (_, i) => ({
       traceId: hex(0x7000 + i, 16),
       spanId: hex(1, 8),

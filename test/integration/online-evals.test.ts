@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/logger.js';
 import type { OnlineEvaluationList, OnlineRule } from '../../core/model/online-rule.js';
 import { isSampled } from '../../core/online/sampling.js';
 import type { Score } from '../../core/model/score.js';
 import type { TraceDetail } from '../../core/model/trace.js';
-import { createOnlineEvaluator } from '../../core/online/evaluator.js';
-import { defaultScorerRegistry } from '../../core/scoring/index.js';
-import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
-import { httpClickHouse } from '../../core/store/clickhouse/client.js';
-import { createOnlineTraceReads } from '../../core/store/clickhouse/online-trace-reads.js';
 import type { MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import { eventually } from '../helpers/eventually.js';
 import { fakeProviderEnv, startFakeProvider, type FakeProvider } from '../helpers/fake-providers.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
+import { extraOnlineEvaluators } from '../helpers/online-evaluators.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { onlineRulesApi } from '../helpers/online-rules-api.js';
 import { expectJson } from '../helpers/test-service-hooks.js';
@@ -440,24 +435,8 @@ describe('two evaluators on the same stores', () => {
   it('still score each trace once', async () => {
     const c = await newProject();
     extraMetadata = openServiceMetadata(svc.dataDir);
-    const analytics = createAnalyticsStore(httpClickHouse(svc.clickhouse));
-    const logger = createLogger('silent');
     // Three more evaluators beside the service's own, racing for the same rule's work.
-    const evaluators = Array.from({ length: 3 }, () =>
-      createOnlineEvaluator({
-        store: extraMetadata!.onlineEvals,
-        traces: createOnlineTraceReads(svc.clickhouse),
-        writeScores: (projectId, scores) => analytics.writeScores(projectId, scores),
-        writeTrace: () => Promise.resolve(),
-        registryFor: () => Promise.resolve(defaultScorerRegistry()),
-        logger,
-        tickMs: 50,
-        scanBatch: 40,
-        concurrency: 3,
-        leaseMs: 30_000,
-        retentionDays: 90,
-      }),
-    );
+    const evaluators = extraOnlineEvaluators(svc, extraMetadata, 3, 40);
     const n = 300;
     const ids = Array.from({ length: n }, (_, i) => `race-${i}-${c.project}`);
     await ingestAll(

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/logger.js';
 import type { OnlineRule, OnlineSessionEvaluationList } from '../../core/model/online-rule.js';
 import type { Score } from '../../core/model/score.js';
 import type { SessionDetail, SessionList } from '../../core/model/trace-session.js';
-import { createOnlineEvaluator } from '../../core/online/evaluator.js';
-import { defaultScorerRegistry } from '../../core/scoring/index.js';
-import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
-import { httpClickHouse } from '../../core/store/clickhouse/client.js';
-import { createOnlineTraceReads } from '../../core/store/clickhouse/online-trace-reads.js';
 import { AgentEvalClient } from '../../sdk/index.js';
 import { createPool, type MetadataStore } from '../../core/store/postgres/metadata-store.js';
 import { loadCorpus } from '../helpers/corpus.js';
 import { eventually } from '../helpers/eventually.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
+import { extraOnlineEvaluators } from '../helpers/online-evaluators.js';
 import { servicePostgresUrl } from '../helpers/service-postgres.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { onlineRulesApi } from '../helpers/online-rules-api.js';
@@ -306,22 +301,7 @@ describe('two more evaluators on the same stores', () => {
   it('still score each session generation once', async () => {
     const c = await newProject();
     extraMetadata = openServiceMetadata(svc.dataDir);
-    const analytics = createAnalyticsStore(httpClickHouse(svc.clickhouse));
-    const evaluators = Array.from({ length: 2 }, () =>
-      createOnlineEvaluator({
-        store: extraMetadata!.onlineEvals,
-        traces: createOnlineTraceReads(svc.clickhouse),
-        writeScores: (projectId, scores) => analytics.writeScores(projectId, scores),
-        writeTrace: () => Promise.resolve(),
-        registryFor: () => Promise.resolve(defaultScorerRegistry()),
-        logger: createLogger('silent'),
-        tickMs: 50,
-        scanBatch: 7,
-        concurrency: 3,
-        leaseMs: 30_000,
-        retentionDays: 90,
-      }),
-    );
+    const evaluators = extraOnlineEvaluators(svc, extraMetadata, 2, 7);
     const sessions = Array.from({ length: 20 }, (_, i) => `race-${i}-${c.project}`);
     for (const s of sessions) await Promise.all([1, 2, 3].map((n) => c.ingest(turn(s, n))));
     const rule = await c.create({ name: 'raced', target: 'session', idle_seconds: IDLE, scorers: SCORERS, expected: EXPECTED, since: since() });

@@ -6,7 +6,6 @@ import { loadConfig } from '../../core/config.js';
 import { createLogger } from '../../core/logger.js';
 import type { AnalyticsStore } from '../../core/store/analytics.js';
 import type { ClickHouse } from '../../core/store/clickhouse/client.js';
-import { hostileStrings } from '../fixtures/corpus/texts.js';
 import { openMigratedClickHouse } from '../helpers/clickhouse-store.js';
 import {
   expectSame,
@@ -17,6 +16,8 @@ import {
   type CorpusJsonTrace,
   type SentSpan,
   type SentTrace,
+  shortHostileTexts,
+  textOf,
   type SpanExpectation,
 } from '../helpers/corpus.js';
 
@@ -92,20 +93,13 @@ const PIECES = [
   '0',
 ];
 
-const hostile = hostileStrings()
-  .filter((h) => h.text.length < 1000)
-  .map((h) => h.text);
+const hostile = shortHostileTexts();
 
 /**
  * Any text: grapheme clusters, any code points including lone surrogates, strings assembled from
  * the pieces above, and the corpus' hostile strings (the long line aside: runs stay fast).
  */
-const anyText: fc.Arbitrary<string> = fc.oneof(
-  fc.string({ unit: 'grapheme', maxLength: 30 }),
-  fc.string({ unit: 'binary', maxLength: 30 }),
-  fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }).map((p) => p.join('')),
-  fc.constantFrom(...hostile),
-);
+const anyText = textOf(PIECES, hostile, { maxLength: 30, maxPieces: 12 });
 
 /** Text without lone surrogates, for events: their JSON keeps a lone surrogate as an escape (see the corpus' hostile.ts). */
 const wellFormedText: fc.Arbitrary<string> = fc.oneof(
