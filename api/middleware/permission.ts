@@ -10,6 +10,14 @@ export function requirePermission(permission: Permission) {
   };
 }
 
+/** An area whose permissions come as a pair, `<area>:read` and `<area>:write` (core/principal.ts). */
+type ReadWriteArea = 'evals' | 'prompts' | 'feedback' | 'alerts';
+
+/** The read and write guards of one area: `readWriteGuards('alerts')` guards with `alerts:read` and `alerts:write`. */
+export function readWriteGuards(area: ReadWriteArea) {
+  return { read: requirePermission(`${area}:read`), write: requirePermission(`${area}:write`) };
+}
+
 /** What a server admin is, for the 403 of a caller who is not one. */
 const SERVER_ADMIN_HINT =
   'Use a server admin credential: the bootstrap key in credentials.json, a key a server admin created with server_admin: true, or a token with server_admin: true';

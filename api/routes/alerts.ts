@@ -19,8 +19,9 @@ import type { ApiDeps } from '../deps.js';
 import { auditFrom } from '../audit-context.js';
 import { assertEgressAllowed } from '../egress-check.js';
 import { operation } from '../middleware/errors.js';
-import { requirePermission } from '../middleware/permission.js';
+import { readWriteGuards } from '../middleware/permission.js';
 import { flagQuery, pageQuery, timeBound } from './page-query.js';
+import { orNotFound } from './or-not-found.js';
 
 /** Largest page of GET /api/alerts/rules and /api/alerts/events. */
 export const MAX_ALERT_PAGE = 1000;
@@ -57,8 +58,7 @@ function definitionOf(rule: AlertRule): AlertRuleDefinition {
 export function alertsRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/alerts' });
   const alerts = deps.metadata.alerts;
-  const read = requirePermission('alerts:read');
-  const write = requirePermission('alerts:write');
+  const { read, write } = readWriteGuards('alerts');
 
   /** Where a rule's notifications go, recorded when it changes (set, moved or removed): never the URL itself, which may be a secret. */
   async function webhookChanged(ctx: Context, rule: Pick<AlertRule, 'id' | 'name'>, from: string | null | undefined, to: string | null | undefined) {
@@ -82,14 +82,11 @@ export function alertsRouter(deps: ApiDeps): Router {
   });
 
   router.get('/rules', operation('fetch alert rules', 'metadata'), read, async (ctx) => {
-    const q = validate(RuleListQuerySchema, ctx.query);
-    ctx.body = await alerts.list(ctx.state.projectId, q);
+    ctx.body = await alerts.list(ctx.state.projectId, validate(RuleListQuerySchema, ctx.query));
   });
 
   router.get('/rules/:id', operation('fetch alert rule', 'metadata'), read, async (ctx) => {
-    const rule = await alerts.get(ctx.state.projectId, ctx.params.id);
-    if (!rule) throw ruleNotFound();
-    ctx.body = rule;
+    ctx.body = orNotFound(await alerts.get(ctx.state.projectId, ctx.params.id), ruleNotFound);
   });
 
   router.put('/rules/:id', operation('update alert rule', 'metadata'), write, async (ctx) => {

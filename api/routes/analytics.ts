@@ -22,28 +22,29 @@ import { requirePermission } from '../middleware/permission.js';
 export function analyticsRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/analytics' });
   const reads = deps.analytics.aggregates;
+  const read = requirePermission('traces:read');
 
-  router.get('/scores', operation('fetch score trends'), requirePermission('traces:read'), async (ctx) => {
+  router.get('/scores', operation('fetch score trends'), read, async (ctx) => {
     ctx.body = await reads.scoreTrends(ctx.state.projectId, validate(ScoreTrendsQuerySchema, ctx.query));
   });
 
-  router.get('/components', operation('fetch component health'), requirePermission('traces:read'), async (ctx) => {
+  router.get('/components', operation('fetch component health'), read, async (ctx) => {
     ctx.body = await reads.componentHealth(ctx.state.projectId, validate(ComponentHealthQuerySchema, ctx.query));
   });
 
-  router.get('/timeseries', operation('fetch metric series'), requirePermission('traces:read'), async (ctx) => {
+  router.get('/timeseries', operation('fetch metric series'), read, async (ctx) => {
     ctx.body = await reads.metricSeries(ctx.state.projectId, validate(MetricSeriesQuerySchema, ctx.query));
   });
 
-  router.get('/correlation', operation('fetch score correlation'), requirePermission('traces:read'), correlationErrorCodes, async (ctx) => {
+  router.get('/correlation', operation('fetch score correlation'), read, correlationErrorCodes, async (ctx) => {
     ctx.body = await reads.correlation(ctx.state.projectId, validate(CorrelationQuerySchema, ctx.query));
   });
 
-  router.get('/tools', operation('fetch tool analytics'), requirePermission('traces:read'), async (ctx) => {
+  router.get('/tools', operation('fetch tool analytics'), read, async (ctx) => {
     ctx.body = await reads.tools(ctx.state.projectId, validate(ToolAnalyticsQuerySchema, ctx.query));
   });
 
-  router.get('/costs', operation('fetch cost analytics'), requirePermission('traces:read'), async (ctx) => {
+  router.get('/costs', operation('fetch cost analytics'), read, async (ctx) => {
     const projectId = ctx.state.projectId;
     const costs = await reads.costs(projectId, validate(CostBreakdownQuerySchema, ctx.query));
     if (costs.group_by === 'suite') {

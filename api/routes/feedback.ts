@@ -15,8 +15,9 @@ import { pgSafeText } from '../../core/model/pg-json.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
-import { requirePermission } from '../middleware/permission.js';
+import { readWriteGuards } from '../middleware/permission.js';
 import { actorFor, personOf } from '../actor.js';
+import { orNotFound } from './or-not-found.js';
 
 function feedbackNotFound(): NotFoundError {
   return new NotFoundError('Feedback not found', 'FEEDBACK_NOT_FOUND');
@@ -30,8 +31,7 @@ function comparisonNotFound(): NotFoundError {
 export function feedbackRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/feedback' });
   const store = deps.metadata.feedback;
-  const read = requirePermission('feedback:read');
-  const write = requirePermission('feedback:write');
+  const { read, write } = readWriteGuards('feedback');
 
   router.post('/comparisons', operation('submit feedback', 'metadata'), write, async (ctx) => {
     const input = parseComparison(ctx.request.body);
@@ -52,9 +52,7 @@ export function feedbackRouter(deps: ApiDeps): Router {
   });
 
   router.get('/comparisons/:id', operation('fetch feedback', 'metadata'), read, async (ctx) => {
-    const comparison = await store.getComparison(ctx.state.projectId, ctx.params.id);
-    if (!comparison) throw comparisonNotFound();
-    ctx.body = comparison;
+    ctx.body = orNotFound(await store.getComparison(ctx.state.projectId, ctx.params.id), comparisonNotFound);
   });
 
   router.post('/comparisons/:id/answer', operation('submit feedback', 'metadata'), write, async (ctx) => {
@@ -89,9 +87,7 @@ export function feedbackRouter(deps: ApiDeps): Router {
   });
 
   router.get('/:id', operation('fetch feedback', 'metadata'), read, async (ctx) => {
-    const feedback = await store.get(ctx.state.projectId, ctx.params.id);
-    if (!feedback) throw feedbackNotFound();
-    ctx.body = feedback;
+    ctx.body = orNotFound(await store.get(ctx.state.projectId, ctx.params.id), feedbackNotFound);
   });
 
   return router;

@@ -14,16 +14,15 @@ import { pgText } from '../../core/model/pg-json.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
-import { requirePermission } from '../middleware/permission.js';
+import { readWriteGuards } from '../middleware/permission.js';
 import { assertScorersRunnable, scorersFor } from '../project-scorers.js';
 import { flagQuery, pageQuery } from './page-query.js';
+import { orNotFound } from './or-not-found.js';
 
 /** Largest page of GET /api/evals/online-rules and of a rule's evaluations. */
 export const MAX_ONLINE_PAGE = 1000;
 
-export const RuleListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
-  enabled: flagQuery(),
-});
+export const RuleListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({ enabled: flagQuery() });
 
 export const EvaluationListQuerySchema = pageQuery(MAX_ONLINE_PAGE).extend({
   status: z.enum(EVALUATION_STATUSES).optional(),
@@ -66,8 +65,7 @@ async function checkScorers(deps: ApiDeps, ctx: Context, def: OnlineRuleDefiniti
 export function onlineRulesRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/evals/online-rules' });
   const store = deps.metadata.onlineEvals;
-  const read = requirePermission('evals:read');
-  const write = requirePermission('evals:write');
+  const { read, write } = readWriteGuards('evals');
 
   router.post('/', operation('create online rule', 'metadata'), write, async (ctx) => {
     const { definition, since } = parseOnlineRule(ctx.request.body);
@@ -77,14 +75,11 @@ export function onlineRulesRouter(deps: ApiDeps): Router {
   });
 
   router.get('/', operation('fetch online rules', 'metadata'), read, async (ctx) => {
-    const q = validate(RuleListQuerySchema, ctx.query);
-    ctx.body = await store.list(ctx.state.projectId, q);
+    ctx.body = await store.list(ctx.state.projectId, validate(RuleListQuerySchema, ctx.query));
   });
 
   router.get('/:id', operation('fetch online rule', 'metadata'), read, async (ctx) => {
-    const rule = await store.get(ctx.state.projectId, ctx.params.id);
-    if (!rule) throw ruleNotFound();
-    ctx.body = rule;
+    ctx.body = orNotFound(await store.get(ctx.state.projectId, ctx.params.id), ruleNotFound);
   });
 
   const update = async (ctx: Context, id: string) => {
@@ -92,9 +87,7 @@ export function onlineRulesRouter(deps: ApiDeps): Router {
     if (!stored) throw ruleNotFound();
     const def = mergeOnlineRule(definitionOf(stored), ctx.request.body);
     await checkScorers(deps, ctx, def);
-    const rule = await store.update(ctx.state.projectId, stored.id, def);
-    if (!rule) throw ruleNotFound();
-    ctx.body = rule;
+    ctx.body = orNotFound(await store.update(ctx.state.projectId, stored.id, def), ruleNotFound);
   };
   // Both merge the body into the stored rule ({"enabled": false} pauses it).
   router.put('/:id', operation('update online rule', 'metadata'), write, (ctx) => update(ctx, ctx.params.id));
@@ -117,9 +110,7 @@ export function onlineRulesRouter(deps: ApiDeps): Router {
           { field: foreign, message: `filters a ${foreign === 'trace_id' ? 'trace' : 'session'} rule's evaluations; this is a ${rule.target} rule` },
         ]);
     }
-    const list = await store.listEvaluations(ctx.state.projectId, ctx.params.id, q);
-    if (!list) throw ruleNotFound();
-    ctx.body = list;
+    ctx.body = orNotFound(await store.listEvaluations(ctx.state.projectId, ctx.params.id, q), ruleNotFound);
   });
 
   return router;

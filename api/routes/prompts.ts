@@ -15,16 +15,14 @@ import { RenderRequestSchema, renderPrompt } from '../../core/model/prompt-rende
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation, type Operation } from '../middleware/errors.js';
-import { requirePermission } from '../middleware/permission.js';
+import { readWriteGuards } from '../middleware/permission.js';
 import { pageQuery } from './page-query.js';
+import { orNotFound } from './or-not-found.js';
 
 /** Largest page of GET /api/prompts, of a prompt's versions and of its traces. */
 export const MAX_PROMPT_PAGE = 1000;
 
-export const ListQuerySchema = pageQuery(MAX_PROMPT_PAGE).extend({
-  name: pgText(256).min(1).optional(),
-  label: LabelName.optional(),
-});
+export const ListQuerySchema = pageQuery(MAX_PROMPT_PAGE).extend({ name: pgText(256).min(1).optional(), label: LabelName.optional() });
 
 /** `?version=N` or `?label=x` (not both); neither is the latest version. */
 export const SelectorQuerySchema = z
@@ -65,8 +63,7 @@ function ref(params: Record<string, string | undefined>): string {
 export function promptsRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/prompts' });
   const prompts = deps.metadata.prompts;
-  const read = requirePermission('prompts:read');
-  const write = requirePermission('prompts:write');
+  const { read, write } = readWriteGuards('prompts');
 
   router.get('/', read, operation('list prompts', 'metadata'), async (ctx) => {
     const q = validate(ListQuerySchema, ctx.query);
@@ -87,9 +84,7 @@ export function promptsRouter(deps: ApiDeps): Router {
   router.put('/:id', write, operation('update prompt', 'metadata'), async (ctx) => {
     const current = found(await prompts.get(ctx.state.projectId, ref(ctx.params)), ref(ctx.params));
     const input = parsePromptUpdate(ctx.request.body, current);
-    const updated = await prompts.update(ctx.state.projectId, current.id, input);
-    if (!updated) throw promptNotFound(ref(ctx.params));
-    ctx.body = updated;
+    ctx.body = orNotFound(await prompts.update(ctx.state.projectId, current.id, input), () => promptNotFound(ref(ctx.params)));
   });
 
   // Deleting a prompt with every version and label (docs/prompts.md); traces keep the name and version they recorded.
@@ -101,9 +96,7 @@ export function promptsRouter(deps: ApiDeps): Router {
 
   router.get('/:id/versions', read, operation('get prompt', 'metadata'), async (ctx) => {
     const page = validate(pageQuery(MAX_PROMPT_PAGE), ctx.query);
-    const versions = await prompts.versions(ctx.state.projectId, ref(ctx.params), page);
-    if (!versions) throw promptNotFound(ref(ctx.params));
-    ctx.body = versions;
+    ctx.body = orNotFound(await prompts.versions(ctx.state.projectId, ref(ctx.params), page), () => promptNotFound(ref(ctx.params)));
   });
 
   router.post('/:id/labels', write, operation('update prompt', 'metadata'), async (ctx) => {

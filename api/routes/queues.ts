@@ -24,10 +24,11 @@ import { suiteAppendDeps } from './suite-cases.js';
 import { validate } from '../../core/validate.js';
 import type { ApiDeps } from '../deps.js';
 import { operation } from '../middleware/errors.js';
-import { requirePermission } from '../middleware/permission.js';
+import { readWriteGuards, requirePermission } from '../middleware/permission.js';
 import { pageQuery } from './page-query.js';
 import { actorFor } from '../actor.js';
 import type { Actor } from '../../core/principal.js';
+import { orNotFound } from './or-not-found.js';
 
 /** Largest page of GET /api/queues. */
 export const MAX_QUEUE_PAGE = 1000;
@@ -50,8 +51,7 @@ function reviewerOf(ctx: Context, named: string | undefined): Actor {
 export function queuesRouter(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/api/queues' });
   const queues = deps.metadata.queues;
-  const read = requirePermission('feedback:read');
-  const write = requirePermission('feedback:write');
+  const { read, write } = readWriteGuards('feedback');
 
   async function queueOf(ctx: Context, id: string): Promise<ReviewQueue> {
     const queue = await queues.get(ctx.state.projectId, id);
@@ -90,15 +90,11 @@ export function queuesRouter(deps: ApiDeps): Router {
   });
 
   router.get('/:id/items', operation('fetch queue', 'metadata'), read, async (ctx) => {
-    const list = await queues.items(ctx.state.projectId, ctx.params.id, validate(ItemListQuerySchema, ctx.query));
-    if (!list) throw queueNotFound();
-    ctx.body = list;
+    ctx.body = orNotFound(await queues.items(ctx.state.projectId, ctx.params.id, validate(ItemListQuerySchema, ctx.query)), queueNotFound);
   });
 
   router.get('/:id/items/:itemId', operation('fetch queue', 'metadata'), read, async (ctx) => {
-    const item = await queues.item(ctx.state.projectId, ctx.params.id, ctx.params.itemId);
-    if (!item) throw itemNotFound();
-    ctx.body = item;
+    ctx.body = orNotFound(await queues.item(ctx.state.projectId, ctx.params.id, ctx.params.itemId), itemNotFound);
   });
 
   // `next` changes state (it takes a lock), so it needs the write permission even as a GET.
@@ -140,9 +136,7 @@ export function queuesRouter(deps: ApiDeps): Router {
     bodyProblems(ctx.request.body);
     const body = validate(SkipSchema, ctx.request.body ?? {});
     const queue = await queueOf(ctx, ctx.params.id);
-    const item = await queues.skip(ctx.state.projectId, queue.id, ctx.params.itemId, reviewerOf(ctx, body.reviewer).id);
-    if (!item) throw itemNotFound();
-    ctx.body = item;
+    ctx.body = orNotFound(await queues.skip(ctx.state.projectId, queue.id, ctx.params.itemId, reviewerOf(ctx, body.reviewer).id), itemNotFound);
   });
 
   router.post('/:id/items/:itemId/to-suite', operation('update suite', 'metadata'), write, requirePermission('evals:write'), async (ctx) => {

@@ -13,6 +13,7 @@ import { requirePermission } from '../middleware/permission.js';
 import { isYamlBody, readBodyText } from '../middleware/json-body.js';
 import { pageQuery } from './page-query.js';
 import { scorersFor } from '../project-scorers.js';
+import { orNotFound } from './or-not-found.js';
 
 /** The paths whose POST / PUT also take a YAML body (see jsonBody's `yamlPaths`). */
 export const SUITE_BODY_PATHS = /^\/api\/suites(?:\/[^/]+)?\/?$/;
@@ -79,9 +80,7 @@ export function suitesRouter(deps: ApiDeps): Router {
   router.get('/:id', operation('fetch suite', 'metadata'), requirePermission('evals:read'), async (ctx) => {
     const id = suiteId(ctx.params);
     const { version } = validate(VersionQuerySchema, ctx.query);
-    const suite = await suites.get(ctx.state.projectId, id, version);
-    if (!suite) throw suiteNotFound();
-    ctx.body = suite;
+    ctx.body = orNotFound(await suites.get(ctx.state.projectId, id, version), suiteNotFound);
   });
 
   router.get('/:id/versions', operation('fetch suite', 'metadata'), requirePermission('evals:read'), async (ctx) => {
@@ -94,9 +93,7 @@ export function suitesRouter(deps: ApiDeps): Router {
   router.put('/:id', operation('update suite', 'metadata'), requirePermission('evals:write'), async (ctx) => {
     const id = suiteId(ctx.params);
     const def = await readDefinition(ctx, deps);
-    const suite = await suites.update(ctx.state.projectId, id, def);
-    if (!suite) throw suiteNotFound();
-    ctx.body = suite;
+    ctx.body = orNotFound(await suites.update(ctx.state.projectId, id, def), suiteNotFound);
   });
 
   router.delete('/:id', operation('delete suite', 'metadata'), requirePermission('evals:write'), async (ctx) => {
