@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ConversationTurnView } from '../../model/conversation.js';
-import { cut, listOf, show } from '../rules/support.js';
+import { cut, listOf, ruleScorer, show } from '../rules/support.js';
 import type { Scorer } from '../scorer.js';
 import { plural, round2 } from '../trajectory/support.js';
 import { requireConversation } from './support.js';
@@ -51,15 +51,13 @@ function turnScore(turn: ConversationTurnView, names: readonly string[] | undefi
 
 const evidenceOf = (t: TurnScore) => `turn ${t.turn.turn}: ${round2(t.score)} (lowest: ${t.worst[0]}, ${cut(t.worst[1], 100)})`;
 
-export const turnScoresScorer: Scorer = {
+export const turnScoresScorer: Scorer = ruleScorer({
   name: 'turnScores',
-  kind: 'rule',
   description:
     "The conversation's per-turn scores as one: each turn's scores (config.scorers, else all) by config.aggregate (mean or min), then over the turns; or the fraction of turns reaching config.turnMinScore, pass/fail against config.minPassing.",
-  configSchema: Config,
+  config: Config,
   readsConversation: true,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  evaluate(input, config) {
     const view = requireConversation(input, 'turnScores');
     const scored = view.turns.flatMap((t) => turnScore(t, config.scorers, config.aggregate) ?? []);
     if (scored.length === 0) {
@@ -92,4 +90,4 @@ export const turnScoresScorer: Scorer = {
       evidence: failing.slice(0, 10).map(evidenceOf),
     };
   },
-};
+});

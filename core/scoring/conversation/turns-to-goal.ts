@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONVERSATION_ENDS, MAX_CONVERSATION_TURNS, type ConversationTurnView, type ConversationView } from '../../model/conversation.js';
-import { cut, listOf, show } from '../rules/support.js';
+import { cut, listOf, ruleScorer, show } from '../rules/support.js';
 import type { Scorer } from '../scorer.js';
 import { RegexBatch, type RegexOracle } from '../trajectory/regex-batch.js';
 import { plural, round2 } from '../trajectory/support.js';
@@ -56,15 +56,13 @@ export function turnsScore(n: number, target: number, max: number): number {
 const whenText = (when: NonNullable<TurnsConfig['reachedWhen']>) =>
   listOf([...(when.outputContains ?? []).map((s) => show(s)), ...(when.regex ?? []).map((p) => `/${cut(p, 60)}/`)]);
 
-export const turnsToGoalScorer: Scorer = {
+export const turnsToGoalScorer: Scorer = ruleScorer({
   name: 'turnsToGoal',
-  kind: 'rule',
   description:
     'Turns a conversation took to reach its goal (the first answer meeting config.reachedWhen, else the last turn when it ended in config.goalEnds, default goal_met) against config.maxTurns (else the simulated user’s max_turns): 1 up to config.targetTurns, less per extra turn, 0 when not reached.',
-  configSchema: Config,
+  config: Config,
   readsConversation: true,
-  async evaluate(input, signal) {
-    const config = Config.parse(input.config);
+  async evaluate(input, config, signal) {
     const view = requireConversation(input, 'turnsToGoal');
     const max = maxTurnsOf(config, view);
     let goal: ConversationTurnView | undefined;
@@ -89,4 +87,4 @@ export const turnsToGoalScorer: Scorer = {
       evidence: [`turn ${goal.turn}: ${cut(goal.assistant, 150)}`],
     };
   },
-};
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { flagsProblem, MAX_SCAN_CHARS, patternProblem, searchPatterns } from '../../safe-regex.js';
 import type { Scorer } from '../scorer.js';
-import { cut, listOf, outputText, regexFlags, show, snippet } from './support.js';
+import { cut, listOf, outputText, regexFlags, ruleScorer, show, snippet } from './support.js';
 
 /** At most this much of the output is searched (characters), whatever the pattern. */
 export const REGEX_MAX_TEXT = MAX_SCAN_CHARS;
@@ -21,13 +21,11 @@ const Config = z
   });
 
 /** The fraction of patterns (`expected.regex`, else `config.pattern`) that match the output. */
-export const regexScorer: Scorer = {
+export const regexScorer: Scorer = ruleScorer({
   name: 'regex',
-  kind: 'rule',
   description: `Fraction of the patterns (expected.regex, else config.pattern; flags from config.flags) that match the output; patterns run on RE2, in linear time, off the event loop.`,
-  configSchema: Config,
-  async evaluate(input, signal) {
-    const config = Config.parse(input.config);
+  config: Config,
+  async evaluate(input, config, signal) {
     const patterns = input.expected.regex ?? (config.pattern !== undefined ? [config.pattern] : []);
     if (patterns.length === 0) throw new Error('regex needs expected.regex or config.pattern');
     const text = outputText(input.output);
@@ -59,4 +57,4 @@ export const regexScorer: Scorer = {
     if (config.flags) parts.push(`flags ${show(config.flags)}`);
     return { score: matched.length / patterns.length, reason: parts.join('; '), evidence };
   },
-};
+});

@@ -100,14 +100,17 @@ export function ruleScorer<C extends z.ZodType<Record<string, unknown>>>(def: {
   name: string;
   description: string;
   config: C;
-  evaluate(input: ScoreInput, config: z.output<C>): ScoreDetail;
+  /** A conversation-level scorer (Scorer.readsConversation). */
+  readsConversation?: true;
+  evaluate(input: ScoreInput, config: z.output<C>, signal?: AbortSignal): ScoreDetail | Promise<ScoreDetail>;
 }): Scorer {
   return {
     name: def.name,
     kind: 'rule',
     description: def.description,
     configSchema: def.config,
-    evaluate: (input) => def.evaluate(input, def.config.parse(input.config)),
+    ...(def.readsConversation ? { readsConversation: true } : {}),
+    evaluate: (input, signal) => def.evaluate(input, def.config.parse(input.config), signal),
   };
 }
 

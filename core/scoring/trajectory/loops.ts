@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cut } from '../rules/support.js';
+import { cut, ruleScorer } from '../rules/support.js';
 import type { Scorer } from '../scorer.js';
 import { argumentsKey } from './json-value.js';
 import type { SpanNode, SpanTree } from './span-tree.js';
@@ -31,14 +31,12 @@ interface Finding {
   evidence: string;
 }
 
-export const loopsScorer: Scorer = {
+export const loopsScorer: Scorer = ruleScorer({
   name: 'loops',
-  kind: 'rule',
   description:
     'Loops in the trace: the same tool call (tool and arguments) more than config.maxRepeats times, the same LLM input more than config.maxLlmRepeats times, or two states alternating for more than config.maxAlternations rounds; 1 without any, else allowed / found for the worst.',
-  configSchema: Config,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  config: Config,
+  evaluate(input, config) {
     const tree = requireTree(input, 'loops');
     const findings = [
       ...repeatedCalls(tree, config.maxRepeats),
@@ -56,7 +54,7 @@ export const loopsScorer: Scorer = {
     const more = findings.length > 1 ? `; and ${findings.length - 1} more loop${findings.length > 2 ? 's' : ''}` : '';
     return { score: findings[0].score, reason: `${findings[0].text}${more}`, evidence: findings.slice(0, 20).map((f) => f.evidence) };
   },
-};
+});
 
 /** Nodes grouped by key, groups in the order of their first member. */
 function groups<T>(items: readonly T[], keyOf: (item: T) => string | undefined): T[][] {

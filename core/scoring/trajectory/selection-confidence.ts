@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { trajectoryOf } from '../../model/expected-trajectory.js';
-import { cut, listOf } from '../rules/support.js';
+import { cut, listOf, ruleScorer } from '../rules/support.js';
 import type { Scorer } from '../scorer.js';
 import { compileSelector, describeSelector, selectSpans, SelectorSchema } from './selector.js';
 import type { SpanNode, SpanTree } from './span-tree.js';
@@ -47,14 +47,12 @@ interface Judged {
   flag: 'confident but wrong' | 'low confidence' | null;
 }
 
-export const selectionConfidenceScorer: Scorer = {
+export const selectionConfidenceScorer: Scorer = ruleScorer({
   name: 'selectionConfidence',
-  kind: 'rule',
   description:
     "Selections recorded with the SPEC's selection attributes (selection_confidence...): flags confident-but-wrong ones (confidence >= config.confident on a choice that failed or is not expected) and low-confidence ones (< config.low); 0 past config.maxConfidentWrong, else 1 - flagged / selections.",
-  configSchema: Config,
-  async evaluate(input, signal) {
-    const config = Config.parse(input.config);
+  config: Config,
+  async evaluate(input, config, signal) {
     const tree = requireTree(input, 'selectionConfidence');
     const picked = config.select ? await selectSpans(tree, compileSelector(config.select), { runId: input.runId, signal }) : tree.spans;
     const recording = picked.filter((n) => n.selection !== null);
@@ -101,7 +99,7 @@ export const selectionConfidenceScorer: Scorer = {
       evidence,
     };
   },
-};
+});
 
 /** What the selection chose: the tool's name on a tool span, else the span's output (trimmed; null when empty or too long to be a name). */
 function choiceOf(node: SpanNode): string | null {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cut } from '../rules/support.js';
+import { cut, ruleScorer } from '../rules/support.js';
 import type { Scorer } from '../scorer.js';
 import { RegexBatch, type RegexOracle } from './regex-batch.js';
 import { compileSelector, SelectorSchema, type CompiledSelector } from './selector.js';
@@ -67,14 +67,12 @@ interface Compiled {
   after?: CompiledSelector;
 }
 
-export const spanMatchScorer: Scorer = {
+export const spanMatchScorer: Scorer = ruleScorer({
   name: 'spanMatch',
-  kind: 'rule',
   description:
     'Checks over the span tree (config.checks): select spans by type, component, name, tool, model, status, depth and attributes, then assert exists, count or every, or an order (before / after); score = checks passed / checks.',
-  configSchema: Config,
-  async evaluate(input, signal) {
-    const config = Config.parse(input.config);
+  config: Config,
+  async evaluate(input, config, signal) {
     if (config.checks.length === 0) throw new Error('spanMatch needs config.checks');
     const tree = requireTree(input, 'spanMatch');
     const compiled: Compiled[] = config.checks.map((check) => ({
@@ -106,7 +104,7 @@ export const spanMatchScorer: Scorer = {
       evidence,
     };
   },
-};
+});
 
 function selected(tree: SpanTree, selector: CompiledSelector, oracle: RegexOracle): SpanNode[] {
   return tree.spans.filter((node) => selector.mismatch(node, oracle) === null);

@@ -3,6 +3,7 @@ import { TrajectoryBudgetSchema, trajectoryOf, type TrajectoryBudget } from '../
 import type { Scorer } from '../scorer.js';
 import type { TreeStats } from './span-tree.js';
 import { plural, requireTree, round2 } from './support.js';
+import { ruleScorer } from '../rules/support.js';
 
 /**
  * `steps`: budgets on what the agent spent doing the case, read from its trace: model calls,
@@ -33,14 +34,12 @@ const BUDGETS: Budget[] = [
   { key: 'maxWallMs', what: 'wall time', used: (s) => s.wallMs, show: (n) => `${Math.round(n)} ms` },
 ];
 
-export const stepsScorer: Scorer = {
+export const stepsScorer: Scorer = ruleScorer({
   name: 'steps',
-  kind: 'rule',
   description:
     'Budgets on the trace: LLM calls, tool calls, spans, tokens, cost and wall time (config.max*, else expected.trajectory.budget); 1 within every budget, else the lowest budget / used (or 0 with overBudget: zero).',
-  configSchema: Config,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  config: Config,
+  evaluate(input, config) {
     // Each budget: the scorer's own, else the case's expected.trajectory.budget.
     const fromCase = trajectoryOf(input.expected)?.budget ?? {};
     const budgetOf = (b: Budget) => config[b.key] ?? fromCase[b.key];
@@ -72,4 +71,4 @@ export const stepsScorer: Scorer = {
         : `over budget: ${over.map((r) => `${r.b.what} ${r.b.show(r.used)} > ${r.b.show(r.budget)}`).join(', ')}${config.overBudget === 'zero' ? ' (overBudget: zero)' : ''}`;
     return { score, reason: unpriced ? `${reason}; ${plural(stats.unpricedLlmCalls, 'LLM call')} unpriced, not in the cost` : reason, evidence };
   },
-};
+});

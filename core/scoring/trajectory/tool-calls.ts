@@ -10,7 +10,7 @@ import {
   type ExpectedCall,
   type ToolCallMode as Mode,
 } from '../../model/expected-trajectory.js';
-import { cut, listOf, outputText, show } from '../rules/support.js';
+import { cut, listOf, outputText, ruleScorer, show } from '../rules/support.js';
 import type { ScoreInput, Scorer } from '../scorer.js';
 import { spanTreeOf } from '../trace-view.js';
 import { argumentLabel, deeperThan, jsonMismatch, MAX_ARGUMENT_DEPTH, parseArguments, valueAt, type ParsedArguments } from './json-value.js';
@@ -52,14 +52,12 @@ interface MadeCall {
   args: ParsedArguments;
 }
 
-export const toolCallsScorer: Scorer = {
+export const toolCallsScorer: Scorer = ruleScorer({
   name: 'toolCalls',
-  kind: 'rule',
   description:
     'The tool calls made (tool spans of the trace, else the reported calls) against the expected calls with their arguments (config.calls, else expected.trajectory.calls, else expected.toolCalls): modes strict, unordered, subset, superset; arguments exact, JSON subset, or per-argument predicates (regex, numeric tolerance); forbidden tools (config.forbidden and expected.trajectory.forbidden) score 0.',
-  configSchema: Config,
-  async evaluate(input, signal) {
-    const config = Config.parse(input.config);
+  config: Config,
+  async evaluate(input, config, signal) {
     const trajectory = trajectoryOf(input.expected);
     const mode: Mode = config.mode ?? trajectory?.mode ?? 'strict';
     const argsMatch: ArgsMatch = config.argsMatch ?? trajectory?.argsMatch ?? 'exact';
@@ -96,7 +94,7 @@ export const toolCallsScorer: Scorer = {
     for (const m of verdict.calls) evidence.push(`call ${m + 1}: ${callText(made[m].name, made[m].text)}`);
     return { score: verdict.score, reason: `${mode}: ${verdict.reason}`, evidence };
   },
-};
+});
 
 /**
  * The expected calls: the config's, else the case's expected.trajectory.calls, else its

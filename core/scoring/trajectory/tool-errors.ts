@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cut } from '../rules/support.js';
+import { cut, ruleScorer } from '../rules/support.js';
 import type { Scorer } from '../scorer.js';
 import type { SpanNode, SpanTree, TreeToolCall } from './span-tree.js';
 import { plural, requireTree, round2, spanLabel } from './support.js';
@@ -31,14 +31,12 @@ interface Outcome {
   by?: string;
 }
 
-export const toolErrorsScorer: Scorer = {
+export const toolErrorsScorer: Scorer = ruleScorer({
   name: 'toolErrors',
-  kind: 'rule',
   description:
     'Tool calls that failed (status error or tool_status error) and whether the agent recovered (a later successful call of the same tool, or its final answer after the error): 0 past config.maxUnrecovered unrecovered errors, else 1 - (unrecovered + recoveredPenalty x recovered) / tool calls.',
-  configSchema: Config,
-  evaluate(input) {
-    const config = Config.parse(input.config);
+  config: Config,
+  evaluate(input, config) {
     const tree = requireTree(input, 'toolErrors');
     const calls = tree.toolCalls().filter((c) => !config.tools || config.tools.includes(c.name));
     const scope = config.tools ? ` of ${config.tools.join(', ')}` : '';
@@ -68,7 +66,7 @@ export const toolErrorsScorer: Scorer = {
         .map((o) => cut(`${spanLabel(tree, o.call.span)}${errorText(o.call.span)}: ${o.by === undefined ? 'not recovered' : `recovered by ${o.by}`}`)),
     };
   },
-};
+});
 
 function errorText(span: SpanNode): string {
   const message = span.statusMessage.replace(/\s+/g, ' ').trim();
