@@ -14,6 +14,29 @@ const json = (uri: URL, value: unknown): ReadResourceResult => ({
 });
 const one = (v: string | string[]) => (Array.isArray(v) ? v[0] : v);
 
+/**
+ * Resources of one kind at `uriTemplate` (one variable: the item's key), read as the API's JSON;
+ * the first LISTED items are listed.
+ */
+function jsonResources(
+  server: McpServer,
+  name: string,
+  uriTemplate: string,
+  about: { title: string; description: string },
+  list: () => Promise<Array<{ key: string; name: string; description?: string }>>,
+  read: (key: string) => Promise<unknown>,
+): void {
+  const uriOf = (key: string) => uriTemplate.replace(/\{\w+\}/, encodeURIComponent(key));
+  server.registerResource(
+    name,
+    new ResourceTemplate(uriTemplate, {
+      list: async () => ({ resources: (await list()).map(({ key, ...item }) => ({ uri: uriOf(key), ...item, mimeType: 'application/json' })) }),
+    }),
+    { ...about, mimeType: 'application/json' },
+    async (uri, variables) => json(uri, await read(decodeURIComponent(one(Object.values(variables)[0])))),
+  );
+}
+
 /** Adding traces to a suite and reading a prompt version; suites and prompts as resources. */
 export function suiteTools(server: McpServer, api: () => AgentEvalApi): void {
   const { fields, expected_from_output } = CaseOptionsFields;
@@ -57,34 +80,25 @@ export function suiteTools(server: McpServer, api: () => AgentEvalApi): void {
     ({ prompt, version, label }) => attempt(() => api().prompts.get(prompt, { version, label })),
   );
 
-  server.registerResource(
+  jsonResources(
+    server,
     'suite',
-    new ResourceTemplate('agent-eval://suites/{id}', {
-      list: async () => ({
-        resources: (await api().suites.list({ limit: LISTED })).suites.map((s) => ({
-          uri: `agent-eval://suites/${encodeURIComponent(s.id)}`,
-          name: s.name,
-          description: `Suite ${s.name}, version ${s.version}, ${s.case_count} cases`,
-          mimeType: 'application/json',
-        })),
-      }),
-    }),
-    { title: 'Suites', description: "A suite's latest version: its definition and cases", mimeType: 'application/json' },
-    async (uri, { id }) => json(uri, await api().suites.get(decodeURIComponent(one(id)))),
+    'agent-eval://suites/{id}',
+    { title: 'Suites', description: "A suite's latest version: its definition and cases" },
+    async () =>
+      (await api().suites.list({ limit: LISTED })).suites.map((s) => ({
+        key: s.id,
+        name: s.name,
+        description: `Suite ${s.name}, version ${s.version}, ${s.case_count} cases`,
+      })),
+    (id) => api().suites.get(id),
   );
-
-  server.registerResource(
+  jsonResources(
+    server,
     'prompt',
-    new ResourceTemplate('agent-eval://prompts/{name}', {
-      list: async () => ({
-        resources: (await api().prompts.list({ limit: LISTED })).prompts.map((p) => ({
-          uri: `agent-eval://prompts/${encodeURIComponent(p.name)}`,
-          name: p.name,
-          mimeType: 'application/json',
-        })),
-      }),
-    }),
-    { title: 'Prompts', description: "A prompt's newest version", mimeType: 'application/json' },
-    async (uri, { name }) => json(uri, await api().prompts.get(decodeURIComponent(one(name)))),
+    'agent-eval://prompts/{name}',
+    { title: 'Prompts', description: "A prompt's newest version" },
+    async () => (await api().prompts.list({ limit: LISTED })).prompts.map((p) => ({ key: p.name, name: p.name })),
+    (name) => api().prompts.get(name),
   );
 }
