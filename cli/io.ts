@@ -44,3 +44,25 @@ export function println(stream: NodeJS.WriteStream, line = ''): void {
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/** What a list command shows: the API's answer (for --json), its items, what they are (`suites`), and the total when a page may hold fewer. */
+export interface Listing<T> {
+  answer: unknown;
+  items: T[];
+  noun: string;
+  total?: number;
+  table: (c: Colors, items: T[]) => string;
+}
+
+/**
+ * Prints a list command's answer: the API's answer as JSON with --json; otherwise `No <noun>
+ * found`, or the items' table and, when the page holds fewer than the total, how many it shows.
+ */
+export function printListing<T>(io: CliIo, opts: { json?: boolean }, listing: Listing<T>): void {
+  if (opts.json) return printJson(io, listing.answer);
+  const c = colorsFor(io.stdout, io.env);
+  const { items, noun, total } = listing;
+  if (items.length === 0) return println(io.stdout, c.yellow(`No ${noun} found`));
+  println(io.stdout, listing.table(c, items));
+  if (total !== undefined && total > items.length) println(io.stdout, c.dim(`${items.length} of ${total} ${noun} (--limit for more)`));
+}

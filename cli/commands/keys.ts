@@ -3,7 +3,7 @@ import { ROLES, type Role } from '../../core/principal.js';
 import type { AgentEvalClient } from '../../sdk/client.js';
 import { AgentEvalError, ServiceApiError } from '../../sdk/errors.js';
 import { action, connect, isNotFound } from '../client.js';
-import { CliError, colorsFor, printJson, println, type CliIo } from '../io.js';
+import { CliError, colorsFor, printJson, println, printListing, type CliIo } from '../io.js';
 import { table, time } from '../output.js';
 
 interface ProjectOption {
@@ -27,17 +27,17 @@ async function list(io: CliIo, opts: ProjectOption & { all?: boolean }): Promise
   const project = await projectOf(client, opts);
   const answer = await client.keys.list(project);
   const keys = opts.all ? answer.keys : answer.keys.filter((k) => !k.revoked_at);
-  if (opts.json) return printJson(io, { project_id: project, keys });
-  const c = colorsFor(io.stdout, io.env);
-  if (keys.length === 0) return println(io.stdout, c.yellow('No API keys found'));
-  println(
-    io.stdout,
-    table(
-      c,
-      ['Id', 'Name', 'Role', 'Prefix', 'Created', 'Last used', 'Revoked'],
-      keys.map((k) => [k.id, k.name, k.role, `${k.prefix}...`, time(k.created_at), time(k.last_used_at), k.revoked_at ? c.red(time(k.revoked_at)) : '']),
-    ),
-  );
+  printListing(io, opts, {
+    answer: { project_id: project, keys },
+    items: keys,
+    noun: 'API keys',
+    table: (c) =>
+      table(
+        c,
+        ['Id', 'Name', 'Role', 'Prefix', 'Created', 'Last used', 'Revoked'],
+        keys.map((k) => [k.id, k.name, k.role, `${k.prefix}...`, time(k.created_at), time(k.last_used_at), k.revoked_at ? c.red(time(k.revoked_at)) : '']),
+      ),
+  });
 }
 
 async function create(io: CliIo, name: string, opts: ProjectOption & { role: string; env?: string }): Promise<void> {

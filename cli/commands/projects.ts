@@ -1,22 +1,22 @@
 import type { Command } from 'commander';
 import { action, connect } from '../client.js';
-import { colorsFor, printJson, println, type CliIo } from '../io.js';
+import { colorsFor, printJson, println, printListing, type CliIo } from '../io.js';
 import { table, time } from '../output.js';
 
 async function list(io: CliIo, opts: { json?: boolean }): Promise<void> {
   const client = connect(io);
   const answer = await client.projects.list();
-  if (opts.json) return printJson(io, answer);
-  const c = colorsFor(io.stdout, io.env);
-  if (answer.projects.length === 0) return println(io.stdout, c.yellow('No projects found'));
-  println(
-    io.stdout,
-    table(
-      c,
-      ['Id', 'Name', 'Default', 'Created'],
-      answer.projects.map((p) => [p.id, p.name, p.is_default ? 'yes' : '', time(p.created_at)]),
-    ),
-  );
+  printListing(io, opts, {
+    answer,
+    items: answer.projects,
+    noun: 'projects',
+    table: (c, projects) =>
+      table(
+        c,
+        ['Id', 'Name', 'Default', 'Created'],
+        projects.map((p) => [p.id, p.name, p.is_default ? 'yes' : '', time(p.created_at)]),
+      ),
+  });
 }
 
 async function create(io: CliIo, name: string, opts: { id?: string; keyName?: string; env?: string; json?: boolean }): Promise<void> {

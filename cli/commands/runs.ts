@@ -3,7 +3,7 @@ import { RUN_STATUSES, type ControlAction, type RunStatus } from '../../core/mod
 import type { AgentEvalClient } from '../../sdk/client.js';
 import { ServiceApiError } from '../../sdk/errors.js';
 import { action, connect, orRunNotFound } from '../client.js';
-import { CliError, colorsFor, printJson, println, type CliIo } from '../io.js';
+import { CliError, colorsFor, printJson, println, printListing, type CliIo } from '../io.js';
 import { resultsTable, runDetails, runsTable, summaryLine } from '../render-run.js';
 import { intOption } from '../options.js';
 
@@ -29,11 +29,7 @@ async function list(io: CliIo, opts: ListOptions): Promise<void> {
     agent_id: opts.agent,
     agent_version: opts.agentVersion,
   });
-  if (opts.json) return printJson(io, page);
-  const c = colorsFor(io.stdout, io.env);
-  if (page.runs.length === 0) return println(io.stdout, c.yellow('No runs found'));
-  println(io.stdout, runsTable(c, page.runs));
-  if (page.total > page.runs.length) println(io.stdout, c.dim(`${page.runs.length} of ${page.total} runs (--limit for more)`));
+  printListing(io, opts, { answer: page, items: page.runs, noun: 'runs', total: page.total, table: runsTable });
 }
 
 async function show(io: CliIo, runId: string, opts: { json?: boolean }): Promise<void> {

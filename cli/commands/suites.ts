@@ -3,7 +3,7 @@ import { isUuid } from '../../core/model/agent.js';
 import type { EvalCase } from '../../core/model/case-schema.js';
 import { suiteYaml } from '../../core/model/suite-yaml.js';
 import { action, connect, isNotFound } from '../client.js';
-import { CliError, colorsFor, printJson, println, type CliIo } from '../io.js';
+import { CliError, colorsFor, printJson, println, printListing, type CliIo } from '../io.js';
 import { intOption } from '../options.js';
 import { fields, short, table, time } from '../output.js';
 import { loadSuiteFile } from '../suite-file.js';
@@ -30,18 +30,18 @@ async function list(io: CliIo, opts: { name?: string; limit: string; json?: bool
   const limit = intOption('--limit', opts.limit, 1, 1000);
   const client = connect(io);
   const page = await client.suites.list({ name: opts.name, limit });
-  if (opts.json) return printJson(io, page);
-  const c = colorsFor(io.stdout, io.env);
-  if (page.suites.length === 0) return println(io.stdout, c.yellow('No suites found'));
-  println(
-    io.stdout,
-    table(
-      c,
-      ['Name', 'Version', 'Cases', 'Description', 'Updated', 'Id'],
-      page.suites.map((s) => [s.name, s.version, s.case_count, short(s.description ?? '', 40), time(s.updated_at), s.id]),
-    ),
-  );
-  if (page.total > page.suites.length) println(io.stdout, c.dim(`${page.suites.length} of ${page.total} suites (--limit for more)`));
+  printListing(io, opts, {
+    answer: page,
+    items: page.suites,
+    noun: 'suites',
+    total: page.total,
+    table: (c, suites) =>
+      table(
+        c,
+        ['Name', 'Version', 'Cases', 'Description', 'Updated', 'Id'],
+        suites.map((s) => [s.name, s.version, s.case_count, short(s.description ?? '', 40), time(s.updated_at), s.id]),
+      ),
+  });
 }
 
 /** What a case sends: its input, its scripted turns, or its simulated user. */
