@@ -8,6 +8,7 @@ import { eventually } from '../helpers/eventually.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { sampleTrace } from '../helpers/server.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * The catalog pages in Chromium against the real service (chDB, PostgreSQL, credentials
@@ -40,15 +41,12 @@ const { svc, open } = dashboardSuite({
       }),
       201,
     );
-    weather = await json<SuiteSummary>(
-      await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-weather', 'v1 case', 2, { agent_id: 'catalog-bot' }) }),
-      201,
-    );
+    weather = await postSuite<SuiteSummary>(svc, suiteBody('catalog-weather', 'v1 case', 2, { agent_id: 'catalog-bot' }));
     weather = await json<SuiteSummary>(
       await svc.api(`/api/suites/${weather.id}`, { method: 'PUT', json: suiteBody('catalog-weather', 'v2 case', 3, { agent_id: 'catalog-bot' }) }),
       200,
     );
-    await json(await svc.api('/api/suites', { method: 'POST', json: suiteBody('catalog-refunds', 'refund', 1) }), 201);
+    await postSuite(svc, suiteBody('catalog-refunds', 'refund', 1));
 
     // Traces in the last minute: a rule "trace count > 0 over 5 min" fires at its first evaluation.
     for (let i = 0; i < 3; i++) {

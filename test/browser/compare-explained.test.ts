@@ -8,6 +8,7 @@ import { texts } from '../fixtures/corpus/texts.js';
 import { describeSignificance } from '../../ui/src/lib/runs.js';
 import { formatMsDelta } from '../../ui/src/lib/run-compare.js';
 import type { RunComparison, RunView } from '../../ui/src/lib/types.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * Compare-runs explains a regression (issue 32), in Chromium against the real service and two
@@ -58,7 +59,7 @@ const { svc, open } = dashboardSuite({
         { name: 'multilingual', input: 'Say hello in many languages', expected: { outputContains: ['👋'] } },
       ],
     };
-    await json(await s.api('/api/suites', { method: 'POST', json: suite }), 201);
+    await postSuite(s, suite);
     const run = async (version: string) =>
       (await json<{ run_id: string }>(await s.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'support-bot', agent_version: version } }), 202))
         .run_id;

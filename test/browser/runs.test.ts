@@ -4,6 +4,7 @@ import { SEL } from '../helpers/dashboard.js';
 import { RUNS_SEL, runsAgentBehaviour, type RunsAgentInput } from '../helpers/dashboard-runs.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
 import { eventually } from '../helpers/eventually.js';
+import { untilRunStatus } from '../helpers/run-results.js';
 import { startTestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
@@ -12,6 +13,7 @@ import { formatUsd } from '../../ui/src/lib/cost.js';
 import { formatDuration } from '../../ui/src/lib/format.js';
 import { texts } from '../fixtures/corpus/texts.js';
 import type { CaseResultView, RunComparison, RunView } from '../../ui/src/lib/types.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * The eval run pages in Chromium against the real service (Temporal dev server, PostgreSQL,
@@ -61,13 +63,7 @@ const V1_FAILING = ['oslo', 'cairo'];
 let runV1: RunView;
 let runV2: RunView;
 
-async function waitForRun(id: string, statuses: string[], timeoutMs = 90_000): Promise<RunView> {
-  return eventually(async () => {
-    const run = await json<RunView>(await svc.api(`/api/runs/${id}`), 200);
-    expect(statuses).toContain(run.status);
-    return run;
-  }, timeoutMs);
-}
+const waitForRun = (id: string, statuses: string[]) => untilRunStatus<RunView>(svc, id, statuses, 90_000);
 
 async function resultsOf(id: string): Promise<CaseResultView[]> {
   return (await json<{ results: CaseResultView[] }>(await svc.api(`/api/runs/${id}/results`), 200)).results;
@@ -128,13 +124,7 @@ describe('eval run pages in Chromium', () => {
 
   describe('with two finished runs of a suite', () => {
     beforeAll(async () => {
-      await json(
-        await svc.api('/api/suites', {
-          method: 'POST',
-          json: { name: SUITE, agent_id: 'runs-ui-agent', defaultScorers: ['contains', 'toolSelection'], defaultMinScore: 0.7, cases: CASES },
-        }),
-        201,
-      );
+      await postSuite(svc, { name: SUITE, agent_id: 'runs-ui-agent', defaultScorers: ['contains', 'toolSelection'], defaultMinScore: 0.7, cases: CASES });
       const start = (version: string) =>
         svc.api('/api/evals/runs', { method: 'POST', json: { suite_name: SUITE, agent_version: version, config: { parallel: true, timeout_ms: 10_000 } } });
       const v1 = await json<RunView>(await start('v1'), 202);

@@ -6,6 +6,7 @@ import { eventually } from './eventually.js';
 import { caseOf } from './run-case.js';
 import type { TestApi } from './server.js';
 import { expectJson } from './test-service-hooks.js';
+import { postSuite } from './suite-api.js';
 
 /**
  * Two runs of one support conversation for the comparison tests (unit, API and browser): a
@@ -194,7 +195,7 @@ export async function runMemoryVersions(svc: TestApi, agentUrl: string): Promise
       { name: 'greeting', input: 'Hello!', expected: { outputContains: ['Noted'] } },
     ],
   };
-  await expectJson(await svc.api('/api/suites', { method: 'POST', json: suite }), 201);
+  await postSuite(svc, suite);
   const run = async (version: string) => {
     const { run_id } = await expectJson<{ run_id: string }>(
       await svc.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'memory-bot', agent_version: version } }),

@@ -5,9 +5,11 @@ import type { CaseResultView, RunView } from '../../core/model/eval-run.js';
 import { runMemoryVersions } from '../helpers/compare-conversations.js';
 import { callsPerTurn, conversationAgent } from '../helpers/conversation-agents.js';
 import { eventually } from '../helpers/eventually.js';
+import { untilRunStatus } from '../helpers/run-results.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * Scripted conversations end to end (docs/evals.md, "Conversations") on a real Temporal dev
@@ -37,13 +39,7 @@ async function startRun(items: unknown[], scorers: unknown[] = ['contains']): Pr
   return json<RunView>(await service.api('/api/runs', { method: 'POST', json: { agentId: 'chat', dataset: { items }, scorers } }), 202);
 }
 
-async function waitFor(runId: string, statuses: string[]): Promise<RunView> {
-  return eventually(async () => {
-    const run = await json<RunView>(await service.api(`/api/runs/${runId}`), 200);
-    expect(statuses).toContain(run.status);
-    return run;
-  }, 60_000);
-}
+const waitFor = (runId: string, statuses: string[]) => untilRunStatus<RunView>(service, runId, statuses);
 
 const results = async (runId: string) => (await json<{ results: CaseResultView[] }>(await service.api(`/api/runs/${runId}/results`), 200)).results;
 
@@ -302,13 +298,12 @@ describe('case shapes', () => {
   });
 
   it('stores conversation cases in suites and runs them from a suite', async () => {
-    const created = await json<{ id: string }>(
-      await service.api('/api/suites', {
-        method: 'POST',
-        json: { name: 'chat-suite', agent_id: 'chat', defaultScorers: ['contains'], cases: [{ name: 'memory suite', turns: memoryScript.slice(0, 4) }] },
-      }),
-      201,
-    );
+    const created = await postSuite<{ id: string }>(service, {
+      name: 'chat-suite',
+      agent_id: 'chat',
+      defaultScorers: ['contains'],
+      cases: [{ name: 'memory suite', turns: memoryScript.slice(0, 4) }],
+    });
     const suite = await json<{ definition: { cases: Array<{ turns: unknown[] }> } }>(await service.api(`/api/suites/${created.id}`), 200);
     expect(suite.definition.cases[0].turns).toHaveLength(4);
     const run = await json<{ run_id: string }>(

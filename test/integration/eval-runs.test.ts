@@ -5,7 +5,9 @@ import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 import { eventually } from '../helpers/eventually.js';
 import { openServiceMetadata } from '../helpers/metadata-store.js';
+import { untilRunStatus } from '../helpers/run-results.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * Evaluation runs end to end on a real Temporal dev server (started by the service through
@@ -59,13 +61,7 @@ let service: TestService;
 let agent: TestAgent;
 let agentId: string;
 
-async function waitForStatus(runId: string, statuses: string[], timeoutMs = 60_000): Promise<RunBody> {
-  return eventually(async () => {
-    const run = await json<RunBody>(await service.api(`/api/runs/${runId}`), 200);
-    expect(statuses).toContain(run.status);
-    return run;
-  }, timeoutMs);
-}
+const waitForStatus = (runId: string, statuses: string[]) => untilRunStatus<RunBody>(service, runId, statuses);
 
 async function results(runId: string, failedOnly = false): Promise<CaseResult[]> {
   return (await json<{ results: CaseResult[] }>(await service.api(`/api/evals/runs/${runId}/results${failedOnly ? '?failed_only=true' : ''}`), 200)).results;
@@ -92,23 +88,17 @@ afterAll(async () => {
 
 describe('a suite run through the first family', () => {
   it('runs every case on the agent, scores it, and summarizes the run', async () => {
-    await json(
-      await service.api('/api/suites', {
-        method: 'POST',
-        json: {
-          name: 'weather',
-          agent_id: 'test-agent',
-          defaultScorers: ['contains', 'toolSelection'],
-          defaultMinScore: 0.7,
-          cases: [
-            { name: 'paris', input: { answer: 'It is sunny in Paris', tools: ['weather'] }, expected: { outputContains: ['sunny'], toolCalls: ['weather'] } },
-            { name: 'rome', input: { answer: 'Rain in Rome', tools: ['weather'] }, expected: { outputContains: ['rain'], toolCalls: ['weather'] } },
-            { name: 'oslo', input: { answer: 'I do not know', tools: [] }, expected: { outputContains: ['snow'], toolCalls: ['weather'] } },
-          ],
-        },
-      }),
-      201,
-    );
+    await postSuite(service, {
+      name: 'weather',
+      agent_id: 'test-agent',
+      defaultScorers: ['contains', 'toolSelection'],
+      defaultMinScore: 0.7,
+      cases: [
+        { name: 'paris', input: { answer: 'It is sunny in Paris', tools: ['weather'] }, expected: { outputContains: ['sunny'], toolCalls: ['weather'] } },
+        { name: 'rome', input: { answer: 'Rain in Rome', tools: ['weather'] }, expected: { outputContains: ['rain'], toolCalls: ['weather'] } },
+        { name: 'oslo', input: { answer: 'I do not know', tools: [] }, expected: { outputContains: ['snow'], toolCalls: ['weather'] } },
+      ],
+    });
     const created = await json<{ run_id: string; status: string; suite_name: string; created_at: string }>(
       await service.api('/api/evals/runs', {
         method: 'POST',
@@ -411,18 +401,12 @@ describe('comparison', () => {
 
 describe('suite versions', () => {
   it('pins each run to the suite version it ran', async () => {
-    const suite = await json<{ id: string }>(
-      await service.api('/api/suites', {
-        method: 'POST',
-        json: {
-          name: 'pinned',
-          agent_id: agentId,
-          defaultScorers: ['contains'],
-          cases: [{ name: 'a', input: { answer: 'alpha' }, expected: { outputContains: ['alpha'] } }],
-        },
-      }),
-      201,
-    );
+    const suite = await postSuite<{ id: string }>(service, {
+      name: 'pinned',
+      agent_id: agentId,
+      defaultScorers: ['contains'],
+      cases: [{ name: 'a', input: { answer: 'alpha' }, expected: { outputContains: ['alpha'] } }],
+    });
     const v1 = await json<{ run_id: string }>(
       await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'pinned', agent_version: 'v1' } }),
       202,

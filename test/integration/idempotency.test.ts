@@ -8,6 +8,7 @@ import { apiFetch, startTestService, type TestService } from '../helpers/server.
 import { servicePostgresUrl } from '../helpers/service-postgres.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * Idempotency-Key on the creating POSTs (docs/api.md, "Retries: Idempotency-Key"): the real
@@ -132,18 +133,12 @@ describe('POST /api/runs with Idempotency-Key', () => {
 
 describe('POST /api/evals/runs with Idempotency-Key', () => {
   it('answers a retry with the first run', async () => {
-    await json(
-      await svc.api('/api/suites', {
-        method: 'POST',
-        json: {
-          name: 'idem-suite',
-          agent_id: agentId,
-          defaultScorers: ['contains'],
-          cases: [{ name: 'suite-case', input: { q: 1 }, expected: { outputContains: ['ok'] } }],
-        },
-      }),
-      201,
-    );
+    await postSuite(svc, {
+      name: 'idem-suite',
+      agent_id: agentId,
+      defaultScorers: ['contains'],
+      cases: [{ name: 'suite-case', input: { q: 1 }, expected: { outputContains: ['ok'] } }],
+    });
     const body = { suite_name: 'idem-suite', agent_version: 'v1' };
     const first = await post('/api/evals/runs', body, 'eval-key-1');
     const firstText = await first.text();

@@ -9,6 +9,7 @@ import { resultsByCase, untilCompleted } from '../helpers/run-results.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * LLM judges and HTTP custom scorers in real runs: the service (Temporal dev server, embedded
@@ -332,21 +333,15 @@ describe('HTTP custom scorers', () => {
       }),
       201,
     );
-    await json(
-      await service.api('/api/suites', {
-        method: 'POST',
-        json: {
-          name: 'polite-suite',
-          agent_id: 'judged-agent',
-          defaultScorers: ['politeness', 'contains'],
-          cases: [
-            { name: 'polite', input: { answer: 'Sunny, please enjoy' }, expected: { outputContains: ['Sunny'], tone: 'polite' } },
-            { name: 'rude', input: { answer: 'Sunny. Go away' }, expected: { outputContains: ['Sunny'] } },
-          ],
-        },
-      }),
-      201,
-    );
+    await postSuite(service, {
+      name: 'polite-suite',
+      agent_id: 'judged-agent',
+      defaultScorers: ['politeness', 'contains'],
+      cases: [
+        { name: 'polite', input: { answer: 'Sunny, please enjoy' }, expected: { outputContains: ['Sunny'], tone: 'polite' } },
+        { name: 'rude', input: { answer: 'Sunny. Go away' }, expected: { outputContains: ['Sunny'] } },
+      ],
+    });
     const created = await json<{ run_id: string }>(
       await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'polite-suite', agent_version: 'v1', config: { parallel: true } } }),
       202,

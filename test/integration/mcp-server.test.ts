@@ -6,6 +6,7 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * The MCP server (issue 31, docs/mcp.md) through the MCP SDK's own client over Streamable HTTP,
@@ -28,21 +29,15 @@ beforeAll(async () => {
   service = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001' });
   for (const trace of corpus.json) await json(await service.api('/api/traces/ingest', { method: 'POST', json: trace.body }), 201);
   await json(await service.api('/api/agents', { method: 'POST', json: { name: 'mcp-agent', endpoint: agent.url } }), 201);
-  await json(
-    await service.api('/api/suites', {
-      method: 'POST',
-      json: {
-        name: 'mcp-suite',
-        agent_id: 'mcp-agent',
-        defaultScorers: ['contains'],
-        cases: [
-          { name: 'sunny', input: { answer: 'It is sunny' }, expected: { outputContains: ['sunny'] } },
-          { name: 'snowy', input: { answer: 'I do not know' }, expected: { outputContains: ['snow'] } },
-        ],
-      },
-    }),
-    201,
-  );
+  await postSuite(service, {
+    name: 'mcp-suite',
+    agent_id: 'mcp-agent',
+    defaultScorers: ['contains'],
+    cases: [
+      { name: 'sunny', input: { answer: 'It is sunny' }, expected: { outputContains: ['sunny'] } },
+      { name: 'snowy', input: { answer: 'I do not know' }, expected: { outputContains: ['snow'] } },
+    ],
+  });
   client = await mcpClient(service.apiUrl!, service.apiKey!);
 }, 180_000);
 

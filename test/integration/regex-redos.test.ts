@@ -6,6 +6,7 @@ import { eventually } from '../helpers/eventually.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * Issue 26 (ReDoS): user patterns run on RE2 (core/safe-regex.ts), on the regex pool's worker
@@ -59,10 +60,7 @@ interface Sample {
 
 /** Runs suite `name` (created with `cases`) to completion; polls /api/health meanwhile. */
 async function runPolling(name: string, cases: unknown[]): Promise<{ runId: string; samples: Sample[] }> {
-  await json(
-    await service.api('/api/suites', { method: 'POST', json: { name, agent_id: 'redos-agent', defaultScorers: ['regex'], defaultMinScore: 0.5, cases } }),
-    201,
-  );
+  await postSuite(service, { name, agent_id: 'redos-agent', defaultScorers: ['regex'], defaultMinScore: 0.5, cases });
   const created = await json<{ run_id: string }>(
     await service.api('/api/evals/runs', { method: 'POST', json: { suite_name: name, agent_version: 'v1', config: { parallel: true } } }),
     202,
@@ -151,18 +149,16 @@ describe('hostile patterns leave the service responsive', () => {
 
 describe('a pattern RE2 cannot run is refused with a 422 naming its field', () => {
   it('in a suite case (JSON and YAML), a scorer config, a run dataset and an online rule', async () => {
-    const suite = await json<ErrorBody>(
-      await service.api('/api/suites', {
-        method: 'POST',
-        json: {
-          name: 'lookbehind',
-          defaultScorers: ['regex'],
-          cases: [
-            { name: 'ok', input: 1, expected: { regex: 'x' } },
-            { name: 'bad', input: 1, expected: { regex: ['ok', '(?<=\\$)\\d+'] } },
-          ],
-        },
-      }),
+    const suite = await postSuite<ErrorBody>(
+      service,
+      {
+        name: 'lookbehind',
+        defaultScorers: ['regex'],
+        cases: [
+          { name: 'ok', input: 1, expected: { regex: 'x' } },
+          { name: 'bad', input: 1, expected: { regex: ['ok', '(?<=\\$)\\d+'] } },
+        ],
+      },
       422,
     );
     expect(suite.details).toEqual([{ field: 'cases[1].expected.regex[1]', message: LOOKBEHIND }]);
@@ -178,11 +174,9 @@ describe('a pattern RE2 cannot run is refused with a 422 naming its field', () =
     // A suite file's errors also name the case and its line (issue 30, suite files).
     expect(yaml.details).toEqual([{ field: 'cases[0].expected.regex[0]', message: `${LOOKBEHIND} (case 'bad', at line 7)` }]);
 
-    const config = await json<ErrorBody>(
-      await service.api('/api/suites', {
-        method: 'POST',
-        json: { name: 'backref', cases: [{ name: 'bad', input: 1, scorers: [{ name: 'regex', config: { pattern: '(a)\\1' } }] }] },
-      }),
+    const config = await postSuite<ErrorBody>(
+      service,
+      { name: 'backref', cases: [{ name: 'bad', input: 1, scorers: [{ name: 'regex', config: { pattern: '(a)\\1' } }] }] },
       422,
     );
     expect(config.details).toEqual([
@@ -216,15 +210,13 @@ describe('a pattern RE2 cannot run is refused with a 422 naming its field', () =
 describe('checking the patterns of one request costs a bounded time', () => {
   it('refuses a pattern whose counts expand it past the size bound, and a suite whose patterns together are past the budget', async () => {
     const huge = 'a{1000}'.repeat(142);
-    const big = await json<ErrorBody>(
-      await service.api('/api/suites', {
-        method: 'POST',
-        json: {
-          name: 'huge-pattern',
-          defaultScorers: ['regex'],
-          cases: [{ name: 'c', input: { question: texts.supportQuestion }, expected: { regex: ['Refund', huge] } }],
-        },
-      }),
+    const big = await postSuite<ErrorBody>(
+      service,
+      {
+        name: 'huge-pattern',
+        defaultScorers: ['regex'],
+        cases: [{ name: 'c', input: { question: texts.supportQuestion }, expected: { regex: ['Refund', huge] } }],
+      },
       422,
     );
     expect(big.details).toEqual([
@@ -250,10 +242,7 @@ describe('checking the patterns of one request costs a bounded time', () => {
       await res.arrayBuffer();
       return performance.now() - t;
     })();
-    const over = await json<ErrorBody>(
-      await service.api('/api/suites', { method: 'POST', json: { name: 'over-budget', defaultScorers: ['regex'], cases } }),
-      422,
-    );
+    const over = await postSuite<ErrorBody>(service, { name: 'over-budget', defaultScorers: ['regex'], cases }, 422);
     const ms = performance.now() - started;
     console.info(`a suite of 1,000 patterns of ~2,000 instructions: refused in ${ms.toFixed(0)} ms; /api/health meanwhile ${(await health).toFixed(0)} ms`);
     const refused = (over.details ?? []).filter((d) => d.field.startsWith('cases['));
@@ -265,6 +254,6 @@ describe('checking the patterns of one request costs a bounded time', () => {
 
     // The same suite with small patterns is stored: the budget is per request, not per process.
     const fine = cases.map((c, i) => ({ ...c, expected: { regex: [`case ${i}`, '\\d{4}-\\d{2}-\\d{2}', '(?i)refund'] } }));
-    await json(await service.api('/api/suites', { method: 'POST', json: { name: 'within-budget', defaultScorers: ['regex'], cases: fine } }), 201);
+    await postSuite(service, { name: 'within-budget', defaultScorers: ['regex'], cases: fine });
   });
 });

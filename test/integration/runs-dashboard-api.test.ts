@@ -3,6 +3,7 @@ import { eventually } from '../helpers/eventually.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
 import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { postSuite } from '../helpers/suite-api.js';
 
 /**
  * What the dashboard's run pages added to the API, on a real Temporal dev server:
@@ -97,18 +98,12 @@ describe('GET /api/runs/{id}/approvals', () => {
 
 describe('GET /api/runs?suite_id=', () => {
   it('lists the runs of one suite by its id, also after the suite is renamed', async () => {
-    const suite = await json<{ id: string }>(
-      await svc.api('/api/suites', {
-        method: 'POST',
-        json: {
-          name: 'by-id',
-          agent_id: 'approval-agent',
-          defaultScorers: ['contains'],
-          cases: [{ name: 'one', input: { answer: 'yes' }, expected: { outputContains: ['yes'] } }],
-        },
-      }),
-      201,
-    );
+    const suite = await postSuite<{ id: string }>(svc, {
+      name: 'by-id',
+      agent_id: 'approval-agent',
+      defaultScorers: ['contains'],
+      cases: [{ name: 'one', input: { answer: 'yes' }, expected: { outputContains: ['yes'] } }],
+    });
     const run = await json<{ id: string }>(await svc.api('/api/evals/runs', { method: 'POST', json: { suite_name: 'by-id', agent_version: 'v1' } }), 202);
     const other = await json<{ id: string }>(
       await svc.api('/api/runs', {
