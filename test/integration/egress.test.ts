@@ -206,10 +206,15 @@ interface CaseResult {
   details: Record<string, { score: number; reason: string }>;
 }
 
-async function finishedRun(svc: TestService, id: string): Promise<CaseResult[]> {
+/** Runs the dataset `items` on agent `agentId`, scored by `scorers`; the case results once the run is over. */
+async function runToResults(svc: TestService, agentId: string, items: unknown[], scorers: unknown[]): Promise<CaseResult[]> {
+  const { id } = await body<{ id: string }>(await svc.api('/api/runs', { method: 'POST', json: { agentId, dataset: { items }, scorers } }), 202);
   await eventually(async () => expect(['completed', 'failed']).toContain((await body<RunView>(await svc.api(`/api/runs/${id}`), 200)).status), 60_000);
   return (await body<{ results: CaseResult[] }>(await svc.api(`/api/evals/runs/${id}/results`), 200)).results;
 }
+
+/** A case the fixture agent passes with `contains`: it answers "hello". */
+const HELLO_CASE = { name: 'one', input: 'hi', expected: { outputContains: ['hello'] } };
 
 describe('the service with loopback not allowed (EGRESS_ALLOW=127.0.0.2/32)', () => {
   let svc: TestService;
@@ -277,28 +282,14 @@ describe('the service with loopback not allowed (EGRESS_ALLOW=127.0.0.2/32)', ()
       }),
       201,
     );
-    const run = await body<{ id: string }>(
-      await svc.api('/api/runs', {
-        method: 'POST',
-        json: { agentId: agent.id, dataset: { items: [{ name: 'one', input: 'hi', expected: { outputContains: ['hello'] } }] }, scorers: ['contains'] },
-      }),
-      202,
-    );
-    const [result] = await finishedRun(svc, run.id);
+    const [result] = await runToResults(svc, agent.id, [HELLO_CASE], ['contains']);
     expect(result.status).toBe('failed');
     expect(result.error).toContain(
       'agent endpoint refused by the egress policy: localhost resolves to 127.0.0.1, a loopback address, which EGRESS_ALLOW does not allow',
     );
 
     await body(await svc.api('/api/scorers', { method: 'POST', json: { name: 'local-scorer', endpoint: `http://localhost:${fixture.port}/score` } }), 201);
-    const scored = await body<{ id: string }>(
-      await svc.api('/api/runs', {
-        method: 'POST',
-        json: { agentId: allowedAgentId, dataset: { items: [{ name: 'two', input: 'hi' }] }, scorers: ['local-scorer'] },
-      }),
-      202,
-    );
-    const [scoredResult] = await finishedRun(svc, scored.id);
+    const [scoredResult] = await runToResults(svc, allowedAgentId, [{ name: 'two', input: 'hi' }], ['local-scorer']);
     expect(scoredResult.details['local-scorer']).toMatchObject({
       score: 0,
       reason:
@@ -365,14 +356,7 @@ describe('the embedded default: a server bound to loopback calls a loopback agen
 
   it('runs the agent end to end, and still refuses the metadata address and the service itself', async () => {
     const created = await body<{ id: string }>(await svc.api('/api/agents', { method: 'POST', json: { name: 'local-agent', endpoint: agent.url } }), 201);
-    const run = await body<{ id: string }>(
-      await svc.api('/api/runs', {
-        method: 'POST',
-        json: { agentId: created.id, dataset: { items: [{ name: 'one', input: 'hi', expected: { outputContains: ['hello'] } }] }, scorers: ['contains'] },
-      }),
-      202,
-    );
-    const [result] = await finishedRun(svc, run.id);
+    const [result] = await runToResults(svc, created.id, [HELLO_CASE], ['contains']);
     expect(result.status).toBe('passed');
     expect(agent.requests).toHaveLength(1);
 

@@ -96,6 +96,14 @@ function header(project: string, trace: string): TraceHeader {
   };
 }
 
+/** New topics on 3 partitions, each of `writes` sent to them through a sink; and the one batch they make together. */
+async function writtenToNewTopics(writes: RowBatch[]) {
+  const names = await topics(3);
+  const s = await sink(names.topic);
+  for (const w of writes) await s.write(w);
+  return { names, batch: mergeRowBatches(writes) };
+}
+
 /** What ingest hands a sink: rows encoded once. */
 function rows(spans: SpanRecord[], traces: TraceHeader[] = []): RowBatch {
   return encodeRowBatch(spans, traces);
@@ -442,13 +450,10 @@ describe('Kafka transport (real broker)', () => {
   });
 
   it('redelivers what a stopped ingester had not committed (at-least-once)', async () => {
-    const names = await topics(3);
-    const s = await sink(names.topic);
     const sent = [0, 1].map((n) => span('p2', 'restart', n));
     // Two writes, two messages (each a span row and its trace_stats_input row), on two partitions.
     const writes = sent.map((x) => rows([x]));
-    for (const w of writes) await s.write(w);
-    const batch = mergeRowBatches(writes);
+    const { names, batch } = await writtenToNewTopics(writes);
     expect(await topicMessageCount(kafka, names.topic)).toBe(2);
 
     // The first ingester's inserts (one per partition, both under way) are cut off by the
@@ -485,12 +490,9 @@ describe('Kafka transport (real broker)', () => {
   });
 
   it('stop() lets the insert in progress finish and commits it', async () => {
-    const names = await topics(3);
-    const s = await sink(names.topic);
     // Two writes, two messages (each a span row and its trace_stats_input row) on two partitions: two inserts at once.
     const writes = [rows([span('p3', 'drain', 0)]), rows([span('p3', 'drain-2', 0)])];
-    for (const w of writes) await s.write(w);
-    const batch = mergeRowBatches(writes);
+    const { names, batch } = await writtenToNewTopics(writes);
     expect(await topicMessageCount(kafka, names.topic)).toBe(2);
 
     const inserts: Array<{ batch: RowBatch; finish: () => void }> = [];
@@ -531,12 +533,9 @@ describe('Kafka transport (real broker)', () => {
   });
 
   it('keeps its group membership through an insert longer than the session timeout', async () => {
-    const names = await topics(3);
-    const s = await sink(names.topic);
     // Two writes, two messages (each a span row and its trace_stats_input row) on two partitions: two slow inserts.
     const writes = [rows([span('p5', 'slow', 0)]), rows([span('p5', 'slow-2', 0)])];
-    for (const w of writes) await s.write(w);
-    const batch = mergeRowBatches(writes);
+    const { names, batch } = await writtenToNewTopics(writes);
     const written: RowBatch[] = [];
     const slow: BatchWriter = {
       writeRows: async (b) => {

@@ -38,14 +38,17 @@ describe('unreachable stores', () => {
   });
 });
 
+/** Every store and the workflow engine configured on a port nothing listens on. */
+const NOTHING_REACHABLE = {
+  clickhouseUrl: 'http://127.0.0.1:9',
+  postgresUrl: 'postgres://u:p@127.0.0.1:9/db',
+  clickhouseTimeoutMs: 1_000,
+  temporalAddress: '127.0.0.1:9',
+};
+
 describe('workflow engine in health', () => {
   it('reports a configured but unreachable workflow engine as unavailable (within the health deadline)', async () => {
-    const s = await startApiOnStores({
-      clickhouseUrl: 'http://127.0.0.1:9',
-      postgresUrl: 'postgres://u:p@127.0.0.1:9/db',
-      clickhouseTimeoutMs: 1_000,
-      temporalAddress: '127.0.0.1:9',
-    });
+    const s = await startApiOnStores(NOTHING_REACHABLE);
     const started = Date.now();
     const res = await fetch(`${s.base}/api/health`);
     const body = (await res.json()) as { services: Record<string, string> };
@@ -55,12 +58,7 @@ describe('workflow engine in health', () => {
   });
 
   it('answers run routes with 503 Database not available when the metadata store is down', async () => {
-    const s = await startApiOnStores({
-      clickhouseUrl: 'http://127.0.0.1:9',
-      postgresUrl: 'postgres://u:p@127.0.0.1:9/db',
-      clickhouseTimeoutMs: 1_000,
-      temporalAddress: '127.0.0.1:9',
-    });
+    const s = await startApiOnStores(NOTHING_REACHABLE);
     const res = await fetch(`${s.base}/api/runs/00000000-0000-4000-8000-000000000000/status`, { headers: { 'x-project-id': 'p1' } });
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: string }).error).toBe('Database not available');

@@ -30,12 +30,17 @@ function gatedWriter() {
   };
 }
 
+/** A batcher on a gated writer: 1,000 spans, no wait and 1 MiB pending unless `limits` say otherwise. */
+function gatedBatcher(limits: Partial<Omit<Parameters<typeof createBatcher>[0], 'writer' | 'logger'>> = {}) {
+  const writer = gatedWriter();
+  return { writer, sink: createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger, ...limits }) };
+}
+
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
 describe('batcher', () => {
   it('groups writes that arrive while the insert slots are busy into the next insert and resolves each after its insert', async () => {
-    const writer = gatedWriter();
-    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger, maxConcurrentFlushes: 1 });
+    const { writer, sink } = gatedBatcher({ maxConcurrentFlushes: 1 });
     let firstDone = false;
     const first = sink.write({ spans: [span('a')], stats: [] }).then(() => (firstDone = true));
     await tick();
@@ -53,8 +58,7 @@ describe('batcher', () => {
   });
 
   it('runs up to maxConcurrentFlushes inserts at once', async () => {
-    const writer = gatedWriter();
-    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger, maxConcurrentFlushes: 2 });
+    const { writer, sink } = gatedBatcher({ maxConcurrentFlushes: 2 });
     const writes = ['a', 'b', 'c', 'd'].map(async (id) => {
       const p = sink.write({ spans: [span(id)], stats: [] });
       await tick();
@@ -74,8 +78,7 @@ describe('batcher', () => {
   });
 
   it('rejects every write of a failed insert so the clients retry', async () => {
-    const writer = gatedWriter();
-    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 1 << 20, logger });
+    const { writer, sink } = gatedBatcher();
     const p = sink.write({ spans: [span('a')], stats: [] });
     await tick();
     writer.gates[0].fail(new Error('disk full'));
@@ -107,8 +110,7 @@ describe('batcher', () => {
   });
 
   it('refuses writes beyond the memory bound with 429 + retry-after, and accepts again once flushed', async () => {
-    const writer = gatedWriter();
-    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 2_000, logger });
+    const { writer, sink } = gatedBatcher({ maxPendingBytes: 2_000 });
     const accepted = sink.write({ spans: [span('a', 1_500)], stats: [] });
     const refused = await sink.write({ spans: [span('b', 1_500)], stats: [] }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(BackpressureError);
@@ -123,8 +125,7 @@ describe('batcher', () => {
   });
 
   it('admit() refuses up front once the bound is reached, and while shutting down', async () => {
-    const writer = gatedWriter();
-    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 0, maxPendingBytes: 2_000, logger });
+    const { writer, sink } = gatedBatcher({ maxPendingBytes: 2_000 });
     expect(() => sink.admit()).not.toThrow();
     const accepted = sink.write({ spans: [span('a', 2_500)], stats: [] });
     expect(() => sink.admit()).toThrowError(BackpressureError);
@@ -137,8 +138,7 @@ describe('batcher', () => {
   });
 
   it('lingers up to maxWaitMs when idle so concurrent writes share one insert', async () => {
-    const writer = gatedWriter();
-    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 30, maxPendingBytes: 1 << 20, logger });
+    const { writer, sink } = gatedBatcher({ maxWaitMs: 30 });
     const writes = [sink.write({ spans: [span('a')], stats: [] }), sink.write({ spans: [span('b')], stats: [] })];
     await new Promise((r) => setTimeout(r, 60));
     expect(writer.batches).toHaveLength(1);
@@ -148,8 +148,7 @@ describe('batcher', () => {
   });
 
   it('flushes what is buffered on close and refuses new writes', async () => {
-    const writer = gatedWriter();
-    const sink = createBatcher({ writer, maxSpans: 1000, maxWaitMs: 10_000, maxPendingBytes: 1 << 20, logger });
+    const { writer, sink } = gatedBatcher({ maxWaitMs: 10_000 });
     const pending = sink.write({ spans: [span('a')], stats: [] });
     const closed = sink.close();
     await tick();

@@ -112,30 +112,34 @@ describe('spans that are not model calls have no conversation', () => {
   );
 });
 
+/** A model call's conversation: `messages` in, one assistant answer ending with `finishReason`, and the call's parameters if it has any. */
+const answered = (messages: Array<{ role: string; content: string }>, answer: string, finishReason: string, parameters?: Record<string, unknown>) => ({
+  messages,
+  output_messages: [{ role: 'assistant', content: answer, finish_reason: finishReason }],
+  ...(parameters ? { parameters } : {}),
+  finish_reasons: [finishReason],
+});
+
 describe('the older fixtures of each convention', () => {
   it.each(
     [
       {
         name: 'GenAI 1.37 text parts, system instructions apart',
         fixture: 'genai/chat-input-messages.json',
-        conversation: {
-          messages: [
+        conversation: answered(
+          [
             { role: 'system', content: 'You are a helpful travel assistant.' },
             { role: 'user', content: 'What is the weather in Paris?' },
           ],
-          output_messages: [{ role: 'assistant', content: 'It is rainy and 57°F in Paris.', finish_reason: 'stop' }],
-          parameters: { temperature: 0.2, max_tokens: 256 },
-          finish_reasons: ['stop'],
-        },
+          'It is rainy and 57°F in Paris.',
+          'stop',
+          { temperature: 0.2, max_tokens: 256 },
+        ),
       },
       {
         name: 'GenAI events packed in gen_ai.event.content, with a gen_ai.choice',
         fixture: 'genai/chat-events-choice.json',
-        conversation: {
-          messages: [{ role: 'user', content: 'What is 2+2? Reply with a number.' }],
-          output_messages: [{ role: 'assistant', content: '4', finish_reason: 'stop' }],
-          finish_reasons: ['stop'],
-        },
+        conversation: answered([{ role: 'user', content: 'What is 2+2? Reply with a number.' }], '4', 'stop'),
       },
       {
         name: 'a failed GenAI call: the prompt, no answer',
@@ -151,15 +155,15 @@ describe('the older fixtures of each convention', () => {
       {
         name: "OpenInference: llm.invocation_parameters, the flattened messages, the finish reason of output.value's choice",
         fixture: 'openinference/llm-openai.json',
-        conversation: {
-          messages: [
+        conversation: answered(
+          [
             { role: 'system', content: 'You are a support agent for Acme.' },
             { role: 'user', content: 'Where is my order #1234?' },
           ],
-          output_messages: [{ role: 'assistant', content: 'Order #1234 ships tomorrow.', finish_reason: 'stop' }],
-          parameters: { temperature: 0 },
-          finish_reasons: ['stop'],
-        },
+          'Order #1234 ships tomorrow.',
+          'stop',
+          { temperature: 0 },
+        ),
       },
       {
         name: 'AI SDK: a step that only called a tool shows the call, its finish reason and the tools offered',
@@ -180,22 +184,17 @@ describe('the older fixtures of each convention', () => {
       {
         name: 'OpenLLMetry: a single-turn chat',
         fixture: 'openllmetry/openai-chat.json',
-        conversation: {
-          messages: [{ role: 'user', content: 'Tell me a joke about OpenTelemetry' }],
-          output_messages: [{ role: 'assistant', content: 'Why did the span break up with the trace? It needed more context.', finish_reason: 'stop' }],
-          parameters: { temperature: 0.7 },
-          finish_reasons: ['stop'],
-        },
+        conversation: answered(
+          [{ role: 'user', content: 'Tell me a joke about OpenTelemetry' }],
+          'Why did the span break up with the trace? It needed more context.',
+          'stop',
+          { temperature: 0.7 },
+        ),
       },
       {
         name: 'SPEC: text in, text out, with its stop_reason',
         fixture: 'spec/generation-declared.json',
-        conversation: {
-          messages: [{ role: 'user', content: 'Plan a weekend in Lisbon' }],
-          output_messages: [{ role: 'assistant', content: 'Day 1: Alfama. Day 2: Belém.', finish_reason: 'end_turn' }],
-          parameters: { temperature: 0.3 },
-          finish_reasons: ['end_turn'],
-        },
+        conversation: answered([{ role: 'user', content: 'Plan a weekend in Lisbon' }], 'Day 1: Alfama. Day 2: Belém.', 'end_turn', { temperature: 0.3 }),
       },
     ].map((c) => [c.name, c] as const),
   )('%s', (_name, { fixture: id, conversation }) => {
