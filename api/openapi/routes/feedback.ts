@@ -37,6 +37,9 @@ const queue = routeGroup('Review queues', feedbackAccess, { errors: [404] });
 /** What a reviewer does with an item: the body may be left out; 404 for no such item, 409 when its state forbids it (locked by another reviewer, no correction yet...). */
 const review = routeGroup('Review queues', feedbackAccess, { bodyOptional: true, errors: [404, 409] });
 
+/** GET and POST both take the next item and lock it for the caller (a write either way); its options come as the query or the body. */
+const takeNext = { summary: 'Take the next item to review (locks it)', answers: { 200: NextItemSchema } };
+
 export const FEEDBACK_ROUTES = defineRoutes([
   feedback.post('/api/feedback/comparisons', 'createComparison', 'Ask a person to compare two outputs', {
     body: CreateComparisonSchema,
@@ -71,17 +74,8 @@ export const FEEDBACK_ROUTES = defineRoutes([
   }),
   queue.get('/api/queues/{id}/items', 'listQueueItems', "A queue's items", { query: ItemListQuerySchema, answers: { 200: ItemListSchema } }),
   queue.get('/api/queues/{id}/items/{itemId}', 'getQueueItem', 'A queue item', { answers: { 200: QueueItemSchema } }),
-  // GET and POST both take the next item and lock it for the caller: a write either way.
-  queue.get('/api/queues/{id}/next', 'nextQueueItem', 'Take the next item to review (locks it)', {
-    access: 'feedback:write',
-    query: NextSchema,
-    answers: { 200: NextItemSchema },
-  }),
-  queue.post('/api/queues/{id}/next', 'takeNextQueueItem', 'Take the next item to review (locks it)', {
-    body: NextSchema,
-    bodyOptional: true,
-    answers: { 200: NextItemSchema },
-  }),
+  queue.get('/api/queues/{id}/next', 'nextQueueItem', takeNext.summary, { access: 'feedback:write', query: NextSchema, answers: takeNext.answers }),
+  queue.post('/api/queues/{id}/next', 'takeNextQueueItem', takeNext.summary, { body: NextSchema, bodyOptional: true, answers: takeNext.answers }),
   review.post('/api/queues/{id}/items/{itemId}/complete', 'completeQueueItem', 'Complete a review', {
     body: CompleteSchema,
     answers: { 200: CompletedItemSchema },
