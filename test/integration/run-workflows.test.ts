@@ -260,12 +260,27 @@ describe('pause, cancel and continue-as-new', () => {
     return { agent, started: () => waiters.length, release: () => waiters.splice(0).forEach((r) => r()) };
   }
 
-  it('pauses (no new trial starts, the status is stored), resumes and completes', async () => {
+  type RunHandle = Awaited<ReturnType<typeof startRun>>['handle'];
+
+  type ActivityLog = ReturnType<typeof fakeActivities>['log'];
+
+  /** Starts a run of `over` on a worker whose agent calls wait at a gate, and hands `during` the run, the gate and the activities' log once its first call waits; the log. */
+  async function withFirstCallWaiting(
+    over: Partial<RunWorkflowInput>,
+    during: (run: { handle: RunHandle; gate: ReturnType<typeof gatedAgent>; log: ActivityLog }) => Promise<void>,
+  ): Promise<ActivityLog> {
     const gate = gatedAgent();
     const { activities, log } = fakeActivities(gate.agent);
     await w.withWorker(activities, async (tq) => {
-      const { handle } = await startRun(tq, { caseCount: 3 });
+      const { handle } = await startRun(tq, over);
       await eventually(() => expect(gate.started()).toBe(1));
+      await during({ handle, gate, log });
+    });
+    return log;
+  }
+
+  it('pauses (no new trial starts, the status is stored), resumes and completes', async () => {
+    const log = await withFirstCallWaiting({ caseCount: 3 }, async ({ handle, gate, log }) => {
       await handle.signal(pauseSignal, { paused: true });
       await eventually(() => expect(log.marks).toEqual(['running', 'paused']));
       gate.release();
@@ -295,11 +310,7 @@ describe('pause, cancel and continue-as-new', () => {
   });
 
   it('cancels a run: the running trial is recorded cancelled, the pending ones too, the run is cancelled', async () => {
-    const gate = gatedAgent();
-    const { activities, log } = fakeActivities(gate.agent);
-    await w.withWorker(activities, async (tq) => {
-      const { handle } = await startRun(tq, { caseCount: 3 });
-      await eventually(() => expect(gate.started()).toBe(1));
+    const log = await withFirstCallWaiting({ caseCount: 3 }, async ({ handle }) => {
       await handle.signal(cancelRunSignal);
       expect(await handle.result()).toBe('cancelled');
     });
@@ -310,11 +321,7 @@ describe('pause, cancel and continue-as-new', () => {
   });
 
   it('cancels one case: it is never called, the others run', async () => {
-    const gate = gatedAgent();
-    const { activities, log } = fakeActivities(gate.agent);
-    await w.withWorker(activities, async (tq) => {
-      const { handle } = await startRun(tq, { caseCount: 3, repetitions: 2 });
-      await eventually(() => expect(gate.started()).toBe(1));
+    const log = await withFirstCallWaiting({ caseCount: 3, repetitions: 2 }, async ({ handle, gate, log }) => {
       await handle.signal(cancelSignal, { case_index: 1 });
       await eventually(() => {
         gate.release();
