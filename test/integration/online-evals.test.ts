@@ -128,6 +128,16 @@ async function ingestAll(c: ReturnType<typeof client>, bodies: Array<() => unkno
 const DELAY = 1;
 const OK = { outputContains: ['ok'] };
 
+/** A span of type span from `startMs` to `endMs` (epoch milliseconds), as POST /api/traces/ingest and /api/spans take it. */
+const plainSpan = (span_id: string, name: string, startMs: number, endMs: number, more: Record<string, unknown> = {}) => ({
+  span_id,
+  name,
+  type: 'span',
+  start_time: new Date(startMs).toISOString(),
+  end_time: new Date(endMs).toISOString(),
+  ...more,
+});
+
 describe('an online rule', () => {
   it('scores the traces its deterministic sample takes, each exactly once, at the configured rate', async () => {
     const c = await newProject();
@@ -254,16 +264,7 @@ describe('an online rule', () => {
       status: 'ok',
       duration_ms: 500,
       start_time: new Date(end - 500).toISOString(),
-      spans: [
-        {
-          span_id: 'root',
-          name: 'agent',
-          type: 'span',
-          start_time: new Date(end - 500).toISOString(),
-          end_time: new Date(end).toISOString(),
-          input: 'question',
-        },
-      ],
+      spans: [plainSpan('root', 'agent', end - 500, end, { input: 'question' })],
     });
     await new Promise((r) => setTimeout(r, 1500));
     // The final answer arrives as a late span of the same trace.
@@ -273,17 +274,7 @@ describe('an online rule', () => {
         project: c.project,
         json: {
           trace_id: id,
-          spans: [
-            {
-              span_id: 'answer',
-              parent_span_id: 'root',
-              name: 'final',
-              type: 'span',
-              start_time: new Date(end - 100).toISOString(),
-              end_time: new Date(end).toISOString(),
-              output: 'the late answer',
-            },
-          ],
+          spans: [plainSpan('answer', 'final', end - 100, end, { parent_span_id: 'root', output: 'the late answer' })],
         },
       }),
       201,
