@@ -4,6 +4,7 @@ import type { FailureGroup, RunFailureAnalysis, TraceFailureAnalysis } from '../
 import { texts } from '../fixtures/corpus/texts.js';
 import { eventually } from '../helpers/eventually.js';
 import { fakeProviderEnv, startFakeProvider, type FakeProvider } from '../helpers/fake-providers.js';
+import { spanAt } from '../helpers/ingest-trace.js';
 import { resultsByCase, untilCompleted } from '../helpers/run-results.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
@@ -166,6 +167,9 @@ describe('failure analysis of production traces', () => {
       failure === 'search'
         ? { status: 'error', status_message: `timeout after ${3000 + i * 7} ms calling https://search.example.com/v1/q?id=${randomUUID()}` }
         : { status: 'ok', output: texts.searchResults };
+    /** A span under the root, `at` ms after the trace's start and `ms` long. */
+    const childSpan = (suffix: string, name: string, type: string, [at, ms]: [number, number], more: Record<string, unknown>) =>
+      spanAt(start, at, ms, { span_id: `${traceId.slice(0, 12)}${suffix}`, parent_span_id: `${traceId.slice(0, 12)}r`, name, type, ...more });
     return {
       trace_id: traceId,
       name: 'research-agent',
@@ -182,28 +186,13 @@ describe('failure analysis of production traces', () => {
           status: 'error',
           input: texts.researchQuestion,
         },
-        {
-          span_id: `${traceId.slice(0, 12)}s`,
-          parent_span_id: `${traceId.slice(0, 12)}r`,
-          name: 'search_web',
-          type: 'tool',
-          start_time: iso(start + 5),
-          end_time: iso(start + 40),
-          input: { query: 'agent evaluation 2026' },
-          ...search,
-        },
-        {
-          span_id: `${traceId.slice(0, 12)}m`,
-          parent_span_id: `${traceId.slice(0, 12)}r`,
-          name: 'chat gpt-4o',
-          type: 'generation',
-          start_time: iso(start + 45),
-          end_time: iso(start + 85),
+        childSpan('s', 'search_web', 'tool', [5, 35], { input: { query: 'agent evaluation 2026' }, ...search }),
+        childSpan('m', 'chat gpt-4o', 'generation', [45, 40], {
           input: texts.researchSystemPrompt,
           ...(failure === 'model'
             ? { status: 'error', status_message: `Error 429: rate limited, retry in ${i}s`, attributes: { 'exception.type': 'RateLimitError' } }
             : { status: 'ok', output: texts.researchAnswer }),
-        },
+        }),
       ],
     };
   }

@@ -112,6 +112,12 @@ describe('spans that are not model calls have no conversation', () => {
   );
 });
 
+/** A system message, then a user message. */
+const systemThenUser = (system: string, user: string) => [
+  { role: 'system', content: system },
+  { role: 'user', content: user },
+];
+
 /** A model call's conversation: `messages` in, one assistant answer ending with `finishReason`, and the call's parameters if it has any. */
 const answered = (messages: Array<{ role: string; content: string }>, answer: string, finishReason: string, parameters?: Record<string, unknown>) => ({
   messages,
@@ -127,10 +133,7 @@ describe('the older fixtures of each convention', () => {
         name: 'GenAI 1.37 text parts, system instructions apart',
         fixture: 'genai/chat-input-messages.json',
         conversation: answered(
-          [
-            { role: 'system', content: 'You are a helpful travel assistant.' },
-            { role: 'user', content: 'What is the weather in Paris?' },
-          ],
+          systemThenUser('You are a helpful travel assistant.', 'What is the weather in Paris?'),
           'It is rainy and 57°F in Paris.',
           'stop',
           { temperature: 0.2, max_tokens: 256 },
@@ -145,25 +148,16 @@ describe('the older fixtures of each convention', () => {
         name: 'a failed GenAI call: the prompt, no answer',
         fixture: 'genai/chat-events-exception.json',
         conversation: {
-          messages: [
-            { role: 'system', content: 'You are terse.' },
-            { role: 'user', content: 'Summarize the meeting notes.' },
-          ],
+          messages: systemThenUser('You are terse.', 'Summarize the meeting notes.'),
           output_messages: [],
         },
       },
       {
         name: "OpenInference: llm.invocation_parameters, the flattened messages, the finish reason of output.value's choice",
         fixture: 'openinference/llm-openai.json',
-        conversation: answered(
-          [
-            { role: 'system', content: 'You are a support agent for Acme.' },
-            { role: 'user', content: 'Where is my order #1234?' },
-          ],
-          'Order #1234 ships tomorrow.',
-          'stop',
-          { temperature: 0 },
-        ),
+        conversation: answered(systemThenUser('You are a support agent for Acme.', 'Where is my order #1234?'), 'Order #1234 ships tomorrow.', 'stop', {
+          temperature: 0,
+        }),
       },
       {
         name: 'AI SDK: a step that only called a tool shows the call, its finish reason and the tools offered',
