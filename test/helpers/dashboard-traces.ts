@@ -1,5 +1,5 @@
 /**
- * Traces and selectors for test/browser/traces-more.test.ts: the traces list's filters and score
+ * Traces and selectors for test/browser/traces-filters-feedback-compare.test.ts: the traces list's filters and score
  * column, the trace page's content views and feedback forms, and trace comparison.
  */
 

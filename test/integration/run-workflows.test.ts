@@ -5,19 +5,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentCall, AgentTurn, CaseRecord, CaseRun, EvalActivities, ScoredTrial } from '../../workflows/activity-types.js';
-import {
-  approvalSignal,
-  approvalStateQuery,
-  cancelRunSignal,
-  cancelSignal,
-  caseWorkflowId,
-  pauseSignal,
-  progressQuery,
-  RUN_WORKFLOW,
-  runWorkflowId,
-  type RunPolicy,
-  type RunWorkflowInput,
-} from '../../workflows/contract.js';
+import { approvalSignal, approvalStateQuery, cancelRunSignal, cancelSignal, pauseSignal, progressQuery } from '../../workflows/contract.js';
+import { caseWorkflowId, RUN_WORKFLOW, runWorkflowId, type RunPolicy, type RunWorkflowInput } from '../../workflows/contract.js';
 import { eventually } from '../helpers/eventually.js';
 import { startWorkflowEnv, type WorkflowEnv } from '../helpers/workflow-env.js';
 
