@@ -21,6 +21,9 @@ export default defineConfig({
     // Integration tests start real PostgreSQL, chDB and Kafka processes; give them room.
     testTimeout: 120_000,
     hookTimeout: 240_000,
+    // expect.poll's own default gives up after 1 s: too little for a page or a worker on a busy
+    // two-core machine (a browser test's first rows, an alert's first evaluation).
+    expect: { poll: { timeout: 15_000, interval: 100 } },
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,

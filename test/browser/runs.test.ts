@@ -287,14 +287,27 @@ describe('eval run pages in Chromium', () => {
       await expect.poll(() => summary.getAttribute('data-status'), { timeout: 15_000 }).toBe('paused');
       expect(await summary.locator(RUNS_SEL.controlMessage).textContent()).toBe('Paused.');
       expect(await summary.locator(RUNS_SEL.resume).count()).toBe(1);
-      // The case in flight may still finish; after that the progress stays where it is.
-      await new Promise((r) => setTimeout(r, 1000));
-      const before = await progressText(p);
-      await new Promise((r) => setTimeout(r, 2000));
-      expect(await progressText(p)).toBe(before);
-      const [done] = before.split(' / ').map(Number);
+      // The case in flight may still finish (on a busy machine, seconds later); after that the
+      // progress stays where it is, on the server and on the page.
+      const completedNow = async () => (await json<{ progress: { completed: number } }>(await svc.api(`/api/runs/${run.id}/status`), 200)).progress.completed;
+      let done = await completedNow();
+      await expect
+        .poll(
+          async () => {
+            await new Promise((r) => setTimeout(r, 1500));
+            const now = await completedNow();
+            const settled = now === done;
+            done = now;
+            return settled;
+          },
+          { timeout: 30_000 },
+        )
+        .toBe(true);
       expect(done).toBeLessThan(20);
-      expect((await json<{ progress: { completed: number } }>(await svc.api(`/api/runs/${run.id}/status`), 200)).progress.completed).toBe(done);
+      await expect.poll(() => progressText(p)).toBe(`${done} / 20`);
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(await progressText(p)).toBe(`${done} / 20`);
+      expect(await completedNow()).toBe(done);
       await p.screenshot('runs-detail-paused');
 
       await summary.locator(RUNS_SEL.resume).click();
