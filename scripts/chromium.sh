@@ -17,7 +17,6 @@ TOOL=chromium
 APT_PACKAGE=chromium
 APT_INSTALL_FLAGS=()
 ENV_HINT=CHROMIUM_PATH=/path/to/chromium
-USAGE_LINES=13
 DEBIAN_BIN=/usr/bin/chromium
 
 # The installed binary, or nothing (exit 1).

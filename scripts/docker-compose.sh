@@ -18,7 +18,6 @@ APT_PACKAGE=docker-compose
 # --no-install-recommends: the package recommends docker.io (the engine), which `config` does not need.
 APT_INSTALL_FLAGS=(--no-install-recommends)
 ENV_HINT=DOCKER_COMPOSE_PATH
-USAGE_LINES=13
 
 find_bin() {
   if [[ -n "${DOCKER_COMPOSE_PATH:-}" ]]; then

@@ -10,14 +10,7 @@
 #       Safe to run concurrently (flock + atomic rename). About 6-11 minutes on 2 cores.
 set -euo pipefail
 
-TOOL=helm
-TOOL_BIN=helm
-TOOL_PACKAGE=helm.sh/helm/v3/cmd/helm
-TOOL_ENV=HELM_PATH
-DEFAULT_VERSION=v3.22.0
-VERSION_PATTERN='^v3\.[0-9]+\.[0-9]+$'
-USAGE_LINES=10
 # shellcheck source=lib/go-tool.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/go-tool.sh"
 
-main "$@"
+go_tool helm helm.sh/helm/v3/cmd/helm HELM_PATH v3.22.0 '^v3\.[0-9]+\.[0-9]+$' "$@"

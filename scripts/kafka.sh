@@ -14,7 +14,6 @@ set -euo pipefail
 
 DEFAULT_VERSION=3.9.1
 TOOL=kafka
-USAGE_LINES=13
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 

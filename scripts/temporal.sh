@@ -13,14 +13,7 @@
 # carry a replace directive to a nested module that the module zip lacks.
 set -euo pipefail
 
-TOOL=temporal
-TOOL_BIN=temporal
-TOOL_PACKAGE=github.com/temporalio/cli/cmd/temporal
-TOOL_ENV=TEMPORAL_CLI_PATH
-DEFAULT_VERSION=v1.5.1
-VERSION_PATTERN='^v[0-9]+\.[0-9]+\.[0-9]+$'
-USAGE_LINES=12
 # shellcheck source=lib/go-tool.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/go-tool.sh"
 
-main "$@"
+go_tool temporal github.com/temporalio/cli/cmd/temporal TEMPORAL_CLI_PATH v1.5.1 '^v[0-9]+\.[0-9]+\.[0-9]+$' "$@"

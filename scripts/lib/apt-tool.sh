@@ -1,7 +1,7 @@
 # Shared by scripts/chromium.sh and scripts/docker-compose.sh: a tool from a Debian package,
 # installed with apt-get when missing. Source it after setting TOOL (messages, lock name),
 # APT_PACKAGE, APT_INSTALL_FLAGS (an array, may be empty), ENV_HINT (the variable that names a
-# binary instead), USAGE_LINES, and defining find_bin (prints the binary, or returns 1).
+# binary instead), and defining find_bin (prints the binary, or returns 1).
 # shellcheck shell=bash
 
 # shellcheck source=common.sh

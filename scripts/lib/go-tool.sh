@@ -1,13 +1,12 @@
 # Shared by scripts/temporal.sh and scripts/helm.sh: a Go command-line tool built once with
 # `go install` from the Go module proxy into the cache dir, and found again afterwards.
-# Source it after setting TOOL (cache name and messages), TOOL_BIN (binary name), TOOL_PACKAGE
-# (module path of the command), TOOL_ENV (an env var naming a binary to use instead), DEFAULT_VERSION.
+# A script sources it and calls `go_tool` with what tells its tool apart (below).
 # shellcheck shell=bash
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-bin_path() { echo "$CACHE_ROOT/$TOOL-$1/bin/$TOOL_BIN"; }
+bin_path() { echo "$CACHE_ROOT/$TOOL-$1/bin/$TOOL"; }
 
 # Builds $TOOL_PACKAGE@$1 into the cache unless it is there. Safe to run concurrently (flock +
 # atomic rename): a reader sees either no bin dir or a complete one.
@@ -29,7 +28,7 @@ fetch() {
     cat "$FETCH_WORK/go.log" >&2
     die "go install $TOOL_PACKAGE@$version failed"
   fi
-  [[ -x "$FETCH_WORK/bin/$TOOL_BIN" ]] || die "$TOOL_BIN binary missing after go install"
+  [[ -x "$FETCH_WORK/bin/$TOOL" ]] || die "$TOOL binary missing after go install"
   dir="$(dirname "$(dirname "$bin")")"
   mkdir -p "$dir"
   mv -T "$FETCH_WORK/bin" "$dir/bin"
@@ -47,7 +46,7 @@ path() {
     echo "$override"
     return 0
   fi
-  if command -v "$TOOL_BIN" >/dev/null 2>&1; then command -v "$TOOL_BIN"; return 0; fi
+  if command -v "$TOOL" >/dev/null 2>&1; then command -v "$TOOL"; return 0; fi
   fetch "$DEFAULT_VERSION"
   bin_path "$DEFAULT_VERSION"
 }
@@ -67,4 +66,13 @@ main() {
       ;;
     *) usage ;;
   esac
+}
+
+# go_tool NAME PACKAGE OVERRIDE_ENV DEFAULT_VERSION VERSION_PATTERN [ARGS...]: runs `main ARGS` for
+# the tool NAME (its binary's name, its cache dir's and the messages'), built from the module path
+# PACKAGE; OVERRIDE_ENV names an env var that points at a binary to use instead.
+go_tool() {
+  TOOL="$1" TOOL_PACKAGE="$2" TOOL_ENV="$3" DEFAULT_VERSION="$4" VERSION_PATTERN="$5"
+  shift 5
+  main "$@"
 }
