@@ -1,14 +1,10 @@
-import { z } from 'zod';
-import { judgeScorer, type JudgeRuntime, type JudgeScorer } from '../../judges/judge-scorer.js';
-import { CONVERSATION_JUDGE_CONFIG, conversationQuestion, type Bands } from './judge-question.js';
-import { requireConversation } from './support.js';
+import type { JudgeRuntime, JudgeScorer } from '../../judges/judge-scorer.js';
+import { conversationJudge, type Bands } from './judge-question.js';
 
 /**
  * `consistency`: an LLM judge of whether the agent contradicts itself across the turns; the
  * reason names the contradicting turns (docs/scorers.md "consistency").
  */
-
-const Config = z.strictObject(CONVERSATION_JUDGE_CONFIG);
 
 /** What the judge asks. docs/scorers.md quotes it. */
 export const CONSISTENCY_CRITERIA = [
@@ -25,11 +21,10 @@ const BANDS: Bands = [
 ];
 
 export function consistencyJudge(runtime: JudgeRuntime): JudgeScorer {
-  return judgeScorer(runtime, {
+  return conversationJudge(runtime, {
     name: 'consistency',
     description: 'LLM judge of a whole conversation: the agent does not contradict itself across turns; the reason names the contradicting turns.',
-    configSchema: Config,
-    readsConversation: true,
-    request: (config, input) => conversationQuestion(requireConversation(input, 'consistency'), config, { criteria: CONSISTENCY_CRITERIA, bands: BANDS }),
+    criteria: CONSISTENCY_CRITERIA,
+    bands: BANDS,
   });
 }

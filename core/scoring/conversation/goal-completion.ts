@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { judgeScorer, MAX_PROMPT_CHARS, type JudgeRuntime, type JudgeScorer } from '../../judges/judge-scorer.js';
-import type { ScoreInput } from '../scorer.js';
-import { CONVERSATION_JUDGE_CONFIG, conversationQuestion, type Bands } from './judge-question.js';
-import { requireConversation } from './support.js';
+import { MAX_PROMPT_CHARS, type JudgeRuntime, type JudgeScorer } from '../../judges/judge-scorer.js';
+import type { ConversationView } from '../../model/conversation.js';
+import { CONVERSATION_JUDGE_CONFIG, conversationJudge, type Bands } from './judge-question.js';
 
 /**
  * `goalCompletion`: an LLM judge of whether the conversation reached the user's goal: the
@@ -29,22 +28,22 @@ const BANDS: Bands = [
   'the goal is not reached.',
 ];
 
-function question(config: GoalConfig, input: ScoreInput) {
-  const view = requireConversation(input, 'goalCompletion');
+/** The goal the judge checks: the conversation's, else the config's, else the one to infer. */
+function goalPart(config: GoalConfig, view: ConversationView): Array<[string, string]> {
   const goal = view.goal ?? config.goal;
-  const parts: Array<[string, string]> = goal
+  return goal
     ? [['goal', goal]]
     : [['goal', "No goal was given: infer the user's goal from their messages (mostly the first ones) and say in your reason what you took it to be."]];
-  return conversationQuestion(view, config, { criteria: GOAL_CRITERIA, bands: BANDS, parts });
 }
 
 export function goalCompletionJudge(runtime: JudgeRuntime): JudgeScorer {
-  return judgeScorer(runtime, {
+  return conversationJudge(runtime, {
     name: 'goalCompletion',
     description:
       "LLM judge of a whole conversation: did it reach the user's goal (the simulated user's, else config.goal, else the one the user's messages show)? The reason names the deciding turn.",
-    configSchema: Config,
-    readsConversation: true,
-    request: question,
+    config: Config,
+    criteria: GOAL_CRITERIA,
+    bands: BANDS,
+    parts: goalPart,
   });
 }

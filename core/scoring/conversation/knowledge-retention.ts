@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { MAX_CONVERSATION_TURNS } from '../../model/conversation.js';
-import { judgeScorer, type JudgeRuntime, type JudgeScorer } from '../../judges/judge-scorer.js';
+import { MAX_CONVERSATION_TURNS, type ConversationView } from '../../model/conversation.js';
+import type { JudgeRuntime, JudgeScorer } from '../../judges/judge-scorer.js';
 import { regexFlags } from '../rules/support.js';
 import type { ScoreInput } from '../scorer.js';
-import { CONVERSATION_JUDGE_CONFIG, conversationQuestion, type Bands } from './judge-question.js';
+import { CONVERSATION_JUDGE_CONFIG, conversationJudge, type Bands } from './judge-question.js';
 import { retentionByRule } from './retention-rule.js';
 import { Pattern, requireConversation } from './support.js';
 
@@ -60,13 +60,10 @@ const BANDS: Bands = [
   'facts are lost repeatedly, or a lost fact breaks the outcome.',
 ];
 
-function question(config: RetentionConfig, input: ScoreInput) {
-  const view = requireConversation(input, 'knowledgeRetention');
+/** The facts the judge checks: the config's, else the conversation's, else any it finds. */
+function factsPart(config: RetentionConfig, view: ConversationView): Array<[string, string]> {
   const facts = config.facts?.map((f) => f.text) ?? view.facts;
-  const parts: Array<[string, string]> = [
-    ['facts', facts?.length ? facts.map((f) => `- ${f}`).join('\n') : 'No list was given: find the facts the user gave and check each.'],
-  ];
-  return conversationQuestion(view, config, { criteria: RETENTION_CRITERIA, bands: BANDS, parts });
+  return [['facts', facts?.length ? facts.map((f) => `- ${f}`).join('\n') : 'No list was given: find the facts the user gave and check each.']];
 }
 
 function byRule(input: ScoreInput, signal?: AbortSignal) {
@@ -75,13 +72,14 @@ function byRule(input: ScoreInput, signal?: AbortSignal) {
 }
 
 export function knowledgeRetentionScorer(runtime: JudgeRuntime): JudgeScorer {
-  const judge = judgeScorer(runtime, {
+  const judge = conversationJudge(runtime, {
     name: 'knowledgeRetention',
     description:
       'A fact the user gave in an earlier turn is used later, not asked again, not contradicted: by rule over config.facts (text or RE2 pattern; mustAppearAfter, forgottenIf), or by an LLM judge (mode judge; the simulated user’s facts, or any).',
-    configSchema: Config,
-    readsConversation: true,
-    request: question,
+    config: Config,
+    criteria: RETENTION_CRITERIA,
+    bands: BANDS,
+    parts: factsPart,
   });
   const isRule = (config: Record<string, unknown>) => modeOf(Config.parse(config)) === 'rule';
   // The rule mode needs no provider: it is neither refused without one nor sent to one.

@@ -1,14 +1,10 @@
-import { z } from 'zod';
-import { judgeScorer, type JudgeRuntime, type JudgeScorer } from '../../judges/judge-scorer.js';
-import { CONVERSATION_JUDGE_CONFIG, conversationQuestion, type Bands } from './judge-question.js';
-import { requireConversation } from './support.js';
+import type { JudgeRuntime, JudgeScorer } from '../../judges/judge-scorer.js';
+import { conversationJudge, type Bands } from './judge-question.js';
 
 /**
  * `userFrustration`: an LLM judge of the user's sentiment across the turns; 1 is no frustration.
  * Evidence lists the turns where frustration shows (docs/scorers.md "userFrustration").
  */
-
-const Config = z.strictObject(CONVERSATION_JUDGE_CONFIG);
 
 /** What the judge asks. docs/scorers.md quotes it. */
 export const FRUSTRATION_CRITERIA = [
@@ -25,11 +21,10 @@ const BANDS: Bands = [
 ];
 
 export function userFrustrationJudge(runtime: JudgeRuntime): JudgeScorer {
-  return judgeScorer(runtime, {
+  return conversationJudge(runtime, {
     name: 'userFrustration',
     description: "LLM judge of the user's sentiment across a whole conversation: 1 is no frustration; evidence lists the turns where frustration shows.",
-    configSchema: Config,
-    readsConversation: true,
-    request: (config, input) => conversationQuestion(requireConversation(input, 'userFrustration'), config, { criteria: FRUSTRATION_CRITERIA, bands: BANDS }),
+    criteria: FRUSTRATION_CRITERIA,
+    bands: BANDS,
   });
 }
