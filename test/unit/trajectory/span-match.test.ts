@@ -6,7 +6,6 @@ import { buildSpanTree, type SpanTree } from '../../../core/scoring/trajectory/s
 import { loadCorpus } from '../../helpers/corpus.js';
 import { scoreTree } from './score.js';
 import { corpusJsonTree, corpusOtelTree, useOtlpReceiver } from './traces.js';
-import { cpuClock } from '../../helpers/cpu-clock.js';
 
 // spanMatch over the corpus traces as the instrumentations emit them (through OTLP and the
 // normalizer), and over 5,000 spans.
@@ -118,13 +117,11 @@ describe('spanMatch', () => {
       })),
     ];
     const tree = buildSpanTree(spans);
-    const started = cpuClock();
     const d = await checks(tree, [
       { select: { name: { regex: '^step-\\d*7$' } }, count: 500 },
       { select: { type: 'tool', name: { regex: '0$' } }, count: 500 },
       { before: { name: 'step-1' }, after: { name: 'step-4999' } },
     ]);
-    expect(started.ms()).toBeLessThan(10_000);
     expect(d.score).toBe(1);
   });
 

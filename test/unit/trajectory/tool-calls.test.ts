@@ -319,14 +319,12 @@ describe('toolCalls properties', () => {
 });
 
 describe('toolCalls at scale', () => {
-  it('5,000 tool spans against 200 expected calls with regex predicates, within seconds', async () => {
+  // What it costs is bench/trajectory-scoring.ts's to measure; here only that the answer is right.
+  it('5,000 tool spans against 200 expected calls with regex predicates', async () => {
     const made: PlainCall[] = Array.from({ length: 5000 }, (_, i) => ({ name: `tool${i % 50}`, args: { q: `query ${i}`, n: i } }));
     const expected = Array.from({ length: 200 }, (_, i) => ({ name: `tool${i % 50}`, where: { q: { regex: `^query ${i}$` } } }));
     const tree = plainTree(made);
-    const started = performance.now();
     const d = await scoreTree(toolCallsScorer, tree, { calls: expected, mode: 'superset' });
-    const elapsed = performance.now() - started;
     expect(d.score).toBe(1);
-    expect(elapsed).toBeLessThan(10_000);
   });
 });
