@@ -5,6 +5,9 @@ import { z } from 'zod';
 /** A time as the API writes it. */
 export const Time = z.string().describe('ISO 8601 with milliseconds');
 
+/** When a stored resource was created and last changed. */
+export const timestamps = { created_at: Time, updated_at: Time };
+
 /** A JSON object whose fields another document describes. */
 export const object = (description: string) => z.looseObject({}).describe(description);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { object, offsetList, offsetPageFields, Time } from './answer-fields.js';
+import { object, offsetList, offsetPageFields, Time, timestamps } from './answer-fields.js';
 import { RUN_STATUSES } from './run-status.js';
 import { CASE_STATUSES, RUN_EXECUTIONS } from './eval-run.js';
 import { PROMPT_TYPES } from './prompt.js';
@@ -21,8 +21,7 @@ export const AgentSchema = z
     endpoint: z.string(),
     description: z.string().nullable(),
     header_names: z.array(z.string()),
-    created_at: Time,
-    updated_at: Time,
+    ...timestamps,
   })
   .meta({ id: 'Agent' });
 
@@ -40,8 +39,7 @@ export const SuiteSummarySchema = z
     version: z.number().int(),
     case_count: z.number().int(),
     agent_id: z.string().nullable(),
-    created_at: Time,
-    updated_at: Time,
+    ...timestamps,
   })
   .meta({ id: 'SuiteSummary' });
 
@@ -56,8 +54,7 @@ export const SuiteVersionSchema = z
     version: z.number().int(),
     latest_version: z.number().int(),
     definition: object('The suite definition (docs/suites.md): name, cases, scorers, thresholds'),
-    created_at: Time,
-    updated_at: Time,
+    ...timestamps,
     version_created_at: Time,
   })
   .meta({ id: 'SuiteVersion' });
@@ -93,8 +90,7 @@ export const CustomScorerSchema = z
     data_type: z.enum(SCORER_DATA_TYPES),
     description: z.string().nullable(),
     header_names: z.array(z.string()),
-    created_at: Time,
-    updated_at: Time,
+    ...timestamps,
   })
   .meta({ id: 'CustomScorer' });
 
@@ -274,8 +270,7 @@ export const PromptVersionSchema = z
     description: z.string().nullable(),
     commit_message: z.string().nullable(),
     variables: z.array(z.string()),
-    created_at: Time,
-    updated_at: Time,
+    ...timestamps,
     version_created_at: Time,
   })
   .meta({ id: 'PromptVersion' });
@@ -290,8 +285,7 @@ export const PromptListSchema = z.object({
       description: z.string().nullable(),
       latest_version: z.number().int(),
       labels: z.record(z.string(), z.number().int()),
-      created_at: Time,
-      updated_at: Time,
+      ...timestamps,
     }),
   ),
   ...offsetPageFields,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { offsetList, offsetPageFields, Time } from './answer-fields.js';
+import { offsetList, offsetPageFields, Time, timestamps } from './answer-fields.js';
 import { COMPARISON_STATUSES, PREFERRED } from './feedback.js';
 
 /**
@@ -109,8 +109,7 @@ export const ReviewQueueSchema = z
     filter: z.looseObject({}).nullable().describe('The trace filter the queue was filled from (POST /api/queues `filter`)'),
     lock_seconds: z.number().int(),
     counts: ItemCountsSchema,
-    created_at: Time,
-    updated_at: Time,
+    ...timestamps,
   })
   .meta({ id: 'ReviewQueue' });
 

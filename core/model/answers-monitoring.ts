@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { offsetList, offsetPageFields, Time } from './answer-fields.js';
+import { offsetList, offsetPageFields, Time, timestamps } from './answer-fields.js';
 import {
   ALERT_EVENT_KINDS,
   ALERT_METRICS,
@@ -49,8 +49,7 @@ export const AlertRuleSchema = z
     last_evaluated_at: Time.nullable(),
     last_value: z.number().nullable(),
     last_error: z.string().nullable(),
-    created_at: Time,
-    updated_at: Time,
+    ...timestamps,
   })
   .meta({ id: 'AlertRule' });
 
@@ -117,8 +116,7 @@ export const OnlineRuleSchema = z
     id: z.string(),
     ...definitionShape,
     since: Time,
-    created_at: Time,
-    updated_at: Time,
+    ...timestamps,
     stats: z.object({
       scored: z.number().int(),
       skipped_by_sampling: z.number().int(),
