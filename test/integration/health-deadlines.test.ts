@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiOnStores } from '../helpers/api-on-stores.js';
 import { freeze, silentServer, timed } from '../helpers/hang.js';
 import { pollUntil } from '../helpers/processes.js';
-import { startTestService, type TestService } from '../helpers/server.js';
+import { startTestApi, type TestApi } from '../helpers/server.js';
 
 // Hangs here are real: servers that accept connections and never answer, and a PostgreSQL
 // stopped with SIGSTOP. /api/health and /metrics must still answer within a second.
@@ -73,11 +73,11 @@ describe('both stores hang (they accept connections and never answer)', () => {
 });
 
 describe('the embedded PostgreSQL stopped with SIGSTOP', () => {
-  let svc: TestService;
+  let svc: TestApi;
   let thaw: (() => void) | undefined;
 
   beforeAll(async () => {
-    svc = await startTestService({ METRICS_TOKEN });
+    svc = await startTestApi({ METRICS_TOKEN });
   });
   afterAll(async () => {
     thaw?.();
