@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Scorer } from '../scorer.js';
-import { ruleScorer } from './support.js';
+import { againstBound, ruleScorer } from './support.js';
 
 const Config = z.strictObject({
   maxMs: z.number().positive().max(86_400_000).optional(),
@@ -18,8 +18,8 @@ export const latencyScorer: Scorer = ruleScorer({
     if (!Number.isFinite(latency)) throw new Error('latency was not measured');
     const ms = Math.max(0, latency);
     const evidence = [`latency ${round(ms)} ms, bound ${round(max)} ms`];
-    if (ms <= max) return { score: 1, reason: `latency ${round(ms)} ms is within the bound of ${round(max)} ms`, evidence };
-    return { score: max / ms, reason: `latency ${round(ms)} ms exceeds the bound of ${round(max)} ms (${(ms / max).toFixed(2)}x)`, evidence };
+    const within = `latency ${round(ms)} ms is within the bound of ${round(max)} ms`;
+    return againstBound(ms, max, { within, over: `latency ${round(ms)} ms exceeds the bound of ${round(max)} ms` }, evidence);
   },
 });
 

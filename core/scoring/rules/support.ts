@@ -86,6 +86,15 @@ function definedKeys(value: Record<string, unknown>): string[] {
   return Object.keys(value).filter((key) => value[key] !== undefined);
 }
 
+/**
+ * 1 when `used` is within `bound`, else bound / used (twice the bound scores 0.5); the reason is
+ * `within` or `over`, the latter with how many times the bound was used.
+ */
+export function againstBound(used: number, bound: number, reason: { within: string; over: string }, evidence: string[]): ScoreDetail {
+  if (used <= bound) return { score: 1, reason: reason.within, evidence };
+  return { score: bound / used, reason: `${reason.over} (${(used / bound).toFixed(2)}x)`, evidence };
+}
+
 /** The message of anything thrown. */
 export function messageOf(err: unknown): string {
   if (err instanceof Error) return err.message;

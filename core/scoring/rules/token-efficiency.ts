@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Scorer } from '../scorer.js';
-import { ruleScorer } from './support.js';
+import { againstBound, ruleScorer } from './support.js';
 
 const Config = z.strictObject({
   maxTokens: z.number().int().positive().max(1e12).optional(),
@@ -18,8 +18,8 @@ export const tokenEfficiencyScorer: Scorer = ruleScorer({
     if (!usage) return { score: 0, reason: 'agent reported no token usage', evidence: [] };
     const total = count(usage.input_tokens) + count(usage.output_tokens);
     const evidence = [`input_tokens ${count(usage.input_tokens)}, output_tokens ${count(usage.output_tokens)}, budget ${budget}`];
-    if (total <= budget) return { score: 1, reason: `${total} tokens used, within the budget of ${budget}`, evidence };
-    return { score: budget / total, reason: `${total} tokens used, over the budget of ${budget} (${(total / budget).toFixed(2)}x)`, evidence };
+    const within = `${total} tokens used, within the budget of ${budget}`;
+    return againstBound(total, budget, { within, over: `${total} tokens used, over the budget of ${budget}` }, evidence);
   },
 });
 
