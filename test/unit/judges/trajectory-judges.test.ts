@@ -11,6 +11,7 @@ import { defaultScorerRegistry } from '../../../core/scoring/index.js';
 import type { ScoreInput, ScorerRegistry } from '../../../core/scoring/scorer.js';
 import type { SpanTree } from '../../../core/scoring/trajectory/span-tree.js';
 import { loadCorpus } from '../../helpers/corpus.js';
+import { sent } from '../../helpers/judge-prompt.js';
 import { startFakeProvider, fakeProviderEnv, type FakeProvider, type FakeRequest } from '../../helpers/fake-providers.js';
 import { plainTree } from '../trajectory/score.js';
 import { agentTree, corpusJsonTree, corpusOtelTree, otlpReceiver, type OtlpReceiver } from '../trajectory/traces.js';
@@ -36,12 +37,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([fake.close(), receiver.close()]);
-});
-
-/** The judge's system prompt and message, as the Anthropic wire carries them. */
-const sent = (req: FakeRequest) => ({
-  system: req.body.system as string,
-  user: (req.body.messages as Array<{ content: string }>)[0].content,
 });
 
 function caseInput(tree: SpanTree | undefined, output = 'Your hotel in Kyōto is booked.'): Omit<ScoreInput, 'config'> {
@@ -98,14 +93,12 @@ describe('trajectoryJudge', () => {
     const { detail, calls } = await judge('trajectoryJudge', {}, caseInput(tree));
     expect(detail).toEqual({ score: 0.2, reason: 'Step [4] book_hotel failed with HTTP 503, yet the answer claims a booking.', evidence: ['ERROR "HTTP 503'] });
 
-    const { system, user } = sent(fake.requests[0]);
-    for (const part of [
+    const { user } = sent(fake.requests[0], [
       'Goal success: the agent achieved what the input asked.',
       'Efficiency: it got there without waste.',
       'Reasoning quality: its decisions were sound.',
       'fails the goal, or claims success that the steps do not support.',
-    ])
-      expect(system).toContain(part);
+    ]);
     expect(user).toContain('<input>\nBook me a hotel in Kyōto for March 18-21\n</input>');
     expect(user).toContain('5 spans, 2 model calls (1320 input / 100 output tokens, $');
     expect(user).toMatch(/\[1\] \+0 ms \(\d+ ms\) span invoke_agent Planner/);

@@ -2,85 +2,65 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeJsonRequest, OtlpDecodeError, requestToRawSpans } from '../../../collector/otlp/index.js';
 import { agentText } from '../../helpers/corpus.js';
+import { otlpRequest, snakeCaseKeys } from '../../helpers/otlp-request.js';
 
 const TRACE_ID = '5B8EFFF798038103D269B633813FC60C';
 const SPAN_ID = 'EEE19B7EC3C1B174';
 
-/** An OTLP/JSON body as the spec's example and OTel SDKs write it (lowerCamelCase, hex ids). */
-const camelCase = {
-  resourceSpans: [
-    {
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'agent' } }] },
-      scopeSpans: [
-        {
-          scope: { name: 'ai', version: '4.0.0' },
-          spans: [
-            {
-              traceId: TRACE_ID,
-              spanId: SPAN_ID,
-              parentSpanId: '',
-              name: 'ai.generateText',
-              kind: 2,
-              startTimeUnixNano: '1544712660000000000',
-              endTimeUnixNano: 1544712661000000000,
-              attributes: [
-                { key: 'ai.usage.promptTokens', value: { intValue: '12' } },
-                { key: 'n', value: { intValue: 7 } },
-                { key: 'huge', value: { intValue: '-9223372036854775808' } },
-                { key: 'd', value: { doubleValue: '1.5' } },
-                { key: 'inf', value: { doubleValue: 'Infinity' } },
-                { key: 'b', value: { boolValue: true } },
-                { key: 'bytes', value: { bytesValue: 'AQL/' } },
-                { key: 'arr', value: { arrayValue: { values: [{ stringValue: 'x' }, { doubleValue: 2.5 }] } } },
-                { key: 'kv', value: { kvlistValue: { values: [{ key: 'a', value: { intValue: '1' } }] } } },
-              ],
-              events: [{ timeUnixNano: '1544712660500000000', name: 'ev', attributes: [] }],
-              status: { code: 'STATUS_CODE_OK' },
-            },
-          ],
-        },
-      ],
-    },
-  ],
-};
+const SCOPE = { name: 'ai', version: '4.0.0' };
 
-/** The same request with proto field names, as generic protobuf JSON printers can emit. */
-const snakeCase = {
-  resource_spans: [
-    {
-      resource: { attributes: [{ key: 'service.name', value: { string_value: 'agent' } }] },
-      scope_spans: [
-        {
-          scope: { name: 'ai', version: '4.0.0' },
-          spans: [
-            {
-              trace_id: TRACE_ID,
-              span_id: SPAN_ID,
-              parent_span_id: '',
-              name: 'ai.generateText',
-              kind: 'SPAN_KIND_SERVER',
-              start_time_unix_nano: 1544712660000000000,
-              end_time_unix_nano: '1544712661000000000',
-              attributes: [
-                { key: 'ai.usage.promptTokens', value: { int_value: 12 } },
-                { key: 'n', value: { int_value: '7' } },
-                { key: 'huge', value: { int_value: '-9223372036854775808' } },
-                { key: 'd', value: { double_value: 1.5 } },
-                { key: 'inf', value: { double_value: 'Infinity' } },
-                { key: 'b', value: { bool_value: true } },
-                { key: 'bytes', value: { bytes_value: 'AQL/' } },
-                { key: 'arr', value: { array_value: { values: [{ string_value: 'x' }, { double_value: 2.5 }] } } },
-                { key: 'kv', value: { kvlist_value: { values: [{ key: 'a', value: { int_value: 1 } }] } } },
-              ],
-              events: [{ time_unix_nano: 1544712660500000000, name: 'ev' }],
-              status: { code: 1 },
-            },
-          ],
-        },
-      ],
-    },
+/** An OTLP/JSON body as the spec's example and OTel SDKs write it (lowerCamelCase, hex ids). */
+const camelCase = otlpRequest('agent', SCOPE, {
+  traceId: TRACE_ID,
+  spanId: SPAN_ID,
+  parentSpanId: '',
+  name: 'ai.generateText',
+  kind: 2,
+  startTimeUnixNano: '1544712660000000000',
+  endTimeUnixNano: 1544712661000000000,
+  attributes: [
+    { key: 'ai.usage.promptTokens', value: { intValue: '12' } },
+    { key: 'n', value: { intValue: 7 } },
+    { key: 'huge', value: { intValue: '-9223372036854775808' } },
+    { key: 'd', value: { doubleValue: '1.5' } },
+    { key: 'inf', value: { doubleValue: 'Infinity' } },
+    { key: 'b', value: { boolValue: true } },
+    { key: 'bytes', value: { bytesValue: 'AQL/' } },
+    { key: 'arr', value: { arrayValue: { values: [{ stringValue: 'x' }, { doubleValue: 2.5 }] } } },
+    { key: 'kv', value: { kvlistValue: { values: [{ key: 'a', value: { intValue: '1' } }] } } },
   ],
-};
+  events: [{ timeUnixNano: '1544712660500000000', name: 'ev', attributes: [] }],
+  status: { code: 'STATUS_CODE_OK' },
+});
+
+/**
+ * The same request with proto field names, as generic protobuf JSON printers can emit (the
+ * envelope's keys too: `resource_spans`, `scope_spans`, `string_value`).
+ */
+const snakeCase = snakeCaseKeys(
+  otlpRequest('agent', SCOPE, {
+    trace_id: TRACE_ID,
+    span_id: SPAN_ID,
+    parent_span_id: '',
+    name: 'ai.generateText',
+    kind: 'SPAN_KIND_SERVER',
+    start_time_unix_nano: 1544712660000000000,
+    end_time_unix_nano: '1544712661000000000',
+    attributes: [
+      { key: 'ai.usage.promptTokens', value: { int_value: 12 } },
+      { key: 'n', value: { int_value: '7' } },
+      { key: 'huge', value: { int_value: '-9223372036854775808' } },
+      { key: 'd', value: { double_value: 1.5 } },
+      { key: 'inf', value: { double_value: 'Infinity' } },
+      { key: 'b', value: { bool_value: true } },
+      { key: 'bytes', value: { bytes_value: 'AQL/' } },
+      { key: 'arr', value: { array_value: { values: [{ string_value: 'x' }, { double_value: 2.5 }] } } },
+      { key: 'kv', value: { kvlist_value: { values: [{ key: 'a', value: { int_value: 1 } }] } } },
+    ],
+    events: [{ time_unix_nano: 1544712660500000000, name: 'ev' }],
+    status: { code: 1 },
+  }),
+);
 
 const expected = {
   traceId: TRACE_ID.toLowerCase(),

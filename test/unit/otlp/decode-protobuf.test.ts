@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import protobuf from 'protobufjs';
 import { decodeProtobufRequest, OtlpDecodeError, otlpTypes, requestToRawSpans } from '../../../collector/otlp/index.js';
 import { agentText } from '../../helpers/corpus.js';
+import { otlpRequest } from '../../helpers/otlp-request.js';
 
 const TRACE_ID = '5b8efff798038103d269b633813fc60c';
 const SPAN_ID = 'eee19b7ec3c1b174';
@@ -32,50 +33,38 @@ function field(no: number, ...content: Array<Uint8Array | string>): Uint8Array {
 /** An ExportTraceServiceRequest holding one span of these fields: resource_spans (1), its scope_spans (2), its spans (2). */
 const requestOfSpan = (...spanFields: Uint8Array[]) => field(1, field(2, field(2, ...spanFields)));
 
-const sampleRequest = {
-  resourceSpans: [
-    {
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout-agent' } }] },
-      scopeSpans: [
-        {
-          scope: { name: 'my.library', version: '1.0.0' },
-          spans: [
-            {
-              traceId: hex(TRACE_ID),
-              spanId: hex(SPAN_ID),
-              parentSpanId: hex(PARENT_ID),
-              name: 'chat gpt-4o',
-              kind: 3,
-              startTimeUnixNano: '1700000000123456789',
-              endTimeUnixNano: '1700000001123456789',
-              attributes: [
-                { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
-                { key: 'gen_ai.usage.input_tokens', value: { intValue: 42 } },
-                { key: 'big', value: { intValue: '9223372036854775807' } },
-                { key: 'neg', value: { intValue: '-17' } },
-                { key: 'temperature', value: { doubleValue: 0.25 } },
-                { key: 'stream', value: { boolValue: false } },
-                { key: 'empty', value: { stringValue: '' } },
-                { key: 'unset', value: {} },
-                { key: 'raw', value: { bytesValue: Buffer.from([1, 2, 255]) } },
-                { key: 'list', value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 1 }, { arrayValue: { values: [] } }] } } },
-                {
-                  key: 'map',
-                  value: { kvlistValue: { values: [{ key: 'k', value: { kvlistValue: { values: [{ key: 'deep', value: { boolValue: true } }] } } }] } },
-                },
-              ],
-              events: [
-                { name: 'gen_ai.content.prompt', timeUnixNano: '1700000000500000000', attributes: [{ key: 'gen_ai.prompt', value: { stringValue: 'hi' } }] },
-              ],
-              status: { code: 2, message: 'boom' },
-            },
-            { traceId: hex(TRACE_ID), spanId: hex(PARENT_ID), name: 'root', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000002000000000' },
-          ],
-        },
-      ],
-    },
-  ],
-};
+const sampleRequest = otlpRequest(
+  'checkout-agent',
+  { name: 'my.library', version: '1.0.0' },
+  {
+    traceId: hex(TRACE_ID),
+    spanId: hex(SPAN_ID),
+    parentSpanId: hex(PARENT_ID),
+    name: 'chat gpt-4o',
+    kind: 3,
+    startTimeUnixNano: '1700000000123456789',
+    endTimeUnixNano: '1700000001123456789',
+    attributes: [
+      { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
+      { key: 'gen_ai.usage.input_tokens', value: { intValue: 42 } },
+      { key: 'big', value: { intValue: '9223372036854775807' } },
+      { key: 'neg', value: { intValue: '-17' } },
+      { key: 'temperature', value: { doubleValue: 0.25 } },
+      { key: 'stream', value: { boolValue: false } },
+      { key: 'empty', value: { stringValue: '' } },
+      { key: 'unset', value: {} },
+      { key: 'raw', value: { bytesValue: Buffer.from([1, 2, 255]) } },
+      { key: 'list', value: { arrayValue: { values: [{ stringValue: 'a' }, { intValue: 1 }, { arrayValue: { values: [] } }] } } },
+      {
+        key: 'map',
+        value: { kvlistValue: { values: [{ key: 'k', value: { kvlistValue: { values: [{ key: 'deep', value: { boolValue: true } }] } } }] } },
+      },
+    ],
+    events: [{ name: 'gen_ai.content.prompt', timeUnixNano: '1700000000500000000', attributes: [{ key: 'gen_ai.prompt', value: { stringValue: 'hi' } }] }],
+    status: { code: 2, message: 'boom' },
+  },
+  { traceId: hex(TRACE_ID), spanId: hex(PARENT_ID), name: 'root', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000002000000000' },
+);
 
 describe('decodeProtobufRequest', () => {
   it('decodes ids, times, kind, status, resource and scope', () => {

@@ -10,7 +10,8 @@ import { createProviders } from '../../../../core/providers/index.js';
 import { defaultScorerRegistry } from '../../../../core/scoring/index.js';
 import type { ScorerRegistry } from '../../../../core/scoring/scorer.js';
 import { longAnswer, texts } from '../../../fixtures/corpus/texts.js';
-import { fakeProviderEnv, startFakeProvider, type FakeProvider, type FakeRequest } from '../../../helpers/fake-providers.js';
+import { fakeProviderEnv, startFakeProvider, type FakeProvider } from '../../../helpers/fake-providers.js';
+import { sent } from '../../../helpers/judge-prompt.js';
 import { contradictingBot, converse, forgetfulBot, loopingBot, plannerBot, scoreInput, SUPPORT_USER_TURNS } from './bots.js';
 
 // The conversation judges through the one judge path (core/judges/run-judge.ts, as a run's judge
@@ -28,11 +29,6 @@ beforeAll(async () => {
   registry = defaultScorerRegistry({ judges: { providers: createProviders(config.llm), maxAnswerAttempts: 2, maxOutputTokens: 512 } });
 });
 afterAll(() => fake.close());
-
-const sent = (req: FakeRequest) => ({
-  system: req.body.system as string,
-  user: (req.body.messages as Array<{ content: string }>)[0].content,
-});
 
 interface Judged {
   detail: ScoreDetail;
@@ -70,15 +66,13 @@ describe('goalCompletion', () => {
     const { detail, calls } = await judge('goalCompletion', {}, view);
     expect(detail).toEqual(verdict);
 
-    const { system, user } = sent(fake.requests[0]);
-    for (const part of [
+    const { user } = sent(fake.requests[0], [
       'You are shown one whole conversation between a user and the agent, turn by turn ([turn n])',
       "Goal completion: did the conversation reach the user's goal?",
       'Name in your reason the turns ("turn n") that decided the score.',
       '- 0.0 to 0.5 (poor): the goal is not reached.',
       'each starting with its turn ("turn 3: ...")',
-    ])
-      expect(system).toContain(part);
+    ]);
     expect(user).toContain('<goal>\nGet the family flights Lisbon–Tokyo booked, with a confirmation number.\n</goal>');
     expect(user).toContain('<conversation>\n3 turns; the conversation ended because the simulated user said its goal was met (goal_met).\n[turn 1]\n  user:\n');
     // The user's markdown, emoji and Hebrew, every line indented under its turn.
@@ -114,13 +108,11 @@ describe('userFrustration', () => {
     const view = converse(loopingBot, SUPPORT_USER_TURNS, { ended: 'gave_up', goal: 'track the order', maxTurns: 10 });
     const { detail } = await judge('userFrustration', {}, view);
     expect(detail).toEqual(verdict);
-    const { system, user } = sent(fake.requests[0]);
-    for (const part of [
+    const { user } = sent(fake.requests[0], [
       "User frustration: read the user's messages in order",
       'Evidence: one entry per turn where frustration shows',
       '- 0.9 to 1.0 (excellent): no frustration: the user stays neutral or satisfied throughout.',
-    ])
-      expect(system).toContain(part);
+    ]);
     expect(user).toContain('6 turns; the conversation ended because the simulated user gave up (gave_up).');
     expect(user.match(/Could you describe the problem in more detail\?/g)).toHaveLength(6);
     expect(user).toContain('[turn 6]\n  user:\n    I ALREADY gave you my order number!! This is useless.');
@@ -133,9 +125,10 @@ describe('consistency', () => {
     const view = converse(contradictingBot, ['Hi', 'Can I return it?', 'Good', 'Thanks', 'So how long do I have?'], { ended: 'script_done' });
     const { detail } = await judge('consistency', {}, view);
     expect(detail.score).toBe(0.2);
-    const { system, user } = sent(fake.requests[0]);
-    expect(system).toContain('Consistency: the agent does not contradict itself across turns.');
-    expect(system).toContain('Name each contradiction by its turns ("turn 2 vs turn 6")');
+    const { user } = sent(fake.requests[0], [
+      'Consistency: the agent does not contradict itself across turns.',
+      'Name each contradiction by its turns ("turn 2 vs turn 6")',
+    ]);
     expect(user).toContain('[turn 2]\n  user:\n    Can I return it?\n  agent:\n    You can return it within **30 days** of delivery for a full refund.');
     expect(user).toContain('[turn 5]\n  user:\n    So how long do I have?\n  agent:\n    Refunds are only possible within **14 days** of delivery, sorry.');
   });
