@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fakeProviderEnv, startFakeProvider } from '../test/helpers/fake-providers.js';
 import { cpuSeconds, median, round, sleep, summarize } from './lib.js';
-import { startBenchService, type BenchService } from './service.js';
+import { benchApi, startBenchService, type BenchService } from './service.js';
 
 /**
  * Issue 30, "Measure": multi-turn evaluation on the real service (Temporal dev server, embedded
@@ -79,17 +79,6 @@ const simulation = (turns: number) => ({
   seed: 1,
 });
 
-async function api<T>(svc: BenchService, method: 'GET' | 'POST', pathname: string, body?: unknown, status = 200): Promise<T> {
-  const res = await fetch(`${svc.apiUrl}${pathname}`, {
-    method,
-    headers: { ...svc.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
-}
-
 interface Result {
   case_name: string;
   status: string;
@@ -111,7 +100,7 @@ async function timedRun(
   const simMs0 = simMs();
   const cpu0 = cpuSeconds(svc.child.pid!);
   const t0 = performance.now();
-  const created = await api<{ id: string }>(
+  const created = await benchApi<{ id: string }>(
     svc,
     'POST',
     '/api/runs',
@@ -119,7 +108,7 @@ async function timedRun(
     202,
   );
   for (;;) {
-    const run = await api<{ status: string; error?: string }>(svc, 'GET', `/api/runs/${created.id}`);
+    const run = await benchApi<{ status: string; error?: string }>(svc, 'GET', `/api/runs/${created.id}`);
     if (run.status === 'completed') break;
     if (run.status === 'failed' || run.status === 'cancelled') throw new Error(`run ${created.id}: ${run.status} ${run.error ?? ''}`);
     if (performance.now() - t0 > 30 * 60_000) throw new Error(`run ${created.id} not final after 30 minutes`);
@@ -127,7 +116,7 @@ async function timedRun(
   }
   const wallMs = performance.now() - t0;
   const cpuS = cpuSeconds(svc.child.pid!) - cpu0;
-  const { results } = await api<{ results: Result[] }>(svc, 'GET', `/api/runs/${created.id}/results`);
+  const { results } = await benchApi<{ results: Result[] }>(svc, 'GET', `/api/runs/${created.id}/results`);
   const problems: string[] = [];
   for (const r of results) {
     const trial = r.trials[0];
@@ -156,7 +145,7 @@ export async function benchConversations(opts: ConversationsBenchOptions) {
   });
   const svc = await startBenchService({ ...fakeProviderEnv({ openai }), EVAL_MAX_CONCURRENCY: String(Math.max(10, opts.parallel)) });
   try {
-    await api(svc, 'POST', '/api/agents', { name: 'bench-memory-agent', endpoint: agent.url }, 201);
+    await benchApi(svc, 'POST', '/api/agents', { name: 'bench-memory-agent', endpoint: agent.url }, 201);
     // Warm-up: a short conversation, so the first measured turn is not the worker's first.
     await timedRun(svc, agent, () => simOwnMs, 1, 3, {}, opts.pollMs);
 

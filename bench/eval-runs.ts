@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getJson, machineBusySeconds, median, round, sleep, summarize, threadCpuSeconds } from './lib.js';
 import { caseTimeline } from './temporal-history.js';
-import { serviceEnv, startBenchService, type BenchService } from './service.js';
+import { serviceEnv, benchApi, startBenchService, type BenchService } from './service.js';
 
 /**
  * Issue 8: evaluation runs. A fast local HTTP agent (it answers at once with
@@ -210,23 +210,18 @@ interface RunBody {
   error: string | null;
 }
 
-async function api<T>(svc: BenchService, method: 'GET' | 'POST', pathname: string, body?: unknown, status = 200): Promise<T> {
-  const res = await fetch(`${svc.apiUrl}${pathname}`, {
-    method,
-    headers: { 'x-project-id': svc.projectId, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
-}
-
 /** Starts a run of `cases` cases and polls it every `pollMs` until it is final; checks it. */
 async function timedRun(svc: BenchService, agent: FastAgent, agentId: string, cases: number, config: Record<string, unknown>, pollMs: number, label: string) {
   const items = Array.from({ length: cases }, (_, i) => item(i));
   const m = treeMeter(svc.child.pid!, externalTemporalPids());
   const t0 = performance.now();
-  const created = await api<{ id: string }>(svc, 'POST', '/api/runs', { agentId, agentVersion: label, dataset: { items }, scorers: ['contains'], config }, 202);
+  const created = await benchApi<{ id: string }>(
+    svc,
+    'POST',
+    '/api/runs',
+    { agentId, agentVersion: label, dataset: { items }, scorers: ['contains'], config },
+    202,
+  );
   const postMs = performance.now() - t0;
   let run: RunBody;
   const pollLatency: number[] = [];
@@ -254,10 +249,10 @@ async function timedRun(svc: BenchService, agent: FastAgent, agentId: string, ca
   if (run.summary?.total_cases !== cases) problems.push(`summary.total_cases ${run.summary?.total_cases} != ${cases}`);
   if (run.summary?.passed !== cases)
     problems.push(`summary.passed ${run.summary?.passed} != ${cases} (failed ${run.summary?.failed}, cancelled ${run.summary?.cancelled})`);
-  const status = await api<{ progress: { completed: number; total: number } }>(svc, 'GET', `/api/runs/${created.id}/status`);
+  const status = await benchApi<{ progress: { completed: number; total: number } }>(svc, 'GET', `/api/runs/${created.id}/status`);
   if (status.progress.completed !== cases || status.progress.total !== cases) problems.push(`progress ${JSON.stringify(status.progress)}`);
   const results = (
-    await api<{ results: Array<{ status: string; trials: Array<{ duration_ms?: number; latency_ms?: number | null }> }> }>(
+    await benchApi<{ results: Array<{ status: string; trials: Array<{ duration_ms?: number; latency_ms?: number | null }> }> }>(
       svc,
       'GET',
       `/api/runs/${created.id}/results`,
@@ -335,7 +330,7 @@ export async function benchEvalRuns(opts: EvalRunsBenchOptions) {
   const svc = await startBenchService();
   try {
     const address = temporalAddress(svc);
-    const created = await api<{ id: string }>(svc, 'POST', '/api/agents', { name: 'bench-fast-agent', endpoint: agent.url }, 201);
+    const created = await benchApi<{ id: string }>(svc, 'POST', '/api/agents', { name: 'bench-fast-agent', endpoint: agent.url }, 201);
     // Warm-up (not measured): JIT, the worker's workflow isolates, the connections of every pool.
     const warmT = performance.now();
     await timedRun(svc, agent, created.id, opts.warmupCases, { parallel: true }, opts.pollMs, 'warmup');

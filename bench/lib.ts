@@ -326,3 +326,14 @@ export function speedProbeMs(): number {
   }
   return round(median(times), 1);
 }
+
+/** The t-th trace's id, spread over the key space (base 36, then a multiplicative hash) as real ids are. */
+export const spreadTraceId = (t: number) => `tr-${t.toString(36)}-${((t * 2654435761) % 4294967296).toString(16)}`;
+
+/** Span s of a trace whose spans all hang from span 0, its root: the ids a span record needs. */
+export const flatTreeSpanIds = (projectId: string, traceId: string, s: number) => ({
+  project_id: projectId,
+  trace_id: traceId,
+  span_id: `${traceId}-${s}`,
+  parent_span_id: s === 0 ? null : `${traceId}-0`,
+});

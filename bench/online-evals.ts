@@ -2,7 +2,7 @@ import { startFakeProvider, fakeProviderEnv } from '../test/helpers/fake-provide
 import { closedLoop } from './load.js';
 import { agentTrace, getJson, meter, percentile, round, sleep, spanSize } from './lib.js';
 import { jsonSender, type Job } from './senders.js';
-import { startBenchService, type BenchService } from './service.js';
+import { benchApi, startBenchService, type BenchService } from './service.js';
 
 /**
  * Issue 12: online evaluation of production traces (docs/online-evals.md). Against one fresh
@@ -47,17 +47,6 @@ interface RuleView {
   stats: { scored: number; skipped_by_sampling: number; errors: number; pending: number; lag_seconds: number; judge_tokens: number };
 }
 
-async function call<T>(svc: BenchService, method: string, path: string, body?: unknown, status = 200): Promise<T> {
-  const res = await fetch(`${svc.apiUrl}${path}`, {
-    method,
-    headers: { ...svc.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
 async function rule(svc: BenchService, id: string): Promise<RuleView> {
   const res = await getJson(`${svc.apiUrl}/api/evals/online-rules/${id}`, svc.headers);
   if (res.status !== 200) throw new Error(`GET rule ${id}: ${res.status}`);
@@ -79,7 +68,7 @@ async function fill(svc: BenchService, prefix: string, traces: number, opts: Onl
 async function backlog(svc: BenchService, label: string, traces: number, scorers: unknown[], since: string, timeoutS: number) {
   const m = meter(svc.child.pid!);
   const t0 = performance.now();
-  const created = await call<RuleView>(svc, 'POST', '/api/evals/online-rules', { name: label, scorers, expected: EXPECTED, delay_seconds: 0, since }, 201);
+  const created = await benchApi<RuleView>(svc, 'POST', '/api/evals/online-rules', { name: label, scorers, expected: EXPECTED, delay_seconds: 0, since }, 201);
   let r = created;
   while (r.stats.scored < traces || r.stats.pending > 0) {
     if (performance.now() - t0 > timeoutS * 1000) throw new Error(`${label}: ${r.stats.scored} of ${traces} scored after ${timeoutS} s`);
@@ -90,7 +79,7 @@ async function backlog(svc: BenchService, label: string, traces: number, scorers
   const cpu = m.read();
   m.stop();
   if (r.stats.scored !== traces) throw new Error(`${label}: scored ${r.stats.scored}, expected ${traces}`);
-  await call(svc, 'DELETE', `/api/evals/online-rules/${created.id}`, undefined, 204);
+  await benchApi(svc, 'DELETE', `/api/evals/online-rules/${created.id}`, undefined, 204);
   return {
     traces,
     scorers: scorers.length,
@@ -159,7 +148,7 @@ export async function benchOnlineEvals(opts: OnlineEvalsBenchOptions) {
     };
     console.log(JSON.stringify({ phase: 'online-evals-baseline-ingest', ...base }));
 
-    const created = await call<RuleView>(
+    const created = await benchApi<RuleView>(
       svc,
       'POST',
       '/api/evals/online-rules',

@@ -108,6 +108,9 @@ const json = {
   visibleTimeoutSeconds: 120,
 };
 
+/** The store's reads at scale (trace-filters, session-list): traces stored, then each read timed `reads` times (3 with --quick). */
+const storeReads = (reads: number) => ({ traces: num(v.traces, quick ? 10_000 : 100_000), spansPerTrace: shape.spansPerTrace, reads: quick ? 3 : reads });
+
 const scenarios: Record<string, () => Promise<unknown>> = {
   otlp: otlp(['http', 'grpc']),
   'otlp-http': otlp(['http']),
@@ -189,14 +192,8 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       warmupCases: 20,
       directWarmup: 50,
     }),
-  // --traces N stored (default 100,000, --quick 10,000); --concurrency N ingest clients (default 64)
   // --traces N (default 100,000, --quick 10,000); --spans-per-trace N (default 10)
-  'trace-filters': async () =>
-    (await import('./trace-filters.js')).benchTraceFilters({
-      traces: num(v.traces, quick ? 10_000 : 100_000),
-      spansPerTrace: shape.spansPerTrace,
-      reads: quick ? 3 : 5,
-    }),
+  'trace-filters': async () => (await import('./trace-filters.js')).benchTraceFilters(storeReads(5)),
   // --traces N stored before a rule scores them (default 20,000, --quick 3,000; the judge phase a tenth, at least 200);
   // --seconds S of ingest load, with and without a rule (default 30, --quick 10); --concurrency N ingest clients (default 64)
   'online-evals': async () => {
@@ -211,12 +208,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     });
   },
   // --traces N (default 100,000: 1,000,000 spans; --quick 10,000); --spans-per-trace N (default 10)
-  'session-list': async () =>
-    (await import('./session-list.js')).benchSessionList({
-      traces: num(v.traces, quick ? 10_000 : 100_000),
-      spansPerTrace: shape.spansPerTrace,
-      reads: quick ? 3 : 7,
-    }),
+  'session-list': async () => (await import('./session-list.js')).benchSessionList(storeReads(7)),
   // --spans N stored and exported in each format (default 1,000,000; --quick 100,000)
   export: async () => (await import('./export.js')).benchExport({ spans: num(v.spans, quick ? 100_000 : 1_000_000) }),
   // --spans N written by ClickHouse from numbers() (default 10,000,000; --quick 200,000), then the API's reads timed

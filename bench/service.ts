@@ -28,3 +28,15 @@ export async function startBenchService(env: Record<string, string> = {}, dataDi
   const headers: Record<string, string> = { 'x-project-id': svc.projectId, ...(env.AUTH_MODE === 'required' && key ? { 'x-api-key': key } : {}) };
   return { ...svc, apiUrl: svc.apiUrl, otlpHttpUrl: svc.otlpHttpUrl, otlpGrpcAddress: svc.otlpGrpcAddress, headers, stop };
 }
+
+/** One API call as the benches make it (the service's headers, a JSON body): its JSON answer, or an error naming the call unless the status is `status`. */
+export async function benchApi<T>(svc: BenchService, method: string, pathname: string, body?: unknown, status = 200): Promise<T> {
+  const res = await fetch(`${svc.apiUrl}${pathname}`, {
+    method,
+    headers: { ...svc.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 500)}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}

@@ -5,7 +5,7 @@ import { openMigratedClickHouse } from '../test/helpers/clickhouse-store.js';
 import { numericScore } from '../test/helpers/score-record.js';
 import { spanRecord } from '../test/helpers/span-record.js';
 import { fillStore } from './fill-store.js';
-import { round, summarize } from './lib.js';
+import { flatTreeSpanIds, round, spreadTraceId, summarize } from './lib.js';
 
 /**
  * Issue 29, "Measure": the sessions reads at scale, in the store (chDB in-process, no HTTP: what
@@ -29,8 +29,6 @@ const PROJECT = 'bench-sessions';
 const TEXT_BYTES = 400;
 const USERS = 2000;
 
-const traceId = (t: number) => `tr-${t.toString(36)}-${((t * 2654435761) % 4294967296).toString(16)}`;
-
 /** Sessions of 1-9 turns, consecutive traces: trace t belongs to session sessionOf[t]. */
 function sessions(traces: number): number[] {
   const of: number[] = [];
@@ -42,16 +40,13 @@ function sessions(traces: number): number[] {
 }
 
 function spansOf(t: number, session: number, spansPerTrace: number, start: number): SpanRecord[] {
-  const id = traceId(t);
+  const id = spreadTraceId(t);
   const out: SpanRecord[] = [];
   for (let s = 0; s < spansPerTrace; s++) {
     const kind = s === 0 ? 'root' : s % 3 === 1 ? 'generation' : s % 3 === 2 ? 'tool' : 'retrieval';
     out.push(
       spanRecord({
-        project_id: PROJECT,
-        trace_id: id,
-        span_id: `${id}-${s}`,
-        parent_span_id: s === 0 ? null : `${id}-0`,
+        ...flatTreeSpanIds(PROJECT, id, s),
         name: kind === 'root' ? `support-agent` : kind === 'generation' ? 'chat gpt-4o' : kind === 'tool' ? 'lookup_order' : 'vector search',
         span_type: kind === 'root' ? 'span' : kind,
         component_type: kind === 'root' ? null : kind,
@@ -89,7 +84,7 @@ export async function benchSessionList(opts: SessionListBenchOptions) {
       scores.push(
         numericScore({
           id: `s-${t}`,
-          traceId: traceId(t),
+          traceId: spreadTraceId(t),
           name: 'helpfulness',
           value: (t % 100) / 100,
           source: 'eval',
@@ -103,7 +98,7 @@ export async function benchSessionList(opts: SessionListBenchOptions) {
       const wrong = t % 12 === 0;
       scores.push({
         id: `tc-${t}`,
-        trace_id: traceId(t),
+        trace_id: spreadTraceId(t),
         span_id: null,
         name: 'toolCalls',
         value: wrong ? 0.5 : 1,

@@ -5,7 +5,7 @@ import { openMigratedClickHouse } from '../test/helpers/clickhouse-store.js';
 import { numericScore } from '../test/helpers/score-record.js';
 import { spanRecord } from '../test/helpers/span-record.js';
 import { fillStore } from './fill-store.js';
-import { round, summarize } from './lib.js';
+import { flatTreeSpanIds, round, spreadTraceId, summarize } from './lib.js';
 
 /**
  * GET /api/traces' filters at scale, in the store (chDB in-process, no HTTP): `traces` traces of
@@ -25,20 +25,15 @@ const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-3', 'llama'];
 const COMPONENTS: ComponentType[] = ['generation', 'tool', 'retrieval', 'planning', 'memory'];
 const TEXT_BYTES = 400;
 
-const traceId = (t: number) => `tr-${t.toString(36)}-${((t * 2654435761) % 4294967296).toString(16)}`;
-
 function spansOf(t: number, spansPerTrace: number, start: number): SpanRecord[] {
-  const id = traceId(t);
+  const id = spreadTraceId(t);
   const out: SpanRecord[] = [];
   for (let s = 0; s < spansPerTrace; s++) {
     const comp = s === 0 ? null : COMPONENTS[(t + s) % COMPONENTS.length];
     const gen = comp === 'generation';
     out.push(
       spanRecord({
-        project_id: PROJECT,
-        trace_id: id,
-        span_id: `${id}-${s}`,
-        parent_span_id: s === 0 ? null : `${id}-0`,
+        ...flatTreeSpanIds(PROJECT, id, s),
         name: s === 0 ? `run-${t % 50}` : `${comp}-${s}`,
         span_type: gen ? 'generation' : comp === 'tool' ? 'tool' : comp === 'retrieval' ? 'retrieval' : 'span',
         component_type: comp,
@@ -67,7 +62,7 @@ export async function benchTraceFilters(opts: TraceFiltersBenchOptions) {
     const scores: Score[] = [];
     for (let t = 0; t < opts.traces; t += 10) {
       scores.push(
-        numericScore({ id: `s-${t}`, traceId: traceId(t), name: 'quality', value: (t % 100) / 100, source: 'api', scorer: null, createdAt: Date.now() }),
+        numericScore({ id: `s-${t}`, traceId: spreadTraceId(t), name: 'quality', value: (t % 100) / 100, source: 'api', scorer: null, createdAt: Date.now() }),
       );
     }
     await fillStore(store, PROJECT, { traces: opts.traces, now, spansOf: (t, start) => spansOf(t, opts.spansPerTrace, start), scores });
