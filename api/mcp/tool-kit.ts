@@ -1,3 +1,5 @@
+import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceApiError } from '../../sdk/errors.js';
 
@@ -40,4 +42,16 @@ export async function attempt(body: () => Promise<unknown>): Promise<CallToolRes
   } catch (err) {
     return toolError(err);
   }
+}
+
+/** Registers a tool that only reads (readOnlyHint): it answers what `read` resolves to, or the error it throws ({@link attempt}). */
+export function readTool<S extends ZodRawShapeCompat>(
+  server: McpServer,
+  name: string,
+  tool: { title: string; description: string; inputSchema: S },
+  read: (args: ShapeOutput<S>) => Promise<unknown>,
+): void {
+  // The SDK's callback type is conditional on the shape, which TypeScript cannot resolve for a generic S.
+  const answerOf = ((args: ShapeOutput<S>) => attempt(() => read(args))) as unknown as ToolCallback<S>;
+  server.registerTool(name, { ...tool, annotations: { readOnlyHint: true } }, answerOf);
 }

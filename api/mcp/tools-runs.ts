@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AgentEvalApi } from '../../sdk/endpoints.js';
 import { RUN_STATUSES, type CaseResultView, type RunView } from '../../core/model/eval-run.js';
-import { attempt, clip } from './tool-kit.js';
+import { attempt, clip, readTool } from './tool-kit.js';
 import { condenseComparison } from './condense-comparison.js';
 import { Id } from './tools-traces.js';
 
@@ -36,7 +36,8 @@ const failedCase = (c: CaseResultView, textChars: number) => ({
 
 /** Tools over evaluation runs: list, status, failures, compare, start. */
 export function runTools(server: McpServer, api: () => AgentEvalApi): void {
-  server.registerTool(
+  readTool(
+    server,
     'list_runs',
     {
       title: 'List evaluation runs',
@@ -48,48 +49,46 @@ export function runTools(server: McpServer, api: () => AgentEvalApi): void {
         limit: z.number().int().min(1).max(50).default(20),
         offset: z.number().int().min(0).max(1_000_000).default(0),
       },
-      annotations: { readOnlyHint: true },
     },
-    (args) =>
-      attempt(async () => {
-        const page = await api().runs.list(args);
-        return { runs: page.runs.map(runLine), total: page.total };
-      }),
+    async (args) => {
+      const page = await api().runs.list(args);
+      return { runs: page.runs.map(runLine), total: page.total };
+    },
   );
 
-  server.registerTool(
+  readTool(
+    server,
     'get_run',
     {
       title: 'Read a run (poll it)',
       description: "A run's status, progress and summary. Poll it after start_run until status is completed, failed or cancelled.",
       inputSchema: { run_id: Id },
-      annotations: { readOnlyHint: true },
     },
-    ({ run_id }) => attempt(async () => runLine(await api().runs.get(run_id))),
+    async ({ run_id }) => runLine(await api().runs.get(run_id)),
   );
 
-  server.registerTool(
+  readTool(
+    server,
     'get_run_failures',
     {
       title: "Read a run's failed cases",
       description:
         "A run's failed cases with their reasons (each scorer's score and reason, the agent's error, the case's trace id), and the failures grouped by signature (error type and message, failing span, failing scorer) with counts.",
       inputSchema: { run_id: Id, limit: z.number().int().min(1).max(50).default(10), text_chars: z.number().int().min(50).max(2_000).default(400) },
-      annotations: { readOnlyHint: true },
     },
-    ({ run_id, limit, text_chars }) =>
-      attempt(async () => {
-        const [{ results }, analysis] = await Promise.all([api().runs.results(run_id, { failedOnly: true }), api().runs.failures(run_id)]);
-        return {
-          run_id,
-          failed_cases: results.length,
-          cases: results.slice(0, limit).map((c) => failedCase(c, text_chars)),
-          groups: analysis.groups.slice(0, 10).map((g) => ({ key: g.key, count: g.count, signature: g.signature, label: g.label })),
-        };
-      }),
+    async ({ run_id, limit, text_chars }) => {
+      const [{ results }, analysis] = await Promise.all([api().runs.results(run_id, { failedOnly: true }), api().runs.failures(run_id)]);
+      return {
+        run_id,
+        failed_cases: results.length,
+        cases: results.slice(0, limit).map((c) => failedCase(c, text_chars)),
+        groups: analysis.groups.slice(0, 10).map((g) => ({ key: g.key, count: g.count, signature: g.signature, label: g.label })),
+      };
+    },
   );
 
-  server.registerTool(
+  readTool(
+    server,
     'compare_runs',
     {
       title: 'Compare two runs',
@@ -104,12 +103,9 @@ export function runTools(server: McpServer, api: () => AgentEvalApi): void {
         offset: z.number().int().min(0).max(1_000_000).default(0).describe("The previous answer's next_offset"),
         text_chars: z.number().int().min(100).max(2_000).default(800).describe('Characters of each text at most'),
       },
-      annotations: { readOnlyHint: true },
     },
-    ({ baseline_run_id, candidate_run_id, threshold, alpha, limit, offset, text_chars }) =>
-      attempt(async () =>
-        condenseComparison(await api().compare(baseline_run_id, candidate_run_id, { threshold, alpha }), { limit, offset, textChars: text_chars }),
-      ),
+    async ({ baseline_run_id, candidate_run_id, threshold, alpha, limit, offset, text_chars }) =>
+      condenseComparison(await api().compare(baseline_run_id, candidate_run_id, { threshold, alpha }), { limit, offset, textChars: text_chars }),
   );
 
   server.registerTool(

@@ -3,7 +3,7 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentEvalApi } from '../../sdk/endpoints.js';
 import { CaseOptionsFields } from '../../core/model/dataset.js';
-import { MAX_ANSWER_CHARS, attempt, clip } from './tool-kit.js';
+import { attempt, clip, MAX_ANSWER_CHARS, readTool } from './tool-kit.js';
 import { Id } from './tools-traces.js';
 
 /** Suites and prompts listed as resources, at most. */
@@ -65,7 +65,8 @@ export function suiteTools(server: McpServer, api: () => AgentEvalApi): void {
       }),
   );
 
-  server.registerTool(
+  readTool(
+    server,
     'get_prompt',
     {
       title: 'Read a prompt version',
@@ -75,9 +76,8 @@ export function suiteTools(server: McpServer, api: () => AgentEvalApi): void {
         version: z.number().int().min(1).optional(),
         label: z.string().min(1).max(200).optional(),
       },
-      annotations: { readOnlyHint: true },
     },
-    ({ prompt, version, label }) => attempt(() => api().prompts.get(prompt, { version, label })),
+    ({ prompt, version, label }) => api().prompts.get(prompt, { version, label }),
   );
 
   jsonResources(
