@@ -1,14 +1,10 @@
 /** The analytics page's Cost section: its groupings, the API query, group names, the chart and log scales. */
-import { Chart, LogarithmicScale } from 'chart.js';
 import type { AnalyticsRangeKey } from './analytics.js';
 import { SERIES_COLORS } from './analytics.js';
 import { formatUsd } from './cost.js';
 import type { CostBreakdown, CostGroup, CostGroupSeries } from '../../../core/model/cost-analytics.js';
 
 export type { CostBreakdown, CostGroup, CostGroupSeries };
-
-// The log scale the cost and token charts switch to (AnalyticsChart registers the linear one).
-Chart.register(LogarithmicScale);
 
 /** The groupings the API offers (core/model/cost-analytics.ts COST_GROUPS), as the page names them. */
 export const COST_GROUP_LABEL: Record<CostGroup, string> = {
