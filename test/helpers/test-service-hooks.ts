@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { FieldIssue } from '../../core/errors.js';
 import { startTestApi, startTestService, type TestApi, type TestService } from './server.js';
+import { startTestAgent, type AgentBehaviour, type TestAgent } from './test-agent.js';
 
 /**
  * The test service of a test file, as most API tests want it: started in `beforeAll`, stopped in
@@ -12,6 +13,26 @@ export function useTestService(
   opts: { start?: () => Promise<TestService>; seed?: (svc: TestService) => Promise<void>; timeout?: number } = {},
 ): TestService {
   return useStarted(opts.start ?? (() => startTestService(env)), opts, 'the test service');
+}
+
+/**
+ * useTestService with a test agent that answers as `behaviour` says, registered with the service
+ * as `agentName` once both are up; the agent is closed after the service has stopped.
+ */
+export function useServiceWithAgent(behaviour: AgentBehaviour, agentName: string, env: Record<string, string> = {}): { svc: TestService; agent: TestAgent } {
+  let agent: TestAgent | undefined;
+  beforeAll(async () => {
+    agent = await startTestAgent(behaviour);
+  });
+  afterAll(async () => {
+    await agent?.close();
+  });
+  const svc = useTestService(env, {
+    seed: async (started) => {
+      await expectJson(await started.api('/api/agents', { method: 'POST', json: { name: agentName, endpoint: agent!.url } }), 201);
+    },
+  });
+  return { svc, agent: startedLater(() => agent, 'the test agent') };
 }
 
 /**
@@ -55,6 +76,13 @@ export function startedLater<T extends object>(get: () => T | undefined, what: s
       return typeof field === 'function' ? (field as (...args: unknown[]) => unknown).bind(value) : field;
     },
   });
+}
+
+/** POSTs `body` to `pathname` through `svc`'s API as project `project`; fails, showing the answer, unless it is 201. */
+export async function postCreated(svc: Pick<TestApi, 'api'>, pathname: string, project: string, body: unknown): Promise<void> {
+  const res = await svc.api(pathname, { method: 'POST', json: body, project });
+  const text = await res.text();
+  expect(res.status, `POST ${pathname}: ${text.slice(0, 1000)}`).toBe(201);
 }
 
 /** The body of an API error (docs/SPEC.md, "Errors"); `details` is a list of field issues on a 422. */

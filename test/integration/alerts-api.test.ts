@@ -120,6 +120,14 @@ async function events(ruleId: string, query = ''): Promise<AlertEvent[]> {
   return ((await res.json()) as AlertEventList).events;
 }
 
+/** The rule's events (newest first) once `check` passes on them, asked again until `timeoutMs`. */
+const eventsOnce = (ruleId: string, check: (list: AlertEvent[]) => void, timeoutMs?: number) =>
+  eventually(async () => {
+    const list = await events(ruleId);
+    check(list);
+    return list;
+  }, timeoutMs);
+
 async function expectError(res: Response, status: number, error: string) {
   expect(res.status).toBe(status);
   expect(((await res.json()) as ErrorBody).error).toBe(error);
@@ -267,14 +275,12 @@ describe('evaluation', () => {
     }, 30_000);
     expect(resolved).toMatchObject({ event: 'resolved', value: null, rule: { state: 'ok' } });
 
-    const listed = await eventually(async () => {
-      const list = await events(r.id);
+    const listed = await eventsOnce(r.id, (list) =>
       expect(list.map((e) => [e.kind, e.delivery_status])).toEqual([
         ['resolved', 'delivered'],
         ['fired', 'delivered'],
-      ]);
-      return list;
-    });
+      ]),
+    );
     expect(listed[1]).toMatchObject({ rule_id: r.id, value: 0.75, threshold: 0.5, delivery_attempts: 1, payload: { event: 'fired', event_id: listed[1].id } });
     expect(await events(r.id, '&kind=fired')).toHaveLength(1);
     const later = new Date(Date.parse(listed[0].at) + 1).toISOString();
@@ -335,11 +341,7 @@ describe('evaluation', () => {
     expect(hooks.calls(`/ok/${name}`)[0].body.value).toBe(1);
 
     for (const r of [failing, refused]) {
-      const [event] = await eventually(async () => {
-        const list = await events(r.id);
-        expect(list.map((e) => e.delivery_status)).toEqual(['failed']);
-        return list;
-      }, 20_000);
+      const [event] = await eventsOnce(r.id, (list) => expect(list.map((e) => e.delivery_status)).toEqual(['failed']), 20_000);
       expect(event.delivery_attempts).toBe(3);
       expect(event.next_attempt_at).toBeNull();
     }
@@ -373,11 +375,7 @@ describe('evaluation', () => {
         eval_interval_seconds: 1,
       }),
     );
-    const [fired] = await eventually(async () => {
-      const list = await events(r.id);
-      expect(list.map((e) => e.kind)).toEqual(['fired']);
-      return list;
-    }, 20_000);
+    const [fired] = await eventsOnce(r.id, (list) => expect(list.map((e) => e.kind)).toEqual(['fired']), 20_000);
     expect(fired.value).toBeCloseTo(0.2, 9);
     expect(fired.delivery_status).toBe('none');
   });
@@ -394,11 +392,7 @@ describe('evaluation', () => {
     const r = (await res.json()) as { id: string; filter: Record<string, unknown>; window_seconds: number };
     expect(r.filter).toEqual({});
     await update(r.id, { eval_interval_seconds: 1 });
-    const [fired] = await eventually(async () => {
-      const list = await events(r.id);
-      expect(list.map((e) => e.kind)).toEqual(['fired']);
-      return list;
-    }, 20_000);
+    const [fired] = await eventsOnce(r.id, (list) => expect(list.map((e) => e.kind)).toEqual(['fired']), 20_000);
     // Every score of the project in the window: at least the two above, each between 0 and 1.
     expect(fired.value).toBeGreaterThanOrEqual(0);
     expect(fired.value).toBeLessThanOrEqual(1);

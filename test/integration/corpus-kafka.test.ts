@@ -18,6 +18,7 @@ import { DEAD_LETTER_HEADERS } from '../../collector/kafka/dead-letter.js';
 import { kafkaClient, readTopic, startKafka, topicMessageCount, type KafkaBroker } from '../helpers/kafka.js';
 import { pollUntil } from '../helpers/processes.js';
 import { startTestService, type TestService } from '../helpers/server.js';
+import { postCreated } from '../helpers/test-service-hooks.js';
 
 /**
  * The corpus of test/fixtures/corpus through the Kafka write path, nothing mocked: every way in
@@ -80,24 +81,18 @@ async function expectConsumedAsSent(get: ApiGet, sent: SentTrace, deadLettersBef
   await expectTraceStoredAsSent(get, sent);
 }
 
-async function post(pathname: string, project: string, body: unknown): Promise<void> {
-  const res = await svc.api(pathname, { method: 'POST', json: body, project });
-  const text = await res.text();
-  expect(res.status, `POST ${pathname}: ${text.slice(0, 1000)}`).toBe(201);
-}
-
 describe('receivers -> Kafka -> ingester -> chDB', () => {
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/traces/ingest: %s', async (_name, t) => {
     const project = 'corpus-kafka-json-ingest';
     const letters = await topicMessageCount(kafka, DLQ);
-    await post('/api/traces/ingest', project, t.body);
+    await postCreated(svc, '/api/traces/ingest', project, t.body);
     await expectConsumedAsSent(projectReader(svc, project), sentFromJson(t, 'ingest'), letters);
   });
 
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/spans: %s', async (_name, t) => {
     const project = 'corpus-kafka-spans';
     const letters = await topicMessageCount(kafka, DLQ);
-    for (const body of toSpansBodies(t)) await post('/api/spans', project, body);
+    for (const body of toSpansBodies(t)) await postCreated(svc, '/api/spans', project, body);
     await expectConsumedAsSent(projectReader(svc, project), sentFromJson(t, 'spans'), letters);
   });
 

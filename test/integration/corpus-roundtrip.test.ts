@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { exportVia, recordTrace, type ExporterKind, type RecordedTrace } from '../e2e/helpers/otel.js';
 import { expectTraceStoredAsSent, loadCorpus, sentFromJson, sentFromRecorded, toSpansBodies, toSpanSpecs, projectReader } from '../helpers/corpus.js';
+import { postCreated } from '../helpers/test-service-hooks.js';
 import { startTestService, type TestService } from '../helpers/server.js';
 
 /**
@@ -26,22 +27,16 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-async function post(pathname: string, project: string, body: unknown): Promise<void> {
-  const res = await svc.api(pathname, { method: 'POST', json: body, project });
-  const text = await res.text();
-  expect(res.status, `POST ${pathname}: ${text.slice(0, 1000)}`).toBe(201);
-}
-
 describe('the SPEC JSON routes', () => {
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/traces/ingest: %s', async (_name, t) => {
     const project = 'corpus-json-ingest';
-    await post('/api/traces/ingest', project, t.body);
+    await postCreated(svc, '/api/traces/ingest', project, t.body);
     await expectTraceStoredAsSent(projectReader(svc, project), sentFromJson(t, 'ingest'));
   });
 
   it.each(corpus.json.map((t) => [t.name, t] as const))('POST /api/spans (several spans, then one alone): %s', async (_name, t) => {
     const project = 'corpus-spans';
-    for (const body of toSpansBodies(t)) await post('/api/spans', project, body);
+    for (const body of toSpansBodies(t)) await postCreated(svc, '/api/spans', project, body);
     await expectTraceStoredAsSent(projectReader(svc, project), sentFromJson(t, 'spans'));
   });
 });

@@ -1,10 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exited, spawnServiceProcess } from '../helpers/processes.js';
-import { makeDataDir, startTestService, type TestService } from '../helpers/server.js';
-import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
+import { makeDataDir } from '../helpers/server.js';
+import type { AgentRequest } from '../helpers/test-agent.js';
 import { eventually } from '../helpers/eventually.js';
-import { expectJson as json } from '../helpers/test-service-hooks.js';
+import { expectJson as json, useServiceWithAgent } from '../helpers/test-service-hooks.js';
 
 /**
  * The SPEC's time bounds (a pause lasts 24 h at most, an approval waits 7 days at most) with
@@ -12,8 +12,12 @@ import { expectJson as json } from '../helpers/test-service-hooks.js';
  * that cannot reach the engine.
  */
 
-let service: TestService;
-let agent: TestAgent;
+const { svc: service, agent } = useServiceWithAgent(behaviour, 'bounded', {
+  EVAL_RETRY_TIME_SCALE: '0.001',
+  EVAL_PAUSE_MAX_MS: '2000',
+  EVAL_APPROVAL_MAX_MS: '1500',
+  EVAL_HISTORY_MAX_EVENTS: '120',
+});
 
 function behaviour(req: AgentRequest) {
   const input = req.body.input as { delay_ms?: number; approval?: string };
@@ -34,17 +38,6 @@ const startRun = (dataset: unknown[], config: Record<string, unknown> = {}) =>
   service
     .api('/api/runs', { method: 'POST', json: { agentId: 'bounded', dataset: { items: dataset }, scorers: ['contains'], config } })
     .then((r) => json<RunBody>(r, 202));
-
-beforeAll(async () => {
-  agent = await startTestAgent(behaviour);
-  service = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001', EVAL_PAUSE_MAX_MS: '2000', EVAL_APPROVAL_MAX_MS: '1500', EVAL_HISTORY_MAX_EVENTS: '120' });
-  await json(await service.api('/api/agents', { method: 'POST', json: { name: 'bounded', endpoint: agent.url } }), 201);
-});
-
-afterAll(async () => {
-  await service?.stop();
-  await agent?.close();
-});
 
 describe('time bounds', () => {
   it('resumes a paused run by itself when the pause bound elapses', async () => {

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.js';
-import { startTestService, type TestService } from '../helpers/server.js';
-import { startTestAgent, type AgentRequest, type TestAgent } from '../helpers/test-agent.js';
-import { expectJson as json } from '../helpers/test-service-hooks.js';
+import type { AgentRequest } from '../helpers/test-agent.js';
+import { expectJson as json, useServiceWithAgent } from '../helpers/test-service-hooks.js';
 import { postSuite } from '../helpers/suite-api.js';
 
 /**
@@ -10,8 +9,7 @@ import { postSuite } from '../helpers/suite-api.js';
  * GET /api/runs/{id}/approvals (the case trials of a run that wait for a person's approval: the
  * run workflow's running trials, each asked by query) and GET /api/runs?suite_id=.
  */
-let svc: TestService;
-let agent: TestAgent;
+const { svc } = useServiceWithAgent(behaviour, 'approval-agent', { EVAL_RETRY_TIME_SCALE: '0.001', EVAL_APPROVAL_MAX_MS: '120000' });
 
 interface Approval {
   case_index: number;
@@ -30,17 +28,6 @@ function behaviour(req: AgentRequest) {
 }
 
 const approvalsOf = async (runId: string) => json<{ run_id: string; approvals: Approval[] }>(await svc.api(`/api/runs/${runId}/approvals`), 200);
-
-beforeAll(async () => {
-  agent = await startTestAgent(behaviour);
-  svc = await startTestService({ EVAL_RETRY_TIME_SCALE: '0.001', EVAL_APPROVAL_MAX_MS: '120000' });
-  await json(await svc.api('/api/agents', { method: 'POST', json: { name: 'approval-agent', endpoint: agent.url } }), 201);
-});
-
-afterAll(async () => {
-  await svc?.stop();
-  await agent?.close();
-});
 
 describe('GET /api/runs/{id}/approvals', () => {
   it('lists the trials waiting for approval until each is decided, then none once the run is final', async () => {
