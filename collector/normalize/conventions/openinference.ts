@@ -29,36 +29,43 @@ function list(attrs: Attributes, prefix: string, unwrap: string): string | null 
   return items.length > 0 ? safeJson(items) : null;
 }
 
-function inputOf(kind: string, a: Attributes): string | null {
-  const value = text(get(a, 'input.value'));
-  switch (kind) {
-    // Messages are the prompt itself; input.value is often the whole provider request body.
-    case 'LLM':
-      return list(a, 'llm.input_messages', 'message') ?? value;
-    case 'EMBEDDING':
-      return value ?? list(a, 'embedding.embeddings', 'embedding');
-    // tool.parameters is the tool's declared parameter schema: only a fallback for the call's arguments.
-    case 'TOOL':
-      return value ?? text(get(a, 'tool.parameters'));
-    case 'RERANKER':
-      return text(get(a, 'reranker.query')) ?? value;
-    default:
-      return value;
-  }
-}
+/** Where a span's text may be: the first source with one wins. */
+type Source = (a: Attributes) => string | null;
 
-function outputOf(kind: string, a: Attributes): string | null {
-  const value = text(get(a, 'output.value'));
-  switch (kind) {
-    case 'LLM':
-      return list(a, 'llm.output_messages', 'message') ?? value;
-    case 'RETRIEVER':
-      return list(a, 'retrieval.documents', 'document') ?? value;
-    case 'RERANKER':
-      return list(a, 'reranker.output_documents', 'document') ?? value;
-    default:
-      return value;
+const inputValue: Source = (a) => text(get(a, 'input.value'));
+const outputValue: Source = (a) => text(get(a, 'output.value'));
+const messages =
+  (prefix: string): Source =>
+  (a) =>
+    list(a, prefix, 'message');
+const documents =
+  (prefix: string): Source =>
+  (a) =>
+    list(a, prefix, 'document');
+
+/** The sources of a span's input by kind, in order; kinds not listed read input.value. */
+const INPUTS: Record<string, Source[]> = {
+  // Messages are the prompt itself; input.value is often the whole provider request body.
+  LLM: [messages('llm.input_messages'), inputValue],
+  EMBEDDING: [inputValue, (a) => list(a, 'embedding.embeddings', 'embedding')],
+  // tool.parameters is the tool's declared parameter schema: only a fallback for the call's arguments.
+  TOOL: [inputValue, (a) => text(get(a, 'tool.parameters'))],
+  RERANKER: [(a) => text(get(a, 'reranker.query')), inputValue],
+};
+
+/** The sources of a span's output by kind, in order; kinds not listed read output.value. */
+const OUTPUTS: Record<string, Source[]> = {
+  LLM: [messages('llm.output_messages'), outputValue],
+  RETRIEVER: [documents('retrieval.documents'), outputValue],
+  RERANKER: [documents('reranker.output_documents'), outputValue],
+};
+
+function firstText(sources: Source[], a: Attributes): string | null {
+  for (const source of sources) {
+    const found = source(a);
+    if (found !== null) return found;
   }
+  return null;
 }
 
 export const openinference: ConventionModule = {
@@ -77,8 +84,8 @@ export const openinference: ConventionModule = {
       span_type,
       component_type,
       model: firstIdent(get(a, 'llm.model_name'), get(a, 'embedding.model_name'), get(a, 'reranker.model_name')),
-      input: inputOf(kind, a),
-      output: outputOf(kind, a),
+      input: firstText(INPUTS[kind] ?? [inputValue], a),
+      output: firstText(OUTPUTS[kind] ?? [outputValue], a),
       input_tokens: tokens.input,
       output_tokens: tokens.output,
     };
