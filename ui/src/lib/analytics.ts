@@ -168,6 +168,12 @@ export function correlationSentence(c: ScoreCorrelation): string {
 export const SERIES_COLORS = Array.from({ length: 12 }, (_, i) => `var(--series-${i + 1})`);
 export const PERCENTILE_COLORS = { p50: 'var(--series-1)', p95: 'var(--series-2)', p99: 'var(--error)' } as const;
 
+/** The `i`th line of a chart with one line per series: its palette colour, a point per bucket, an empty bucket a gap. */
+export function lineSeries(label: string, data: (number | null)[], i: number) {
+  const color = SERIES_COLORS[i % SERIES_COLORS.length];
+  return { label, data, borderColor: color, backgroundColor: color, spanGaps: false, pointRadius: 3, borderWidth: 2 };
+}
+
 /** A component type as the page names it; spans without one are "other spans". */
 export function componentLabel(type: string | null): string {
   return type ?? 'other spans';

@@ -1,6 +1,6 @@
 /** The analytics page's Cost section: its groupings, the API query, group names, the chart and log scales. */
 import type { AnalyticsRangeKey } from './analytics.js';
-import { SERIES_COLORS } from './analytics.js';
+import { lineSeries } from './analytics.js';
 import { formatUsd } from './cost.js';
 import type { CostBreakdown, CostGroup, CostGroupSeries } from '../../../core/model/cost-analytics.js';
 
@@ -78,15 +78,7 @@ export function costLines(c: CostBreakdown, labels: string[], metric: 'cost_usd'
     type: 'line' as const,
     data: {
       labels,
-      datasets: c.groups.map((g, i) => ({
-        label: costGroupName(g, c.group_by),
-        data: logValues(g[metric], log),
-        borderColor: SERIES_COLORS[i % SERIES_COLORS.length],
-        backgroundColor: SERIES_COLORS[i % SERIES_COLORS.length],
-        spanGaps: false,
-        pointRadius: 3,
-        borderWidth: 2,
-      })),
+      datasets: c.groups.map((g, i) => lineSeries(costGroupName(g, c.group_by), logValues(g[metric], log), i)),
     },
     options: {
       interaction: { mode: 'index' as const, intersect: false },
