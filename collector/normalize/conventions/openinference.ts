@@ -34,19 +34,11 @@ type Source = (a: Attributes) => string | null;
 
 const inputValue: Source = (a) => text(get(a, 'input.value'));
 const outputValue: Source = (a) => text(get(a, 'output.value'));
-const messages =
-  (prefix: string): Source =>
-  (a) =>
-    list(a, prefix, 'message');
-const documents =
-  (prefix: string): Source =>
-  (a) =>
-    list(a, prefix, 'document');
 
 /** The sources of a span's input by kind, in order; kinds not listed read input.value. */
 const INPUTS: Record<string, Source[]> = {
   // Messages are the prompt itself; input.value is often the whole provider request body.
-  LLM: [messages('llm.input_messages'), inputValue],
+  LLM: [(a) => list(a, 'llm.input_messages', 'message'), inputValue],
   EMBEDDING: [inputValue, (a) => list(a, 'embedding.embeddings', 'embedding')],
   // tool.parameters is the tool's declared parameter schema: only a fallback for the call's arguments.
   TOOL: [inputValue, (a) => text(get(a, 'tool.parameters'))],
@@ -55,9 +47,9 @@ const INPUTS: Record<string, Source[]> = {
 
 /** The sources of a span's output by kind, in order; kinds not listed read output.value. */
 const OUTPUTS: Record<string, Source[]> = {
-  LLM: [messages('llm.output_messages'), outputValue],
-  RETRIEVER: [documents('retrieval.documents'), outputValue],
-  RERANKER: [documents('reranker.output_documents'), outputValue],
+  LLM: [(a) => list(a, 'llm.output_messages', 'message'), outputValue],
+  RETRIEVER: [(a) => list(a, 'retrieval.documents', 'document'), outputValue],
+  RERANKER: [(a) => list(a, 'reranker.output_documents', 'document'), outputValue],
 };
 
 function firstText(sources: Source[], a: Attributes): string | null {
