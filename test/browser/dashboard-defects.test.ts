@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { texts } from '../fixtures/corpus/texts.js';
 import { describeErrors } from '../helpers/browser.js';
 import { nestedAgentTrace } from '../helpers/dashboard.js';
@@ -16,7 +16,6 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
  * error with Retry, not a spinner forever), and a run's average explained when it is not the mean
  * of the scorers' means.
  */
-vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
 
 const TRACE = `defects-${randomUUID().slice(0, 8)}`;
 const PROMPT = 'travel-system';

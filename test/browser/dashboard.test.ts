@@ -18,9 +18,6 @@ const BIG = 'bt-big';
 const HUGE = 'bt-10k';
 const ALL_TRACES = [...OK_TRACES, ...ERROR_TRACES, NESTED, BIG, HUGE];
 
-/** expect.poll with room for a busy machine (its default gives up after 1 s). */
-const poll = <T>(fn: () => T | Promise<T>, opts: { timeout?: number; message?: string } = {}) => expect.poll(fn, { timeout: 15_000, ...opts });
-
 async function ingest(body: unknown): Promise<void> {
   const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -50,8 +47,8 @@ describe('dashboard in Chromium', () => {
     await p.page.getByLabel('API key').fill(svc.apiKey!);
     await p.page.getByRole('button', { name: 'Sign in' }).click();
     await p.page.waitForURL((url) => url.pathname === '/traces');
-    await poll(() => p.page.locator(SEL.traceRow).count()).toBe(ALL_TRACES.length);
-    for (const id of ALL_TRACES) await poll(() => p.page.locator(SEL.traceRowOf(id)).count()).toBe(1);
+    await expect.poll(() => p.page.locator(SEL.traceRow).count()).toBe(ALL_TRACES.length);
+    for (const id of ALL_TRACES) await expect.poll(() => p.page.locator(SEL.traceRowOf(id)).count()).toBe(1);
     await p.screenshot('dashboard-traces');
     // The UI learns whether credentials are needed from GET /api/health (no failing probe).
     expect(p.errors).toEqual([]);
@@ -60,15 +57,15 @@ describe('dashboard in Chromium', () => {
   it('filters the list by status from the UI and keeps the filter in the URL', async () => {
     const p = await open();
     await p.page.goto('/traces');
-    await poll(() => p.page.locator(SEL.traceRow).count()).toBe(ALL_TRACES.length);
+    await expect.poll(() => p.page.locator(SEL.traceRow).count()).toBe(ALL_TRACES.length);
     await p.page.getByLabel('Status').selectOption('error');
     await p.page.waitForURL(/[?&]status=error/);
-    await poll(() => p.page.locator(SEL.traceRow).count()).toBe(ERROR_TRACES.length);
+    await expect.poll(() => p.page.locator(SEL.traceRow).count()).toBe(ERROR_TRACES.length);
     for (const id of ERROR_TRACES) expect(await p.page.locator(SEL.traceRowOf(id)).count()).toBe(1);
     await p.screenshot('dashboard-traces-status-error');
     // The URL alone gives the same list.
     await p.page.reload();
-    await poll(() => p.page.locator(SEL.traceRow).count()).toBe(ERROR_TRACES.length);
+    await expect.poll(() => p.page.locator(SEL.traceRow).count()).toBe(ERROR_TRACES.length);
     expect(await p.page.getByLabel('Status').inputValue()).toBe('error');
     expect(describeErrors(p)).toBe('');
   });
@@ -79,31 +76,31 @@ describe('dashboard in Chromium', () => {
     await p.page.locator(SEL.traceRowOf(NESTED)).getByRole('link', { name: 'nested-run' }).click();
     await p.page.waitForURL(new RegExp(`/traces/${NESTED}(\\?|$)`));
     // 40 spans: the root, steps of three (step, llm, tool), the final answer.
-    await poll(() => p.page.locator(SEL.waterfallRowOf(spanId(NESTED, 0))).count()).toBe(1);
-    await poll(() => p.page.locator(SEL.waterfallRow).count()).toBeGreaterThanOrEqual(20);
-    await poll(() => p.page.locator(SEL.waterfallRowOf(spanId(NESTED, 0))).textContent()).toContain('agent.run');
+    await expect.poll(() => p.page.locator(SEL.waterfallRowOf(spanId(NESTED, 0))).count()).toBe(1);
+    await expect.poll(() => p.page.locator(SEL.waterfallRow).count()).toBeGreaterThanOrEqual(20);
+    await expect.poll(() => p.page.locator(SEL.waterfallRowOf(spanId(NESTED, 0))).textContent()).toContain('agent.run');
     await p.screenshot('dashboard-trace');
 
     const llm = spanId(NESTED, 2); // `llm 1`, under `step 1`
     await p.page.locator(SEL.waterfallRowOf(llm)).click();
     await p.page.waitForURL(new RegExp(`[?&]span=${llm}`));
     const detail = p.page.locator(SEL.spanDetail);
-    await poll(() => detail.textContent()).toContain('question 1: which refund applies?');
-    await poll(() => detail.textContent()).toContain('answer 1: call the search tool');
-    await poll(() => detail.textContent()).toContain('gpt-4o');
+    await expect.poll(() => detail.textContent()).toContain('question 1: which refund applies?');
+    await expect.poll(() => detail.textContent()).toContain('answer 1: call the search tool');
+    await expect.poll(() => detail.textContent()).toContain('gpt-4o');
     await p.screenshot('dashboard-trace-span');
 
     await p.page.reload();
-    await poll(() => p.page.locator(SEL.spanDetail).textContent()).toContain('question 1: which refund applies?');
-    await poll(() => p.page.locator(SEL.selectedWaterfallRow).getAttribute('data-span-id')).toBe(llm);
-    await poll(() => p.page.locator(SEL.spanDetail).getAttribute('data-span-id')).toBe(llm);
+    await expect.poll(() => p.page.locator(SEL.spanDetail).textContent()).toContain('question 1: which refund applies?');
+    await expect.poll(() => p.page.locator(SEL.selectedWaterfallRow).getAttribute('data-span-id')).toBe(llm);
+    await expect.poll(() => p.page.locator(SEL.spanDetail).getAttribute('data-span-id')).toBe(llm);
     expect(p.page.url()).toContain(`span=${llm}`);
 
     // A tool span: JSON input and output.
     await p.page.locator(SEL.waterfallRowOf(spanId(NESTED, 3))).click();
     await p.page.waitForURL(new RegExp(`[?&]span=${spanId(NESTED, 3)}`));
-    await poll(() => p.page.locator(SEL.spanDetail).textContent()).toContain('refund policy 1');
-    await poll(() => p.page.locator(SEL.spanDetail).textContent()).toContain('Refunds 1');
+    await expect.poll(() => p.page.locator(SEL.spanDetail).textContent()).toContain('refund policy 1');
+    await expect.poll(() => p.page.locator(SEL.spanDetail).textContent()).toContain('Refunds 1');
     await p.screenshot('dashboard-trace-span-tool');
     expect(describeErrors(p)).toBe('');
   });
@@ -111,7 +108,7 @@ describe('dashboard in Chromium', () => {
   it('shows a 400-span trace', async () => {
     const p = await open();
     await p.page.goto(`/traces/${BIG}`);
-    await poll(() => p.page.locator(SEL.waterfallRowOf(spanId(BIG, 0))).count()).toBe(1);
+    await expect.poll(() => p.page.locator(SEL.waterfallRowOf(spanId(BIG, 0))).count()).toBe(1);
     const rows = await p.page.locator(SEL.waterfallRow).count();
     expect(rows).toBeGreaterThan(10);
     expect(rows).toBeLessThan(400);
@@ -122,7 +119,7 @@ describe('dashboard in Chromium', () => {
   it('opens a 10,000-span trace rendering only a window of rows, and scrolls to the last span', async () => {
     const p = await open();
     await p.page.goto(`/traces/${HUGE}`);
-    await poll(() => p.page.locator(SEL.waterfallRowOf(spanId(HUGE, 0))).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => p.page.locator(SEL.waterfallRowOf(spanId(HUGE, 0))).count(), { timeout: 30_000 }).toBe(1);
     const rows = await p.page.locator(SEL.waterfallRow).count();
     expect(rows).toBeGreaterThan(10);
     expect(rows).toBeLessThan(500);
@@ -132,10 +129,10 @@ describe('dashboard in Chromium', () => {
     const viewport = p.page.locator(SEL.waterfallViewport);
     const rowHeight = (await p.page.locator(SEL.waterfallRowOf(spanId(HUGE, 0))).boundingBox())!.height;
     expect(rowHeight).toBeGreaterThan(10);
-    await poll(() => viewport.evaluate((el) => el.scrollHeight), { timeout: 30_000 }).toBeGreaterThanOrEqual(10_000 * rowHeight - 1);
+    await expect.poll(() => viewport.evaluate((el) => el.scrollHeight), { timeout: 30_000 }).toBeGreaterThanOrEqual(10_000 * rowHeight - 1);
     await viewport.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
     const last = p.page.locator(SEL.waterfallRowOf(spanId(HUGE, 9_999)));
-    await poll(() => last.count()).toBe(1);
+    await expect.poll(() => last.count()).toBe(1);
     expect(await last.textContent()).toContain(LAST_SPAN_NAME);
     // In the viewport's visible area, not just in the DOM.
     const [rowBox, viewBox] = await Promise.all([last.boundingBox(), viewport.boundingBox()]);
@@ -151,7 +148,7 @@ describe('dashboard in Chromium', () => {
     const p = await open();
     p.page.on('dialog', (dialog) => void dialog.accept());
     await p.page.goto('/settings/keys');
-    await poll(() => p.page.getByTestId('key-row').count()).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => p.page.getByTestId('key-row').count()).toBeGreaterThanOrEqual(1);
     await p.page.getByTestId('key-name').fill('browser-made');
     await p.page.getByTestId('key-role').selectOption('viewer');
     await p.page.getByTestId('key-create').click();
@@ -161,7 +158,7 @@ describe('dashboard in Chromium', () => {
     // The new key works, as a viewer, and is listed by its prefix only.
     expect((await svc.api('/api/traces', { key: secret })).status).toBe(200);
     const row = p.page.locator('[data-testid=key-row]', { hasText: 'browser-made' });
-    await poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.count()).toBe(1);
     expect(await row.textContent()).toContain(secret.slice(0, 16));
     expect(await row.textContent()).not.toContain(secret);
     expect(await p.page.content()).toContain(secret);
@@ -170,7 +167,7 @@ describe('dashboard in Chromium', () => {
     expect(await p.page.content()).not.toContain(secret);
 
     await row.getByTestId('key-revoke').click();
-    await poll(() => row.getAttribute('data-revoked')).toBe('true');
+    await expect.poll(() => row.getAttribute('data-revoked')).toBe('true');
     await p.screenshot('dashboard-keys-revoked');
     expect((await svc.api('/api/traces', { key: secret })).status).toBe(401);
     expect(describeErrors(p)).toBe('');

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeErrors } from '../helpers/browser.js';
 import { nestedAgentTrace } from '../helpers/dashboard.js';
 import { FEEDBACK } from '../helpers/dashboard-feedback.js';
@@ -16,9 +16,6 @@ const SUITE_NAME = 'refund-regressions';
 const CORRECTED = 'Refunds are accepted within 30 days of delivery, with the receipt.';
 let queueId: string;
 let comparisonId: string;
-
-// Pages wait on the API: on a busy two-core machine a load can take longer than expect.poll's 1 s default.
-vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
 
 const { svc, open, call } = dashboardSuite({
   async seed() {

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeErrors } from '../helpers/browser.js';
 import { PROMPTS } from '../helpers/dashboard-feedback.js';
 import { dashboardSuite } from '../helpers/dashboard-suite.js';
@@ -20,9 +20,6 @@ function linkedTrace(traceId: string, version: number, start: number) {
   const attributes = { model: 'gpt-4o', 'agent_eval.prompt.name': NAME, 'agent_eval.prompt.version': version };
   return ingestTrace(traceId, { name: 'support', start, durationMs: 900, root: { span_id: `${traceId}-llm`, name: 'llm', type: 'generation', attributes } });
 }
-
-// Pages wait on the API: on a busy two-core machine a load can take longer than expect.poll's 1 s default.
-vi.setConfig({ expect: { poll: { timeout: 15_000, interval: 100 } } });
 
 const { svc, open, call } = dashboardSuite({
   async seed() {

@@ -225,7 +225,7 @@ describe('eval run pages in Chromium', () => {
       expect(await link.getAttribute('data-trace-id')).toBe(oslo.trace_id);
       await link.click();
       await p.page.waitForURL(new RegExp(`/traces/${oslo.trace_id}`));
-      await expect.poll(() => p.page.locator(SEL.waterfallRow).first().textContent(), { timeout: 15_000 }).toContain('eval case: oslo');
+      await expect.poll(() => p.page.locator(SEL.waterfallRow).first().textContent()).toContain('eval case: oslo');
       expect(describeErrors(p)).toBe('');
     });
 
@@ -284,7 +284,7 @@ describe('eval run pages in Chromium', () => {
         .toBeGreaterThanOrEqual(2);
       await p.screenshot('runs-detail-running');
       await summary.locator(RUNS_SEL.pause).click();
-      await expect.poll(() => summary.getAttribute('data-status'), { timeout: 15_000 }).toBe('paused');
+      await expect.poll(() => summary.getAttribute('data-status')).toBe('paused');
       expect(await summary.locator(RUNS_SEL.controlMessage).textContent()).toBe('Paused.');
       expect(await summary.locator(RUNS_SEL.resume).count()).toBe(1);
       // The case in flight may still finish (on a busy machine, seconds later); after that the
@@ -400,7 +400,7 @@ describe('eval run pages in Chromium', () => {
 
       await mail.locator(RUNS_SEL.approve).click();
       await expect.poll(() => panel.locator(RUNS_SEL.approvalDone).textContent()).toContain('Approved send_email');
-      await expect.poll(() => panel.locator(RUNS_SEL.approval).count(), { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => panel.locator(RUNS_SEL.approval).count()).toBe(1);
       const refund = panel.locator(`${RUNS_SEL.approval}[data-case-index="1"]`);
       await refund.locator(RUNS_SEL.approvalComment).fill('no refunds today');
       await refund.locator(RUNS_SEL.reject).click();
@@ -485,7 +485,7 @@ describe('eval run pages in Chromium', () => {
       for (const viewport of [{ width: 1440, height: 900 }, NARROW]) {
         const p = await open({ viewport });
         await p.page.goto(`/runs/${started.id}`);
-        await expect.poll(() => p.page.locator(RUNS_SEL.caseRow).count(), { timeout: 15_000 }).toBe(corpus.length);
+        await expect.poll(() => p.page.locator(RUNS_SEL.caseRow).count()).toBe(corpus.length);
         for (const r of results) {
           const row = p.page.locator(RUNS_SEL.caseRowNamed(r.case_name));
           expect(await row.getByTestId('case-input').innerText(), r.case_name).toBe(valuePreview(r.input));

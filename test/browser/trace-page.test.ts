@@ -24,8 +24,6 @@ const ids = researchIds(BIG);
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 420, height: 860 };
 
-const poll = <T>(fn: () => T | Promise<T>, opts: { timeout?: number } = {}) => expect.poll(fn, { timeout: 15_000, ...opts });
-
 const { open } = dashboardSuite({
   timeout: 300_000,
   async seed(svc) {
@@ -84,15 +82,15 @@ describe('trace page: a 2,000-span trace', () => {
     // The root is shown without a ?span= in the URL.
     expect(await detailId(p.page)).toBe(ids.root);
     expect(p.page.url()).not.toContain('span=');
-    await poll(() => p.page.getByTestId('content-input').textContent()).toContain('Summarize our refund and shipping policies.');
-    await poll(() => p.page.getByTestId('markdown-rendered').locator('h2').textContent()).toBe('Findings');
+    await expect.poll(() => p.page.getByTestId('content-input').textContent()).toContain('Summarize our refund and shipping policies.');
+    await expect.poll(() => p.page.getByTestId('markdown-rendered').locator('h2').textContent()).toBe('Findings');
     expect(await inView(p.page, '[data-testid="content-input"]')).toBe(true);
     expect(await inView(p.page, '[data-testid="content-output"]')).toBe(true);
     expect(await row(p.page, ids.root).getAttribute('aria-selected')).toBe('true');
 
     // Each model call's row: its model, tokens and cost; tools carry none.
     const llmFacts = row(p.page, ids.llm(1)).getByTestId('waterfall-facts');
-    await poll(() => llmFacts.textContent()).toContain('gpt-4o');
+    await expect.poll(() => llmFacts.textContent()).toContain('gpt-4o');
     expect(await llmFacts.textContent()).toMatch(/1\.3k tok/);
     expect(await llmFacts.textContent()).toMatch(/\$\d/);
     expect(await llmFacts.getAttribute('title')).toContain('1,201 in / 80 out tokens');
@@ -119,13 +117,13 @@ describe('trace page: a 2,000-span trace', () => {
   it('finds and opens the third error with the keyboard, through folded ancestors that show their errors', async () => {
     const p = await openTrace(BIG);
     const errorsButton = p.page.getByTestId('trace-errors');
-    await poll(() => errorsButton.textContent()).toBe('4 errors');
+    await expect.poll(() => errorsButton.textContent()).toBe('4 errors');
 
     // Fold every step: the errors are hidden, and their chains say so.
     await p.page.getByRole('button', { name: 'Collapse all' }).click();
     const marked = row(p.page, ids.chain(FAILING_STEPS[0])).getByTestId('waterfall-errors-below');
     await p.page.locator(SEL.waterfallViewport).evaluate((el) => (el.scrollTop = 26 * 30));
-    await poll(() => marked.getAttribute('data-errors')).toBe('1');
+    await expect.poll(() => marked.getAttribute('data-errors')).toBe('1');
     await p.screenshot('trace-page-folded-errors');
 
     // Tab to the error count, Enter three times: the third error, unfolded, in view, shown.
@@ -135,21 +133,21 @@ describe('trace page: a 2,000-span trace', () => {
     for (let i = 0; i < 3; i++) await p.page.keyboard.press('Enter');
     const third = ids.tool(FAILING_STEPS[2]);
     await p.page.waitForURL(new RegExp(`span=${third}`));
-    await poll(() => detailId(p.page)).toBe(third);
-    await poll(() => p.page.getByTestId('span-error').textContent()).toContain(`search ${FAILING_STEPS[2]} timed out`);
+    await expect.poll(() => detailId(p.page)).toBe(third);
+    await expect.poll(() => p.page.getByTestId('span-error').textContent()).toContain(`search ${FAILING_STEPS[2]} timed out`);
     expect(await p.page.getByTestId('trace-error-position').textContent()).toBe('error 3 of 4');
-    await poll(() => inView(p.page, SEL.waterfallRowOf(third))).toBe(true);
+    await expect.poll(() => inView(p.page, SEL.waterfallRowOf(third))).toBe(true);
     expect(await row(p.page, third).getByTestId('waterfall-error-mark').count()).toBe(1);
     await p.screenshot('trace-page-third-error');
 
     // In the waterfall, E and Shift+E step through the errors too.
     await p.page.locator(SEL.waterfallViewport).focus();
     await p.page.keyboard.press('e');
-    await poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[3]));
+    await expect.poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[3]));
     await p.page.keyboard.press('e');
-    await poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[0]));
+    await expect.poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[0]));
     await p.page.keyboard.press('Shift+E');
-    await poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[3]));
+    await expect.poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[3]));
     expect(describeErrors(p)).toBe('');
   });
 
@@ -158,18 +156,15 @@ describe('trace page: a 2,000-span trace', () => {
     await p.page.getByRole('button', { name: 'Collapse all' }).click();
     const search = p.page.getByTestId('span-search');
     await search.fill('card ending 4242');
-    await poll(() => p.page.getByTestId('span-match-count').getAttribute('data-matches')).toBe('1');
+    await expect.poll(() => p.page.getByTestId('span-match-count').getAttribute('data-matches')).toBe('1');
     await search.press('Enter');
     const needle = ids.tool(NEEDLE_STEP);
     await p.page.waitForURL(new RegExp(`span=${needle}`));
-    await poll(() => p.page.getByTestId('content-output').textContent()).toContain(NEEDLE);
+    await expect.poll(() => p.page.getByTestId('content-output').textContent()).toContain(NEEDLE);
     // Only the path to the match: root, chain, agent, the tool; the chain was folded and is open.
-    await poll(() => p.page.locator(SEL.waterfallRow).evaluateAll((els) => els.map((e) => e.getAttribute('data-span-id')))).toEqual([
-      ids.root,
-      ids.chain(NEEDLE_STEP),
-      ids.agent(NEEDLE_STEP),
-      needle,
-    ]);
+    await expect
+      .poll(() => p.page.locator(SEL.waterfallRow).evaluateAll((els) => els.map((e) => e.getAttribute('data-span-id'))))
+      .toEqual([ids.root, ids.chain(NEEDLE_STEP), ids.agent(NEEDLE_STEP), needle]);
     expect(await row(p.page, needle).getAttribute('data-match')).toBe('true');
     expect(await row(p.page, ids.chain(NEEDLE_STEP)).getAttribute('data-match')).toBe('false');
     expect(await p.page.getByTestId('span-match-count').textContent()).toContain('1 of 1 match');
@@ -177,24 +172,24 @@ describe('trace page: a 2,000-span trace', () => {
 
     // The text is in an output, not a name: "name only" finds nothing.
     await p.page.getByTestId('span-search-scope').selectOption('name');
-    await poll(() => p.page.getByTestId('span-match-count').getAttribute('data-matches')).toBe('0');
-    await poll(() => p.page.getByTestId('span-no-match').count()).toBe(1);
+    await expect.poll(() => p.page.getByTestId('span-match-count').getAttribute('data-matches')).toBe('0');
+    await expect.poll(() => p.page.getByTestId('span-no-match').count()).toBe(1);
 
     // Filters: failing tools; then agents by name.
     await p.page.getByTestId('span-filter-clear').click();
     await p.page.getByTestId('span-filter-type').selectOption('tool');
     await p.page.getByTestId('span-filter-status').selectOption('error');
-    await poll(() => p.page.getByTestId('span-match-count').getAttribute('data-matches')).toBe(String(FAILING_STEPS.length));
+    await expect.poll(() => p.page.getByTestId('span-match-count').getAttribute('data-matches')).toBe(String(FAILING_STEPS.length));
     await p.page.getByTestId('span-match-next').click();
-    await poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[0]));
+    await expect.poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[0]));
     await p.page.getByTestId('span-filter-type').selectOption('agent');
     await p.page.getByTestId('span-filter-status').selectOption('');
     await search.fill('researcher 12');
     // researcher 12, 120-129: eleven agents (the root agent's name does not match).
-    await poll(() => p.page.getByTestId('span-match-count').getAttribute('data-matches')).toBe('11');
+    await expect.poll(() => p.page.getByTestId('span-match-count').getAttribute('data-matches')).toBe('11');
     await p.screenshot('trace-page-filter-agents');
     await p.page.getByTestId('span-filter-clear').click();
-    await poll(() => p.page.getByTestId('span-match-count').count()).toBe(0);
+    await expect.poll(() => p.page.getByTestId('span-match-count').count()).toBe(0);
     expect(await search.inputValue()).toBe('');
     expect(describeErrors(p)).toBe('');
   });
@@ -217,7 +212,7 @@ describe('trace page: a 2,000-span trace', () => {
     expect(nudged).toBeGreaterThan(dragged);
     await p.page.reload();
     await p.page.locator(SEL.spanDetail).waitFor();
-    await poll(async () => Math.round((await left.boundingBox())!.width)).toBe(Math.round(nudged));
+    await expect.poll(async () => Math.round((await left.boundingBox())!.width)).toBe(Math.round(nudged));
     await p.screenshot('trace-page-split-resized');
     expect(describeErrors(p)).toBe('');
   });
@@ -228,11 +223,11 @@ describe('trace page: a 2,000-span trace', () => {
     expect(await drawer.getAttribute('data-open')).toBe('false');
     expect(await p.page.getByTestId('score-form').isVisible()).toBe(false);
     await p.page.getByTestId('feedback-drawer-toggle').click();
-    await poll(() => p.page.getByTestId('score-form').isVisible()).toBe(true);
+    await expect.poll(() => p.page.getByTestId('score-form').isVisible()).toBe(true);
     expect(await p.page.getByTestId('correction-form').textContent()).toContain(`plan 2`);
     await p.screenshot('trace-page-drawer-open');
     await p.page.getByTestId('feedback-drawer-toggle').click();
-    await poll(() => p.page.getByTestId('score-form').isVisible()).toBe(false);
+    await expect.poll(() => p.page.getByTestId('score-form').isVisible()).toBe(false);
     expect(describeErrors(p)).toBe('');
   });
 
@@ -240,17 +235,17 @@ describe('trace page: a 2,000-span trace', () => {
     const p = await openTrace(BIG, NARROW);
     expect(await detailId(p.page)).toBe(ids.root);
     expect(await pageWidth(p.page)).toBeLessThanOrEqual(NARROW.width + 1);
-    await poll(() => row(p.page, ids.llm(1)).getByTestId('waterfall-facts').textContent()).toContain('tok');
+    await expect.poll(() => row(p.page, ids.llm(1)).getByTestId('waterfall-facts').textContent()).toContain('tok');
     await p.screenshot('trace-page-open-420');
     await p.page.getByTestId('trace-errors').click();
-    await poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[0]));
+    await expect.poll(() => detailId(p.page)).toBe(ids.tool(FAILING_STEPS[0]));
     await p.page.getByTestId('span-search').fill('card ending 4242');
     await p.page.getByTestId('span-search').press('Enter');
-    await poll(() => detailId(p.page)).toBe(ids.tool(NEEDLE_STEP));
+    await expect.poll(() => detailId(p.page)).toBe(ids.tool(NEEDLE_STEP));
     expect(await pageWidth(p.page)).toBeLessThanOrEqual(NARROW.width + 1);
     await p.screenshot('trace-page-search-420');
     await p.page.getByTestId('feedback-drawer-toggle').click();
-    await poll(() => p.page.getByTestId('score-form').isVisible()).toBe(true);
+    await expect.poll(() => p.page.getByTestId('score-form').isVisible()).toBe(true);
     expect(await pageWidth(p.page)).toBeLessThanOrEqual(NARROW.width + 1);
     expect(describeErrors(p)).toBe('');
   });
@@ -261,7 +256,7 @@ describe('trace page: markdown, the axis, the error count', () => {
     const p = await openTrace(SMALL, WIDE, `?span=${SMALL}-hostile`);
     const output = p.page.getByTestId('content-output');
     const rendered = output.getByTestId('markdown-rendered');
-    await poll(() => rendered.locator('h1').textContent()).toBe('Report');
+    await expect.poll(() => rendered.locator('h1').textContent()).toBe('Report');
     expect(await rendered.locator('script, img, iframe, style, [onerror], [onclick], [style]').count()).toBe(0);
     // Raw HTML is shown as the text it is.
     expect(await rendered.textContent()).toContain('<script>window.__xss = 2</script>');
@@ -278,13 +273,13 @@ describe('trace page: markdown, the axis, the error count', () => {
     await p.screenshot('trace-page-markdown-hostile');
 
     await output.getByTestId('markdown-raw').click();
-    await poll(() => output.getByTestId('markdown').getAttribute('data-view')).toBe('raw');
+    await expect.poll(() => output.getByTestId('markdown').getAttribute('data-view')).toBe('raw');
     expect(await output.locator('pre').first().textContent()).toContain('<img src="x" onerror="window.__xss = 1">');
     expect(await p.page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
 
     // Plain text stays plain: no toggle.
     await p.page.locator(SEL.waterfallRowOf(`${SMALL}-plain`)).click();
-    await poll(() => p.page.getByTestId('content-output').textContent()).toContain('Just a sentence');
+    await expect.poll(() => p.page.getByTestId('content-output').textContent()).toContain('Just a sentence');
     expect(await p.page.getByTestId('content-output').getByTestId('markdown').count()).toBe(0);
     // No request left this origin: the image was never loaded.
     expect(p.failedRequests).toEqual([]);
@@ -298,7 +293,7 @@ describe('trace page: markdown, the axis, the error count', () => {
     it(`draws the time axis with no label over another at ${label} px`, async () => {
       const p = await openTrace(SMALL, viewport);
       const ticks = p.page.getByTestId('waterfall-tick');
-      await poll(() => ticks.count()).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => ticks.count()).toBeGreaterThanOrEqual(2);
       const boxes = await ticks.evaluateAll((els) =>
         els.map((e) => ({ text: e.textContent, ...e.getBoundingClientRect().toJSON() }) as { text: string; left: number; right: number }),
       );
@@ -318,9 +313,9 @@ describe('trace page: markdown, the axis, the error count', () => {
 
   it('says "1 error", not "1 errors"', async () => {
     const p = await openTrace(ONE_ERROR);
-    await poll(() => p.page.getByTestId('trace-errors').textContent()).toBe('1 error');
+    await expect.poll(() => p.page.getByTestId('trace-errors').textContent()).toBe('1 error');
     await p.page.getByTestId('trace-errors').click();
-    await poll(() => detailId(p.page)).toBe(`${ONE_ERROR}-t`);
+    await expect.poll(() => detailId(p.page)).toBe(`${ONE_ERROR}-t`);
     expect(describeErrors(p)).toBe('');
   });
 });

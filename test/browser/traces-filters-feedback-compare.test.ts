@@ -16,9 +16,6 @@ const FILTERS_PROJECT = 'ui-filters';
 let filtersKey: string;
 const NARROW = { width: 420, height: 900 };
 
-/** expect.poll with room for a busy machine (its default gives up after 1 s). */
-const poll = <T>(fn: () => T | Promise<T>, opts: { timeout?: number; message?: string } = {}) => expect.poll(fn, { timeout: 15_000, ...opts });
-
 async function ingest(body: unknown, project?: string): Promise<void> {
   const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body, project });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -162,7 +159,7 @@ describe('traces list: filters in the URL, search, scores', () => {
   /** A fresh /traces with all four traces listed. */
   async function list(p: WatchedPage): Promise<void> {
     await p.page.goto('/traces');
-    await poll(() => rowIds(p)).toEqual(ALL);
+    await expect.poll(() => rowIds(p)).toEqual(ALL);
   }
 
   it('narrows the list by each filter, keeps it in the URL, and a reload of the URL gives the same list', async () => {
@@ -242,17 +239,17 @@ describe('traces list: filters in the URL, search, scores', () => {
       await list(p);
       await c.apply();
       await p.page.waitForURL(c.url);
-      await poll(() => rowIds(p), { message: `filter ${i}: ${c.url}` }).toEqual(c.expected);
+      await expect.poll(() => rowIds(p), { message: `filter ${i}: ${c.url}` }).toEqual(c.expected);
       // The URL alone gives the same list.
       await p.page.reload();
-      await poll(() => rowIds(p), { message: `filter ${i} after reload` }).toEqual(c.expected);
+      await expect.poll(() => rowIds(p), { message: `filter ${i} after reload` }).toEqual(c.expected);
     }
     // Inputs show the filters the URL holds.
     expect(await p.page.getByTestId('filter-search').inputValue()).toBe('FLT-ALPHA');
 
     // Several at once, from a shared link.
     await p.page.goto('/traces?component_type=generation&min_duration_ms=250&score_name=quality&score_below=0.95');
-    await poll(() => rowIds(p)).toEqual(['ft-claude', 'ft-gpt']);
+    await expect.poll(() => rowIds(p)).toEqual(['ft-claude', 'ft-gpt']);
     expect(await p.page.getByTestId('filter-min-duration').inputValue()).toBe('250ms');
     expect(await p.page.getByTestId('filter-score-name').inputValue()).toBe('quality');
     expect(await p.page.getByTestId('filter-score-below').inputValue()).toBe('0.95');
@@ -262,11 +259,11 @@ describe('traces list: filters in the URL, search, scores', () => {
     // A bad duration is refused in words, not sent.
     await p.page.getByTestId('filter-min-duration').fill('soon');
     await p.page.getByTestId('filter-apply').click();
-    await poll(() => p.page.getByTestId('filter-error').textContent()).toContain('Min duration');
+    await expect.poll(() => p.page.getByTestId('filter-error').textContent()).toContain('Min duration');
     expect(p.page.url()).toContain('min_duration_ms=250');
 
     await p.page.getByTestId('filter-clear').click();
-    await poll(() => rowIds(p)).toEqual(ALL);
+    await expect.poll(() => rowIds(p)).toEqual(ALL);
     expect(new URL(p.page.url()).search).toBe('');
     expect(describeErrors(p)).toBe('');
   });
@@ -275,7 +272,7 @@ describe('traces list: filters in the URL, search, scores', () => {
     const p = await open({ project: FILTERS_PROJECT, apiKey: filtersKey });
     await list(p);
     const chips = (id: string) => p.page.locator(SEL.traceRowOf(id)).locator(SEL.scoreChip).allTextContents();
-    await poll(() => chips('ft-claude')).toEqual(['quality: 0.3']);
+    await expect.poll(() => chips('ft-claude')).toEqual(['quality: 0.3']);
     expect(await chips('ft-gpt')).toEqual(['quality: 0.9']);
     expect(await chips('ft-plain')).toEqual([]);
     await p.screenshot('traces-list-scores');
@@ -297,7 +294,7 @@ describe('trace page: content, scores and feedback', () => {
     const p = await open();
     await p.page.goto(`/traces/${CHAT}?span=${CHAT_LLM}`);
     const input = p.page.locator(SEL.contentInput);
-    await poll(() => input.getAttribute('data-kind')).toBe('chat');
+    await expect.poll(() => input.getAttribute('data-kind')).toBe('chat');
     const messages = input.locator(SEL.chatMessage);
     expect(await messages.count()).toBe(2);
     expect(await messages.evaluateAll((els) => els.map((e) => e.getAttribute('data-role')))).toEqual(['system', 'user']);
@@ -322,10 +319,10 @@ describe('trace page: content, scores and feedback', () => {
     const p = await open();
     await p.page.goto(`/traces/${CHAT}?span=${CHAT_JSON}`);
     const output = p.page.locator(SEL.contentOutput);
-    await poll(() => output.getAttribute('data-kind')).toBe('json');
+    await expect.poll(() => output.getAttribute('data-kind')).toBe('json');
     const tree = output.locator(SEL.jsonTree);
     // Small JSON starts unfolded.
-    await poll(() => tree.textContent()).toContain('initial_ms');
+    await expect.poll(() => tree.textContent()).toContain('initial_ms');
     const config = tree
       .locator('summary')
       .filter({ hasText: /^\s*config:/ })
@@ -333,22 +330,22 @@ describe('trace page: content, scores and feedback', () => {
     expect(await config.getAttribute('data-testid')).toBe('json-node');
     expect(await config.getAttribute('open')).not.toBeNull();
     await config.locator('summary').first().click();
-    await poll(() => config.getAttribute('open')).toBeNull();
+    await expect.poll(() => config.getAttribute('open')).toBeNull();
     // Folded: its keys are gone, a summary says what is inside.
-    await poll(() => tree.textContent()).not.toContain('initial_ms');
+    await expect.poll(() => tree.textContent()).not.toContain('initial_ms');
     expect(await config.locator('summary').first().textContent()).toMatch(/\{\s*2 keys\s*\}/);
     expect(await tree.textContent()).toContain('Shipping times');
     await p.screenshot('traces-trace-json-folded');
     await config.locator('summary').first().click();
-    await poll(() => tree.textContent()).toContain('initial_ms');
+    await expect.poll(() => tree.textContent()).toContain('initial_ms');
     // Collapse all, then expand all.
     await output.getByTestId('json-collapse-all').click();
-    await poll(() => tree.textContent()).not.toContain('Shipping times');
+    await expect.poll(() => tree.textContent()).not.toContain('Shipping times');
     await output.getByTestId('json-expand-all').click();
-    await poll(() => tree.textContent()).toContain('Shipping times');
+    await expect.poll(() => tree.textContent()).toContain('Shipping times');
     // Raw: the pretty-printed text.
     await output.getByTestId('json-raw').click();
-    await poll(() => output.locator('pre').first().textContent()).toContain('"max_ms": 2000');
+    await expect.poll(() => output.locator('pre').first().textContent()).toContain('"max_ms": 2000');
     expect(describeErrors(p)).toBe('');
   });
 
@@ -358,7 +355,7 @@ describe('trace page: content, scores and feedback', () => {
     // A generation's output is its conversation's response (the stored output is folded away under it).
     const output = p.page.getByTestId('llm-output');
     const folded = output.locator(SEL.foldedText);
-    await poll(() => folded.getAttribute('data-folded')).toBe('true');
+    await expect.poll(() => folded.getAttribute('data-folded')).toBe('true');
     const shown = (await folded.locator('pre').textContent())!;
     expect(shown.length).toBeLessThan(1600);
     expect(shown).not.toContain(LONG_TEXT_TAIL);
@@ -366,10 +363,10 @@ describe('trace page: content, scores and feedback', () => {
     const toggle = output.locator(SEL.foldedToggle);
     expect(await toggle.textContent()).toMatch(/Show all \([\d,]+ more characters\)/);
     await toggle.click();
-    await poll(() => folded.locator('pre').textContent()).toContain(LONG_TEXT_TAIL);
+    await expect.poll(() => folded.locator('pre').textContent()).toContain(LONG_TEXT_TAIL);
     expect(await toggle.textContent()).toContain('Show less');
     await toggle.click();
-    await poll(() => folded.locator('pre').textContent()).not.toContain(LONG_TEXT_TAIL);
+    await expect.poll(() => folded.locator('pre').textContent()).not.toContain(LONG_TEXT_TAIL);
     expect(describeErrors(p)).toBe('');
   });
 
@@ -377,7 +374,7 @@ describe('trace page: content, scores and feedback', () => {
     const p = await open();
     await p.page.goto(`/traces/${CHAT}`);
     const scores = p.page.getByTestId('trace-score-list');
-    await poll(() => scores.textContent()).toContain('No scores yet');
+    await expect.poll(() => scores.textContent()).toContain('No scores yet');
 
     // The forms are in a drawer beside the span detail, folded until opened.
     await p.page.getByTestId('feedback-drawer-toggle').click();
@@ -387,7 +384,7 @@ describe('trace page: content, scores and feedback', () => {
     await p.page.getByTestId('score-reason').fill('clear and polite');
     await p.page.getByTestId('score-submit').click();
     const helpful = scores.locator(`${SEL.scoreRow}[data-score-name="helpfulness"]`);
-    await poll(() => helpful.count()).toBe(1);
+    await expect.poll(() => helpful.count()).toBe(1);
     expect(await helpful.textContent()).toContain('0.75');
     expect(await helpful.textContent()).toContain('clear and polite');
     expect(await p.page.getByTestId('trace-score').allTextContents()).toContain('helpfulness: 0.75');
@@ -397,23 +394,23 @@ describe('trace page: content, scores and feedback', () => {
     await p.page.getByTestId('rating-up').click();
     const feedback = p.page.getByTestId('trace-feedback');
     const rating = feedback.locator(`${SEL.feedbackItem}[data-type="rating"]`);
-    await poll(() => rating.count()).toBe(1);
+    await expect.poll(() => rating.count()).toBe(1);
     expect(await rating.textContent()).toContain('thumbs up');
     expect(await rating.textContent()).toContain('solved my problem');
     // Its score (rating = 1) joins the scores.
-    await poll(() => scores.locator(`${SEL.scoreRow}[data-score-name="rating"]`).textContent()).toContain('1');
+    await expect.poll(() => scores.locator(`${SEL.scoreRow}[data-score-name="rating"]`).textContent()).toContain('1');
 
     // A correction of the selected span's output.
     await p.page.locator(`[data-testid="waterfall-row"][data-span-id="${CHAT_JSON}"]`).click();
     await p.page.waitForURL(new RegExp(`span=${CHAT_JSON}`));
-    await poll(() => p.page.getByTestId('correction-form').textContent()).toContain('lookup order');
+    await expect.poll(() => p.page.getByTestId('correction-form').textContent()).toContain('lookup order');
     await p.page.getByTestId('correction-text').fill('{"status": "done", "order": 1234}');
     await p.page.getByTestId('correction-submit').click();
     const correction = feedback.locator(`${SEL.feedbackItem}[data-type="correction"]`);
-    await poll(() => correction.count()).toBe(1);
+    await expect.poll(() => correction.count()).toBe(1);
     expect(await correction.textContent()).toContain('"order": 1234');
     expect(await correction.textContent()).toContain(`Correction of span ${CHAT_JSON}`);
-    await poll(() => scores.locator(`${SEL.scoreRow}[data-score-name="correction"]`).count()).toBe(1);
+    await expect.poll(() => scores.locator(`${SEL.scoreRow}[data-score-name="correction"]`).count()).toBe(1);
     await p.page.getByTestId('trace-feedback').scrollIntoViewIfNeeded();
     await p.screenshot('traces-trace-feedback');
 
@@ -434,7 +431,7 @@ describe('trace page: content, scores and feedback', () => {
 
     // After a reload they are still there.
     await p.page.reload();
-    await poll(() => p.page.getByTestId('trace-feedback').locator(SEL.feedbackItem).count()).toBe(2);
+    await expect.poll(() => p.page.getByTestId('trace-feedback').locator(SEL.feedbackItem).count()).toBe(2);
     expect(describeErrors(p)).toBe('');
   });
 
@@ -445,16 +442,16 @@ describe('trace page: content, scores and feedback', () => {
     const p = await open({ apiKey: viewer });
     await p.page.goto(`/traces/${CHAT}`);
     // A viewer reads: the lists load.
-    await poll(() => p.page.getByTestId('trace-feedback').textContent()).not.toContain('Loading');
-    await poll(() => p.page.getByTestId('trace-score-list').textContent()).not.toContain('Loading');
+    await expect.poll(() => p.page.getByTestId('trace-feedback').textContent()).not.toContain('Loading');
+    await expect.poll(() => p.page.getByTestId('trace-score-list').textContent()).not.toContain('Loading');
     await p.page.getByTestId('feedback-drawer-toggle').click();
     await p.page.getByTestId('rating-down').click();
-    await poll(() => p.page.getByTestId('rating-error').textContent()).toContain('may not do that');
+    await expect.poll(() => p.page.getByTestId('rating-error').textContent()).toContain('may not do that');
     expect(await p.page.getByTestId('rating-error').textContent()).toContain('feedback:write');
     await p.page.getByTestId('score-name').fill('q');
     await p.page.getByTestId('score-value').fill('0.5');
     await p.page.getByTestId('score-submit').click();
-    await poll(() => p.page.getByTestId('score-error').textContent()).toContain('traces:write');
+    await expect.poll(() => p.page.getByTestId('score-error').textContent()).toContain('traces:write');
     // The browser logs each refused request; nothing else may be logged.
     expect(p.errors.filter((e) => !/status of 403/.test(e))).toEqual([]);
   });
@@ -462,7 +459,7 @@ describe('trace page: content, scores and feedback', () => {
   it('works on a narrow window', async () => {
     const p = await open({ viewport: NARROW });
     await p.page.goto(`/traces/${CHAT}?span=${CHAT_LLM}`);
-    await poll(() => p.page.locator(SEL.contentInput).getAttribute('data-kind')).toBe('chat');
+    await expect.poll(() => p.page.locator(SEL.contentInput).getAttribute('data-kind')).toBe('chat');
     const width = await p.page.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(NARROW.width + 1);
     await p.screenshot('traces-trace-narrow');
@@ -476,7 +473,7 @@ describe('compare traces', () => {
     await p.page.goto(`/traces/${CMP_A}`);
     await p.page.getByTestId('trace-compare-link').click();
     await p.page.waitForURL((u) => u.pathname === '/compare/traces' && u.searchParams.get('a') === CMP_A);
-    await poll(() => p.page.getByTestId('trace-compare-recent').count()).toBeGreaterThan(0);
+    await expect.poll(() => p.page.getByTestId('trace-compare-recent').count()).toBeGreaterThan(0);
     await p.screenshot('traces-compare-pick');
     await p.page
       .locator(`[data-testid="trace-compare-recent"][data-trace-id="${CMP_B}"]`)
@@ -485,7 +482,7 @@ describe('compare traces', () => {
     await p.page.waitForURL((u) => u.searchParams.get('b') === CMP_B);
 
     const row = (path: string) => p.page.locator(SEL.compareRowAt(path));
-    await poll(() => p.page.locator(SEL.compareRow).count()).toBe(6);
+    await expect.poll(() => p.page.locator(SEL.compareRow).count()).toBe(6);
     expect(await p.page.locator(SEL.compareRow).evaluateAll((els) => els.map((e) => [e.getAttribute('data-path'), e.getAttribute('data-state')]))).toEqual([
       ['agent.run#0', 'both'],
       ['agent.run#0/plan#0', 'both'],
@@ -516,7 +513,7 @@ describe('compare traces', () => {
     await llm.click();
     await p.page.waitForURL((u) => u.searchParams.get('row') === 'agent.run#0/llm#0');
     const pair = p.page.getByTestId('trace-compare-selected');
-    await poll(() => pair.getByTestId('trace-compare-pair-a').textContent()).toContain('Use standard shipping for this order.');
+    await expect.poll(() => pair.getByTestId('trace-compare-pair-a').textContent()).toContain('Use standard shipping for this order.');
     expect(await pair.getByTestId('trace-compare-pair-b').textContent()).toContain('Use express shipping for this order.');
     const diff = pair.getByTestId('trace-compare-output-diff');
     expect(await diff.locator('del').allTextContents()).toEqual(['standard']);
@@ -525,7 +522,7 @@ describe('compare traces', () => {
 
     // The URL alone restores the comparison and the selection.
     await p.page.reload();
-    await poll(() => p.page.getByTestId('trace-compare-pair-b').textContent()).toContain('Use express shipping');
+    await expect.poll(() => p.page.getByTestId('trace-compare-pair-b').textContent()).toContain('Use express shipping');
     expect(await llm.getAttribute('aria-pressed')).toBe('true');
     expect(describeErrors(p)).toBe('');
   });
@@ -533,10 +530,10 @@ describe('compare traces', () => {
   it('says so in words when a trace does not exist, and works on a narrow window', async () => {
     const p = await open({ viewport: NARROW });
     await p.page.goto(`/compare/traces?a=${CMP_A}&b=no-such-trace`);
-    await poll(() => p.page.getByTestId('trace-compare-error').textContent()).toContain('No trace "no-such-trace" in this project');
+    await expect.poll(() => p.page.getByTestId('trace-compare-error').textContent()).toContain('No trace "no-such-trace" in this project');
     p.errors.splice(0, p.errors.length, ...p.errors.filter((e) => !/status of 404/.test(e)));
     await p.page.goto(`/compare/traces?a=${CMP_A}&b=${CMP_B}&row=${encodeURIComponent('agent.run#0/llm#0')}`);
-    await poll(() => p.page.locator(SEL.compareRow).count()).toBe(6);
+    await expect.poll(() => p.page.locator(SEL.compareRow).count()).toBe(6);
     const width = await p.page.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(NARROW.width + 1);
     await p.screenshot('traces-compare-narrow');

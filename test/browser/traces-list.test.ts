@@ -21,7 +21,6 @@ let key: string;
 let suiteId: string;
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 420, height: 900 };
-const poll = <T>(fn: () => T | Promise<T>, message?: string) => expect.poll(fn, { timeout: 15_000, message });
 
 const texts = corpusTexts();
 const now = Date.now();
@@ -86,14 +85,14 @@ const { svc, open } = dashboardSuite({
 async function openList(viewport = WIDE, query = ''): Promise<WatchedPage> {
   const p = await open({ project: PROJECT, apiKey: key, viewport });
   await p.page.goto(`/traces${query}`);
-  await poll(async () => (await rowIds(p)).length, 'rows listed').toBeGreaterThan(0);
+  await expect.poll(async () => (await rowIds(p)).length, { message: 'rows listed' }).toBeGreaterThan(0);
   return p;
 }
 
 describe('traces list for scanning', () => {
   it('shows input and output previews on dense rows, about 30 to a 900 px screen', async () => {
     const p = await openList();
-    await poll(() => rowIds(p)).toHaveLength(6);
+    await expect.poll(() => rowIds(p)).toHaveLength(6);
     const row = p.page.locator(SEL.traceRowOf('tl-p2'));
     const expected = PROD[1].input.replace(/\s+/g, ' ').trim().slice(0, 40);
     expect(await row.getByTestId('trace-input').innerText()).toContain(expected.slice(0, 20));
@@ -108,8 +107,8 @@ describe('traces list for scanning', () => {
   it('sorts by cost, the most expensive first, as the seeded costs order them', async () => {
     const p = await openList();
     await p.page.getByTestId('traces-sort-cost').click();
-    await poll(() => p.page.url()).toMatch(/[?&]sort=cost(&|$)/);
-    await poll(() => rowIds(p)).toEqual([...BY_COST, ...[...EVAL_IDS].sort().reverse()]);
+    await expect.poll(() => p.page.url()).toMatch(/[?&]sort=cost(&|$)/);
+    await expect.poll(() => rowIds(p)).toEqual([...BY_COST, ...[...EVAL_IDS].sort().reverse()]);
     // The seeded costs, as the store priced them, order the traces the same way.
     const seeded = (await (await svc.api('/api/traces?source=production', { project: PROJECT })).json()) as TraceList;
     const priced = seeded.traces.map((t) => [t.trace_id, t.total_cost ?? -1] as const).sort((a, b) => b[1] - a[1]);
@@ -118,32 +117,32 @@ describe('traces list for scanning', () => {
     expect(costs.slice(0, 4).every((c) => c.startsWith('$'))).toBe(true);
     expect(await p.page.locator('th[aria-sort="descending"]').innerText()).toContain('Cost');
     await p.page.getByTestId('traces-sort-cost').click();
-    await poll(() => p.page.url()).toMatch(/order=asc/);
-    await poll(async () => (await rowIds(p)).slice(0, 4)).toEqual([...BY_COST].reverse());
+    await expect.poll(() => p.page.url()).toMatch(/order=asc/);
+    await expect.poll(async () => (await rowIds(p)).slice(0, 4)).toEqual([...BY_COST].reverse());
     expect(describeErrors(p)).toBe('');
   });
 
   it('filters out evaluation traffic: production only, then the run alone', async () => {
     const p = await openList();
-    await poll(() => rowIds(p)).toHaveLength(6);
+    await expect.poll(() => rowIds(p)).toHaveLength(6);
     await p.page.getByTestId('filter-source').selectOption('production');
-    await poll(() => p.page.url()).toMatch(/[?&]source=production(&|$)/);
-    await poll(async () => (await rowIds(p)).sort()).toEqual(PROD.map((t) => t.id).sort());
+    await expect.poll(() => p.page.url()).toMatch(/[?&]source=production(&|$)/);
+    await expect.poll(async () => (await rowIds(p)).sort()).toEqual(PROD.map((t) => t.id).sort());
     await p.page.getByTestId('filter-source').selectOption('evaluation');
-    await poll(async () => (await rowIds(p)).sort()).toEqual([...EVAL_IDS].sort());
+    await expect.poll(async () => (await rowIds(p)).sort()).toEqual([...EVAL_IDS].sort());
     expect(describeErrors(p)).toBe('');
   });
 
   it('bulk-adds two traces to a suite: its new version holds both, with their source trace ids', async () => {
     const p = await openList(WIDE, '?source=production');
-    await poll(() => rowIds(p)).toHaveLength(4);
+    await expect.poll(() => rowIds(p)).toHaveLength(4);
     for (const id of ['tl-p1', 'tl-p3']) await p.page.locator(SEL.traceRowOf(id)).getByTestId('trace-select').check();
     const bulk = p.page.getByTestId('traces-bulk');
-    await poll(() => bulk.getByTestId('traces-selected-count').innerText()).toBe('2 selected');
+    await expect.poll(() => bulk.getByTestId('traces-selected-count').innerText()).toBe('2 selected');
     await bulk.getByTestId('add-to-suite-open').click();
     await bulk.getByTestId('add-to-suite-suite').selectOption(suiteId);
     await bulk.getByTestId('add-to-suite-add').click();
-    await poll(() => bulk.getByTestId('add-to-suite-done').innerText()).toMatch(/Added 2 cases to traces-list-suite, version 2/);
+    await expect.poll(() => bulk.getByTestId('add-to-suite-done').innerText()).toMatch(/Added 2 cases to traces-list-suite, version 2/);
     const suite = await svc.api(`/api/suites/${suiteId}`, { project: PROJECT });
     const detail = (await suite.json()) as SuiteVersion;
     expect(detail.version).toBe(2);
@@ -155,37 +154,37 @@ describe('traces list for scanning', () => {
 
   it('scores two selected traces at once: each gets the score', async () => {
     const p = await openList(WIDE, '?source=production');
-    await poll(() => rowIds(p)).toHaveLength(4);
+    await expect.poll(() => rowIds(p)).toHaveLength(4);
     for (const id of ['tl-p2', 'tl-p4']) await p.page.locator(SEL.traceRowOf(id)).getByTestId('trace-select').check();
     await p.page.getByTestId('traces-bulk-score').click();
     await p.page.getByTestId('traces-bulk-score-name').fill('reviewed');
     await p.page.getByTestId('traces-bulk-score-value').fill('0.8');
     await p.page.getByTestId('traces-bulk-score-value').press('Enter');
-    await poll(() => p.page.getByRole('status').innerText()).toContain('Scored 2 traces reviewed = 0.8');
+    await expect.poll(() => p.page.getByRole('status').innerText()).toContain('Scored 2 traces reviewed = 0.8');
     for (const id of ['tl-p2', 'tl-p4']) {
       const scores = (await (await svc.api(`/api/scores?trace_id=${id}`, { project: PROJECT })).json()) as { scores: Array<{ name: string; value: number }> };
       expect(scores.scores.map((x) => [x.name, x.value])).toContainEqual(['reviewed', 0.8]);
     }
     await p.page.reload();
-    await poll(() => p.page.locator(SEL.traceRowOf('tl-p4')).locator('[data-score-name="reviewed"]').count()).toBe(1);
+    await expect.poll(() => p.page.locator(SEL.traceRowOf('tl-p4')).locator('[data-score-name="reviewed"]').count()).toBe(1);
     expect(describeErrors(p)).toBe('');
   });
 
   it('opens a row by keyboard (j then Enter) and by a click anywhere on it; the name link still works', async () => {
     const p = await openList(WIDE, '?source=production');
-    await poll(() => rowIds(p)).toHaveLength(4);
+    await expect.poll(() => rowIds(p)).toHaveLength(4);
     const ids = (await rowIds(p)) as string[];
     await p.page.locator(SEL.traceRow).first().focus();
     await p.page.keyboard.press('j');
     await p.page.keyboard.press('Enter');
-    await poll(() => p.page.url()).toContain(`/traces/${ids[1]}`);
+    await expect.poll(() => p.page.url()).toContain(`/traces/${ids[1]}`);
     await p.page.goBack();
-    await poll(() => rowIds(p)).toHaveLength(4);
+    await expect.poll(() => rowIds(p)).toHaveLength(4);
     await p.page.locator(SEL.traceRowOf(ids[2])).locator('td.num').first().click();
-    await poll(() => p.page.url()).toContain(`/traces/${ids[2]}`);
+    await expect.poll(() => p.page.url()).toContain(`/traces/${ids[2]}`);
     await p.page.goBack();
     await p.page.locator(SEL.traceRowOf(ids[0])).getByRole('link').first().click();
-    await poll(() => p.page.url()).toContain(`/traces/${ids[0]}`);
+    await expect.poll(() => p.page.url()).toContain(`/traces/${ids[0]}`);
     expect(describeErrors(p)).toBe('');
   });
 
@@ -194,11 +193,11 @@ describe('traces list for scanning', () => {
     expect(await headers(p)).toContain('Output');
     await p.page.getByTestId('traces-columns').locator('summary').click();
     await p.page.getByTestId('traces-column-output').uncheck();
-    await poll(() => p.page.url()).toMatch(/[?&]cols=/);
+    await expect.poll(() => p.page.url()).toMatch(/[?&]cols=/);
     await p.page.getByTestId('traces-column-spans').check();
-    await poll(async () => (await headers(p)).includes('Spans')).toBe(true);
+    await expect.poll(async () => (await headers(p)).includes('Spans')).toBe(true);
     await p.page.reload();
-    await poll(async () => (await rowIds(p)).length).toBe(6);
+    await expect.poll(async () => (await rowIds(p)).length).toBe(6);
     const after = await headers(p);
     expect(after).toContain('Spans');
     expect(after).not.toContain('Output');
@@ -207,7 +206,7 @@ describe('traces list for scanning', () => {
 
   it('exports two selected traces as one file holding exactly their spans, texts byte for byte', async () => {
     const p = await openList(WIDE, '?source=production');
-    await poll(() => rowIds(p)).toHaveLength(4);
+    await expect.poll(() => rowIds(p)).toHaveLength(4);
     const picked = ['tl-p1', 'tl-p3'];
     for (const id of picked) await p.page.locator(SEL.traceRowOf(id)).getByTestId('trace-select').check();
     await p.page.getByTestId('traces-bulk-export').click();
@@ -234,7 +233,7 @@ describe('traces list for scanning', () => {
       expect(rows.filter((r) => r.input === seeded.input && r.output === seeded.output)).toHaveLength(1);
     }
     expect(new Set(rows.map((r) => r.trace_id))).toEqual(new Set(picked));
-    await poll(() => p.page.getByRole('status').innerText()).toContain('Exported the spans of 2 traces');
+    await expect.poll(() => p.page.getByRole('status').innerText()).toContain('Exported the spans of 2 traces');
     expect(describeErrors(p)).toBe('');
   });
 
@@ -249,7 +248,7 @@ describe('traces list for scanning', () => {
       expect(res.status, await res.clone().text()).toBe(201);
     }
     const p = await openList(WIDE, '?source=production');
-    await poll(() => rowIds(p)).toHaveLength(6);
+    await expect.poll(() => rowIds(p)).toHaveLength(6);
     for (const id of doomed) await p.page.locator(SEL.traceRowOf(id)).getByTestId('trace-select').check();
     let asked = '';
     p.page.once('dialog', (d) => {
@@ -257,19 +256,19 @@ describe('traces list for scanning', () => {
       void d.accept();
     });
     await p.page.getByTestId('traces-bulk-delete').click();
-    await poll(() => p.page.getByTestId('traces-deleted').innerText(), 'deleted').toMatch(/^Deleted 2 traces/);
+    await expect.poll(() => p.page.getByTestId('traces-deleted').innerText(), { message: 'deleted' }).toMatch(/^Deleted 2 traces/);
     expect(asked).toBe('Delete 2 traces with their spans, scores and feedback? This cannot be undone.');
-    await poll(() => rowIds(p)).toHaveLength(4);
+    await expect.poll(() => rowIds(p)).toHaveLength(4);
     expect(await rowIds(p)).not.toContain('tl-del-1');
-    for (const id of doomed) await poll(async () => (await svc.api(`/api/traces/${id}`, { project: PROJECT })).status).toBe(404);
+    for (const id of doomed) await expect.poll(async () => (await svc.api(`/api/traces/${id}`, { project: PROJECT })).status).toBe(404);
     expect(describeErrors(p)).toBe('');
   });
 
   it('at 420 px: the list scrolls inside its table, not the page; no console error', async () => {
     const p = await openList(NARROW, '?sort=cost');
-    await poll(() => rowIds(p)).toHaveLength(6);
+    await expect.poll(() => rowIds(p)).toHaveLength(6);
     await p.page.locator(SEL.traceRowOf('tl-p1')).getByTestId('trace-select').check();
-    await poll(() => p.page.getByTestId('traces-bulk').isVisible()).toBe(true);
+    await expect.poll(() => p.page.getByTestId('traces-bulk').isVisible()).toBe(true);
     expect(await p.page.evaluate(PAGE_OVERFLOWS_X)).toBe(false);
     await p.screenshot('traces-list-narrow');
     expect(describeErrors(p)).toBe('');
