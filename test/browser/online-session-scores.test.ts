@@ -11,7 +11,6 @@ import { eventually } from '../helpers/eventually.js';
  * console error. The session's turns are the corpus's SPEC trace with the corpus's texts.
  * Screenshots: test-output/screenshots/session-rule-scores*.png.
  */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 const SPEC = loadCorpus().json.find((t) => t.name === 'spec')!.body;
 const SESSION = 'trip-planning-4412';
 let rule: OnlineRule;
@@ -60,7 +59,7 @@ describe('online session rules in the dashboard', () => {
     const p = await open();
     await p.page.goto(`/sessions/${SESSION}`);
     const row = p.page.locator('[data-testid="session-level-score"][data-score-name="contains"]');
-    await poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.count()).toBe(1);
     const cells = (await row.locator('td').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
     expect(cells[0]).toBe('trip conversations');
     expect(cells[1]).toBe('contains');

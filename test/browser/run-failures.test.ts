@@ -16,7 +16,6 @@ import { startTestAgent, type TestAgent } from '../helpers/test-agent.js';
  * to their traces; "Name the groups" shows the judge's sentences. Also at 420 px, no console
  * error. Screenshots: test-output/screenshots/run-failure-groups*.png.
  */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 let agent: TestAgent;
 let anthropic: FakeProvider;
 let runId: string;
@@ -63,20 +62,20 @@ describe('failure groups on the run page', () => {
     const p = await open();
     await p.page.goto(`/runs/${runId}`);
     const groups = p.page.getByTestId('run-failure-group');
-    await poll(() => groups.count()).toBe(2);
+    await expect.poll(() => groups.count()).toBe(2);
     expect(await groups.evaluateAll((els) => els.map((e) => e.getAttribute('data-key')))).toEqual(analysis.groups.map((g) => g.key));
     const first = groups.first();
     expect((await first.locator('summary').textContent())!.replace(/\s+/g, ' ')).toContain('3 Agent error agent answered <n>');
     await first.locator('summary').click();
     const examples = first.getByTestId('run-failure-example');
-    await poll(() => examples.count()).toBe(3);
+    await expect.poll(() => examples.count()).toBe(3);
     const href = await examples.first().locator('a').getAttribute('href');
     expect(analysis.groups[0].examples.map((e) => `/traces/${e.trace_id}`)).toContain(href);
     await p.screenshot('run-failure-groups');
 
     await p.page.getByTestId('run-failure-label').click();
     const labels = p.page.getByTestId('run-failure-group-label');
-    await poll(() => labels.allTextContents()).toEqual(['The model provider was overloaded.', 'Answers miss the asked fact.']);
+    await expect.poll(() => labels.allTextContents()).toEqual(['The model provider was overloaded.', 'Answers miss the asked fact.']);
     await p.page.setViewportSize({ width: 420, height: 900 });
     await p.screenshot('run-failure-groups-420');
     const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -51,7 +51,7 @@ describe('the dashboard under its CSP', () => {
     await p.page.getByLabel('API key').fill(svc.apiKey!);
     await p.page.getByRole('button', { name: 'Sign in' }).click();
     await p.page.waitForURL((url) => url.pathname === '/traces');
-    await expect.poll(() => p.page.locator(SEL.traceRowOf(TRACE)).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => p.page.locator(SEL.traceRowOf(TRACE)).count()).toBe(1);
     expect(await violations(p)).toEqual([]);
     expect(describeErrors(p)).toBe('');
   });
@@ -64,7 +64,7 @@ describe('the dashboard under its CSP', () => {
       await expect.poll(() => p.page.locator('main .spinner').count(), { timeout: 20_000 }).toBe(0);
       expect(await violations(p), href).toEqual([]);
     }
-    await expect.poll(() => p.page.locator(SEL.waterfallRow).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => p.page.locator(SEL.waterfallRow).count()).toBeGreaterThan(0);
     // The waterfall's bars got their inline widths (style-src allows Svelte's style attributes).
     const width = await p.page
       .locator('.bar')
@@ -78,7 +78,7 @@ describe('the dashboard under its CSP', () => {
   it('is enforced: an injected inline script does not run and is reported as a violation', async () => {
     const p = await open(false);
     await p.page.goto('/signin');
-    await expect.poll(() => p.page.getByLabel('API key').isVisible(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => p.page.getByLabel('API key').isVisible()).toBe(true);
     const ran = await p.page.evaluate(() => {
       const script = document.createElement('script');
       script.textContent = 'window.__injected = true;';

@@ -10,7 +10,6 @@ import { ingestTrace, spanAt } from '../helpers/ingest-trace.js';
  * opening into its trace), wide and at 420 px, with no console error.
  * Screenshots: test-output/screenshots/sessions-*.png.
  */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 const texts = corpusTexts().filter((t) => t.length < 3000);
 const ANSWER = texts.find((t) => t.includes('\n\n'))!;
 
@@ -55,7 +54,7 @@ describe('sessions pages', () => {
     const p = await open();
     await p.page.goto('/sessions');
     const rows = p.page.getByTestId('session-row');
-    await poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-session-id')))).toEqual(['chat-b', 'chat-a']);
     expect(await rows.nth(1).textContent()).toContain('alice');
     await p.screenshot('sessions-list');
@@ -63,12 +62,12 @@ describe('sessions pages', () => {
     await p.page.getByTestId('sessions-user').fill('alice');
     await p.page.getByRole('button', { name: 'Filter' }).click();
     await p.page.waitForURL((url) => url.searchParams.get('user_id') === 'alice');
-    await poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count()).toBe(1);
 
     await rows.first().getByRole('link').click();
     await p.page.waitForURL((url) => url.pathname === '/sessions/chat-a');
     const turns = p.page.getByTestId('session-turn');
-    await poll(() => turns.count()).toBe(2);
+    await expect.poll(() => turns.count()).toBe(2);
     expect(await turns.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')))).toEqual(['sess-a-1', 'sess-a-2']);
     expect(await p.page.getByTestId('session-facts').textContent()).toContain('alice');
     expect(await turns.first().getByTestId('session-turn-input').textContent()).toContain('Where is my order #1234?');
@@ -86,13 +85,13 @@ describe('sessions pages', () => {
   it('fits a narrow window and says what is missing', async () => {
     const p = await open({ viewport: { width: 420, height: 900 } });
     await p.page.goto('/sessions/chat-a');
-    await poll(() => p.page.getByTestId('session-turn').count()).toBe(2);
+    await expect.poll(() => p.page.getByTestId('session-turn').count()).toBe(2);
     const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(1);
     await p.screenshot('sessions-conversation-narrow');
 
     await p.page.goto('/sessions/no-such-session');
-    await poll(() => p.page.getByTestId('session-error').count()).toBe(1);
+    await expect.poll(() => p.page.getByTestId('session-error').count()).toBe(1);
     expect(await p.page.getByTestId('session-error').textContent()).toContain("Session with ID 'no-such-session' not found");
   });
 });

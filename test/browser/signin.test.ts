@@ -15,8 +15,6 @@ import { startTestService } from '../helpers/server.js';
  */
 let idp: TestOidcProvider;
 
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
-
 /** A page that opens signed out; closed after the test. */
 const open = (): Promise<WatchedPage> => suite.open({ signedIn: false });
 
@@ -73,11 +71,11 @@ describe('signing in to the dashboard', () => {
   it('signs a person in with the OpenID provider and lands on the dashboard under their name', async () => {
     const p = await open();
     await p.page.goto('/signin');
-    await poll(() => p.page.getByTestId('signin-oidc').textContent()).toBe('Sign in with Test IdP');
+    await expect.poll(() => p.page.getByTestId('signin-oidc').textContent()).toBe('Sign in with Test IdP');
     await p.screenshot('signin-page');
     await signInWithProvider(p, 'ada');
-    await poll(() => p.page.getByTestId('user-name').textContent()).toBe('Ada Lovelace');
-    await poll(() => p.page.getByTestId('user-role').textContent()).toBe('admin');
+    await expect.poll(() => p.page.getByTestId('user-name').textContent()).toBe('Ada Lovelace');
+    await expect.poll(() => p.page.getByTestId('user-role').textContent()).toBe('admin');
     await p.screenshot('signin-oidc-dashboard');
 
     // The session is a cookie the page cannot read: HttpOnly, SameSite=Lax, Path=/.
@@ -100,7 +98,7 @@ describe('signing in to the dashboard', () => {
     await p.page.getByLabel('API key').fill(svc.apiKey!);
     await p.page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await p.page.waitForURL((url) => url.pathname === '/traces');
-    await poll(() => p.page.getByTestId('user-name').textContent()).toContain('key ');
+    await expect.poll(() => p.page.getByTestId('user-name').textContent()).toContain('key ');
     const storage = await storageOf(p);
     expect(storage).not.toContain(svc.apiKey!);
     expect(storage).not.toContain(svc.apiKey!.slice(0, 16));
@@ -109,7 +107,7 @@ describe('signing in to the dashboard', () => {
     expect(stored.session).toEqual({});
     // A reload stays signed in: the cookie, not the page, holds the session.
     await p.page.reload();
-    await poll(() => p.page.getByTestId('user-name').isVisible()).toBe(true);
+    await expect.poll(() => p.page.getByTestId('user-name').isVisible()).toBe(true);
     await p.screenshot('signin-key-dashboard');
     expect(dashboardErrors(p)).toBe('');
   });
@@ -121,7 +119,7 @@ describe('signing in to the dashboard', () => {
       if (new URL(r.url()).pathname === '/api/auth/session') asked.push(r.method());
     });
     await p.page.goto('/traces');
-    await poll(() => p.page.getByTestId('user-name').isVisible()).toBe(true);
+    await expect.poll(() => p.page.getByTestId('user-name').isVisible()).toBe(true);
     expect(asked).toEqual(['GET']);
     // The page's own script asked while the app's code was still on its way, not once it had run.
     const timing = await p.page.evaluate(() => {
@@ -138,7 +136,7 @@ describe('signing in to the dashboard', () => {
     await p.page.getByLabel('API key').fill(svc.apiKey!);
     await p.page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await p.page.waitForURL((url) => url.pathname === '/traces');
-    await poll(() => p.page.getByTestId('user-name').textContent()).toContain('key ');
+    await expect.poll(() => p.page.getByTestId('user-name').textContent()).toContain('key ');
     expect(dashboardErrors(p)).toBe('');
   });
 
@@ -185,7 +183,7 @@ describe('signing in to the dashboard', () => {
     // Grace signs in once (the provider knows her; this service does from then on), with no project yet.
     const g = await open();
     await signInWithProvider(g, 'grace');
-    await poll(() => g.page.getByTestId('no-project').isVisible()).toBe(true);
+    await expect.poll(() => g.page.getByTestId('no-project').isVisible()).toBe(true);
     await g.screenshot('signin-no-project');
 
     const a = await open();
@@ -196,13 +194,13 @@ describe('signing in to the dashboard', () => {
     await a.page.getByTestId('member-role').selectOption('viewer');
     await a.page.getByTestId('member-add').click();
     const row = a.page.locator('[data-testid=member-row]', { hasText: 'Grace Hopper' });
-    await poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.count()).toBe(1);
     await a.screenshot('signin-members');
     expect(dashboardErrors(a)).toBe('');
 
     await g.page.goto('/traces');
-    await poll(() => g.page.getByTestId('user-role').textContent()).toBe('viewer');
-    await poll(() => g.page.getByTestId('user-name').textContent()).toBe('Grace Hopper');
+    await expect.poll(() => g.page.getByTestId('user-role').textContent()).toBe('viewer');
+    await expect.poll(() => g.page.getByTestId('user-name').textContent()).toBe('Grace Hopper');
     // A viewer cannot write: the API refuses what the page would send.
     const { cookie } = await oidcSignIn(svc.apiUrl!, 'grace');
     const session = (await (await fetch(`${svc.apiUrl}/api/auth/session`, { headers: { cookie } })).json()) as { session: { csrf_token: string } };
@@ -214,7 +212,7 @@ describe('signing in to the dashboard', () => {
     expect(write.status).toBe(403);
     // And the members page tells her she may not manage members.
     await g.page.goto('/settings/members');
-    await poll(() => g.page.getByTestId('members-error').textContent()).toContain('admin role');
+    await expect.poll(() => g.page.getByTestId('members-error').textContent()).toContain('admin role');
     await g.screenshot('signin-viewer-members');
   });
 });

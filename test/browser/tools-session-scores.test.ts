@@ -14,7 +14,6 @@ import { ingestTrace } from '../helpers/ingest-trace.js';
  * list's session, user and tag filters (bar and URL), no console error.
  * Screenshots: test-output/screenshots/tools-*.png, session-scores-*.png, traces-session-filters.png.
  */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 const SPEC = loadCorpus(Date.now() - 5 * 60_000).json.find((t) => t.name === 'spec')!;
 
 function turn(id: string, start: number, input: string, attributes: Record<string, string> = {}) {
@@ -71,7 +70,7 @@ describe('issue 29 in the dashboard', () => {
     const table = p.page.getByTestId('tool-analytics-table');
     await table.waitFor();
     const weather = table.locator('tr[data-tool="get_weather"] td');
-    await poll(async () => (await weather.allTextContents()).map((t) => t.trim()).slice(0, 5)).toEqual(['get_weather', '1', '1', '1', '100%']);
+    await expect.poll(async () => (await weather.allTextContents()).map((t) => t.trim()).slice(0, 5)).toEqual(['get_weather', '1', '1', '1', '100%']);
     expect((await weather.nth(8).textContent())?.trim()).toBe('100%');
     const flights = (await table.locator('tr[data-tool="search_flights"] td').allTextContents()).map((t) => t.trim());
     expect([flights[0], flights[3], flights[4], flights[8]]).toEqual(['search_flights', '0', '0%', '0%']);
@@ -84,7 +83,7 @@ describe('issue 29 in the dashboard', () => {
     const p = await open();
     await p.page.goto('/sessions');
     const row = p.page.locator('[data-testid="session-row"][data-session-id="chat-scored"]');
-    await poll(() => row.locator('[data-score-name="helpfulness"]').textContent()).toContain('0.60');
+    await expect.poll(() => row.locator('[data-score-name="helpfulness"]').textContent()).toContain('0.60');
     expect(await row.locator('[data-score-name="helpfulness"]').textContent()).toContain('×2');
     await p.screenshot('session-scores-list');
     // The list filtered by a mean score: 0.60 is below 0.7, not below 0.5; half a filter is refused in words.
@@ -92,16 +91,16 @@ describe('issue 29 in the dashboard', () => {
     await p.page.getByTestId('sessions-score-below').fill('0.7');
     await p.page.getByRole('button', { name: 'Filter' }).click();
     await p.page.waitForURL((url) => url.searchParams.get('score_below') === '0.7');
-    await poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.count()).toBe(1);
     await p.page.goto('/sessions?score_name=helpfulness&score_below=0.5');
-    await poll(() => p.page.getByTestId('sessions-empty').count()).toBe(1);
+    await expect.poll(() => p.page.getByTestId('sessions-empty').count()).toBe(1);
     await p.page.getByTestId('sessions-score-below').fill('');
     await p.page.getByRole('button', { name: 'Filter' }).click();
-    await poll(() => p.page.getByTestId('sessions-filter-error').textContent()).toContain('score name and a threshold');
+    await expect.poll(() => p.page.getByTestId('sessions-filter-error').textContent()).toContain('score name and a threshold');
     await p.page.goto('/sessions');
     await p.page.goto('/sessions/chat-scored');
     const facts = p.page.getByTestId('session-facts');
-    await poll(() => facts.locator('[data-score-name="helpfulness"]').textContent()).toContain('0.60');
+    await expect.poll(() => facts.locator('[data-score-name="helpfulness"]').textContent()).toContain('0.60');
     await p.page.setViewportSize({ width: 420, height: 900 });
     await p.screenshot('session-scores-view-420');
     const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -115,15 +114,15 @@ describe('issue 29 in the dashboard', () => {
     const rows = p.page.getByTestId('trace-row');
     const shown = () => rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-id')).sort());
     await p.page.goto('/traces?session_id=chat-scored');
-    await poll(shown).toEqual(['sc-1', 'sc-2']);
+    await expect.poll(shown).toEqual(['sc-1', 'sc-2']);
     expect(await p.page.getByTestId('filter-session').inputValue()).toBe('chat-scored');
     await p.page.getByTestId('filter-tag').fill('vip');
     await p.page.getByTestId('filter-apply').click();
     await p.page.waitForURL((url) => url.searchParams.get('tag') === 'vip' && url.searchParams.get('session_id') === 'chat-scored');
-    await poll(shown).toEqual(['sc-2']);
+    await expect.poll(shown).toEqual(['sc-2']);
     await p.screenshot('traces-session-filters');
     await p.page.goto('/traces?user_id=nobody');
-    await poll(() => p.page.getByTestId('traces-empty').count()).toBe(1);
+    await expect.poll(() => p.page.getByTestId('traces-empty').count()).toBe(1);
     expect(describeErrors(p)).toBe('');
   });
 });

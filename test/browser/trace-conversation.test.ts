@@ -15,7 +15,6 @@ import { dashboardSuite } from '../helpers/dashboard-suite.js';
  */
 let rec: RecordedTrace;
 
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 const LONG_END = 'THE VERY END OF THE LONG ANSWER';
 const longAnswer = `${'A paragraph of the long answer, line after line.\n\n'.repeat(600)}${LONG_END}`;
 
@@ -73,12 +72,12 @@ describe('trace page: a generation as a conversation', () => {
     expect(await result.getByTestId('llm-tool-result').textContent()).toMatch(/Result of\s+get_weather\s+call_W1/);
     expect(await result.textContent()).toContain('{"temperature":14,"conditions":"rain"}');
     await result.getByTestId('llm-tool-result-link').click();
-    await poll(() => call.evaluate((el) => el.classList.contains('flash'))).toBe(true);
+    await expect.poll(() => call.evaluate((el) => el.classList.contains('flash'))).toBe(true);
 
     // The answer is markdown: rendered (a list, a code block), sanitized (ui/src/lib/markdown.ts).
     const markdown = p.page.getByTestId('llm-output').getByTestId('llm-message').getByTestId('markdown').first();
     const rendered = markdown.getByTestId('markdown-rendered');
-    await poll(() => rendered.locator('li').allTextContents()).toContain('Dry tomorrow morning 🌤️');
+    await expect.poll(() => rendered.locator('li').allTextContents()).toContain('Dry tomorrow morning 🌤️');
     expect(await rendered.locator('pre code').count()).toBeGreaterThanOrEqual(1);
     await p.screenshot('trace-conversation-markdown');
     // Raw: kept as written, blank lines visible (pre-wrap), the emoji and the code fence.
@@ -98,7 +97,7 @@ describe('trace page: a generation as a conversation', () => {
     const parameters = p.page.getByTestId('llm-parameters');
     expect(await parameters.getAttribute('open')).toBeNull();
     await parameters.locator('summary').click();
-    await poll(() => parameters.textContent()).toContain('temperature');
+    await expect.poll(() => parameters.textContent()).toContain('temperature');
     expect(await parameters.textContent()).toContain('0.2');
     expect(await parameters.textContent()).toContain('tool_choice');
     const tools = p.page.getByTestId('llm-tools');
@@ -107,7 +106,7 @@ describe('trace page: a generation as a conversation', () => {
     expect(await tool.textContent()).toContain('get_weather');
     expect(await tool.textContent()).toContain('Current weather for a city');
     await tool.locator('summary').first().click();
-    await poll(() => tool.textContent()).toContain('celsius');
+    await expect.poll(() => tool.textContent()).toContain('celsius');
     await p.page
       .getByTestId('span-detail')
       .locator('header')
@@ -123,10 +122,10 @@ describe('trace page: a generation as a conversation', () => {
     const p = await open('long');
     const answer = p.page.getByTestId('llm-output').getByTestId('llm-message');
     // Cut in the trace view (the stored output is gen_ai.output.messages itself), then whole.
-    await poll(() => answer.getByTestId('folded-text').count()).toBe(1);
-    await poll(async () => (await answer.getByTestId('folded-toggle').textContent()) ?? '').toMatch(/Show all/);
+    await expect.poll(() => answer.getByTestId('folded-text').count()).toBe(1);
+    await expect.poll(async () => (await answer.getByTestId('folded-toggle').textContent()) ?? '').toMatch(/Show all/);
     await answer.getByTestId('folded-toggle').click();
-    await poll(() => answer.locator('pre').first().textContent()).toContain(LONG_END);
+    await expect.poll(() => answer.locator('pre').first().textContent()).toContain(LONG_END);
     expect((await answer.locator('pre').first().textContent())!.startsWith('A paragraph of the long answer')).toBe(true);
     // The prompt of the same span, with its tool call.
     expect(await p.page.getByTestId('llm-input').getByTestId('llm-tool-call-name').textContent()).toBe('get_weather');
