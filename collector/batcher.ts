@@ -13,7 +13,8 @@ export interface BatcherOptions {
   /**
    * How long the oldest buffered write may wait for company before its batch is inserted (group
    * commit window). Every insert creates parts ClickHouse must later merge, at a fixed cost of
-   * several milliseconds of CPU each, so fewer, larger inserts are much cheaper per span.
+   * several milliseconds of CPU each, so fewer, larger inserts are much cheaper per span. After an
+   * insert, the next one also waits up to this long for the writers it acknowledged to write again.
    */
   maxWaitMs: number;
   /** Bound on buffered + in-flight bytes; beyond it writes are refused with 429 + Retry-After. */
@@ -26,6 +27,15 @@ export interface BatcherOptions {
   maxConcurrentFlushes?: number;
   logger: Logger;
 }
+
+/**
+ * An insert smaller than this waits for its writers' next writes (see `followers`): below it, an
+ * insert's fixed cost (~30 ms of ClickHouse CPU however few its rows) is most of its cost, and two
+ * half-size inserts cost nearly twice one. A larger insert's cost is mostly per span, and waiting
+ * would only idle the slot (measured: JSON ingest's 10-span requests gain, OTLP's 500-span exports
+ * lose; docs/benchmarks.md, "Waiting for the writers an insert acknowledged").
+ */
+const SMALL_INSERT_SPANS = 1_000;
 
 /** One write waiting in a batch: its own rows, so a failed batch can be split by writer. */
 interface Waiter {
@@ -55,13 +65,20 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
   const slots = opts.maxConcurrentFlushes ?? 1;
   let timer: NodeJS.Timeout | null = null;
   let closing = false;
+  /**
+   * After a small insert, the writers it acknowledged often write again at once (an SDK's next
+   * export, a client's next request): the next insert waits up to `maxWaitMs` for as many spans as
+   * it and the buffer held, so those writes join it rather than wait a whole insert for the one after.
+   */
+  let followers = { spans: 0, until: 0 };
 
-  /** Inserts the buffer when it is full or old enough and a slot is free; else waits for the first of those. */
+  /** Inserts the buffer when it is full, or old enough with its followers in, and a slot is free; else waits. */
   function schedule(): void {
     if (inFlight.size >= slots || buffer.length === 0) return;
-    const waited = performance.now() - bufferSince;
-    if (closing || bufferedSpans >= opts.maxSpans || waited >= opts.maxWaitMs) flush();
-    else if (!timer) timer = setTimeout(flush, opts.maxWaitMs - waited);
+    const now = performance.now();
+    const ready = now - bufferSince >= opts.maxWaitMs && (bufferedSpans >= followers.spans || now >= followers.until);
+    if (closing || bufferedSpans >= opts.maxSpans || ready) flush();
+    else if (!timer) timer = setTimeout(flush, Math.max(bufferSince + opts.maxWaitMs, followers.until) - now);
   }
 
   /** Inserts the writers' rows; on a data failure, bisects so only the writers at fault fail. */
@@ -91,9 +108,11 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
     if (inFlight.size >= slots || buffer.length === 0) return;
     const waiters = buffer;
     buffer = [];
+    const spans = bufferedSpans;
     bufferedSpans = 0;
     const flight: Promise<void> = insert(waiters).finally(() => {
       inFlight.delete(flight);
+      if (spans < SMALL_INSERT_SPANS) followers = { spans: bufferedSpans + spans, until: performance.now() + opts.maxWaitMs };
       schedule();
     });
     inFlight.add(flight);

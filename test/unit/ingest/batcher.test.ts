@@ -147,6 +147,46 @@ describe('batcher', () => {
     await Promise.all(writes);
   });
 
+  it('after an insert, waits for its writers to write again so their next writes share the next insert', async () => {
+    const { writer, sink } = gatedBatcher({ maxWaitMs: 40 });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const first = sink.write({ spans: [span('a')], stats: [] });
+    await sleep(60);
+    expect(writer.batches).toHaveLength(1);
+    // 'b' arrives while the first insert runs and is old enough by the time it ends.
+    const second = sink.write({ spans: [span('b')], stats: [] });
+    await sleep(60);
+    writer.gates[0].open();
+    await first;
+    await tick();
+    // The writer of 'a' is back within the window: 'b' waited for it rather than going alone.
+    expect(writer.batches).toHaveLength(1);
+    const third = sink.write({ spans: [span('c')], stats: [] });
+    await tick();
+    expect(writer.batches).toHaveLength(2);
+    expect(ids(writer.batches[1])).toEqual(['b', 'c']);
+    writer.gates[1].open();
+    await Promise.all([second, third]);
+  });
+
+  it('waits for writers who do not come back no longer than maxWaitMs after the insert', async () => {
+    const { writer, sink } = gatedBatcher({ maxWaitMs: 40 });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const first = sink.write({ spans: [span('a')], stats: [] });
+    await sleep(60);
+    const second = sink.write({ spans: [span('b')], stats: [] });
+    await sleep(60);
+    writer.gates[0].open();
+    await first;
+    const ended = performance.now();
+    await expect.poll(() => writer.batches.length, { timeout: 2_000, interval: 2 }).toBe(2);
+    const waited = performance.now() - ended;
+    expect(waited).toBeGreaterThanOrEqual(30);
+    expect(ids(writer.batches[1])).toEqual(['b']);
+    writer.gates[1].open();
+    await second;
+  });
+
   it('flushes what is buffered on close and refuses new writes', async () => {
     const { writer, sink } = gatedBatcher({ maxWaitMs: 10_000 });
     const pending = sink.write({ spans: [span('a')], stats: [] });
