@@ -16,6 +16,14 @@ const FILTERS_PROJECT = 'ui-filters';
 let filtersKey: string;
 const NARROW = { width: 420, height: 900 };
 
+/** At NARROW: nothing scrolls sideways, and the page recorded no error; `shot` names its screenshot. */
+async function expectFitsNarrow(p: WatchedPage, shot: string): Promise<void> {
+  const width = await p.page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width).toBeLessThanOrEqual(NARROW.width + 1);
+  await p.screenshot(shot);
+  expect(describeErrors(p)).toBe('');
+}
+
 async function ingest(body: unknown, project?: string): Promise<void> {
   const res = await svc.api('/api/traces/ingest', { method: 'POST', json: body, project });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -282,10 +290,7 @@ describe('traces list: filters in the URL, search, scores', () => {
   it('works on a narrow window: the filters wrap and the table scrolls inside its wrapper', async () => {
     const p = await open({ project: FILTERS_PROJECT, apiKey: filtersKey, viewport: NARROW });
     await list(p);
-    const width = await p.page.evaluate(() => document.documentElement.scrollWidth);
-    expect(width).toBeLessThanOrEqual(NARROW.width + 1);
-    await p.screenshot('traces-list-narrow');
-    expect(describeErrors(p)).toBe('');
+    await expectFitsNarrow(p, 'traces-list-narrow');
   });
 });
 
@@ -460,10 +465,7 @@ describe('trace page: content, scores and feedback', () => {
     const p = await open({ viewport: NARROW });
     await p.page.goto(`/traces/${CHAT}?span=${CHAT_LLM}`);
     await expect.poll(() => p.page.locator(SEL.contentInput).getAttribute('data-kind')).toBe('chat');
-    const width = await p.page.evaluate(() => document.documentElement.scrollWidth);
-    expect(width).toBeLessThanOrEqual(NARROW.width + 1);
-    await p.screenshot('traces-trace-narrow');
-    expect(describeErrors(p)).toBe('');
+    await expectFitsNarrow(p, 'traces-trace-narrow');
   });
 });
 
@@ -534,9 +536,6 @@ describe('compare traces', () => {
     p.errors.splice(0, p.errors.length, ...p.errors.filter((e) => !/status of 404/.test(e)));
     await p.page.goto(`/compare/traces?a=${CMP_A}&b=${CMP_B}&row=${encodeURIComponent('agent.run#0/llm#0')}`);
     await expect.poll(() => p.page.locator(SEL.compareRow).count()).toBe(6);
-    const width = await p.page.evaluate(() => document.documentElement.scrollWidth);
-    expect(width).toBeLessThanOrEqual(NARROW.width + 1);
-    await p.screenshot('traces-compare-narrow');
-    expect(describeErrors(p)).toBe('');
+    await expectFitsNarrow(p, 'traces-compare-narrow');
   });
 });
