@@ -1,4 +1,5 @@
 import type { SpanRecord } from '../core/model/span.js';
+import { setDataKey } from '../core/model/data-key.js';
 import { isTruncationRecord, TRUNCATION_ATTRIBUTES } from '../core/model/truncation.js';
 
 /**
@@ -76,7 +77,7 @@ function cutEvents(events: string, maxBytes: number): string {
 /** The span with every text that can be cut emptied: the smallest it can be made. */
 function emptied(span: SpanRecord): SpanRecord {
   const attributes: Record<string, string> = {};
-  for (const key of Object.keys(span.attributes)) attributes[key] = '';
+  for (const key of Object.keys(span.attributes)) setDataKey(attributes, key, '');
   return { ...span, input: '', output: '', status_message: '', events: '[]', attributes };
 }
 
@@ -108,7 +109,7 @@ export function truncateSpan(span: SpanRecord, maxBytes: number, encode: (s: Spa
     if (field.kind === 'attribute') {
       span.attributes[field.key] = cutToBytes(text, keep);
       const record = JSON.parse(span.attributes[TRUNCATION_ATTRIBUTES.attributes] ?? '{}') as Record<string, number>;
-      record[field.key] = original;
+      setDataKey(record, field.key, original);
       span.attributes[TRUNCATION_ATTRIBUTES.attributes] = JSON.stringify(record);
     } else {
       span[field.kind] = field.kind === 'events' ? cutEvents(text, keep) : cutToBytes(text, keep);

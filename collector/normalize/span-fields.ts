@@ -2,6 +2,7 @@ import type { Attributes, RawSpan } from '../../core/model/raw-span.js';
 import type { SpanStatus } from '../../core/model/span.js';
 import { get, isRecord, lowerOf, safeJson, text, tryJson, UNSERIALIZABLE } from './values.js';
 import { wellFormedJsonText } from '../../core/model/well-formed-json.js';
+import { setDataKey } from '../../core/model/data-key.js';
 
 /** The convention-independent SpanRecord fields: attribute maps, events, status. */
 
@@ -9,7 +10,7 @@ import { wellFormedJsonText } from '../../core/model/well-formed-json.js';
 export function stringifyAttributes(attrs: unknown): Record<string, string> {
   if (!isRecord(attrs)) return {};
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(attrs)) out[k] = text(v) ?? '';
+  for (const [k, v] of Object.entries(attrs)) setDataKey(out, k, text(v) ?? '');
   return out;
 }
 

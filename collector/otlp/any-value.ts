@@ -1,5 +1,6 @@
 import type { Attributes, AttrValue } from '../../core/model/raw-span.js';
 import { OtlpDecodeError, within } from './errors.js';
+import { setDataKey } from '../../core/model/data-key.js';
 import { asList, asNode, asString, toBase64, toBool, toDouble, toInt64, type Node } from './scalars.js';
 
 /** Deeper nesting than this is treated as hostile input, not data (it would exhaust the stack). */
@@ -54,9 +55,7 @@ export function keyValuesToAttrs(list: unknown, depth = 0): Attributes {
     if (!kv) continue;
     const key = asString(kv.key, 'key');
     const value = within(`[${i}].value`, () => anyValueToAttr(kv.value, depth));
-    // "__proto__" must stay a data key, not reach the prototype setter.
-    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-    else out[key] = value;
+    setDataKey(out, key, value);
   }
   return out;
 }

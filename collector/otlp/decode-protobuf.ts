@@ -1,6 +1,7 @@
 import protobuf from 'protobufjs';
 import type { Attributes, AttrValue, RawSpan, RawSpanEvent, RawSpanStatus } from '../../core/model/raw-span.js';
 import { OtlpDecodeError } from './errors.js';
+import { setDataKey } from '../../core/model/data-key.js';
 import { MAX_DEPTH } from './any-value.js';
 import { idLengthProblem, nanosToMs, SPAN_ID_BYTES, toDouble, toInt64, TRACE_ID_BYTES } from './scalars.js';
 
@@ -131,9 +132,7 @@ function keyValue(r: Reader, to: number, depth: number, out: Attributes): void {
         r.skipType(tag & 7);
     }
   }
-  // "__proto__" must stay a data key, not reach the prototype setter.
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  else out[key] = value;
+  setDataKey(out, key, value);
 }
 
 function status(r: Reader, to: number): RawSpanStatus {

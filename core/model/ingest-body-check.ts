@@ -1,4 +1,5 @@
 import { idProblem } from './id-rules.js';
+import { setDataKey } from './data-key.js';
 import { acceptedTimestamp, MAX_SPANS_PER_REQUEST, SPAN_KINDS, type IngestTrace, type SpanInput } from './ingest-body.js';
 import { MAX_DURATION_MS, MAX_ID_LENGTH, MAX_TOKENS_PER_SPAN } from './limits.js';
 
@@ -41,15 +42,19 @@ const isName = (v: unknown): v is string => typeof v === 'string' && v.length >=
 const isTokens = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS_PER_SPAN);
 const isOptionalString = (v: unknown) => v === undefined || typeof v === 'string';
 
-/** Attributes as the schemas copy them: a new object with the same entries, `{}` when absent; undefined when not an object. */
+/**
+ * Attributes as the schemas copy them: a new object with the same entries, `{}` when absent;
+ * undefined when not an object. A `__proto__` key stays a key, as the schemas' attribute maps keep it.
+ */
 function copyAttributes(v: unknown, valueOk: (value: unknown) => boolean): Obj | undefined {
   if (v === undefined) return {};
-  if (!isObject(v)) return undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const map = v as Obj;
   const out: Obj = {};
-  for (const key in v) {
-    const value = v[key];
+  for (const key in map) {
+    const value = map[key];
     if (!valueOk(value)) return undefined;
-    out[key] = value;
+    setDataKey(out, key, value);
   }
   return out;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AttrValue } from './raw-span.js';
 import { isAcceptedTime, MAX_DURATION_MS, MAX_ID_LENGTH, MAX_TOKENS_PER_SPAN } from './limits.js';
 import { idString } from './ids.js';
+import { setDataKey } from './data-key.js';
 
 /** The SPEC's span kinds: the four stored types and the SDK's component kinds. */
 export const SPAN_KINDS = ['span', 'generation', 'tool', 'retrieval', 'reasoning', 'planning', 'routing', 'memory', 'prompt'] as const;
@@ -75,7 +76,42 @@ export const Timestamp = z.union([z.string(), z.number()]).transform((v, ctx) =>
  * already JSON: checking it again value by value (z.json()) would cost more than the insert.
  */
 const JsonValue = z.custom<AttrValue>((v) => v !== undefined, 'must be a JSON value');
-const AttributeMap = z.record(z.string(), JsonValue);
+
+const hasOwnProto = (v: unknown): v is { __proto__: unknown } => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.hasOwn(v, '__proto__');
+
+/** What the preprocess step of {@link attributeRecord} saw: the `__proto__` value of the map zod is about to parse. */
+let protoOfMapInParse: { value: unknown } | undefined;
+
+/**
+ * A map of attributes: `z.record(z.string(), value)`, except that a `__proto__` key stays a key
+ * (zod's record drops it unchecked). OTLP keeps such a key as data (collector/otlp/any-value.ts);
+ * the JSON bodies must store it too, byte for byte (issue 25). JSON.parse gives it as an own key.
+ * The preprocess step notes the key's value; the record parses the rest; the last step checks the
+ * noted value with `value` and defines the key on the parsed map. Zod runs the three in a row,
+ * synchronously, with no other attribute map parsed in between (values are not maps); a record
+ * that fails skips the last step, and the next preprocess overwrites the note.
+ */
+function attributeRecord<V extends z.ZodType>(value: V) {
+  return z
+    .preprocess(
+      (v) => {
+        protoOfMapInParse = hasOwnProto(v) ? { value: v.__proto__ } : undefined;
+        return v;
+      },
+      z.record(z.string(), value),
+    )
+    .transform((map, ctx) => {
+      const noted = protoOfMapInParse;
+      protoOfMapInParse = undefined;
+      if (!noted) return map;
+      const parsed = value.safeParse(noted.value);
+      if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['__proto__', ...issue.path] });
+      else setDataKey(map, '__proto__', parsed.data);
+      return map;
+    });
+}
+
+const AttributeMap = attributeRecord(JsonValue);
 /**
  * An id: it keys rows, so it must be well-formed text (a lone surrogate would be stored as U+FFFD
  * and collide) without control characters (core/model/ids.ts).
@@ -110,7 +146,7 @@ export const IngestTraceSchema = z.object({
   status: z.enum(['ok', 'error']),
   duration_ms: z.number().nonnegative().max(MAX_DURATION_MS, `must be at most ${MAX_DURATION_MS} (ten years)`),
   start_time: Timestamp.optional(),
-  attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  attributes: attributeRecord(z.union([z.string(), z.number(), z.boolean()])).default({}),
   spans: z.array(SpanInputSchema).max(MAX_SPANS_PER_REQUEST).default([]),
 });
 export type IngestTrace = z.infer<typeof IngestTraceSchema>;

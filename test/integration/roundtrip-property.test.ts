@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatcher } from '../../collector/batcher.js';
 import { createCollector, type Collector, type SpanSink } from '../../collector/index.js';
 import { loadConfig } from '../../core/config.js';
@@ -323,6 +323,20 @@ describe('any text round-trips through the real write path and store', () => {
     );
   });
 
+  // The example the JSON property found in CI (2026-11-29): a `__proto__` key of the trace's
+  // attributes was dropped by the body's schema, while OTLP keeps it (issue 25: every map key).
+  it('the SPEC JSON body: a `__proto__` attribute key of the trace and of a span is stored as sent', async () => {
+    const protoMap = (value: string): Record<string, string> => {
+      const m = JSON.parse(`{"k":"v","__proto__":${JSON.stringify(value)}}`) as Record<string, string>;
+      expect(Object.keys(m)).toEqual(['k', '__proto__']);
+      return m;
+    };
+    const span = { name: 'answer', statusMessage: '', model: 'gpt-4o', input: 'q', output: 'a\n\nb', attributes: protoMap('span value') };
+    const trace = jsonTrace({ name: 'proto keys', attributes: protoMap('trace value') }, [span]);
+    await collector.ingestTrace('prop-json', JSON.parse(JSON.stringify(trace.body)));
+    await expectStoredAsSent('prop-json', sentFromJson(trace, 'ingest'));
+  });
+
   it('the SPEC JSON body: trace name and attributes, span names, status messages, model, input and output (text or JSON values), attributes', async () => {
     const jsonInput = fc.oneof(anyText, fc.jsonValue({ maxDepth: 3 }));
     const generated = fc.record({
@@ -336,51 +350,7 @@ describe('any text round-trips through the real write path and store', () => {
     const header = fc.record({ name: nonEmpty(anyText), attributes: textMap(anyText, anyText) });
     await fc.assert(
       fc.asyncProperty(header, fc.array(generated, { minLength: 1, maxLength: 8 }), async (h, spans) => {
-        const run = ++runs;
-        const start = Date.now() - 60_000;
-        const traceId = `prop-json-${run}`;
-        const bodySpans: Array<CorpusJsonSpan & { expect: SpanExpectation }> = spans.map((g, i) => ({
-          span_id: `${traceId}-${i}`,
-          ...(i === 0 ? {} : { parent_span_id: `${traceId}-0` }),
-          name: g.name,
-          type: 'generation',
-          start_time: new Date(start + i * 10).toISOString(),
-          end_time: new Date(start + i * 10 + 7).toISOString(),
-          status: 'error',
-          status_message: g.statusMessage,
-          attributes: g.attributes,
-          model: g.model,
-          input: g.input,
-          output: g.output,
-          input_tokens: i + 1,
-          output_tokens: 2 * i + 1,
-          expect: {
-            type: 'generation',
-            component_type: 'generation',
-            convention: 'spec',
-            model: modelOf(g.model),
-            input: expectedText(g.input),
-            output: expectedText(g.output),
-            input_tokens: i + 1,
-            output_tokens: 2 * i + 1,
-            status: 'error',
-            status_message: g.statusMessage === '' ? null : g.statusMessage,
-          },
-        }));
-        const trace: CorpusJsonTrace = {
-          name: `run ${run}`,
-          description: 'generated',
-          body: {
-            trace_id: traceId,
-            name: h.name,
-            status: 'ok',
-            duration_ms: 100,
-            start_time: new Date(start).toISOString(),
-            attributes: h.attributes,
-            spans: bodySpans.map(({ expect: _e, ...s }) => s),
-          },
-          expect: Object.fromEntries(bodySpans.map((s) => [s.span_id, s.expect])),
-        };
+        const trace = jsonTrace(h, spans);
         // As a client sends it: JSON text, parsed by the API's body reader.
         await withinDeadline(trace.name, async () => {
           await collector.ingestTrace('prop-json', JSON.parse(JSON.stringify(trace.body)));
@@ -391,6 +361,59 @@ describe('any text round-trips through the real write path and store', () => {
     );
   });
 });
+
+/** A generated JSON span: what the property varies. */
+type GeneratedJsonSpan = { name: string; statusMessage: string; model: string; input: unknown; output: unknown; attributes: Record<string, string> };
+
+/** The SPEC JSON body of one generated trace (a root and its children), with what each span must read back as. */
+function jsonTrace(h: { name: string; attributes: Record<string, string> }, spans: GeneratedJsonSpan[]): CorpusJsonTrace {
+  const run = ++runs;
+  const start = Date.now() - 60_000;
+  const traceId = `prop-json-${run}`;
+  const bodySpans: Array<CorpusJsonSpan & { expect: SpanExpectation }> = spans.map((g, i) => ({
+    span_id: `${traceId}-${i}`,
+    ...(i === 0 ? {} : { parent_span_id: `${traceId}-0` }),
+    name: g.name,
+    type: 'generation',
+    start_time: new Date(start + i * 10).toISOString(),
+    end_time: new Date(start + i * 10 + 7).toISOString(),
+    status: 'error',
+    status_message: g.statusMessage,
+    attributes: g.attributes,
+    model: g.model,
+    input: g.input,
+    output: g.output,
+    input_tokens: i + 1,
+    output_tokens: 2 * i + 1,
+    expect: {
+      type: 'generation',
+      component_type: 'generation',
+      convention: 'spec',
+      model: modelOf(g.model),
+      input: expectedText(g.input),
+      output: expectedText(g.output),
+      input_tokens: i + 1,
+      output_tokens: 2 * i + 1,
+      status: 'error',
+      status_message: g.statusMessage === '' ? null : g.statusMessage,
+    },
+  }));
+  const trace: CorpusJsonTrace = {
+    name: `run ${run}`,
+    description: 'generated',
+    body: {
+      trace_id: traceId,
+      name: h.name,
+      status: 'ok',
+      duration_ms: 100,
+      start_time: new Date(start).toISOString(),
+      attributes: h.attributes,
+      spans: bodySpans.map(({ expect: _e, ...s }) => s),
+    },
+    expect: Object.fromEntries(bodySpans.map((s) => [s.span_id, s.expect])),
+  };
+  return trace;
+}
 
 /**
  * The input column of a JSON value: a string as it is ('' is no input), anything else as its

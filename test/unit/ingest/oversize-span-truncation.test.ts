@@ -51,6 +51,15 @@ describe('spans cut to fit MAX_SPAN_BYTES', () => {
     expect(Array.isArray(JSON.parse(fitted.span.events))).toBe(true);
   });
 
+  it('cut an attribute under the key `__proto__` like any other, and record it by that key', () => {
+    const attributes = JSON.parse(`{"__proto__":${JSON.stringify(ANSWER)},"small":"kept"}`) as Record<string, string>;
+    const fitted = truncateSpan(span({ attributes }), 32 * 1024, encodeSpanRow)!;
+    expect(bytes(fitted.line)).toBeLessThanOrEqual(32 * 1024);
+    expect(Object.getPrototypeOf(fitted.span.attributes)).toBe(Object.prototype);
+    expect(ANSWER.startsWith(Object.getOwnPropertyDescriptor(fitted.span.attributes, '__proto__')!.value as string)).toBe(true);
+    expect(JSON.parse(fitted.span.attributes[TRUNCATION_ATTRIBUTES.attributes])).toEqual(JSON.parse(`{"__proto__":${bytes(ANSWER)}}`));
+  });
+
   it('fit any span whose keys and names fit, whatever its texts hold', () => {
     fc.assert(
       fc.property(

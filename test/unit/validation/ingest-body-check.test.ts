@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkedIngestTrace, checkedManySpans, checkedOneSpan } from '../../../core/model/ingest-body-check.js';
-import { IngestTraceSchema, ManySpansSchema, OneSpanSchema } from '../../../core/model/ingest-body.js';
+import { IngestTraceSchema, ManySpansSchema, OneSpanSchema, type IngestTrace } from '../../../core/model/ingest-body.js';
 import { agentText, loadCorpus, toSpansBodies } from '../../helpers/corpus.js';
 
 /**
@@ -61,13 +61,46 @@ describe('the hand check of JSON write bodies', () => {
       { ...body, spans: [{ ...span, status: 'ERROR' }] },
       { ...body, spans: [{ ...span, model: 7 }] },
       { ...body, spans: [{ ...span, attributes: null }] },
-      JSON.parse('{"trace_id":"t","name":"n","status":"ok","duration_ms":1,"attributes":{"__proto__":"x"}}'),
+      JSON.parse('{"trace_id":"t","name":"n","status":"ok","duration_ms":1,"attributes":{"__proto__":{"nested":1}}}'),
     ];
     for (const b of broken) {
       const { fast, parsed } = agrees(checkedIngestTrace, IngestTraceSchema, b);
       if (!parsed.success) expect(fast).toBeUndefined();
     }
     expect(agrees(checkedManySpans, ManySpansSchema, { trace_id: 't', spans: [] }).fast).toBeUndefined();
+  });
+
+  it('keeps a `__proto__` attribute key as data, as OTLP does: both the hand check and the schema', () => {
+    const body = JSON.parse(
+      '{"trace_id":"t","name":"n","status":"ok","duration_ms":1,"attributes":{"a":"1","__proto__":"x"},' +
+        '"spans":[{"span_id":"s","name":"n","type":"span","start_time":1700000000000,"attributes":{"__proto__":{"k":[1]},"b":2}}]}',
+    ) as { spans: Array<Record<string, unknown>> };
+    const { fast, parsed } = agrees(checkedIngestTrace, IngestTraceSchema, body);
+    for (const trace of [fast, parsed.data] as IngestTrace[]) {
+      expect(Object.getPrototypeOf(trace.attributes)).toBe(Object.prototype);
+      expect(Object.entries(trace.attributes)).toEqual(
+        expect.arrayContaining([
+          ['a', '1'],
+          ['__proto__', 'x'],
+        ]),
+      );
+      expect(Object.keys(trace.attributes)).toHaveLength(2);
+      expect(Object.entries(trace.spans[0].attributes)).toEqual(
+        expect.arrayContaining([
+          ['__proto__', { k: [1] }],
+          ['b', 2],
+        ]),
+      );
+      expect(Object.getPrototypeOf(trace.spans[0].attributes)).toBe(Object.prototype);
+    }
+    const one = { ...body.spans[0], trace_id: 't' };
+    expect(Object.keys((agrees(checkedOneSpan, OneSpanSchema, one).fast as { attributes: object }).attributes)).toEqual(['__proto__', 'b']);
+    // A trace attribute is text, a number or a boolean, under any key: the schema names the key.
+    const nested: unknown = JSON.parse('{"trace_id":"t","name":"n","status":"ok","duration_ms":1,"attributes":{"__proto__":{"nested":1}}}');
+    const refused = IngestTraceSchema.safeParse(nested);
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues.map((i) => i.path)).toEqual([['attributes', '__proto__']]);
+    expect(checkedIngestTrace(nested)).toBeUndefined();
   });
 
   it('gives the schema’s answer on arbitrary bodies (property)', () => {
@@ -89,6 +122,8 @@ describe('the hand check of JSON write bodies', () => {
       fc.oneof(fc.integer({ min: -10, max: 86_400_000 }), fc.double(), fc.constantFrom('2026-02-29T00:00:00Z', 'yesterday', '', '2026-11-20T24:00:00Z')),
     );
     const json = fc.jsonValue({ maxDepth: 3 });
+    // Keys as agents send them, and now and then the one JSON.parse keeps but an assignment would not.
+    const attributeKey = fc.oneof({ arbitrary: agentText({ maxLength: 20 }), weight: 9 }, { arbitrary: fc.constant('__proto__'), weight: 1 });
     const span = fc.record(
       {
         span_id: id,
@@ -102,7 +137,7 @@ describe('the hand check of JSON write bodies', () => {
         end_time: time,
         status: mostly(fc.constantFrom('ok', 'error'), fc.constantFrom('unset', 'OK')),
         status_message: mostly(text, fc.integer()),
-        attributes: mostly(fc.dictionary(agentText({ maxLength: 20 }), json, { maxKeys: 5 }), json),
+        attributes: mostly(fc.dictionary(attributeKey, json, { maxKeys: 5 }), json),
         model: mostly(fc.string(), fc.integer()),
         input: json,
         output: json,
@@ -119,7 +154,7 @@ describe('the hand check of JSON write bodies', () => {
         status: mostly(fc.constantFrom('ok', 'error'), fc.constant('running')),
         duration_ms: mostly(fc.oneof(fc.nat(), fc.double({ min: 0, max: 1e9, noNaN: true })), fc.constantFrom(-1, 10 * 365 * 86_400_000 + 1)),
         start_time: time,
-        attributes: mostly(fc.dictionary(agentText({ maxLength: 20 }), fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 5 }), json),
+        attributes: mostly(fc.dictionary(attributeKey, fc.oneof(fc.string(), fc.integer(), fc.boolean()), { maxKeys: 5 }), json),
         spans: fc.array(span, { maxLength: 3 }),
       },
       { requiredKeys: ['trace_id', 'name', 'status', 'duration_ms'] },
