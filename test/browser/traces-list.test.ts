@@ -4,7 +4,6 @@ import type { SuiteVersion } from '../../core/model/suite.js';
 import type { TraceList } from '../../core/model/trace.js';
 import { caseTraceBody, caseTraceId } from '../../workflows/case-trace.js';
 import { describeErrors, type WatchedPage } from '../helpers/browser.js';
-import { EARLY_DATA_MARK } from '../../ui/src/lib/early-requests.js';
 import { corpusTexts } from '../helpers/corpus.js';
 import { PAGE_OVERFLOWS_X, suiteBody } from '../helpers/dashboard-catalog.js';
 import { SEL_TRACES as SEL, traceBody } from '../helpers/dashboard-traces.js';
@@ -120,21 +119,6 @@ describe('traces list for scanning', () => {
     await p.page.getByTestId('traces-sort-cost').click();
     await expect.poll(() => p.page.url()).toMatch(/order=asc/);
     await expect.poll(async () => (await rowIds(p)).slice(0, 4)).toEqual([...BY_COST].reverse());
-    expect(describeErrors(p)).toBe('');
-  });
-
-  it('a cold load asks for the list once, while the scripts load, and shows that answer', async () => {
-    const p = await open({ project: PROJECT, apiKey: key, viewport: WIDE });
-    const asked: string[] = [];
-    p.page.on('request', (r) => {
-      if (new URL(r.url()).pathname === '/api/traces') asked.push(new URL(r.url()).search);
-    });
-    await p.page.goto('/traces?sort=cost');
-    await expect.poll(() => rowIds(p)).toEqual([...BY_COST, ...[...EVAL_IDS].sort().reverse()]);
-    // One call (the page's poll comes 5 s later): app.html's, whose answer the page took.
-    expect(asked).toEqual(['?limit=50&sort=cost']);
-    const taken = await p.page.evaluate((mark) => performance.getEntriesByName(mark).map((e) => (e as PerformanceMark).detail as string), EARLY_DATA_MARK);
-    expect(taken).toEqual(['/api/traces?limit=50&sort=cost']);
     expect(describeErrors(p)).toBe('');
   });
 
