@@ -112,7 +112,7 @@ export function createBatcher(opts: BatcherOptions): SpanSink {
     bufferedSpans = 0;
     const flight: Promise<void> = insert(waiters).finally(() => {
       inFlight.delete(flight);
-      if (spans < SMALL_INSERT_SPANS) followers = { spans: bufferedSpans + spans, until: performance.now() + opts.maxWaitMs };
+      followers = spans < SMALL_INSERT_SPANS ? { spans: bufferedSpans + spans, until: performance.now() + opts.maxWaitMs } : { spans: 0, until: 0 };
       schedule();
     });
     inFlight.add(flight);

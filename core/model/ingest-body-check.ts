@@ -34,8 +34,10 @@ const SPAN_KEYS: ReadonlySet<string> = new Set([
   'output_tokens',
 ]);
 
-/** A plain JSON object with no `__proto__` key of its own (zod copies such a key its own way: let it). */
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.hasOwn(v, '__proto__');
+/** A JSON object (not an array, not null). */
+const isMap = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A body or span object with no `__proto__` key of its own (zod copies such a key its own way: let it). */
+const isObject = (v: unknown): v is Obj => isMap(v) && !Object.hasOwn(v, '__proto__');
 
 const isId = (v: unknown): v is string => typeof v === 'string' && v.length >= 1 && v.length <= MAX_ID_LENGTH && idProblem(v) === null;
 const isName = (v: unknown): v is string => typeof v === 'string' && v.length >= 1 && v.length <= 1024;
@@ -48,11 +50,10 @@ const isOptionalString = (v: unknown) => v === undefined || typeof v === 'string
  */
 function copyAttributes(v: unknown, valueOk: (value: unknown) => boolean): Obj | undefined {
   if (v === undefined) return {};
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const map = v as Obj;
+  if (!isMap(v)) return undefined;
   const out: Obj = {};
-  for (const key in map) {
-    const value = map[key];
+  for (const key in v) {
+    const value = v[key];
     if (!valueOk(value)) return undefined;
     setDataKey(out, key, value);
   }
