@@ -220,3 +220,83 @@ describe('GET /api/traces previews', () => {
     expect(chat.output_preview).toBe('Your refund is on its way.');
   });
 });
+
+describe('GET /api/traces sort by tokens and cost, traces written in parts', () => {
+  const multi = `${project}-parts`;
+  const generation = (trace: string, id: string, outputTokens: number, minute: number) => ({
+    span_id: id,
+    parent_span_id: `${trace}-root`,
+    name: 'llm',
+    type: 'generation',
+    model: 'gpt-4o',
+    input_tokens: 10,
+    output_tokens: outputTokens,
+    input: texts[3],
+    output: texts[4],
+    start_time: iso(base + minute * 60_000 + 1),
+    end_time: iso(base + minute * 60_000 + 2),
+  });
+  const post = async (path: string, json: unknown) => {
+    const res = await svc.api(path, { method: 'POST', json, project: multi });
+    expect(res.status, await res.clone().text()).toBe(201);
+  };
+  const root = (trace: string, minute: number) => ({
+    trace_id: trace,
+    name: trace,
+    status: 'ok',
+    start_time: iso(base + minute * 60_000),
+    duration_ms: 5000,
+    spans: [{ span_id: `${trace}-root`, name: 'agent', type: 'span', start_time: iso(base + minute * 60_000), end_time: iso(base + minute * 60_000 + 5000) }],
+  });
+  const listed = async (query: string) =>
+    ((await (await svc.api(`/api/traces?${query}`, { project: multi })).json()) as TraceList).traces.map((t) => ({
+      id: t.trace_id,
+      tokens: t.total_input_tokens + t.total_output_tokens,
+      cost: t.total_cost,
+    }));
+
+  it('orders by the totals the list shows, a re-sent span counted once, before and after the parts merge', async () => {
+    // Each write its own insert, kept apart: the summaries' merges wait until the end.
+    await svc.clickhouse.command({ query: 'SYSTEM STOP MERGES agent_eval.trace_stats' });
+    try {
+      // m-a: three writes of different spans (630 tokens); m-b: one generation sent three times (510); m-c: one write (560).
+      await post('/api/traces/ingest', { ...root('m-a', 1), spans: [...root('m-a', 1).spans, generation('m-a', 'm-a-1', 100, 1)] });
+      await post('/api/spans', { trace_id: 'm-a', spans: [generation('m-a', 'm-a-2', 200, 1)] });
+      await post('/api/spans', { trace_id: 'm-a', spans: [generation('m-a', 'm-a-3', 300, 1)] });
+      await post('/api/traces/ingest', { ...root('m-b', 2), spans: [...root('m-b', 2).spans, generation('m-b', 'm-b-1', 500, 2)] });
+      await post('/api/spans', { trace_id: 'm-b', spans: [generation('m-b', 'm-b-1', 500, 2)] });
+      await post('/api/spans', { trace_id: 'm-b', spans: [generation('m-b', 'm-b-1', 500, 2)] });
+      await post('/api/traces/ingest', { ...root('m-c', 3), spans: [...root('m-c', 3).spans, generation('m-c', 'm-c-1', 550, 3)] });
+      const rows = await svc.clickhouse.query({
+        query: "SELECT trace_id, count() AS n FROM agent_eval.trace_stats WHERE trace_id IN ('m-a', 'm-b', 'm-c') GROUP BY trace_id ORDER BY trace_id",
+        format: 'JSONEachRow',
+      });
+      expect(((await rows.json()) as Array<{ n: string | number }>).map((r) => Number(r.n))).toEqual([3, 3, 1]);
+
+      const check = async () => {
+        const byTokens = await listed('sort=tokens');
+        expect(byTokens).toEqual([
+          { id: 'm-a', tokens: 630, cost: expect.any(Number) },
+          { id: 'm-c', tokens: 560, cost: expect.any(Number) },
+          { id: 'm-b', tokens: 510, cost: expect.any(Number) },
+        ]);
+        expect((await listed('sort=tokens&order=asc')).map((t) => t.id)).toEqual(['m-b', 'm-c', 'm-a']);
+        const byCost = await listed('sort=cost');
+        expect(byCost.map((t) => t.id)).toEqual(['m-a', 'm-c', 'm-b']);
+        // Each cost is that trace's generations priced once each: with m-b's 10 + 500 and m-c's
+        // 10 + 550 tokens giving the two prices, m-a's 30 + 600 cost 3 x m-b's - 900 output tokens.
+        const [a, c, b] = byCost.map((t) => t.cost!);
+        const perOutputToken = (c - b) / 50;
+        expect(perOutputToken).toBeGreaterThan(0);
+        expect(a).toBeCloseTo(3 * b - 900 * perOutputToken, 9);
+        expect((await listed('sort=cost&order=asc')).map((t) => t.id)).toEqual(['m-b', 'm-c', 'm-a']);
+      };
+      await check();
+      await svc.clickhouse.command({ query: 'SYSTEM START MERGES agent_eval.trace_stats' });
+      await svc.clickhouse.command({ query: 'OPTIMIZE TABLE agent_eval.trace_stats FINAL' });
+      await check();
+    } finally {
+      await svc.clickhouse.command({ query: 'SYSTEM START MERGES agent_eval.trace_stats' });
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { MISSING_KEY, type TraceSort } from '../../model/trace-sort.js';
-import { END_TIME, filteredTraces, TRACE_COST, type TraceFilter } from './trace-stats-sql.js';
+import { END_TIME, filteredTraces, spanMapTotal, type TraceFilter } from './trace-stats-sql.js';
 
 /**
  * A page of GET /api/traces: trace ids in the list's order (core/model/trace-sort.ts) with the
@@ -10,13 +10,16 @@ import { END_TIME, filteredTraces, TRACE_COST, type TraceFilter } from './trace-
 const TIME = "DateTime64(3, 'UTC')";
 const NEWEST: TraceSort = { by: 'time', order: 'desc' };
 
-/** Each key but time: the merged column it reads and its value (a number at or above 0, or NULL when the trace has none). */
-const KEYS = {
-  duration: { column: END_TIME, value: "toFloat64(greatest(0, dateDiff('millisecond', start_time, end_time)))" },
-  cost: { column: 'maxMap(span_costs) AS costs', value: TRACE_COST },
-  tokens: { column: 'maxMap(span_stats) AS stats', value: 'toFloat64(arraySum(stats.3) + arraySum(stats.4))' },
-  score: { column: null, value: 'sort_score.value' },
-} as const;
+const TOKENS = spanMapTotal('tokens');
+const COST = spanMapTotal('cost');
+
+/** Each key but time: the merged columns it reads and its value (a number at or above 0, or NULL when the trace has none). */
+const KEYS: Record<Exclude<TraceSort['by'], 'time'>, { columns: string[] | null; value: string }> = {
+  duration: { columns: [END_TIME], value: "toFloat64(greatest(0, dateDiff('millisecond', start_time, end_time)))" },
+  cost: COST,
+  tokens: { columns: TOKENS.columns, value: `toFloat64(${TOKENS.value})` },
+  score: { columns: null, value: 'sort_score.value' },
+};
 
 /** The latest value of the sorted score per trace, joined to the filtered traces (NULL when a trace has none). */
 const SCORE_JOIN = `LEFT JOIN (
@@ -45,9 +48,9 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
   }
   const key = KEYS[sort.by];
   const from =
-    key.column === null
+    key.columns === null
       ? `(SELECT * FROM ${filteredTraces(filters)}) AS traces\n${SCORE_JOIN}`
-      : `(SELECT * FROM ${filteredTraces(filters, [key.column])}) AS traces`;
+      : `(SELECT * FROM ${filteredTraces(filters, key.columns)}) AS traces`;
   return `
 SELECT traces.trace_id AS trace_id, toUnixTimestamp64Milli(start_time) AS start_ms, ifNull(${key.value}, ${MISSING_KEY[sort.order]}) AS sort_key, count() OVER () AS total
 FROM ${from}

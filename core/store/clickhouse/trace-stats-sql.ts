@@ -19,7 +19,45 @@ const NAME = `if(header_name != '', header_name, root_span.4)`;
  * A trace's cost from its merged `span_costs` (migrations/clickhouse/004): per generation span its
  * newest (priced at, total, priced) tuple. NULL when no span of the trace is priced.
  */
-export const TRACE_COST = 'if(arrayExists(v -> v.3 = 1, costs.2), arraySum(arrayMap(v -> v.2, costs.2)), NULL)';
+export const TRACE_COST = costOf('costs');
+
+/** {@link TRACE_COST} of a `span_costs` value `map` (merged, or one stored row's). */
+function costOf(map: string): string {
+  return `if(arrayExists(v -> v.3 = 1, ${map}.2), arraySum(arrayMap(v -> v.2, ${map}.2)), NULL)`;
+}
+
+/** A trace's input plus output tokens from a `span_stats` value `map` (merged, or one stored row's). */
+const tokensOf = (map: string) => `(arraySum(${map}.3) + arraySum(${map}.4))`;
+
+/** The project's traces stored in more than one trace_stats row (not yet merged into one). */
+const MULTI_ROW_TRACES = `trace_id IN (
+      SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} GROUP BY trace_id HAVING count() > 1)`;
+
+/**
+ * A trace's tokens or cost, for ordering every trace of a project by it, without merging every
+ * trace's span map. Merging the maps (`maxMap`, keyed by span id so a re-sent span counts once)
+ * is what made those orders dear: 100,000 traces' maps took 340-500 ms against 60-75 ms for the
+ * same totals read row by row (docs/benchmarks.md). A stored row's map has each span once (the
+ * write's fold and every merge go through maxMap), so a trace stored in one row has its total in
+ * that row; only the traces stored in several rows (`MULTI_ROW_TRACES`: written by several
+ * inserts and not yet merged) have their maps merged. A trace that gained its second row between
+ * the two reads of this query (each read sees the parts of its moment) takes the sum of its rows,
+ * which is its total when the writes hold different spans, as a trace streamed in parts does.
+ * `columns` are the aggregates to add to a `GROUP BY trace_id` over trace_stats; `value` reads them.
+ */
+export function spanMapTotal(kind: 'tokens' | 'cost'): { columns: string[]; value: string } {
+  const [column, ofRow] = kind === 'tokens' ? ['span_stats', tokensOf('span_stats')] : ['span_costs', costOf('span_costs')];
+  const exact = kind === 'tokens' ? tokensOf(`${kind}_map`) : costOf(`${kind}_map`);
+  return {
+    columns: [
+      `count() AS ${kind}_rows`,
+      `any(${ofRow}) AS ${kind}_row`,
+      `sum(${ofRow}) AS ${kind}_sum`,
+      `maxMapIf(${column}, ${MULTI_ROW_TRACES}) AS ${kind}_map`,
+    ],
+    value: `if(${kind}_rows = 1, ${kind}_row, if(empty(${kind}_map.1), ${kind}_sum, ${exact}))`,
+  };
+}
 /** Generation spans of the trace the price table could not price. */
 export const UNPRICED_CALLS = 'arrayCount(v -> v.3 = 0, costs.2)';
 const STATUS = `if(span_error = 1 OR header_status = 'error', 'error', 'ok')`;
