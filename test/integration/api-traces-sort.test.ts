@@ -221,6 +221,34 @@ describe('GET /api/traces previews', () => {
   });
 });
 
+describe('GET /api/traces previews, span ids shared across traces', () => {
+  it("reads each trace's own root, not a span of another trace with the same id", async () => {
+    const ids = `${project}-ids`;
+    const span = (id: string, input: string, parent?: string) => ({
+      span_id: id,
+      ...(parent ? { parent_span_id: parent } : {}),
+      name: 'step',
+      type: 'span',
+      input,
+      output: `${input}, answered`,
+      start_time: iso(base + (parent ? 1 : 0)),
+      end_time: iso(base + 10),
+    });
+    const post = async (trace: string, spans: unknown[]) => {
+      const json = { trace_id: trace, name: trace, status: 'ok', start_time: iso(base), duration_ms: 10, spans };
+      expect((await svc.api('/api/traces/ingest', { method: 'POST', json, project: ids })).status).toBe(201);
+    };
+    await post('p-a', [span('shared', 'the root of p-a')]);
+    await post('p-b', [span('b-root', 'the root of p-b'), span('shared', 'a step of p-b', 'b-root')]);
+    const listed = ((await (await svc.api('/api/traces', { project: ids })).json()) as TraceList).traces;
+    const byId = Object.fromEntries(listed.map((t) => [t.trace_id, [t.input_preview, t.output_preview]]));
+    expect(byId).toEqual({
+      'p-a': ['the root of p-a', 'the root of p-a, answered'],
+      'p-b': ['the root of p-b', 'the root of p-b, answered'],
+    });
+  });
+});
+
 describe('GET /api/traces sort by tokens and cost, traces written in parts', () => {
   const multi = `${project}-parts`;
   const generation = (trace: string, id: string, outputTokens: number, minute: number) => ({

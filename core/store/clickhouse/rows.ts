@@ -265,6 +265,8 @@ export interface TraceRow {
   /** '' when the trace has none (migration 009). */
   session_id: string;
   user_id: string;
+  /** The span that names the trace (its root, else its earliest span): where its previews are read. */
+  root_span_id: string;
 }
 
 export function traceSummary(r: TraceRow): TraceSummary {

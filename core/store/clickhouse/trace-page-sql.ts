@@ -75,9 +75,10 @@ const chatText = (col: string, role: string) => `multiIf(
 const contentOf = (message: string) => `if(JSONExtractString(${message}, 'content') != '', JSONExtractString(${message}, 'content'), ${message})`;
 
 /**
- * The first characters of each given trace's root span's input and output (the span that names
- * the trace: trace_stats' `root`), any stored version: of a chat, the last user message and the
- * last assistant message. Only the page's root spans are read.
+ * The first characters of the given root spans' input and output (each trace's span that names it:
+ * trace_stats' `root`, as TRACE_SUMMARIES gives its id), any stored version: of a chat, the last
+ * user message and the last assistant message. Binds the roots as two lists, {traces} and {spans},
+ * pair by pair; only those spans are read.
  */
 export const ROOT_PREVIEWS = `
 SELECT trace_id,
@@ -85,8 +86,5 @@ SELECT trace_id,
   any(substringUTF8(${contentOf(chatText('output', 'assistant'))}, 1, {chars:UInt32})) AS output
 FROM agent_eval.spans
 WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
-  AND (trace_id, span_id) IN (
-    SELECT trace_id, min(root).3 FROM agent_eval.trace_stats
-    WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
-    GROUP BY trace_id)
+  AND (trace_id, span_id) IN arrayZip({traces:Array(String)}, {spans:Array(String)})
 GROUP BY trace_id`;

@@ -19,11 +19,16 @@ export function previewText(text: string): string | null {
   return chars.length > TRACE_PREVIEW_CHARS ? `${chars.slice(0, TRACE_PREVIEW_CHARS).join('').trimEnd()}…` : line;
 }
 
-/** The root input and output previews of the given traces of a project (absent roots left out). */
-export async function previewsOf(rows: Rows, projectId: string, traceIds: string[]): Promise<Map<string, TracePreview>> {
+/** The input and output previews of the given root spans (absent spans left out), by trace id. */
+export async function previewsOf(rows: Rows, projectId: string, roots: ReadonlyArray<{ trace_id: string; root_span_id: string }>): Promise<Map<string, TracePreview>> {
   const out = new Map<string, TracePreview>();
-  if (traceIds.length === 0) return out;
-  const list = await rows<{ trace_id: string; input: string; output: string }>(ROOT_PREVIEWS, { project: projectId, traces: traceIds, chars: READ_CHARS });
+  if (roots.length === 0) return out;
+  const list = await rows<{ trace_id: string; input: string; output: string }>(ROOT_PREVIEWS, {
+    project: projectId,
+    traces: roots.map((r) => r.trace_id),
+    spans: roots.map((r) => r.root_span_id),
+    chars: READ_CHARS,
+  });
   for (const r of list) out.set(r.trace_id, { input_preview: previewText(r.input), output_preview: previewText(r.output) });
   return out;
 }

@@ -18,9 +18,11 @@ export interface TraceCursor {
 export function createTraceReads(rows: Rows) {
   /** Summaries of the given traces of a project, in no particular order; absent traces are left out. */
   async function summaries(projectId: string, traceIds: string[]): Promise<TraceSummary[]> {
-    if (traceIds.length === 0) return [];
-    const list = await rows<TraceRow>(TRACE_SUMMARIES, { project: projectId, traces: traceIds });
-    return list.map(traceSummary);
+    return (await summaryRows(projectId, traceIds)).map(traceSummary);
+  }
+
+  async function summaryRows(projectId: string, traceIds: string[]): Promise<TraceRow[]> {
+    return traceIds.length === 0 ? [] : rows<TraceRow>(TRACE_SUMMARIES, { project: projectId, traces: traceIds });
   }
 
   /** The latest value per score name of each given trace. */
@@ -82,12 +84,13 @@ export function createTraceReads(rows: Rows) {
     const more = page.length > q.limit;
     const ids = page.slice(0, q.limit);
     const pageIds = ids.map((p) => p.trace_id);
-    const [summaryList, scores, previews] = await Promise.all([
-      summaries(projectId, pageIds),
-      scoresOf(projectId, pageIds),
-      q.previews ? previewsOf(rows, projectId, pageIds) : new Map<string, TracePreview>(),
-    ]);
-    const byId = new Map(summaryList.map((t) => [t.trace_id, t]));
+    // The previews read the root spans the summaries name.
+    const withPreviews = async (): Promise<[TraceRow[], Map<string, TracePreview>]> => {
+      const found = await summaryRows(projectId, pageIds);
+      return [found, q.previews ? await previewsOf(rows, projectId, found) : new Map<string, TracePreview>()];
+    };
+    const [[summaryList, previews], scores] = await Promise.all([withPreviews(), scoresOf(projectId, pageIds)]);
+    const byId = new Map(summaryList.map((t) => [t.trace_id, traceSummary(t)]));
     const traces = ids
       .map((p) => byId.get(p.trace_id))
       .filter((t): t is TraceSummary => t !== undefined)

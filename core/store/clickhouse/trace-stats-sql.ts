@@ -89,7 +89,8 @@ SELECT
   ${UNPRICED_CALLS} AS unpriced_llm_call_count,
   mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes,
   session_id,
-  user_id
+  user_id,
+  root_span.3 AS root_span_id
 FROM (
   SELECT
     trace_id,${CHEAP_STATES},
