@@ -136,6 +136,10 @@ describe('cost analytics', () => {
     const ranked = [...costOf.entries()].sort((a, b) => b[1] - a[1]);
     expect(c.top_traces.map((t) => t.trace_id)).toEqual(ranked.map(([id]) => id));
     expect(c.top_traces[0]).toMatchObject({ trace_id: 'ca-6', name: 'support ca-6' });
+    for (const t of c.top_traces) {
+      expect(t.cost_usd).toBeCloseTo(costOf.get(t.trace_id)!, 10);
+      expect(t.tokens).toBeGreaterThan(0);
+    }
     const bySession = new Map<string, number>();
     for (const t of TRACES) bySession.set(t.session, (bySession.get(t.session) ?? 0) + costOf.get(t.id)!);
     expect(c.top_sessions[0].session_id).toBe('s-4');

@@ -2,6 +2,8 @@ import { MAX_COST_GROUPS, MAX_TOP_COSTS, type CostBreakdown, type CostBreakdownQ
 import { bucketStarts } from '../../model/analytics.js';
 import { fromClickHouseTime, toClickHouseTime } from './time.js';
 import { CALL_TRACES, costSeriesSql, TOP_SESSIONS, TOP_TRACES } from './cost-breakdown-sql.js';
+import type { TraceRow } from './rows.js';
+import { TRACE_SUMMARIES } from './trace-stats-sql.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
@@ -15,10 +17,17 @@ type SeriesRow = { key: string; bucket: unknown; cost: unknown; tokens: unknown;
 /** GET /api/analytics/costs: the series by group (the costliest MAX_COST_GROUPS, the rest as `other`) and the top traces and sessions. */
 export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBreakdownQuery): Promise<CostBreakdown> {
   const params = { project: projectId, from: toClickHouseTime(q.fromMs), to: toClickHouseTime(q.toMs), step: q.step, top: MAX_TOP_COSTS };
+  // The costliest traces' ids, then their summaries (name, start, tokens, cost), in that order.
+  const topTraces = async (): Promise<TraceRow[]> => {
+    const ids = (await rows<{ trace_id: string }>(TOP_TRACES, params)).map((t) => t.trace_id);
+    if (ids.length === 0) return [];
+    const byId = new Map((await rows<TraceRow>(TRACE_SUMMARIES, { project: projectId, traces: ids })).map((t) => [t.trace_id, t]));
+    return ids.map((id) => byId.get(id)).filter((t): t is TraceRow => t !== undefined);
+  };
   const [series, [callTraces], traces, sessions] = await Promise.all([
     rows<SeriesRow>(costSeriesSql(q.group_by), params),
     rows<{ traces: unknown }>(CALL_TRACES, params),
-    rows<{ trace_id: string; name: string; start_time: string; cost: unknown; tokens: unknown }>(TOP_TRACES, params),
+    topTraces(),
     rows<{ session_id: string; cost: unknown; traces: unknown }>(TOP_SESSIONS, params),
   ]);
   const starts = bucketStarts(q.fromMs, q.toMs, q.step);
@@ -80,8 +89,8 @@ export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBr
       trace_id: t.trace_id,
       name: t.name,
       start_time: fromClickHouseTime(t.start_time),
-      cost_usd: num(t.cost),
-      tokens: num(t.tokens),
+      cost_usd: num(t.total_cost),
+      tokens: num(t.total_input_tokens) + num(t.total_output_tokens),
     })),
     top_sessions: sessions.map((s) => ({ session_id: s.session_id, cost_usd: num(s.cost), traces: num(s.traces) })),
   };
