@@ -147,6 +147,29 @@ describe('cost analytics', () => {
     expect(c.buckets).toHaveLength(c.groups[0].cost_usd.length);
   });
 
+  it('counts a trace that called two models once in the total, and once in each model', async () => {
+    const project = 'cost-analytics-two-models';
+    const start = now - 600_000;
+    const call = (id: string, model: string, offset: number) =>
+      spanAt(start, offset, 500, { span_id: id, parent_span_id: 'tm-root', name: 'chat', type: 'generation', model, input_tokens: 2_000, output_tokens: 300, input: texts[1], output: texts[2] });
+    const json = ingestTrace('tm-1', {
+      name: 'two models',
+      start,
+      durationMs: 2_000,
+      root: { span_id: 'tm-root', name: 'agent.run', type: 'span', input: texts[0], output: texts[3] },
+      spans: [call('tm-a', 'gpt-4o', 10), call('tm-b', 'gpt-4o-mini', 700)],
+    });
+    expect((await svc.api('/api/traces/ingest', { method: 'POST', json, project })).status).toBe(201);
+    const c = await costs('range=24h&group_by=model', project);
+    expect(c.groups.map((g) => [g.key, g.traces]).sort()).toEqual([
+      ['gpt-4o', 1],
+      ['gpt-4o-mini', 1],
+    ]);
+    expect(c.total.traces).toBe(1);
+    expect(c.top_traces.map((t) => [t.trace_id, t.tokens])).toEqual([['tm-1', 4_600]]);
+    expect(c.top_traces[0].cost_usd).toBeCloseTo(c.total.cost_usd, 10);
+  });
+
   it('keeps projects apart and answers bad parameters with 422 naming them', async () => {
     const other = await costs('range=24h', OTHER);
     expect(other.total.traces).toBe(1);

@@ -1,7 +1,7 @@
 import { MAX_COST_GROUPS, MAX_TOP_COSTS, type CostBreakdown, type CostBreakdownQuery, type CostGroupSeries } from '../../model/cost-analytics.js';
 import { bucketStarts } from '../../model/analytics.js';
 import { fromClickHouseTime, toClickHouseTime } from './time.js';
-import { CALL_TRACES, costSeriesSql, TOP_SESSIONS, TOP_TRACES } from './cost-breakdown-sql.js';
+import { costSeriesSql, TOP_SESSIONS, TOP_TRACES } from './cost-breakdown-sql.js';
 import type { TraceRow } from './rows.js';
 import { TRACE_SUMMARIES } from './trace-stats-sql.js';
 
@@ -12,7 +12,7 @@ const num = (v: unknown): number => {
   return Number.isFinite(n) ? n : 0;
 };
 
-type SeriesRow = { key: string; bucket: unknown; cost: unknown; tokens: unknown; traces: unknown; unpriced: unknown };
+type SeriesRow = { whole: unknown; key: string; bucket: unknown; cost: unknown; tokens: unknown; traces: unknown; unpriced: unknown };
 
 /** GET /api/analytics/costs: the series by group (the costliest MAX_COST_GROUPS, the rest as `other`) and the top traces and sessions. */
 export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBreakdownQuery): Promise<CostBreakdown> {
@@ -24,9 +24,8 @@ export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBr
     const byId = new Map((await rows<TraceRow>(TRACE_SUMMARIES, { project: projectId, traces: ids })).map((t) => [t.trace_id, t]));
     return ids.map((id) => byId.get(id)).filter((t): t is TraceRow => t !== undefined);
   };
-  const [series, [callTraces], traces, sessions] = await Promise.all([
+  const [series, traces, sessions] = await Promise.all([
     rows<SeriesRow>(costSeriesSql(q.group_by), params),
-    rows<{ traces: unknown }>(CALL_TRACES, params),
     topTraces(),
     rows<{ session_id: string; cost: unknown; traces: unknown }>(TOP_SESSIONS, params),
   ]);
@@ -39,7 +38,12 @@ export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBr
     return g;
   };
   let unpriced = 0;
+  let windowTraces = 0;
   for (const r of series) {
+    if (num(r.whole) === 1) {
+      windowTraces = num(r.traces);
+      continue;
+    }
     const g = group(r.key);
     const b = num(r.bucket);
     if (b === -1) {
@@ -82,7 +86,7 @@ export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBr
       cost_usd: ranked.reduce((s, g) => s + g.total_cost_usd, 0),
       tokens: ranked.reduce((s, g) => s + g.total_tokens, 0),
       // Distinct traces over every group: the groups of one trace (its models, say) overlap.
-      traces: num(callTraces?.traces),
+      traces: windowTraces,
       unpriced_llm_calls: unpriced,
     },
     top_traces: traces.map((t) => ({

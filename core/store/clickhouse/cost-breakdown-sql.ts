@@ -39,20 +39,23 @@ const BY_TRACE: readonly CostGroup[] = ['user', 'session', 'suite'];
 /**
  * Cost, tokens, traces and unpriced calls per group and bucket (bucket -1: the whole window), for
  * every group: the caller keeps the costliest. Buckets are epoch seconds, as the other series.
+ * One more row, `whole` 1, counts the distinct traces of the whole window (a trace with calls of
+ * several groups counts once), from the same read of the window's calls.
  */
 export function costSeriesSql(group: CostGroup): string {
   const byTrace = BY_TRACE.includes(group);
   const from = byTrace ? `${WINDOW_CALLS} AS c LEFT JOIN ${TRACE_KEYS} AS k ON k.trace_id = c.trace_id` : `${WINDOW_CALLS} AS c`;
   const key = byTrace ? `ifNull(k.${group}, '')` : `c.${group}`;
   return `
-SELECT key, b AS bucket, sum(cost) AS cost, sum(tokens) AS tokens, uniqExact(trace) AS traces, sum(unpriced) AS unpriced
-FROM (SELECT ${key} AS key, c.trace_id AS trace, c.start_time AS start_time, c.cost AS cost, c.tokens AS tokens, c.unpriced AS unpriced FROM ${from})
-ARRAY JOIN [toInt64(toUnixTimestamp(toStartOfInterval(start_time, toIntervalSecond({step:UInt32})))), toInt64(-1)] AS b
-GROUP BY key, bucket`;
+SELECT tupleElement(g, 1) AS whole, tupleElement(g, 2) AS key, tupleElement(g, 3) AS bucket,
+  sum(cost) AS cost, sum(tokens) AS tokens, uniqExact(trace) AS traces, sum(unpriced) AS unpriced
+FROM (SELECT ${key} AS group_key, c.trace_id AS trace, c.start_time AS start_time, c.cost AS cost, c.tokens AS tokens, c.unpriced AS unpriced FROM ${from})
+ARRAY JOIN [
+  (toUInt8(0), group_key, toInt64(toUnixTimestamp(toStartOfInterval(start_time, toIntervalSecond({step:UInt32}))))),
+  (toUInt8(0), group_key, toInt64(-1)),
+  (toUInt8(1), '', toInt64(-1))] AS g
+GROUP BY whole, key, bucket`;
 }
-
-/** Distinct traces with a model call in the window (a trace may be in several groups). */
-export const CALL_TRACES = `SELECT uniqExact(trace_id) AS traces FROM ${WINDOW_CALLS}`;
 
 const COST = spanMapTotal('cost');
 
