@@ -16,7 +16,8 @@ import { startBenchService, type BenchService } from './service.js';
  * `traces` (100,000) traces stored, written by ClickHouse itself (seed-by-sql.ts: agent-shaped
  * spans and their summary rows, seconds instead of minutes through ingest), the time until each
  * page's data is on screen: the traces list newest first, sorted by cost, filtered to production
- * traffic; the sessions list; the waterfall of a 3,000-span and a 10,000-span trace (ingested
+ * traffic; the sessions list; the analytics page's week of costs (until its total shows); the
+ * waterfall of a 3,000-span and a 10,000-span trace (ingested
  * through the API). Each page is loaded `loads` times: cold (a fresh browser context: no cache, no
  * storage but the API key) and warm (a reload in the same context); medians of those. Two clocks:
  * `page_ms` is the page's own (navigation start to the rows, read in the page on the animation
@@ -75,8 +76,8 @@ const COLD_BREAKDOWN = `(() => {
   };
 })()`;
 
-/** Loads `url` `loads` times, each cold then warm, until `minRows` of `selector` are in the DOM. */
-async function timePage(browser: Browser, svc: BenchService, apiKey: string, url: string, selector: string, opts: UiBenchOptions) {
+/** Loads `url` `loads` times, each cold then warm, until `minRows` of `selector` are in the DOM (`minRows` 1: one element, not rows). */
+async function timePage(browser: Browser, svc: BenchService, apiKey: string, url: string, selector: string, opts: UiBenchOptions, minRows = opts.minRows) {
   const cold: number[] = [];
   const coldWall: number[] = [];
   const warm: number[] = [];
@@ -96,7 +97,7 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
         else await p.page.reload({ waitUntil: 'commit' });
         const handle = await p.page.waitForFunction(
           ({ sel, n }) => (document.querySelectorAll(sel).length >= n ? performance.now() : false),
-          { sel: selector, n: opts.minRows },
+          { sel: selector, n: minRows },
           { polling: 'raf', timeout: 60_000 },
         );
         wallMs.push(performance.now() - t0);
@@ -173,6 +174,7 @@ export async function benchUi(opts: UiBenchOptions) {
       trace_list_by_duration_ms: await apiMs('/api/traces?limit=50&sort=duration'),
       trace_list_production_ms: await apiMs('/api/traces?limit=50&source=production'),
       session_list_ms: await apiMs('/api/sessions?limit=50'),
+      cost_analytics_7d_ms: await apiMs('/api/analytics/costs?range=7d&interval=1d'),
       trace_3000_first_page_ms: await apiMs(`/api/traces/${encodeURIComponent(big[3_000])}?spans_limit=2000`),
       trace_10000_first_page_ms: await apiMs(`/api/traces/${encodeURIComponent(big[10_000])}?spans_limit=2000`),
     };
@@ -180,13 +182,15 @@ export async function benchUi(opts: UiBenchOptions) {
 
     browser = await launchBrowser();
     const pages: Record<string, Awaited<ReturnType<typeof timePage>>> = {};
-    for (const [name, url, selector] of [
-      ['traces', '/traces', SEL.traceRow],
-      ['traces_by_cost', '/traces?sort=cost', SEL.traceRow],
-      ['traces_production', '/traces?source=production', SEL.traceRow],
-      ['sessions', '/sessions', '[data-testid="session-row"]'],
+    for (const [name, url, selector, minRows] of [
+      ['traces', '/traces', SEL.traceRow, undefined],
+      ['traces_by_cost', '/traces?sort=cost', SEL.traceRow, undefined],
+      ['traces_production', '/traces?source=production', SEL.traceRow, undefined],
+      ['sessions', '/sessions', '[data-testid="session-row"]', undefined],
+      // The week's costs: their total (one element), the page's other panels asking beside it.
+      ['analytics_costs_7d', '/analytics?range=7d', '[data-testid="cost-total"]', 1],
     ] as const) {
-      pages[name] = await timePage(browser, svc, apiKey, url, selector, opts);
+      pages[name] = await timePage(browser, svc, apiKey, url, selector, opts, minRows);
       console.log(JSON.stringify({ phase: `page-${name}`, stored_traces: stored, ...pages[name] }));
     }
     const waterfall3k = await timePage(browser, svc, apiKey, `/traces/${encodeURIComponent(big[3_000])}`, SEL.waterfallRow, opts);
