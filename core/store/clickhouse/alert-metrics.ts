@@ -2,7 +2,7 @@ import type { AlertFilter, TraceMetric } from '../../model/alert.js';
 import type { AlertMetrics, DriftSamples, TimeRange } from '../alert-metrics.js';
 import type { ClickHouseClient } from './client.js';
 import { toClickHouseTime } from './time.js';
-import { TRACE_COST, TRACE_FILTERS } from './trace-stats-sql.js';
+import { spanMapTotal, TRACE_FILTERS } from './trace-stats-sql.js';
 
 /**
  * The analytical-store side of alert rules (docs/alerts.md, "Metrics"): aggregates over a
@@ -17,6 +17,10 @@ export const MAX_DRIFT_SAMPLES = 20_000;
 const QUERY_SETTINGS = { max_execution_time: 30 } as const;
 
 const TIME = "DateTime64(3, 'UTC')";
+
+/** A trace's tokens and cost, read row by row where it is stored in one row (spanMapTotal). */
+const TOKENS = spanMapTotal('tokens');
+const COST = spanMapTotal('cost');
 
 /**
  * The traces of a project that started in [from, to), one row each, merged from trace_stats.
@@ -39,8 +43,8 @@ export function windowTracesSql(filter: AlertFilter): string {
     start_time,
     toUInt8(${TRACE_FILTERS.status}) AS is_error,
     toUInt64(greatest(0, dateDiff('millisecond', start_time, end_time))) AS duration_ms,
-    arraySum(stats.3) + arraySum(stats.4) AS tokens,
-    ifNull(${TRACE_COST}, 0) AS cost
+    ${TOKENS.value} AS tokens,
+    ifNull(${COST.value}, 0) AS cost
   FROM (
     SELECT
       trace_id,
@@ -50,8 +54,7 @@ export function windowTracesSql(filter: AlertFilter): string {
       argMaxMerge(header_name) AS header_name,
       argMaxMerge(header_status) AS header_status,
       min(root) AS root_span,
-      maxMap(span_stats) AS stats,
-      maxMap(span_costs) AS costs
+      ${[...TOKENS.columns, ...COST.columns].join(',\n      ')}
     FROM agent_eval.trace_stats
     WHERE project_id = {project:String}
       AND trace_id IN (
