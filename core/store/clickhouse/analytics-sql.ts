@@ -1,6 +1,7 @@
 import { MAX_SCATTER_POINTS, type CorrelationMetric } from '../../model/analytics.js';
 import { windowTracesSql } from './alert-metrics.js';
 import { meanRankSql } from './rank-sql.js';
+import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
 
 /**
  * SQL of the dashboard's aggregate reads (GET /api/analytics/*). Values are always bound
@@ -41,8 +42,7 @@ function windowSpans(filters: SpanFilter[]): string {
     SELECT component_type, model, status, duration_ms, input_tokens, output_tokens, start_time, span_type, total_cost
     FROM agent_eval.spans
     WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
-    ORDER BY ingested_at DESC
-    LIMIT 1 BY trace_id, span_id
+    ${NEWEST_ROW_PER_SPAN}
   )
   ${where}
 )`;

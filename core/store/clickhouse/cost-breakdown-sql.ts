@@ -1,6 +1,7 @@
 import type { CostGroup } from '../../model/cost-analytics.js';
 import { promptAttribute } from './prompt-links.js';
 import { spanMapTotal } from './trace-stats-sql.js';
+import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
 
 /**
  * SQL of cost analytics (GET /api/analytics/costs). Values are always bound; the only text
@@ -20,8 +21,7 @@ const WINDOW_CALLS = `(
     SELECT trace_id, span_id, start_time, model, resource_attributes, attributes, total_cost, input_tokens, output_tokens, span_type
     FROM agent_eval.spans
     WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
-    ORDER BY ingested_at DESC
-    LIMIT 1 BY trace_id, span_id
+    ${NEWEST_ROW_PER_SPAN}
   )
   WHERE span_type = 'generation'
 )`;

@@ -1,3 +1,5 @@
+import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
+
 /**
  * SQL of costs over stored spans (docs/costs.md): repricing a window with the current price table
  * (POST /api/admin/recompute-costs) and the cost of a set of traces (runs). Values are always
@@ -16,8 +18,7 @@ const WINDOW_LATEST = `
   SELECT trace_id, span_id, span_type, model, start_time, end_time, input_tokens, output_tokens, cached_input_tokens, attributes, total_cost, cost_version, ingested_at
   FROM agent_eval.spans
   WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
-  ORDER BY ingested_at DESC
-  LIMIT 1 BY trace_id, span_id`;
+  ${NEWEST_ROW_PER_SPAN}`;
 
 /**
  * Cached input tokens: the stored count, else (rows stored before the column existed) the first
@@ -128,8 +129,7 @@ FROM (
   SELECT trace_id, span_id, span_type, total_cost, attributes['agent_eval.judge'] AS judge
   FROM agent_eval.spans
   WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
-  ORDER BY ingested_at DESC
-  LIMIT 1 BY trace_id, span_id
+  ${NEWEST_ROW_PER_SPAN}
 )
 WHERE span_type = 'generation'
 GROUP BY trace_id`;

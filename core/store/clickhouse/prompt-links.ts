@@ -1,5 +1,6 @@
 import type { PromptTraceList, PromptTraceQuery } from '../../model/prompt.js';
 import { fromClickHouseTime } from './time.js';
+import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
@@ -42,8 +43,7 @@ FROM (
     FROM agent_eval.spans
     WHERE project_id = {project:String}
       AND (trace_id, span_id) IN (SELECT trace_id, span_id FROM agent_eval.spans WHERE project_id = {project:String} AND (${NAMES_PROMPT}))
-    ORDER BY ingested_at DESC
-    LIMIT 1 BY trace_id, span_id
+    ${NEWEST_ROW_PER_SPAN}
   )
   WHERE prompt_name = {name:String}
 )

@@ -1,4 +1,5 @@
 import { TOOL_NAME_KEYS } from '../../scoring/trajectory/span-tree.js';
+import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
 
 /**
  * SQL of the tool analytics (GET /api/analytics/tools, docs/api.md "Analytics"). Values are always
@@ -29,8 +30,7 @@ function toolSpans(where: string): string {
   SELECT trace_id, ${TOOL_NAME} AS tool, ${TOOL_FAILED} AS failed, duration_ms
   FROM agent_eval.spans
   WHERE project_id = {project:String} AND ${IS_TOOL} AND ${where}
-  ORDER BY ingested_at DESC
-  LIMIT 1 BY trace_id, span_id
+  ${NEWEST_ROW_PER_SPAN}
 )`;
 }
 
