@@ -299,15 +299,16 @@ describe('GET /api/traces sort by tokens and cost, traces written in parts', () 
         query: "SELECT trace_id, count() AS n FROM agent_eval.trace_stats WHERE trace_id IN ('m-a', 'm-b', 'm-c') GROUP BY trace_id ORDER BY trace_id",
         format: 'JSONEachRow',
       });
-      expect(((await rows.json()) as Array<{ n: string | number }>).map((r) => Number(r.n))).toEqual([3, 3, 1]);
+      expect((await rows.json<{ n: string | number }>()).map((r) => Number(r.n))).toEqual([3, 3, 1]);
 
       const check = async () => {
         const byTokens = await listed('sort=tokens');
-        expect(byTokens).toEqual([
-          { id: 'm-a', tokens: 630, cost: expect.any(Number) },
-          { id: 'm-c', tokens: 560, cost: expect.any(Number) },
-          { id: 'm-b', tokens: 510, cost: expect.any(Number) },
+        expect(byTokens.map((t) => [t.id, t.tokens])).toEqual([
+          ['m-a', 630],
+          ['m-c', 560],
+          ['m-b', 510],
         ]);
+        expect(byTokens.every((t) => typeof t.cost === 'number' && t.cost > 0)).toBe(true);
         expect((await listed('sort=tokens&order=asc')).map((t) => t.id)).toEqual(['m-b', 'm-c', 'm-a']);
         const byCost = await listed('sort=cost');
         expect(byCost.map((t) => t.id)).toEqual(['m-a', 'm-c', 'm-b']);

@@ -151,7 +151,17 @@ describe('cost analytics', () => {
     const project = 'cost-analytics-two-models';
     const start = now - 600_000;
     const call = (id: string, model: string, offset: number) =>
-      spanAt(start, offset, 500, { span_id: id, parent_span_id: 'tm-root', name: 'chat', type: 'generation', model, input_tokens: 2_000, output_tokens: 300, input: texts[1], output: texts[2] });
+      spanAt(start, offset, 500, {
+        span_id: id,
+        parent_span_id: 'tm-root',
+        name: 'chat',
+        type: 'generation',
+        model,
+        input_tokens: 2_000,
+        output_tokens: 300,
+        input: texts[1],
+        output: texts[2],
+      });
     const json = ingestTrace('tm-1', {
       name: 'two models',
       start,

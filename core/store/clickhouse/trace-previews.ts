@@ -20,7 +20,11 @@ export function previewText(text: string): string | null {
 }
 
 /** The input and output previews of the given root spans (absent spans left out), by trace id. */
-export async function previewsOf(rows: Rows, projectId: string, roots: ReadonlyArray<{ trace_id: string; root_span_id: string }>): Promise<Map<string, TracePreview>> {
+export async function previewsOf(
+  rows: Rows,
+  projectId: string,
+  roots: ReadonlyArray<{ trace_id: string; root_span_id: string }>,
+): Promise<Map<string, TracePreview>> {
   const out = new Map<string, TracePreview>();
   if (roots.length === 0) return out;
   const list = await rows<{ trace_id: string; input: string; output: string }>(ROOT_PREVIEWS, {
