@@ -1,8 +1,8 @@
 import { MAX_COST_GROUPS, MAX_TOP_COSTS, type CostBreakdown, type CostBreakdownQuery, type CostGroupSeries } from '../../model/cost-analytics.js';
 import { bucketStarts } from '../../model/analytics.js';
-import { fromClickHouseTime, toClickHouseTime } from './time.js';
+import { toClickHouseTime } from './time.js';
 import { costSeriesSql, TOP_SESSIONS, TOP_TRACES } from './cost-breakdown-sql.js';
-import type { TraceRow } from './rows.js';
+import { traceSummary, type TraceRow } from './rows.js';
 import { TRACE_SUMMARIES } from './trace-stats-sql.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
@@ -89,12 +89,12 @@ export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBr
       traces: windowTraces,
       unpriced_llm_calls: unpriced,
     },
-    top_traces: traces.map((t) => ({
+    top_traces: traces.map(traceSummary).map((t) => ({
       trace_id: t.trace_id,
       name: t.name,
-      start_time: fromClickHouseTime(t.start_time),
-      cost_usd: num(t.total_cost),
-      tokens: num(t.total_input_tokens) + num(t.total_output_tokens),
+      start_time: t.start_time,
+      cost_usd: t.total_cost ?? 0,
+      tokens: t.total_input_tokens + t.total_output_tokens,
     })),
     top_sessions: sessions.map((s) => ({ session_id: s.session_id, cost_usd: num(s.cost), traces: num(s.traces) })),
   };
