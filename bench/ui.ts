@@ -189,6 +189,8 @@ export async function benchUi(opts: UiBenchOptions) {
       ['sessions', '/sessions', '[data-testid="session-row"]', undefined],
       // The week's costs: their total (one element), the page's other panels asking beside it.
       ['analytics_costs_7d', '/analytics?range=7d', '[data-testid="cost-total"]', 1],
+      // The page as it opens (the last 24 hours): its cost total, as above.
+      ['analytics_costs_24h', '/analytics', '[data-testid="cost-total"]', 1],
     ] as const) {
       pages[name] = await timePage(browser, svc, apiKey, url, selector, opts, minRows);
       console.log(JSON.stringify({ phase: `page-${name}`, stored_traces: stored, ...pages[name] }));
