@@ -144,6 +144,11 @@ describe('cost analytics', () => {
     for (const t of TRACES) bySession.set(t.session, (bySession.get(t.session) ?? 0) + costOf.get(t.id)!);
     expect(c.top_sessions[0].session_id).toBe('s-4');
     for (const s of c.top_sessions.filter((x) => bySession.has(x.session_id))) expect(s.cost_usd).toBeCloseTo(bySession.get(s.session_id)!, 10);
+    // Most expensive first; each session with the number of its traces that started in the window.
+    expect(c.top_sessions.map((s) => s.cost_usd)).toEqual([...c.top_sessions.map((s) => s.cost_usd)].sort((a, b) => b - a));
+    for (const id of bySession.keys()) {
+      expect(c.top_sessions.find((s) => s.session_id === id)?.traces).toBe(TRACES.filter((t) => t.session === id).length);
+    }
     expect(c.buckets).toHaveLength(c.groups[0].cost_usd.length);
   });
 

@@ -1,7 +1,7 @@
 import { MAX_COST_GROUPS, MAX_TOP_COSTS, type CostBreakdown, type CostBreakdownQuery, type CostGroupSeries } from '../../model/cost-analytics.js';
 import { bucketStarts } from '../../model/analytics.js';
 import { toClickHouseTime } from './time.js';
-import { costSeriesSql, TOP_SESSIONS, TOP_TRACES } from './cost-breakdown-sql.js';
+import { costSeriesSql, TOP_COSTS } from './cost-breakdown-sql.js';
 import { traceSummary, type TraceRow } from './rows.js';
 import { TRACE_SUMMARIES } from './trace-stats-sql.js';
 
@@ -17,18 +17,16 @@ type SeriesRow = { whole: unknown; key: string; bucket: unknown; cost: unknown; 
 /** GET /api/analytics/costs: the series by group (the costliest MAX_COST_GROUPS, the rest as `other`) and the top traces and sessions. */
 export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBreakdownQuery): Promise<CostBreakdown> {
   const params = { project: projectId, from: toClickHouseTime(q.fromMs), to: toClickHouseTime(q.toMs), step: q.step, top: MAX_TOP_COSTS };
-  // The costliest traces' ids, then their summaries (name, start, tokens, cost), in that order.
-  const topTraces = async (): Promise<TraceRow[]> => {
-    const ids = (await rows<{ trace_id: string }>(TOP_TRACES, params)).map((t) => t.trace_id);
-    if (ids.length === 0) return [];
+  // The costliest traces' ids and sessions, then the traces' summaries (name, start, tokens, cost), in that order.
+  const top = async (): Promise<{ traces: TraceRow[]; sessions: Array<[string, unknown, unknown]> }> => {
+    const [row] = await rows<{ trace_ids: string[]; sessions: Array<[string, unknown, unknown]> }>(TOP_COSTS, params);
+    const ids = row?.trace_ids ?? [];
+    const sessions = row?.sessions ?? [];
+    if (ids.length === 0) return { traces: [], sessions };
     const byId = new Map((await rows<TraceRow>(TRACE_SUMMARIES, { project: projectId, traces: ids })).map((t) => [t.trace_id, t]));
-    return ids.map((id) => byId.get(id)).filter((t): t is TraceRow => t !== undefined);
+    return { traces: ids.map((id) => byId.get(id)).filter((t): t is TraceRow => t !== undefined), sessions };
   };
-  const [series, traces, sessions] = await Promise.all([
-    rows<SeriesRow>(costSeriesSql(q.group_by), params),
-    topTraces(),
-    rows<{ session_id: string; cost: unknown; traces: unknown }>(TOP_SESSIONS, params),
-  ]);
+  const [series, { traces, sessions }] = await Promise.all([rows<SeriesRow>(costSeriesSql(q.group_by), params), top()]);
   const starts = bucketStarts(q.fromMs, q.toMs, q.step);
   const index = new Map(starts.map((t, i) => [t / 1000, i]));
   const byKey = new Map<string, CostGroupSeries>();
@@ -96,6 +94,6 @@ export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBr
       cost_usd: t.total_cost ?? 0,
       tokens: t.total_input_tokens + t.total_output_tokens,
     })),
-    top_sessions: sessions.map((s) => ({ session_id: s.session_id, cost_usd: num(s.cost), traces: num(s.traces) })),
+    top_sessions: sessions.map(([session_id, cost, count]) => ({ session_id, cost_usd: num(cost), traces: num(count) })),
   };
 }

@@ -77,18 +77,17 @@ const WINDOW_TRACES = `(
   WHERE start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
 )`;
 
-/** The ids of the costliest traces of the window (ties by id); their summaries (TRACE_SUMMARIES) give the rest. */
-export const TOP_TRACES = `
-SELECT trace_id FROM ${WINDOW_TRACES}
-WHERE cost > 0
-ORDER BY cost DESC, trace_id
-LIMIT {top:UInt32}`;
-
-/** The costliest sessions of the window: their traces started in it. */
-export const TOP_SESSIONS = `
-SELECT session_id, sum(cost) AS cost, count() AS traces FROM ${WINDOW_TRACES}
-WHERE session_id != ''
-GROUP BY session_id
-HAVING cost > 0
-ORDER BY cost DESC, session_id
-LIMIT {top:UInt32}`;
+/**
+ * The costliest traces (ids; ties by id, their summaries from TRACE_SUMMARIES give the rest) and
+ * the costliest sessions (id, cost, traces started in the window; ties by id) of the window, in one
+ * pass over its traces: as two queries each merged the window's summaries again (at 100,000 traces,
+ * 24 hours: 88 + 87 ms against 101 for both together).
+ */
+export const TOP_COSTS = `
+WITH sumMapIf([session_id], [cost], [toUInt64(1)], session_id != '') AS by_session
+SELECT
+  arrayMap(t -> tupleElement(t, 2), groupArraySortedIf({top:UInt32})((-cost, trace_id), cost > 0)) AS trace_ids,
+  arraySlice(
+    arraySort(s -> (-tupleElement(s, 2), tupleElement(s, 1)), arrayFilter(s -> tupleElement(s, 2) > 0, arrayZip(tupleElement(by_session, 1), tupleElement(by_session, 2), tupleElement(by_session, 3)))),
+    1, {top:UInt32}) AS sessions
+FROM ${WINDOW_TRACES}`;
