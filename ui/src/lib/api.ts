@@ -1,7 +1,7 @@
 import { writable, get } from 'svelte/store';
 import { AgentEvalApi, type Requester, type RequestOptions } from '../../../sdk/browser.js';
 import type { AuthState, Project, ProjectRole, SessionView } from './types.js';
-import { takeEarlySession } from './early-session.js';
+import { takeEarlyAnswer, takeEarlySession } from './early-session.js';
 
 /**
  * Who the dashboard is. Signed in, the browser holds an HttpOnly session cookie the page never
@@ -145,9 +145,13 @@ async function respond(method: string, path: string, opts: RequestOptions & Call
   // A body that is not JSON, e.g. a suite as YAML (Content-Type application/yaml).
   else if (opts.text) headers['content-type'] = opts.text.contentType;
   const body = opts.json === undefined ? opts.text?.body : JSON.stringify(opts.json);
+  const url = withQuery(path, opts.query);
   let res: Response;
   try {
-    res = await fetch(withQuery(path, opts.query), { method, headers, credentials: 'same-origin', signal: opts.signal, body });
+    // A list opened bare was asked for while the scripts loaded (app.html): that answer, once.
+    const early = method === 'GET' && body === undefined ? await takeEarlyAnswer(url, headers['x-project-id']) : null;
+    if (early) opts.signal?.throwIfAborted();
+    res = early ?? (await fetch(url, { method, headers, credentials: 'same-origin', signal: opts.signal, body }));
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, 'The service did not answer: is it running? Check the network and try again.');
