@@ -59,6 +59,55 @@ ORDER BY sort_key ${dir}, trace_id ${dir}
 LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
 }
 
+/**
+ * The newest page with no filter, without merging every trace of the project (tracePageSql must,
+ * to learn each trace's start): a trace's start is the least `min_start` of its summary rows, so
+ * every trace that started after the {candidates}-th newest row has a row among those rows. Step
+ * one, NEWEST_CANDIDATE_ROWS: the project's {candidates} newest summary rows (before the cursor's
+ * start, when there is one). Step two, newestPageSql: the merged starts of those rows' traces,
+ * keeping the traces that started after the oldest of the rows (`threshold`; all of them when the
+ * rows were every row there is), in the list's order. Those are the newest traces, exactly; when
+ * they are too few for the page, the caller asks again with more rows.
+ */
+export function newestCandidateRowsSql(withCursor: boolean): string {
+  return `
+SELECT trace_id, toString(min_start) AS row_start
+FROM agent_eval.trace_stats
+WHERE project_id = {project:String}${withCursor ? ` AND min_start <= {cursorStart:${TIME}}` : ''}
+ORDER BY min_start DESC
+LIMIT {candidates:UInt32}`;
+}
+
+/** Step two of {@link newestCandidateRowsSql}: binds {traces} (the rows' trace ids) and, unless `complete`, {threshold}. */
+export function newestPageSql(withCursor: boolean, complete: boolean): string {
+  const where = [
+    ...(complete ? [] : [`start_time > {threshold:${TIME}}`]),
+    ...(withCursor ? [`(start_time, trace_id) < ({cursorStart:${TIME}}, {cursorTrace:String})`] : []),
+  ];
+  return `
+SELECT trace_id, toUnixTimestamp64Milli(start_time) AS start_ms, 0 AS sort_key
+FROM (
+  SELECT trace_id, min(min_start) AS start_time
+  FROM agent_eval.trace_stats
+  WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+  GROUP BY trace_id
+)${
+    where.length
+      ? `
+WHERE ${where.join(' AND ')}`
+      : ''
+  }
+ORDER BY start_time DESC, trace_id DESC
+LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
+}
+
+/**
+ * The number of a project's traces, for the newest page (which carries no count). Distinct trace ids
+ * by a 64-bit hash, as `uniqExact` of the ids themselves costs twice as much at 1M traces; two ids
+ * share a hash with a chance of about n^2 / 2^65 (3e-8 at a million traces).
+ */
+export const PROJECT_TRACE_COUNT = `SELECT uniqExact(cityHash64(trace_id)) AS total FROM agent_eval.trace_stats WHERE project_id = {project:String}`;
+
 /** The number of traces the filters match, for a page past the end (no row carries the window count). */
 export function traceCountSql(filters: TraceFilter[]): string {
   return `SELECT count() AS total FROM ${filteredTraces(filters)}`;

@@ -2,7 +2,7 @@ import { TRACE_SEARCH_WINDOW, type TraceList, type TraceListItem, type TraceList
 import { encodeTraceCursor } from '../../model/trace-sort.js';
 import { traceSummary, type TraceRow } from './rows.js';
 import { toClickHouseTime } from './time.js';
-import { traceCountSql, tracePageSql } from './trace-page-sql.js';
+import { PROJECT_TRACE_COUNT, newestCandidateRowsSql, newestPageSql, traceCountSql, tracePageSql } from './trace-page-sql.js';
 import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, listParams } from './trace-stats-sql.js';
 import { previewsOf, type TracePreview } from './trace-previews.js';
 
@@ -13,6 +13,13 @@ export interface TraceCursor {
   startMs: number;
   traceId: string;
 }
+
+/**
+ * The newest page's summary rows (newestCandidateRowsSql): at first four per trace the page needs,
+ * at least 200, eight times as many each time they hold too few whole traces (a trace written in
+ * many small writes has as many rows), and past 20,000 the page merges every trace instead.
+ */
+const NEWEST_ROWS = { first: 200, perTrace: 4, growth: 8, max: 20_000 };
 
 /** Reads of trace summaries (trace_stats); `rows` is the store's one query function. */
 export function createTraceReads(rows: Rows) {
@@ -74,9 +81,11 @@ export function createTraceReads(rows: Rows) {
         : [];
       params.searchHits = hits.map((h) => h.trace_id);
     }
-    const page = await rows<PageRow>(tracePageSql(filters, q.cursor !== undefined, q.sort), params);
-    let total = page.length ? Number(page[0].total) : 0;
-    if (page.length === 0 && (q.offset > 0 || q.cursor)) {
+    const bare = filters.length === 0 && (q.sort === undefined || (q.sort.by === 'time' && q.sort.order === 'desc'));
+    const newest = bare ? await newestPage(params, q.cursor !== undefined) : null;
+    const page = newest?.page ?? (await rows<PageRow>(tracePageSql(filters, q.cursor !== undefined, q.sort), params));
+    let total = newest ? newest.total : page.length ? Number(page[0].total) : 0;
+    if (!newest && page.length === 0 && (q.offset > 0 || q.cursor)) {
       // Past the last page the window count has no row to ride on.
       const [count] = await rows<{ total: string }>(traceCountSql(filters), params);
       total = Number(count?.total ?? 0);
@@ -110,6 +119,28 @@ export function createTraceReads(rows: Rows) {
     };
     if (searchTruncated !== undefined) list.search_truncated = searchTruncated;
     return list;
+  }
+
+  /**
+   * The newest page with no filter from the project's newest summary rows (trace-page-sql.ts,
+   * newestCandidateRowsSql), and the project's trace count; null when too many rows would be needed
+   * (the caller then merges every trace).
+   */
+  async function newestPage(params: Record<string, unknown>, withCursor: boolean): Promise<{ page: PageRow[]; total: number } | null> {
+    const pageRows = Number(params.limit);
+    const wanted = Number(params.offset) + pageRows;
+    for (let candidates = Math.max(NEWEST_ROWS.first, NEWEST_ROWS.perTrace * wanted); candidates <= NEWEST_ROWS.max; candidates *= NEWEST_ROWS.growth) {
+      const found = await rows<{ trace_id: string; row_start: string }>(newestCandidateRowsSql(withCursor), { ...params, candidates });
+      // Fewer rows than asked for: they are every row there is, so every trace is whole.
+      const complete = found.length < candidates;
+      const traces = [...new Set(found.map((r) => r.trace_id))];
+      const page = traces.length ? await rows<PageRow>(newestPageSql(withCursor, complete), { ...params, traces, threshold: found.at(-1)?.row_start }) : [];
+      if (complete || page.length >= pageRows) {
+        const [count] = await rows<{ total: string | number }>(PROJECT_TRACE_COUNT, params);
+        return { page, total: Number(count?.total ?? 0) };
+      }
+    }
+    return null;
   }
 
   return { summaries, listTraces };
