@@ -391,7 +391,8 @@ describe('eval run pages in Chromium', () => {
       const panel = p.page.locator(RUNS_SEL.approvals);
       await expect.poll(() => panel.locator(RUNS_SEL.approval).count(), { timeout: 30_000 }).toBe(2);
       const mail = panel.locator(`${RUNS_SEL.approval}[data-case-index="0"]`);
-      expect(await mail.textContent()).toContain('send-mail');
+      // The case's name, once the case table holds the waiting case (it may have been read before the case's row was recorded).
+      await expect.poll(() => mail.textContent()).toContain('send-mail');
       expect(await mail.textContent()).toContain('send_email');
       expect(await mail.textContent()).toContain('mails the customer');
       await expect.poll(() => p.page.locator(RUNS_SEL.caseRowNamed('send-mail')).locator(RUNS_SEL.caseAwaitingApproval).count()).toBe(1);
