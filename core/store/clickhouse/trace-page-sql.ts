@@ -63,7 +63,7 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
  * The newest page with no filter, without merging every trace of the project (tracePageSql must,
  * to learn each trace's start): a trace's start is the least `min_start` of its summary rows, so
  * every trace that started after the {candidates}-th newest row has a row among those rows. Step
- * one, NEWEST_CANDIDATE_ROWS: the project's {candidates} newest summary rows (before the cursor's
+ * one, this query: the project's {candidates} newest summary rows (before the cursor's
  * start, when there is one). Step two, newestPageSql: the merged starts of those rows' traces,
  * keeping the traces that started after the oldest of the rows (`threshold`; all of them when the
  * rows were every row there is), in the list's order. Those are the newest traces, exactly; when
