@@ -27,7 +27,6 @@ export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/integration/audit-log.test.ts',
   'test/integration/auth-throttling.test.ts',
   'test/integration/backup-refusals.test.ts',
-  'test/integration/binary-rows-property.test.ts',
   'test/integration/chdb-failed-query-output.test.ts',
   'test/integration/cli-suite-datasets.test.ts',
   'test/integration/clickhouse-gateway.test.ts',
