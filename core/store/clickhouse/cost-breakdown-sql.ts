@@ -1,29 +1,24 @@
 import type { CostGroup } from '../../model/cost-analytics.js';
 import { promptAttribute } from './prompt-links.js';
 import { spanMapTotal } from './trace-stats-sql.js';
-import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
+import { NEWEST_SPANS } from './newest-span-rows.js';
 
 /**
  * SQL of cost analytics (GET /api/analytics/costs). Values are always bound; the only text
- * spliced in is the fixed fragments below. Series are over the generation spans that started in
- * the window (newest row of each span); the most expensive traces and sessions over the traces
+ * spliced in is the fixed fragments below. Series are over the generation spans whose newest row
+ * started in the window; the most expensive traces and sessions over the traces
  * that started in it (their merged summaries, as GET /api/traces prices them).
  */
 
 const TIME = "DateTime64(3, 'UTC')";
 
-/** The window's generation spans, newest row of each, with what every grouping reads. */
+/** The generation spans whose newest row started in the window, with what every grouping reads. */
 const WINDOW_CALLS = `(
   SELECT trace_id, start_time, model, resource_attributes['service.name'] AS agent,
     if(${promptAttribute(0)} = '', '', concat(${promptAttribute(0)}, ' v', ${promptAttribute(1)})) AS prompt,
     ifNull(total_cost, 0) AS cost, toUInt8(total_cost IS NULL) AS unpriced, input_tokens + output_tokens AS tokens
-  FROM (
-    SELECT trace_id, span_id, start_time, model, resource_attributes, attributes, total_cost, input_tokens, output_tokens, span_type
-    FROM agent_eval.spans
-    WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
-    ${NEWEST_ROW_PER_SPAN}
-  )
-  WHERE span_type = 'generation'
+  FROM ${NEWEST_SPANS}
+  WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}} AND span_type = 'generation'
 )`;
 
 /** Per trace of those calls: its end user, session and evaluation run (merged summaries). */
