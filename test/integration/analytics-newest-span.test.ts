@@ -8,7 +8,8 @@ import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
  * The dashboard's reads over a window of spans (component health, span series, cost analytics)
- * count each span once, where its newest row puts it: a span re-sent (updated, as JSON ingest
+ * count each span once, where its newest row puts it (and the trace series each trace once, by its
+ * merged summary): a span re-sent (updated, as JSON ingest
  * allows) with another start, model or tokens counts with its new values, and one whose new start
  * left the window no longer counts in it. The spans carry what agents send (the corpus' system
  * prompt, question and multi-paragraph answer).
@@ -103,6 +104,18 @@ describe('the window reads take each span where its newest row puts it', () => {
     expect(gpt.overall.count).toBe(2);
   });
 
+  it('trace series: each trace once, in the hour of its earliest start over all its writes', async () => {
+    // nr-moved's second write starts it five hours before the window: out of it, though its first
+    // write's row alone started inside. nr-updated started at its first write's start.
+    const s = await get<MetricSeries>(`/api/analytics/timeseries?${WINDOW}`);
+    expect(s.counts).toEqual([2, 0, 0]);
+    // A trace's tokens over its spans, each span once (nr-updated's LLM call at its larger count).
+    expect(s.tokens.p50[0]).toBeCloseTo((1100 + 4400) / 2, 9);
+    const wide = await get<MetricSeries>(`/api/analytics/timeseries?${WIDE}`);
+    expect(wide.overall.count).toBe(3);
+    expect(wide.counts.reduce((a, b) => a + (b ?? 0), 0)).toBe(3);
+  });
+
   it('cost analytics: tokens and traces by the newest model of each call, the moved call outside the window', async () => {
     const c = await get<CostBreakdown>(`/api/analytics/costs?${WINDOW}&group_by=model`);
     const byModel = Object.fromEntries(c.groups.map((g) => [g.key, g]));
@@ -110,9 +123,16 @@ describe('the window reads take each span where its newest row puts it', () => {
     expect(byModel['gpt-4o']).toMatchObject({ total_tokens: 1100, traces: 1, tokens: [1100, 0, 0] });
     expect(byModel['claude-sonnet-4']).toMatchObject({ total_tokens: 4400, traces: 1, tokens: [0, 4400, 0] });
     expect(c.total).toMatchObject({ tokens: 5500, traces: 2 });
+    // The costliest traces of the window: each once (nr-updated is stored in two summary rows), by
+    // its merged start, so not nr-moved; its cost is its calls' newest prices.
+    expect(c.top_traces.map((t) => t.trace_id).sort()).toEqual(['nr-stays', 'nr-updated']);
+    const updated = c.top_traces.find((t) => t.trace_id === 'nr-updated')!;
+    expect(updated.tokens).toBe(4400);
+    expect(updated.cost_usd).toBeCloseTo(byModel['claude-sonnet-4'].total_cost_usd, 12);
 
     const wide = await get<CostBreakdown>(`/api/analytics/costs?${WIDE}&group_by=model`);
     expect(wide.groups.find((g) => g.key === 'gpt-4o')).toMatchObject({ total_tokens: 3300, traces: 2 });
     expect(wide.total).toMatchObject({ tokens: 7700, traces: 3 });
+    expect(wide.top_traces.map((t) => t.trace_id).sort()).toEqual(['nr-moved', 'nr-stays', 'nr-updated']);
   });
 });
