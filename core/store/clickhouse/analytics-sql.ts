@@ -1,7 +1,7 @@
 import { MAX_SCATTER_POINTS, type CorrelationMetric } from '../../model/analytics.js';
 import { windowTracesSql } from './alert-metrics.js';
 import { meanRankSql } from './rank-sql.js';
-import { NEWEST_SPANS } from './newest-span-rows.js';
+import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
 
 /**
  * SQL of the dashboard's aggregate reads (GET /api/analytics/*). Values are always bound
@@ -9,8 +9,8 @@ import { NEWEST_SPANS } from './newest-span-rows.js';
  * aggregate over one project's rows in [{from}, {to}): nothing returns rows one by one but the
  * bounded scatter sample.
  *
- * Each table keeps several versions of a row, and each read takes one per key: the newest span row
- * per (trace_id, span_id) (NEWEST_SPANS), the newest score row per score_id
+ * Each table keeps several versions of a row, and each read takes one per key as the rest of the
+ * store does: the newest span row per (trace_id, span_id) and score row per score_id
  * (`ORDER BY ... DESC LIMIT 1 BY`), trace summaries merged from `trace_stats` states.
  */
 
@@ -32,14 +32,19 @@ function equalityFilters<P extends string>(columns: Record<P, string>): Record<P
 const SPAN_FILTERS = equalityFilters({ componentType: 'component_type', model: 'model' });
 export type SpanFilter = keyof typeof SPAN_FILTERS;
 
-/** The project's spans whose newest row started in the window, narrowed by `filters`. */
+/** The project's spans that started in the window, newest row of each, narrowed by `filters`. */
 function windowSpans(filters: SpanFilter[]): string {
-  const narrowed = filters.map((f) => ` AND ${SPAN_FILTERS[f]}`).join('');
+  const where = filters.length ? `WHERE ${filters.map((f) => SPAN_FILTERS[f]).join(' AND ')}` : '';
   return `(
   SELECT component_type, model, toUInt8(status = 'error') AS is_error, duration_ms, input_tokens + output_tokens AS tokens, start_time,
     ifNull(total_cost, 0) AS cost, toUInt8(span_type = 'generation' AND total_cost IS NULL) AS unpriced
-  FROM ${NEWEST_SPANS}
-  WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}${narrowed}
+  FROM (
+    SELECT component_type, model, status, duration_ms, input_tokens, output_tokens, start_time, span_type, total_cost
+    FROM agent_eval.spans
+    WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
+    ${NEWEST_ROW_PER_SPAN}
+  )
+  ${where}
 )`;
 }
 

@@ -1,24 +1,29 @@
 import type { CostGroup } from '../../model/cost-analytics.js';
 import { promptAttribute } from './prompt-links.js';
-import { costOf } from './trace-stats-sql.js';
-import { NEWEST_SPANS } from './newest-span-rows.js';
+import { spanMapTotal } from './trace-stats-sql.js';
+import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
 
 /**
  * SQL of cost analytics (GET /api/analytics/costs). Values are always bound; the only text
- * spliced in is the fixed fragments below. Series are over the generation spans whose newest row
- * started in the window; the most expensive traces and sessions over the traces
+ * spliced in is the fixed fragments below. Series are over the generation spans that started in
+ * the window (newest row of each span); the most expensive traces and sessions over the traces
  * that started in it (their merged summaries, as GET /api/traces prices them).
  */
 
 const TIME = "DateTime64(3, 'UTC')";
 
-/** The generation spans whose newest row started in the window, with what every grouping reads. */
+/** The window's generation spans, newest row of each, with what every grouping reads. */
 const WINDOW_CALLS = `(
   SELECT trace_id, start_time, model, resource_attributes['service.name'] AS agent,
     if(${promptAttribute(0)} = '', '', concat(${promptAttribute(0)}, ' v', ${promptAttribute(1)})) AS prompt,
     ifNull(total_cost, 0) AS cost, toUInt8(total_cost IS NULL) AS unpriced, input_tokens + output_tokens AS tokens
-  FROM ${NEWEST_SPANS}
-  WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}} AND span_type = 'generation'
+  FROM (
+    SELECT trace_id, span_id, start_time, model, resource_attributes, attributes, total_cost, input_tokens, output_tokens, span_type
+    FROM agent_eval.spans
+    WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
+    ${NEWEST_ROW_PER_SPAN}
+  )
+  WHERE span_type = 'generation'
 )`;
 
 /** Per trace of those calls: its end user, session and evaluation run (merged summaries). */
@@ -52,19 +57,22 @@ ARRAY JOIN [
 GROUP BY whole, key, bucket`;
 }
 
+const COST = spanMapTotal('cost');
+
 /**
  * The window's traces with what the top lists rank by: start, session and cost (0 when nothing is
- * priced), from `trace_stats` read FINAL (each trace's states merged as they are read, in key
- * order; the window applies to the merged start, not to single rows: alert-metrics.ts
- * `windowTracesSql`). At 100,000 traces: 0.33x (24 hours) and 0.55x (a week) the time of merging
- * the window's candidates by GROUP BY (docs/benchmarks.md).
+ * priced). The cost is read row by row where a trace has one stored row (spanMapTotal): merging
+ * every trace's span map made the top lists take ~1 s at 100,000 traces.
  */
 const WINDOW_TRACES = `(
-  SELECT trace_id, start_time, session_id, ifNull(${costOf('span_costs')}, 0) AS cost
+  SELECT trace_id, start_time, session_id, ifNull(${COST.value}, 0) AS cost
   FROM (
-    SELECT trace_id, min_start AS start_time, session_id, span_costs
-    FROM agent_eval.trace_stats FINAL
+    SELECT trace_id, min(min_start) AS start_time, max(session_id) AS session_id,
+      ${COST.columns.join(',\n      ')}
+    FROM agent_eval.trace_stats
     WHERE project_id = {project:String}
+      AND trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND min_start >= {from:${TIME}} AND min_start < {to:${TIME}})
+    GROUP BY trace_id
   )
   WHERE start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
 )`;

@@ -22,12 +22,12 @@ const NAME = `if(header_name != '', header_name, root_span.4)`;
 export const TRACE_COST = costOf('costs');
 
 /** {@link TRACE_COST} of a `span_costs` value `map` (merged, or one stored row's). */
-export function costOf(map: string): string {
+function costOf(map: string): string {
   return `if(arrayExists(v -> v.3 = 1, ${map}.2), arraySum(arrayMap(v -> v.2, ${map}.2)), NULL)`;
 }
 
 /** A trace's input plus output tokens from a `span_stats` value `map` (merged, or one stored row's). */
-export const tokensOf = (map: string) => `(arraySum(${map}.3) + arraySum(${map}.4))`;
+const tokensOf = (map: string) => `(arraySum(${map}.3) + arraySum(${map}.4))`;
 
 /** The project's traces stored in more than one trace_stats row (not yet merged into one). */
 const MULTI_ROW_TRACES = `trace_id IN (

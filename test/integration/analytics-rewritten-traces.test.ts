@@ -63,9 +63,16 @@ beforeAll(async () => {
   svc = await startTestApi();
   // Stays: sent once, in the window.
   await ingest(agentTrace('nr-stays', T0 + 10 * MINUTE, { model: 'gpt-4o', input: 1000, output: 100, ms: 300 }));
-  // Sent in the window, then re-sent whole five hours earlier, before the window.
-  await ingest(agentTrace('nr-moved', T0 + 20 * MINUTE, { model: 'gpt-4o', input: 2000, output: 200, ms: 300 }));
-  await ingest(agentTrace('nr-moved', T0 - 5 * HOUR, { model: 'gpt-4o', input: 2000, output: 200, ms: 300 }));
+  // Sent in the window; a later write adds a warm-up span five hours earlier, before the window.
+  await ingest(agentTrace('nr-early', T0 + 20 * MINUTE, { model: 'gpt-4o', input: 2000, output: 200, ms: 300 }));
+  await ingest(
+    ingestTrace('nr-early', {
+      name: 'support-agent',
+      start: T0 - 5 * HOUR,
+      durationMs: 100,
+      root: { span_id: 'nr-early-warmup', name: 'warm-up', type: 'span', input: texts.ragParagraphs, output: texts.multilingual },
+    }),
+  );
   // Sent with one model, then re-sent in the next hour with another, more tokens and a longer call.
   await ingest(agentTrace('nr-updated', T0 + 30 * MINUTE, { model: 'gpt-4o', input: 3000, output: 300, ms: 300 }));
   await ingest(agentTrace('nr-updated', T0 + HOUR + 30 * MINUTE, { model: 'claude-sonnet-4', input: 4000, output: 400, ms: 700 }));
@@ -74,65 +81,59 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-describe('the window reads take each span where its newest row puts it', () => {
-  it('component health: a span moved out of the window is gone from it, an updated one counts with its new model and tokens', async () => {
+describe('the window reads with traces written more than once', () => {
+  it('component health: each span once, an updated call with its new model, tokens and duration', async () => {
     const h = await get<ComponentHealth>(`/api/analytics/components?${WINDOW}`);
-    // nr-stays and nr-updated: three spans each.
-    expect(h.span_count).toBe(6);
+    // Three spans each of nr-stays, nr-updated and nr-early; nr-early's warm-up is before the window.
+    expect(h.span_count).toBe(9);
     const byModel = Object.fromEntries(h.by_model.map((m) => [m.model, m]));
     expect(Object.keys(byModel).sort()).toEqual(['claude-sonnet-4', 'gpt-4o']);
-    expect(byModel['gpt-4o']).toMatchObject({ span_count: 1, tokens: { total: 1100 } });
+    expect(byModel['gpt-4o']).toMatchObject({ span_count: 2, tokens: { total: 3300 } });
     expect(byModel['claude-sonnet-4']).toMatchObject({ span_count: 1, tokens: { total: 4400 } });
     const generation = h.by_component_type.find((c) => c.component_type === 'generation');
-    expect(generation).toMatchObject({ span_count: 2, tokens: { total: 5500 } });
-    // Each LLM call's newest duration: 300 and 700 ms, not the first version's 300 of nr-updated.
-    expect(generation!.latency_ms.p50).toBeCloseTo(500, 9);
+    expect(generation).toMatchObject({ span_count: 3, tokens: { total: 7700 } });
+    // The calls' newest durations: 300, 300 and 700 ms (not nr-updated's first 300 as well).
+    expect(generation!.latency_ms.p95).toBeCloseTo(300 + 0.9 * 400, 9);
 
-    // Over the wider window the moved trace counts once, with its newest row.
     const wide = await get<ComponentHealth>(`/api/analytics/components?${WIDE}`);
-    expect(wide.span_count).toBe(9);
-    expect(wide.by_model.find((m) => m.model === 'gpt-4o')).toMatchObject({ span_count: 2, tokens: { total: 3300 } });
+    expect(wide.span_count).toBe(10);
   });
 
-  it('span series: each LLM call in the hour of its newest start', async () => {
+  it('span series: each LLM call once, in the hour of its newest start', async () => {
     const s = await get<MetricSeries>(`/api/analytics/timeseries?${WINDOW}&level=span&component_type=generation`);
-    expect(s.counts).toEqual([1, 1, 0]);
+    expect(s.counts).toEqual([2, 1, 0]);
     expect(s.latency_ms.p50).toEqual([300, 700, null]);
     const claude = await get<MetricSeries>(`/api/analytics/timeseries?${WINDOW}&level=span&model=claude-sonnet-4`);
     expect(claude.counts).toEqual([0, 1, 0]);
-    const gpt = await get<MetricSeries>(`/api/analytics/timeseries?${WIDE}&level=span&model=gpt-4o`);
-    expect(gpt.overall.count).toBe(2);
   });
 
   it('trace series: each trace once, in the hour of its earliest start over all its writes', async () => {
-    // nr-moved's second write starts it five hours before the window: out of it, though its first
-    // write's row alone started inside. nr-updated started at its first write's start.
+    // nr-early's second write starts it five hours before the window: out of it, though its first
+    // write's summary row alone started inside. nr-updated started at its first write's start.
     const s = await get<MetricSeries>(`/api/analytics/timeseries?${WINDOW}`);
     expect(s.counts).toEqual([2, 0, 0]);
     // A trace's tokens over its spans, each span once (nr-updated's LLM call at its larger count).
     expect(s.tokens.p50[0]).toBeCloseTo((1100 + 4400) / 2, 9);
     const wide = await get<MetricSeries>(`/api/analytics/timeseries?${WIDE}`);
     expect(wide.overall.count).toBe(3);
-    expect(wide.counts.reduce((a, b) => a + (b ?? 0), 0)).toBe(3);
+    expect(wide.counts.reduce((a, b) => a + b, 0)).toBe(3);
   });
 
-  it('cost analytics: tokens and traces by the newest model of each call, the moved call outside the window', async () => {
+  it('cost analytics: tokens and traces by the newest model of each call; the costliest traces by their merged start', async () => {
     const c = await get<CostBreakdown>(`/api/analytics/costs?${WINDOW}&group_by=model`);
     const byModel = Object.fromEntries(c.groups.map((g) => [g.key, g]));
     expect(Object.keys(byModel).sort()).toEqual(['claude-sonnet-4', 'gpt-4o']);
-    expect(byModel['gpt-4o']).toMatchObject({ total_tokens: 1100, traces: 1, tokens: [1100, 0, 0] });
+    expect(byModel['gpt-4o']).toMatchObject({ total_tokens: 3300, traces: 2, tokens: [3300, 0, 0] });
     expect(byModel['claude-sonnet-4']).toMatchObject({ total_tokens: 4400, traces: 1, tokens: [0, 4400, 0] });
-    expect(c.total).toMatchObject({ tokens: 5500, traces: 2 });
-    // The costliest traces of the window: each once (nr-updated is stored in two summary rows), by
-    // its merged start, so not nr-moved; its cost is its calls' newest prices.
+    expect(c.total).toMatchObject({ tokens: 7700, traces: 3 });
+    // The costliest traces that started in the window: each once (nr-updated is stored in two
+    // summary rows), not nr-early; nr-updated's cost is its call's newest price.
     expect(c.top_traces.map((t) => t.trace_id).sort()).toEqual(['nr-stays', 'nr-updated']);
     const updated = c.top_traces.find((t) => t.trace_id === 'nr-updated')!;
     expect(updated.tokens).toBe(4400);
     expect(updated.cost_usd).toBeCloseTo(byModel['claude-sonnet-4'].total_cost_usd, 12);
 
     const wide = await get<CostBreakdown>(`/api/analytics/costs?${WIDE}&group_by=model`);
-    expect(wide.groups.find((g) => g.key === 'gpt-4o')).toMatchObject({ total_tokens: 3300, traces: 2 });
-    expect(wide.total).toMatchObject({ tokens: 7700, traces: 3 });
-    expect(wide.top_traces.map((t) => t.trace_id).sort()).toEqual(['nr-moved', 'nr-stays', 'nr-updated']);
+    expect(wide.top_traces.map((t) => t.trace_id).sort()).toEqual(['nr-early', 'nr-stays', 'nr-updated']);
   });
 });
