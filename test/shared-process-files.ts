@@ -20,6 +20,7 @@ export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/integration/agents-api.test.ts',
   'test/integration/alerts-api.test.ts',
   'test/integration/analytics-api.test.ts',
+  'test/integration/analytics-rewritten-traces.test.ts',
   'test/integration/api-input.test.ts',
   'test/integration/api-traces-filters.test.ts',
   'test/integration/api-traces-sort.test.ts',
