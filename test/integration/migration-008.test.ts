@@ -3,10 +3,9 @@ import type { SpanRecord } from '../../core/model/span.js';
 import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-store.js';
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
-import { loadCorpus } from '../helpers/corpus.js';
+import { agentStepSpan, corpusSpanTexts } from '../helpers/agent-step-span.js';
 import { clickhouseBefore } from '../helpers/clickhouse-store.js';
 import { makeDataDir } from '../helpers/data-dir.js';
-import { spanRecord } from '../helpers/span-record.js';
 
 // A store of the previous release (migrations up to 007: a write's summaries pass through
 // trace_stats_input) is upgraded in place to 008 (they fold straight into trace_stats). A trace
@@ -21,40 +20,14 @@ afterAll(async () => {
   await ch?.close();
 });
 
-const corpusTexts = loadCorpus()
-  .json.flatMap((t) => t.body.spans)
-  .flatMap((s) => [s.input, s.output])
-  .filter((v): v is string => typeof v === 'string' && v.length > 0);
+const BOT = { agent: 'support-agent', service: 'support-bot' };
 
-function span(spanId: string, i: number, over: Partial<SpanRecord> = {}): SpanRecord {
-  const start = Date.now() - 60_000 + i * 1_000;
-  return spanRecord({
-    trace_id: 't-upgrade',
-    span_id: spanId,
-    parent_span_id: i === 0 ? null : 's0',
-    name: i === 0 ? 'support-agent' : `step ${i}`,
-    span_type: i === 0 ? 'span' : 'generation',
-    component_type: i === 0 ? null : 'generation',
-    kind: 'client',
-    start_time: start,
-    end_time: start + 500,
-    duration_ms: 500,
-    model: 'gpt-4o',
-    input: corpusTexts[(2 * i) % corpusTexts.length],
-    output: corpusTexts[(2 * i + 1) % corpusTexts.length],
-    input_tokens: 100 * (i + 1),
-    output_tokens: 10 * (i + 1),
-    attributes: { 'gen_ai.request.model': 'gpt-4o', 'user.id': 'u-1' },
-    resource_attributes: { 'service.name': 'support-bot' },
-    scope_name: 'otel',
-    scope_version: '1',
-    ...over,
-  });
-}
+/** Span `i` of the upgraded trace (test/helpers/agent-step-span.ts). */
+const span = (spanId: string, i: number, over: Partial<SpanRecord> = {}): SpanRecord => agentStepSpan('t-upgrade', spanId, i, BOT, over);
 
 describe('migration 008 on a store of the previous release', () => {
   it('keeps folding a trace written before the upgrade, counting every span once', async () => {
-    expect(corpusTexts.some((t) => t.includes('\n\n'))).toBe(true);
+    expect(corpusSpanTexts.some((t) => t.includes('\n\n'))).toBe(true);
     const { later, upgrade } = await clickhouseBefore(ch, '008_trace_stats_fold_writes');
 
     const store = createAnalyticsStore(ch);

@@ -4,10 +4,9 @@ import { createAnalyticsStore } from '../../core/store/clickhouse/analytics-stor
 import { connectClickHouse, type ClickHouse } from '../../core/store/clickhouse/client.js';
 import { encodeRowBatch } from '../../core/store/clickhouse/trace-stats-rows.js';
 import type { RowBatch } from '../../core/model/span.js';
-import { loadCorpus } from '../helpers/corpus.js';
+import { agentStepSpan } from '../helpers/agent-step-span.js';
 import { clickhouseBefore } from '../helpers/clickhouse-store.js';
 import { makeDataDir } from '../helpers/data-dir.js';
-import { spanRecord } from '../helpers/span-record.js';
 
 // Migration 011: a write's summaries fold into trace_stats row by row, without the view's GROUP BY.
 // What the GROUP BY did must still hold when one insert carries several summaries of one trace (the
@@ -23,36 +22,11 @@ afterAll(async () => {
   await ch?.close();
 });
 
-const corpusTexts = loadCorpus()
-  .json.flatMap((t) => t.body.spans)
-  .flatMap((s) => [s.input, s.output])
-  .filter((v): v is string => typeof v === 'string' && v.length > 0);
+const BOT = { agent: 'research-agent', service: 'research-bot' };
 
-function span(traceId: string, spanId: string, i: number, over: Partial<SpanRecord> = {}): SpanRecord {
-  const start = Date.now() - 60_000 + i * 1_000;
-  return spanRecord({
-    trace_id: traceId,
-    span_id: spanId,
-    parent_span_id: i === 0 ? null : 's0',
-    name: i === 0 ? 'research-agent' : `step ${i}`,
-    span_type: i === 0 ? 'span' : 'generation',
-    component_type: i === 0 ? null : 'generation',
-    kind: 'client',
-    start_time: start,
-    end_time: start + 500 + i,
-    duration_ms: 500 + i,
-    model: 'gpt-4o',
-    input: corpusTexts[(2 * i) % corpusTexts.length],
-    output: corpusTexts[(2 * i + 1) % corpusTexts.length],
-    input_tokens: 100 * (i + 1),
-    output_tokens: 10 * (i + 1),
-    attributes: { 'gen_ai.request.model': 'gpt-4o', 'session.id': 'conv-7', 'user.id': 'u-1' },
-    resource_attributes: { 'service.name': 'research-bot' },
-    scope_name: 'otel',
-    scope_version: '1',
-    ...over,
-  });
-}
+/** Span `i` of trace `traceId` (test/helpers/agent-step-span.ts), in session conv-7 unless `over` says otherwise. */
+const span = (traceId: string, spanId: string, i: number, over: Partial<SpanRecord> = {}): SpanRecord =>
+  agentStepSpan(traceId, spanId, i, BOT, { attributes: { 'gen_ai.request.model': 'gpt-4o', 'session.id': 'conv-7', 'user.id': 'u-1' }, ...over });
 
 function header(traceId: string, name: string, status: TraceHeader['status']): TraceHeader {
   return { project_id: 'p', trace_id: traceId, name, status, start_time: Date.now() - 60_000, duration_ms: 9_000, attributes: { release: name } };
