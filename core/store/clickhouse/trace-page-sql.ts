@@ -108,9 +108,13 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt32}`;
  */
 export const PROJECT_TRACE_COUNT = `SELECT uniqExact(cityHash64(trace_id)) AS total FROM agent_eval.trace_stats WHERE project_id = {project:String}`;
 
-/** The number of traces the filters match, for a page past the end (no row carries the window count). */
+/**
+ * The number of traces the filters match, for a page past the end (no row carries the window
+ * count). With no filter, the project's count as the newest page gives it, so the bare list says
+ * one total on every page.
+ */
 export function traceCountSql(filters: TraceFilter[]): string {
-  return `SELECT count() AS total FROM ${filteredTraces(filters)}`;
+  return filters.length === 0 ? PROJECT_TRACE_COUNT : `SELECT count() AS total FROM ${filteredTraces(filters)}`;
 }
 
 /**
