@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/server.js';
+import { texts as corpus } from '../fixtures/corpus/texts.js';
 
 interface PageSpan {
   span_id: string;
@@ -173,5 +174,69 @@ describe('span input and output in the trace view', () => {
     expect(long).not.toHaveProperty('input_truncated');
     const output = (await (await svc.api('/api/spans/b-long-output')).json()) as PageSpan;
     expect(output.output).toHaveLength(100_000);
+  });
+});
+
+describe('GET /api/traces/{id} on a trace that fits in one page', () => {
+  const SMALL = 'support-run';
+  const at = Date.now() - 1_800_000;
+  const texts = [corpus.supportSystemPrompt, corpus.supportQuestion, corpus.orderLookupResult, corpus.supportAnswer, corpus.policyRefundsHebrew];
+  const step = (i: number, start: number, output: string) => ({
+    span_id: `step-${i}`,
+    parent_span_id: i === 0 ? undefined : 'step-0',
+    name: i === 0 ? 'support-agent' : `step ${i}`,
+    type: i === 0 ? 'span' : 'tool',
+    start_time: start,
+    end_time: start + 50,
+    input: texts[i],
+    output,
+  });
+
+  beforeAll(async () => {
+    const spans = Array.from({ length: 5 }, (_, i) => step(i, at + i * 100, texts[(i + 1) % texts.length]));
+    const res = await svc.api('/api/traces/ingest', {
+      method: 'POST',
+      json: { trace_id: SMALL, name: 'support-agent', status: 'ok', duration_ms: 900, start_time: at, spans },
+    });
+    expect(res.status).toBe(201);
+    // Steps 1 and 2 re-sent: moved after step 4, with new outputs. Only their newest rows may count.
+    const resent = [step(1, at + 1_000, `${corpus.supportAnswer}\n\n(revised)`), step(2, at + 1_100, '')];
+    expect((await svc.api('/api/spans', { method: 'POST', json: { trace_id: SMALL, spans: resent } })).status).toBe(201);
+  });
+
+  async function pageOf(query: string): Promise<TracePage> {
+    const res = await svc.api(`/api/traces/${SMALL}${query}`);
+    expect(res.status).toBe(200);
+    return (await res.json()) as TracePage;
+  }
+
+  it('reads every span in one page, each at its newest place with its newest texts, and no cursor', async () => {
+    for (const query of ['', '?spans_limit=5']) {
+      const page = await pageOf(query);
+      expect(page.span_count).toBe(5);
+      expect(page.spans.map((s) => s.span_id)).toEqual(['step-0', 'step-3', 'step-4', 'step-1', 'step-2']);
+      expect(page.spans_next_cursor).toBeNull();
+      const byId = Object.fromEntries(page.spans.map((s) => [s.span_id, s]));
+      expect(byId['step-1'].output).toBe(`${corpus.supportAnswer}\n\n(revised)`);
+      expect(byId['step-2'].output).toBe('');
+      expect(byId['step-4'].input).toBe(corpus.policyRefundsHebrew);
+      expect(byId['step-0']).toMatchObject({ input: corpus.supportSystemPrompt, input_truncated: false, output_truncated: false });
+    }
+  });
+
+  it('gives the same spans page by page as in one page', async () => {
+    const whole = await pageOf('?spans_limit=5');
+    const paged: PageSpan[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: TracePage = await pageOf(`?spans_limit=2${cursor ? `&spans_cursor=${cursor}` : ''}`);
+      paged.push(...page.spans);
+      cursor = page.spans_next_cursor;
+    } while (cursor !== null && paged.length < 10);
+    expect(paged).toEqual(whole.spans);
+    // One span fewer than the trace holds: a cursor to the last one.
+    const four = await pageOf('?spans_limit=4');
+    expect(four.spans).toEqual(whole.spans.slice(0, 4));
+    expect((await pageOf(`?spans_limit=4&spans_cursor=${four.spans_next_cursor}`)).spans).toEqual(whole.spans.slice(4));
   });
 });

@@ -48,8 +48,11 @@ export function createAnalyticsStore(ch: ClickHouse, options: AnalyticsStoreOpti
     listPromptTraces: (projectId, query) => listPromptTraces(rows, projectId, query),
 
     async getTrace(projectId, traceId, page = { limit: DEFAULT_SPANS_PAGE }) {
-      const [[trace], spans] = await Promise.all([traces.summaries(projectId, [traceId]), readSpanPage(rows, projectId, traceId, page)]);
+      // The summary first (chDB runs one statement at a time per connection either way): an unknown
+      // trace reads no spans, and a trace that fits in the page has its spans read in one pass.
+      const [trace] = await traces.summaries(projectId, [traceId]);
       if (!trace) return null;
+      const spans = await readSpanPage(rows, projectId, traceId, page, trace.span_count);
       return { ...trace, spans: spans.spans, spans_next_cursor: spans.nextCursor };
     },
 

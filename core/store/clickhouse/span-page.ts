@@ -13,15 +13,20 @@ export interface SpanPage {
   nextCursor: string | null;
 }
 
-/** One page of a trace's spans in (start_time, span_id) order, newest row per span. */
-export async function readSpanPage(rows: RunQuery, projectId: string, traceId: string, page: SpanPageQuery): Promise<SpanPage> {
+/**
+ * One page of a trace's spans in (start_time, span_id) order, newest row per span. `spanCount`,
+ * the trace's span count by its summary when known, lets a first page that holds them all be read
+ * in one pass (span-page-sql.ts).
+ */
+export async function readSpanPage(rows: RunQuery, projectId: string, traceId: string, page: SpanPageQuery, spanCount?: number): Promise<SpanPage> {
   const params: Record<string, unknown> = { project: projectId, trace: traceId, cap: SPAN_TEXT_CAP, limit: page.limit + 1 };
   if (page.after) {
     params.afterTime = toClickHouseTime(page.after.startMs);
     params.afterSpan = page.after.spanId;
   }
   // One row beyond the page says whether another page follows, without counting the trace's spans.
-  const found = await rows<TraceSpanRow>(spanPageSql(page.after !== undefined), params);
+  const whole = page.after === undefined && spanCount !== undefined && spanCount <= page.limit;
+  const found = await rows<TraceSpanRow>(spanPageSql(page.after !== undefined, whole), params);
   const shown = found.slice(0, page.limit);
   const last = shown.at(-1);
   const nextCursor =
