@@ -3,6 +3,9 @@
  * bound ({name:Type}); the only text spliced in is the fixed keyset fragment.
  */
 
+/** How a span page is read: the first page or a cursor's by ids first, or a whole trace in one pass. */
+export type SpanPageRead = 'first' | 'after' | 'whole';
+
 const KEYSET = "WHERE (start_time, span_id) > ({afterTime:DateTime64(3, 'UTC')}, {afterSpan:String})";
 
 /**
@@ -30,13 +33,15 @@ function pageKeys(after: boolean): string {
  * `input` to the replaced (cut) value. Asks for `limit` rows; the caller passes one more than it
  * shows, to learn whether a next page exists.
  *
- * `whole`: the first page of a trace whose summary counts no more spans than the page holds. Then
- * every span is on the page, so their rows are read in one pass, without choosing the page's ids
- * first (at 10M spans: 19 against 25-35 ms). Should spans arrive between the summary and this read,
- * `limit` still bounds the page and the extra row still says that another follows.
+ * `read`: `first` and `after` (a cursor's page) choose the page's span ids first; `whole` is the
+ * first page of a trace whose summary counts no more spans than the page holds. Then every span is
+ * on the page, so their rows are read in one pass (at 10M spans: 19 against 25-35 ms). Should
+ * spans arrive between the summary and this read, `limit` still bounds the page and the extra row
+ * still says that another follows.
  */
-export function spanPageSql(after: boolean, whole = false): string {
-  const chosen = whole ? '' : ` AND span_id IN (${pageKeys(after)})`;
+export function spanPageSql(read: SpanPageRead): string {
+  const whole = read === 'whole';
+  const chosen = whole ? '' : ` AND span_id IN (${pageKeys(read === 'after')})`;
   return `
 SELECT * EXCEPT (project_id, ingested_at)
   REPLACE (substringUTF8(input, 1, {cap:UInt32}) AS input, substringUTF8(output, 1, {cap:UInt32}) AS output)

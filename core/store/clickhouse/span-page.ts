@@ -25,8 +25,8 @@ export async function readSpanPage(rows: RunQuery, projectId: string, traceId: s
     params.afterSpan = page.after.spanId;
   }
   // One row beyond the page says whether another page follows, without counting the trace's spans.
-  const whole = page.after === undefined && spanCount !== undefined && spanCount <= page.limit;
-  const found = await rows<TraceSpanRow>(spanPageSql(page.after !== undefined, whole), params);
+  const read = page.after ? 'after' : spanCount !== undefined && spanCount <= page.limit ? 'whole' : 'first';
+  const found = await rows<TraceSpanRow>(spanPageSql(read), params);
   const shown = found.slice(0, page.limit);
   const last = shown.at(-1);
   const nextCursor =
