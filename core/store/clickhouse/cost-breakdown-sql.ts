@@ -40,7 +40,9 @@ const BY_TRACE: readonly CostGroup[] = ['user', 'session', 'suite'];
  * Cost, tokens, traces and unpriced calls per group and bucket (bucket -1: the whole window), for
  * every group: the caller keeps the costliest. Buckets are epoch seconds, as the other series.
  * One more row, `whole` 1, counts the distinct traces of the whole window (a trace with calls of
- * several groups counts once), from the same read of the window's calls.
+ * several groups counts once), from the same read of the window's calls. Traces are counted by a
+ * 64-bit hash of their id, as the list's total (trace-page-sql.ts): `uniqExact` of the ids took
+ * 168 against 119 ms over a week of 100,000 traces.
  */
 export function costSeriesSql(group: CostGroup): string {
   const byTrace = BY_TRACE.includes(group);
@@ -48,7 +50,7 @@ export function costSeriesSql(group: CostGroup): string {
   const key = byTrace ? `ifNull(k.${group}, '')` : `c.${group}`;
   return `
 SELECT tupleElement(g, 1) AS whole, tupleElement(g, 2) AS key, tupleElement(g, 3) AS bucket,
-  sum(cost) AS cost, sum(tokens) AS tokens, uniqExact(trace) AS traces, sum(unpriced) AS unpriced
+  sum(cost) AS cost, sum(tokens) AS tokens, uniqExact(cityHash64(trace)) AS traces, sum(unpriced) AS unpriced
 FROM (SELECT ${key} AS group_key, c.trace_id AS trace, c.start_time AS start_time, c.cost AS cost, c.tokens AS tokens, c.unpriced AS unpriced FROM ${from})
 ARRAY JOIN [
   (toUInt8(0), group_key, toInt64(toUnixTimestamp(toStartOfInterval(start_time, toIntervalSecond({step:UInt32}))))),

@@ -29,9 +29,14 @@ function costOf(map: string): string {
 /** A trace's input plus output tokens from a `span_stats` value `map` (merged, or one stored row's). */
 const tokensOf = (map: string) => `(arraySum(${map}.3) + arraySum(${map}.4))`;
 
-/** The project's traces stored in more than one trace_stats row (not yet merged into one). */
-const MULTI_ROW_TRACES = `trace_id IN (
-      SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} GROUP BY trace_id HAVING count() > 1)`;
+/**
+ * The project's traces stored in more than one trace_stats row (not yet merged into one), by the
+ * hash of their id: grouping 64-bit hashes takes half the time of grouping the ids (at 100,000
+ * traces 14 against 31 ms, docs/benchmarks.md). A trace whose hash collides with such a trace's
+ * has its map merged too, which gives its exact total all the same.
+ */
+const MULTI_ROW_TRACES = `cityHash64(trace_id) IN (
+      SELECT cityHash64(trace_id) AS id_hash FROM agent_eval.trace_stats WHERE project_id = {project:String} GROUP BY id_hash HAVING count() > 1)`;
 
 /**
  * A trace's tokens or cost, for ordering every trace of a project by it, without merging every
