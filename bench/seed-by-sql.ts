@@ -6,7 +6,8 @@ import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
  * `INSERT ... SELECT FROM numbers()` writes them in minutes. Span rows go straight into `spans`,
  * and one summary row per trace into `trace_stats_input`, whose view folds it into `trace_stats`
  * exactly as the write path's summary rows do (core/store/clickhouse/trace-stats-rows.ts: the
- * same root, span flags, tokens, costs, session and user): the reads see what ingest would leave.
+ * same root, span flags, tokens, costs, session and user): the reads see what ingest would leave,
+ * each trace last written at its end, as if it had come in over the week.
  *
  * Trace t: `spansPerTrace` spans (a root `agent` span, then generation, tool and retrieval spans
  * in turn), ids that look like OpenTelemetry's (32 and 16 hex digits), starts spread evenly over
@@ -79,4 +80,12 @@ export async function seedBySql(client: ClickHouseClient, o: SqlSeedOptions, pro
     await client.command({ query: summaryInsert(), query_params });
     progress?.(from + count);
   }
+  // The view stamped every summary row as written now; a store that took these traces over the
+  // week holds each as last written when it ended. Reads merge the traces written within the last
+  // minute (core/store/clickhouse/trace-state-rows.ts), which would otherwise be every seeded one.
+  await client.command({
+    query: 'ALTER TABLE agent_eval.trace_stats UPDATE last_stored = max_end WHERE project_id = {project:String}',
+    query_params: { project: o.project },
+    clickhouse_settings: { mutations_sync: '2' },
+  });
 }

@@ -93,6 +93,7 @@ export const SHARED_PROCESS_FILES: readonly string[] = [
   'test/integration/trace-derivation.test.ts',
   'test/integration/trace-sessions-api.test.ts',
   'test/integration/trace-span-pages.test.ts',
+  'test/integration/trace-state-rows.test.ts',
   'test/integration/trace-tags-api.test.ts',
   'test/integration/trajectory-runs.test.ts',
   'test/integration/ui-serving.test.ts',

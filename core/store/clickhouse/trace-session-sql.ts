@@ -1,4 +1,5 @@
 import { TRACE_COST } from './trace-stats-sql.js';
+import { traceStateRows } from './trace-state-rows.js';
 
 /**
  * SQL of the sessions (migration 009; contract: core/store/trace-sessions.ts). A session is the set of a
@@ -9,31 +10,25 @@ import { TRACE_COST } from './trace-stats-sql.js';
 
 /** Conditions on a trace_stats row before the states merge: which traces are read at all. */
 const SESSION_ROWS = {
-  any: "session_id != ''",
   one: 'session_id = {session:String}',
   page: 'session_id IN {sessions:Array(String)}',
 } as const;
 
+/** A trace failed: an error span, or the JSON body's header says so. */
+const FAILED = "toUInt8(span_error = 1 OR header_status = 'error') AS failed";
+
 /**
- * Each trace of the chosen sessions, its states merged. `cheap`: only what orders and filters
- * sessions (ids, times, the error flag), for the page over every session; else also what a
- * session sums (tokens, cost, the name), for the sessions shown.
+ * Every trace that names a session, with only what orders and filters sessions (ids, times, the
+ * error flag): the page over every session. Stored rows are read as stored (trace-state-rows.ts).
  */
-function sessionTraces(rows: keyof typeof SESSION_ROWS, cheap = false): string {
-  const sums = cheap
-    ? ''
-    : `,
-    arraySum(stats.3) AS input_tokens,
-    arraySum(stats.4) AS output_tokens,
-    ${TRACE_COST} AS cost,
-    if(header_name != '', header_name, root_span.4) AS name`;
-  const states = cheap
-    ? ''
-    : `,
-      argMaxMerge(header_name) AS header_name,
-      min(root) AS root_span,
-      maxMap(span_stats) AS stats,
-      maxMap(span_costs) AS costs`;
+const ALL_SESSION_TRACES = `(
+  SELECT trace_id, session_id, user_id, start_time, end_time, ${FAILED}
+  FROM ${traceStateRows(['session_id', 'user_id', 'start_time', 'end_time', 'span_error', 'header_status'])}
+  WHERE session_id != ''
+)`;
+
+/** Each trace of the chosen sessions, its states merged, with what a session sums (tokens, cost, the name): the sessions shown. */
+function sessionTraces(rows: keyof typeof SESSION_ROWS): string {
   return `(
   SELECT
     trace_id,
@@ -41,7 +36,11 @@ function sessionTraces(rows: keyof typeof SESSION_ROWS, cheap = false): string {
     user_id,
     start_time,
     end_time,
-    toUInt8(span_error = 1 OR header_status = 'error') AS failed${sums}
+    ${FAILED},
+    arraySum(stats.3) AS input_tokens,
+    arraySum(stats.4) AS output_tokens,
+    ${TRACE_COST} AS cost,
+    if(header_name != '', header_name, root_span.4) AS name
   FROM (
     SELECT
       trace_id,
@@ -50,7 +49,11 @@ function sessionTraces(rows: keyof typeof SESSION_ROWS, cheap = false): string {
       min(min_start) AS start_time,
       max(max_end) AS end_time,
       max(has_error) AS span_error,
-      argMaxMerge(header_status) AS header_status${states}
+      argMaxMerge(header_status) AS header_status,
+      argMaxMerge(header_name) AS header_name,
+      min(root) AS root_span,
+      maxMap(span_stats) AS stats,
+      maxMap(span_costs) AS costs
     FROM agent_eval.trace_stats
     WHERE project_id = {project:String}
       AND trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND ${SESSION_ROWS[rows]})
@@ -156,7 +159,7 @@ export function sessionPageSql(filters: SessionFilter[], withCursor: boolean): s
   const having = filters.length ? `HAVING ${filters.map((f) => SESSION_FILTERS[f]).join(' AND ')}` : '';
   return `
 SELECT session_id, toUnixTimestamp64Milli(max(end_time)) AS end_ms, count() OVER () AS total
-FROM ${sessionTraces('any', true)}
+FROM ${ALL_SESSION_TRACES}
 GROUP BY session_id
 ${having}
 ${withCursor ? `QUALIFY ${AFTER_CURSOR}` : ''}
@@ -167,7 +170,7 @@ LIMIT {limit:UInt32}`;
 /** The number of sessions the filters match, for a page past the end (no row carries the window count). */
 export function sessionCountSql(filters: SessionFilter[]): string {
   const having = filters.length ? `HAVING ${filters.map((f) => SESSION_FILTERS[f]).join(' AND ')}` : '';
-  return `SELECT count() AS total FROM (SELECT session_id FROM ${sessionTraces('any', true)} GROUP BY session_id ${having})`;
+  return `SELECT count() AS total FROM (SELECT session_id FROM ${ALL_SESSION_TRACES} GROUP BY session_id ${having})`;
 }
 
 /** The sessions of {sessions} folded whole (a page's), in no order. */
