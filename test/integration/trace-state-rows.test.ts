@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { SessionList } from '../../core/model/trace-session.js';
 import { sessionCountSql, sessionPageSql, type SessionFilter } from '../../core/store/clickhouse/trace-session-sql.js';
+import { traceCountSql, tracePageSql } from '../../core/store/clickhouse/trace-page-sql.js';
+import type { TraceFilter } from '../../core/store/clickhouse/trace-stats-sql.js';
+import type { TraceSort } from '../../core/model/trace-sort.js';
+import { TRACE_SERIES } from '../../core/store/clickhouse/analytics-sql.js';
+import { TOP_COSTS } from '../../core/store/clickhouse/cost-breakdown-sql.js';
 import { toClickHouseTime } from '../../core/store/clickhouse/time.js';
 import { TRACE_STATE_COLUMNS, traceStateRows, type TraceStateColumnName } from '../../core/store/clickhouse/trace-state-rows.js';
 import { loadCorpus } from '../helpers/corpus.js';
@@ -9,14 +14,15 @@ import { childrenOf, ingestTrace } from '../helpers/ingest-trace.js';
 import { expectJson, useTestApi } from '../helpers/test-service-hooks.js';
 
 /**
- * The sessions page over every trace reads a trace stored in one `trace_stats` row as stored and
- * merges only the traces stored in several rows or written in the last minute
- * (core/store/clickhouse/trace-state-rows.ts). Here the same store is read both ways: with
+ * The reads over every trace (the traces list in every order and filter, its count, the sessions
+ * page) read a trace stored in one `trace_stats` row as stored and merge only the traces stored in
+ * several rows or written in the last minute (core/store/clickhouse/trace-state-rows.ts). Here the
+ * same store is read both ways: with
  * `recentSeconds` 0 (every one-row trace read as stored) and with years (every trace merged, as
  * before). The traces come through the real write path, with the corpus's texts, in one write or
  * streamed over several (the summary merges held back, so each write stays a row of its own), with
- * re-sent spans and a session named only by a later write. Both ways must give the same page,
- * count and filters, before and after the table merges the rows.
+ * re-sent spans and a session named only by a later write. Both ways must give every trace once with
+ * the same summary, and the same pages, counts and filters, before and after the table merges the rows.
  */
 const svc = useTestApi();
 const base = Math.floor(Date.now() / 60_000) * 60_000 - 3_600_000;
@@ -127,27 +133,82 @@ async function readBothWays(id: string, f: PageFilters = {}) {
   return { asStored, merged };
 }
 
-/** Every trace's summary columns as traceStateRows gives them, with `recentSeconds` chosen: one row per trace. */
-async function traceRows(id: string, recentSeconds: number): Promise<unknown[][]> {
+type TraceRow = Record<'trace_id' | TraceStateColumnName, unknown>;
+
+/** Every trace's summary columns as traceStateRows gives them (all of them), with `recentSeconds` chosen: one row per trace. */
+async function traceRows(id: string, recentSeconds: number): Promise<TraceRow[]> {
   const columns = Object.keys(TRACE_STATE_COLUMNS) as TraceStateColumnName[];
   const rs = await svc.clickhouse.query({
     query: `SELECT trace_id, ${columns.join(', ')} FROM ${traceStateRows(columns)} ORDER BY trace_id`,
     query_params: { project: id, recentSeconds },
-    format: 'JSONCompactEachRow',
+    format: 'JSONEachRow',
   });
-  return rs.json<unknown[]>();
+  return rs.json<TraceRow>();
 }
 
 /** Each trace once, with the same values both ways; the rows. */
-async function expectSameTraces(id: string): Promise<unknown[][]> {
+async function expectSameTraces(id: string): Promise<TraceRow[]> {
   const asStored = await traceRows(id, ALL_AS_STORED);
   expect(asStored).toEqual(await traceRows(id, ALL_MERGED));
-  const ids = asStored.map((r) => r[0]);
+  const ids = asStored.map((r) => r.trace_id);
   expect(new Set(ids).size).toBe(ids.length);
   return asStored;
 }
 
-describe('sessions over every trace: one-row traces read as stored', () => {
+/** `v` with every number to 12 significant digits. */
+function rounded(v: unknown): unknown {
+  if (typeof v === 'number') return Number(v.toPrecision(12));
+  if (Array.isArray(v)) return v.map(rounded);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rounded(x)]));
+  return v;
+}
+
+/** A page of the traces list (every order, a few filters) and its count, both ways. */
+async function expectSameLists(id: string): Promise<void> {
+  const cases: Array<{ filters: TraceFilter[]; sort: TraceSort; params?: Record<string, unknown> }> = [
+    { filters: [], sort: { by: 'time', order: 'desc' } },
+    { filters: [], sort: { by: 'cost', order: 'desc' } },
+    { filters: [], sort: { by: 'tokens', order: 'asc' } },
+    { filters: [], sort: { by: 'duration', order: 'desc' } },
+    { filters: ['status'], sort: { by: 'time', order: 'desc' }, params: { status: 'error' } },
+    { filters: ['minDurationMs', 'hasErrors'], sort: { by: 'time', order: 'asc' }, params: { minDurationMs: 1_000, hasErrors: 0 } },
+    { filters: ['name'], sort: { by: 'tokens', order: 'desc' }, params: { name: 'TURN' } },
+    { filters: ['sessionId'], sort: { by: 'time', order: 'desc' }, params: { sessionId: 'conv-α' } },
+    // A start bound reads only the traces with a row since then (trace-state-rows.ts `since`).
+    { filters: ['startTime'], sort: { by: 'time', order: 'desc' }, params: { startTime: toClickHouseTime(base + 2 * 60_000) } },
+    { filters: ['startTime', 'status'], sort: { by: 'cost', order: 'desc' }, params: { startTime: toClickHouseTime(base + 11 * 60_000), status: 'ok' } },
+  ];
+  for (const c of cases) {
+    const read = async (recentSeconds: number) => {
+      const query_params = { project: id, limit: 100, offset: 0, recentSeconds, ...c.params };
+      const page = await svc.clickhouse.query({ query: tracePageSql(c.filters, false, c.sort), query_params, format: 'JSONCompactEachRow' });
+      const count = await svc.clickhouse.query({ query: traceCountSql(c.filters), query_params, format: 'JSONEachRow' });
+      return { page: await page.json(), count: await count.json() };
+    };
+    expect(await read(ALL_AS_STORED), JSON.stringify(c)).toEqual(await read(ALL_MERGED));
+  }
+  // The analytics' trace series and costliest traces over windows that start mid-way (a window's `since`).
+  for (const from of [base, base + 2 * 60_000, base + 11 * 60_000]) {
+    const read = async (recentSeconds: number) => {
+      const query_params = {
+        project: id,
+        from: toClickHouseTime(from),
+        to: toClickHouseTime(base + 3_600_000),
+        step: 600,
+        status: 'error',
+        top: 10,
+        recentSeconds,
+      };
+      const series = await svc.clickhouse.query({ query: TRACE_SERIES, query_params, format: 'JSONEachRow' });
+      const top = await svc.clickhouse.query({ query: TOP_COSTS, query_params, format: 'JSONEachRow' });
+      // Sums of costs in another order differ in the last bits of a double.
+      return rounded({ series: await series.json(), top: await top.json() });
+    };
+    expect(await read(ALL_AS_STORED), `from ${from - base} ms`).toEqual(await read(ALL_MERGED));
+  }
+}
+
+describe('traces and sessions over every trace: one-row traces read as stored', () => {
   const project = 'state-rows-fixed';
   const t = (minute: number) => base + minute * 60_000;
 
@@ -177,11 +238,16 @@ describe('sessions over every trace: one-row traces read as stored', () => {
     ];
     const check = async () => {
       const rows = await expectSameTraces(id);
-      expect(rows.map((r) => r[0])).toEqual(['a1', 'a2', 'b1', 'b2', 'c1', 'lone']);
-      // b2's session and its root's end came with its second write; a2 ends with its third.
-      const of = (trace: string) => rows.find((r) => r[0] === trace)!;
-      expect(of('b2')[1]).toBe('sess-β 会话');
-      expect(of('a2')[5]).toBe(1);
+      expect(rows.map((r) => r.trace_id)).toEqual(['a1', 'a2', 'b1', 'b2', 'c1', 'lone']);
+      const of = (trace: string) => rows.find((r) => r.trace_id === trace)!;
+      // b2's session came with its second write; a2's error and its three calls' tokens over three writes; c1's re-sent call once.
+      expect(of('b2').session_id).toBe('sess-β 会话');
+      expect(of('a2').span_error).toBe(1);
+      expect(Number(of('a2').tokens)).toBe(2 * 150);
+      expect(Number(of('c1').tokens)).toBe(150);
+      expect(of('b1').header_status).toBe('error');
+      expect(of('lone').session_id).toBe('');
+      await expectSameLists(id);
       const all = await readBothWays(id);
       expect(all.asStored).toEqual(all.merged);
       expect(all.asStored.page).toEqual(expected);
@@ -221,7 +287,7 @@ describe('sessions over every trace: one-row traces read as stored', () => {
   });
 });
 
-describe('sessions over every trace, any writes (property)', () => {
+describe('traces and sessions over every trace, any writes (property)', () => {
   const SESSIONS = ['conv-1', 'جلسة-2', '🚀-3'];
   const USERS = ['alice', 'bob', 'carol'];
   const write = fc.record({
@@ -253,6 +319,7 @@ describe('sessions over every trace, any writes (property)', () => {
         }
         const id = await projectId(project);
         expect((await expectSameTraces(id)).length).toBe(specs.length);
+        await expectSameLists(id);
         for (const f of [
           {},
           { userId: 'alice' },

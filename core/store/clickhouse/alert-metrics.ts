@@ -2,7 +2,8 @@ import type { AlertFilter, TraceMetric } from '../../model/alert.js';
 import type { AlertMetrics, DriftSamples, TimeRange } from '../alert-metrics.js';
 import type { ClickHouseClient } from './client.js';
 import { toClickHouseTime } from './time.js';
-import { spanMapTotal, TRACE_FILTERS } from './trace-stats-sql.js';
+import { TRACE_STATE_PARAMS, traceStateRows } from './trace-state-rows.js';
+import { TRACE_FILTERS } from './trace-stats-sql.js';
 
 /**
  * The analytical-store side of alert rules (docs/alerts.md, "Metrics"): aggregates over a
@@ -18,51 +19,27 @@ const QUERY_SETTINGS = { max_execution_time: 30 } as const;
 
 const TIME = "DateTime64(3, 'UTC')";
 
-/** A trace's tokens and cost, read row by row where it is stored in one row (spanMapTotal). */
-const TOKENS = spanMapTotal('tokens');
-const COST = spanMapTotal('cost');
-
 /**
- * The traces of a project that started in [from, to), one row each, merged from trace_stats.
- * Candidates come first from rows whose own min_start falls in the range (a trace starting in
- * the range has such a row), so only their states are merged. Column names are those
- * TRACE_FILTERS read (span_error, header_status, header_name, root_span).
+ * The traces of a project that started in [from, to), one row each (trace-state-rows.ts). Column
+ * names are those TRACE_FILTERS read (span_error, header_status, header_name, root_span).
  */
 export function windowTracesSql(filter: AlertFilter): string {
   const where = [`start_time >= {from:${TIME}}`, `start_time < {to:${TIME}}`];
   if (filter.trace_name !== undefined) where.push(TRACE_FILTERS.name);
-  if (filter.model !== undefined) {
-    // A span starts no earlier than its trace, so spans before `from` cannot matter.
-    where.push(
-      `trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND model = {model:String} AND start_time >= {from:${TIME}})`,
-    );
-  }
+  // A span starts no earlier than its trace, so spans before `from` cannot matter.
+  const picked =
+    filter.model === undefined
+      ? []
+      : [`trace_id IN (SELECT trace_id FROM agent_eval.spans WHERE project_id = {project:String} AND model = {model:String} AND start_time >= {from:${TIME}})`];
   return `(
   SELECT
     trace_id,
     start_time,
     toUInt8(${TRACE_FILTERS.status}) AS is_error,
     toUInt64(greatest(0, dateDiff('millisecond', start_time, end_time))) AS duration_ms,
-    ${TOKENS.value} AS tokens,
-    ifNull(${COST.value}, 0) AS cost
-  FROM (
-    SELECT
-      trace_id,
-      min(min_start) AS start_time,
-      max(max_end) AS end_time,
-      max(has_error) AS span_error,
-      argMaxMerge(header_name) AS header_name,
-      argMaxMerge(header_status) AS header_status,
-      min(root) AS root_span,
-      ${[...TOKENS.columns, ...COST.columns].join(',\n      ')}
-    FROM agent_eval.trace_stats
-    WHERE project_id = {project:String}
-      AND trace_id IN (
-        SELECT trace_id FROM agent_eval.trace_stats
-        WHERE project_id = {project:String} AND min_start >= {from:${TIME}} AND min_start < {to:${TIME}}
-      )
-    GROUP BY trace_id
-  )
+    tokens,
+    ifNull(cost, 0) AS cost
+  FROM ${traceStateRows(['start_time', 'end_time', 'span_error', 'header_name', 'header_status', 'root_span', 'tokens', 'cost'], { picked, since: `{from:${TIME}}` })}
   WHERE ${where.join(' AND ')}
 )`;
 }
@@ -90,6 +67,7 @@ const WINDOW_SCORES = `(
 
 function traceParams(projectId: string, range: TimeRange, filter: AlertFilter): Record<string, unknown> {
   return {
+    ...TRACE_STATE_PARAMS,
     project: projectId,
     from: toClickHouseTime(range.from.getTime()),
     to: toClickHouseTime(range.to.getTime()),

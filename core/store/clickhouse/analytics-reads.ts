@@ -12,6 +12,7 @@ import {
 import type { ComponentType } from '../../model/span.js';
 import type { ClickHouseClient } from './client.js';
 import { toClickHouseTime } from './time.js';
+import { TRACE_STATE_PARAMS } from './trace-state-rows.js';
 import {
   componentHealthSql,
   correlationSql,
@@ -43,8 +44,9 @@ function quantiles(v: unknown, n: number): Array<number | null> {
   return Array.from({ length: n }, (_, i) => num(list[i]));
 }
 
+/** What every window read binds (the trace series reads traces one row each: trace-state-rows.ts). */
 function windowParams(projectId: string, q: AnalyticsWindowQuery): Record<string, unknown> {
-  return { project: projectId, from: toClickHouseTime(q.fromMs), to: toClickHouseTime(q.toMs), step: q.step };
+  return { ...TRACE_STATE_PARAMS, project: projectId, from: toClickHouseTime(q.fromMs), to: toClickHouseTime(q.toMs), step: q.step };
 }
 
 /** The window's description and, per bucket start (epoch seconds), its index in `buckets`. */

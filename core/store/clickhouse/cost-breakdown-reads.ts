@@ -4,6 +4,7 @@ import { toClickHouseTime } from './time.js';
 import { costSeriesSql, TOP_COSTS } from './cost-breakdown-sql.js';
 import { traceSummary, type TraceRow } from './rows.js';
 import { TRACE_SUMMARIES } from './trace-stats-sql.js';
+import { TRACE_STATE_PARAMS } from './trace-state-rows.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
@@ -16,7 +17,14 @@ type SeriesRow = { whole: unknown; key: string; bucket: unknown; cost: unknown; 
 
 /** GET /api/analytics/costs: the series by group (the costliest MAX_COST_GROUPS, the rest as `other`) and the top traces and sessions. */
 export async function readCostBreakdown(rows: Rows, projectId: string, q: CostBreakdownQuery): Promise<CostBreakdown> {
-  const params = { project: projectId, from: toClickHouseTime(q.fromMs), to: toClickHouseTime(q.toMs), step: q.step, top: MAX_TOP_COSTS };
+  const params = {
+    ...TRACE_STATE_PARAMS,
+    project: projectId,
+    from: toClickHouseTime(q.fromMs),
+    to: toClickHouseTime(q.toMs),
+    step: q.step,
+    top: MAX_TOP_COSTS,
+  };
   // The costliest traces' ids and sessions, then the traces' summaries (name, start, tokens, cost), in that order.
   const top = async (): Promise<{ traces: TraceRow[]; sessions: Array<[string, unknown, unknown]> }> => {
     const [row] = await rows<{ trace_ids: string[]; sessions: Array<[string, unknown, unknown]> }>(TOP_COSTS, params);

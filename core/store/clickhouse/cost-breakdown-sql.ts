@@ -1,6 +1,6 @@
 import type { CostGroup } from '../../model/cost-analytics.js';
 import { promptAttribute } from './prompt-links.js';
-import { spanMapTotal } from './trace-stats-sql.js';
+import { traceStateRows } from './trace-state-rows.js';
 import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
 
 /**
@@ -59,23 +59,10 @@ ARRAY JOIN [
 GROUP BY whole, key, bucket`;
 }
 
-const COST = spanMapTotal('cost');
-
-/**
- * The window's traces with what the top lists rank by: start, session and cost (0 when nothing is
- * priced). The cost is read row by row where a trace has one stored row (spanMapTotal): merging
- * every trace's span map made the top lists take ~1 s at 100,000 traces.
- */
+/** The window's traces with what the top lists rank by: start, session and cost (0 when nothing is priced), one row each (trace-state-rows.ts). */
 const WINDOW_TRACES = `(
-  SELECT trace_id, start_time, session_id, ifNull(${COST.value}, 0) AS cost
-  FROM (
-    SELECT trace_id, min(min_start) AS start_time, max(session_id) AS session_id,
-      ${COST.columns.join(',\n      ')}
-    FROM agent_eval.trace_stats
-    WHERE project_id = {project:String}
-      AND trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND min_start >= {from:${TIME}} AND min_start < {to:${TIME}})
-    GROUP BY trace_id
-  )
+  SELECT trace_id, start_time, session_id, ifNull(cost, 0) AS cost
+  FROM ${traceStateRows(['start_time', 'session_id', 'cost'], { since: `{from:${TIME}}` })}
   WHERE start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
 )`;
 

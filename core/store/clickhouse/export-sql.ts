@@ -4,6 +4,7 @@
  * ({name:Type}); the only text spliced in is from the fixed fragments below.
  */
 import type { ExportFormat, ExportKind, ScoreExportFilters, SpanExportFilters, TraceExportFilters } from '../../model/export.js';
+import { TRACE_STATE_PARAMS } from './trace-state-rows.js';
 import { filteredTraces, TRACE_FILTER_NAMES, traceSummariesSql, type TraceFilter } from './trace-stats-sql.js';
 
 /** How a column is written: as it is, a time, a map or array (JSON text in CSV, where ClickHouse would write its own literal). */
@@ -188,6 +189,8 @@ export const scoreFilters = (f: ScoreExportFilters, time: (ms: number) => string
 /** The trace list's filters (GET /api/traces, trace-stats-sql.ts) by their parameters, plus a trace id. */
 export function traceFilters(f: TraceExportFilters, time: (ms: number) => string): Filtered {
   const params: Record<string, unknown> = {
+    // The traces are read one row each (trace-state-rows.ts).
+    ...TRACE_STATE_PARAMS,
     status: f.status,
     name: f.name,
     startTime: f.start_time === undefined ? undefined : time(f.start_time),

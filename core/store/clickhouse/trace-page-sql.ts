@@ -1,5 +1,6 @@
 import { MISSING_KEY, type TraceSort } from '../../model/trace-sort.js';
-import { END_TIME, filteredTraces, spanMapTotal, type TraceFilter } from './trace-stats-sql.js';
+import type { TraceStateColumnName } from './trace-state-rows.js';
+import { filteredTraces, type TraceFilter } from './trace-stats-sql.js';
 
 /**
  * A page of GET /api/traces: trace ids in the list's order (core/model/trace-sort.ts) with the
@@ -10,14 +11,11 @@ import { END_TIME, filteredTraces, spanMapTotal, type TraceFilter } from './trac
 const TIME = "DateTime64(3, 'UTC')";
 const NEWEST: TraceSort = { by: 'time', order: 'desc' };
 
-const TOKENS = spanMapTotal('tokens');
-const COST = spanMapTotal('cost');
-
-/** Each key but time: the merged columns it reads and its value (a number at or above 0, or NULL when the trace has none). */
-const KEYS: Record<Exclude<TraceSort['by'], 'time'>, { columns: string[] | null; value: string }> = {
-  duration: { columns: [END_TIME], value: "toFloat64(greatest(0, dateDiff('millisecond', start_time, end_time)))" },
-  cost: COST,
-  tokens: { columns: TOKENS.columns, value: `toFloat64(${TOKENS.value})` },
+/** Each key but time: the summary columns it reads and its value (a number at or above 0, or NULL when the trace has none). */
+const KEYS: Record<Exclude<TraceSort['by'], 'time'>, { columns: TraceStateColumnName[] | null; value: string }> = {
+  duration: { columns: ['end_time'], value: "toFloat64(greatest(0, dateDiff('millisecond', start_time, end_time)))" },
+  cost: { columns: ['cost'], value: 'cost' },
+  tokens: { columns: ['tokens'], value: 'toFloat64(tokens)' },
   score: { columns: null, value: 'sort_score.value' },
 };
 

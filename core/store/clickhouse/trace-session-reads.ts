@@ -23,7 +23,6 @@ import {
   sessionPageSql,
   type SessionFilter,
 } from './trace-session-sql.js';
-import { TRACE_STATE_PARAMS } from './trace-state-rows.js';
 import { listParams } from './trace-stats-sql.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
@@ -114,7 +113,6 @@ export function createSessionReads(rows: Rows, summaries: (projectId: string, tr
   async function listSessions(projectId: string, q: SessionListQuery): Promise<SessionList> {
     const params: Record<string, unknown> = {
       ...listParams(projectId, q),
-      ...TRACE_STATE_PARAMS,
       userId: q.userId,
       cursorEnd: q.cursor?.endMs,
       cursorSession: q.cursor?.sessionId,

@@ -32,14 +32,31 @@ interface TraceStateColumn {
   row: string;
 }
 
-/** The summary columns these reads give, under the names the merged reads elsewhere use. */
+/** A trace's cost from a `span_costs` value `map` (merged, or one stored row's): its priced generations' totals; NULL when none is priced. */
+export function costOf(map: string): string {
+  return `if(arrayExists(v -> v.3 = 1, ${map}.2), arraySum(arrayMap(v -> v.2, ${map}.2)), NULL)`;
+}
+
+/** A trace's input plus output tokens from a `span_stats` value `map` (merged, or one stored row's). */
+export const tokensOf = (map: string) => `(arraySum(${map}.3) + arraySum(${map}.4))`;
+
+/**
+ * The summary columns these reads give, under the names the merged reads elsewhere use. A stored
+ * row's span maps hold each span once (the write's fold and every merge go through maxMap), so a
+ * one-row trace's tokens and cost are its row's.
+ */
 export const TRACE_STATE_COLUMNS = {
-  session_id: { merged: 'max(session_id)', row: 'session_id' },
-  user_id: { merged: 'max(user_id)', row: 'user_id' },
   start_time: { merged: 'min(min_start)', row: 'min_start' },
   end_time: { merged: 'max(max_end)', row: 'max_end' },
   span_error: { merged: 'max(has_error)', row: 'has_error' },
+  header_name: { merged: 'argMaxMerge(header_name)', row: 'finalizeAggregation(header_name)' },
   header_status: { merged: 'argMaxMerge(header_status)', row: 'finalizeAggregation(header_status)' },
+  header_attributes: { merged: 'argMaxMerge(header_attributes)', row: 'finalizeAggregation(header_attributes)' },
+  root_span: { merged: 'min(root)', row: 'root' },
+  session_id: { merged: 'max(session_id)', row: 'session_id' },
+  user_id: { merged: 'max(user_id)', row: 'user_id' },
+  tokens: { merged: tokensOf('maxMap(span_stats)'), row: tokensOf('span_stats') },
+  cost: { merged: costOf('maxMap(span_costs)'), row: costOf('span_costs') },
 } as const satisfies Record<string, TraceStateColumn>;
 export type TraceStateColumnName = keyof typeof TRACE_STATE_COLUMNS;
 
@@ -55,27 +72,50 @@ export const TRACE_STATE_PARAMS = { recentSeconds: RECENT_SECONDS } as const;
 
 const RECENT = "now64(3, 'UTC') - toIntervalSecond({recentSeconds:UInt32})";
 
-/** Hashes of the project's traces that need a merge: stored in more than one row, or written in the last RECENT_SECONDS. */
-const MERGE_NEEDED = `(
+/**
+ * Hashes of the project's traces that need a merge: stored in more than one row, or written in the
+ * last RECENT_SECONDS. With `since`, only of the traces with a row that starts at or after it
+ * (found first by the partitions' and parts' min-max of `min_start`); a trace without one starts
+ * before `since`, which the read then leaves out.
+ */
+function mergeNeeded(since: string | undefined): string {
+  const started = since
+    ? `\n      AND cityHash64(trace_id) IN (SELECT cityHash64(trace_id) FROM agent_eval.trace_stats WHERE project_id = {project:String} AND min_start >= ${since})`
+    : '';
+  return `(
     SELECT cityHash64(trace_id) AS id_hash FROM agent_eval.trace_stats
-    WHERE project_id = {project:String}
+    WHERE project_id = {project:String}${started}
     GROUP BY id_hash
     HAVING count() > 1 OR max(last_stored) >= ${RECENT})`;
+}
 
-/** The project's traces with the given summary columns (and `trace_id`), one row per trace. */
-export function traceStateRows(columns: readonly TraceStateColumnName[]): string {
+/** What a read of {@link traceStateRows} keeps. */
+export interface TraceStateScope {
+  /** Conditions that pick traces by id before anything is read or merged (sets of ids: the primary key then skips the rest). */
+  picked?: readonly string[];
+  /** Only the traces that start at or after this time (a bound parameter): a window's reads. */
+  since?: string;
+}
+
+/**
+ * The project's traces with the given summary columns (and `trace_id`), one row per trace.
+ * Conditions on the columns go on the result, where ClickHouse pushes them into both branches.
+ */
+export function traceStateRows(columns: readonly TraceStateColumnName[], scope: TraceStateScope = {}): string {
   const stored = columns.map((c) => (TRACE_STATE_COLUMNS[c].row === c ? c : `${TRACE_STATE_COLUMNS[c].row} AS ${c}`));
   const merged = columns.map((c) => `${TRACE_STATE_COLUMNS[c].merged} AS ${c}`);
+  const picked = (scope.picked ?? []).map((c) => `\n    AND ${c}`).join('');
+  const needed = mergeNeeded(scope.since);
   return `(
   SELECT trace_id, ${stored.join(', ')}
   FROM agent_eval.trace_stats
-  WHERE project_id = {project:String}
+  WHERE project_id = {project:String}${scope.since ? ` AND min_start >= ${scope.since}` : ''}
     AND last_stored > toDateTime64(0, 3, 'UTC') AND last_stored < ${RECENT}
-    AND cityHash64(trace_id) NOT IN ${MERGE_NEEDED}
+    AND cityHash64(trace_id) NOT IN ${needed}${picked}
   UNION ALL
   SELECT trace_id, ${merged.join(', ')}
   FROM agent_eval.trace_stats
-  WHERE project_id = {project:String} AND cityHash64(trace_id) IN ${MERGE_NEEDED}
-  GROUP BY trace_id
+  WHERE project_id = {project:String} AND cityHash64(trace_id) IN ${needed}${picked}
+  GROUP BY trace_id${scope.since ? `\n  HAVING min(min_start) >= ${scope.since}` : ''}
 )`;
 }

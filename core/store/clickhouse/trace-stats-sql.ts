@@ -1,4 +1,5 @@
 import { toClickHouseTime } from './time.js';
+import { costOf, TRACE_STATE_PARAMS, traceStateRows, type TraceStateColumnName } from './trace-state-rows.js';
 /**
  * SQL over `trace_stats` (migrations/clickhouse/002): per-trace aggregate states, merged at read
  * time. Values are always bound ({name:Type}); the only text spliced in is from the fixed
@@ -21,48 +22,6 @@ const NAME = `if(header_name != '', header_name, root_span.4)`;
  */
 export const TRACE_COST = costOf('costs');
 
-/** {@link TRACE_COST} of a `span_costs` value `map` (merged, or one stored row's). */
-function costOf(map: string): string {
-  return `if(arrayExists(v -> v.3 = 1, ${map}.2), arraySum(arrayMap(v -> v.2, ${map}.2)), NULL)`;
-}
-
-/** A trace's input plus output tokens from a `span_stats` value `map` (merged, or one stored row's). */
-const tokensOf = (map: string) => `(arraySum(${map}.3) + arraySum(${map}.4))`;
-
-/**
- * The project's traces stored in more than one trace_stats row (not yet merged into one), by the
- * hash of their id: grouping 64-bit hashes takes half the time of grouping the ids (at 100,000
- * traces 14 against 31 ms, docs/benchmarks.md). A trace whose hash collides with such a trace's
- * has its map merged too, which gives its exact total all the same.
- */
-const MULTI_ROW_TRACES = `cityHash64(trace_id) IN (
-      SELECT cityHash64(trace_id) AS id_hash FROM agent_eval.trace_stats WHERE project_id = {project:String} GROUP BY id_hash HAVING count() > 1)`;
-
-/**
- * A trace's tokens or cost, for ordering every trace of a project by it, without merging every
- * trace's span map. Merging the maps (`maxMap`, keyed by span id so a re-sent span counts once)
- * is what made those orders dear: 100,000 traces' maps took 340-500 ms against 60-75 ms for the
- * same totals read row by row (docs/benchmarks.md). A stored row's map has each span once (the
- * write's fold and every merge go through maxMap), so a trace stored in one row has its total in
- * that row; only the traces stored in several rows (`MULTI_ROW_TRACES`: written by several
- * inserts and not yet merged) have their maps merged. A trace that gained its second row between
- * the two reads of this query (each read sees the parts of its moment) takes the sum of its rows,
- * which is its total when the writes hold different spans, as a trace streamed in parts does.
- * `columns` are the aggregates to add to a `GROUP BY trace_id` over trace_stats; `value` reads them.
- */
-export function spanMapTotal(kind: 'tokens' | 'cost'): { columns: string[]; value: string } {
-  const [column, ofRow] = kind === 'tokens' ? ['span_stats', tokensOf('span_stats')] : ['span_costs', costOf('span_costs')];
-  const exact = kind === 'tokens' ? tokensOf(`${kind}_map`) : costOf(`${kind}_map`);
-  return {
-    columns: [
-      `count() AS ${kind}_rows`,
-      `any(${ofRow}) AS ${kind}_row`,
-      `sum(${ofRow}) AS ${kind}_sum`,
-      `maxMapIf(${column}, ${MULTI_ROW_TRACES}) AS ${kind}_map`,
-    ],
-    value: `if(${kind}_rows = 1, ${kind}_row, if(empty(${kind}_map.1), ${kind}_sum, ${exact}))`,
-  };
-}
 /** Generation spans of the trace the price table could not price. */
 export const UNPRICED_CALLS = 'arrayCount(v -> v.3 = 0, costs.2)';
 const STATUS = `if(span_error = 1 OR header_status = 'error', 'error', 'ok')`;
@@ -194,6 +153,7 @@ export function listParams(
   q: { limit: number; startTime?: Date; endTime?: Date; hasErrors?: boolean; scoreBelow?: { name: string; value: number } },
 ): Record<string, unknown> {
   return {
+    ...TRACE_STATE_PARAMS,
     project: projectId,
     limit: q.limit + 1,
     startTime: q.startTime ? toClickHouseTime(q.startTime.getTime()) : undefined,
@@ -240,27 +200,24 @@ WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id, name
 ORDER BY trace_id, name`;
 
+/** The summary columns every filtered list reads: enough to filter, sort and name a trace. */
+const LISTED: readonly TraceStateColumnName[] = ['start_time', 'span_error', 'header_name', 'header_status', 'root_span'];
+
 /**
- * The project's traces the filters keep, as a FROM clause: merged cheap states (trace_id,
- * start_time, ...), the `extra` merged columns (a sort's: trace-page-sql.ts) and the filters' conditions.
+ * The project's traces the filters keep, as a FROM clause: one row per trace (trace-state-rows.ts)
+ * with the listed columns (trace_id, start_time, ...), the `extra` ones (a sort's:
+ * trace-page-sql.ts) and the filters' conditions.
  */
-export function filteredTraces(filters: TraceFilter[], extra: readonly string[] = []): string {
+export function filteredTraces(filters: TraceFilter[], extra: readonly TraceStateColumnName[] = []): string {
   const sets = [
     ...(Object.keys(SET_FILTERS) as Array<keyof typeof SET_FILTERS>).filter((f) => filters.includes(f)).map((f) => SET_FILTERS[f]),
     spanSet(filters),
   ].filter((x): x is string => x !== null);
   const states = (Object.keys(TRACE_FILTERS) as Array<keyof typeof TRACE_FILTERS>).filter((f) => filters.includes(f)).map((f) => TRACE_FILTERS[f]);
   const where = states.length ? `WHERE ${states.join(' AND ')}` : '';
-  const columns = new Set(extra);
-  if (filters.includes('minDurationMs')) columns.add(END_TIME);
-  if (filters.some((f) => HEADER_FILTERS.includes(f))) columns.add('argMaxMerge(header_attributes) AS header_attributes');
-  return `(
-  SELECT trace_id,${CHEAP_STATES}${[...columns].map((c) => `,\n    ${c}`).join('')}
-  FROM agent_eval.trace_stats
-  WHERE project_id = {project:String}${sets.map((x) => `\n    AND ${x}`).join('')}
-  GROUP BY trace_id
-) ${where}`;
+  const columns = new Set<TraceStateColumnName>([...LISTED, ...extra]);
+  if (filters.includes('minDurationMs')) columns.add('end_time');
+  if (filters.some((f) => HEADER_FILTERS.includes(f))) columns.add('header_attributes');
+  const since = filters.includes('startTime') ? "{startTime:DateTime64(3, 'UTC')}" : undefined;
+  return `${traceStateRows([...columns], { picked: sets, since })} ${where}`;
 }
-
-/** The merged end of a trace, as {@link filteredTraces} adds it. */
-export const END_TIME = 'max(max_end) AS end_time';
