@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
+import { RECENT_SECONDS } from '../core/store/clickhouse/trace-state-rows.js';
 
 /**
  * Millions of agent-shaped spans written by ClickHouse itself (issue 33: "reads at scale"): the
@@ -6,8 +7,8 @@ import type { ClickHouseClient } from '../core/store/clickhouse/client.js';
  * `INSERT ... SELECT FROM numbers()` writes them in minutes. Span rows go straight into `spans`,
  * and one summary row per trace into `trace_stats_input`, whose view folds it into `trace_stats`
  * exactly as the write path's summary rows do (core/store/clickhouse/trace-stats-rows.ts: the
- * same root, span flags, tokens, costs, session and user): the reads see what ingest would leave,
- * each trace last written at its end, as if it had come in over the week.
+ * same root, span flags, tokens, costs, session and user): the reads see what ingest would leave.
+ * It returns a minute after the last write, when the reads take the seeded traces as settled.
  *
  * Trace t: `spansPerTrace` spans (a root `agent` span, then generation, tool and retrieval spans
  * in turn), ids that look like OpenTelemetry's (32 and 16 hex digits), starts spread evenly over
@@ -80,12 +81,11 @@ export async function seedBySql(client: ClickHouseClient, o: SqlSeedOptions, pro
     await client.command({ query: summaryInsert(), query_params });
     progress?.(from + count);
   }
-  // The view stamped every summary row as written now; a store that took these traces over the
-  // week holds each as last written when it ended. Reads merge the traces written within the last
-  // minute (core/store/clickhouse/trace-state-rows.ts), which would otherwise be every seeded one.
-  await client.command({
-    query: 'ALTER TABLE agent_eval.trace_stats UPDATE last_stored = max_end WHERE project_id = {project:String}',
-    query_params: { project: o.project },
-    clickhouse_settings: { mutations_sync: '2' },
-  });
+  // The view stamped every summary row as written now, and the reads merge the traces written in
+  // the last RECENT_SECONDS (core/store/clickhouse/trace-state-rows.ts): every seeded trace, at
+  // first. A store that took these traces over the week would hold almost none so. Waiting that
+  // long lets the seeded traces be read as stored, as such a store's are. (Stamping each as
+  // written at its end, by a mutation of every summary part, left the store slower to read for
+  // minutes after: a model's traces 540-550 against 250-275 ms; docs/benchmarks.md.)
+  await new Promise((r) => setTimeout(r, (RECENT_SECONDS + 1) * 1000));
 }

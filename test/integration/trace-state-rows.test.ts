@@ -174,6 +174,11 @@ async function expectSameLists(id: string): Promise<void> {
     { filters: ['minDurationMs', 'hasErrors'], sort: { by: 'time', order: 'asc' }, params: { minDurationMs: 1_000, hasErrors: 0 } },
     { filters: ['name'], sort: { by: 'tokens', order: 'desc' }, params: { name: 'TURN' } },
     { filters: ['sessionId'], sort: { by: 'time', order: 'desc' }, params: { sessionId: 'conv-α' } },
+    {
+      filters: ['sessionId', 'startTime'],
+      sort: { by: 'time', order: 'desc' },
+      params: { sessionId: 'conv-α', startTime: toClickHouseTime(base + 2 * 60_000) },
+    },
     // A start bound reads only the traces with a row since then (trace-state-rows.ts `since`).
     { filters: ['startTime'], sort: { by: 'time', order: 'desc' }, params: { startTime: toClickHouseTime(base + 2 * 60_000) } },
     { filters: ['startTime', 'status'], sort: { by: 'cost', order: 'desc' }, params: { startTime: toClickHouseTime(base + 11 * 60_000), status: 'ok' } },
@@ -248,6 +253,13 @@ describe('traces and sessions over every trace: one-row traces read as stored', 
       expect(of('b1').header_status).toBe('error');
       expect(of('lone').session_id).toBe('');
       await expectSameLists(id);
+      // A session's traces since minute 2 (picked by id, then bounded by start): a2 alone.
+      const picked = await svc.clickhouse.query({
+        query: tracePageSql(['sessionId', 'startTime'], false),
+        query_params: { project: id, limit: 10, offset: 0, recentSeconds: 60, sessionId: 'conv-α', startTime: toClickHouseTime(t(2)) },
+        format: 'JSONEachRow',
+      });
+      expect((await picked.json<{ trace_id: string }>()).map((r) => r.trace_id)).toEqual(['a2']);
       const all = await readBothWays(id);
       expect(all.asStored).toEqual(all.merged);
       expect(all.asStored.page).toEqual(expected);

@@ -5,10 +5,11 @@
  * per trace and part. A trace written by one insert, or whose rows the table has merged, has one
  * row: its values are that row's, read as stored. Only a trace with rows in several parts needs
  * its states merged. Grouping every trace by id cost most of the reads over all traces (at 1M
- * traces the sessions page took 571 ms, against 259 read this way: docs/benchmarks.md).
+ * traces the sessions page took 611 ms, against 241 read this way: docs/benchmarks.md, "One row
+ * per trace").
  *
  * So the traces are read in two branches:
- * - the traces that need a merge ({@link MERGE_NEEDED}), grouped by id;
+ * - the traces that need a merge (`mergeNeeded`), grouped by id;
  * - every other trace, its one row as stored.
  *
  * A merge is needed for a trace stored in more than one row, and for a trace written in the last
@@ -110,10 +111,15 @@ export function traceStateRows(columns: readonly TraceStateColumnName[], scope: 
   const merged = columns.map((c) => `${TRACE_STATE_COLUMNS[c].merged} AS ${c}`);
   const started = scope.since ? `\n  HAVING min(min_start) >= ${scope.since}` : '';
   if (scope.picked?.length) {
+    // With a start, only the picked traces with a row since then (a trace that starts then has
+    // one): an alert's model filter over its few minutes merges those, not the model's every trace.
+    const picked = scope.since
+      ? [...scope.picked, `trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND min_start >= ${scope.since})`]
+      : scope.picked;
     return `(
   SELECT trace_id, ${merged.join(', ')}
   FROM agent_eval.trace_stats
-  WHERE project_id = {project:String}${scope.picked.map((c) => `\n    AND ${c}`).join('')}
+  WHERE project_id = {project:String}${picked.map((c) => `\n    AND ${c}`).join('')}
   GROUP BY trace_id${started}
 )`;
   }
