@@ -1,5 +1,5 @@
 import { TRACE_COST } from './trace-stats-sql.js';
-import { traceStateRows } from './trace-state-rows.js';
+import { mergedStates, traceStateRows } from './trace-state-rows.js';
 
 /**
  * SQL of the sessions (migration 009; contract: core/store/trace-sessions.ts). A session is the set of a
@@ -44,14 +44,7 @@ function sessionTraces(rows: keyof typeof SESSION_ROWS): string {
   FROM (
     SELECT
       trace_id,
-      max(session_id) AS session_id,
-      max(user_id) AS user_id,
-      min(min_start) AS start_time,
-      max(max_end) AS end_time,
-      max(has_error) AS span_error,
-      argMaxMerge(header_status) AS header_status,
-      argMaxMerge(header_name) AS header_name,
-      min(root) AS root_span,
+      ${mergedStates(['session_id', 'user_id', 'start_time', 'end_time', 'span_error', 'header_status', 'header_name', 'root_span'], ',\n      ')},
       maxMap(span_stats) AS stats,
       maxMap(span_costs) AS costs
     FROM agent_eval.trace_stats

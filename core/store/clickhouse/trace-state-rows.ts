@@ -61,6 +61,11 @@ export const TRACE_STATE_COLUMNS = {
 } as const satisfies Record<string, TraceStateColumn>;
 export type TraceStateColumnName = keyof typeof TRACE_STATE_COLUMNS;
 
+/** The given columns merged over a trace's rows (`GROUP BY trace_id`), as a select list: the one definition of each merge. */
+export function mergedStates(columns: readonly TraceStateColumnName[], separator = ', '): string {
+  return columns.map((c) => `${TRACE_STATE_COLUMNS[c].merged} AS ${c}`).join(separator);
+}
+
 /** Seconds since its last write within which a trace is always merged (see above); far above any insert's own time. */
 export const RECENT_SECONDS = 60;
 
@@ -108,7 +113,7 @@ export interface TraceStateScope {
  */
 export function traceStateRows(columns: readonly TraceStateColumnName[], scope: TraceStateScope = {}): string {
   const stored = columns.map((c) => (TRACE_STATE_COLUMNS[c].row === c ? c : `${TRACE_STATE_COLUMNS[c].row} AS ${c}`));
-  const merged = columns.map((c) => `${TRACE_STATE_COLUMNS[c].merged} AS ${c}`);
+  const merged = mergedStates(columns);
   const started = scope.since ? `\n  HAVING min(min_start) >= ${scope.since}` : '';
   if (scope.picked?.length) {
     // With a start, only the picked traces with a row since then (a trace that starts then has
@@ -117,7 +122,7 @@ export function traceStateRows(columns: readonly TraceStateColumnName[], scope: 
       ? [...scope.picked, `trace_id IN (SELECT trace_id FROM agent_eval.trace_stats WHERE project_id = {project:String} AND min_start >= ${scope.since})`]
       : scope.picked;
     return `(
-  SELECT trace_id, ${merged.join(', ')}
+  SELECT trace_id, ${merged}
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String}${picked.map((c) => `\n    AND ${c}`).join('')}
   GROUP BY trace_id${started}
@@ -131,7 +136,7 @@ export function traceStateRows(columns: readonly TraceStateColumnName[], scope: 
     AND last_stored > toDateTime64(0, 3, 'UTC') AND last_stored < ${RECENT}
     AND cityHash64(trace_id) NOT IN ${needed}
   UNION ALL
-  SELECT trace_id, ${merged.join(', ')}
+  SELECT trace_id, ${merged}
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String} AND cityHash64(trace_id) IN ${needed}
   GROUP BY trace_id${started}

@@ -1,18 +1,13 @@
 import { toClickHouseTime } from './time.js';
-import { costOf, TRACE_STATE_PARAMS, traceStateRows, type TraceStateColumnName } from './trace-state-rows.js';
+import { costOf, mergedStates, TRACE_STATE_PARAMS, traceStateRows, type TraceStateColumnName } from './trace-state-rows.js';
 /**
  * SQL over `trace_stats` (migrations/clickhouse/002): per-trace aggregate states, merged at read
  * time. Values are always bound ({name:Type}); the only text spliced in is from the fixed
  * fragments below.
  */
 
-/** The cheap merged columns: enough to filter, sort and name a trace. */
-const CHEAP_STATES = `
-    min(min_start) AS start_time,
-    max(has_error) AS span_error,
-    argMaxMerge(header_name) AS header_name,
-    argMaxMerge(header_status) AS header_status,
-    min(root) AS root_span`;
+/** The summary columns every list reads: enough to filter, sort and name a trace. */
+const LISTED: readonly TraceStateColumnName[] = ['start_time', 'span_error', 'header_name', 'header_status', 'root_span'];
 
 const NAME = `if(header_name != '', header_name, root_span.4)`;
 
@@ -57,13 +52,10 @@ SELECT
   root_span.3 AS root_span_id
 FROM (
   SELECT
-    trace_id,${CHEAP_STATES},
-    max(max_end) AS end_time,
-    argMaxMerge(header_attributes) AS header_attributes,
+    trace_id,
+    ${mergedStates([...LISTED, 'end_time', 'header_attributes', 'session_id', 'user_id'], ',\n    ')},
     maxMap(span_stats) AS stats,
-    maxMap(span_costs) AS costs,
-    max(session_id) AS session_id,
-    max(user_id) AS user_id
+    maxMap(span_costs) AS costs
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String} AND trace_id IN ${ids}
   GROUP BY trace_id
@@ -199,9 +191,6 @@ FROM agent_eval.scores
 WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
 GROUP BY trace_id, name
 ORDER BY trace_id, name`;
-
-/** The summary columns every filtered list reads: enough to filter, sort and name a trace. */
-const LISTED: readonly TraceStateColumnName[] = ['start_time', 'span_error', 'header_name', 'header_status', 'root_span'];
 
 /**
  * The project's traces the filters keep, as a FROM clause: one row per trace (trace-state-rows.ts)
