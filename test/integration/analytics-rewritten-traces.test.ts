@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ComponentHealth, MetricSeries } from '../../core/model/analytics.js';
+import type { ComponentHealth, MetricSeries, ToolAnalytics } from '../../core/model/analytics.js';
 import type { CostBreakdown } from '../../core/model/cost-analytics.js';
 import { texts } from '../fixtures/corpus/texts.js';
 import { HOUR, MINUTE, windowStartHoursAgo } from '../helpers/dashboard-analytics.js';
@@ -7,12 +8,14 @@ import { childrenOf, ingestTrace } from '../helpers/ingest-trace.js';
 import { startTestApi, type TestApi } from '../helpers/server.js';
 
 /**
- * The dashboard's reads over a window of spans (component health, span series, cost analytics)
- * count each span once, where its newest row puts it (and the trace series each trace once, by its
- * merged summary): a span re-sent (updated, as JSON ingest
- * allows) with another start, model or tokens counts with its new values, and one whose new start
- * left the window no longer counts in it. The spans carry what agents send (the corpus' system
- * prompt, question and multi-paragraph answer).
+ * The dashboard's reads over a window of spans (component health, span series, tool calls, cost
+ * analytics) count each span once, by the newest of its rows that started in the window (`FINAL`
+ * after a PREWHERE: core/store/clickhouse/newest-span-rows.ts), and the trace series each trace
+ * once, by its merged summary: a span re-sent (updated, as JSON ingest allows) with another start,
+ * model or tokens counts with its new values, and a trace whose later write starts it before the
+ * window no longer counts in it. Merges of `spans` are held back, so every write's rows stay in a
+ * part of their own and the reads must choose between them. The spans carry what agents send (the
+ * corpus' system prompt, question and multi-paragraph answer).
  */
 
 let svc: TestApi;
@@ -61,6 +64,7 @@ async function get<T>(path: string): Promise<T> {
 
 beforeAll(async () => {
   svc = await startTestApi();
+  await svc.clickhouse.command({ query: 'SYSTEM STOP MERGES agent_eval.spans' });
   // Stays: sent once, in the window.
   await ingest(agentTrace('nr-stays', T0 + 10 * MINUTE, { model: 'gpt-4o', input: 1000, output: 100, ms: 300 }));
   // Sent in the window; a later write adds a warm-up span five hours earlier, before the window.
@@ -78,11 +82,24 @@ beforeAll(async () => {
   await ingest(agentTrace('nr-updated', T0 + HOUR + 30 * MINUTE, { model: 'claude-sonnet-4', input: 4000, output: 400, ms: 700 }));
 });
 afterAll(async () => {
+  await svc?.clickhouse.command({ query: 'SYSTEM START MERGES agent_eval.spans' });
   await svc?.stop();
 });
 
+/** Rows stored for a trace's spans, every version (what the reads choose from). */
+async function storedRows(traceId: string): Promise<number> {
+  const res = await svc.clickhouse.query({
+    query: 'SELECT count() AS n FROM agent_eval.spans WHERE project_id = {project:String} AND trace_id = {trace:String}',
+    query_params: { project: svc.defaultProjectId, trace: traceId },
+    format: 'JSONEachRow',
+  });
+  return Number((await res.json<{ n: string }>())[0].n);
+}
+
 describe('the window reads with traces written more than once', () => {
   it('component health: each span once, an updated call with its new model, tokens and duration', async () => {
+    // nr-updated's three spans are stored twice each, in two parts.
+    expect(await storedRows('nr-updated')).toBe(6);
     const h = await get<ComponentHealth>(`/api/analytics/components?${WINDOW}`);
     // Three spans each of nr-stays, nr-updated and nr-early; nr-early's warm-up is before the window.
     expect(h.span_count).toBe(9);
@@ -105,6 +122,12 @@ describe('the window reads with traces written more than once', () => {
     expect(s.latency_ms.p50).toEqual([300, 700, null]);
     const claude = await get<MetricSeries>(`/api/analytics/timeseries?${WINDOW}&level=span&model=claude-sonnet-4`);
     expect(claude.counts).toEqual([0, 1, 0]);
+  });
+
+  it('tool calls: each call once, though nr-updated sent its tool span twice', async () => {
+    const t = await get<ToolAnalytics>(`/api/analytics/tools?${WINDOW.replace('&interval=1h', '')}`);
+    expect(t.tool_call_count).toBe(3);
+    expect(t.tools).toEqual([expect.objectContaining({ tool_name: 'order_lookup', call_count: 3, trace_count: 3, error_count: 0 })]);
   });
 
   it('trace series: each trace once, in the hour of its earliest start over all its writes', async () => {
@@ -135,5 +158,86 @@ describe('the window reads with traces written more than once', () => {
 
     const wide = await get<CostBreakdown>(`/api/analytics/costs?${WIDE}&group_by=model`);
     expect(wide.top_traces.map((t) => t.trace_id).sort()).toEqual(['nr-early', 'nr-stays', 'nr-updated']);
+  });
+});
+
+describe("any writes and re-sends of a window's LLM calls (property)", () => {
+  const MODELS = ['gpt-4o', 'claude-sonnet-4', 'llama-3.1-70b'] as const;
+  /** One version of a call: its model and tokens, and when it starts: in the window or just before it. */
+  const version = fc.record({
+    model: fc.constantFrom(...MODELS),
+    input: fc.integer({ min: 0, max: 50_000 }),
+    output: fc.integer({ min: 0, max: 5_000 }),
+    inside: fc.boolean(),
+    minute: fc.integer({ min: 0, max: 50 }),
+  });
+  type Version = { model: string; input: number; output: number; inside: boolean; minute: number };
+  /** A trace: its calls, each sent in one to three versions (write k sends every call's k-th version). */
+  const traceSpec = fc.array(fc.array(version, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 });
+
+  it('component health and cost by model count the newest version of each call that started in the window', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(traceSpec, { minLength: 1, maxLength: 3 }), async (traces) => {
+        run++;
+        // A window of its own per run, two hours apart, well before the examples' data.
+        const ws = T0 - (12 + 2 * run) * HOUR;
+        const at = (v: Version) => (v.inside ? ws + v.minute * MINUTE : ws - 55 * MINUTE + v.minute * MINUTE);
+        const writes = Math.max(...traces.flatMap((calls) => calls.map((versions) => versions.length)));
+        for (let k = 0; k < writes; k++) {
+          for (const [t, calls] of traces.entries()) {
+            const id = `pr${run}-t${t}`;
+            const sent = calls.flatMap((versions, c) => (versions[k] ? [{ c, v: versions[k] }] : []));
+            if (sent.length === 0) continue;
+            await ingest(
+              ingestTrace(id, {
+                name: 'research-agent',
+                start: ws,
+                durationMs: HOUR - MINUTE,
+                root: { span_id: `${id}-root`, name: 'research-agent', type: 'span', input: texts.supportQuestion, output: texts.supportAnswer },
+                spans: sent.map(({ c, v }) => ({
+                  span_id: `${id}-call${c}`,
+                  parent_span_id: `${id}-root`,
+                  name: 'chat',
+                  type: 'generation',
+                  model: v.model,
+                  input_tokens: v.input,
+                  output_tokens: v.output,
+                  input: [
+                    { role: 'system', content: texts.supportSystemPrompt },
+                    { role: 'user', content: texts.ragParagraphs },
+                  ],
+                  output: texts.multilingual,
+                  start_time: new Date(at(v)).toISOString(),
+                  end_time: new Date(at(v) + 1500).toISOString(),
+                })),
+              }),
+            );
+          }
+        }
+        // The model: each call's newest version among those that started in the window.
+        const expected = new Map<string, { calls: number; tokens: number; traces: Set<number> }>();
+        for (const [t, calls] of traces.entries())
+          for (const versions of calls) {
+            const newest = versions.filter((v) => v.inside).at(-1);
+            if (!newest) continue;
+            const m = expected.get(newest.model) ?? { calls: 0, tokens: 0, traces: new Set<number>() };
+            m.calls++;
+            m.tokens += newest.input + newest.output;
+            m.traces.add(t);
+            expected.set(newest.model, m);
+          }
+        const window = `start_time=${new Date(ws).toISOString()}&end_time=${new Date(ws + HOUR).toISOString()}&interval=1h`;
+        const health = await get<ComponentHealth>(`/api/analytics/components?${window}`);
+        expect(
+          Object.fromEntries(health.by_model.filter((m) => m.model !== '').map((m) => [m.model, { calls: m.span_count, tokens: m.tokens.total }])),
+        ).toEqual(Object.fromEntries([...expected].map(([model, m]) => [model, { calls: m.calls, tokens: m.tokens }])));
+        const costs = await get<CostBreakdown>(`/api/analytics/costs?${window}&group_by=model`);
+        expect(Object.fromEntries(costs.groups.map((g) => [g.key, { tokens: g.total_tokens, traces: g.traces }]))).toEqual(
+          Object.fromEntries([...expected].map(([model, m]) => [model, { tokens: m.tokens, traces: m.traces.size }])),
+        );
+      }),
+      { numRuns: 10 },
+    );
   });
 });

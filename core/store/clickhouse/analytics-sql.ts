@@ -1,7 +1,7 @@
 import { MAX_SCATTER_POINTS, type CorrelationMetric } from '../../model/analytics.js';
 import { windowTracesSql } from './alert-metrics.js';
 import { meanRankSql } from './rank-sql.js';
-import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
+import { newestSpanRows } from './newest-span-rows.js';
 
 /**
  * SQL of the dashboard's aggregate reads (GET /api/analytics/*). Values are always bound
@@ -10,8 +10,9 @@ import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
  * bounded scatter sample.
  *
  * Each table keeps several versions of a row, and each read takes one per key as the rest of the
- * store does: the newest span row per (trace_id, span_id) and score row per score_id
- * (`ORDER BY ... DESC LIMIT 1 BY`), trace summaries merged from `trace_stats` states.
+ * store does: the newest span row per (trace_id, span_id) among the window's (`FINAL` after a
+ * PREWHERE, newest-span-rows.ts), score row per score_id (`ORDER BY ... DESC LIMIT 1 BY`), trace
+ * summaries merged from `trace_stats` states.
  */
 
 const TIME = "DateTime64(3, 'UTC')";
@@ -39,10 +40,10 @@ function windowSpans(filters: SpanFilter[]): string {
   SELECT component_type, model, toUInt8(status = 'error') AS is_error, duration_ms, input_tokens + output_tokens AS tokens, start_time,
     ifNull(total_cost, 0) AS cost, toUInt8(span_type = 'generation' AND total_cost IS NULL) AS unpriced
   FROM (
-    SELECT component_type, model, status, duration_ms, input_tokens, output_tokens, start_time, span_type, total_cost
-    FROM agent_eval.spans
-    WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
-    ${NEWEST_ROW_PER_SPAN}
+    ${newestSpanRows(
+      'component_type, model, status, duration_ms, input_tokens, output_tokens, start_time, span_type, total_cost',
+      `project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}`,
+    )}
   )
   ${where}
 )`;

@@ -1,7 +1,7 @@
 import type { CostGroup } from '../../model/cost-analytics.js';
 import { promptAttribute } from './prompt-links.js';
 import { traceStateRows } from './trace-state-rows.js';
-import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
+import { newestSpanRows } from './newest-span-rows.js';
 
 /**
  * SQL of cost analytics (GET /api/analytics/costs). Values are always bound; the only text
@@ -18,10 +18,10 @@ const WINDOW_CALLS = `(
     if(${promptAttribute(0)} = '', '', concat(${promptAttribute(0)}, ' v', ${promptAttribute(1)})) AS prompt,
     ifNull(total_cost, 0) AS cost, toUInt8(total_cost IS NULL) AS unpriced, input_tokens + output_tokens AS tokens
   FROM (
-    SELECT trace_id, span_id, start_time, model, resource_attributes, attributes, total_cost, input_tokens, output_tokens, span_type
-    FROM agent_eval.spans
-    WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
-    ${NEWEST_ROW_PER_SPAN}
+    ${newestSpanRows(
+      'trace_id, span_id, start_time, model, resource_attributes, attributes, total_cost, input_tokens, output_tokens, span_type',
+      `project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}`,
+    )}
   )
   WHERE span_type = 'generation'
 )`;

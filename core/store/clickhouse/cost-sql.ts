@@ -1,4 +1,4 @@
-import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
+import { NEWEST_ROW_PER_SPAN, newestSpanRows } from './newest-span-rows.js';
 
 /**
  * SQL of costs over stored spans (docs/costs.md): repricing a window with the current price table
@@ -14,11 +14,10 @@ import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
 const TIME = "DateTime64(3, 'UTC')";
 
 /** The newest row of every span of the project that started in [{from}, {to}). */
-const WINDOW_LATEST = `
-  SELECT trace_id, span_id, span_type, model, start_time, end_time, input_tokens, output_tokens, cached_input_tokens, attributes, total_cost, cost_version, ingested_at
-  FROM agent_eval.spans
-  WHERE project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}
-  ${NEWEST_ROW_PER_SPAN}`;
+const WINDOW_LATEST = newestSpanRows(
+  'trace_id, span_id, span_type, model, start_time, end_time, input_tokens, output_tokens, cached_input_tokens, attributes, total_cost, cost_version, ingested_at',
+  `project_id = {project:String} AND start_time >= {from:${TIME}} AND start_time < {to:${TIME}}`,
+);
 
 /**
  * Cached input tokens: the stored count, else (rows stored before the column existed) the first

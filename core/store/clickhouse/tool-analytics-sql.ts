@@ -1,5 +1,5 @@
 import { TOOL_NAME_KEYS } from '../../scoring/trajectory/span-tree.js';
-import { NEWEST_ROW_PER_SPAN } from './newest-span-rows.js';
+import { newestSpanRows } from './newest-span-rows.js';
 
 /**
  * SQL of the tool analytics (GET /api/analytics/tools, docs/api.md "Analytics"). Values are always
@@ -29,10 +29,7 @@ const TOOL_FAILED = "toUInt8(status = 'error' OR attributes['tool_status'] = 'er
  */
 function toolSpans(where: string): string {
   return `(
-  SELECT trace_id, ${TOOL_NAME} AS tool, ${TOOL_FAILED} AS failed, duration_ms
-  FROM agent_eval.spans
-  PREWHERE project_id = {project:String} AND ${IS_TOOL} AND ${where}
-  ${NEWEST_ROW_PER_SPAN}
+  ${newestSpanRows(`trace_id, ${TOOL_NAME} AS tool, ${TOOL_FAILED} AS failed, duration_ms`, `project_id = {project:String} AND ${IS_TOOL} AND ${where}`)}
 )`;
 }
 
