@@ -116,6 +116,29 @@ describe('the window reads with traces written more than once', () => {
     expect(wide.span_count).toBe(10);
   });
 
+  it('the trace page: each span once in its newest row, whole or page by page, and the summary over them', async () => {
+    type Span = { span_id: string; model: string | null; input_tokens: number; output_tokens: number; start_time: string };
+    type Trace = {
+      span_count: number;
+      total_input_tokens: number;
+      total_output_tokens: number;
+      llm_call_count: number;
+      spans: Span[];
+      spans_next_cursor: string | null;
+    };
+    const whole = await get<Trace>('/api/traces/nr-updated');
+    expect(whole).toMatchObject({ span_count: 3, total_input_tokens: 4000, total_output_tokens: 400, llm_call_count: 1, spans_next_cursor: null });
+    expect(whole.spans.map((s) => s.span_id)).toEqual(['nr-updated-root', 'nr-updated-llm', 'nr-updated-tool']);
+    expect(whole.spans[1]).toMatchObject({ model: 'claude-sonnet-4', input_tokens: 4000, output_tokens: 400 });
+    expect(whole.spans[0].start_time).toBe(new Date(T0 + HOUR + 30 * MINUTE).toISOString());
+    // Two spans a page: the same spans, each once, in the same order.
+    const first = await get<Trace>('/api/traces/nr-updated?spans_limit=2');
+    expect(first.spans.map((s) => s.span_id)).toEqual(['nr-updated-root', 'nr-updated-llm']);
+    const next = await get<Trace>(`/api/traces/nr-updated?spans_limit=2&spans_cursor=${encodeURIComponent(first.spans_next_cursor!)}`);
+    expect(next.spans.map((s) => s.span_id)).toEqual(['nr-updated-tool']);
+    expect(next.spans_next_cursor).toBeNull();
+  });
+
   it('span series: each LLM call once, in the hour of its newest start', async () => {
     const s = await get<MetricSeries>(`/api/analytics/timeseries?${WINDOW}&level=span&component_type=generation`);
     expect(s.counts).toEqual([2, 1, 0]);

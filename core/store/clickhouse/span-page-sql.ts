@@ -1,6 +1,9 @@
+import { newestSpanRows } from './newest-span-rows.js';
+
 /**
  * SQL of one page of a trace's spans, keyset-paged on (start_time, span_id). Values are always
- * bound ({name:Type}); the only text spliced in is the fixed keyset fragment.
+ * bound ({name:Type}); the only text spliced in is the fixed keyset fragment. Each span is read in
+ * its newest row (newest-span-rows.ts).
  */
 
 /** How a span page is read: the first page or a cursor's by ids first, or a whole trace in one pass. */
@@ -15,11 +18,7 @@ const KEYSET = "WHERE (start_time, span_id) > ({afterTime:DateTime64(3, 'UTC')},
 function pageKeys(after: boolean): string {
   return `
     SELECT span_id FROM (
-      SELECT span_id, start_time
-      FROM agent_eval.spans
-      WHERE project_id = {project:String} AND trace_id = {trace:String}
-      ORDER BY ingested_at DESC
-      LIMIT 1 BY span_id
+      ${newestSpanRows('span_id, start_time', 'project_id = {project:String} AND trace_id = {trace:String}')}
     )
     ${after ? KEYSET : ''}
     ORDER BY start_time, span_id
@@ -46,11 +45,10 @@ export function spanPageSql(read: SpanPageRead): string {
 SELECT * EXCEPT (project_id, ingested_at)
   REPLACE (substringUTF8(input, 1, {cap:UInt32}) AS input, substringUTF8(output, 1, {cap:UInt32}) AS output)
 FROM (
-  SELECT *, lengthUTF8(input) > {cap:UInt32} AS input_truncated, lengthUTF8(output) > {cap:UInt32} AS output_truncated
-  FROM agent_eval.spans
-  WHERE project_id = {project:String} AND trace_id = {trace:String}${chosen}
-  ORDER BY ingested_at DESC
-  LIMIT 1 BY span_id
+  ${newestSpanRows(
+    '*, lengthUTF8(input) > {cap:UInt32} AS input_truncated, lengthUTF8(output) > {cap:UInt32} AS output_truncated',
+    `project_id = {project:String} AND trace_id = {trace:String}${chosen}`,
+  )}
 )
 ORDER BY start_time, span_id${whole ? '\nLIMIT {limit:UInt32}' : ''}`;
 }

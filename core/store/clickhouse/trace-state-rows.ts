@@ -66,6 +66,14 @@ export function mergedStates(columns: readonly TraceStateColumnName[], separator
   return columns.map((c) => `${TRACE_STATE_COLUMNS[c].merged} AS ${c}`).join(separator);
 }
 
+/**
+ * The given columns of a read `FROM agent_eval.trace_stats FINAL` (the table merges each trace's
+ * rows as it reads), as a select list: each column as one stored row holds it.
+ */
+export function finalStates(columns: readonly TraceStateColumnName[], separator = ', '): string {
+  return columns.map((c) => (TRACE_STATE_COLUMNS[c].row === c ? c : `${TRACE_STATE_COLUMNS[c].row} AS ${c}`)).join(separator);
+}
+
 /** Seconds since its last write within which a trace is always merged (see above); far above any insert's own time. */
 export const RECENT_SECONDS = 60;
 
@@ -112,7 +120,6 @@ export interface TraceStateScope {
  * Conditions on the columns go on the result, where ClickHouse pushes them into both branches.
  */
 export function traceStateRows(columns: readonly TraceStateColumnName[], scope: TraceStateScope = {}): string {
-  const stored = columns.map((c) => (TRACE_STATE_COLUMNS[c].row === c ? c : `${TRACE_STATE_COLUMNS[c].row} AS ${c}`));
   const merged = mergedStates(columns);
   const started = scope.since ? `\n  HAVING min(min_start) >= ${scope.since}` : '';
   if (scope.picked?.length) {
@@ -130,7 +137,7 @@ export function traceStateRows(columns: readonly TraceStateColumnName[], scope: 
   }
   const needed = mergeNeeded(scope.since);
   return `(
-  SELECT trace_id, ${stored.join(', ')}
+  SELECT trace_id, ${finalStates(columns)}
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String}${scope.since ? ` AND min_start >= ${scope.since}` : ''}
     AND last_stored > toDateTime64(0, 3, 'UTC') AND last_stored < ${RECENT}
