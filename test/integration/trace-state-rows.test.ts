@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { SessionList } from '../../core/model/trace-session.js';
 import { sessionCountSql, sessionPageSql, type SessionFilter } from '../../core/store/clickhouse/trace-session-sql.js';
 import { traceCountSql, tracePageSql } from '../../core/store/clickhouse/trace-page-sql.js';
-import type { TraceFilter } from '../../core/store/clickhouse/trace-stats-sql.js';
+import { TRACE_SUMMARIES, TRACE_SUMMARY, type TraceFilter } from '../../core/store/clickhouse/trace-stats-sql.js';
 import type { TraceSort } from '../../core/model/trace-sort.js';
 import { TRACE_SERIES } from '../../core/store/clickhouse/analytics-sql.js';
 import { TOP_COSTS } from '../../core/store/clickhouse/cost-breakdown-sql.js';
@@ -152,6 +152,11 @@ async function expectSameTraces(id: string): Promise<TraceRow[]> {
   expect(asStored).toEqual(await traceRows(id, ALL_MERGED));
   const ids = asStored.map((r) => r.trace_id);
   expect(new Set(ids).size).toBe(ids.length);
+  // A trace's summary by FINAL (the trace page's read) is its summary by GROUP BY (the lists').
+  const summaries = async (query: string, traces: unknown[]) =>
+    (await svc.clickhouse.query({ query, query_params: { project: id, traces }, format: 'JSONEachRow' })).json<{ trace_id: string }>();
+  const grouped = new Map((await summaries(TRACE_SUMMARIES, ids)).map((r) => [r.trace_id, r]));
+  for (const trace of ids) expect(await summaries(TRACE_SUMMARY, [trace])).toEqual([grouped.get(trace as string)]);
   return asStored;
 }
 

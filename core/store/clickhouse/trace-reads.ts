@@ -3,7 +3,7 @@ import { encodeTraceCursor } from '../../model/trace-sort.js';
 import { traceSummary, type TraceRow } from './rows.js';
 import { toClickHouseTime } from './time.js';
 import { PROJECT_TRACE_COUNT, newestCandidateRowsSql, newestPageSql, traceCountSql, tracePageSql } from './trace-page-sql.js';
-import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, listParams } from './trace-stats-sql.js';
+import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, TRACE_SUMMARY, listParams } from './trace-stats-sql.js';
 import { previewsOf, type TracePreview } from './trace-previews.js';
 
 type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
@@ -29,7 +29,8 @@ export function createTraceReads(rows: Rows) {
   }
 
   async function summaryRows(projectId: string, traceIds: string[]): Promise<TraceRow[]> {
-    return traceIds.length === 0 ? [] : rows<TraceRow>(TRACE_SUMMARIES, { project: projectId, traces: traceIds });
+    if (traceIds.length === 0) return [];
+    return rows<TraceRow>(traceIds.length === 1 ? TRACE_SUMMARY : TRACE_SUMMARIES, { project: projectId, traces: traceIds });
   }
 
   /** The latest value per score name of each given trace. */

@@ -1,5 +1,5 @@
 import { toClickHouseTime } from './time.js';
-import { costOf, finalStates, TRACE_STATE_PARAMS, traceStateRows, type TraceStateColumnName } from './trace-state-rows.js';
+import { costOf, finalStates, mergedStates, TRACE_STATE_PARAMS, traceStateRows, type TraceStateColumnName } from './trace-state-rows.js';
 /**
  * SQL over `trace_stats` (migrations/clickhouse/002): per-trace aggregate states, merged at read
  * time. Values are always bound ({name:Type}); the only text spliced in is from the fixed
@@ -29,13 +29,30 @@ const STATUS = `if(span_error = 1 OR header_status = 'error', 'error', 'ok')`;
 export const TRACE_SUMMARIES = traceSummariesSql('{traces:Array(String)}');
 
 /**
- * {@link TRACE_SUMMARIES} of the traces `ids` names: a bound array, or a subquery (bulk export:
- * core/store/clickhouse/export-sql.ts). `FINAL` merges each picked trace's rows as the table's
- * merges do, in key order as it reads; the PREWHERE is on the key alone, so every row of a picked
- * trace is in the merge, as a `GROUP BY trace_id` would have them, at a fraction of its planning
- * and reading (one trace at 1M traces: p50 16 against 29 ms, p95 29 against 73).
+ * {@link TRACE_SUMMARIES} of one trace ({traces} holds its id): `FINAL` merges its rows as the
+ * table's merges do, in key order as it reads; the PREWHERE is on the key alone, so every row of
+ * the trace is in the merge, as the GROUP BY has them. For one trace it plans and reads in a
+ * fraction of the GROUP BY's time (at 1M traces: p50 16 against 29 ms, p95 29 against 73); for the
+ * 50 of a list page it is slower (106 against 85 ms), each trace's key range merged on its own.
  */
-export function traceSummariesSql(ids: string): string {
+export const TRACE_SUMMARY = traceSummariesSql('{traces:Array(String)}', 'final');
+
+/** {@link TRACE_SUMMARIES} of the traces `ids` names: a bound array, or a subquery (bulk export: core/store/clickhouse/export-sql.ts). */
+export function traceSummariesSql(ids: string, merge: 'group' | 'final' = 'group'): string {
+  const columns: TraceStateColumnName[] = [...LISTED, 'end_time', 'header_attributes', 'session_id', 'user_id'];
+  const states =
+    merge === 'final'
+      ? `${finalStates(columns, ',\n    ')},
+    span_stats AS stats,
+    span_costs AS costs
+  FROM agent_eval.trace_stats FINAL
+  PREWHERE project_id = {project:String} AND trace_id IN ${ids}`
+      : `${mergedStates(columns, ',\n    ')},
+    maxMap(span_stats) AS stats,
+    maxMap(span_costs) AS costs
+  FROM agent_eval.trace_stats
+  WHERE project_id = {project:String} AND trace_id IN ${ids}
+  GROUP BY trace_id`;
   return `
 SELECT
   trace_id,
@@ -59,11 +76,7 @@ SELECT
 FROM (
   SELECT
     trace_id,
-    ${finalStates([...LISTED, 'end_time', 'header_attributes', 'session_id', 'user_id'], ',\n    ')},
-    span_stats AS stats,
-    span_costs AS costs
-  FROM agent_eval.trace_stats FINAL
-  PREWHERE project_id = {project:String} AND trace_id IN ${ids}
+    ${states}
 )`;
 }
 
