@@ -1,15 +1,17 @@
 /**
  * The newest stored row of each span (a re-sent span has several rows until `spans` merges them:
- * ReplacingMergeTree on ingested_at), for reads of a few traces' spans: ordered by the table's own
- * key, which ClickHouse sorts in the order it reads, rather than by ingested_at alone, a full sort
- * (over the 500,000 spans of a week at 100,000 traces: 148 against 190 ms, docs/benchmarks.md).
+ * ReplacingMergeTree on ingested_at), for reads of the spans of a set of traces: ordered by the
+ * table's own key, which ClickHouse sorts in the order it reads, rather than by ingested_at alone,
+ * a full sort. For such sets this is faster than {@link newestSpanRows}, whose FINAL merges each
+ * trace's key range on its own: the root spans of a list page's 50 traces at 1M traces took 118
+ * against 35 ms that way (docs/benchmarks.md, "Newest rows by FINAL").
  */
 export const NEWEST_ROW_PER_SPAN = `ORDER BY trace_id, span_id, ingested_at DESC
   LIMIT 1 BY trace_id, span_id`;
 
 /**
- * The newest row of each span among the rows that pass `prewhere` (a window's spans, a trace's,
- * with any narrowing that must come before the choice), with `columns`.
+ * The newest row of each span among the rows that pass `prewhere` (a window's spans, or one
+ * trace's, with any narrowing that must come before the choice), with `columns`.
  *
  * `FINAL` merges the rows of a key as `spans` merges its parts, in key order as it reads (keeping
  * the largest ingested_at), with no sort and no table of keys. An explicit PREWHERE filters the
