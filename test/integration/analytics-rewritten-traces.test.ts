@@ -25,6 +25,22 @@ const WINDOW = `start_time=${new Date(T0).toISOString()}&end_time=${new Date(T0 
 /** Six hours before T0 up to the window's end: holds every version of every span. */
 const WIDE = `start_time=${new Date(T0 - 6 * HOUR).toISOString()}&end_time=${new Date(T0 + 3 * HOUR).toISOString()}&interval=1h`;
 
+/** An LLM call's fields: its model and tokens, the corpus' system prompt and `question` in, `answer` out. */
+function llmCall(c: { model: string; input: number; output: number }, question: string, answer: string) {
+  return {
+    name: 'chat',
+    type: 'generation',
+    model: c.model,
+    input_tokens: c.input,
+    output_tokens: c.output,
+    input: [
+      { role: 'system', content: texts.supportSystemPrompt },
+      { role: 'user', content: question },
+    ],
+    output: answer,
+  };
+}
+
 /** A trace: a root, one LLM call (`model`, tokens) answering with the corpus' texts, one tool call. */
 function agentTrace(id: string, start: number, llm: { model: string; input: number; output: number; ms: number }) {
   const child = childrenOf(id, start);
@@ -34,18 +50,7 @@ function agentTrace(id: string, start: number, llm: { model: string; input: numb
     durationMs: 900,
     root: { span_id: `${id}-root`, name: 'support-agent', type: 'span', input: texts.supportQuestion, output: texts.supportAnswer },
     spans: [
-      child('llm', 10, llm.ms, {
-        name: 'chat',
-        type: 'generation',
-        model: llm.model,
-        input_tokens: llm.input,
-        output_tokens: llm.output,
-        input: [
-          { role: 'system', content: texts.supportSystemPrompt },
-          { role: 'user', content: texts.supportQuestion },
-        ],
-        output: texts.supportAnswer,
-      }),
+      child('llm', 10, llm.ms, llmCall(llm, texts.supportQuestion, texts.supportAnswer)),
       child('tool', 400, 120, { name: 'order_lookup', type: 'tool', input: { order_id: 'A-1042' }, output: texts.orderLookupResult }),
     ],
   });
@@ -221,16 +226,7 @@ describe("any writes and re-sends of a window's LLM calls (property)", () => {
                 spans: sent.map(({ c, v }) => ({
                   span_id: `${id}-call${c}`,
                   parent_span_id: `${id}-root`,
-                  name: 'chat',
-                  type: 'generation',
-                  model: v.model,
-                  input_tokens: v.input,
-                  output_tokens: v.output,
-                  input: [
-                    { role: 'system', content: texts.supportSystemPrompt },
-                    { role: 'user', content: texts.ragParagraphs },
-                  ],
-                  output: texts.multilingual,
+                  ...llmCall(v, texts.ragParagraphs, texts.multilingual),
                   start_time: new Date(at(v)).toISOString(),
                   end_time: new Date(at(v) + 1500).toISOString(),
                 })),
