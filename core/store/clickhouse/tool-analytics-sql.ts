@@ -4,8 +4,8 @@ import { newestSpanRows } from './newest-span-rows.js';
 /**
  * SQL of the tool analytics (GET /api/analytics/tools, docs/api.md "Analytics"). Values are always
  * bound ({name:Type}); only the fixed fragments below are spliced in. As the other analytics
- * reads, each span is read in its newest row (`LIMIT 1 BY trace_id, span_id`) and each score once
- * (`LIMIT 1 BY score_id`).
+ * reads, each span is read in its newest row (`newestSpanRows`: FINAL after the PREWHERE) and each
+ * score once (`LIMIT 1 BY score_id`).
  */
 
 const TIME = "DateTime64(3, 'UTC')";
