@@ -85,9 +85,10 @@ export function newestPageSql(withCursor: boolean, complete: boolean): string {
   return `
 SELECT trace_id, toUnixTimestamp64Milli(start_time) AS start_ms, 0 AS sort_key
 FROM (
-  SELECT trace_id, min_start AS start_time
-  FROM agent_eval.trace_stats FINAL
-  PREWHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+  SELECT trace_id, min(min_start) AS start_time
+  FROM agent_eval.trace_stats
+  WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+  GROUP BY trace_id
 )${
     where.length
       ? `

@@ -31,9 +31,10 @@ export const TRACE_SUMMARIES = traceSummariesSql('{traces:Array(String)}');
 /**
  * {@link TRACE_SUMMARIES} of one trace ({traces} holds its id): `FINAL` merges its rows as the
  * table's merges do, in key order as it reads; the PREWHERE is on the key alone, so every row of
- * the trace is in the merge, as the GROUP BY has them. For one trace it plans and reads in a
- * fraction of the GROUP BY's time (at 1M traces: p50 16 against 29 ms, p95 29 against 73); for the
- * 50 of a list page it is slower (106 against 85 ms), each trace's key range merged on its own.
+ * the trace is in the merge, as the GROUP BY has them. For one trace it is as fast or faster (at
+ * 1M traces in one part: p50 16 against 29 ms; in 21 parts: 19.6 against 19.7, p95 29 against
+ * 32); for the 50 of a list page it is slower (137 against 84 ms in 21 parts), each trace's key
+ * range merged on its own (docs/benchmarks.md, "Newest rows by FINAL").
  */
 export const TRACE_SUMMARY = traceSummariesSql('{traces:Array(String)}', 'final');
 
