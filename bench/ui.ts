@@ -7,7 +7,7 @@ import { nestedAgentTrace, SEL } from '../test/helpers/dashboard.js';
 import { readApiKey } from '../test/helpers/credentials.js';
 import { connectClickHouse } from '../core/store/clickhouse/client.js';
 import { makeDataDir } from '../test/helpers/data-dir.js';
-import { getJson, getTimed, post, round, summarize } from './lib.js';
+import { cpuSeconds, getJson, getTimed, machineBusySeconds, post, round, summarize } from './lib.js';
 import { seedBySql } from './seed-by-sql.js';
 import { startBenchService, type BenchService } from './service.js';
 
@@ -24,7 +24,8 @@ import { startBenchService, type BenchService } from './service.js';
  * frame that first has them); `wall_ms` is from page.goto to playwright seeing them. Also: the API
  * calls those pages start with, timed alone (the list's first page in every order and source; a
  * trace's first page of 2,000 spans, as the UI asks), and the built UI's JavaScript (every .js
- * under the build's client dir, uncompressed bytes). Targets: under 1 s each.
+ * under the build's client dir, uncompressed bytes). With each cold load, the CPU the service used
+ * and the CPU the rest of the machine used (Chromium, nearly all of it). Targets: under 1 s each.
  * Run: `npm run bench -- ui [--quick] [--runs N] [--traces N]`.
  */
 export interface UiBenchOptions {
@@ -82,6 +83,11 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
   const coldWall: number[] = [];
   const warm: number[] = [];
   const warmWall: number[] = [];
+  // CPU during each cold load: the service's (all its threads) and the rest of the machine's
+  // (Chromium, nearly all of it): on two cores, what the browser takes the service cannot use.
+  const coldServiceCpu: number[] = [];
+  const coldOtherCpu: number[] = [];
+  const pid = svc.child.pid!;
   let rows = 0;
   let breakdown: unknown = null;
   const errors: string[] = [];
@@ -93,6 +99,7 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
         [warm, warmWall],
       ]) {
         const t0 = performance.now();
+        const [service0, busy0] = [cpuSeconds(pid), machineBusySeconds()];
         if (pageMs === cold) await p.page.goto(url, { waitUntil: 'commit' });
         else await p.page.reload({ waitUntil: 'commit' });
         const handle = await p.page.waitForFunction(
@@ -101,6 +108,11 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
           { polling: 'raf', timeout: 60_000 },
         );
         wallMs.push(performance.now() - t0);
+        if (pageMs === cold) {
+          const service = cpuSeconds(pid) - service0;
+          coldServiceCpu.push(service * 1000);
+          coldOtherCpu.push((machineBusySeconds() - busy0 - service) * 1000);
+        }
         pageMs.push((await handle.jsonValue()) as number);
         if (pageMs === cold && i === 0) breakdown = await p.page.evaluate(COLD_BREAKDOWN);
         rows = await p.page.locator(selector).count();
@@ -113,6 +125,8 @@ async function timePage(browser: Browser, svc: BenchService, apiKey: string, url
   return {
     cold_page_ms: summarize(cold),
     cold_wall_ms: summarize(coldWall),
+    cold_service_cpu_ms: summarize(coldServiceCpu),
+    cold_other_cpu_ms: summarize(coldOtherCpu),
     warm_page_ms: summarize(warm),
     warm_wall_ms: summarize(warmWall),
     rows_in_dom: rows,
