@@ -67,10 +67,11 @@ export function mergedStates(columns: readonly TraceStateColumnName[], separator
 }
 
 /**
- * The given columns of a read `FROM agent_eval.trace_stats FINAL` (the table merges each trace's
- * rows as it reads), as a select list: each column as one stored row holds it.
+ * The given columns as one row of a trace holds them, as a select list: a row read as stored (the
+ * one-row traces below), or a trace's one row from `FROM agent_eval.trace_stats FINAL` (the table
+ * merges each trace's rows as it reads: TRACE_SUMMARY). The counterpart of {@link mergedStates}.
  */
-export function finalStates(columns: readonly TraceStateColumnName[], separator = ', '): string {
+export function rowStates(columns: readonly TraceStateColumnName[], separator = ', '): string {
   return columns.map((c) => (TRACE_STATE_COLUMNS[c].row === c ? c : `${TRACE_STATE_COLUMNS[c].row} AS ${c}`)).join(separator);
 }
 
@@ -137,7 +138,7 @@ export function traceStateRows(columns: readonly TraceStateColumnName[], scope: 
   }
   const needed = mergeNeeded(scope.since);
   return `(
-  SELECT trace_id, ${finalStates(columns)}
+  SELECT trace_id, ${rowStates(columns)}
   FROM agent_eval.trace_stats
   WHERE project_id = {project:String}${scope.since ? ` AND min_start >= ${scope.since}` : ''}
     AND last_stored > toDateTime64(0, 3, 'UTC') AND last_stored < ${RECENT}

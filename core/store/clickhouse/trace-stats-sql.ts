@@ -1,5 +1,5 @@
 import { toClickHouseTime } from './time.js';
-import { costOf, finalStates, mergedStates, TRACE_STATE_PARAMS, traceStateRows, type TraceStateColumnName } from './trace-state-rows.js';
+import { costOf, mergedStates, rowStates, TRACE_STATE_PARAMS, traceStateRows, type TraceStateColumnName } from './trace-state-rows.js';
 /**
  * SQL over `trace_stats` (migrations/clickhouse/002): per-trace aggregate states, merged at read
  * time. Values are always bound ({name:Type}); the only text spliced in is from the fixed
@@ -43,7 +43,7 @@ export function traceSummariesSql(ids: string, merge: 'group' | 'final' = 'group
   const columns: TraceStateColumnName[] = [...LISTED, 'end_time', 'header_attributes', 'session_id', 'user_id'];
   const states =
     merge === 'final'
-      ? `${finalStates(columns, ',\n    ')},
+      ? `${rowStates(columns, ',\n    ')},
     span_stats AS stats,
     span_costs AS costs
   FROM agent_eval.trace_stats FINAL
