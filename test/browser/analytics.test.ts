@@ -169,6 +169,34 @@ describe('analytics page in Chromium', () => {
     expect(describeErrors(p)).toBe('');
   });
 
+  it('asks for the panels below the first screen once the panels on it have their answers, and anyway when those hang', async () => {
+    const UPPER = ['/api/analytics/scores', '/api/analytics/correlation', '/api/analytics/timeseries', '/api/analytics/costs'];
+    const LOWER = ['/api/judges/calibration', '/api/analytics/components', '/api/analytics/tools'];
+    const p = await open();
+    const asked = new Map<string, number>();
+    const answered = new Map<string, number>();
+    p.page.on('request', (r) => asked.set(new URL(r.url()).pathname, performance.now()));
+    p.page.on('requestfinished', (r) => answered.set(new URL(r.url()).pathname, performance.now()));
+    await p.page.goto('/analytics');
+    await expect.poll(() => p.page.locator(SEL.healthRow('component', 'tool')).count()).toBe(1);
+    await p.page.locator('[data-testid="tool-analytics-table"]').waitFor();
+    await p.page.locator('[data-testid="calibration-empty"], [data-testid="calibration-list"]').first().waitFor();
+    for (const shown of ['[data-testid="cost-total"]', '[data-testid="percentiles-count"]', SEL.correlationSentence]) await p.page.locator(shown).waitFor();
+    const lastUpper = Math.max(...UPPER.map((u) => answered.get(u) ?? Infinity));
+    expect(lastUpper).toBeLessThan(Infinity);
+    for (const u of LOWER) expect(asked.get(u), u).toBeGreaterThan(lastUpper);
+
+    // The costs hang: the panels below ask after a few seconds all the same, and show their data.
+    const hung = await open();
+    await hung.page.route('**/api/analytics/costs*', () => undefined);
+    await hung.page.goto('/analytics');
+    await hung.page.locator(SEL.scoreRow('faithfulness')).waitFor();
+    await expect.poll(() => hung.page.locator(SEL.healthRow('component', 'tool')).count(), { timeout: 15_000 }).toBe(1);
+    expect(await hung.page.locator('[data-testid="cost-total"]').count()).toBe(0);
+    await hung.page.unrouteAll({ behavior: 'ignoreErrors' });
+    expect(describeErrors(p)).toBe('');
+  });
+
   it('says what to do when a project has no traces or scores', async () => {
     const p = await open({ apiKey: await svc.keyFor(EMPTY_PROJECT), project: EMPTY_PROJECT });
     await p.page.goto('/analytics?range=7d');

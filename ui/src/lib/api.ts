@@ -174,9 +174,40 @@ function parseJson(text: string): unknown {
 
 /** {@link respond}'s answer as JSON (a 204: undefined). */
 async function send<T>(method: string, path: string, opts: RequestOptions & CallOptions): Promise<T> {
-  const res = await respond(method, path, opts);
-  if (res.status === 204) return undefined as T;
-  return parseJson(await res.text()) as T;
+  inFlight++;
+  try {
+    const res = await respond(method, path, opts);
+    if (res.status === 204) return undefined as T;
+    return parseJson(await res.text()) as T;
+  } finally {
+    inFlight--;
+    if (inFlight === 0) setTimeout(wakeIfSettled, 0);
+  }
+}
+
+/** Calls of the typed client not answered yet, and who waits for none to be. */
+let inFlight = 0;
+let settleWaiters: Array<() => void> = [];
+
+/** Wakes the waiters when no call is in flight: checked a task after the last one ended, so a call that answer starts (e.g. a request that needs the one before) counts. */
+function wakeIfSettled(): void {
+  if (inFlight > 0) return;
+  const woken = settleWaiters;
+  settleWaiters = [];
+  for (const wake of woken) wake();
+}
+
+/**
+ * Resolves once no call of the typed client is in flight (looked at a task from now), or after
+ * `atMostMs` whatever is: a page starts what is off screen once what is on screen has its data,
+ * so the two do not share the service (the analytics page, issue 32).
+ */
+export function whenCallsSettle(atMostMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    settleWaiters.push(resolve);
+    setTimeout(wakeIfSettled, 0);
+    setTimeout(resolve, atMostMs);
+  });
 }
 
 /**
