@@ -169,7 +169,7 @@ describe('analytics page in Chromium', () => {
     expect(describeErrors(p)).toBe('');
   });
 
-  it('asks for the panels below the first screen once the panels on it have their answers, and anyway when those hang', async () => {
+  it('asks for the panels below the first screen once the panels on it have their answers, after 3 s when those hang, never once left', async () => {
     const UPPER = ['/api/analytics/scores', '/api/analytics/correlation', '/api/analytics/timeseries', '/api/analytics/costs'];
     const LOWER = ['/api/judges/calibration', '/api/analytics/components', '/api/analytics/tools'];
     const p = await open();
@@ -194,6 +194,20 @@ describe('analytics page in Chromium', () => {
     await expect.poll(() => hung.page.locator(SEL.healthRow('component', 'tool')).count(), { timeout: 15_000 }).toBe(1);
     expect(await hung.page.locator('[data-testid="cost-total"]').count()).toBe(0);
     await hung.page.unrouteAll({ behavior: 'ignoreErrors' });
+
+    // Left for the traces list while the costs hang: the lower panels never ask.
+    const left = await open();
+    const leftAsked: string[] = [];
+    left.page.on('request', (r) => leftAsked.push(new URL(r.url()).pathname));
+    await left.page.route('**/api/analytics/costs*', () => undefined);
+    await left.page.goto('/analytics');
+    await left.page.locator(SEL.scoreRow('faithfulness')).waitFor();
+    await left.page.getByRole('link', { name: 'Traces', exact: true }).first().click();
+    await left.page.waitForURL(/\/traces$/);
+    await left.page.waitForTimeout(4_000);
+    expect(leftAsked.filter((u) => LOWER.includes(u))).toEqual([]);
+    expect(leftAsked).toContain('/api/traces');
+    await left.page.unrouteAll({ behavior: 'ignoreErrors' });
     expect(describeErrors(p)).toBe('');
   });
 
