@@ -2,7 +2,7 @@ import { MAX_COST_GROUPS, MAX_TOP_COSTS, type CostBreakdown, type CostBreakdownQ
 import { bucketStarts } from '../../model/analytics.js';
 import { toClickHouseTime } from './time.js';
 import { costSeriesSql, TOP_COSTS } from './cost-breakdown-sql.js';
-import { traceSummary, type TraceRow } from './rows.js';
+import { traceSummary, type TraceRow } from './trace-summary-row.js';
 import { TRACE_SUMMARIES } from './trace-stats-sql.js';
 import { TRACE_STATE_PARAMS } from './trace-state-rows.js';
 

@@ -3,6 +3,7 @@ import type { SpanStatus, SpanType } from '../../model/span.js';
 import type { ScanQuery, TraceForScoring } from '../online-traces.js';
 import { toClickHouseTime } from './time.js';
 import { TRACE_SUMMARIES } from './trace-stats-sql.js';
+import { traceSummary, type TraceRow } from './trace-summary-row.js';
 
 /**
  * What online rules' scans of traces and of sessions share (online-trace-reads.ts,
@@ -107,19 +108,6 @@ FROM (
 ORDER BY trace_id, start_time, span_id
 LIMIT {maxSpans:UInt32} BY trace_id`;
 
-interface SummaryRow {
-  trace_id: string;
-  name: string;
-  status: SpanStatus;
-  start_time: string;
-  end_time: string;
-  duration_ms: number | string;
-  span_count: number | string;
-  total_input_tokens: number | string;
-  total_output_tokens: number | string;
-  attributes: Record<string, string>;
-}
-
 interface SpanRow {
   trace_id: string;
   span_id: string;
@@ -142,7 +130,6 @@ interface SpanRow {
 }
 
 const orNull = (v: string): string | null => (v === '' ? null : v);
-const ms = (clickhouseTime: string) => Date.parse(`${clickhouseTime.replace(' ', 'T')}Z`);
 
 export type Rows = <T>(query: string, params: Record<string, unknown>) => Promise<T[]>;
 
@@ -162,18 +149,18 @@ export async function readTracesForScoring(
   const out = new Map<string, TraceForScoring>();
   if (traceIds.length === 0) return out;
   const params = { project: projectId, traces: traceIds, ...caps };
-  const [summaries, spans] = await Promise.all([rows<SummaryRow>(TRACE_SUMMARIES, params), rows<SpanRow>(SPANS_FOR_SCORING, params)]);
-  for (const s of summaries) {
+  const [summaries, spans] = await Promise.all([rows<TraceRow>(TRACE_SUMMARIES, params), rows<SpanRow>(SPANS_FOR_SCORING, params)]);
+  for (const s of summaries.map(traceSummary)) {
     out.set(s.trace_id, {
       trace_id: s.trace_id,
       name: s.name,
       status: s.status,
-      start_ms: ms(s.start_time),
-      end_ms: ms(s.end_time),
-      duration_ms: Number(s.duration_ms),
-      total_input_tokens: Number(s.total_input_tokens),
-      total_output_tokens: Number(s.total_output_tokens),
-      span_count: Number(s.span_count),
+      start_ms: Date.parse(s.start_time),
+      end_ms: Date.parse(s.end_time),
+      duration_ms: s.duration_ms,
+      total_input_tokens: s.total_input_tokens,
+      total_output_tokens: s.total_output_tokens,
+      span_count: s.span_count,
       attributes: s.attributes,
       spans: [],
     });

@@ -1,5 +1,5 @@
-import type { ComponentType, SpanRecord, SpanStatus } from '../../model/span.js';
-import type { SpanView, TraceSpanView, TraceSummary } from '../../model/trace.js';
+import type { ComponentType, SpanRecord } from '../../model/span.js';
+import type { SpanView, TraceSpanView } from '../../model/trace.js';
 import type { Score } from '../../model/score.js';
 import type { SpanCost } from '../../model/cost.js';
 import { TSV_INSERT_SETTINGS, tsvFieldText, tsvTime, tsvValue } from './tsv.js';
@@ -243,51 +243,6 @@ export function traceSpanView(r: TraceSpanRow): TraceSpanView {
     ...view,
     input_truncated: Number(r.input_truncated) === 1 || originalBytes(r.attributes, 'input') !== null,
     output_truncated: Number(r.output_truncated) === 1 || originalBytes(r.attributes, 'output') !== null,
-  };
-}
-
-export interface TraceRow {
-  trace_id: string;
-  name: string;
-  status: string;
-  start_time: string;
-  end_time: string;
-  duration_ms: number | string;
-  span_count: number | string;
-  error_count: number | string;
-  total_input_tokens: number | string;
-  total_output_tokens: number | string;
-  tool_call_count: number | string;
-  llm_call_count: number | string;
-  total_cost: number | null;
-  unpriced_llm_call_count: number | string;
-  attributes: Record<string, string>;
-  /** '' when the trace has none (migration 009). */
-  session_id: string;
-  user_id: string;
-  /** The span that names the trace (its root, else its earliest span): where its previews are read. */
-  root_span_id: string;
-}
-
-export function traceSummary(r: TraceRow): TraceSummary {
-  return {
-    trace_id: r.trace_id,
-    name: r.name,
-    status: r.status as SpanStatus,
-    start_time: fromClickHouseTime(r.start_time),
-    end_time: fromClickHouseTime(r.end_time),
-    duration_ms: Number(r.duration_ms),
-    span_count: Number(r.span_count),
-    error_count: Number(r.error_count),
-    total_input_tokens: Number(r.total_input_tokens),
-    total_output_tokens: Number(r.total_output_tokens),
-    tool_call_count: Number(r.tool_call_count),
-    llm_call_count: Number(r.llm_call_count),
-    total_cost: r.total_cost === null ? null : Number(r.total_cost),
-    unpriced_llm_call_count: Number(r.unpriced_llm_call_count),
-    attributes: r.attributes,
-    session_id: r.session_id === '' ? null : r.session_id,
-    user_id: r.user_id === '' ? null : r.user_id,
   };
 }
 

@@ -1,6 +1,6 @@
 import { TRACE_SEARCH_WINDOW, type TraceList, type TraceListItem, type TraceListQuery, type TraceScoreSummary, type TraceSummary } from '../../model/trace.js';
 import { encodeTraceCursor } from '../../model/trace-sort.js';
-import { traceSummary, type TraceRow } from './rows.js';
+import { rootSpanId, traceSummary, type TraceRow } from './trace-summary-row.js';
 import { toClickHouseTime } from './time.js';
 import { PROJECT_TRACE_COUNT, newestCandidateRowsSql, newestPageSql, traceCountSql, tracePageSql } from './trace-page-sql.js';
 import { SPAN_SEARCH, TRACE_FILTER_NAMES, TRACE_SCORES, TRACE_SUMMARIES, TRACE_SUMMARY, listParams } from './trace-stats-sql.js';
@@ -97,7 +97,8 @@ export function createTraceReads(rows: Rows) {
     // The previews read the root spans the summaries name.
     const withPreviews = async (): Promise<[TraceRow[], Map<string, TracePreview>]> => {
       const found = await summaryRows(projectId, pageIds);
-      return [found, q.previews ? await previewsOf(rows, projectId, found) : new Map<string, TracePreview>()];
+      const roots = found.map((t) => ({ trace_id: t.trace_id, root_span_id: rootSpanId(t) }));
+      return [found, q.previews ? await previewsOf(rows, projectId, roots) : new Map<string, TracePreview>()];
     };
     const [[summaryList, previews], scores] = await Promise.all([withPreviews(), scoresOf(projectId, pageIds)]);
     const byId = new Map(summaryList.map((t) => [t.trace_id, traceSummary(t)]));

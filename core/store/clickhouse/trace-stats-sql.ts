@@ -21,12 +21,38 @@ export const TRACE_COST = costOf('costs');
 export const UNPRICED_CALLS = 'arrayCount(v -> v.3 = 0, costs.2)';
 const STATUS = `if(span_error = 1 OR header_status = 'error', 'error', 'ok')`;
 
+/** The summary columns a trace's summary reads, as its states merge them (trace-state-rows.ts). */
+const SUMMARY_STATES: readonly TraceStateColumnName[] = [...LISTED, 'end_time', 'header_attributes', 'session_id', 'user_id'];
+
 /**
- * The summaries of the given traces. `span_stats` maps each span id to its flags (1 stored,
- * 2 error, 4 tool, 8 generation) and tokens, so every count is of distinct spans. The root's
- * resource attributes ride in `root` as JSON; the newest header's attributes update them.
+ * What a summary needs of a trace's `span_stats` and `span_costs` (merged, or one row's): each
+ * span's flags (1 stored, 2 error, 4 tool, 8 generation; the map is keyed by span id, so every count
+ * is of distinct spans), the token sums, and the generations' cost sum and priced flags.
  */
-export const TRACE_SUMMARIES = traceSummariesSql('{traces:Array(String)}');
+function spanTotals(stats: string, costs: string): string {
+  return [
+    `tupleElement(${stats}, 2) AS span_flags`,
+    `arraySum(tupleElement(${stats}, 3)) AS total_input_tokens`,
+    `arraySum(tupleElement(${stats}, 4)) AS total_output_tokens`,
+    `arraySum(tupleElement(tupleElement(${costs}, 2), 2)) AS cost_sum`,
+    `tupleElement(tupleElement(${costs}, 2), 3) AS cost_priced`,
+  ].join(',\n  ');
+}
+
+/**
+ * The summaries of the given traces as their states (trace-summary-row.ts TraceRow, which derives
+ * name, status, counts, cost and attributes from them): one row per trace, its rows merged by
+ * GROUP BY. The root's resource attributes ride in `root` as JSON; the newest header's attributes
+ * update them.
+ */
+export const TRACE_SUMMARIES = `
+SELECT
+  trace_id,
+  ${mergedStates(SUMMARY_STATES, ',\n  ')},
+  ${spanTotals('maxMap(span_stats)', 'maxMap(span_costs)')}
+FROM agent_eval.trace_stats
+WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+GROUP BY trace_id`;
 
 /**
  * {@link TRACE_SUMMARIES} of one trace ({traces} holds its id): `FINAL` merges its rows as the
@@ -36,24 +62,21 @@ export const TRACE_SUMMARIES = traceSummariesSql('{traces:Array(String)}');
  * 32); for the 50 of a list page it is slower (137 against 84 ms in 21 parts), each trace's key
  * range merged on its own (docs/benchmarks.md, "Newest rows by FINAL").
  */
-export const TRACE_SUMMARY = traceSummariesSql('{traces:Array(String)}', 'final');
+export const TRACE_SUMMARY = `
+SELECT
+  trace_id,
+  ${rowStates(SUMMARY_STATES, ',\n  ')},
+  ${spanTotals('span_stats', 'span_costs')}
+FROM agent_eval.trace_stats FINAL
+PREWHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}`;
 
-/** {@link TRACE_SUMMARIES} of the traces `ids` names: a bound array, or a subquery (bulk export: core/store/clickhouse/export-sql.ts). */
-export function traceSummariesSql(ids: string, merge: 'group' | 'final' = 'group'): string {
-  const columns: TraceStateColumnName[] = [...LISTED, 'end_time', 'header_attributes', 'session_id', 'user_id'];
-  const states =
-    merge === 'final'
-      ? `${rowStates(columns, ',\n    ')},
-    span_stats AS stats,
-    span_costs AS costs
-  FROM agent_eval.trace_stats FINAL
-  PREWHERE project_id = {project:String} AND trace_id IN ${ids}`
-      : `${mergedStates(columns, ',\n    ')},
-    maxMap(span_stats) AS stats,
-    maxMap(span_costs) AS costs
-  FROM agent_eval.trace_stats
-  WHERE project_id = {project:String} AND trace_id IN ${ids}
-  GROUP BY trace_id`;
+/**
+ * The summaries of the traces `ids` names (a subquery) with every field derived in SQL, under the
+ * API's names: for the bulk export (export-sql.ts), whose rows ClickHouse formats itself. The reads
+ * derive the same fields in TypeScript from {@link TRACE_SUMMARIES}' states
+ * (trace-summary-row.ts); test/integration/trace-summary-row.test.ts holds the two equal.
+ */
+export function traceSummariesSql(ids: string): string {
   return `
 SELECT
   trace_id,
@@ -72,12 +95,16 @@ SELECT
   ${UNPRICED_CALLS} AS unpriced_llm_call_count,
   mapUpdate(JSONExtract(root_span.5, 'Map(String, String)'), header_attributes) AS attributes,
   session_id,
-  user_id,
-  root_span.3 AS root_span_id
+  user_id
 FROM (
   SELECT
     trace_id,
-    ${states}
+    ${mergedStates(SUMMARY_STATES, ',\n    ')},
+    maxMap(span_stats) AS stats,
+    maxMap(span_costs) AS costs
+  FROM agent_eval.trace_stats
+  WHERE project_id = {project:String} AND trace_id IN ${ids}
+  GROUP BY trace_id
 )`;
 }
 
