@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createClient, type ClickHouseClient, type ClickHouseClientConfigOptions } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
+import { TRACE_ID_BLOOM } from './trace-id-bloom.js';
 import { serializedChdbConnection, type EmbeddedConnection } from './embedded-connection.js';
 import { openInsertLanes } from './insert-lanes.js';
 import type { RowFormat } from './rows.js';
@@ -51,7 +52,8 @@ export interface ClickHouse {
   close(): Promise<void>;
 }
 
-const SETTINGS = { date_time_input_format: 'best_effort' } as const;
+/** Every statement's settings; the trace id's bloom filter serves one-trace reads only (trace-id-bloom.ts). */
+const SETTINGS = { date_time_input_format: 'best_effort', ignore_data_skipping_indices: TRACE_ID_BLOOM } as const;
 
 /**
  * In-process, nobody reads chDB's system.query_log, and logging every query costs about a

@@ -1,4 +1,5 @@
 import { newestSpanRows } from './newest-span-rows.js';
+import { USE_TRACE_ID_BLOOM } from './trace-id-bloom.js';
 
 /**
  * SQL of one page of a trace's spans, keyset-paged on (start_time, span_id). Values are always
@@ -51,5 +52,6 @@ ${newestSpanRows(
     lengthUTF8(spans.output) > {cap:UInt32} AS output_truncated`,
   `project_id = {project:String} AND trace_id = {trace:String}${chosen}`,
 )}
-ORDER BY start_time, span_id${whole ? '\nLIMIT {limit:UInt32}' : ''}`;
+ORDER BY start_time, span_id${whole ? '\nLIMIT {limit:UInt32}' : ''}
+${USE_TRACE_ID_BLOOM}`;
 }

@@ -1,4 +1,5 @@
 import { toClickHouseTime } from './time.js';
+import { USE_TRACE_ID_BLOOM } from './trace-id-bloom.js';
 import { costOf, mergedStates, rowStates, TRACE_STATE_PARAMS, traceStateRows, type TraceStateColumnName } from './trace-state-rows.js';
 /**
  * SQL over `trace_stats` (migrations/clickhouse/002): per-trace aggregate states, merged at read
@@ -68,7 +69,8 @@ SELECT
   ${rowStates(SUMMARY_STATES, ',\n  ')},
   ${spanTotals('span_stats', 'span_costs')}
 FROM agent_eval.trace_stats FINAL
-PREWHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}`;
+PREWHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}
+${USE_TRACE_ID_BLOOM}`;
 
 /**
  * The summaries of the traces `ids` names (a subquery) with every field derived in SQL, under the
