@@ -86,8 +86,28 @@ describe('a trace summary derived in TypeScript and in SQL', () => {
     const corpus = loadCorpus();
     for (const t of corpus.otel) await exportVia('http/protobuf', svc.apiUrl!, project, (await recordTrace(t.resource, toSpanSpecs(t))).spans);
     for (const t of corpus.json) expect((await svc.api('/api/traces/ingest', { method: 'POST', json: t.body, project })).status).toBe(201);
+    // A resource whose attribute keys are an object's own names (a trace's attributes start from its
+    // root's resource), as OTLP JSON: the OpenTelemetry SDK would drop them before sending.
+    const str = (v: string) => ({ stringValue: v });
+    const hostileKeys: unknown = JSON.parse(`{"resourceSpans": [{
+      "resource": {"attributes": [
+        {"key": "__proto__", "value": ${JSON.stringify(str('proto-as-key'))}},
+        {"key": "constructor", "value": ${JSON.stringify(str('ctor'))}},
+        {"key": "service.name", "value": ${JSON.stringify(str('hostile-keys'))}}]},
+      "scopeSpans": [{"scope": {"name": "agent"}, "spans": [{
+        "traceId": "7f000000000000000000000000000042", "spanId": "7f00000000000042", "name": "answer",
+        "startTimeUnixNano": "${(Date.now() - 60_000) * 1e6}", "endTimeUnixNano": "${(Date.now() - 59_000) * 1e6}",
+        "attributes": [{"key": "gen_ai.completion.0.content", "value": ${JSON.stringify(str('Done.\n\n```json\n{"ok": true}\n```'))}}]}]}]}]}`);
+    expect((await svc.api('/v1/traces', { method: 'POST', json: hostileKeys, project })).status).toBe(200);
     const summaries = await expectSameSummaries(project);
-    expect(summaries.length).toBe(corpus.otel.length + corpus.json.length);
+    expect(summaries.length).toBe(corpus.otel.length + corpus.json.length + 1);
+    const named = summaries.find((s) => s.attributes['service.name'] === 'hostile-keys');
+    expect(Object.entries(named?.attributes ?? {})).toEqual(
+      expect.arrayContaining([
+        ['__proto__', 'proto-as-key'],
+        ['constructor', 'ctor'],
+      ]),
+    );
     // What the corpus holds, so the comparison covers it: resources, tools, generations, errors.
     expect(summaries.some((s) => s.attributes['service.name'] !== undefined)).toBe(true);
     expect(summaries.some((s) => s.tool_call_count > 0)).toBe(true);

@@ -91,7 +91,6 @@ function resourceAttributes(json: string): Record<string, string> {
     return {};
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(parsed)) out[k] = typeof v === 'string' ? v : v === null ? '' : JSON.stringify(v);
-  return out;
+  // fromEntries defines each key as an own property: an attribute named `__proto__` stays a key.
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : v === null ? '' : JSON.stringify(v)]));
 }
